@@ -1,0 +1,67 @@
+// Bundles one file per process (extension host, language server, CLI, and the
+// compute worker once it exists) and copies the runtime assets they load from
+// disk: the tree-sitter wasm files and, later, the Python probes.
+const esbuild = require('esbuild');
+const fs = require('fs');
+const path = require('path');
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+const outdir = path.join(__dirname, 'dist');
+
+const entries = [
+  { in: 'src/extension.ts', out: 'extension' },
+  { in: 'src/server/server.ts', out: 'server' },
+  { in: 'src/cli/cli.ts', out: 'cli', banner: '#!/usr/bin/env node' },
+  { in: 'src/worker/worker.ts', out: 'worker' },
+].filter((e) => fs.existsSync(path.join(__dirname, e.in)));
+
+const assets = [
+  require.resolve('web-tree-sitter/web-tree-sitter.wasm'),
+  path.join(path.dirname(require.resolve('tree-sitter-python/package.json')), 'tree-sitter-python.wasm'),
+];
+
+function copyAssets() {
+  fs.mkdirSync(outdir, { recursive: true });
+  for (const file of assets) fs.copyFileSync(file, path.join(outdir, path.basename(file)));
+  const pyDir = path.join(__dirname, 'src/worker/torch');
+  if (fs.existsSync(pyDir)) {
+    for (const f of fs.readdirSync(pyDir).filter((n) => n.endsWith('.py'))) {
+      fs.copyFileSync(path.join(pyDir, f), path.join(outdir, f));
+    }
+  }
+}
+
+async function main() {
+  copyAssets();
+  const contexts = await Promise.all(
+    entries.map((entry) =>
+      esbuild.context({
+        entryPoints: { [entry.out]: entry.in },
+        bundle: true,
+        format: 'cjs',
+        platform: 'node',
+        target: 'node18',
+        outdir,
+        external: ['vscode', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu'],
+        sourcemap: !production,
+        minify: production,
+        logLevel: 'warning',
+        banner: entry.banner ? { js: entry.banner } : undefined,
+      }),
+    ),
+  );
+  if (watch) {
+    await Promise.all(contexts.map((c) => c.watch()));
+    return;
+  }
+  await Promise.all(contexts.map((c) => c.rebuild()));
+  await Promise.all(contexts.map((c) => c.dispose()));
+  const cli = path.join(outdir, 'cli.js');
+  if (fs.existsSync(cli)) fs.chmodSync(cli, 0o755);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,60 @@
+// Every rule's stable code, name, default severity and documentation link.
+import type { RuleCode, Severity } from './types';
+
+export interface RuleInfo {
+  code: RuleCode;
+  name: string;
+  severity: Severity;
+  summary: string;
+  /** Implemented rules run; the rest are reserved codes from ANALYZER.md. */
+  implemented: boolean;
+}
+
+export const DOCS_BASE_URL = 'https://github.com/device-doctor/device-doctor/blob/main/docs/rules/';
+
+export const RULES: readonly RuleInfo[] = [
+  { code: 'DD001', name: 'device-mismatch', severity: 'warning', implemented: true,
+    summary: 'A CPU value meets a module or tensor on an accelerator.' },
+  { code: 'DD002', name: 'batch-not-moved', severity: 'warning', implemented: true,
+    summary: 'Batches from a data loader reach a model on an accelerator without being moved.' },
+  { code: 'DD003', name: 'numpy-on-accelerator', severity: 'error', implemented: true,
+    summary: '.numpy() on a tensor that may live on an accelerator.' },
+  { code: 'DD004', name: 'discarded-to-result', severity: 'warning', implemented: true,
+    summary: 'tensor.to(...) returns a new tensor; the statement throws it away.' },
+  { code: 'DD005', name: 'hard-coded-accelerator', severity: 'warning', implemented: false,
+    summary: 'CUDA hard-coded in a file that never checks availability.' },
+  { code: 'DD006', name: 'unsynchronized-timing', severity: 'warning', implemented: false,
+    summary: 'A clock read after accelerator work without synchronizing.' },
+  { code: 'DD007', name: 'sync-every-step', severity: 'information', implemented: false,
+    summary: 'A host synchronization in every training step.' },
+  { code: 'DD008', name: 'fp16-without-gradscaler', severity: 'warning', implemented: false,
+    summary: 'float16 autocast with backward() and no GradScaler.' },
+  { code: 'DD009', name: 'accumulated-graph', severity: 'warning', implemented: false,
+    summary: 'Accumulating a loss that requires grad keeps every graph alive.' },
+  { code: 'DD010', name: 'numpy-requires-grad', severity: 'error', implemented: true,
+    summary: '.numpy() on a tensor that requires grad.' },
+  { code: 'DD011', name: 'unguarded-cuda-call', severity: 'warning', implemented: false,
+    summary: 'A torch.cuda call outside an availability guard.' },
+  { code: 'DD012', name: 'non-blocking-without-pinned', severity: 'information', implemented: false,
+    summary: 'non_blocking=True on batches from a loader without pin_memory.' },
+  { code: 'DD013', name: 'load-without-map-location', severity: 'warning', implemented: false,
+    summary: 'torch.load without map_location in a file that picks its device at run time.' },
+  { code: 'DD014', name: 'data-parallel', severity: 'information', implemented: false,
+    summary: 'nn.DataParallel is slower than DistributedDataParallel.' },
+];
+
+const byCode = new Map(RULES.map((r) => [r.code, r]));
+
+export function ruleInfo(code: RuleCode): RuleInfo {
+  const info = byCode.get(code);
+  if (!info) throw new Error(`unknown rule ${code}`);
+  return info;
+}
+
+export function ruleDocsUrl(code: RuleCode): string {
+  return `${DOCS_BASE_URL}${code}.md`;
+}
+
+export function isRuleCode(value: string): value is RuleCode {
+  return byCode.has(value as RuleCode);
+}

@@ -1,0 +1,6 @@
+// The analyzer's public surface. Front ends (language server, CLI, tests) import from here.
+export * from './types';
+export { RULES, ruleInfo, ruleDocsUrl, isRuleCode, DOCS_BASE_URL } from './catalog';
+export type { RuleInfo } from './catalog';
+export { analyzeSource, analyzeTree, analyzeNotebook } from './analyze';
+export { initPythonParser } from '../python/parser';

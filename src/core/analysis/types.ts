@@ -1,0 +1,69 @@
+// Plain data produced by the analyzer. Exactly one layer per front end turns these
+// into editor types (the language server into LSP, the CLI into text/JSON/SARIF).
+
+/** 0-based line, character offset in UTF-16 code units (what LSP and tree-sitter use). */
+export interface Position {
+  line: number;
+  character: number;
+}
+
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+export interface TextEdit {
+  range: Range;
+  newText: string;
+  /** Notebook results only: the code cell this range is in (a fix may edit another cell). */
+  cellIndex?: number;
+}
+
+export type Severity = 'error' | 'warning' | 'information' | 'hint';
+
+export type RuleCode =
+  | 'DD001' | 'DD002' | 'DD003' | 'DD004' | 'DD005' | 'DD006' | 'DD007'
+  | 'DD008' | 'DD009' | 'DD010' | 'DD011' | 'DD012' | 'DD013' | 'DD014';
+
+export interface Fix {
+  /** Shown in the quick-fix menu, e.g. "Insert .cpu() before .numpy()". */
+  title: string;
+  edits: TextEdit[];
+  /** Exactly one fix of a finding is preferred; `--fix` and fix-all apply only that one. */
+  preferred: boolean;
+}
+
+export interface RelatedLocation {
+  range: Range;
+  message: string;
+  /** Notebook results only: the code cell this range is in. */
+  cellIndex?: number;
+}
+
+export interface Finding {
+  code: RuleCode;
+  message: string;
+  range: Range;
+  severity: Severity;
+  related: RelatedLocation[];
+  fixes: Fix[];
+  /** Editor tags; "unnecessary" fades the text, as for unused code. */
+  tags?: Array<'unnecessary' | 'deprecated'>;
+}
+
+/** Which rules run. Codes may be prefixes ("DD00" selects DD001–DD009), as in Ruff. */
+export interface RuleSelection {
+  select?: string[];
+  ignore?: string[];
+}
+
+export interface AnalyzeOptions extends RuleSelection {
+  /** Honour `# noqa` comments (default true). */
+  noqa?: boolean;
+}
+
+/** A finding located in one code cell of a notebook. */
+export interface CellFinding {
+  cellIndex: number;
+  finding: Finding;
+}

@@ -1,0 +1,52 @@
+// The tree-sitter Python parser, loaded once per process from its wasm files.
+// Callers must `await initPythonParser()` before parsing; parsing itself is synchronous.
+import * as fs from 'fs';
+import * as path from 'path';
+import { Language, Parser, Tree } from 'web-tree-sitter';
+
+let language: Language | undefined;
+let parser: Parser | undefined;
+let loading: Promise<void> | undefined;
+
+/**
+ * The wasm files sit beside the bundle in dist/; when running from source (tests,
+ * tsx) they are found in node_modules instead.
+ */
+function locateWasm(file: string, wasmDir?: string): string {
+  const candidates = [
+    wasmDir && path.join(wasmDir, file),
+    path.join(__dirname, file),
+    path.join(__dirname, '..', 'dist', file),
+  ].filter((p): p is string => !!p);
+  for (const candidate of candidates) if (fs.existsSync(candidate)) return candidate;
+  if (file === 'web-tree-sitter.wasm') return require.resolve('web-tree-sitter/web-tree-sitter.wasm');
+  return path.join(path.dirname(require.resolve('tree-sitter-python/package.json')), file);
+}
+
+export function initPythonParser(wasmDir?: string): Promise<void> {
+  loading ??= (async () => {
+    await Parser.init({ locateFile: (name: string) => locateWasm(name, wasmDir) });
+    language = await Language.load(locateWasm('tree-sitter-python.wasm', wasmDir));
+    parser = new Parser();
+    parser.setLanguage(language);
+  })();
+  return loading;
+}
+
+export function isParserReady(): boolean {
+  return parser !== undefined;
+}
+
+function requireParser(): Parser {
+  if (!parser) throw new Error('initPythonParser() must finish before parsing');
+  return parser;
+}
+
+/** Parses `source`; with `oldTree` (already `edit()`ed) tree-sitter reuses unchanged subtrees. */
+export function parsePython(source: string, oldTree?: Tree | null): Tree {
+  const tree = requireParser().parse(source, oldTree ?? null);
+  if (!tree) throw new Error('tree-sitter returned no tree');
+  return tree;
+}
+
+export type { Tree, Node } from 'web-tree-sitter';
