@@ -1,0 +1,123 @@
+// `[tool.device-doctor]` in pyproject.toml: the same keys and meaning as Ruff's
+// `select`, `extend-select`, `ignore` and `per-file-ignores`.
+import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
+import { RULES } from '../analysis/catalog';
+
+// smol-toml publishes ESM type declarations only; its CommonJS build is what runs here.
+const { parse: parseToml } = require('smol-toml') as typeof SmolToml;
+
+export interface PerFileIgnore {
+  /** Glob relative to the project root (the folder holding pyproject.toml). */
+  pattern: string;
+  codes: string[];
+}
+
+export interface ProjectConfig {
+  /** Replaces the default selection (every rule) when present. */
+  select?: string[];
+  /** Added to `select` (or to the default). */
+  extendSelect?: string[];
+  ignore?: string[];
+  perFileIgnores?: PerFileIgnore[];
+}
+
+export interface ParsedConfig {
+  config: ProjectConfig;
+  /** Human-readable problems; the keys that were valid are still in `config`. */
+  errors: string[];
+}
+
+export const TABLE_NAME = 'tool.device-doctor';
+
+const KNOWN_KEYS = ['select', 'extend-select', 'ignore', 'per-file-ignores'];
+
+/**
+ * A rule selector is a full code (`DD003`), a prefix of codes (`DD00`, `DD`) or `ALL`,
+ * as in Ruff. Reserved codes of rules not implemented yet are valid selectors.
+ */
+export function isRuleSelector(value: string): boolean {
+  if (value === 'ALL') return true;
+  if (!/^DD\d{0,3}$/.test(value)) return false;
+  return RULES.some((rule) => rule.code.startsWith(value));
+}
+
+function readCodeList(value: unknown, where: string, errors: string[]): string[] | undefined {
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
+    errors.push(`${where} must be a list of rule codes, such as ["DD003"]`);
+    return undefined;
+  }
+  const codes: string[] = [];
+  for (const code of value as string[]) {
+    const trimmed = code.trim();
+    if (isRuleSelector(trimmed)) codes.push(trimmed);
+    else errors.push(`${where}: unknown rule code "${code}"`);
+  }
+  return codes;
+}
+
+function readPerFileIgnores(value: unknown, errors: string[]): PerFileIgnore[] | undefined {
+  const where = `[${TABLE_NAME}] per-file-ignores`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Date) {
+    errors.push(`${where} must be a table of glob = [codes], such as { "tests/**" = ["DD001"] }`);
+    return undefined;
+  }
+  const entries: PerFileIgnore[] = [];
+  for (const [pattern, codes] of Object.entries(value)) {
+    const list = readCodeList(codes, `${where} "${pattern}"`, errors);
+    if (list) entries.push({ pattern, codes: list });
+  }
+  return entries;
+}
+
+/** Reads the `[tool.device-doctor]` table; problems become messages, never exceptions. */
+export function readConfigTable(table: Record<string, unknown>): ParsedConfig {
+  const errors: string[] = [];
+  const config: ProjectConfig = {};
+  for (const key of Object.keys(table)) {
+    if (!KNOWN_KEYS.includes(key)) {
+      errors.push(`[${TABLE_NAME}]: unknown key "${key}" (known keys: ${KNOWN_KEYS.join(', ')})`);
+    }
+  }
+  if ('select' in table) config.select = readCodeList(table.select, `[${TABLE_NAME}] select`, errors);
+  if ('extend-select' in table) {
+    config.extendSelect = readCodeList(table['extend-select'], `[${TABLE_NAME}] extend-select`, errors);
+  }
+  if ('ignore' in table) config.ignore = readCodeList(table.ignore, `[${TABLE_NAME}] ignore`, errors);
+  if ('per-file-ignores' in table) config.perFileIgnores = readPerFileIgnores(table['per-file-ignores'], errors);
+  for (const key of Object.keys(config) as Array<keyof ProjectConfig>) {
+    if (config[key] === undefined) delete config[key];
+  }
+  return { config, errors };
+}
+
+function describeTomlError(err: unknown): string {
+  const message = (err instanceof Error ? err.message.split('\n')[0] : String(err)).replace(/^Invalid TOML document: /, '');
+  const { line, column } = err as { line?: unknown; column?: unknown };
+  const where = typeof line === 'number' && typeof column === 'number' ? ` at line ${line}, column ${column}` : '';
+  return `invalid TOML${where}: ${message}`;
+}
+
+/** The `[tool.device-doctor]` table of a pyproject.toml text, or undefined when it has none. */
+export function extractConfigTable(tomlText: string): { table?: Record<string, unknown>; error?: string } {
+  let document: Record<string, unknown>;
+  try {
+    document = parseToml(tomlText) as Record<string, unknown>;
+  } catch (err) {
+    return { error: describeTomlError(err) };
+  }
+  const tool = document.tool;
+  if (typeof tool !== 'object' || tool === null) return {};
+  const table = (tool as Record<string, unknown>)['device-doctor'];
+  if (table === undefined) return {};
+  if (typeof table !== 'object' || table === null || Array.isArray(table)) {
+    return { error: `[${TABLE_NAME}] must be a table` };
+  }
+  return { table: table as Record<string, unknown> };
+}
+
+/** Parses pyproject.toml text; a text without the table gives an empty config. */
+export function parseProjectConfig(tomlText: string): ParsedConfig {
+  const { table, error } = extractConfigTable(tomlText);
+  if (error) return { config: {}, errors: [error] };
+  return table ? readConfigTable(table) : { config: {}, errors: [] };
+}

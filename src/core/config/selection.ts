@@ -1,0 +1,93 @@
+// Which rules run for one file: the defaults, then pyproject's select/ignore, then the
+// command line's, then per-file-ignores — resolved with Ruff's precedence rules.
+import * as path from 'path';
+import { RULES } from '../analysis/catalog';
+import type { RuleCode, RuleSelection } from '../analysis/types';
+import { compileGlob } from './glob';
+import type { ProjectConfig } from './projectConfig';
+
+/** One level of selection, such as the pyproject table or the command line. */
+export interface SelectionLayer {
+  /** When present, replaces everything selected by earlier layers. */
+  select?: string[];
+  extendSelect?: string[];
+  ignore?: string[];
+}
+
+const ALL_CODES: readonly RuleCode[] = RULES.map((rule) => rule.code);
+
+function specificity(selector: string): number {
+  return selector === 'ALL' ? 0 : selector.length;
+}
+
+function selects(selector: string, code: RuleCode): boolean {
+  return selector === 'ALL' || code.startsWith(selector);
+}
+
+/**
+ * Applies one layer. Inside a layer the more specific selector wins (`select = ["DD"]`
+ * with `ignore = ["DD003"]` runs everything but DD003, and the other way round), and
+ * at equal specificity `ignore` wins — Ruff's rules.
+ */
+export function applySelectionLayer(enabled: ReadonlySet<RuleCode>, layer: SelectionLayer): Set<RuleCode> {
+  const result = new Set<RuleCode>(layer.select ? [] : enabled);
+  const updates = [
+    ...[...(layer.select ?? []), ...(layer.extendSelect ?? [])].map((selector) => ({ selector, enable: true })),
+    ...(layer.ignore ?? []).map((selector) => ({ selector, enable: false })),
+  ];
+  // Array.prototype.sort is stable, so selects stay before ignores of equal specificity.
+  updates.sort((a, b) => specificity(a.selector) - specificity(b.selector));
+  for (const { selector, enable } of updates) {
+    for (const code of ALL_CODES) {
+      if (!selects(selector, code)) continue;
+      if (enable) result.add(code);
+      else result.delete(code);
+    }
+  }
+  return result;
+}
+
+/** Resolves layers, starting from every rule, into explicit code lists for the analyzer. */
+export function resolveSelection(layers: readonly SelectionLayer[]): RuleSelection {
+  let enabled = new Set<RuleCode>(ALL_CODES);
+  for (const layer of layers) enabled = applySelectionLayer(enabled, layer);
+  return {
+    select: ALL_CODES.filter((code) => enabled.has(code)),
+    ignore: ALL_CODES.filter((code) => !enabled.has(code)),
+  };
+}
+
+function toPosix(p: string): string {
+  return p.split(path.sep).join('/');
+}
+
+/** The codes that `per-file-ignores` turns off for `filePath`. */
+export function perFileIgnoredCodes(config: ProjectConfig, root: string, filePath: string): string[] {
+  const absolute = path.resolve(filePath);
+  const relative = path.relative(path.resolve(root), absolute);
+  const insideRoot = relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+  const codes: string[] = [];
+  for (const entry of config.perFileIgnores ?? []) {
+    const matcher = compileGlob(path.isAbsolute(entry.pattern) ? toPosix(entry.pattern) : entry.pattern);
+    const subject = path.isAbsolute(entry.pattern) || !insideRoot ? toPosix(absolute) : toPosix(relative);
+    if (matcher.matches(subject)) codes.push(...entry.codes);
+  }
+  return codes;
+}
+
+/**
+ * The rules to run on `filePath` under `config` (found at `root`). `overrides` are the
+ * command line's options: a `select` there replaces the pyproject's select and ignore.
+ * per-file-ignores always apply last.
+ */
+export function selectionForFile(
+  config: ProjectConfig,
+  root: string,
+  filePath: string,
+  overrides?: SelectionLayer,
+): RuleSelection {
+  const layers: SelectionLayer[] = [{ select: config.select, extendSelect: config.extendSelect, ignore: config.ignore }];
+  if (overrides) layers.push(overrides);
+  layers.push({ ignore: perFileIgnoredCodes(config, root, filePath) });
+  return resolveSelection(layers);
+}
