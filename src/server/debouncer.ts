@@ -1,0 +1,68 @@
+// Per-document debouncing: analysis runs once typing pauses. A code-action request can
+// flush a pending run so that its answer is computed from the text the client sees.
+
+type Task = () => Promise<void>;
+
+interface Entry {
+  timer?: ReturnType<typeof setTimeout>;
+  task?: Task;
+  running?: Promise<void>;
+}
+
+export class Debouncer {
+  private readonly entries = new Map<string, Entry>();
+
+  /** `onError` hears about tasks that throw, which should not happen: tasks catch their own. */
+  constructor(private readonly onError: (key: string, error: unknown) => void) {}
+
+  /** Runs `task` after `delayMs` unless scheduled again before then. */
+  schedule(key: string, delayMs: number, task: Task): void {
+    const entry = this.entry(key);
+    if (entry.timer) clearTimeout(entry.timer);
+    entry.task = task;
+    entry.timer = setTimeout(() => void this.runNow(key), delayMs);
+  }
+
+  /** Runs a pending task at once; resolves when no run for `key` is in flight. */
+  async flush(key: string): Promise<void> {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    if (entry.task) await this.runNow(key);
+    else if (entry.running) await entry.running;
+  }
+
+  cancel(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry?.timer) clearTimeout(entry.timer);
+    this.entries.delete(key);
+  }
+
+  dispose(): void {
+    for (const key of [...this.entries.keys()]) this.cancel(key);
+  }
+
+  private entry(key: string): Entry {
+    let entry = this.entries.get(key);
+    if (!entry) {
+      entry = {};
+      this.entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  /** Runs are serialized per key: a new one waits for the one in flight. */
+  private async runNow(key: string): Promise<void> {
+    const entry = this.entries.get(key);
+    if (!entry?.task) return;
+    if (entry.timer) clearTimeout(entry.timer);
+    const task = entry.task;
+    entry.timer = undefined;
+    entry.task = undefined;
+    const previous = entry.running ?? Promise.resolve();
+    const run = previous.then(task).catch((error: unknown) => this.onError(key, error)).finally(() => {
+      if (entry.running === run) entry.running = undefined;
+    });
+    entry.running = run;
+    await run;
+  }
+}

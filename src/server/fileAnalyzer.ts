@@ -1,0 +1,59 @@
+// Python files: one ParsedDocument per open file, fed the client's incremental changes so
+// that each analysis re-parses only what changed. Changes are buffered between analyses
+// and applied in one go, so a burst of keystrokes costs one parse.
+import { analyzeTree } from '../core/analysis';
+import type { AnalyzeOptions, Finding } from '../core/analysis';
+import { ParsedDocument, TextChange } from '../core/python/document';
+
+interface FileState {
+  parsed?: ParsedDocument;
+  pending: TextChange[];
+}
+
+export class FileAnalyzer {
+  private readonly files = new Map<string, FileState>();
+
+  /** Called with each didChange's content changes, in order. */
+  recordChanges(uri: string, changes: readonly TextChange[]): void {
+    const state = this.files.get(uri);
+    if (state?.parsed) state.pending.push(...changes);
+  }
+
+  /** Analyses `text` (the client's current text), re-parsing incrementally when possible. */
+  analyze(uri: string, text: string, options: AnalyzeOptions): Finding[] {
+    const parsed = this.parsedFor(uri, text);
+    return analyzeTree(parsed.tree, parsed.text, options);
+  }
+
+  /** Drops the tree (a closed file, or one too large to keep parsing). */
+  release(uri: string): void {
+    this.files.get(uri)?.parsed?.dispose();
+    this.files.delete(uri);
+  }
+
+  dispose(): void {
+    for (const uri of [...this.files.keys()]) this.release(uri);
+  }
+
+  private parsedFor(uri: string, text: string): ParsedDocument {
+    const state = this.files.get(uri) ?? { pending: [] };
+    this.files.set(uri, state);
+    const pending = state.pending.splice(0);
+    if (state.parsed && pending.length > 0) {
+      try {
+        state.parsed.update(pending);
+      } catch {
+        this.dropTree(state);
+      }
+    }
+    // The buffered changes must reproduce the client's text; if they ever do not, start over.
+    if (state.parsed && state.parsed.text !== text) this.dropTree(state);
+    if (!state.parsed) state.parsed = new ParsedDocument(text);
+    return state.parsed;
+  }
+
+  private dropTree(state: FileState): void {
+    state.parsed?.dispose();
+    state.parsed = undefined;
+  }
+}

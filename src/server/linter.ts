@@ -1,0 +1,176 @@
+// Decides when and what to analyse: debounced per file or notebook, settings per resource,
+// results stored for code actions and published. Never lets an analysis error escape.
+import type { Connection, NotebookDocument, NotebookDocuments, TextDocuments } from 'vscode-languageserver';
+import { NotebookCellKind } from 'vscode-languageserver';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { analyzeNotebook } from '../core/analysis';
+import type { AnalyzeOptions } from '../core/analysis';
+import { Debouncer } from './debouncer';
+import type { FileAnalyzer } from './fileAnalyzer';
+import type { FindingStore } from './findingStore';
+import { groupByUri, LocatedFinding, locateCellFindings, locateFileFindings } from './locatedFinding';
+import { selectionForDocument } from './ruleSelection';
+import type { ServerLog } from './serverLog';
+import { DEFAULT_SETTINGS, ServerSettings } from './settings';
+import type { SettingsProvider } from './settingsProvider';
+
+export interface LinterDeps {
+  connection: Connection;
+  documents: TextDocuments<TextDocument>;
+  notebooks: NotebookDocuments<TextDocument>;
+  files: FileAnalyzer;
+  settings: SettingsProvider;
+  store: FindingStore;
+  log: ServerLog;
+}
+
+interface CodeCell {
+  uri: string;
+  document: TextDocument;
+}
+
+export const PYTHON_LANGUAGE = 'python';
+
+export class Linter {
+  private readonly debouncer: Debouncer;
+  /** The debounce each document's settings asked for last time (scheduling must not wait). */
+  private readonly debounceMs = new Map<string, number>();
+  /** Open notebooks and the cell URIs diagnostics were last published for. */
+  private readonly notebookCells = new Map<string, string[]>();
+
+  constructor(private readonly deps: LinterDeps) {
+    this.debouncer = new Debouncer((key, error) => deps.log.error(`Analysis of ${key} failed`, error));
+  }
+
+  fileChanged(uri: string, immediately = false): void {
+    this.schedule(uri, immediately, () => this.lintFile(uri));
+  }
+
+  fileClosed(uri: string): void {
+    this.debouncer.cancel(uri);
+    this.debounceMs.delete(uri);
+    this.deps.files.release(uri);
+    this.deps.settings.forget(uri);
+    this.deps.log.forget(uri);
+    this.clear(uri);
+  }
+
+  notebookChanged(uri: string, immediately = false): void {
+    if (!this.notebookCells.has(uri)) this.notebookCells.set(uri, []);
+    this.schedule(uri, immediately, () => this.lintNotebook(uri));
+  }
+
+  notebookClosed(uri: string): void {
+    this.debouncer.cancel(uri);
+    this.debounceMs.delete(uri);
+    this.deps.settings.forget(uri);
+    this.deps.log.forget(uri);
+    for (const cellUri of this.notebookCells.get(uri) ?? []) this.clear(cellUri);
+    this.notebookCells.delete(uri);
+  }
+
+  /** Settings or pyproject.toml changed: everything open is analysed again. */
+  lintAllOpen(): void {
+    for (const document of this.deps.documents.all()) this.fileChanged(document.uri);
+    for (const uri of this.notebookCells.keys()) this.notebookChanged(uri);
+  }
+
+  /** Brings the stored findings of a file or cell up to date with the text the client has. */
+  async flushFor(documentUri: string): Promise<void> {
+    const notebook = this.deps.notebooks.findNotebookDocumentForCell(documentUri);
+    await this.debouncer.flush(notebook ? notebook.uri : documentUri);
+  }
+
+  dispose(): void {
+    this.debouncer.dispose();
+  }
+
+  private schedule(key: string, immediately: boolean, task: () => Promise<void>): void {
+    const delay = immediately ? 0 : (this.debounceMs.get(key) ?? DEFAULT_SETTINGS.debounceMs);
+    this.debouncer.schedule(key, delay, task);
+  }
+
+  private async settingsFor(key: string): Promise<ServerSettings> {
+    const settings = await this.deps.settings.get(key);
+    this.debounceMs.set(key, settings.debounceMs);
+    return settings;
+  }
+
+  private async lintFile(uri: string): Promise<void> {
+    if (this.deps.documents.get(uri)?.languageId !== PYTHON_LANGUAGE) return;
+    const settings = await this.settingsFor(uri);
+    const document = this.deps.documents.get(uri);
+    if (!document) return; // closed while the settings were on their way
+    let located: LocatedFinding[] = [];
+    if (this.shouldAnalyse(uri, document.lineCount, settings)) {
+      try {
+        const findings = this.deps.files.analyze(uri, document.getText(), this.optionsFor(uri, settings));
+        located = locateFileFindings(uri, findings, settings);
+      } catch (error) {
+        this.deps.log.error(`Analysis of ${uri} failed`, error);
+      }
+    } else {
+      this.deps.files.release(uri);
+    }
+    this.publish(uri, located, document.version);
+  }
+
+  private async lintNotebook(uri: string): Promise<void> {
+    const settings = await this.settingsFor(uri);
+    const notebook = this.deps.notebooks.getNotebookDocument(uri);
+    if (!notebook || !this.notebookCells.has(uri)) return;
+    const cells = this.codeCells(notebook);
+    const cellUris = cells.map((cell) => cell.uri);
+    const lineCount = cells.reduce((sum, cell) => sum + cell.document.lineCount, 0);
+    let located: LocatedFinding[] = [];
+    if (this.shouldAnalyse(uri, lineCount, settings)) {
+      try {
+        const results = analyzeNotebook(cells.map((cell) => cell.document.getText()), this.optionsFor(uri, settings));
+        located = locateCellFindings(cellUris, results, settings);
+      } catch (error) {
+        this.deps.log.error(`Analysis of notebook ${uri} failed`, error);
+      }
+    }
+    const groups = groupByUri(cellUris, located);
+    for (const cell of cells) this.publish(cell.uri, groups.get(cell.uri) ?? [], cell.document.version);
+    for (const gone of this.notebookCells.get(uri) ?? []) if (!groups.has(gone)) this.clear(gone);
+    this.notebookCells.set(uri, cellUris);
+  }
+
+  /** The notebook's Python code cells in order: together they are one program. */
+  private codeCells(notebook: NotebookDocument): CodeCell[] {
+    const cells: CodeCell[] = [];
+    for (const cell of notebook.cells) {
+      if (cell.kind !== NotebookCellKind.Code) continue;
+      const document = this.deps.notebooks.getCellTextDocument(cell);
+      if (document?.languageId === PYTHON_LANGUAGE) cells.push({ uri: cell.document, document });
+    }
+    return cells;
+  }
+
+  private shouldAnalyse(uri: string, lineCount: number, settings: ServerSettings): boolean {
+    if (!settings.enable) return false;
+    if (settings.maxFileLines > 0 && lineCount > settings.maxFileLines) {
+      this.deps.log.warnOnce(uri, `${uri} has ${lineCount} lines, more than deviceDoctor.maxFileLines `
+        + `(${settings.maxFileLines}); it is not analysed. Raise the setting (0 = no limit) to analyse it.`);
+      return false;
+    }
+    return true;
+  }
+
+  private optionsFor(uri: string, settings: ServerSettings): AnalyzeOptions {
+    const { selection, problems } = selectionForDocument(uri, settings);
+    for (const problem of problems) this.deps.log.warnOnce(`pyproject:${problem}`, problem);
+    return { ...selection, noqa: true };
+  }
+
+  private publish(uri: string, located: readonly LocatedFinding[], version: number): void {
+    this.deps.store.set(uri, located, version);
+    void this.deps.connection.sendDiagnostics({ uri, version, diagnostics: located.map((f) => f.diagnostic) });
+  }
+
+  private clear(uri: string): void {
+    this.deps.store.delete(uri);
+    void this.deps.connection.sendDiagnostics({ uri, diagnostics: [] });
+  }
+}
