@@ -1,0 +1,54 @@
+// Ruff's concise text output: `path:row:col: CODE [*] message`, `[*]` when --fix can
+// fix it, and `path:cell N:row:col: ...` in notebooks; then one summary line.
+import { cellNumber, hasPreferredFix, Locator, sortedFindings, type LintReport, type LintedFile } from './report';
+
+export interface TextFormatOptions {
+  color: boolean;
+  /** Findings only, no summary line. */
+  quiet: boolean;
+}
+
+type Paint = (text: string) => string;
+
+function painter(color: boolean, code: string): Paint {
+  return color ? (text) => `\x1b[${code}m${text}\x1b[0m` : (text) => text;
+}
+
+function fileLines(file: LintedFile, color: boolean): string[] {
+  const bold = painter(color, '1');
+  const red = painter(color, '1;31');
+  const cyan = painter(color, '36');
+  const locator = new Locator(file.sources);
+  return sortedFindings(file).map((found) => {
+    const { row, column } = locator.locate(found.finding.range.start, found.cellIndex);
+    const cell = cellNumber(file, found.cellIndex);
+    const where = `${bold(file.displayPath)}${cell === undefined ? '' : `:cell ${cell}`}:${row}:${column}:`;
+    const fixable = hasPreferredFix(found) ? ` ${cyan('[*]')}` : '';
+    return `${where} ${red(found.finding.code)}${fixable} ${found.finding.message}`;
+  });
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+export function summaryLine(report: LintReport): string {
+  const remaining = report.files.reduce((n, f) => n + f.findings.length, 0);
+  const fixed = report.files.reduce((n, f) => n + f.fixed, 0);
+  if (remaining + fixed === 0) return 'All checks passed!';
+  if (report.fixMode && fixed > 0) {
+    return `Found ${plural(remaining + fixed, 'error')} (${fixed} fixed, ${remaining} remaining).`;
+  }
+  const fixable = report.files.reduce((n, f) => n + f.findings.filter(hasPreferredFix).length, 0);
+  const hint = !report.fixMode && fixable > 0 ? ` (${fixable} fixable with --fix)` : '';
+  return `Found ${plural(remaining, 'error')}${hint}.`;
+}
+
+export function formatText(report: LintReport, options: TextFormatOptions): string {
+  const lines = report.files.flatMap((file) => fileLines(file, options.color));
+  if (!options.quiet) {
+    const summary = summaryLine(report);
+    lines.push(summary === 'All checks passed!' ? painter(options.color, '32')(summary) : painter(options.color, '1')(summary));
+  }
+  return lines.length > 0 ? `${lines.join('\n')}\n` : '';
+}

@@ -1,0 +1,42 @@
+// Dispatches a command line to its command. Every failure becomes "error: ..." and an
+// exit status: a person running the CLI never sees a stack trace.
+import { parseArgs } from './args';
+import { runDoctorCommand } from './doctorCommand';
+import { helpText } from './help';
+import type { CliIo } from './io';
+import { EXIT_USAGE, runLintCommand } from './lintCommand';
+import { DEVICE_DOCTOR_VERSION } from './version';
+
+async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
+  const invocation = parseArgs(argv);
+  switch (invocation.command) {
+    case 'help':
+      io.stdout(helpText(invocation.topic));
+      return 0;
+    case 'version':
+      io.stdout(`device-doctor ${DEVICE_DOCTOR_VERSION}\n`);
+      return 0;
+    case 'lint':
+      return runLintCommand(invocation.options, io);
+    case 'doctor':
+      return runDoctorCommand(io);
+    case 'unavailable':
+      io.stderr(`error: '${invocation.name}' is not available yet in this version of Device Doctor\n`);
+      return EXIT_USAGE;
+    case 'usage-error': {
+      const helpCommand = invocation.topic ? `device-doctor help ${invocation.topic}` : 'device-doctor --help';
+      io.stderr(`error: ${invocation.message}\nRun '${helpCommand}' for usage.\n`);
+      return EXIT_USAGE;
+    }
+  }
+}
+
+/** Runs the CLI and returns its exit status; never throws. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    return await dispatch(argv, io);
+  } catch (err) {
+    io.stderr(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return EXIT_USAGE;
+  }
+}
