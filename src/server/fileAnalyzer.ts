@@ -12,6 +12,8 @@ interface FileState {
 
 export class FileAnalyzer {
   private readonly files = new Map<string, FileState>();
+  /** How often a whole file was parsed versus a tree updated (a mismatch shows in the log and the tests). */
+  readonly parses = { full: 0, incremental: 0 };
 
   /** Called with each didChange's content changes, in order. */
   recordChanges(uri: string, changes: readonly TextChange[]): void {
@@ -23,6 +25,11 @@ export class FileAnalyzer {
   analyze(uri: string, text: string, options: AnalyzeOptions): Finding[] {
     const parsed = this.parsedFor(uri, text);
     return analyzeTree(parsed.tree, parsed.text, options);
+  }
+
+  /** The text the kept tree was parsed from, if any (lets tests check the incremental path). */
+  parsedText(uri: string): string | undefined {
+    return this.files.get(uri)?.parsed?.text;
   }
 
   /** Drops the tree (a closed file, or one too large to keep parsing). */
@@ -42,13 +49,17 @@ export class FileAnalyzer {
     if (state.parsed && pending.length > 0) {
       try {
         state.parsed.update(pending);
+        this.parses.incremental++;
       } catch {
         this.dropTree(state);
       }
     }
     // The buffered changes must reproduce the client's text; if they ever do not, start over.
     if (state.parsed && state.parsed.text !== text) this.dropTree(state);
-    if (!state.parsed) state.parsed = new ParsedDocument(text);
+    if (!state.parsed) {
+      state.parsed = new ParsedDocument(text);
+      this.parses.full++;
+    }
     return state.parsed;
   }
 

@@ -37,32 +37,50 @@ export class Linter {
   private readonly debounceMs = new Map<string, number>();
   /** Open notebooks and the cell URIs diagnostics were last published for. */
   private readonly notebookCells = new Map<string, string[]>();
+  /** Documents whose first analysis is queued; it will read their latest text anyway. */
+  private readonly opening = new Set<string>();
 
   constructor(private readonly deps: LinterDeps) {
     this.debouncer = new Debouncer((key, error) => deps.log.error(`Analysis of ${key} failed`, error));
   }
 
-  fileChanged(uri: string, immediately = false): void {
-    this.schedule(uri, immediately, () => this.lintFile(uri));
+  /** A newly opened document is analysed at once; typing waits for a pause. */
+  fileOpened(uri: string): void {
+    this.opening.add(uri);
+    this.schedule(uri, true, () => this.lintFile(uri));
+  }
+
+  fileChanged(uri: string): void {
+    // The open event is followed by a change event for the same text: keep the prompt run.
+    if (this.opening.has(uri)) return;
+    this.schedule(uri, false, () => this.lintFile(uri));
   }
 
   fileClosed(uri: string): void {
     this.debouncer.cancel(uri);
     this.debounceMs.delete(uri);
+    this.opening.delete(uri);
     this.deps.files.release(uri);
     this.deps.settings.forget(uri);
     this.deps.log.forget(uri);
     this.clear(uri);
   }
 
-  notebookChanged(uri: string, immediately = false): void {
-    if (!this.notebookCells.has(uri)) this.notebookCells.set(uri, []);
-    this.schedule(uri, immediately, () => this.lintNotebook(uri));
+  notebookOpened(uri: string): void {
+    this.notebookCells.set(uri, []);
+    this.opening.add(uri);
+    this.schedule(uri, true, () => this.lintNotebook(uri));
+  }
+
+  notebookChanged(uri: string): void {
+    if (this.opening.has(uri) || !this.notebookCells.has(uri)) return;
+    this.schedule(uri, false, () => this.lintNotebook(uri));
   }
 
   notebookClosed(uri: string): void {
     this.debouncer.cancel(uri);
     this.debounceMs.delete(uri);
+    this.opening.delete(uri);
     this.deps.settings.forget(uri);
     this.deps.log.forget(uri);
     for (const cellUri of this.notebookCells.get(uri) ?? []) this.clear(cellUri);
@@ -97,6 +115,7 @@ export class Linter {
   }
 
   private async lintFile(uri: string): Promise<void> {
+    this.opening.delete(uri);
     if (this.deps.documents.get(uri)?.languageId !== PYTHON_LANGUAGE) return;
     const settings = await this.settingsFor(uri);
     const document = this.deps.documents.get(uri);
@@ -116,6 +135,7 @@ export class Linter {
   }
 
   private async lintNotebook(uri: string): Promise<void> {
+    this.opening.delete(uri);
     const settings = await this.settingsFor(uri);
     const notebook = this.deps.notebooks.getNotebookDocument(uri);
     if (!notebook || !this.notebookCells.has(uri)) return;

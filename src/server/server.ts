@@ -82,10 +82,10 @@ connection.onDidChangeWatchedFiles((change) => {
   linter.lintAllOpen();
 });
 
-documents.onDidOpen((event) => linter.fileChanged(event.document.uri, true));
+documents.onDidOpen((event) => linter.fileOpened(event.document.uri));
 documents.onDidChangeContent((event) => linter.fileChanged(event.document.uri));
 documents.onDidClose((event) => linter.fileClosed(event.document.uri));
-notebooks.onDidOpen((notebook) => linter.notebookChanged(notebook.uri, true));
+notebooks.onDidOpen((notebook) => linter.notebookOpened(notebook.uri));
 notebooks.onDidChange((event) => linter.notebookChanged(event.notebookDocument.uri));
 notebooks.onDidClose((notebook) => linter.notebookClosed(notebook.uri));
 

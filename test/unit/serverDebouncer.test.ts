@@ -1,0 +1,90 @@
+import * as assert from 'assert';
+import { Debouncer } from '../../src/server/debouncer';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('server: debouncing analysis', () => {
+  let errors: unknown[];
+  let debouncer: Debouncer;
+
+  beforeEach(() => {
+    errors = [];
+    debouncer = new Debouncer((_key, error) => errors.push(error));
+  });
+
+  afterEach(() => debouncer.dispose());
+
+  it('runs once after a burst of changes, with the last task', async () => {
+    const runs: string[] = [];
+    for (const text of ['i', 'im', 'imp']) debouncer.schedule('a.py', 20, async () => void runs.push(text));
+    await sleep(60);
+    assert.deepStrictEqual(runs, ['imp']);
+  });
+
+  it('keeps documents apart', async () => {
+    const runs: string[] = [];
+    debouncer.schedule('a.py', 10, async () => void runs.push('a'));
+    debouncer.schedule('b.py', 10, async () => void runs.push('b'));
+    await sleep(40);
+    assert.deepStrictEqual(runs.sort(), ['a', 'b']);
+  });
+
+  it('flush runs a pending task at once and waits for it', async () => {
+    const runs: string[] = [];
+    debouncer.schedule('a.py', 10_000, async () => {
+      await sleep(5);
+      runs.push('a');
+    });
+    await debouncer.flush('a.py');
+    assert.deepStrictEqual(runs, ['a']);
+    await debouncer.flush('a.py');
+    await debouncer.flush('never-scheduled.py');
+    assert.deepStrictEqual(runs, ['a'], 'nothing pending: flush runs nothing');
+  });
+
+  it('flush waits for a run already in flight', async () => {
+    let finished = false;
+    debouncer.schedule('a.py', 0, async () => {
+      await sleep(20);
+      finished = true;
+    });
+    await sleep(5);
+    await debouncer.flush('a.py');
+    assert.ok(finished);
+  });
+
+  it('serializes runs of one document', async () => {
+    const events: string[] = [];
+    const task = (name: string) => async () => {
+      events.push(`start ${name}`);
+      await sleep(15);
+      events.push(`end ${name}`);
+    };
+    debouncer.schedule('a.py', 0, task('1'));
+    await sleep(5);
+    debouncer.schedule('a.py', 0, task('2'));
+    await sleep(50);
+    assert.deepStrictEqual(events, ['start 1', 'end 1', 'start 2', 'end 2']);
+  });
+
+  it('cancel forgets a pending run', async () => {
+    let ran = false;
+    debouncer.schedule('a.py', 10, async () => void (ran = true));
+    debouncer.cancel('a.py');
+    await sleep(30);
+    assert.strictEqual(ran, false);
+  });
+
+  it('reports a task that throws and keeps working', async () => {
+    debouncer.schedule('a.py', 0, async () => {
+      throw new Error('boom');
+    });
+    await debouncer.flush('a.py');
+    await sleep(5);
+    assert.strictEqual((errors[0] as Error).message, 'boom');
+    let ran = false;
+    debouncer.schedule('a.py', 0, async () => void (ran = true));
+    await debouncer.flush('a.py');
+    assert.ok(ran);
+  });
+});
