@@ -1,13 +1,78 @@
-// STUB: replaced by the real abstract interpreter. Signatures are the contract.
+// Entry points: parse, interpret the program in rounds (so call-site states reach
+// function parameters), then turn the final round's findings into plain Findings.
 import { parsePython, Tree } from '../python/parser';
-import type { AnalyzeOptions, CellFinding, Finding } from './types';
+import { nodeRange } from '../python/syntax';
+import { ruleInfo } from './catalog';
+import { Checker, UnitFinding } from './checker';
+import { Summaries } from './frame';
+import { Interpreter } from './interpreter';
+import { blankIPythonSyntax } from './notebook';
+import { Program, Unit } from './program';
+import { enabledRules, isSuppressedByNoqa } from './suppression';
+import type { AnalyzeOptions, CellFinding, Finding, Fix, TextEdit } from './types';
 
-/** Analyzes an already parsed file (the language server keeps trees incrementally). */
-export function analyzeTree(_tree: Tree, _source: string, _options: AnalyzeOptions = {}): Finding[] {
-  return [];
+/** Rounds of whole-program interpretation; each feeds call sites to the next. */
+const ROUNDS = 3;
+
+function makeUnit(index: number, tree: Tree, source: string): Unit {
+  return { index, tree, source, lines: source.split(/\r?\n|\r/), eol: /\r\n/.test(source) ? '\r\n' : '\n' };
 }
 
-/** Parses and analyzes one Python file. Never throws on any input. */
+function interpret(units: Unit[]): UnitFinding[] {
+  const program = new Program(units);
+  if (!program.imports.importsTorch) return [];
+  const checker = new Checker(program);
+  let summaries = new Summaries();
+  for (let round = 0; round < ROUNDS; round++) {
+    checker.final = round === ROUNDS - 1;
+    const interpreter = new Interpreter(program, summaries, checker, checker.final);
+    interpreter.run();
+    summaries = interpreter.next;
+  }
+  return [...checker.findings.values()];
+}
+
+function toFinding(f: UnitFinding, keepCells: boolean): Finding {
+  const start = nodeRange(f.startNode ?? f.node).start;
+  const end = nodeRange(f.node).end;
+  const strip = (e: TextEdit): TextEdit => (keepCells ? e : { range: e.range, newText: e.newText });
+  const fixes: Fix[] = f.fixes.map((x) => ({ ...x, edits: x.edits.map(strip) }));
+  return {
+    code: f.code,
+    message: f.message,
+    range: { start, end },
+    severity: severityOf(f.code),
+    related: f.related.map((r) => (keepCells ? r : { range: r.range, message: r.message })),
+    fixes,
+    ...(f.tags ? { tags: f.tags } : {}),
+  };
+}
+
+function severityOf(code: Finding['code']) {
+  return ruleInfo(code).severity;
+}
+
+function select(findings: UnitFinding[], units: Unit[], options: AnalyzeOptions): UnitFinding[] {
+  const enabled = enabledRules(options);
+  return findings.filter((f) => {
+    if (!enabled.has(f.code)) return false;
+    if (options.noqa === false) return true;
+    const line = units[f.unit].lines[nodeRange(f.startNode ?? f.node).start.line] ?? '';
+    return !isSuppressedByNoqa(f.code, line);
+  });
+}
+
+function byPosition(a: { range: Finding['range']; code: string }, b: { range: Finding['range']; code: string }): number {
+  return a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character || a.code.localeCompare(b.code);
+}
+
+/** Analyzes an already parsed file (the language server keeps trees incrementally). */
+export function analyzeTree(tree: Tree, source: string, options: AnalyzeOptions = {}): Finding[] {
+  const units = [makeUnit(0, tree, source)];
+  return select(interpret(units), units, options).map((f) => toFinding(f, false)).sort(byPosition);
+}
+
+/** Parses and analyzes one Python file. */
 export function analyzeSource(source: string, options: AnalyzeOptions = {}): Finding[] {
   const tree = parsePython(source);
   try {
@@ -18,6 +83,16 @@ export function analyzeSource(source: string, options: AnalyzeOptions = {}): Fin
 }
 
 /** Analyzes a notebook's code cells in order as one program; ranges are cell-local. */
-export function analyzeNotebook(_cells: readonly string[], _options: AnalyzeOptions = {}): CellFinding[] {
-  return [];
+export function analyzeNotebook(cells: readonly string[], options: AnalyzeOptions = {}): CellFinding[] {
+  const units = cells.map((cell, i) => {
+    const python = blankIPythonSyntax(cell);
+    return makeUnit(i, parsePython(python), python);
+  });
+  try {
+    return select(interpret(units), units, options)
+      .map((f) => ({ cellIndex: f.unit, finding: toFinding(f, true) }))
+      .sort((a, b) => a.cellIndex - b.cellIndex || byPosition(a.finding, b.finding));
+  } finally {
+    for (const u of units) u.tree.delete();
+  }
 }

@@ -1,0 +1,251 @@
+// Calls: torch factories and functions, tensor and module methods, calls of models,
+// and calls of the program's own functions and classes (call-site propagation).
+import type { Node } from '../python/parser';
+import { callArguments, CallArguments, dottedKey, field, isNumberLiteral, unparen } from '../python/syntax';
+import type { RoundContext } from './context';
+import { evalDevice, toTarget } from './devices';
+import type { Arg, Expressions } from './expressions';
+import { resultOf } from './expressions';
+import type { Frame } from './frame';
+import type { FunctionInfo } from './program';
+import {
+  CPU_ONLY_FACTORIES, DATALOADER_CLASSES, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, isModelZooConstructor,
+  isPlacelessModuleClass, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, WRAPPER_MODULES,
+} from './torchApi';
+import { ACCEL, CPU, isTensorLike, OTHER, UNKNOWN, UNTRACKED, Value, value } from './values';
+
+/** Callees whose name says they consume model inputs, even when their value is unknown. */
+const MODEL_LIKE_NAME = /(^|[._])(model|net|network|encoder|decoder|classifier|backbone|head|generator|discriminator|critic|actor)$/;
+const LOSS_LIKE_NAME = /(loss|criterion)(_fn|_func|_function)?$/i;
+
+export function evalCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: Node, discarded: boolean): Value {
+  const callee = field(call, 'function');
+  if (!callee) return UNKNOWN;
+  const args = callArguments(call);
+  const qualified = ctx.program.imports.qualify(callee);
+  if (qualified) return evalTorchCall(ctx, ex, frame, call, qualified, args);
+  if (callee.type === 'attribute') return evalMethodCall(ctx, ex, frame, call, callee, args, discarded);
+  if (callee.type === 'identifier') {
+    const local = evalLocalCall(ctx, ex, frame, call, callee.text, args);
+    if (local) return local;
+  }
+  return evalValueCall(ctx, ex, frame, call, callee, ex.eval(frame, callee), args);
+}
+
+function evalArgs(ex: Expressions, frame: Frame, args: CallArguments): Arg[] {
+  const out: Arg[] = args.positional.map((n) => ({ node: n, value: ex.eval(frame, n) }));
+  for (const n of args.keywords.values()) out.push({ node: n, value: ex.eval(frame, n) });
+  return out;
+}
+
+/** Calling a value: a model (module call), a loss, or something unknown. */
+function evalValueCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: Node, calleeNode: Node, callee: Value, args: CallArguments): Value {
+  const argValues = evalArgs(ex, frame, args);
+  const isModule = callee.kind === 'module' || (callee.kind === 'unknown' && callee.place !== UNTRACKED);
+  if (callee.placeless || (!isModule && LOSS_LIKE_NAME.test(calleeNode.text))) {
+    ctx.checker.noteTensorConsumer(frame, argValues);
+    return ex.tensorOperation(frame, call, argValues);
+  }
+  if (!isModule && !(callee.kind === 'unknown' && MODEL_LIKE_NAME.test(calleeNode.text))) return UNKNOWN;
+  ctx.checker.noteTensorConsumer(frame, argValues);
+  const tensors = argValues.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
+  ctx.checker.moduleCall(frame, call, calleeNode, callee, tensors);
+  const noGrad = frame.noGrad > 0;
+  if (callee.place !== UNTRACKED) {
+    return value('tensor', callee.place, {
+      grad: noGrad ? 'no' : isModule ? 'yes' : 'unknown', deviceText: callee.deviceText, origin: callee.origin,
+    });
+  }
+  const fromInputs = tensors.length ? resultOf(tensors, noGrad) : value('tensor');
+  return { ...fromInputs, grad: noGrad ? 'no' : callee.kind === 'module' ? 'yes' : 'unknown' };
+}
+
+function evalTorchCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: Node, q: string, args: CallArguments): Value {
+  const device = args.keywords.get('device');
+  const requiresGrad = args.keywords.get('requires_grad')?.text === 'True';
+  if (q === 'torch.device') {
+    const first = args.positional[0] ?? args.keywords.get('type');
+    if (!first) return UNKNOWN;
+    const place = evalDevice(ctx, frame, first, (f, n) => ex.eval(f, n));
+    return value('device', place, { deviceText: call.text, origin: { unit: frame.unit, node: call, what: 'device chosen here' } });
+  }
+  if (q === 'torch.accelerator.current_accelerator') return value('device', ACCEL, { deviceText: call.text });
+  if (DEVICE_FACTORIES.has(q) || CPU_ONLY_FACTORIES.has(q) || LIKE_FACTORIES.has(q)) {
+    const argValues = evalArgs(ex, frame, args);
+    const like = LIKE_FACTORIES.has(q) ? argValues[0]?.value : undefined;
+    const place = device ? evalDevice(ctx, frame, device, (f, n) => ex.eval(f, n)) : like ? like.place : CPU;
+    const scalar = q === 'torch.tensor' && args.positional.length > 0 && isNumberLiteral(args.positional[0]);
+    return value('tensor', place, {
+      grad: requiresGrad ? 'yes' : 'no',
+      scalar: scalar || undefined,
+      deviceText: device?.text ?? like?.deviceText,
+      origin: { unit: frame.unit, node: call, what: device ? `created on ${device.text} here` : 'created on the CPU here' },
+      factory: !device && DEVICE_FACTORIES.has(q) && !args.hasSplat ? { unit: frame.unit, node: call, scope: frame.id } : undefined,
+    });
+  }
+  const argValues = evalArgs(ex, frame, args);
+  const last = q.slice(q.lastIndexOf('.') + 1);
+  if (NUMPY_CONVERTERS.has(q)) {
+    const first = argValues[0];
+    if (first) ctx.checker.numpyConversion(frame, call, first.node, first.value, 'function');
+    return OTHER;
+  }
+  if (q === 'torch.nn.Parameter' || q === 'torch.nn.parameter.Parameter') {
+    const data = argValues[0]?.value;
+    return value('tensor', data?.place ?? UNTRACKED, { grad: 'yes', origin: data?.origin, deviceText: data?.deviceText });
+  }
+  if (WRAPPER_MODULES.has(q)) return argValues[0]?.value ?? UNKNOWN;
+  if (DATALOADER_CLASSES.has(q)) return value('loader');
+  if (/^torch\.optim\.[A-Z]/.test(q)) return value('optimizer');
+  if (/^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(q)) {
+    return isPlacelessModuleClass(last)
+      ? value('module', UNTRACKED, { placeless: true })
+      : value('module', CPU, { origin: { unit: frame.unit, node: call, what: 'created on the CPU here' } });
+  }
+  if (isModelZooConstructor(q)) return value('module', CPU, { origin: { unit: frame.unit, node: call, what: 'created on the CPU here' } });
+  if (isTensorFunction(q)) {
+    const tensors = flattenTensorArgs(ex, frame, argValues, q);
+    ctx.checker.noteTensorConsumer(frame, tensors);
+    const result = ex.tensorOperation(frame, call, tensors);
+    return isNonTensorResult(last) ? OTHER : result;
+  }
+  return UNKNOWN;
+}
+
+const NON_TENSOR_TORCH = /^(is_\w+|set_\w+|get_\w+|manual_seed|seed|initial_seed|save|load|compile|no_grad|enable_grad|inference_mode|autocast|use_deterministic_algorithms|typename|numel|result_type|promote_types|can_cast|finfo|iinfo|device|Size|Generator|empty_cache|synchronize)$/;
+
+function isTensorFunction(q: string): boolean {
+  const m = /^torch\.(?:(nn\.functional|linalg|fft|special)\.)?([a-z_]\w*)$/.exec(q);
+  if (!m) return false;
+  return !NON_TENSOR_TORCH.test(m[2]) || m[2] === 'equal' || m[2] === 'allclose';
+}
+
+function isNonTensorResult(name: string): boolean {
+  return NON_TENSOR_TORCH.test(name) || name === 'equal' || name === 'allclose';
+}
+
+/** `torch.cat([a, b])`: the tensors are the list's elements. */
+function flattenTensorArgs(ex: Expressions, frame: Frame, args: Arg[], q: string): Arg[] {
+  if (!/^torch\.(cat|concat|concatenate|stack|hstack|vstack|dstack|column_stack|block_diag|broadcast_tensors)$/.test(q)) return args;
+  const first = args[0];
+  const seq = first && unparen(first.node);
+  if (!seq || (seq.type !== 'list' && seq.type !== 'tuple')) return args.slice(1);
+  const elems: Arg[] = [];
+  for (let i = 0; i < seq.namedChildCount; i++) {
+    const n = seq.namedChild(i);
+    if (n && n.type !== 'comment') elems.push({ node: n, value: first.value.elements?.[elems.length] ?? ex.eval(frame, n) });
+  }
+  return elems;
+}
+
+/** Calls of the program's own functions and classes: record the call site, use the summary. */
+function evalLocalCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: Node, name: string, args: CallArguments): Value | undefined {
+  if (frame.env.has(name)) return undefined; // a local variable shadows the definition
+  const fn = ctx.program.topFunctions.get(name);
+  if (fn) {
+    recordCallSite(ctx, ex, frame, fn, args, 0);
+    return ctx.previous.returns.get(fn.id) ?? UNKNOWN;
+  }
+  const cls = ctx.program.classes.get(name);
+  if (cls) {
+    const init = ctx.program.methodOf(cls.name, '__init__');
+    if (init) recordCallSite(ctx, ex, frame, init, args, 1);
+    else evalArgs(ex, frame, args);
+    return cls.isModule
+      ? value('module', CPU, { className: cls.name, origin: { unit: frame.unit, node: call, what: 'created on the CPU here' } })
+      : value('other', UNTRACKED, { className: cls.name });
+  }
+  if (name === 'next' || name === 'iter') {
+    const inner = args.positional[0];
+    const v = inner ? ex.eval(frame, inner) : UNKNOWN;
+    const isLoader = v.kind === 'loader' || (inner !== undefined && /loader$/i.test(dottedKey(unparen(inner)) ?? ''));
+    if (name === 'iter') return isLoader ? value('loader') : UNKNOWN;
+    // `next(iter(loader))`: one batch, on the CPU, outside any loop.
+    return isLoader ? value('tensor', CPU, { grad: 'no', origin: { unit: frame.unit, node: call, what: 'loaded on the CPU here' } }) : UNKNOWN;
+  }
+  return undefined;
+}
+
+/** Joins this call's argument values into the callee's parameter summary. */
+function recordCallSite(ctx: RoundContext, ex: Expressions, frame: Frame, fn: FunctionInfo, args: CallArguments, skip: number): void {
+  const positional = args.positional.map((n) => ex.eval(frame, n));
+  const keywords = new Map([...args.keywords].map(([k, n]) => [k, ex.eval(frame, n)] as const));
+  const params = fn.params.slice(skip);
+  params.forEach((p, i) => {
+    let v: Value | undefined = !p.variadic && !args.hasSplat ? positional[i] : undefined;
+    v ??= keywords.get(p.name);
+    if (!v && p.defaultNode && !args.hasSplat) v = ex.eval(frame, p.defaultNode);
+    ctx.next.addParam(fn.id, p.name, v ?? UNKNOWN);
+  });
+}
+
+function evalMethodCall(
+  ctx: RoundContext, ex: Expressions, frame: Frame, call: Node, callee: Node, args: CallArguments, discarded: boolean,
+): Value {
+  const objNode = field(callee, 'object');
+  const method = field(callee, 'attribute')?.text ?? '';
+  if (!objNode) return UNKNOWN;
+  const recvKey = dottedKey(objNode);
+  const ownClass = frame.fn?.selfName && recvKey === frame.fn.selfName ? frame.fn.className : undefined;
+  const recv = ownClass ? value('other', UNTRACKED, { className: ownClass }) : ex.eval(frame, objNode);
+  const userMethod = ctx.program.methodOf(recv.className, method);
+  if (userMethod && !['to', 'cuda', 'cpu'].includes(method)) {
+    recordCallSite(ctx, ex, frame, userMethod, args, userMethod.selfName ? 1 : 0);
+    return ctx.previous.returns.get(userMethod.id) ?? UNKNOWN;
+  }
+  if (method === 'to' || method === 'cuda' || method === 'cpu') {
+    return evalMove(ctx, ex, frame, call, objNode, recvKey, recv, method, discarded);
+  }
+  if (method === 'numpy') {
+    ctx.checker.numpyConversion(frame, call, objNode, recv, 'method');
+    return OTHER;
+  }
+  const argValues = evalArgs(ex, frame, args);
+  const tensorRecv = recv.kind === 'tensor' || (recv.kind === 'unknown' && recv.place !== UNTRACKED);
+  if (recv.kind === 'module') {
+    if (MODULE_SELF_METHODS.has(method)) return recv;
+    if (method === 'forward') return evalValueCall(ctx, ex, frame, call, objNode, recv, args);
+    return UNKNOWN;
+  }
+  if (!tensorRecv) return UNKNOWN;
+  if (method === 'requires_grad_' && recvKey) frame.env.set(recvKey, { ...recv, grad: 'yes' });
+  if (NON_TENSOR_METHODS.has(method)) return OTHER;
+  if (method === 'detach') return { ...recv, grad: 'no', factory: undefined, batch: undefined, kind: 'tensor' };
+  const operands = argValues.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
+  if (operands.length && ELEMENTWISE_METHODS.has(method)) {
+    ctx.checker.tensorOperation(frame, call, [{ node: objNode, value: recv }, ...operands]);
+  }
+  const grad = frame.noGrad > 0 ? 'no' : DIFFERENTIABLE_METHODS.has(method) ? recv.grad : recv.grad === 'no' ? 'no' : 'unknown';
+  return { ...recv, kind: 'tensor', grad, factory: undefined, scalar: undefined, elements: undefined, batch: method === 'float' || method === 'long' ? recv.batch : undefined };
+}
+
+/** Methods that combine the receiver with tensor arguments, which must share its device. */
+const ELEMENTWISE_METHODS = new Set([
+  'add', 'sub', 'mul', 'div', 'matmul', 'mm', 'bmm', 'dot', 'add_', 'sub_', 'mul_', 'div_', 'masked_fill',
+  'masked_fill_', 'where', 'index_select', 'gather', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_',
+  'index_add', 'index_add_', 'eq', 'ne', 'lt', 'gt', 'le', 'ge', 'maximum', 'minimum', 'cross', 'outer', 'lerp',
+]);
+
+/** `.to(...)`, `.cuda()`, `.cpu()`: a new tensor, or a module moved in place. */
+function evalMove(
+  ctx: RoundContext, ex: Expressions, frame: Frame, call: Node, objNode: Node, recvKey: string | undefined,
+  recv: Value, method: string, discarded: boolean,
+): Value {
+  const target = method === 'to' ? toTarget(ctx, frame, call, (f, n) => ex.eval(f, n))
+    : { kind: 'device' as const, place: method === 'cuda' ? ACCEL : CPU, text: method === 'cuda' ? '"cuda"' : '"cpu"' };
+  const evidence = recvKey ? frame.evidence.get(recvKey) : undefined;
+  const kind = recv.kind === 'unknown' && evidence !== 'both' && evidence ? evidence : recv.kind;
+  if (discarded) ctx.checker.discardedMove(frame, call, objNode, recv, kind);
+  if (target.kind === 'dtype') return recv;
+  const moved: Value = {
+    kind: kind === 'tensor' || kind === 'module' ? kind : 'unknown',
+    place: target.place,
+    grad: recv.grad,
+    placeless: recv.placeless,
+    className: recv.className,
+    deviceText: target.text,
+    origin: { unit: frame.unit, node: call, what: `moved to ${target.text} here` },
+  };
+  if (kind === 'module' && recvKey && !recv.placeless) frame.env.set(recvKey, moved);
+  return recv.placeless ? recv : moved;
+}

@@ -1,0 +1,63 @@
+// Where does a `.to(...)` argument or a `device=` keyword put a tensor?
+import type { Node } from '../python/parser';
+import { callArguments, field, isNumberLiteral, stringLiteralValue, unparen } from '../python/syntax';
+import type { RoundContext } from './context';
+import type { Frame } from './frame';
+import { DTYPE_NAMES, isAcceleratorDeviceString } from './torchApi';
+import { ACCEL, CPU, EITHER, Place, UNTRACKED, Value, value } from './values';
+
+export type DeviceTarget = { kind: 'dtype' } | { kind: 'device'; place: Place; text: string };
+
+export type Evaluate = (frame: Frame, node: Node) => Value;
+
+/** A device value for a string literal such as "cuda:1", or undefined for other strings. */
+export function deviceFromString(node: Node): Value | undefined {
+  const s = stringLiteralValue(node);
+  if (s === undefined) return undefined;
+  const accel = isAcceleratorDeviceString(s);
+  if (accel === undefined) return undefined;
+  return value('device', accel ? ACCEL : CPU, { deviceText: node.text });
+}
+
+function isDtypeExpression(ctx: RoundContext, node: Node): boolean {
+  const n = unparen(node);
+  const q = ctx.program.imports.qualify(n);
+  if (q && q.startsWith('torch.') && DTYPE_NAMES.has(q.slice(6))) return true;
+  if (n.type === 'identifier' || n.type === 'attribute') return /dtype$/i.test(n.text);
+  return false;
+}
+
+/** Evaluates a device expression; an unknown variable may be either place (ANALYZER.md). */
+export function evalDevice(ctx: RoundContext, frame: Frame, node: Node, evaluate: Evaluate): Place {
+  const n = unparen(node);
+  const literal = deviceFromString(n);
+  if (literal) return literal.place;
+  if (isNumberLiteral(n)) return ACCEL; // an ordinal: cuda:N
+  if (n.type === 'none') return UNTRACKED;
+  if (n.type === 'conditional_expression') {
+    const [a, , b] = [n.namedChild(0), n.namedChild(1), n.namedChild(2)];
+    if (!a || !b) return EITHER;
+    const pa = evalDevice(ctx, frame, a, evaluate);
+    const pb = evalDevice(ctx, frame, b, evaluate);
+    return pa === UNTRACKED || pb === UNTRACKED ? EITHER : ((pa | pb) as Place);
+  }
+  const v = evaluate(frame, n);
+  if ((v.kind === 'device' || v.kind === 'tensor' || v.kind === 'module') && v.place !== UNTRACKED) return v.place;
+  if (v.kind === 'other') {
+    // A string variable holding "cpu" was evaluated as a device already; other values are unknown.
+    return EITHER;
+  }
+  return EITHER;
+}
+
+/** The target of `x.to(...)`: a dtype (place unchanged) or a device. */
+export function toTarget(ctx: RoundContext, frame: Frame, call: Node, evaluate: Evaluate): DeviceTarget {
+  const args = callArguments(call);
+  const deviceKw = args.keywords.get('device');
+  const first = deviceKw ?? args.positional[0];
+  if (!first) return { kind: 'dtype' }; // `.to(dtype=...)`, `.to(memory_format=...)`
+  if (!deviceKw && isDtypeExpression(ctx, first)) return { kind: 'dtype' };
+  const firstValue = unparen(first);
+  if (!deviceKw && firstValue.type === 'attribute' && field(firstValue, 'attribute')?.text === 'dtype') return { kind: 'dtype' };
+  return { kind: 'device', place: evalDevice(ctx, frame, first, evaluate), text: first.text };
+}

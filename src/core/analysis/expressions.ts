@@ -1,0 +1,207 @@
+// Abstract evaluation of Python expressions: what each expression's value is, and
+// the events the rules look at (module calls, tensor operations, .numpy()).
+import type { Node } from '../python/parser';
+import { children, dottedKey, field, unparen } from '../python/syntax';
+import { evalCall } from './calls';
+import { MAX_EXPRESSION_DEPTH, RoundContext } from './context';
+import { deviceFromString } from './devices';
+import type { Frame } from './frame';
+import {
+  Grad, hasAccel, isTensorLike, joinValues, OTHER, Place, UNKNOWN, UNTRACKED, Value, value,
+} from './values';
+
+const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
+
+export interface Arg {
+  node: Node;
+  value: Value;
+}
+
+export class Expressions {
+  private depth = 0;
+
+  constructor(private readonly ctx: RoundContext) {}
+
+  eval(frame: Frame, node: Node): Value {
+    if (this.depth > MAX_EXPRESSION_DEPTH) return UNKNOWN;
+    this.depth++;
+    try {
+      return this.evalNode(frame, node);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private evalNode(frame: Frame, node: Node): Value {
+    switch (node.type) {
+      case 'identifier': return this.lookup(frame, node.text);
+      case 'parenthesized_expression': {
+        const inner = children(node)[0];
+        return inner ? this.eval(frame, inner) : UNKNOWN;
+      }
+      case 'string': case 'concatenated_string': return deviceFromString(node) ?? OTHER;
+      case 'integer': case 'float': case 'true': case 'false': case 'none': return OTHER;
+      case 'call': return evalCall(this.ctx, this, frame, node, false);
+      case 'attribute': return this.evalAttribute(frame, node);
+      case 'subscript': return this.evalSubscript(frame, node);
+      case 'binary_operator': return this.evalBinary(frame, node);
+      case 'comparison_operator': return this.evalComparison(frame, node);
+      case 'unary_operator': {
+        const arg = field(node, 'argument');
+        const v = arg ? this.eval(frame, arg) : UNKNOWN;
+        return v.kind === 'tensor' ? { ...v, factory: undefined, batch: undefined } : OTHER;
+      }
+      case 'conditional_expression': {
+        const [a, cond, b] = children(node);
+        if (cond) this.eval(frame, cond);
+        return a && b ? joinValues(this.eval(frame, a), this.eval(frame, b)) : UNKNOWN;
+      }
+      case 'tuple': case 'list': case 'expression_list':
+        return value('other', UNTRACKED, { elements: children(node).map((c) => this.eval(frame, c)) });
+      case 'boolean_operator': case 'not_operator':
+        for (const c of children(node)) this.eval(frame, c);
+        return UNKNOWN;
+      case 'await': {
+        const inner = children(node)[0];
+        return inner ? this.eval(frame, inner) : UNKNOWN;
+      }
+      case 'named_expression': {
+        const target = field(node, 'name');
+        const v = field(node, 'value') ? this.eval(frame, field(node, 'value')!) : UNKNOWN;
+        if (target) this.ctx.assign(frame, target, v);
+        return v;
+      }
+      case 'keyword_argument': {
+        const v = field(node, 'value');
+        return v ? this.eval(frame, v) : UNKNOWN;
+      }
+      default:
+        // Lambdas, comprehensions, dictionaries, f-strings: not tracked (silence is safe).
+        return UNKNOWN;
+    }
+  }
+
+  lookup(frame: Frame, key: string): Value {
+    const local = frame.env.get(key);
+    if (local) return local;
+    if (frame.fn?.selfName && key.startsWith(frame.fn.selfName + '.') && frame.fn.className) {
+      return this.classAttribute(frame.fn.className, key.slice(frame.fn.selfName.length + 1));
+    }
+    const outer = frame.outer?.get(key);
+    if (outer) return outer;
+    if (!key.includes('.')) {
+      if (this.ctx.program.classes.has(key) || this.ctx.program.topFunctions.has(key)) return OTHER;
+    }
+    return UNKNOWN;
+  }
+
+  /** `self.x` read in a method: the join of what every method left in it (previous round). */
+  private classAttribute(className: string, attr: string): Value {
+    const cls = this.ctx.program.classes.get(className);
+    const v = this.ctx.previous.classAttrs.get(className)?.get(attr);
+    if (!v) return UNKNOWN;
+    // Inside an nn.Module the submodules follow the instance, whose device is unknown here.
+    if (cls?.isModule && (v.kind === 'module' || v.kind === 'unknown')) return { ...v, place: UNTRACKED };
+    return v;
+  }
+
+  private evalAttribute(frame: Frame, node: Node): Value {
+    const key = dottedKey(node);
+    if (key) {
+      const known = frame.env.get(key) ?? (frame.fn?.selfName && key.startsWith(frame.fn.selfName + '.') ? this.lookup(frame, key) : undefined);
+      if (known && known !== UNKNOWN) return known;
+    }
+    if (this.ctx.program.imports.qualify(node)) return OTHER;
+    const obj = field(node, 'object');
+    const attr = field(node, 'attribute')?.text ?? '';
+    if (!obj) return UNKNOWN;
+    const recv = this.eval(frame, obj);
+    return attributeOf(recv, attr, obj.text);
+  }
+
+  private evalSubscript(frame: Frame, node: Node): Value {
+    const objNode = field(node, 'value');
+    if (!objNode) return UNKNOWN;
+    const recv = this.eval(frame, objNode);
+    const index = field(node, 'subscript');
+    if (index) this.eval(frame, index);
+    if (recv.elements && index && unparen(index).type === 'integer') {
+      const i = Number(unparen(index).text);
+      return recv.elements[i < 0 ? recv.elements.length + i : i] ?? UNKNOWN;
+    }
+    if (recv.kind === 'tensor') {
+      const container = index && unparen(index).type === 'string' ? 'dict' as const : 'list' as const;
+      const batch = recv.batch && !recv.batch.container ? { ...recv.batch, container } : recv.batch;
+      return { ...recv, factory: undefined, scalar: undefined, elements: undefined, batch };
+    }
+    return UNKNOWN;
+  }
+
+  private evalBinary(frame: Frame, node: Node): Value {
+    const left = field(node, 'left');
+    const right = field(node, 'right');
+    const op = field(node, 'operator')?.text ?? '';
+    if (!left || !right) return UNKNOWN;
+    const args = [{ node: left, value: this.eval(frame, left) }, { node: right, value: this.eval(frame, right) }];
+    if (!TENSOR_BINARY_OPERATORS.has(op)) return UNKNOWN;
+    return this.tensorOperation(frame, node, args);
+  }
+
+  private evalComparison(frame: Frame, node: Node): Value {
+    const operands = children(node);
+    const args = operands.map((n) => ({ node: n, value: this.eval(frame, n) }));
+    if (args.length !== 2 || !/^(==|!=|<|>|<=|>=)$/.test(node.text.slice(operands[0].endIndex - node.startIndex, operands[1].startIndex - node.startIndex).trim())) {
+      return UNKNOWN;
+    }
+    return { ...this.tensorOperation(frame, node, args), grad: 'no' };
+  }
+
+  /** A torch function, an operator or a parameterless module over tensor arguments. */
+  tensorOperation(frame: Frame, node: Node, args: Arg[]): Value {
+    const tensors = args.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
+    if (tensors.length === 0) return args.some((a) => a.value.kind === 'unknown') ? UNKNOWN : OTHER;
+    this.ctx.checker.tensorOperation(frame, node, tensors);
+    return resultOf(tensors, frame.noGrad > 0);
+  }
+}
+
+/** The value of an operation's result: the place all tensors share, grad if any has it. */
+export function resultOf(tensors: Arg[], noGrad: boolean): Value {
+  let place: Place = UNTRACKED;
+  let untracked = false;
+  for (const t of tensors) {
+    if (t.value.scalar) continue;
+    if (t.value.place === UNTRACKED) untracked = true;
+    place = (place | t.value.place) as Place;
+  }
+  if (untracked) place = UNTRACKED;
+  if (place === UNTRACKED && tensors.every((t) => t.value.scalar)) place = tensors[0].value.place;
+  const grads = tensors.map((t) => t.value.grad);
+  const grad: Grad = noGrad ? 'no' : grads.includes('yes') ? 'yes' : grads.every((g) => g === 'no') ? 'no' : 'unknown';
+  const accelSide = tensors.find((t) => hasAccel(t.value.place) && !t.value.scalar)?.value;
+  return value('tensor', place, { grad, deviceText: accelSide?.deviceText, origin: accelSide?.origin });
+}
+
+/** `recv.attr` for tensors and modules. */
+export function attributeOf(recv: Value, attr: string, recvText: string): Value {
+  if (recv.kind === 'tensor') {
+    switch (attr) {
+      case 'T': case 'mT': case 'H': case 'mH': case 'real': case 'imag':
+        return { ...recv, factory: undefined, scalar: undefined };
+      case 'data': case 'grad':
+        return { ...recv, grad: 'no', factory: undefined, scalar: undefined };
+      case 'device':
+        return value('device', recv.place, { deviceText: `${recvText}.device`, origin: recv.origin });
+      default:
+        return OTHER;
+    }
+  }
+  if (recv.kind === 'module') {
+    if (attr === 'module' || attr === '_orig_mod') return recv;
+    if (attr === 'weight' || attr === 'bias') return value('tensor', recv.place, { grad: 'yes', origin: recv.origin, deviceText: recv.deviceText });
+    if (attr === 'device' && recv.place !== UNTRACKED) return value('device', recv.place, { deviceText: `${recvText}.device` });
+  }
+  if (recv.kind === 'device' && attr === 'type') return OTHER;
+  return UNKNOWN;
+}
+

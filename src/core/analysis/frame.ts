@@ -1,0 +1,59 @@
+// The state of one scope's interpretation (module or function body), and the
+// summaries that flow between rounds: parameter states from call sites, return
+// values, and `self.x` attributes per class.
+import type { Node } from '../python/parser';
+import { Env } from './env';
+import type { FunctionInfo } from './program';
+import { joinValues, LoaderLoop, Value } from './values';
+
+export class Summaries {
+  readonly params = new Map<number, Map<string, Value>>();
+  readonly returns = new Map<number, Value>();
+  readonly classAttrs = new Map<string, Map<string, Value>>();
+
+  addParam(fn: number, name: string, v: Value): void {
+    let m = this.params.get(fn);
+    if (!m) this.params.set(fn, (m = new Map()));
+    const old = m.get(name);
+    m.set(name, old ? joinValues(old, v) : v);
+  }
+
+  addReturn(fn: number, v: Value): void {
+    const old = this.returns.get(fn);
+    this.returns.set(fn, old ? joinValues(old, v) : v);
+  }
+
+  addClassAttr(cls: string, attr: string, v: Value): void {
+    let m = this.classAttrs.get(cls);
+    if (!m) this.classAttrs.set(cls, (m = new Map()));
+    const old = m.get(attr);
+    m.set(attr, old ? joinValues(old, v) : v);
+  }
+}
+
+export interface Frame {
+  /** Function id, or -1 for the module scope. */
+  id: number;
+  unit: number;
+  fn?: FunctionInfo;
+  env: Env;
+  /** Enclosing scope's final environment (globals for top-level functions). */
+  outer?: Env;
+  noGrad: number;
+  /** Loader loops currently being executed, innermost last. */
+  loops: LoaderLoop[];
+  /** >0 while a loop body's first (state-gathering) pass runs: rules stay quiet. */
+  muted: number;
+  /** Names bound in this scope (params, assignments, imports, globals) for fix validity. */
+  names: Set<string>;
+  /** The scope mentions a device (parameter, variable or `.cuda()`): models may be on one (DD002). */
+  deviceAware: boolean;
+  /** Syntactic evidence of what unknown receivers are (DD004). */
+  evidence: Map<string, 'tensor' | 'module' | 'both'>;
+  /** Node of the `if __name__ == "__main__"` style blocks are plain code. */
+  scopeNode: Node;
+}
+
+export function isMuted(frame: Frame, final: boolean): boolean {
+  return !final || frame.muted > 0;
+}

@@ -1,0 +1,306 @@
+// Statement execution: flow-sensitive updates of the environment, joins at branches,
+// loops run twice (the first pass only gathers state), and scopes for the module and
+// each function of the program.
+import type { Node } from '../python/parser';
+import { children, dottedKey, field, unparen } from '../python/syntax';
+import type { Checker } from './checker';
+import type { RoundContext } from './context';
+import { Env } from './env';
+import { Expressions } from './expressions';
+import { Frame, Summaries } from './frame';
+import { bindLoopTarget } from './loops';
+import type { FunctionInfo, Program } from './program';
+import { scanScope } from './scopeScan';
+import { NO_GRAD_CONTEXTS } from './torchApi';
+import { UNKNOWN, Value } from './values';
+import { evalCall } from './calls';
+
+export class Interpreter implements RoundContext {
+  readonly next = new Summaries();
+  private readonly ex: Expressions;
+
+  constructor(
+    readonly program: Program,
+    readonly previous: Summaries,
+    readonly checker: Checker,
+    readonly final: boolean,
+  ) {
+    this.ex = new Expressions(this);
+  }
+
+  /** Runs the module scope (all units in order), then every function body. */
+  run(): void {
+    const moduleEnv = new Env();
+    const names = new Set<string>(this.program.imports.names());
+    let moduleFrame: Frame | undefined;
+    for (const unit of this.program.units) {
+      const root = unit.tree.rootNode;
+      const facts = scanScope(root, this.program.imports);
+      for (const n of facts.names) names.add(n);
+      moduleFrame = {
+        id: -1, unit: unit.index, env: moduleEnv, noGrad: 0, loops: [], muted: 0, names,
+        deviceAware: facts.deviceAware || (moduleFrame?.deviceAware ?? false), evidence: facts.evidence, scopeNode: root,
+      };
+      this.execBlock(moduleFrame, root);
+    }
+    const finals = new Map<number, Env>();
+    for (const fn of this.program.functions) {
+      const outer = fn.parent === -1 ? moduleEnv : finals.get(fn.parent) ?? moduleEnv;
+      finals.set(fn.id, this.runFunction(fn, outer));
+    }
+  }
+
+  private runFunction(fn: FunctionInfo, outer: Env): Env {
+    const facts = scanScope(fn.body, this.program.imports);
+    const env = new Env();
+    const params = this.previous.params.get(fn.id);
+    for (const p of fn.params) {
+      facts.names.add(p.name);
+      env.set(p.name, params?.get(p.name) ?? UNKNOWN);
+    }
+    if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
+    const frame: Frame = {
+      id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, loops: [], muted: 0,
+      names: facts.names, deviceAware: facts.deviceAware, evidence: facts.evidence, scopeNode: fn.node,
+    };
+    this.execBlock(frame, fn.body);
+    this.recordSelfAttributes(frame);
+    return frame.env;
+  }
+
+  /** What a method leaves in `self.x` becomes part of the class's attribute summary. */
+  private recordSelfAttributes(frame: Frame): void {
+    const { selfName, className } = frame.fn ?? {};
+    if (!selfName || !className) return;
+    const prefix = selfName + '.';
+    for (const key of frame.env.keys()) {
+      const attr = key.slice(prefix.length);
+      if (key.startsWith(prefix) && !attr.includes('.')) this.next.addClassAttr(className, attr, frame.env.get(key)!);
+    }
+  }
+
+  execBlock(frame: Frame, block: Node): void {
+    for (const stmt of children(block)) this.execStatement(frame, stmt);
+  }
+
+  private execStatement(frame: Frame, stmt: Node): void {
+    switch (stmt.type) {
+      case 'expression_statement': return this.execExpressionStatement(frame, stmt);
+      case 'if_statement': return this.execIf(frame, stmt);
+      case 'for_statement': return this.execFor(frame, stmt);
+      case 'while_statement': return this.execWhile(frame, stmt);
+      case 'try_statement': return this.execTry(frame, stmt);
+      case 'with_statement': return this.execWith(frame, stmt);
+      case 'match_statement': return this.execMatch(frame, stmt);
+      case 'return_statement': {
+        const v = children(stmt)[0];
+        if (v && frame.fn) this.next.addReturn(frame.fn.id, this.ex.eval(frame, v));
+        return;
+      }
+      case 'function_definition': case 'class_definition': case 'decorated_definition': {
+        const name = field(stmt.type === 'decorated_definition' ? field(stmt, 'definition') ?? stmt : stmt, 'name');
+        if (name) frame.env.set(name.text, { kind: 'other', place: 0, grad: 'unknown' });
+        return;
+      }
+      case 'ERROR': case 'block':
+        // Keep analysing the valid statements inside a broken region.
+        return this.execBlock(frame, stmt);
+      case 'assert_statement': case 'raise_statement': case 'delete_statement': case 'print_statement':
+        for (const c of children(stmt)) this.ex.eval(frame, c);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private execExpressionStatement(frame: Frame, stmt: Node): void {
+    for (const expr of children(stmt)) {
+      if (expr.type === 'assignment') this.execAssignment(frame, expr);
+      else if (expr.type === 'augmented_assignment') this.execAugmented(frame, expr);
+      else if (expr.type === 'call') evalCall(this, this.ex, frame, expr, true);
+      else this.ex.eval(frame, expr);
+    }
+  }
+
+  private execAssignment(frame: Frame, node: Node): void {
+    const right = field(node, 'right');
+    const left = field(node, 'left');
+    if (!right) return; // annotation only: `x: int`
+    const v = right.type === 'assignment' ? this.execChained(frame, right) : this.ex.eval(frame, right);
+    if (left) this.assign(frame, left, v);
+  }
+
+  /** `a = b = value`: tree-sitter nests the second assignment as the right side. */
+  private execChained(frame: Frame, node: Node): Value {
+    const right = field(node, 'right');
+    const left = field(node, 'left');
+    const v = !right ? UNKNOWN : right.type === 'assignment' ? this.execChained(frame, right) : this.ex.eval(frame, right);
+    if (left) this.assign(frame, left, v);
+    return v;
+  }
+
+  private execAugmented(frame: Frame, node: Node): void {
+    const left = field(node, 'left');
+    const right = field(node, 'right');
+    if (!left || !right) return;
+    const args = [{ node: left, value: this.ex.eval(frame, left) }, { node: right, value: this.ex.eval(frame, right) }];
+    const v = this.ex.tensorOperation(frame, node, args);
+    const key = dottedKey(left);
+    if (key && args[0].value.kind === 'tensor') frame.env.set(key, { ...v, origin: args[0].value.origin ?? v.origin });
+  }
+
+  assign(frame: Frame, target: Node, v: Value): void {
+    const t = unparen(target);
+    const key = dottedKey(t);
+    if (key) {
+      frame.env.set(key, v);
+      return;
+    }
+    if (['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'expression_list'].includes(t.type)) {
+      const targets = children(t);
+      targets.forEach((sub, i) => {
+        if (sub.type === 'list_splat_pattern' || sub.type === 'list_splat') return;
+        this.assign(frame, sub, elementOf(v, i, targets.length));
+      });
+    }
+  }
+
+  private execIf(frame: Frame, stmt: Node): void {
+    const cond = field(stmt, 'condition');
+    if (cond) this.ex.eval(frame, cond);
+    const branches: Env[] = [];
+    const runBranch = (block: Node | null) => {
+      if (!block) return;
+      const saved = frame.env;
+      frame.env = saved.clone();
+      this.execBlock(frame, block);
+      branches.push(frame.env);
+      frame.env = saved;
+    };
+    runBranch(field(stmt, 'consequence'));
+    let hasElse = false;
+    for (const clause of children(stmt)) {
+      if (clause.type === 'elif_clause') {
+        const c = field(clause, 'condition');
+        if (c) this.ex.eval(frame, c);
+        runBranch(field(clause, 'consequence'));
+      } else if (clause.type === 'else_clause') {
+        hasElse = true;
+        runBranch(field(clause, 'body'));
+      }
+    }
+    // `if __name__ == "__main__":` always runs when the file is a script.
+    const alwaysRuns = !!cond && /^__name__\s*==\s*['"]__main__['"]$/.test(cond.text);
+    if (!hasElse && !alwaysRuns) branches.push(frame.env);
+    if (branches.length) frame.env = Env.joinAll(branches);
+  }
+
+  /** A loop body runs twice: once muted to reach the back edge's state, then for real. */
+  private loop(frame: Frame, body: Node, beforeEach: () => void): void {
+    const entry = frame.env.clone();
+    frame.muted++;
+    beforeEach();
+    this.execBlock(frame, body);
+    frame.muted--;
+    frame.env = Env.join(entry, frame.env);
+    beforeEach();
+    this.execBlock(frame, body);
+    frame.env = Env.join(entry, frame.env);
+  }
+
+  private execFor(frame: Frame, stmt: Node): void {
+    const left = field(stmt, 'left');
+    const right = field(stmt, 'right');
+    const body = field(stmt, 'body');
+    if (!left || !right || !body) return;
+    this.ex.eval(frame, right);
+    const loop = bindLoopTarget(this, frame, stmt, left, right);
+    if (loop) frame.loops.push(loop.info);
+    this.loop(frame, body, () => loop ? loop.bind() : this.assign(frame, left, UNKNOWN));
+    if (loop) {
+      frame.loops.pop();
+      this.checker.loopFinished(frame, loop.info);
+    }
+    const orelse = children(stmt).find((c) => c.type === 'else_clause');
+    if (orelse) this.execBlock(frame, field(orelse, 'body') ?? orelse);
+  }
+
+  private execWhile(frame: Frame, stmt: Node): void {
+    const cond = field(stmt, 'condition');
+    const body = field(stmt, 'body');
+    if (!body) return;
+    this.loop(frame, body, () => cond && this.ex.eval(frame, cond));
+  }
+
+  private execTry(frame: Frame, stmt: Node): void {
+    const entry = frame.env.clone();
+    const body = field(stmt, 'body');
+    if (body) this.execBlock(frame, body);
+    const outcomes = [frame.env];
+    for (const clause of children(stmt)) {
+      if (clause.type === 'except_clause' || clause.type === 'except_group_clause') {
+        frame.env = Env.join(entry, outcomes[0]);
+        const block = children(clause).find((c) => c.type === 'block');
+        if (block) this.execBlock(frame, block);
+        outcomes.push(frame.env);
+      } else if (clause.type === 'else_clause') {
+        frame.env = outcomes[0];
+        this.execBlock(frame, field(clause, 'body') ?? clause);
+        outcomes[0] = frame.env;
+      }
+    }
+    frame.env = Env.joinAll(outcomes);
+    const fin = children(stmt).find((c) => c.type === 'finally_clause');
+    const finBlock = fin && children(fin).find((c) => c.type === 'block');
+    if (finBlock) this.execBlock(frame, finBlock);
+  }
+
+  private execWith(frame: Frame, stmt: Node): void {
+    let noGrad = false;
+    const clause = children(stmt).find((c) => c.type === 'with_clause');
+    for (const item of clause ? children(clause) : []) {
+      const valueNode = field(item, 'value') ?? children(item)[0];
+      if (!valueNode) continue;
+      const expr = unparen(valueNode.type === 'as_pattern' ? children(valueNode)[0] ?? valueNode : valueNode);
+      const callee = expr.type === 'call' ? field(expr, 'function') : expr;
+      const q = callee ? this.program.imports.qualify(callee) : undefined;
+      if (q && (NO_GRAD_CONTEXTS.has(q) || (q === 'torch.set_grad_enabled' && /\(\s*False\s*\)$/.test(expr.text)))) noGrad = true;
+      const v = this.ex.eval(frame, expr);
+      const alias = valueNode.type === 'as_pattern' ? field(valueNode, 'alias') : null;
+      if (alias) this.assign(frame, children(alias)[0] ?? alias, v);
+    }
+    if (noGrad) frame.noGrad++;
+    const body = field(stmt, 'body');
+    if (body) this.execBlock(frame, body);
+    if (noGrad) frame.noGrad--;
+  }
+
+  private execMatch(frame: Frame, stmt: Node): void {
+    const subject = field(stmt, 'subject');
+    if (subject) this.ex.eval(frame, subject);
+    const entry = frame.env;
+    const outcomes = [entry];
+    const body = field(stmt, 'body') ?? stmt;
+    for (const c of children(body)) {
+      if (c.type !== 'case_clause') continue;
+      frame.env = entry.clone();
+      const block = field(c, 'consequence') ?? children(c).find((x) => x.type === 'block');
+      if (block) this.execBlock(frame, block);
+      outcomes.push(frame.env);
+    }
+    frame.env = Env.joinAll(outcomes);
+  }
+}
+
+/** The i-th of n values unpacked from v. Tensors unpack into tensors on the same place. */
+function elementOf(v: Value, i: number, n: number): Value {
+  if (v.elements && v.elements.length === n) return v.elements[i];
+  if (v.kind === 'tensor') {
+    const batch = v.batch && !v.batch.container ? { ...v.batch, container: 'list' as const } : v.batch;
+    return { ...v, elements: undefined, factory: undefined, scalar: undefined, batch };
+  }
+  return UNKNOWN;
+}
+
+export type { Checker };
+export { Program };

@@ -1,0 +1,102 @@
+// `for` loops over data loaders, through enumerate / zip / tqdm: the loop target's
+// names receive batch tensors on the CPU, tied to the loop (DD002).
+import type { Node } from '../python/parser';
+import { callArguments, children, dottedKey, field, unparen } from '../python/syntax';
+import type { RoundContext } from './context';
+import type { Frame } from './frame';
+import { CPU, LoaderLoop, OTHER, UNKNOWN, value } from './values';
+
+const PROGRESS_WRAPPERS = new Set(['tqdm', 'tqdm.tqdm', 'tqdm.auto.tqdm', 'tqdm.notebook.tqdm', 'tqdm.rich.tqdm', 'rich.progress.track', 'track', 'iter']);
+
+export interface BoundLoop {
+  info: LoaderLoop;
+  /** Binds the loop target for one pass. */
+  bind(): void;
+}
+
+type Binding = { target: Node; kind: 'batch' | 'index' | 'unknown' };
+
+export function bindLoopTarget(ctx: RoundContext, frame: Frame, stmt: Node, left: Node, right: Node): BoundLoop | undefined {
+  const bindings: Binding[] = [];
+  let loaderText: string | undefined;
+  const visit = (target: Node, iterable: Node): void => {
+    const it = unparen(iterable);
+    const wrapped = wrapperOf(ctx, it);
+    if (wrapped) {
+      const args = callArguments(it).positional;
+      const parts = tupleParts(target);
+      if (wrapped === 'enumerate' && args[0] && parts?.length === 2) {
+        bindings.push({ target: parts[0], kind: 'index' });
+        return visit(parts[1], args[0]);
+      }
+      if (wrapped === 'zip' && parts && parts.length === args.length) {
+        parts.forEach((p, i) => visit(p, args[i]));
+        return;
+      }
+      if (wrapped === 'progress' && args[0]) return visit(target, args[0]);
+    }
+    if (isLoader(ctx, frame, it)) {
+      loaderText ??= it.text;
+      collectNames(target, bindings);
+      return;
+    }
+    bindings.push({ target, kind: 'unknown' });
+  };
+  visit(left, right);
+  if (!loaderText) return undefined;
+  const targets = bindings.filter((b) => b.kind === 'batch').map((b) => b.target.text);
+  const info: LoaderLoop = { unit: frame.unit, node: stmt, loaderText, targets };
+  return {
+    info,
+    bind() {
+      for (const b of bindings) {
+        const v = b.kind === 'batch'
+          ? value('tensor', CPU, { grad: 'no', batch: { loop: info, name: b.target.text }, origin: { unit: frame.unit, node: right, what: `loaded on the CPU from ${loaderText}` } })
+          : b.kind === 'index' ? OTHER : UNKNOWN;
+        ctx.assign(frame, b.target, v);
+      }
+    },
+  };
+}
+
+function wrapperOf(ctx: RoundContext, node: Node): 'enumerate' | 'zip' | 'progress' | undefined {
+  if (node.type !== 'call') return undefined;
+  const callee = field(node, 'function');
+  if (!callee) return undefined;
+  const name = ctx.program.imports.qualify(callee) ?? callee.text;
+  if (name === 'enumerate') return 'enumerate';
+  if (name === 'zip') return 'zip';
+  return PROGRESS_WRAPPERS.has(name) ? 'progress' : undefined;
+}
+
+function isLoader(ctx: RoundContext, frame: Frame, node: Node): boolean {
+  const key = dottedKey(node);
+  if (key && /loader$/i.test(key)) return true;
+  if (node.type === 'identifier' || node.type === 'attribute') {
+    const v = frame.env.get(key ?? '') ?? frame.outer?.get(key ?? '');
+    return v?.kind === 'loader';
+  }
+  if (node.type === 'call') {
+    const callee = field(node, 'function');
+    const q = callee && ctx.program.imports.qualify(callee);
+    return q === 'torch.utils.data.DataLoader';
+  }
+  return false;
+}
+
+function tupleParts(target: Node): Node[] | undefined {
+  const t = unparen(target);
+  return ['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list'].includes(t.type) ? children(t) : undefined;
+}
+
+/** Identifiers in a target pattern each receive one batch element. */
+function collectNames(target: Node, into: Binding[]): void {
+  const t = unparen(target);
+  if (t.type === 'identifier') {
+    into.push({ target: t, kind: 'batch' });
+    return;
+  }
+  const parts = tupleParts(t);
+  if (parts) for (const p of parts) collectNames(p, into);
+  else into.push({ target: t, kind: 'unknown' });
+}

@@ -1,0 +1,29 @@
+// DD004 discarded-to-result: `x.to(device)` on a tensor returns a new tensor; as a bare
+// statement it changes nothing. (On a module it moves in place, so modules never fire.)
+import type { Node } from '../../python/parser';
+import { unparen } from '../../python/syntax';
+import type { Checker } from '../checker';
+import type { Frame } from '../frame';
+import { insertAt, startOf } from '../fixes';
+import { Kind, placeName, Value } from '../values';
+import { shortText } from './describe';
+
+const ASSIGNABLE = new Set(['identifier', 'attribute', 'subscript']);
+
+export function checkDiscardedMove(c: Checker, frame: Frame, call: Node, recvNode: Node, recv: Value, kind: Kind): void {
+  const target = unparen(recvNode);
+  if (kind !== 'tensor' || recv.placeless || !ASSIGNABLE.has(target.type)) return;
+  if (recv.batch) c.loops.noteDiscarded(recv.batch);
+  const name = shortText(target);
+  const callText = shortText(call, 50);
+  c.report({
+    unit: frame.unit,
+    code: 'DD004',
+    node: call,
+    message: `\`${callText}\` returns a new tensor and this statement discards it: \`${name}\` stays on ` +
+      `${placeName(recv.place)}. Tensors are not moved in place (modules are); assign the result.`,
+    related: [],
+    fixes: [{ title: `Assign the result: ${shortText(target, 30)} = ${callText}`, edits: [insertAt(startOf(call), `${target.text} = `, frame.unit)], preferred: true }],
+    tags: ['unnecessary'],
+  });
+}

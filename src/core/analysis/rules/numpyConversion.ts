@@ -1,0 +1,45 @@
+// DD003 numpy-on-accelerator and DD010 numpy-requires-grad: `.numpy()` (or
+// `np.array(t)`) needs a CPU tensor without autograd history. One fix covers both.
+import type { Node } from '../../python/parser';
+import { field, unparen } from '../../python/syntax';
+import type { Checker } from '../checker';
+import type { Frame } from '../frame';
+import { appendAfter } from '../fixes';
+import { hasAccel, UNTRACKED, Value } from '../values';
+import { accelPhrase, lineOf, shortText } from './describe';
+
+export function checkNumpyConversion(c: Checker, frame: Frame, call: Node, recvNode: Node, recv: Value, style: 'method' | 'function'): void {
+  const tensorish = recv.kind === 'tensor' || (recv.kind === 'unknown' && recv.place !== UNTRACKED);
+  if (!tensorish) return;
+  const onAccel = hasAccel(recv.place);
+  const grad = recv.grad === 'yes';
+  if (!onAccel && !grad) return;
+  const insert = `${grad ? '.detach()' : ''}${onAccel ? '.cpu()' : ''}`;
+  const target = unparen(recvNode);
+  const name = shortText(target);
+  const fix = {
+    title: style === 'method' ? `Insert ${insert} before .numpy()` : `Convert \`${shortText(target, 30)}${insert}\` instead`,
+    edits: appendAfter(target, insert, frame.unit),
+    preferred: true,
+  };
+  const startNode = style === 'method' ? field(field(call, 'function') ?? call, 'attribute') ?? call : call;
+  const conversion = style === 'method' ? '.numpy()' : shortText(field(call, 'function') ?? call) + '()';
+  if (onAccel) {
+    c.report({
+      unit: frame.unit, code: 'DD003', node: call, startNode,
+      message: `\`${name}\` ${accelPhrase(recv)}${lineOf(recv)}; ${conversion} needs a CPU tensor ` +
+        `("can't convert cuda:0 device type tensor to numpy"). Copy it to the host with .cpu() first.`,
+      related: c.related(recv.origin, `\`${name}\` ${recv.origin?.what ?? 'placed here'}`),
+      fixes: [fix],
+    });
+  }
+  if (grad) {
+    c.report({
+      unit: frame.unit, code: 'DD010', node: call, startNode,
+      message: `\`${name}\` requires grad${frame.noGrad ? '' : ' (computed outside torch.no_grad())'}; ${conversion} raises ` +
+        `"Can't call numpy() on Tensor that requires grad". Call .detach() first.`,
+      related: c.related(recv.origin, `\`${name}\` ${recv.origin?.what ?? 'computed here'}`),
+      fixes: [fix],
+    });
+  }
+}

@@ -1,0 +1,102 @@
+// One syntactic pass over a scope before it is interpreted: which names it binds
+// (so a fix never references an undefined name) and what evidence says an unknown
+// receiver is — a tensor or a module (so DD004 decides by evidence, never by guessing).
+import type { Node } from '../python/parser';
+import { callArguments, children, dottedKey, field } from '../python/syntax';
+import type { ImportTable } from './imports';
+import { MODULE_EVIDENCE_METHODS, TENSOR_EVIDENCE_METHODS, WRAPPER_MODULES } from './torchApi';
+
+export interface ScopeFacts {
+  names: Set<string>;
+  evidence: Map<string, 'tensor' | 'module' | 'both'>;
+  deviceAware: boolean;
+}
+
+const ARITHMETIC = new Set(['+', '-', '*', '/', '//', '%', '**', '@']);
+const NESTED_SCOPES = new Set(['function_definition', 'class_definition', 'lambda', 'decorated_definition']);
+
+export function scanScope(body: Node, imports: ImportTable): ScopeFacts {
+  const facts: ScopeFacts = { names: new Set(), evidence: new Map(), deviceAware: false };
+  const note = (key: string | undefined, what: 'tensor' | 'module') => {
+    if (!key) return;
+    const old = facts.evidence.get(key);
+    facts.evidence.set(key, old && old !== what ? 'both' : what);
+  };
+  const stack: Node[] = [body];
+  while (stack.length) {
+    const node = stack.pop()!;
+    switch (node.type) {
+      case 'identifier':
+        if (/device/i.test(node.text)) facts.deviceAware = true;
+        continue;
+      case 'call':
+        noteCall(node, imports, note, facts);
+        break;
+      case 'binary_operator': {
+        const op = field(node, 'operator')?.text ?? '';
+        if (ARITHMETIC.has(op)) {
+          note(keyOf(field(node, 'left')), 'tensor');
+          note(keyOf(field(node, 'right')), 'tensor');
+        }
+        break;
+      }
+      case 'assignment': case 'augmented_assignment': case 'for_statement': case 'for_in_clause':
+      case 'as_pattern': case 'named_expression':
+        collectTargets(field(node, 'left') ?? field(node, 'alias') ?? field(node, 'name'), facts.names);
+        break;
+      case 'global_statement': case 'nonlocal_statement':
+        for (const c of children(node)) facts.names.add(c.text);
+        break;
+    }
+    if (node !== body && NESTED_SCOPES.has(node.type)) {
+      const name = field(node, 'name') ?? field(field(node, 'definition') ?? node, 'name');
+      if (name) facts.names.add(name.text);
+      continue;
+    }
+    for (let i = node.namedChildCount - 1; i >= 0; i--) {
+      const c = node.namedChild(i);
+      if (c && c.type !== 'comment' && c.type !== 'string') stack.push(c);
+    }
+  }
+  return facts;
+}
+
+function keyOf(node: Node | null): string | undefined {
+  return node ? dottedKey(node) : undefined;
+}
+
+function noteCall(
+  call: Node,
+  imports: ImportTable,
+  note: (key: string | undefined, what: 'tensor' | 'module') => void,
+  facts: ScopeFacts,
+): void {
+  const callee = field(call, 'function');
+  if (!callee) return;
+  if (callee.type === 'attribute') {
+    const method = field(callee, 'attribute')?.text ?? '';
+    const recv = keyOf(field(callee, 'object'));
+    if (method === 'cuda') facts.deviceAware = true;
+    if (MODULE_EVIDENCE_METHODS.has(method)) note(recv, 'module');
+    else if (TENSOR_EVIDENCE_METHODS.has(method)) note(recv, 'tensor');
+  }
+  const qualified = imports.qualify(callee);
+  if (qualified === undefined) {
+    // Only modules (and functions) are called; a tensor never is.
+    const key = keyOf(callee);
+    if (key && key.includes('.') === false) note(key, 'module');
+    else if (key && callee.type === 'attribute' && /^(self|model)\./.test(key)) note(key, 'module');
+    return;
+  }
+  const last = qualified.split('.').pop() ?? '';
+  if (!qualified.startsWith('torch.') || WRAPPER_MODULES.has(qualified) || /^[A-Z]/.test(last)) return;
+  for (const arg of callArguments(call).positional) note(keyOf(arg), 'tensor');
+}
+
+function collectTargets(node: Node | null, into: Set<string>): void {
+  if (!node) return;
+  if (node.type === 'identifier') into.add(node.text);
+  else if (['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'parenthesized_expression', 'list_splat_pattern'].includes(node.type)) {
+    for (const c of children(node)) collectTargets(c, into);
+  }
+}

@@ -1,0 +1,41 @@
+// Which findings are shown: rule selection (select/ignore by code or prefix, as in Ruff)
+// and `# noqa` / `# noqa: DD001, DD003` comments on the finding's first line.
+import { RULES } from './catalog';
+import type { RuleCode, RuleSelection } from './types';
+
+const NOQA = /#\s*noqa(?::[\s]?(?<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?/i;
+
+/** undefined: no noqa on the line; 'all': a bare `# noqa`; else the listed codes. */
+export function noqaCodes(line: string): 'all' | Set<string> | undefined {
+  const hash = line.indexOf('#');
+  if (hash < 0) return undefined;
+  const m = NOQA.exec(line.slice(hash));
+  if (!m) return undefined;
+  const codes = m.groups?.codes;
+  if (!codes) return 'all';
+  return new Set(codes.split(/[,\s]+/).filter(Boolean).map((c) => c.toUpperCase()));
+}
+
+export function isSuppressedByNoqa(code: RuleCode, line: string): boolean {
+  const codes = noqaCodes(line);
+  return codes === 'all' || (codes !== undefined && codes.has(code));
+}
+
+function matches(code: string, patterns: readonly string[]): boolean {
+  return patterns.some((p) => {
+    const u = p.trim().toUpperCase();
+    return u === 'ALL' || (u.length > 0 && code.startsWith(u));
+  });
+}
+
+/** The rules that run: implemented ones matching `select` (default all) and not `ignore`. */
+export function enabledRules(selection: RuleSelection): Set<RuleCode> {
+  const out = new Set<RuleCode>();
+  for (const r of RULES) {
+    if (!r.implemented) continue;
+    if (selection.select && selection.select.length > 0 && !matches(r.code, selection.select)) continue;
+    if (selection.ignore && matches(r.code, selection.ignore)) continue;
+    out.add(r.code);
+  }
+  return out;
+}

@@ -1,0 +1,97 @@
+// What the analyzer knows about the PyTorch API, as qualified names ("torch.randn").
+
+/** Factories that create a tensor on the CPU unless `device=` says otherwise, and accept `device=`. */
+export const DEVICE_FACTORIES = new Set([
+  'tensor', 'zeros', 'ones', 'randn', 'rand', 'randint', 'randperm', 'arange', 'range', 'empty',
+  'full', 'eye', 'linspace', 'logspace', 'as_tensor', 'empty_strided', 'sparse_coo_tensor',
+  'normal', 'tril_indices', 'triu_indices', 'complex', 'scalar_tensor',
+].map((n) => `torch.${n}`));
+
+/** Factories without a `device=` parameter: still CPU tensors. */
+export const CPU_ONLY_FACTORIES = new Set(['torch.from_numpy', 'torch.frombuffer', 'torch.load_numpy']);
+
+/** `*_like(x)` factories inherit x's place unless `device=` is given. */
+export const LIKE_FACTORIES = new Set(
+  ['zeros_like', 'ones_like', 'empty_like', 'full_like', 'rand_like', 'randn_like', 'randint_like'].map((n) => `torch.${n}`),
+);
+
+/** nn classes without parameters or buffers: calling one never mismatches by itself. */
+const PLACELESS_MODULE_PATTERNS: RegExp[] = [
+  /Loss$/, /^(ReLU|ReLU6|GELU|SiLU|Sigmoid|Tanh|Softmax|Softmax2d|LogSoftmax|Softmin|LeakyReLU|ELU|SELU|CELU|Mish|Hardswish|Hardsigmoid|Hardtanh|Softplus|Softsign|Tanhshrink|Threshold|GLU|LogSigmoid|Hardshrink|Softshrink|RReLU)$/,
+  /^(Flatten|Unflatten|Identity|Dropout\w*|AlphaDropout|FeatureAlphaDropout|Upsample\w*|PixelShuffle|PixelUnshuffle|ChannelShuffle|ZeroPad\w*|ConstantPad\w*|ReflectionPad\w*|ReplicationPad\w*|CircularPad\w*|Fold|Unfold)$/,
+  /^(MaxPool\dd|AvgPool\dd|AdaptiveAvgPool\dd|AdaptiveMaxPool\dd|LPPool\dd|FractionalMaxPool\dd|MaxUnpool\dd|CosineSimilarity|PairwiseDistance)$/,
+];
+
+export function isPlacelessModuleClass(className: string): boolean {
+  return PLACELESS_MODULE_PATTERNS.some((re) => re.test(className));
+}
+
+/** Module-returning constructors outside torch.nn (model zoos). */
+export function isModelZooConstructor(qualified: string): boolean {
+  return /^torchvision\.models\.[a-z]\w*$/.test(qualified) || /^torchvision\.models\.\w+\.[a-z]\w*$/.test(qualified) ||
+    /^torchaudio\.models\.\w+$/.test(qualified);
+}
+
+export const WRAPPER_MODULES = new Set([
+  'torch.nn.DataParallel', 'torch.nn.parallel.DataParallel', 'torch.nn.parallel.DistributedDataParallel',
+  'torch.compile', 'torch.jit.script', 'torch.jit.trace',
+]);
+
+export const DATALOADER_CLASSES = new Set(['torch.utils.data.DataLoader', 'torch.utils.data.dataloader.DataLoader']);
+
+export const DTYPE_NAMES = new Set([
+  'float', 'float16', 'float32', 'float64', 'half', 'double', 'bfloat16', 'int', 'int8', 'int16', 'int32',
+  'int64', 'long', 'short', 'uint8', 'bool', 'complex64', 'complex128', 'cfloat', 'cdouble', 'float8_e4m3fn',
+  'float8_e5m2', 'qint8', 'quint8',
+]);
+
+/** Tensor methods whose result is not a tensor (or not on the tensor's device). */
+export const NON_TENSOR_METHODS = new Set([
+  'item', 'tolist', 'size', 'dim', 'ndimension', 'numel', 'nelement', 'element_size', 'data_ptr', 'stride',
+  'storage', 'untyped_storage', 'get_device', 'is_contiguous', 'is_floating_point', 'is_complex', 'equal',
+  'backward', 'register_hook', 'retain_grad', 'numpy', 'storage_offset', '__len__', 'is_pinned',
+  'is_shared', 'is_set_to', 'dim_order', 'tobytes', 'keys', 'values', 'items', 'get', 'format',
+]);
+
+/** Tensor methods whose result keeps the autograd graph of the receiver. */
+export const DIFFERENTIABLE_METHODS = new Set([
+  'view', 'view_as', 'reshape', 'reshape_as', 'squeeze', 'unsqueeze', 'flatten', 'unflatten', 'permute',
+  'transpose', 't', 'contiguous', 'clone', 'float', 'double', 'half', 'bfloat16', 'to', 'cpu', 'cuda', 'sum',
+  'mean', 'softmax', 'log_softmax', 'sigmoid', 'tanh', 'relu', 'exp', 'log', 'abs', 'pow', 'sqrt', 'mul',
+  'add', 'sub', 'div', 'matmul', 'mm', 'bmm', 'expand', 'expand_as', 'repeat', 'narrow', 'select', 'gather',
+  'masked_fill', 'norm', 'std', 'var', 'clamp', 'clip', 'neg', 'reciprocal', 'prod', 'cumsum', 'square',
+  'type_as', 'chunk', 'split', 'unbind', 'roll', 'flip', 'index_select', 'masked_select', 'squeeze_',
+  'unsqueeze_', 'mul_', 'add_', 'sub_', 'div_', 'requires_grad_',
+]);
+
+/** Module methods that return the module itself. */
+export const MODULE_SELF_METHODS = new Set([
+  'eval', 'train', 'half', 'float', 'double', 'bfloat16', 'requires_grad_', 'apply', 'share_memory',
+  'to_empty', 'type', 'zero_grad',
+]);
+
+/** Calls on a receiver that are evidence it is a module rather than a tensor. */
+export const MODULE_EVIDENCE_METHODS = new Set([
+  'parameters', 'named_parameters', 'state_dict', 'load_state_dict', 'eval', 'train', 'modules',
+  'named_modules', 'children', 'named_children', 'zero_grad', 'apply', 'buffers', 'named_buffers',
+  'register_buffer', 'register_forward_hook', 'forward',
+]);
+
+/** Calls on a receiver that are evidence it is a tensor. */
+export const TENSOR_EVIDENCE_METHODS = new Set([
+  'numpy', 'item', 'tolist', 'backward', 'size', 'dim', 'numel', 'view', 'reshape', 'permute', 'unsqueeze',
+  'squeeze', 'detach', 'argmax', 'sum', 'mean', 'transpose', 'contiguous', 'masked_fill', 'clamp',
+]);
+
+/** Contexts and decorators under which model calls do not record gradients. */
+export const NO_GRAD_CONTEXTS = new Set(['torch.no_grad', 'torch.inference_mode', 'torch.autograd.no_grad', 'torch.autograd.grad_mode.no_grad']);
+
+/** Device strings that name an accelerator. */
+export function isAcceleratorDeviceString(s: string): boolean | undefined {
+  const name = s.trim().toLowerCase();
+  if (name === 'cpu' || name.startsWith('cpu:')) return false;
+  if (/^(cuda|mps|xpu|hip|npu|xla|hpu|mtia|privateuseone|ipu|vulkan|mkldnn)(:\d+)?$/.test(name)) return true;
+  return undefined;
+}
+
+export const NUMPY_CONVERTERS = new Set(['numpy.array', 'numpy.asarray', 'numpy.asanyarray', 'numpy.ascontiguousarray']);

@@ -1,0 +1,107 @@
+// The abstract values of ANALYZER.md: what a Python value is (kind), where it lives
+// (place, a set over {cpu, accel}) and whether it carries autograd history (grad).
+import type { Node } from '../python/parser';
+
+/** A set over {cpu, accel} as a bitmask; 0 means "not tracked": rules stay silent. */
+export type Place = 0 | 1 | 2 | 3;
+export const UNTRACKED: Place = 0;
+export const CPU: Place = 1;
+export const ACCEL: Place = 2;
+export const EITHER: Place = 3;
+
+export type Kind = 'tensor' | 'module' | 'optimizer' | 'loader' | 'device' | 'other' | 'unknown';
+export type Grad = 'yes' | 'no' | 'unknown';
+
+/** A syntax node together with the unit (file, or notebook cell) it belongs to. */
+export interface Located {
+  unit: number;
+  node: Node;
+}
+
+/** A `for` loop over a data loader, shared by the batch values it yields (DD002). */
+export interface LoaderLoop extends Located {
+  loaderText: string;
+  /** Loop target names holding batch tensors, in source order. */
+  targets: string[];
+}
+
+export interface Value {
+  kind: Kind;
+  place: Place;
+  grad: Grad;
+  /** A 0-dim CPU tensor from a scalar literal: may legally meet accelerator tensors. */
+  scalar?: boolean;
+  /** A module without parameters (loss, activation): has no place of its own. */
+  placeless?: boolean;
+  /** Source text of the device this value was placed with (`device`, `"cuda"`), for fixes. */
+  deviceText?: string;
+  /** Where the place was established: the `.to()` call, the factory, the model call. */
+  origin?: Located & { what: string };
+  /** Created by a torch factory that accepts `device=` (DD001's preferred fix). */
+  factory?: Located & { scope: number };
+  /** A batch element yielded by a loader loop and not moved since. */
+  batch?: { loop: LoaderLoop; name: string; container?: 'dict' | 'list' };
+  /** Elements of a tuple or list display, for unpacking. */
+  elements?: Value[];
+  /** An instance of a class defined in the analysed program. */
+  className?: string;
+}
+
+export const UNKNOWN: Value = Object.freeze({ kind: 'unknown', place: UNTRACKED, grad: 'unknown' }) as Value;
+export const OTHER: Value = Object.freeze({ kind: 'other', place: UNTRACKED, grad: 'unknown' }) as Value;
+
+export function value(kind: Kind, place: Place = UNTRACKED, extra: Partial<Value> = {}): Value {
+  return { kind, place, grad: 'unknown', ...extra };
+}
+
+export function hasAccel(place: Place): boolean {
+  return (place & ACCEL) !== 0;
+}
+
+export function isExactlyCpu(place: Place): boolean {
+  return place === CPU;
+}
+
+export function placeName(place: Place): string {
+  switch (place) {
+    case CPU: return 'the CPU';
+    case ACCEL: return 'an accelerator';
+    case EITHER: return 'the CPU or an accelerator, depending on the run';
+    default: return 'an unknown device';
+  }
+}
+
+/** Can this value take part in a tensor operation (as operand or as a called module)? */
+export function isTensorLike(v: Value): boolean {
+  return v.kind === 'tensor' || v.kind === 'module' || (v.kind === 'unknown' && v.place !== UNTRACKED);
+}
+
+/** Join at a control-flow merge: the least value describing both paths. */
+export function joinValues(a: Value, b: Value): Value {
+  if (a === b) return a;
+  const place: Place = a.place === UNTRACKED || b.place === UNTRACKED ? UNTRACKED : ((a.place | b.place) as Place);
+  const accelSide = hasAccel(b.place) && !hasAccel(a.place) ? b : a;
+  const joined: Value = {
+    kind: a.kind === b.kind ? a.kind : 'unknown',
+    place,
+    grad: a.grad === b.grad ? a.grad : 'unknown',
+    deviceText: accelSide.deviceText ?? a.deviceText ?? b.deviceText,
+    origin: accelSide.origin ?? a.origin ?? b.origin,
+  };
+  if (a.scalar && b.scalar) joined.scalar = true;
+  if (a.placeless && b.placeless) joined.placeless = true;
+  if (a.factory && b.factory && a.factory.node.id === b.factory.node.id) joined.factory = a.factory;
+  if (a.batch && b.batch && a.batch.loop === b.batch.loop && a.batch.name === b.batch.name) joined.batch = a.batch;
+  if (a.className && a.className === b.className) joined.className = a.className;
+  if (a.elements && b.elements && a.elements.length === b.elements.length) {
+    joined.elements = a.elements.map((e, i) => joinValues(e, b.elements![i]));
+  }
+  return joined;
+}
+
+export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  return a.kind === b.kind && a.place === b.place && a.grad === b.grad && !!a.batch === !!b.batch &&
+    a.deviceText === b.deviceText && a.className === b.className;
+}

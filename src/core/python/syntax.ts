@@ -1,0 +1,104 @@
+// Small helpers over tree-sitter Python nodes.
+import type { Node } from './parser';
+import type { Range } from '../analysis/types';
+
+export function nodeRange(node: Node): Range {
+  return {
+    start: { line: node.startPosition.row, character: node.startPosition.column },
+    end: { line: node.endPosition.row, character: node.endPosition.column },
+  };
+}
+
+/** Named children without comments (tree-sitter keeps comments as named nodes). */
+export function children(node: Node): Node[] {
+  const out: Node[] = [];
+  for (let i = 0; i < node.namedChildCount; i++) {
+    const c = node.namedChild(i);
+    if (c && c.type !== 'comment') out.push(c);
+  }
+  return out;
+}
+
+export function field(node: Node, name: string): Node | null {
+  return node.childForFieldName(name);
+}
+
+/** Strips any number of enclosing parentheses. */
+export function unparen(node: Node): Node {
+  let n = node;
+  while (n.type === 'parenthesized_expression') {
+    const inner = children(n)[0];
+    if (!inner) break;
+    n = inner;
+  }
+  return n;
+}
+
+/** "x", "self.model", "args.device" for identifiers and attribute chains of identifiers. */
+export function dottedKey(node: Node): string | undefined {
+  const n = unparen(node);
+  if (n.type === 'identifier') return n.text;
+  if (n.type === 'attribute') {
+    const obj = field(n, 'object');
+    const attr = field(n, 'attribute');
+    if (!obj || !attr) return undefined;
+    const base = dottedKey(obj);
+    return base ? `${base}.${attr.text}` : undefined;
+  }
+  return undefined;
+}
+
+/** The text of a string literal without prefix and quotes, when it has no interpolation. */
+export function stringLiteralValue(node: Node): string | undefined {
+  const n = unparen(node);
+  if (n.type !== 'string') return undefined;
+  let content = '';
+  for (const c of children(n)) {
+    if (c.type === 'interpolation') return undefined;
+    if (c.type === 'string_content') content += c.text;
+  }
+  return content;
+}
+
+export function isNumberLiteral(node: Node): boolean {
+  const n = unparen(node);
+  if (n.type === 'integer' || n.type === 'float' || n.type === 'true' || n.type === 'false') return true;
+  if (n.type === 'unary_operator') {
+    const arg = field(n, 'argument');
+    return !!arg && isNumberLiteral(arg);
+  }
+  return false;
+}
+
+export interface CallArguments {
+  positional: Node[];
+  keywords: Map<string, Node>;
+  /** Has *args or **kwargs: positions after it are unknown. */
+  hasSplat: boolean;
+}
+
+export function callArguments(call: Node): CallArguments {
+  const out: CallArguments = { positional: [], keywords: new Map(), hasSplat: false };
+  const args = field(call, 'arguments');
+  if (!args || args.type !== 'argument_list') {
+    if (args) out.positional.push(args); // generator expression argument
+    return out;
+  }
+  for (const a of children(args)) {
+    if (a.type === 'keyword_argument') {
+      const name = field(a, 'name');
+      const val = field(a, 'value');
+      if (name && val) out.keywords.set(name.text, val);
+    } else if (a.type === 'list_splat' || a.type === 'dictionary_splat') {
+      out.hasSplat = true;
+    } else {
+      out.positional.push(a);
+    }
+  }
+  return out;
+}
+
+/** The statement's first line indentation (spaces/tabs before it). */
+export function indentationOf(node: Node, lineText: string): string {
+  return lineText.slice(0, node.startPosition.column).match(/^[ \t]*/)?.[0] ?? '';
+}
