@@ -35,11 +35,22 @@ export function positionAt(starts: number[], offset: number): Position {
   return { line: lo, character: offset - starts[lo] };
 }
 
-/** Applies non-overlapping edits (any order) and returns the new text. */
+/**
+ * Applies edits (any order) and returns the new text. Identical edits apply once (two
+ * findings may share one fix, as DD003 and DD010 do); an edit overlapping one already
+ * applied is skipped, so a second pass can pick it up.
+ */
 export function applyTextEdits(text: string, edits: readonly TextEdit[]): string {
   const starts = lineStarts(text);
+  const seen = new Set<string>();
   const resolved = edits
     .map((e) => ({ start: offsetAt(starts, text, e.range.start), end: offsetAt(starts, text, e.range.end), text: e.newText }))
+    .filter((e) => {
+      const key = `${e.start}:${e.end}:${e.text}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
     .sort((a, b) => b.start - a.start || b.end - a.end);
   let out = text;
   let limit = Infinity;
