@@ -1,0 +1,75 @@
+// The language client: starts dist/server.js over ipc for Python files and the Python
+// cells of notebooks, and decides what happens when the server crashes.
+import * as vscode from 'vscode';
+import {
+  CloseAction,
+  ErrorAction,
+  LanguageClient,
+  RevealOutputChannelOn,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import type { DocumentSelector, ErrorHandler, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
+import { CrashWindow, MAX_CRASHES } from './crashWindow';
+
+/** Also the prefix of the trace setting: `deviceDoctor.trace.server`. */
+export const CLIENT_ID = 'deviceDoctor';
+export const CLIENT_NAME = 'Device Doctor';
+export const SETTINGS_SECTION = 'deviceDoctor';
+
+export const DOCUMENT_SELECTOR: DocumentSelector = [
+  { language: 'python', scheme: 'file' },
+  { language: 'python', scheme: 'untitled' },
+  // A notebook cell filter (LSP 3.17): Python cells of any notebook type.
+  { notebook: '*', language: 'python' },
+];
+
+export const GAVE_UP_MESSAGE = `The Device Doctor language server crashed ${MAX_CRASHES} times in the last 3 minutes `
+  + 'and will not be restarted. The "Device Doctor" output has the details; '
+  + 'run "Device Doctor: Restart Language Server" to try again.';
+
+function serverOptions(extension: vscode.ExtensionContext): ServerOptions {
+  const module = extension.asAbsolutePath('dist/server.js');
+  return {
+    run: { module, transport: TransportKind.ipc },
+    debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6011'] } },
+  };
+}
+
+function errorHandler(log: vscode.LogOutputChannel, crashes: CrashWindow): ErrorHandler {
+  return {
+    error: (error, _message, count) => {
+      log.error(`Language server connection error: ${error.message}`);
+      // A few bad messages are survivable; a stream of them means the connection is gone.
+      return { action: count !== undefined && count <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown };
+    },
+    closed: () => {
+      if (crashes.shouldRestart(Date.now())) {
+        log.warn('The language server stopped unexpectedly; restarting it.');
+        return { action: CloseAction.Restart };
+      }
+      log.error(GAVE_UP_MESSAGE);
+      return { action: CloseAction.DoNotRestart, message: GAVE_UP_MESSAGE };
+    },
+  };
+}
+
+export function createLanguageClient(
+  extension: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  crashes: CrashWindow,
+): LanguageClient {
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: DOCUMENT_SELECTOR,
+    synchronize: { configurationSection: SETTINGS_SECTION },
+    diagnosticCollectionName: CLIENT_ID,
+    outputChannel: log,
+    traceOutputChannel: log,
+    revealOutputChannelOn: RevealOutputChannelOn.Never,
+    errorHandler: errorHandler(log, crashes),
+    initializationFailedHandler: (error) => {
+      log.error(`The language server failed to initialize: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    },
+  };
+  return new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions(extension), clientOptions);
+}
