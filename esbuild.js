@@ -9,6 +9,17 @@ const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 const outdir = path.join(__dirname, 'dist');
 
+// web-tree-sitter's ESM build reads import.meta.url, which a CommonJS bundle lacks:
+// always bundle its CommonJS build.
+const webTreeSitterCjs = {
+  name: 'web-tree-sitter-cjs',
+  setup(build) {
+    build.onResolve({ filter: /^web-tree-sitter$/ }, () => ({
+      path: require.resolve('web-tree-sitter'), // the "require" condition: web-tree-sitter.cjs
+    }));
+  },
+};
+
 const entries = [
   { in: 'src/extension.ts', out: 'extension' },
   { in: 'src/server/server.ts', out: 'server' },
@@ -48,6 +59,7 @@ async function main() {
         minify: production,
         logLevel: 'warning',
         banner: entry.banner ? { js: entry.banner } : undefined,
+        plugins: [webTreeSitterCjs],
       }),
     ),
   );

@@ -9,7 +9,7 @@ import { resultOf } from './expressions';
 import type { Frame } from './frame';
 import type { FunctionInfo } from './program';
 import {
-  CPU_ONLY_FACTORIES, DATALOADER_CLASSES, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, isModelZooConstructor,
+  CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, isModelZooConstructor,
   isPlacelessModuleClass, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, WRAPPER_MODULES,
 } from './torchApi';
 import { ACCEL, CPU, isTensorLike, OTHER, UNKNOWN, UNTRACKED, Value, value } from './values';
@@ -94,7 +94,10 @@ function evalTorchCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: N
     const data = argValues[0]?.value;
     return value('tensor', data?.place ?? UNTRACKED, { grad: 'yes', origin: data?.origin, deviceText: data?.deviceText });
   }
-  if (WRAPPER_MODULES.has(q)) return argValues[0]?.value ?? UNKNOWN;
+  if (WRAPPER_MODULES.has(q)) {
+    const model = argValues[0]?.value ?? UNKNOWN;
+    return INPUT_SCATTERING_WRAPPERS.has(q) ? { ...model, kind: 'module', movesInputs: true } : model;
+  }
   if (DATALOADER_CLASSES.has(q)) return value('loader');
   if (/^torch\.optim\.[A-Z]/.test(q)) return value('optimizer');
   if (/^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(q)) {
@@ -210,13 +213,21 @@ function evalMethodCall(
   if (!tensorRecv) return UNKNOWN;
   if (method === 'requires_grad_' && recvKey) frame.env.set(recvKey, { ...recv, grad: 'yes' });
   if (NON_TENSOR_METHODS.has(method)) return OTHER;
-  if (method === 'detach') return { ...recv, grad: 'no', factory: undefined, batch: undefined, kind: 'tensor' };
   const operands = argValues.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
+  if (method === 'type_as') {
+    // `a.type_as(b)` takes b's type, and with it b's device (torch.cuda.FloatTensor).
+    const other = operands[0];
+    return other
+      ? { ...recv, kind: 'tensor', place: other.value.place, deviceText: `${other.node.text}.device`, origin: other.value.origin, factory: undefined, scalar: undefined, batch: undefined }
+      : value('tensor');
+  }
+  if (method === 'detach') return { ...recv, grad: 'no', factory: undefined, kind: 'tensor' };
   if (operands.length && ELEMENTWISE_METHODS.has(method)) {
     ctx.checker.tensorOperation(frame, call, [{ node: objNode, value: recv }, ...operands]);
   }
   const grad = frame.noGrad > 0 ? 'no' : DIFFERENTIABLE_METHODS.has(method) ? recv.grad : recv.grad === 'no' ? 'no' : 'unknown';
-  return { ...recv, kind: 'tensor', grad, factory: undefined, scalar: undefined, elements: undefined, batch: method === 'float' || method === 'long' ? recv.batch : undefined };
+  // A batch stays a batch through views and casts: moving it at the loop's top fixes them all.
+  return { ...recv, kind: 'tensor', grad, factory: undefined, scalar: undefined, elements: undefined };
 }
 
 /** Methods that combine the receiver with tensor arguments, which must share its device. */

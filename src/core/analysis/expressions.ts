@@ -184,12 +184,12 @@ export function resultOf(tensors: Arg[], noGrad: boolean): Value {
 
 /** `recv.attr` for tensors and modules. */
 export function attributeOf(recv: Value, attr: string, recvText: string): Value {
-  if (recv.kind === 'tensor') {
+  if (recv.kind === 'tensor' || (recv.kind === 'unknown' && recv.place !== UNTRACKED)) {
     switch (attr) {
       case 'T': case 'mT': case 'H': case 'mH': case 'real': case 'imag':
-        return { ...recv, factory: undefined, scalar: undefined };
+        return { ...recv, kind: 'tensor', factory: undefined, scalar: undefined };
       case 'data': case 'grad':
-        return { ...recv, grad: 'no', factory: undefined, scalar: undefined };
+        return { ...recv, kind: 'tensor', grad: 'no', factory: undefined, scalar: undefined };
       case 'device':
         return value('device', recv.place, { deviceText: `${recvText}.device`, origin: recv.origin });
       default:

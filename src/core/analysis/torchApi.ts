@@ -32,7 +32,14 @@ export function isModelZooConstructor(qualified: string): boolean {
     /^torchaudio\.models\.\w+$/.test(qualified);
 }
 
+/** Wrappers that copy their inputs to the wrapped model's devices (so CPU inputs are fine). */
+export const INPUT_SCATTERING_WRAPPERS = new Set([
+  'torch.nn.DataParallel', 'torch.nn.parallel.DataParallel', 'torch.nn.parallel.DistributedDataParallel',
+  'torch.nn.parallel.distributed.DistributedDataParallel',
+]);
+
 export const WRAPPER_MODULES = new Set([
+  'torch.nn.parallel.distributed.DistributedDataParallel',
   'torch.nn.DataParallel', 'torch.nn.parallel.DataParallel', 'torch.nn.parallel.DistributedDataParallel',
   'torch.compile', 'torch.jit.script', 'torch.jit.trace',
 ]);

@@ -33,6 +33,8 @@ export interface Value {
   scalar?: boolean;
   /** A module without parameters (loss, activation): has no place of its own. */
   placeless?: boolean;
+  /** DataParallel / DistributedDataParallel: scatters its inputs to its devices itself. */
+  movesInputs?: boolean;
   /** Source text of the device this value was placed with (`device`, `"cuda"`), for fixes. */
   deviceText?: string;
   /** Where the place was established: the `.to()` call, the factory, the model call. */

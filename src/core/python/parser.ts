@@ -19,8 +19,9 @@ function locateWasm(file: string, wasmDir?: string): string {
     path.join(__dirname, '..', 'dist', file),
   ].filter((p): p is string => !!p);
   for (const candidate of candidates) if (fs.existsSync(candidate)) return candidate;
-  if (file === 'web-tree-sitter.wasm') return require.resolve('web-tree-sitter/web-tree-sitter.wasm');
-  return path.join(path.dirname(require.resolve('tree-sitter-python/package.json')), file);
+  // Running from source (src/core/python): the packages' own copies.
+  const pkg = file === 'web-tree-sitter.wasm' ? 'web-tree-sitter' : 'tree-sitter-python';
+  return path.join(__dirname, '..', '..', '..', 'node_modules', pkg, file);
 }
 
 export function initPythonParser(wasmDir?: string): Promise<void> {

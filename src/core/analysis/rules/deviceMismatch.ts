@@ -17,6 +17,7 @@ interface Side {
 }
 
 export function checkModuleCall(c: Checker, frame: Frame, call: Node, calleeNode: Node, callee: Value, args: Arg[]): void {
+  if (callee.movesInputs) return;
   if (callee.place === UNTRACKED) {
     // A model of unknown place: in a function that deals with devices it may be on one.
     if (frame.deviceAware) for (const a of args) if (isCpuOperand(a.value)) c.loops.noteReached(frame, a, { node: calleeNode, value: callee });
