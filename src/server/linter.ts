@@ -30,11 +30,14 @@ interface CodeCell {
 }
 
 export const PYTHON_LANGUAGE = 'python';
+const SLOW_ANALYSIS_MS = 1000;
 
 export class Linter {
   private readonly debouncer: Debouncer;
   /** The debounce each document's settings asked for last time (scheduling must not wait). */
   private readonly debounceMs = new Map<string, number>();
+  /** How long each document's last analysis took: a slow one waits at least that long. */
+  private readonly lastDurationMs = new Map<string, number>();
   /** Open notebooks and the cell URIs diagnostics were last published for. */
   private readonly notebookCells = new Map<string, string[]>();
   /** Documents whose first analysis is queued; it will read their latest text anyway. */
@@ -60,6 +63,7 @@ export class Linter {
     this.debouncer.cancel(uri);
     this.debounceMs.delete(uri);
     this.opening.delete(uri);
+    this.lastDurationMs.delete(uri);
     this.deps.files.release(uri);
     this.deps.settings.forget(uri);
     this.deps.log.forget(uri);
@@ -81,6 +85,7 @@ export class Linter {
     this.debouncer.cancel(uri);
     this.debounceMs.delete(uri);
     this.opening.delete(uri);
+    this.lastDurationMs.delete(uri);
     this.deps.settings.forget(uri);
     this.deps.log.forget(uri);
     for (const cellUri of this.notebookCells.get(uri) ?? []) this.clear(cellUri);
@@ -103,9 +108,31 @@ export class Linter {
     this.debouncer.dispose();
   }
 
+  /**
+   * Waits the debounce, or as long as the last analysis took if that was longer, so that
+   * a large file keeps the server busy at most about half the time while its user types.
+   */
   private schedule(key: string, immediately: boolean, task: () => Promise<void>): void {
-    const delay = immediately ? 0 : (this.debounceMs.get(key) ?? DEFAULT_SETTINGS.debounceMs);
+    const debounce = this.debounceMs.get(key) ?? DEFAULT_SETTINGS.debounceMs;
+    const delay = immediately ? 0 : Math.max(debounce, this.lastDurationMs.get(key) ?? 0);
     this.debouncer.schedule(key, delay, task);
+  }
+
+  /** Runs a synchronous analysis, timing it; errors are logged and give no findings. */
+  private timed<T>(key: string, analyse: () => T[]): T[] {
+    const started = Date.now();
+    try {
+      return analyse();
+    } catch (error) {
+      this.deps.log.error(`Analysis of ${key} failed`, error);
+      return [];
+    } finally {
+      const duration = Date.now() - started;
+      this.lastDurationMs.set(key, duration);
+      if (duration >= SLOW_ANALYSIS_MS) {
+        this.deps.log.warnOnce(`${key}#slow`, `Analysing ${key} took ${duration} ms; it is re-analysed only after pauses at least that long.`);
+      }
+    }
   }
 
   private async settingsFor(key: string): Promise<ServerSettings> {
@@ -122,12 +149,10 @@ export class Linter {
     if (!document) return; // closed while the settings were on their way
     let located: LocatedFinding[] = [];
     if (this.shouldAnalyse(uri, document.lineCount, settings)) {
-      try {
+      located = this.timed(uri, () => {
         const findings = this.deps.files.analyze(uri, document.getText(), this.optionsFor(uri, settings));
-        located = locateFileFindings(uri, findings, settings);
-      } catch (error) {
-        this.deps.log.error(`Analysis of ${uri} failed`, error);
-      }
+        return locateFileFindings(uri, findings, settings);
+      });
     } else {
       this.deps.files.release(uri);
     }
@@ -144,12 +169,10 @@ export class Linter {
     const lineCount = cells.reduce((sum, cell) => sum + cell.document.lineCount, 0);
     let located: LocatedFinding[] = [];
     if (this.shouldAnalyse(uri, lineCount, settings)) {
-      try {
+      located = this.timed(uri, () => {
         const results = analyzeNotebook(cells.map((cell) => cell.document.getText()), this.optionsFor(uri, settings));
-        located = locateCellFindings(cellUris, results, settings);
-      } catch (error) {
-        this.deps.log.error(`Analysis of notebook ${uri} failed`, error);
-      }
+        return locateCellFindings(cellUris, results, settings);
+      });
     }
     const groups = groupByUri(cellUris, located);
     for (const cell of cells) this.publish(cell.uri, groups.get(cell.uri) ?? [], cell.document.version);

@@ -27,7 +27,7 @@ export const DEFAULT_SETTINGS: Readonly<ServerSettings> = Object.freeze({
   select: [],
   ignore: [],
   debounceMs: 200,
-  maxFileLines: 20000,
+  maxFileLines: 10000,
 });
 
 const SEVERITY_SETTINGS: readonly string[] = ['error', 'warning', 'information', 'hint', 'off'];

@@ -4,7 +4,8 @@ import type { CodeAction, Diagnostic, InitializeResult, TextEdit } from 'vscode-
 import { applyTextEdits } from '../../src/core/python/edits';
 import { ensureServerBuilt, TestClient } from './serverClient';
 
-const DD003_SOURCE = 't = torch.tensor([1.0]).to("cuda")\nt.numpy()\n';
+// The analyzer warns only on evidence: without `import torch` a `torch` name proves nothing.
+const DD003_SOURCE = 'import torch\nt = torch.tensor([1.0]).to("cuda")\nt.numpy()\n';
 
 describe('server: the language server process (stdio)', function () {
   this.timeout(30_000);
@@ -121,8 +122,8 @@ describe('server: the language server process (stdio)', function () {
     assert.deepStrictEqual(actions, []);
   });
 
-  // EXPECTED TO FAIL until the real analyzer replaces the stub in src/core/analysis/analyze.ts:
-  // ANALYZER.md says `.numpy()` on a tensor moved to "cuda" is DD003. Not skipped on purpose.
+  // These two need the real analyzer (src/core/analysis): per ANALYZER.md, `.numpy()` on a
+  // tensor moved to "cuda" is DD003. They failed on purpose while the analyzer was a stub.
   it('reports DD003 with its docs link, and offers its fix and the noqa action (needs the real analyzer)', async () => {
     const uri = 'file:///work/project/dd003.py';
     const published = client.diagnosticsFor(uri);
@@ -141,11 +142,10 @@ describe('server: the language server process (stdio)', function () {
     const change = preferred[0].edit?.documentChanges?.[0];
     assert.ok(change && 'edits' in change, JSON.stringify(preferred[0].edit));
     assert.strictEqual(change.textDocument.version, 1);
-    assert.strictEqual(applyTextEdits(DD003_SOURCE, change.edits as TextEdit[]).split('\n')[1], 't.cpu().numpy()');
+    assert.strictEqual(applyTextEdits(DD003_SOURCE, change.edits as TextEdit[]).split('\n')[2], 't.cpu().numpy()');
     assert.ok(actions.some((a) => a.title === 'Ignore DD003 on this line'));
   });
 
-  // EXPECTED TO FAIL until the real analyzer lands (it needs a DD003 to override).
   it('applies the user\'s severity override and "off" (needs the real analyzer)', async () => {
     client.settings = { severity: { DD003: 'hint' } };
     await client.connection.sendNotification('workspace/didChangeConfiguration', { settings: { deviceDoctor: client.settings } });
@@ -159,5 +159,85 @@ describe('server: the language server process (stdio)', function () {
     await client.connection.sendNotification('workspace/didChangeConfiguration', { settings: { deviceDoctor: client.settings } });
     await turnedOff;
     client.settings = {};
+  });
+
+  it('puts a notebook diagnostic in its cell and its preferred fix in the cell that created the tensor', async () => {
+    const notebookUri = 'file:///work/project/mismatch.ipynb';
+    const cell = (id: string) => `vscode-notebook-cell:/work/project/mismatch.ipynb#${id}`;
+    const cells = [
+      'import torch\nimport torch.nn as nn\ndevice = torch.device("cuda")\nx = torch.randn(4, 10)\n',
+      'model = nn.Linear(10, 2).to(device)\nmodel(x)\n',
+    ];
+    const firstCell = client.diagnosticsFor(cell('a'));
+    const secondCell = client.diagnosticsFor(cell('b'));
+    await client.connection.sendNotification('notebookDocument/didOpen', {
+      notebookDocument: { uri: notebookUri, notebookType: 'jupyter-notebook', version: 1, cells: [{ kind: 2, document: cell('a') }, { kind: 2, document: cell('b') }] },
+      cellTextDocuments: cells.map((text, i) => ({ uri: cell('ab'[i]), languageId: 'python', version: 4 + i, text })),
+    });
+    assert.deepStrictEqual((await firstCell).diagnostics, []);
+    const [dd001] = (await secondCell).diagnostics;
+    assert.strictEqual(dd001?.code, 'DD001', JSON.stringify(dd001));
+    assert.ok(dd001.relatedInformation?.some((r) => r.location.uri === cell('a')), 'x was created in the first cell');
+
+    const actions: CodeAction[] = await client.connection.sendRequest('textDocument/codeAction', {
+      textDocument: { uri: cell('b') }, range: dd001.range, context: { diagnostics: [dd001] },
+    });
+    const change = actions.find((a) => a.isPreferred)?.edit?.documentChanges?.[0];
+    assert.ok(change && 'edits' in change, JSON.stringify(actions));
+    assert.deepStrictEqual(change.textDocument, { uri: cell('a'), version: 4 });
+    assert.match(applyTextEdits(cells[0], change.edits as TextEdit[]), /x = torch\.randn\(4, 10, device=device\)/);
+  });
+
+  it('finds a mistake typed into an open file through incremental changes', async () => {
+    const uri = 'file:///work/project/typed.py';
+    const opened = client.diagnosticsFor(uri);
+    await client.openFile(uri, 'import torch\nt = torch.tensor([1.0]).to("cuda")\n');
+    assert.deepStrictEqual((await opened).diagnostics, []);
+    const typed = client.diagnosticsFor(uri, (p) => p.version === 3);
+    const end = { line: 2, character: 0 };
+    await client.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: 2 }, contentChanges: [{ range: { start: end, end }, text: 't.num' }] });
+    await client.connection.sendNotification('textDocument/didChange', {
+      textDocument: { uri, version: 3 },
+      contentChanges: [{ range: { start: { line: 2, character: 5 }, end: { line: 2, character: 5 } }, text: 'py()\n' }],
+    });
+    assert.deepStrictEqual((await typed).diagnostics.map((d) => d.code), ['DD003']);
+  });
+
+  it('fix-all on save and "Ignore on this line" each leave the file clean once applied', async () => {
+    const uri = 'file:///work/project/fixall.py';
+    const source = 'import torch\nx = torch.zeros(3)\nx.to("cuda")  # noqa: E501\nt = torch.tensor([1.0]).to("cuda")\nt.numpy()\n';
+    const opened = client.diagnosticsFor(uri);
+    await client.openFile(uri, source);
+    const diagnostics = (await opened).diagnostics;
+    assert.deepStrictEqual(diagnostics.map((d) => d.code).sort(), ['DD003', 'DD004']);
+
+    const [fixAll]: CodeAction[] = await client.connection.sendRequest('textDocument/codeAction', {
+      textDocument: { uri }, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+      context: { diagnostics: [], only: ['source.fixAll'] },
+    });
+    assert.strictEqual(fixAll?.kind, 'source.fixAll.deviceDoctor');
+    const fixAllChange = fixAll.edit?.documentChanges?.[0];
+    assert.ok(fixAllChange && 'edits' in fixAllChange);
+    const fixed = applyTextEdits(source, fixAllChange.edits as TextEdit[]);
+    const clean = client.diagnosticsFor(uri, (p) => p.version === 2);
+    await client.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: 2 }, contentChanges: [{ text: fixed }] });
+    assert.deepStrictEqual((await clean).diagnostics, [], fixed);
+
+    const back = client.diagnosticsFor(uri, (p) => p.version === 3);
+    await client.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: 3 }, contentChanges: [{ text: source }] });
+    const again = (await back).diagnostics;
+    const actions: CodeAction[] = await client.connection.sendRequest('textDocument/codeAction', {
+      textDocument: { uri }, range: again[0].range, context: { diagnostics: again, only: ['quickfix'] },
+    });
+    const ignoreEdits = actions.filter((a) => a.title.startsWith('Ignore')).flatMap((a) => {
+      const change = a.edit?.documentChanges?.[0];
+      return change && 'edits' in change ? (change.edits as TextEdit[]) : [];
+    });
+    assert.strictEqual(ignoreEdits.length, 2);
+    const suppressed = applyTextEdits(source, ignoreEdits);
+    assert.match(suppressed, /x\.to\("cuda"\)  # noqa: E501, DD004\n/);
+    const quiet = client.diagnosticsFor(uri, (p) => p.version === 4);
+    await client.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: 4 }, contentChanges: [{ text: suppressed }] });
+    assert.deepStrictEqual((await quiet).diagnostics, [], suppressed);
   });
 });
