@@ -123,6 +123,9 @@ describe('cli: JSON format (Ruff shape)', () => {
       url: 'https://github.com/device-doctor/device-doctor/blob/main/docs/rules/DD003.md',
     });
     assert.deepStrictEqual(Object.keys(entry), ['cell', 'code', 'end_location', 'filename', 'fix', 'location', 'message', 'noqa_row', 'url']);
+    assert.deepStrictEqual(Object.keys(entry.location), ['column', 'row']);
+    assert.deepStrictEqual(Object.keys(entry.fix?.edits[0] ?? {}), ['content', 'end_location', 'location']);
+    assert.deepStrictEqual(Object.keys(entry.fix?.edits[0].location ?? {}), ['column', 'row']);
   });
 
   it('gives fix: null when there is no preferred fix', () => {
@@ -222,5 +225,19 @@ describe('cli: SARIF format', () => {
   it('prints parseable JSON with an empty results list when clean', () => {
     const log = JSON.parse(formatSarif({ files: [], problems: [], fixMode: false }, { cwd, version: '1' }));
     assert.deepStrictEqual(log.runs[0].results, []);
+  });
+});
+
+describe('cli: summary with files that could not be checked', () => {
+  const problem = { path: path.join(cwd, 'bad.ipynb'), displayPath: 'bad.ipynb', reason: 'not valid notebook JSON' };
+
+  it('never says All checks passed! when a file was not checked', () => {
+    const summary = summaryLine({ files: [pythonFile('a.py', 'x\n', [])], problems: [problem], fixMode: false });
+    assert.strictEqual(summary, 'No findings in the files checked, but 1 file could not be checked (see the errors above).');
+  });
+
+  it('adds the count of unchecked files to the findings summary', () => {
+    const summary = summaryLine({ files: [pythonFile('a.py', 'x\n', [finding('DD001', 0, 0, 1)])], problems: [problem, problem], fixMode: false });
+    assert.strictEqual(summary, 'Found 1 error. 2 files could not be checked (see the errors above).');
   });
 });

@@ -2,9 +2,15 @@
 // 1-based rows and code-point columns, keys in Ruff's (alphabetical) order.
 // Notebooks, as in Ruff, carry `"cell": N` and cell-local rows; elsewhere `"cell": null`.
 import { ruleDocsUrl } from '../../core/analysis/catalog';
-import type { Fix } from '../../core/analysis/types';
+import type { Fix, Position } from '../../core/analysis/types';
 import type { LocatedFinding } from '../fixes';
 import { cellNumber, Locator, sortedFindings, type LintReport, type LintedFile, type RowColumn } from './report';
+
+/** Ruff prints `{"column": .., "row": ..}`: keys sorted, as everywhere in its JSON. */
+function ruffLocation(locator: Locator, position: Position, cellIndex: number | undefined): RowColumn {
+  const { row, column } = locator.locate(position, cellIndex);
+  return { column, row };
+}
 
 export interface RuffJsonEdit {
   /** Notebooks only (an extension of Ruff's shape): the cell this edit is in, which may differ from the finding's. */
@@ -35,8 +41,8 @@ function jsonFix(file: LintedFile, found: LocatedFinding, locator: Locator): Ruf
     return {
       ...(cell === undefined ? {} : { cell }),
       content: edit.newText,
-      end_location: locator.locate(edit.range.end, cellIndex),
-      location: locator.locate(edit.range.start, cellIndex),
+      end_location: ruffLocation(locator, edit.range.end, cellIndex),
+      location: ruffLocation(locator, edit.range.start, cellIndex),
     };
   });
   return { applicability: 'safe', edits, message: fix.title };
@@ -46,11 +52,11 @@ export function toRuffJson(report: LintReport): RuffJsonDiagnostic[] {
   return report.files.flatMap((file) => {
     const locator = new Locator(file.sources);
     return sortedFindings(file).map((found): RuffJsonDiagnostic => {
-      const location = locator.locate(found.finding.range.start, found.cellIndex);
+      const location = ruffLocation(locator, found.finding.range.start, found.cellIndex);
       return {
         cell: cellNumber(file, found.cellIndex) ?? null,
         code: found.finding.code,
-        end_location: locator.locate(found.finding.range.end, found.cellIndex),
+        end_location: ruffLocation(locator, found.finding.range.end, found.cellIndex),
         filename: file.path,
         fix: jsonFix(file, found, locator),
         location,

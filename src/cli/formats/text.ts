@@ -32,16 +32,25 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
-export function summaryLine(report: LintReport): string {
+function findingsSummary(report: LintReport): string | undefined {
   const remaining = report.files.reduce((n, f) => n + f.findings.length, 0);
   const fixed = report.files.reduce((n, f) => n + f.fixed, 0);
-  if (remaining + fixed === 0) return 'All checks passed!';
+  if (remaining + fixed === 0) return undefined;
   if (report.fixMode && fixed > 0) {
     return `Found ${plural(remaining + fixed, 'error')} (${fixed} fixed, ${remaining} remaining).`;
   }
   const fixable = report.files.reduce((n, f) => n + f.findings.filter(hasPreferredFix).length, 0);
   const hint = !report.fixMode && fixable > 0 ? ` (${fixable} fixable with --fix)` : '';
   return `Found ${plural(remaining, 'error')}${hint}.`;
+}
+
+/** "All checks passed!" only when every file was checked; unreadable files are never "passed". */
+export function summaryLine(report: LintReport): string {
+  const findings = findingsSummary(report);
+  const unchecked = report.problems.length;
+  if (unchecked === 0) return findings ?? 'All checks passed!';
+  const notChecked = `${plural(unchecked, 'file')} could not be checked (see the errors above).`;
+  return findings ? `${findings} ${notChecked}` : `No findings in the files checked, but ${notChecked}`;
 }
 
 export function formatText(report: LintReport, options: TextFormatOptions): string {

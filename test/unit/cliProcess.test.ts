@@ -1,0 +1,85 @@
+// The real bundle, as a user runs it: `node dist/cli.js ...` in a child process.
+import * as assert from 'assert';
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+const ROOT = path.join(__dirname, '..', '..');
+const CLI = path.join(ROOT, 'dist', 'cli.js');
+
+function cli(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
+  const result = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
+  return { status: result.status, out: result.stdout, err: result.stderr };
+}
+
+describe('cli: the bundled dist/cli.js', function () {
+  this.timeout(120_000);
+  let tmp: string;
+
+  before(() => {
+    const build = spawnSync(process.execPath, [path.join(ROOT, 'esbuild.js')], { cwd: ROOT, encoding: 'utf8' });
+    assert.strictEqual(build.status, 0, `npm run build failed:\n${build.stderr}`);
+  });
+
+  beforeEach(() => {
+    tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dd-process-')));
+  });
+
+  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('is an executable script with a node shebang', () => {
+    assert.ok(fs.readFileSync(CLI, 'utf8').startsWith('#!/usr/bin/env node\n'));
+    if (process.platform !== 'win32') assert.ok((fs.statSync(CLI).mode & 0o111) !== 0);
+  });
+
+  it('prints its version and help', () => {
+    const version = cli(['--version'], tmp);
+    assert.match(version.out, /^device-doctor \d+\.\d+\.\d+\n$/);
+    assert.strictEqual(version.status, 0);
+    const help = cli(['lint', '--help'], tmp);
+    assert.match(help.out, /^Usage: device-doctor lint/);
+    assert.strictEqual(help.status, 0);
+  });
+
+  it('exits 0 on clean code, without colour when piped', () => {
+    fs.writeFileSync(path.join(tmp, 'ok.py'), 'import torch\nx = torch.zeros(2)\nprint(x.numpy())\n');
+    const result = cli(['lint'], tmp, { FORCE_COLOR: '1' });
+    assert.strictEqual(result.out, 'All checks passed!\n');
+    assert.strictEqual(result.status, 0);
+  });
+
+  it('exits 2 on usage errors, with a message and no stack trace', () => {
+    for (const args of [['lint', '--bogus'], ['lint', '--format', 'xml'], ['lint', '--select', 'DD999'], ['lint', 'missing.py'], ['frobnicate'], []]) {
+      const result = cli(args, tmp);
+      assert.strictEqual(result.status, 2, args.join(' '));
+      assert.match(result.err, /^error: /, args.join(' '));
+      assert.ok(!/^\s+at /m.test(result.err), `stack trace for ${args.join(' ')}`);
+    }
+  });
+
+  it('prints [] for a clean folder in JSON and a SARIF log in SARIF', () => {
+    fs.writeFileSync(path.join(tmp, 'ok.py'), 'x = 1\n');
+    assert.strictEqual(cli(['lint', '--format', 'json'], tmp).out, '[]\n');
+    const sarif = JSON.parse(cli(['lint', '--format', 'sarif'], tmp).out);
+    assert.strictEqual(sarif.version, '2.1.0');
+  });
+
+  it('exits 1 with the finding when code has a device mistake (needs the analyzer)', () => {
+    fs.writeFileSync(path.join(tmp, 'bad.py'), 'import torch\nt = torch.tensor([1.0]).to("cuda")\nt.numpy()\n');
+    const result = cli(['lint'], tmp);
+    assert.match(result.out, /^bad\.py:3:\d+: DD003 \[\*\] /m);
+    assert.strictEqual(result.status, 1);
+    const fixed = cli(['lint', '--fix'], tmp);
+    assert.strictEqual(fixed.status, 0);
+    assert.strictEqual(fs.readFileSync(path.join(tmp, 'bad.py'), 'utf8'), 'import torch\nt = torch.tensor([1.0]).to("cuda")\nt.cpu().numpy()\n');
+  });
+
+  it('runs doctor (what npm start runs) and exits 0', () => {
+    const result = cli(['doctor'], tmp);
+    assert.strictEqual(result.status, 0, result.err);
+    assert.match(result.out, /^Device Doctor \d+\.\d+\.\d+\n/);
+    assert.match(result.out, /Node\.js {4}v\d+/);
+    assert.match(result.out, /No Python files or notebooks here\./);
+  });
+});
