@@ -9,14 +9,12 @@ import { resultOf } from './expressions';
 import type { Frame } from './frame';
 import type { FunctionInfo } from './program';
 import {
-  CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, isModelZooConstructor,
+  CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
+  VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, isModelZooConstructor,
   isPlacelessModuleClass, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, WRAPPER_MODULES,
 } from './torchApi';
 import { ACCEL, CPU, isTensorLike, OTHER, UNKNOWN, UNTRACKED, Value, value } from './values';
 
-/** Callees whose name says they consume model inputs, even when their value is unknown. */
-const MODEL_LIKE_NAME = /(^|[._])(model|net|network|encoder|decoder|classifier|backbone|head|generator|discriminator|critic|actor)$/;
-const LOSS_LIKE_NAME = /(loss|criterion)(_fn|_func|_function)?$/i;
 
 export function evalCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: Node, discarded: boolean): Value {
   const callee = field(call, 'function');
@@ -44,7 +42,7 @@ function evalValueCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: N
   const isModule = callee.kind === 'module' || (callee.kind === 'unknown' && callee.place !== UNTRACKED);
   if (callee.placeless || (!isModule && LOSS_LIKE_NAME.test(calleeNode.text))) {
     ctx.checker.noteTensorConsumer(frame, argValues);
-    return ex.tensorOperation(frame, call, argValues);
+    return ex.tensorOperation(frame, call, argValues, 'consumer');
   }
   if (!isModule && !(callee.kind === 'unknown' && MODEL_LIKE_NAME.test(calleeNode.text))) return UNKNOWN;
   ctx.checker.noteTensorConsumer(frame, argValues);
@@ -103,14 +101,16 @@ function evalTorchCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: N
   if (/^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(q)) {
     return isPlacelessModuleClass(last)
       ? value('module', UNTRACKED, { placeless: true })
-      : value('module', CPU, { origin: { unit: frame.unit, node: call, what: 'created on the CPU here' } });
+      : value('module', CPU, { origin: { unit: frame.unit, node: call, what: 'created on the CPU here' }, factory: { unit: frame.unit, node: call, scope: frame.id } });
   }
-  if (isModelZooConstructor(q)) return value('module', CPU, { origin: { unit: frame.unit, node: call, what: 'created on the CPU here' } });
+  if (isModelZooConstructor(q)) return value('module', CPU, { origin: { unit: frame.unit, node: call, what: 'created on the CPU here' }, factory: { unit: frame.unit, node: call, scope: frame.id } });
   if (isTensorFunction(q)) {
     const tensors = flattenTensorArgs(ex, frame, argValues, q);
     ctx.checker.noteTensorConsumer(frame, tensors);
-    const result = ex.tensorOperation(frame, call, tensors);
-    return isNonTensorResult(last) ? OTHER : result;
+    const result = ex.tensorOperation(frame, call, tensors, /loss|cross_entropy|kl_div/.test(last) ? 'consumer' : 'op');
+    if (isNonTensorResult(last)) return OTHER;
+    if (INTEGER_RESULT_FUNCTIONS.has(last)) return { ...result, grad: 'no' };
+    return VALUES_INDICES_FUNCTIONS.has(last) ? { ...result, grad: result.grad === 'no' ? 'no' : 'unknown' } : result;
   }
   return UNKNOWN;
 }
@@ -155,7 +155,7 @@ function evalLocalCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: N
     if (init) recordCallSite(ctx, ex, frame, init, args, 1);
     else evalArgs(ex, frame, args);
     return cls.isModule
-      ? value('module', CPU, { className: cls.name, origin: { unit: frame.unit, node: call, what: 'created on the CPU here' } })
+      ? value('module', CPU, { className: cls.name, origin: { unit: frame.unit, node: call, what: 'created on the CPU here' }, factory: { unit: frame.unit, node: call, scope: frame.id } })
       : value('other', UNTRACKED, { className: cls.name });
   }
   if (name === 'next' || name === 'iter') {
@@ -203,6 +203,10 @@ function evalMethodCall(
     ctx.checker.numpyConversion(frame, call, objNode, recv, 'method');
     return OTHER;
   }
+  if (recv.kind !== 'tensor' && recv.kind !== 'module' && !(recv.kind === 'unknown' && recv.place !== UNTRACKED)) {
+    // `self.model(x)`, `trainer.loss_fn(out, y)`: calling an attribute that holds a model or loss.
+    return evalValueCall(ctx, ex, frame, call, callee, ex.eval(frame, callee), args);
+  }
   const argValues = evalArgs(ex, frame, args);
   const tensorRecv = recv.kind === 'tensor' || (recv.kind === 'unknown' && recv.place !== UNTRACKED);
   if (recv.kind === 'module') {
@@ -223,7 +227,7 @@ function evalMethodCall(
   }
   if (method === 'detach') return { ...recv, grad: 'no', factory: undefined, kind: 'tensor' };
   if (operands.length && ELEMENTWISE_METHODS.has(method)) {
-    ctx.checker.tensorOperation(frame, call, [{ node: objNode, value: recv }, ...operands]);
+    ctx.checker.tensorOperation(frame, call, [{ node: objNode, value: recv }, ...operands], 'op');
   }
   const grad = frame.noGrad > 0 ? 'no' : DIFFERENTIABLE_METHODS.has(method) ? recv.grad : recv.grad === 'no' ? 'no' : 'unknown';
   // A batch stays a batch through views and casts: moving it at the loop's top fixes them all.

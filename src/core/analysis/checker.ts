@@ -58,9 +58,10 @@ export class Checker {
     checkModuleCall(this, frame, call, calleeNode, callee, args);
   }
 
-  tensorOperation(frame: Frame, node: Node, args: Arg[]): void {
+  /** `via`: batches reaching a model or loss ("consumer") are DD002, the loop's fault; in other operations, DD001. */
+  tensorOperation(frame: Frame, node: Node, args: Arg[], via: 'consumer' | 'op' = 'op'): void {
     if (this.quiet(frame)) return;
-    checkTensorOperation(this, frame, node, args);
+    checkTensorOperation(this, frame, node, args, via);
   }
 
   /** Batch elements passed to a model, loss or torch op are tensors the DD002 fix should move. */

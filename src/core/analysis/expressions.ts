@@ -157,10 +157,10 @@ export class Expressions {
   }
 
   /** A torch function, an operator or a parameterless module over tensor arguments. */
-  tensorOperation(frame: Frame, node: Node, args: Arg[]): Value {
+  tensorOperation(frame: Frame, node: Node, args: Arg[], via: 'consumer' | 'op' = 'op'): Value {
     const tensors = args.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
     if (tensors.length === 0) return args.some((a) => a.value.kind === 'unknown') ? UNKNOWN : OTHER;
-    this.ctx.checker.tensorOperation(frame, node, tensors);
+    this.ctx.checker.tensorOperation(frame, node, tensors, via);
     return resultOf(tensors, frame.noGrad > 0);
   }
 }

@@ -61,7 +61,8 @@ export class Interpreter implements RoundContext {
     if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
     const frame: Frame = {
       id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, loops: [], muted: 0,
-      names: facts.names, deviceAware: facts.deviceAware, evidence: facts.evidence, scopeNode: fn.node,
+      names: facts.names, evidence: facts.evidence, scopeNode: fn.node,
+      deviceAware: facts.deviceAware || fn.params.some((p) => /device/i.test(p.name)),
     };
     this.execBlock(frame, fn.body);
     this.recordSelfAttributes(frame);
@@ -97,11 +98,8 @@ export class Interpreter implements RoundContext {
         if (v && frame.fn) this.next.addReturn(frame.fn.id, this.ex.eval(frame, v));
         return;
       }
-      case 'function_definition': case 'class_definition': case 'decorated_definition': {
-        const name = field(stmt.type === 'decorated_definition' ? field(stmt, 'definition') ?? stmt : stmt, 'name');
-        if (name) frame.env.set(name.text, { kind: 'other', place: 0, grad: 'unknown' });
-        return;
-      }
+      case 'function_definition': case 'class_definition': case 'decorated_definition':
+        return; // bodies run as their own scopes; calls resolve through the program index
       case 'ERROR': case 'block':
         // Keep analysing the valid statements inside a broken region.
         return this.execBlock(frame, stmt);

@@ -4,7 +4,7 @@
 import type { Node } from '../python/parser';
 import { callArguments, children, dottedKey, field } from '../python/syntax';
 import type { ImportTable } from './imports';
-import { MODULE_EVIDENCE_METHODS, TENSOR_EVIDENCE_METHODS, WRAPPER_MODULES } from './torchApi';
+import { LOSS_LIKE_NAME, MODEL_LIKE_NAME, MODULE_EVIDENCE_METHODS, TENSOR_EVIDENCE_METHODS, WRAPPER_MODULES } from './torchApi';
 
 export interface ScopeFacts {
   names: Set<string>;
@@ -81,6 +81,11 @@ function noteCall(
     else if (TENSOR_EVIDENCE_METHODS.has(method)) note(recv, 'tensor');
   }
   const qualified = imports.qualify(callee);
+  const calleeKey = keyOf(callee);
+  if (calleeKey && (MODEL_LIKE_NAME.test(calleeKey) || LOSS_LIKE_NAME.test(calleeKey))) {
+    // What is passed to a model or a loss is a tensor.
+    for (const arg of callArguments(call).positional) note(keyOf(arg), 'tensor');
+  }
   if (qualified === undefined) {
     // Only modules (and functions) are called; a tensor never is.
     const key = keyOf(callee);

@@ -101,4 +101,13 @@ export function isAcceleratorDeviceString(s: string): boolean | undefined {
   return undefined;
 }
 
+/** Callee names that say "a model" or "a loss", for values the analysis cannot see. */
+export const MODEL_LIKE_NAME = /(^|[._])(model|net|network|encoder|decoder|classifier|backbone|head|generator|discriminator|critic|actor)$/;
+export const LOSS_LIKE_NAME = /(loss|criterion)(_fn|_func|_function)?$/i;
+
+/** torch functions returning (values, indices): the indices never require grad. */
+export const VALUES_INDICES_FUNCTIONS = new Set(['max', 'min', 'sort', 'topk', 'kthvalue', 'mode', 'median', 'nanmedian', 'cummax', 'cummin', 'aminmax']);
+/** torch functions returning integer tensors, which never require grad. */
+export const INTEGER_RESULT_FUNCTIONS = new Set(['argmax', 'argmin', 'argsort', 'argwhere', 'nonzero', 'bucketize', 'searchsorted', 'eq', 'ne', 'lt', 'gt', 'le', 'ge', 'isnan', 'isinf', 'isfinite', 'bincount', 'unique']);
+
 export const NUMPY_CONVERTERS = new Set(['numpy.array', 'numpy.asarray', 'numpy.asanyarray', 'numpy.ascontiguousarray']);

@@ -20,7 +20,6 @@ interface Reached {
 interface LoopState {
   reached: Map<string, Reached>;
   used: Set<string>;
-  discarded: Set<string>;
   /** Batch names used as containers (`batch["x"]`, `batch[0]`): moved element-wise. */
   containers: Map<string, 'dict' | 'list'>;
 }
@@ -32,7 +31,7 @@ export class LoopTracker {
 
   private state(loop: LoaderLoop): LoopState {
     let s = this.states.get(loop);
-    if (!s) this.states.set(loop, (s = { reached: new Map(), used: new Set(), discarded: new Set(), containers: new Map() }));
+    if (!s) this.states.set(loop, (s = { reached: new Map(), used: new Set(), containers: new Map() }));
     return s;
   }
 
@@ -55,17 +54,13 @@ export class LoopTracker {
     if (b.container) s.containers.set(b.name, b.container);
   }
 
-  noteDiscarded(batch: NonNullable<Value['batch']>): void {
-    this.state(batch.loop).discarded.add(batch.name);
-  }
-
   finish(frame: Frame, loop: LoaderLoop): void {
     const s = this.states.get(loop);
     this.states.delete(loop);
     if (!s) return;
-    const reached = [...s.reached].filter(([name]) => !s.discarded.has(name));
+    const reached = [...s.reached];
     if (reached.length === 0) return;
-    const names = loop.targets.filter((n) => (s.used.has(n) || s.reached.has(n)) && !s.discarded.has(n));
+    const names = loop.targets.filter((n) => s.used.has(n) || s.reached.has(n));
     const [, model] = reached[0];
     const modelName = shortText(model.node);
     const list = names.map((n) => `\`${n}\``).join(', ');

@@ -21,27 +21,55 @@ export function checkModuleCall(c: Checker, frame: Frame, call: Node, calleeNode
   if (callee.place === UNTRACKED) {
     // A model of unknown place: in a function that deals with devices it may be on one.
     if (frame.deviceAware) for (const a of args) if (isCpuOperand(a.value)) c.loops.noteReached(frame, a, { node: calleeNode, value: callee });
-    checkTensorOperation(c, frame, call, args);
+    checkTensorOperation(c, frame, call, args, 'consumer');
+    return;
+  }
+  if (isExactlyCpu(callee.place) && !callee.placeless) {
+    const input = args.find((a) => hasAccel(a.value.place) && !a.value.scalar && a.value.kind !== 'module');
+    if (input) modelOnCpu(c, frame, { node: calleeNode, value: callee }, input);
     return;
   }
   if (!hasAccel(callee.place)) return;
-  for (const a of args) if (isCpuOperand(a.value)) mismatch(c, frame, a, { node: calleeNode, value: callee });
+  for (const a of args) if (isCpuOperand(a.value)) mismatch(c, frame, a, { node: calleeNode, value: callee }, 'consumer');
 }
 
-export function checkTensorOperation(c: Checker, frame: Frame, _node: Node, args: Arg[]): void {
+export function checkTensorOperation(c: Checker, frame: Frame, _node: Node, args: Arg[], via: 'consumer' | 'op'): void {
   const accelSides = args.filter((a) => hasAccel(a.value.place) && !a.value.scalar && a.value.kind !== 'module');
   if (accelSides.length === 0) return;
   const other = accelSides.find((a) => a.value.place === ACCEL) ?? accelSides[0];
-  for (const a of args) if (a !== other && isCpuOperand(a.value)) mismatch(c, frame, a, other);
+  for (const a of args) if (a !== other && isCpuOperand(a.value)) mismatch(c, frame, a, other, via);
+}
+
+/** The model itself was never moved, but its input was. */
+function modelOnCpu(c: Checker, frame: Frame, model: Side, input: Arg): void {
+  const name = shortText(model.node);
+  const inputName = shortText(input.node);
+  const dev = deviceTextFor(frame, input);
+  const created = model.value.factory;
+  const fixes: Fix[] = dev && created && created.scope === frame.id
+    ? [{ title: `Move \`${shortText(model.node, 30)}\` to ${dev} where it is created`, edits: appendMove(created.node, dev, created.unit), preferred: true }]
+    : [];
+  c.report({
+    unit: frame.unit,
+    code: 'DD001',
+    node: model.node,
+    message: `\`${name}\` is on the CPU (never moved), but its input \`${inputName}\` ${accelPhrase(input.value)}${lineOf(input.value)}: ` +
+      `PyTorch raises "Expected all tensors to be on the same device". Move \`${name}\` with .to(device).`,
+    related: [
+      ...c.related(input.value.origin, `\`${inputName}\` ${input.value.origin?.what ?? 'placed here'}`),
+      ...c.related(model.value.origin, `\`${name}\` ${model.value.origin?.what ?? 'created here'}`),
+    ],
+    fixes,
+  });
 }
 
 function isCpuOperand(v: Value): boolean {
   return isExactlyCpu(v.place) && !v.scalar && v.kind !== 'module' && v.kind !== 'device';
 }
 
-function mismatch(c: Checker, frame: Frame, cpu: Arg, other: Side): void {
+function mismatch(c: Checker, frame: Frame, cpu: Arg, other: Side, via: 'consumer' | 'op'): void {
   const batch = cpu.value.batch;
-  if (batch && frame.loops.includes(batch.loop)) {
+  if (batch && via === 'consumer' && frame.loops.includes(batch.loop)) {
     c.loops.noteReached(frame, cpu, other);
     return;
   }

@@ -13,7 +13,6 @@ const ASSIGNABLE = new Set(['identifier', 'attribute', 'subscript']);
 export function checkDiscardedMove(c: Checker, frame: Frame, call: Node, recvNode: Node, recv: Value, kind: Kind): void {
   const target = unparen(recvNode);
   if (kind !== 'tensor' || recv.placeless || !ASSIGNABLE.has(target.type)) return;
-  if (recv.batch) c.loops.noteDiscarded(recv.batch);
   const name = shortText(target);
   const callText = shortText(call, 50);
   c.report({
