@@ -45,8 +45,11 @@ function evalValueCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: N
     return ex.tensorOperation(frame, call, argValues, 'consumer');
   }
   if (!isModule && !(callee.kind === 'unknown' && MODEL_LIKE_NAME.test(calleeNode.text))) return UNKNOWN;
-  ctx.checker.noteTensorConsumer(frame, argValues);
-  const tensors = argValues.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
+  // A model's later positional inputs may legally stay on the CPU (pack_padded_sequence's
+  // lengths must): a batch element counts only as the first input or a keyword input.
+  const inputs = argValues.filter((a, i) => !a.value.batch || i === 0 || i >= args.positional.length);
+  ctx.checker.noteTensorConsumer(frame, inputs);
+  const tensors = inputs.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
   ctx.checker.moduleCall(frame, call, calleeNode, callee, tensors);
   const noGrad = frame.noGrad > 0;
   if (callee.place !== UNTRACKED) {
