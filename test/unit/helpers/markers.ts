@@ -61,6 +61,7 @@ export function compareWithMarkers(findings: readonly Finding[], markers: readon
     if (match) {
       unmatched.splice(unmatched.indexOf(match), 1);
     } else if (candidates.length > 0) {
+      unmatched.splice(unmatched.indexOf(candidates[0]), 1); // reported here, not again as unexpected
       const messages = candidates.map((f) => `"${f.message}"`).join(', ');
       problems.push(`${show(marker.line)}: ${marker.code} reported, but its message does not name \`${marker.name}\`: ${messages}`);
     } else {
