@@ -1,6 +1,7 @@
 // Entry points: parse, interpret the program in rounds (so call-site states reach
 // function parameters), then turn the final round's findings into plain Findings.
 import { parsePython, Tree } from '../python/parser';
+import { NodeRegistry } from '../python/pyNode';
 import { nodeRange } from '../python/syntax';
 import { ruleInfo } from './catalog';
 import { Checker, UnitFinding } from './checker';
@@ -11,25 +12,29 @@ import { Program, Unit } from './program';
 import { enabledRules, isSuppressedByNoqa } from './suppression';
 import type { AnalyzeOptions, CellFinding, Finding, Fix, TextEdit } from './types';
 
-/** Rounds of whole-program interpretation; each feeds call sites to the next. */
-const ROUNDS = 3;
+/**
+ * Rounds of whole-program interpretation; each feeds call sites to the next. A round
+ * whose inputs equal its outputs is final; otherwise the third round is.
+ */
+const MAX_ROUNDS = 3;
 
-function makeUnit(index: number, tree: Tree, source: string): Unit {
-  return { index, tree, source, lines: source.split(/\r?\n|\r/), eol: /\r\n/.test(source) ? '\r\n' : '\n' };
+function makeUnit(index: number, tree: Tree, source: string, registry: NodeRegistry): Unit {
+  return { index, tree, root: registry.root(tree.rootNode), source, lines: source.split(/\r?\n|\r/), eol: /\r\n/.test(source) ? '\r\n' : '\n' };
 }
 
 function interpret(units: Unit[]): UnitFinding[] {
   const program = new Program(units);
   if (!program.imports.importsTorch) return [];
-  const checker = new Checker(program);
   let summaries = new Summaries();
-  for (let round = 0; round < ROUNDS; round++) {
-    checker.final = round === ROUNDS - 1;
+  for (let round = 1; ; round++) {
+    // Rules report in every round after the first; only a converged (or the last) round counts.
+    const checker = new Checker(program);
+    checker.final = round > 1;
     const interpreter = new Interpreter(program, summaries, checker, checker.final);
     interpreter.run();
+    if (round === MAX_ROUNDS || (round > 1 && interpreter.next.equals(summaries))) return [...checker.findings.values()];
     summaries = interpreter.next;
   }
-  return [...checker.findings.values()];
 }
 
 function toFinding(f: UnitFinding, keepCells: boolean): Finding {
@@ -68,7 +73,7 @@ function byPosition(a: { range: Finding['range']; code: string }, b: { range: Fi
 
 /** Analyzes an already parsed file (the language server keeps trees incrementally). */
 export function analyzeTree(tree: Tree, source: string, options: AnalyzeOptions = {}): Finding[] {
-  const units = [makeUnit(0, tree, source)];
+  const units = [makeUnit(0, tree, source, new NodeRegistry())];
   return select(interpret(units), units, options).map((f) => toFinding(f, false)).sort(byPosition);
 }
 
@@ -84,9 +89,10 @@ export function analyzeSource(source: string, options: AnalyzeOptions = {}): Fin
 
 /** Analyzes a notebook's code cells in order as one program; ranges are cell-local. */
 export function analyzeNotebook(cells: readonly string[], options: AnalyzeOptions = {}): CellFinding[] {
+  const registry = new NodeRegistry();
   const units = cells.map((cell, i) => {
     const python = blankIPythonSyntax(cell);
-    return makeUnit(i, parsePython(python), python);
+    return makeUnit(i, parsePython(python), python, registry);
   });
   try {
     return select(interpret(units), units, options)

@@ -1,6 +1,6 @@
 // Calls: torch factories and functions, tensor and module methods, calls of models,
 // and calls of the program's own functions and classes (call-site propagation).
-import type { Node } from '../python/parser';
+import type { Node } from '../python/pyNode';
 import { callArguments, CallArguments, dottedKey, field, isNumberLiteral, unparen } from '../python/syntax';
 import type { RoundContext } from './context';
 import { evalDevice, toTarget } from './devices';

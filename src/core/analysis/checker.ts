@@ -1,6 +1,6 @@
 // Receives the interpreter's events and hands them to the rules; collects findings.
 // Rules report only in the final round and outside a loop's first pass.
-import type { Node } from '../python/parser';
+import type { Node } from '../python/pyNode';
 import { nodeRange } from '../python/syntax';
 import { ruleInfo } from './catalog';
 import type { Arg } from './expressions';

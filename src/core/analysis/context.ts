@@ -1,5 +1,5 @@
 // What expression evaluation and statement execution share during one round.
-import type { Node } from '../python/parser';
+import type { Node } from '../python/pyNode';
 import type { Checker } from './checker';
 import type { Frame, Summaries } from './frame';
 import type { Program } from './program';

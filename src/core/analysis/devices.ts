@@ -1,5 +1,5 @@
 // Where does a `.to(...)` argument or a `device=` keyword put a tensor?
-import type { Node } from '../python/parser';
+import type { Node } from '../python/pyNode';
 import { callArguments, field, isNumberLiteral, stringLiteralValue, unparen } from '../python/syntax';
 import type { RoundContext } from './context';
 import type { Frame } from './frame';

@@ -1,6 +1,6 @@
 // Abstract evaluation of Python expressions: what each expression's value is, and
 // the events the rules look at (module calls, tensor operations, .numpy()).
-import type { Node } from '../python/parser';
+import type { Node } from '../python/pyNode';
 import { children, dottedKey, field, unparen } from '../python/syntax';
 import { evalCall } from './calls';
 import { MAX_EXPRESSION_DEPTH, RoundContext } from './context';

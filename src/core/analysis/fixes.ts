@@ -1,5 +1,5 @@
 // Minimal text edits for the rules' fixes. Each keeps formatting and leaves valid Python.
-import type { Node } from '../python/parser';
+import type { Node } from '../python/pyNode';
 import { children, field } from '../python/syntax';
 import type { Position, TextEdit } from './types';
 

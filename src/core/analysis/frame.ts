@@ -1,12 +1,17 @@
 // The state of one scope's interpretation (module or function body), and the
 // summaries that flow between rounds: parameter states from call sites, return
 // values, and `self.x` attributes per class.
-import type { Node } from '../python/parser';
+import type { Node } from '../python/pyNode';
 import { Env } from './env';
 import type { FunctionInfo } from './program';
-import { joinValues, LoaderLoop, Value } from './values';
+import { joinValues, LoaderLoop, sameValue, Value } from './values';
 
 export class Summaries {
+  /** Same parameter, return and attribute states: another round would change nothing. */
+  equals(other: Summaries): boolean {
+    return sameMaps(this.params, other.params) && sameMap(this.returns, other.returns) && sameMaps(this.classAttrs, other.classAttrs);
+  }
+
   readonly params = new Map<number, Map<string, Value>>();
   readonly returns = new Map<number, Value>();
   readonly classAttrs = new Map<string, Map<string, Value>>();
@@ -29,6 +34,21 @@ export class Summaries {
     const old = m.get(attr);
     m.set(attr, old ? joinValues(old, v) : v);
   }
+}
+
+function sameMap<K>(a: Map<K, Value>, b: Map<K, Value>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) if (!sameValue(v, b.get(k))) return false;
+  return true;
+}
+
+function sameMaps<K, K2>(a: Map<K, Map<K2, Value>>, b: Map<K, Map<K2, Value>>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, m] of a) {
+    const other = b.get(k);
+    if (!other || !sameMap(m, other)) return false;
+  }
+  return true;
 }
 
 export interface Frame {

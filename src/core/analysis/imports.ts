@@ -1,19 +1,28 @@
 // Resolves local names to qualified names through the program's imports, so that
 // `t.randn`, `nn.Linear` and `F.cross_entropy` are recognised as torch APIs.
-import type { Node } from '../python/parser';
+import type { Node } from '../python/pyNode';
 import { children, field, unparen } from '../python/syntax';
+
+/** Statements that cannot contain an import: no need to look inside them. */
+const LEAF_STATEMENTS = new Set([
+  'expression_statement', 'return_statement', 'assert_statement', 'raise_statement', 'delete_statement',
+  'pass_statement', 'break_statement', 'continue_statement', 'global_statement', 'nonlocal_statement',
+  'comment', 'string', 'type_alias_statement', 'print_statement', 'exec_statement', 'future_import_statement',
+  'identifier', 'argument_list', 'parameters', 'decorator', 'keyword_argument', 'call', 'attribute',
+]);
 
 export class ImportTable {
   private readonly aliases = new Map<string, string>();
 
-  /** Collects every import in the tree (module level and inside functions). */
+  /** Collects every import statement (module level and inside functions and blocks). */
   addFrom(root: Node): void {
     const stack: Node[] = [root];
     while (stack.length) {
       const node = stack.pop()!;
-      if (node.type === 'import_statement') this.addImport(node);
-      else if (node.type === 'import_from_statement') this.addImportFrom(node);
-      else if (node.namedChildCount > 0 && node.type !== 'string') stack.push(...children(node));
+      const type = node.type;
+      if (type === 'import_statement') this.addImport(node);
+      else if (type === 'import_from_statement') this.addImportFrom(node);
+      else if (!LEAF_STATEMENTS.has(type)) stack.push(...children(node));
     }
   }
 

@@ -1,7 +1,7 @@
 // Statement execution: flow-sensitive updates of the environment, joins at branches,
 // loops run twice (the first pass only gathers state), and scopes for the module and
 // each function of the program.
-import type { Node } from '../python/parser';
+import type { Node } from '../python/pyNode';
 import { children, dottedKey, field, unparen } from '../python/syntax';
 import type { Checker } from './checker';
 import type { RoundContext } from './context';
@@ -10,7 +10,6 @@ import { Expressions } from './expressions';
 import { Frame, Summaries } from './frame';
 import { bindLoopTarget } from './loops';
 import type { FunctionInfo, Program } from './program';
-import { scanScope } from './scopeScan';
 import { NO_GRAD_CONTEXTS } from './torchApi';
 import { UNKNOWN, Value } from './values';
 import { evalCall } from './calls';
@@ -34,8 +33,8 @@ export class Interpreter implements RoundContext {
     const names = new Set<string>(this.program.imports.names());
     let moduleFrame: Frame | undefined;
     for (const unit of this.program.units) {
-      const root = unit.tree.rootNode;
-      const facts = scanScope(root, this.program.imports);
+      const root = unit.root;
+      const facts = this.program.factsOf(root);
       for (const n of facts.names) names.add(n);
       moduleFrame = {
         id: -1, unit: unit.index, env: moduleEnv, noGrad: 0, loops: [], muted: 0, names,
@@ -51,17 +50,15 @@ export class Interpreter implements RoundContext {
   }
 
   private runFunction(fn: FunctionInfo, outer: Env): Env {
-    const facts = scanScope(fn.body, this.program.imports);
+    const facts = this.program.factsOf(fn.body);
+    const names = new Set([...facts.names, ...fn.params.map((p) => p.name)]);
     const env = new Env();
     const params = this.previous.params.get(fn.id);
-    for (const p of fn.params) {
-      facts.names.add(p.name);
-      env.set(p.name, params?.get(p.name) ?? UNKNOWN);
-    }
+    for (const p of fn.params) env.set(p.name, params?.get(p.name) ?? UNKNOWN);
     if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
     const frame: Frame = {
       id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, loops: [], muted: 0,
-      names: facts.names, evidence: facts.evidence, scopeNode: fn.node,
+      names, evidence: facts.evidence, scopeNode: fn.node,
       deviceAware: facts.deviceAware || fn.params.some((p) => /device/i.test(p.name)),
     };
     this.execBlock(frame, fn.body);

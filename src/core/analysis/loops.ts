@@ -1,6 +1,6 @@
 // `for` loops over data loaders, through enumerate / zip / tqdm: the loop target's
 // names receive batch tensors on the CPU, tied to the loop (DD002).
-import type { Node } from '../python/parser';
+import type { Node } from '../python/pyNode';
 import { callArguments, children, dottedKey, field, unparen } from '../python/syntax';
 import type { RoundContext } from './context';
 import type { Frame } from './frame';

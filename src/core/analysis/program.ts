@@ -1,12 +1,15 @@
 // The analysed program: one or more units (a file, or a notebook's code cells in order)
 // and an index of its functions and classes, for call-site propagation.
-import type { Node, Tree } from '../python/parser';
+import type { Tree } from '../python/parser';
+import type { Node } from '../python/pyNode';
 import { children, field } from '../python/syntax';
 import { ImportTable } from './imports';
+import { scanScope, ScopeFacts } from './scopeScan';
 
 export interface Unit {
   index: number;
   tree: Tree;
+  root: Node;
   source: string;
   lines: string[];
   /** The unit's line ending, for inserted lines. */
@@ -50,10 +53,11 @@ export class Program {
   /** Module-level functions by name (the last definition wins, as in Python). */
   readonly topFunctions = new Map<string, FunctionInfo>();
   readonly classes = new Map<string, ClassInfo>();
+  private readonly scopeFacts = new Map<number, ScopeFacts>();
 
   constructor(readonly units: Unit[]) {
-    for (const unit of units) this.imports.addFrom(unit.tree.rootNode);
-    for (const unit of units) this.indexBlock(unit.index, unit.tree.rootNode, -1, undefined);
+    for (const unit of units) this.imports.addFrom(unit.root);
+    for (const unit of units) this.indexBlock(unit.index, unit.root, -1, undefined);
     for (const cls of this.classes.values()) cls.isModule = this.subclassesModule(cls, new Set());
   }
 
@@ -157,6 +161,13 @@ export class Program {
       const local = this.classes.get(base.text);
       return !!local && this.subclassesModule(local, seen);
     });
+  }
+
+  /** Names and evidence of a scope's body; computed once, shared by every round. */
+  factsOf(body: Node): ScopeFacts {
+    let facts = this.scopeFacts.get(body.id);
+    if (!facts) this.scopeFacts.set(body.id, (facts = scanScope(body, this.imports)));
+    return facts;
   }
 
   /** The function or class method a call names, with how many leading params the call skips. */

@@ -1,7 +1,7 @@
 // One syntactic pass over a scope before it is interpreted: which names it binds
 // (so a fix never references an undefined name) and what evidence says an unknown
 // receiver is — a tensor or a module (so DD004 decides by evidence, never by guessing).
-import type { Node } from '../python/parser';
+import type { Node } from '../python/pyNode';
 import { callArguments, children, dottedKey, field } from '../python/syntax';
 import type { ImportTable } from './imports';
 import { LOSS_LIKE_NAME, MODEL_LIKE_NAME, MODULE_EVIDENCE_METHODS, TENSOR_EVIDENCE_METHODS, WRAPPER_MODULES } from './torchApi';

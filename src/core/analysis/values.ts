@@ -1,6 +1,6 @@
 // The abstract values of ANALYZER.md: what a Python value is (kind), where it lives
 // (place, a set over {cpu, accel}) and whether it carries autograd history (grad).
-import type { Node } from '../python/parser';
+import type { Node } from '../python/pyNode';
 
 /** A set over {cpu, accel} as a bitmask; 0 means "not tracked": rules stay silent. */
 export type Place = 0 | 1 | 2 | 3;

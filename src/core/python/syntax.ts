@@ -1,5 +1,5 @@
 // Small helpers over tree-sitter Python nodes.
-import type { Node } from './parser';
+import type { Node } from './pyNode';
 import type { Range } from '../analysis/types';
 
 export function nodeRange(node: Node): Range {
@@ -11,12 +11,7 @@ export function nodeRange(node: Node): Range {
 
 /** Named children without comments (tree-sitter keeps comments as named nodes). */
 export function children(node: Node): Node[] {
-  const out: Node[] = [];
-  for (let i = 0; i < node.namedChildCount; i++) {
-    const c = node.namedChild(i);
-    if (c && c.type !== 'comment') out.push(c);
-  }
-  return out;
+  return node.codeChildren;
 }
 
 export function field(node: Node, name: string): Node | null {

@@ -1,7 +1,7 @@
 // DD002 batch-not-moved: in a loop over a data loader, batch elements reach a model or
 // loss that is (or may be) on an accelerator and are never moved. One finding per loop,
 // fixed by moving the batch at the top of the loop body.
-import type { Node } from '../../python/parser';
+import type { Node } from '../../python/pyNode';
 import { field, nodeRange } from '../../python/syntax';
 import type { Checker } from '../checker';
 import type { Arg } from '../expressions';

@@ -1,6 +1,6 @@
 // Wording shared by the rules' messages, and the check that a fix only names
 // variables that exist where it is inserted.
-import type { Node } from '../../python/parser';
+import type { Node } from '../../python/pyNode';
 import type { Frame } from '../frame';
 import { EITHER, Value } from '../values';
 

@@ -1,7 +1,7 @@
 // DD001 device-mismatch: a value exactly on the CPU meets a module or a non-scalar
 // tensor whose place contains an accelerator. Batch elements inside their loader loop
 // are left to DD002, which fixes the whole loop at once.
-import type { Node } from '../../python/parser';
+import type { Node } from '../../python/pyNode';
 import { dottedKey, unparen } from '../../python/syntax';
 import type { Checker } from '../checker';
 import type { Arg } from '../expressions';

@@ -1,6 +1,6 @@
 // DD004 discarded-to-result: `x.to(device)` on a tensor returns a new tensor; as a bare
 // statement it changes nothing. (On a module it moves in place, so modules never fire.)
-import type { Node } from '../../python/parser';
+import type { Node } from '../../python/pyNode';
 import { unparen } from '../../python/syntax';
 import type { Checker } from '../checker';
 import type { Frame } from '../frame';

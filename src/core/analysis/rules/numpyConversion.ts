@@ -1,6 +1,6 @@
 // DD003 numpy-on-accelerator and DD010 numpy-requires-grad: `.numpy()` (or
 // `np.array(t)`) needs a CPU tensor without autograd history. One fix covers both.
-import type { Node } from '../../python/parser';
+import type { Node } from '../../python/pyNode';
 import { field, unparen } from '../../python/syntax';
 import type { Checker } from '../checker';
 import type { Frame } from '../frame';
