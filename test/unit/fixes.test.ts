@@ -1,0 +1,90 @@
+// Every fix of every firing fixture and ANALYZER.md example, applied for real: it parses,
+// its finding disappears, it introduces nothing, it keeps formatting, and fix-all is idempotent.
+import { strict as assert } from 'assert';
+import { initPythonParser } from '../../src/core/analysis';
+import { CORE_RULES, coreFindings, formatFindings, lineOf } from './helpers/analysis';
+import { SPEC_EXAMPLES } from './helpers/examples';
+import { everyFixProblems, fixAllProblems } from './helpers/fixChecks';
+import { applyFix } from './helpers/fixes';
+import { loadRuleFixtures } from './helpers/fixtures';
+
+interface FixCase {
+  name: string;
+  source: string;
+}
+
+const toCrlf = (text: string) => text.replace(/\r?\n/g, '\r\n');
+const toTabs = (text: string) => text.replace(/^((?: {4})+)/gm, (spaces) => '\t'.repeat(spaces.length / 4));
+
+const fireCases: FixCase[] = CORE_RULES.flatMap((rule) => loadRuleFixtures(rule, 'fire'))
+  .map((fx) => ({ name: fx.relPath.replace('test/fixtures/rules/', ''), source: fx.source }));
+
+const exampleCases: FixCase[] = SPEC_EXAMPLES.filter((e) => e.expected.length > 0)
+  .map((e) => ({ name: `example: ${e.title}`, source: e.source }));
+
+/** The same files with Windows line endings and with tab indentation. */
+const layoutCases: FixCase[] = [
+  'DD001/fire/module_call_factory_input.py',
+  'DD002/fire/basic_train_loop.py',
+  'DD002/fire/trainer_class_epoch.py',
+  'DD003/fire/grad_output_on_gpu.py',
+  'DD004/fire/self_attr_buffer.py',
+].flatMap((name) => {
+  const source = fireCases.find((c) => c.name === name)!.source;
+  return [{ name: `${name} (CRLF)`, source: toCrlf(source) }, { name: `${name} (tabs)`, source: toTabs(source) }];
+});
+
+describe('fixes', () => {
+  before(async () => {
+    await initPythonParser();
+  });
+
+  for (const c of [...fireCases, ...exampleCases, ...layoutCases]) {
+    describe(c.name, () => {
+      it('each fix parses, removes its finding, adds none and changes only its span', () => {
+        const { findings, problems } = everyFixProblems(c.source);
+        assert.ok(findings.length > 0, `nothing to fix: the analyzer reports no core finding (see rules.test.ts)`);
+        assert.deepEqual(problems, [], `analyzer reported:\n${formatFindings(findings)}`);
+      });
+
+      it('fix-all converges to a clean file and a second run changes nothing', () => {
+        assert.deepEqual(fixAllProblems(c.source), []);
+      });
+    });
+  }
+
+  describe('the fix text itself', () => {
+    it('a DD002 fix in a tab-indented loop inserts a tab-indented line', () => {
+      const source = toTabs(fireCases.find((c) => c.name === 'DD002/fire/basic_train_loop.py')!.source);
+      const finding = coreFindings(source).find((f) => f.code === 'DD002');
+      assert.ok(finding, 'DD002 expected');
+      const fixed = applyFix(source, finding.fixes.find((f) => f.preferred)!);
+      const inserted = fixed.split('\n')[lineOf(source, 'for xb, yb in train_loader') + 1];
+      assert.equal(inserted, '\t\txb, yb = xb.to(device), yb.to(device)');
+    });
+
+    it('a DD001 fix for a torch.from_numpy value moves it at the use instead of adding device=', () => {
+      const source = fireCases.find((c) => c.name === 'DD001/fire/numpy_features_from_numpy.py')!.source;
+      const finding = coreFindings(source).find((f) => f.code === 'DD001');
+      assert.ok(finding, 'DD001 expected');
+      const fixed = applyFix(source, finding.fixes.find((f) => f.preferred)!);
+      assert.ok(fixed.includes('model(features.to(device))'), fixed);
+    });
+
+    it('a DD004 fix on an attribute assigns the attribute back', () => {
+      const source = fireCases.find((c) => c.name === 'DD004/fire/self_attr_buffer.py')!.source;
+      const finding = coreFindings(source).find((f) => f.code === 'DD004');
+      assert.ok(finding, 'DD004 expected');
+      const fixed = applyFix(source, finding.fixes.find((f) => f.preferred)!);
+      assert.ok(fixed.includes('        self.mean = self.mean.to(device)  # expect: DD004(self.mean)\n'), fixed);
+    });
+
+    it('a DD002 fix in a Trainer method moves batches with self.device', () => {
+      const source = fireCases.find((c) => c.name === 'DD002/fire/trainer_class_epoch.py')!.source;
+      const finding = coreFindings(source).find((f) => f.code === 'DD002');
+      assert.ok(finding, 'DD002 expected');
+      const fixed = applyFix(source, finding.fixes.find((f) => f.preferred)!);
+      assert.ok(fixed.includes('            features, labels = features.to(self.device), labels.to(self.device)\n'), fixed);
+    });
+  });
+});
