@@ -1,0 +1,53 @@
+// How findings and their fixes are placed across notebook cells.
+import { strict as assert } from 'assert';
+import { initPythonParser } from '../../src/core/analysis';
+import { coreCellFindings, lineOf } from './helpers/analysis';
+import { applyCellFix, loadNotebook } from './helpers/notebooks';
+
+const DEVICE_CELL = 'import torch\nimport torch.nn as nn\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n';
+const MODEL_CELL = 'model = nn.Linear(4, 2)\n';
+const MOVE_CELL = 'model.to(device)\n';
+const USE_CELL = 'x = torch.randn(3, 4)\ny = model(x)\n';
+
+describe('notebooks: cells as one program', () => {
+  before(async () => {
+    await initPythonParser();
+  });
+
+  it('reads cells in order: a use before the cell that moves the model is fine, after it is not', () => {
+    assert.deepEqual(coreCellFindings([DEVICE_CELL, MODEL_CELL, USE_CELL, MOVE_CELL]), []);
+    const findings = coreCellFindings([DEVICE_CELL, MODEL_CELL, MOVE_CELL, USE_CELL]);
+    assert.deepEqual(findings.map((c) => [c.cellIndex, c.finding.code, c.finding.range.start.line]), [[3, 'DD001', 1]]);
+  });
+
+  it('puts a fix that edits the factory in an earlier cell into that cell, and related locations into theirs', () => {
+    const nb = loadNotebook('device_across_cells.ipynb');
+    const finding = coreCellFindings(nb.codeCells).find((c) => c.cellIndex === 4 && c.finding.code === 'DD001');
+    assert.ok(finding, 'DD001 in code cell 4 (model(sample)) expected');
+    const preferred = finding.finding.fixes.find((f) => f.preferred)!;
+    assert.ok(preferred.edits.every((e) => e.cellIndex === 3), `edits: ${JSON.stringify(preferred.edits)}`);
+    assert.equal(preferred.edits[0].range.start.line, 0);
+    const fixed = applyCellFix(nb.codeCells, 4, preferred);
+    assert.equal(fixed[3], 'sample = torch.randn(1, 20, device=device)');
+    assert.equal(fixed[4], nb.codeCells[4]);
+    const moved = finding.finding.related.find((r) => r.cellIndex === 1);
+    assert.ok(moved, `a related location in cell 1, where the model is moved: ${JSON.stringify(finding.finding.related)}`);
+    assert.equal(moved.range.start.line, lineOf(nb.codeCells[1], 'model = MLP().to(device)'));
+  });
+
+  it('keeps a same-cell fix in the finding cell (no cellIndex, or its own)', () => {
+    const nb = loadNotebook('device_across_cells.ipynb');
+    const finding = coreCellFindings(nb.codeCells).find((c) => c.cellIndex === 2 && c.finding.code === 'DD001');
+    assert.ok(finding, 'DD001 in code cell 2 expected');
+    for (const fix of finding.finding.fixes) for (const e of fix.edits) assert.ok(e.cellIndex === undefined || e.cellIndex === 2);
+    const fixed = applyCellFix(nb.codeCells, 2, finding.finding.fixes.find((f) => f.preferred)!);
+    assert.ok(fixed[2].startsWith('x = torch.randn(8, 20, device=device)\n'), fixed[2]);
+  });
+
+  it('never throws on empty notebooks, empty cells, magic-only cells and garbage between good cells', () => {
+    assert.deepEqual(coreCellFindings([]), []);
+    assert.deepEqual(coreCellFindings(['', '\n', '%matplotlib inline\n!ls\n']), []);
+    const findings = coreCellFindings([DEVICE_CELL, 'def broken(:\n  )(\n', 't = torch.ones(2).cuda()\n', '%%%\n!!\n', 't.numpy()\n']);
+    assert.deepEqual(findings.map((c) => [c.cellIndex, c.finding.code]), [[4, 'DD003']]);
+  });
+});
