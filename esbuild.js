@@ -44,6 +44,8 @@ function copyAssets() {
 }
 
 async function main() {
+  // A release build starts from an empty dist/ so no stale source maps are packaged.
+  if (production) fs.rmSync(outdir, { recursive: true, force: true });
   copyAssets();
   const contexts = await Promise.all(
     entries.map((entry) =>

@@ -22,8 +22,8 @@ function makeUnit(index: number, tree: Tree, source: string, registry: NodeRegis
   return { index, tree, root: registry.root(tree.rootNode), source, lines: source.split(/\r?\n|\r/), eol: /\r\n/.test(source) ? '\r\n' : '\n' };
 }
 
-function interpret(units: Unit[]): UnitFinding[] {
-  const program = new Program(units);
+function interpret(units: Unit[], isNotebook = false): UnitFinding[] {
+  const program = new Program(units, isNotebook);
   if (!program.imports.importsTorch) return [];
   let summaries = new Summaries();
   for (let round = 1; ; round++) {
@@ -95,7 +95,7 @@ export function analyzeNotebook(cells: readonly string[], options: AnalyzeOption
     return makeUnit(i, parsePython(python), python, registry);
   });
   try {
-    return select(interpret(units), units, options)
+    return select(interpret(units, true), units, options)
       .map((f) => ({ cellIndex: f.unit, finding: toFinding(f, true) }))
       .sort((a, b) => a.cellIndex - b.cellIndex || byPosition(a.finding, b.finding));
   } finally {

@@ -44,7 +44,10 @@ function evalValueCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: N
     ctx.checker.noteTensorConsumer(frame, argValues);
     return ex.tensorOperation(frame, call, argValues, 'consumer');
   }
-  if (!isModule && !(callee.kind === 'unknown' && MODEL_LIKE_NAME.test(calleeNode.text))) return UNKNOWN;
+  if (!isModule && !(callee.kind === 'unknown' && MODEL_LIKE_NAME.test(calleeNode.text))) {
+    if (!PURE_BUILTINS.has(calleeNode.text)) forgetMovableModules(frame, argValues);
+    return UNKNOWN;
+  }
   // A model's later positional inputs may legally stay on the CPU (pack_padded_sequence's
   // lengths must): a batch element counts only as the first input or a keyword input.
   const inputs = argValues.filter((a, i) => !a.value.batch || i === 0 || i >= args.positional.length);
@@ -115,6 +118,8 @@ function evalTorchCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: N
     if (INTEGER_RESULT_FUNCTIONS.has(last)) return { ...result, grad: 'no' };
     return VALUES_INDICES_FUNCTIONS.has(last) ? { ...result, grad: result.grad === 'no' ? 'no' : 'unknown' } : result;
   }
+  // A function from another module (a training `engine.train(model=...)`) may move the model.
+  if (!q.startsWith('torch.')) forgetMovableModules(frame, argValues);
   return UNKNOWN;
 }
 
@@ -172,11 +177,33 @@ function evalLocalCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: N
   return undefined;
 }
 
+/** Builtins that never move a module they are given. */
+const PURE_BUILTINS = new Set(['print', 'len', 'isinstance', 'issubclass', 'str', 'repr', 'type', 'id', 'hasattr', 'getattr', 'list', 'tuple', 'sorted', 'sum', 'iter', 'next', 'enumerate', 'zip', 'vars', 'dir', 'hash', 'format', 'callable']);
+
+/**
+ * A module handed to code that may call `.to()` on it (a training helper from another
+ * file, `trainer.fit(model)`) may come back on any device: forget its place.
+ */
+function forgetMovableModules(frame: Frame, args: Arg[], keep?: (key: string, index: number) => boolean): void {
+  args.forEach((a, i) => {
+    if (a.value.kind !== 'module' || a.value.place === UNTRACKED || a.value.placeless) return;
+    const key = dottedKey(a.node);
+    if (key && !keep?.(key, i)) frame.env.set(key, { ...a.value, place: UNTRACKED, origin: undefined, deviceText: undefined, factory: undefined });
+  });
+}
+
 /** Joins this call's argument values into the callee's parameter summary. */
 function recordCallSite(ctx: RoundContext, ex: Expressions, frame: Frame, fn: FunctionInfo, args: CallArguments, skip: number): void {
   const positional = args.positional.map((n) => ex.eval(frame, n));
   const keywords = new Map([...args.keywords].map(([k, n]) => [k, ex.eval(frame, n)] as const));
   const params = fn.params.slice(skip);
+  // The function's own body says whether it moves a parameter in place.
+  const movedParams = new Set(params.filter((p) => new RegExp(`\\b${p.name}\\.(to|cuda|cpu)\\(`).test(fn.body.text)).map((p) => p.name));
+  const paramOf = (i: number, keyword?: string) => keyword ?? params[i]?.name;
+  forgetMovableModules(frame, [
+    ...args.positional.map((node, i) => ({ node, value: positional[i], param: paramOf(i) })),
+    ...[...args.keywords].map(([k, node]) => ({ node, value: keywords.get(k)!, param: k })),
+  ].filter((a) => a.param !== undefined && movedParams.has(a.param)));
   params.forEach((p, i) => {
     let v: Value | undefined = !p.variadic && !args.hasSplat ? positional[i] : undefined;
     v ??= keywords.get(p.name);

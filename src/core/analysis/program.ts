@@ -55,7 +55,8 @@ export class Program {
   readonly classes = new Map<string, ClassInfo>();
   private readonly scopeFacts = new Map<number, ScopeFacts>();
 
-  constructor(readonly units: Unit[]) {
+  /** Notebook cells display their last expression's value: it is not discarded. */
+  constructor(readonly units: Unit[], readonly isNotebook = false) {
     for (const unit of units) this.imports.addFrom(unit.root);
     for (const unit of units) this.indexBlock(unit.index, unit.root, -1, undefined);
     for (const cls of this.classes.values()) cls.isModule = this.subclassesModule(cls, new Set());

@@ -7,13 +7,34 @@ const NOQA = /#\s*noqa(?::[\s]?(?<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?/i
 
 /** undefined: no noqa on the line; 'all': a bare `# noqa`; else the listed codes. */
 export function noqaCodes(line: string): 'all' | Set<string> | undefined {
-  const hash = line.indexOf('#');
+  const hash = commentStart(line);
   if (hash < 0) return undefined;
   const m = NOQA.exec(line.slice(hash));
   if (!m) return undefined;
   const codes = m.groups?.codes;
   if (!codes) return 'all';
   return new Set(codes.split(/[,\s]+/).filter(Boolean).map((c) => c.toUpperCase()));
+}
+
+/** Where the line's comment starts: the first `#` outside a string literal, or -1. */
+function commentStart(line: string): number {
+  let quote: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (quote) {
+      if (ch === '\\') i++;
+      else if (line.startsWith(quote, i)) {
+        i += quote.length - 1;
+        quote = undefined;
+      }
+    } else if (ch === '#') {
+      return i;
+    } else if (ch === '"' || ch === "'") {
+      quote = line.startsWith(ch.repeat(3), i) ? ch.repeat(3) : ch;
+      i += quote.length - 1;
+    }
+  }
+  return -1;
 }
 
 export function isSuppressedByNoqa(code: RuleCode, line: string): boolean {

@@ -10,9 +10,19 @@ import { shortText } from './describe';
 
 const ASSIGNABLE = new Set(['identifier', 'attribute', 'subscript']);
 
+/** The last top-level expression of a notebook cell is displayed, not discarded. */
+function isCellResult(call: Node): boolean {
+  const statement = call.parent;
+  const cell = statement?.parent;
+  if (!statement || cell?.type !== 'module') return false;
+  const last = cell.namedChildren.filter((c) => c.type !== 'comment').pop();
+  return last?.id === statement.id;
+}
+
 export function checkDiscardedMove(c: Checker, frame: Frame, call: Node, recvNode: Node, recv: Value, kind: Kind): void {
   const target = unparen(recvNode);
   if (kind !== 'tensor' || recv.placeless || !ASSIGNABLE.has(target.type)) return;
+  if (c.program.isNotebook && isCellResult(call)) return;
   const name = shortText(target);
   const callText = shortText(call, 50);
   c.report({
