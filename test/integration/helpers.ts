@@ -139,10 +139,23 @@ export async function codeActionsAt(uri: vscode.Uri, range: vscode.Range, kind?:
   return (result ?? []).filter((a): a is vscode.CodeAction => 'title' in a && !('command' in a && typeof a.command === 'string'));
 }
 
-/** Code actions that fix or silence our `diagnostic` (matched by code and range). */
+function describeActions(actions: readonly vscode.CodeAction[]): string {
+  if (actions.length === 0) return '(none)';
+  return actions.map((a) => `"${a.title}" kind=${a.kind?.value} preferred=${a.isPreferred} diagnostics=[${(a.diagnostics ?? []).map(codeOf).join(',')}]`).join('; ');
+}
+
+/** Quick fixes offered at our `diagnostic`'s range. The API command does not return each
+ * action's `diagnostics`, so where it omits them every quick fix at the range counts (the
+ * fixtures have one diagnostic per line). Throws, listing what was offered, when none. */
 export async function actionsFor(uri: vscode.Uri, diagnostic: vscode.Diagnostic): Promise<vscode.CodeAction[]> {
   const actions = await codeActionsAt(uri, diagnostic.range);
-  return actions.filter((a) => (a.diagnostics ?? []).some((d) => codeOf(d) === codeOf(diagnostic) && d.range.isEqual(diagnostic.range)));
+  const isOurs = (a: vscode.CodeAction) => a.diagnostics === undefined || a.diagnostics.length === 0
+    || a.diagnostics.some((d) => codeOf(d) === codeOf(diagnostic) && d.range.isEqual(diagnostic.range));
+  const matching = actions.filter((a) => a.kind !== undefined && vscode.CodeActionKind.QuickFix.contains(a.kind) && isOurs(a));
+  if (matching.length === 0) {
+    throw new Error(`no quick fix for ${codeOf(diagnostic)} at ${diagnostic.range.start.line + 1}:${diagnostic.range.start.character + 1}; offered: ${describeActions(actions)}`);
+  }
+  return matching;
 }
 
 export async function applyAction(action: vscode.CodeAction): Promise<void> {
