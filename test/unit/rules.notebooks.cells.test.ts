@@ -44,6 +44,13 @@ describe('notebooks: cells as one program', () => {
     assert.ok(fixed[2].startsWith('x = torch.randn(8, 20, device=device)\n'), fixed[2]);
   });
 
+  it('treats the last expression of a cell as displayed, not discarded (no DD004 there)', () => {
+    const move = 'import torch\nx = torch.ones(2)\nx.to("cuda")\n';
+    assert.deepEqual(coreCellFindings([move]), []);
+    const findings = coreCellFindings([`${move}print(x)\n`]);
+    assert.deepEqual(findings.map((c) => [c.cellIndex, c.finding.code, c.finding.range.start.line]), [[0, 'DD004', 2]]);
+  });
+
   it('never throws on empty notebooks, empty cells, magic-only cells and garbage between good cells', () => {
     assert.deepEqual(coreCellFindings([]), []);
     assert.deepEqual(coreCellFindings(['', '\n', '%matplotlib inline\n!ls\n']), []);
