@@ -1,0 +1,114 @@
+// nvidia-smi's failures (PROBES.md), told apart by message first and exit code second,
+// because drivers disagree on exit codes but not on wording. "No devices" and "not
+// installed" are normal machines, not problems.
+import type { Problem } from './report';
+import { firstLine, isNotInstalled, isTimeout, secondsText, succeeded, type ToolRun } from './toolRun';
+
+export type NvidiaSmiOutcome =
+  | 'ok'
+  | 'not-installed'
+  | 'no-devices'
+  | 'driver-not-loaded'
+  | 'version-mismatch'
+  | 'no-supported-gpus'
+  | 'timeout'
+  | 'unknown';
+
+export interface NvidiaSmiFailure {
+  kind: NvidiaSmiOutcome;
+  /** Absent for ok, not-installed and no-devices. */
+  problem?: Problem;
+}
+
+const DRIVER_NOT_LOADED = /couldn't communicate with the NVIDIA driver/i;
+const VERSION_MISMATCH = /Driver\/library version mismatch/i;
+const NO_DEVICES = /No devices were found/i;
+const NO_SUPPORTED = /No supported GPUs were found|Unable to determine the number of GPUs/i;
+
+function textKind(text: string): NvidiaSmiOutcome | null {
+  if (VERSION_MISMATCH.test(text)) return 'version-mismatch';
+  if (DRIVER_NOT_LOADED.test(text)) return 'driver-not-loaded';
+  if (NO_SUPPORTED.test(text)) return 'no-supported-gpus';
+  if (NO_DEVICES.test(text)) return 'no-devices';
+  return null;
+}
+
+const KIND_BY_EXIT_CODE: Record<number, NvidiaSmiOutcome> = {
+  6: 'no-devices',
+  9: 'driver-not-loaded',
+  18: 'version-mismatch',
+  255: 'no-supported-gpus',
+};
+
+function outcomeOf(run: ToolRun): NvidiaSmiOutcome {
+  if (isNotInstalled(run)) return 'not-installed';
+  if (isTimeout(run)) return 'timeout';
+  if (succeeded(run)) return 'ok';
+  const byText = textKind(`${run.stdout}\n${run.stderr}`);
+  if (byText) return byText;
+  return (run.exitCode !== null && KIND_BY_EXIT_CODE[run.exitCode]) || 'unknown';
+}
+
+function problem(code: string, message: string, hint: string): Problem {
+  return { source: 'nvidia-smi', code, message, hint };
+}
+
+function nvmlLibraryVersion(run: ToolRun): string | null {
+  const match = /NVML library version:\s*([\d.]+)/i.exec(`${run.stdout}\n${run.stderr}`);
+  return match ? match[1] : null;
+}
+
+function mismatchProblem(run: ToolRun): Problem {
+  const library = nvmlLibraryVersion(run);
+  return problem(
+    'nvml-version-mismatch',
+    `Failed to initialize NVML: Driver/library version mismatch${library ? ` (NVML library version: ${library})` : ''}`,
+    'driver/library version mismatch: the driver was upgraded but the old kernel module is still loaded; reboot, or reload the nvidia kernel module',
+  );
+}
+
+function problemFor(kind: NvidiaSmiOutcome, run: ToolRun): Problem | undefined {
+  switch (kind) {
+    case 'driver-not-loaded':
+      return problem(
+        'nvidia-driver-not-loaded',
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver",
+        'make sure the latest NVIDIA driver is installed and running (`lsmod | grep nvidia`); reboot after installing it, and check that Secure Boot did not block the module',
+      );
+    case 'version-mismatch':
+      return mismatchProblem(run);
+    case 'no-supported-gpus':
+      return problem(
+        'nvidia-no-supported-gpus',
+        firstLine(run) || 'nvidia-smi found no supported GPU',
+        'the installed driver does not support this GPU (too old or too new for it), or the GPU fell off the bus: check `dmesg` for Xid errors',
+      );
+    case 'timeout':
+      return problem(
+        'nvidia-smi-timeout',
+        `nvidia-smi did not answer within ${secondsText(run.timeoutMs)} and was stopped`,
+        'a hanging nvidia-smi usually means a stuck driver (check `dmesg` for Xid errors, or reboot); Device Doctor will try again later',
+      );
+    case 'unknown':
+      return unknownProblem(run);
+    default:
+      return undefined;
+  }
+}
+
+function unknownProblem(run: ToolRun): Problem {
+  const how = run.errorCode ? `could not be run (${run.errorCode})` : `exited with code ${run.exitCode ?? 'unknown'}`;
+  const detail = firstLine(run);
+  return problem(
+    'nvidia-smi-failed',
+    `nvidia-smi ${how}${detail ? `: ${detail}` : ''}`,
+    'run `nvidia-smi` in a terminal to see the whole message',
+  );
+}
+
+/** What a run of nvidia-smi says about the machine, and the problem to report if any. */
+export function classifyNvidiaSmiFailure(run: ToolRun): NvidiaSmiFailure {
+  const kind = outcomeOf(run);
+  const found = problemFor(kind, run);
+  return found ? { kind, problem: found } : { kind };
+}
