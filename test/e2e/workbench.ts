@@ -1,0 +1,140 @@
+// The scenario API of the e2e suite: what a person does in the workbench, as short verbs
+// over a Playwright page (open a file, wait for a squiggle, hover it, open the quick-fix
+// menu, take a screenshot). A new scenario is a few lines of these.
+import * as fs from 'fs';
+import * as path from 'path';
+import type { Locator, Page } from 'playwright-core';
+
+export type Severity = 'error' | 'warning';
+
+export const RESULTS_DIR = path.resolve(__dirname, '..', '..', 'test-results');
+const UI_TIMEOUT_MS = 30_000;
+
+/** A line of editor text as the DOM renders it (non-breaking spaces for indentation). */
+function normalize(text: string): string {
+  return text.replace(/\u00a0/g, ' ');
+}
+
+export class Workbench {
+  constructor(readonly page: Page) {}
+
+  /** Opens a workspace file through Quick Open, as a person would (Ctrl+P, name, Enter). */
+  async openFile(relativePath: string): Promise<void> {
+    await this.page.keyboard.press('Control+P');
+    const input = this.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await input.fill(relativePath);
+    const name = path.basename(relativePath);
+    await this.page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+    await this.page.keyboard.press('Enter');
+    await this.page.locator('.tab.active', { hasText: name }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await this.editor().locator('.view-lines').waitFor({ timeout: UI_TIMEOUT_MS });
+  }
+
+  /** The active text editor. */
+  editor(): Locator {
+    return this.page.locator('.editor-group-container.active .monaco-editor').first();
+  }
+
+  squiggles(severity: Severity): Locator {
+    return this.editor().locator(`.view-overlays .squiggly-${severity}`);
+  }
+
+  /** Waits for the first squiggle of `severity` (the language server answers after a debounce). */
+  async waitForSquiggle(severity: Severity, timeoutMs = UI_TIMEOUT_MS): Promise<Locator> {
+    const squiggle = this.squiggles(severity).first();
+    await squiggle.waitFor({ state: 'attached', timeout: timeoutMs });
+    return squiggle;
+  }
+
+  async waitForNoSquiggle(severity: Severity, timeoutMs = UI_TIMEOUT_MS): Promise<void> {
+    await this.squiggles(severity).first().waitFor({ state: 'detached', timeout: timeoutMs });
+  }
+
+  private async centerOf(target: Locator): Promise<{ x: number; y: number }> {
+    const box = await target.boundingBox();
+    if (!box) throw new Error('the squiggle is not on screen');
+    return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  }
+
+  /** Rests the mouse on `target` and returns the hover widget once it shows. */
+  async hover(target: Locator): Promise<Locator> {
+    const { x, y } = await this.centerOf(target);
+    await this.page.mouse.move(x - 2, y);
+    await this.page.mouse.move(x, y);
+    const hover = this.page.locator('.monaco-hover:not(.hidden)').filter({ hasText: /\S/ }).first();
+    await hover.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    return hover;
+  }
+
+  /** Puts the cursor on `target` and opens the quick-fix menu (Ctrl+.); returns its entries. */
+  async quickFix(target: Locator): Promise<string[]> {
+    const { x, y } = await this.centerOf(target);
+    await this.page.mouse.click(x, y);
+    await this.page.keyboard.press('Control+Period');
+    const rows = this.quickFixRows();
+    await rows.first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    return (await rows.allInnerTexts()).map((t) => t.trim()).filter((t) => t.length > 0);
+  }
+
+  private quickFixRows(): Locator {
+    return this.page.locator('.action-widget .monaco-list-row.action');
+  }
+
+  /** Chooses the quick-fix menu entry whose label matches. */
+  async chooseQuickFix(label: RegExp): Promise<void> {
+    await this.quickFixRows().filter({ hasText: label }).first().click();
+    await this.quickFixRows().first().waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+  }
+
+  /** The active editor's text (small files: every line is rendered). */
+  async editorText(): Promise<string> {
+    const lines = await this.editor().locator('.view-lines .view-line').evaluateAll((nodes) =>
+      nodes
+        .map((n) => ({ top: parseFloat((n as { style?: { top?: string } }).style?.top || '0'), text: n.textContent ?? '' }))
+        .sort((a, b) => a.top - b.top)
+        .map((l) => l.text));
+    return lines.map(normalize).join('\n');
+  }
+
+  async waitForText(expected: string, timeoutMs = UI_TIMEOUT_MS): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await this.editorText()).includes(expected)) {
+      if (Date.now() > deadline) throw new Error(`the editor never showed "${expected}"; it shows:\n${await this.editorText()}`);
+      await this.page.waitForTimeout(200);
+    }
+  }
+
+  /** Opens the Problems panel (Ctrl+Shift+M) and returns the text of its rows. */
+  async problems(expectedText: string | RegExp): Promise<string[]> {
+    await this.page.keyboard.press('Control+Shift+M');
+    const rows = this.page.locator('.markers-panel .monaco-list-row');
+    await rows.filter({ hasText: expectedText }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+    return (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+  }
+
+  /** Waits until no row of the Problems panel matches (the finding was fixed). */
+  async waitForNoProblem(text: string | RegExp, timeoutMs = UI_TIMEOUT_MS): Promise<void> {
+    const rows = this.page.locator('.markers-panel .monaco-list-row').filter({ hasText: text });
+    await rows.first().waitFor({ state: 'detached', timeout: timeoutMs });
+  }
+
+  /** The count the Problems panel shows on its tab. */
+  async problemsBadge(): Promise<number> {
+    const badge = this.page.locator('.composite-bar .action-item', { hasText: 'Problems' }).locator('.badge-content');
+    await badge.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    return Number((await badge.innerText()).trim());
+  }
+
+  async pressEscape(): Promise<void> {
+    await this.page.keyboard.press('Escape');
+  }
+
+  /** Saves a screenshot as test-results/<name>.png and returns its path. */
+  async screenshot(name: string): Promise<string> {
+    fs.mkdirSync(RESULTS_DIR, { recursive: true });
+    const file = path.join(RESULTS_DIR, `${name}.png`);
+    await this.page.screenshot({ path: file });
+    return file;
+  }
+}
