@@ -6,6 +6,7 @@ export * from './nvidiaSmi';
 export * from './nvidiaMonitor';
 export * from './nvidiaFailure';
 export * from './amd';
+export * from './amdSmi';
 export * from './apple';
 export * from './host';
 export * from './torchProbe';
