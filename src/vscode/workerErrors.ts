@@ -1,0 +1,64 @@
+// The ways a worker request can fail, each with a sentence a user can read (no stack
+// traces: details go to the log). No vscode import.
+import { ConnectionError, ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
+import type { ProcessExit } from './workerProcess';
+
+export type WorkerErrorKind =
+  /** The worker did not answer in time (the request was cancelled in the worker). */
+  | 'timeout'
+  /** The caller cancelled. */
+  | 'cancelled'
+  /** The worker process died while the request was in flight. */
+  | 'crashed'
+  /** The worker is stopped: shutting down, or given up after repeated crashes. */
+  | 'stopped'
+  /** The worker answered with an error. */
+  | 'failed';
+
+export class WorkerError extends Error {
+  constructor(readonly kind: WorkerErrorKind, message: string) {
+    super(message);
+    this.name = 'WorkerError';
+  }
+}
+
+/** "detect" for "deviceDoctor/detect". */
+export function shortMethod(method: string): string {
+  return method.replace(/^deviceDoctor\//, '');
+}
+
+/** "exit code 1", "killed by SIGKILL". */
+export function describeExit(exit: ProcessExit): string {
+  if (exit.signal) return `killed by ${exit.signal}`;
+  if (exit.code !== null) return `exit code ${exit.code}`;
+  return 'it could not be started';
+}
+
+export function crashedError(method: string, exit: ProcessExit): WorkerError {
+  return new WorkerError('crashed', `The Device Doctor worker stopped unexpectedly (${describeExit(exit)}) while running "${shortMethod(method)}".`);
+}
+
+export function stoppedError(method: string): WorkerError {
+  return new WorkerError('stopped', `The Device Doctor worker was stopped before "${shortMethod(method)}" finished.`);
+}
+
+export function timeoutError(method: string, timeoutMs: number): WorkerError {
+  const seconds = Math.round(timeoutMs / 100) / 10;
+  return new WorkerError('timeout', `The Device Doctor worker did not answer "${shortMethod(method)}" within ${seconds} s.`);
+}
+
+export function cancelledError(method: string): WorkerError {
+  return new WorkerError('cancelled', `"${shortMethod(method)}" was cancelled.`);
+}
+
+/** True when the error came from the connection (closed, disposed), not from the worker's handler. */
+export function isConnectionFailure(error: unknown): boolean {
+  if (error instanceof ConnectionError) return true;
+  return error instanceof ResponseError && error.code === ErrorCodes.PendingResponseRejected;
+}
+
+/** The worker's own error answer, as a WorkerError with its message. */
+export function failedError(method: string, error: unknown): WorkerError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new WorkerError('failed', `The Device Doctor worker could not run "${shortMethod(method)}": ${message}`);
+}
