@@ -1,0 +1,71 @@
+// Which Python to ask about PyTorch. The CLI tries --python, then python3 and python on
+// PATH; the extension puts the Python extension's choice and the setting first. Both
+// use resolveInterpreter, which only looks at the file system and never runs anything.
+import * as fs from 'fs';
+import * as path from 'path';
+
+export interface ResolveOptions {
+  /** Defaults to process.env.PATH. */
+  pathEnv?: string;
+  platform?: NodeJS.Platform;
+}
+
+function isExecutableFile(file: string, platform: NodeJS.Platform): boolean {
+  try {
+    if (!fs.statSync(file).isFile()) return false;
+    if (platform !== 'win32') fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function windowsNames(name: string, platform: NodeJS.Platform): string[] {
+  if (platform !== 'win32' || path.extname(name) !== '') return [name];
+  return [name, `${name}.exe`, `${name}.cmd`, `${name}.bat`];
+}
+
+/** A bare command name searched on PATH, or null; a name with a directory part is not searched. */
+export function findOnPath(name: string, options: ResolveOptions = {}): string | null {
+  const platform = options.platform ?? process.platform;
+  const pathEnv = options.pathEnv ?? process.env.PATH ?? '';
+  const delimiter = platform === 'win32' ? ';' : ':';
+  for (const dir of pathEnv.split(delimiter)) {
+    if (dir === '') continue;
+    for (const candidate of windowsNames(name, platform)) {
+      const full = path.resolve(dir, candidate);
+      if (isExecutableFile(full, platform)) return full;
+    }
+  }
+  return null;
+}
+
+function hasDirectoryPart(candidate: string): boolean {
+  return candidate.includes('/') || candidate.includes('\\');
+}
+
+/**
+ * The first candidate that exists and is executable, as an absolute path: a path is
+ * checked as it is, a bare name (python3) is looked up on PATH. Null when none is.
+ */
+export function resolveInterpreter(candidates: readonly string[], options: ResolveOptions = {}): string | null {
+  const platform = options.platform ?? process.platform;
+  for (const candidate of candidates) {
+    const trimmed = candidate.trim();
+    if (trimmed === '') continue;
+    if (!hasDirectoryPart(trimmed)) {
+      const found = findOnPath(trimmed, options);
+      if (found) return found;
+      continue;
+    }
+    const full = path.resolve(trimmed);
+    if (isExecutableFile(full, platform)) return full;
+  }
+  return null;
+}
+
+/** The CLI's order: --python when given (even if it does not exist, so the report says so), else python3/python on PATH. */
+export function cliInterpreter(explicit: string | undefined, options: ResolveOptions = {}): string {
+  if (explicit !== undefined && explicit !== '') return explicit;
+  return resolveInterpreter(['python3', 'python'], options) ?? 'python3';
+}

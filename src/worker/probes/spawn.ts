@@ -1,0 +1,123 @@
+// The one way the worker runs a tool: no shell, an argv array, a hard timeout that ends
+// in SIGKILL, and capped output. A stuck nvidia-smi in uninterruptible sleep may ignore
+// SIGTERM and even SIGKILL for a while, so the result is settled at the deadline
+// instead of waiting for the process to go away.
+import { spawn, type ChildProcess } from 'child_process';
+import type { ToolRun } from '../../core/devices/toolRun';
+
+export interface RunToolOptions {
+  timeoutMs: number;
+  /** Per stream; past it the tool is killed and its output marked truncated. */
+  maxOutputBytes?: number;
+  env?: NodeJS.ProcessEnv;
+  /** Aborting kills the tool; the run then ends with errorCode CANCELLED. */
+  signal?: AbortSignal;
+}
+
+export interface ToolRunResult extends ToolRun {
+  command: string;
+  args: readonly string[];
+  /** Set when the tool died of a signal (a crash, or our SIGKILL). */
+  signal: NodeJS.Signals | null;
+  truncated: boolean;
+  elapsedMs: number;
+  /** The operating system's message when the tool could not be started. */
+  errorMessage?: string;
+}
+
+export const DEFAULT_MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
+
+/** Kills the tool and everything it started: on POSIX it leads its own process group. */
+export function killTree(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    if (process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');
+    else child.kill('SIGKILL');
+  } catch {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+class OutputBuffer {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  truncated = false;
+
+  constructor(private readonly limit: number) {}
+
+  /** Returns false once the limit is passed. */
+  add(chunk: Buffer): boolean {
+    const room = this.limit - this.size;
+    if (chunk.length > room) {
+      if (room > 0) this.chunks.push(chunk.subarray(0, room));
+      this.size = this.limit;
+      this.truncated = true;
+      return false;
+    }
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    return true;
+  }
+
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+/** Runs `command args` and always resolves: a missing tool, a crash or a hang is a result, not an exception. */
+export function runTool(command: string, args: readonly string[], options: RunToolOptions): Promise<ToolRunResult> {
+  const started = Date.now();
+  const limit = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const stdout = new OutputBuffer(limit);
+  const stderr = new OutputBuffer(limit);
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (fields: Partial<ToolRunResult>): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      resolve({
+        command, args, exitCode: null, signal: null,
+        stdout: stdout.text(), stderr: stderr.text(),
+        truncated: stdout.truncated || stderr.truncated,
+        elapsedMs: Date.now() - started,
+        ...fields,
+      });
+    };
+    const child = spawn(command, [...args], {
+      shell: false,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: process.platform !== 'win32',
+      windowsHide: true,
+      env: options.env ?? process.env,
+    });
+    const abandon = (errorCode: string): void => {
+      if (settled) return;
+      killTree(child);
+      // Do not wait for 'close': a process in D-state keeps its pipes open.
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      child.unref();
+      finish({ errorCode, timeoutMs: errorCode === 'TIMEOUT' ? options.timeoutMs : undefined });
+    };
+    const onAbort = (): void => abandon('CANCELLED');
+    const timer = setTimeout(() => abandon('TIMEOUT'), options.timeoutMs);
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (!stdout.add(chunk)) killTree(child);
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      if (!stderr.add(chunk)) killTree(child);
+    });
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      finish({ errorCode: err.code ?? 'ERROR', errorMessage: err.message });
+    });
+    child.on('close', (code, signal) => finish({ exitCode: code, signal }));
+  });
+}

@@ -1,0 +1,107 @@
+// The worker's methods on a JSON-RPC connection. Kept apart from worker.ts (the process
+// entry) so that tests can serve a connection in-process too.
+import { ResponseError, type CancellationToken, type MessageConnection } from 'vscode-jsonrpc';
+import type { DeviceReport } from '../core/devices/report';
+import {
+  DetectRequest,
+  MemorySamplesNotification,
+  StartMonitorRequest,
+  StopMonitorRequest,
+  WorkerLogNotification,
+  WorkerProblemNotification,
+  type MonitorOptions,
+  type ProbeOptions,
+  type WorkerLog,
+} from '../protocol/worker';
+import { detectDevices, type Hang } from './detect';
+import { idMapperFor } from './ids';
+import { Monitor } from './monitor';
+import { CancelledError, DEFAULT_GATE_OPTIONS, ProbeGate, type GateOptions } from './probes/probeGate';
+
+/** JSON-RPC's "request cancelled" (LSP's -32800): what a cancelled detect answers. */
+export const REQUEST_CANCELLED = -32800;
+
+export interface ServiceOptions {
+  env: NodeJS.ProcessEnv;
+  platform: NodeJS.Platform;
+  gate?: GateOptions;
+  sysfsDrmRoot?: string;
+  monitorRestartDelayMs?: number;
+}
+
+function toAbortSignal(token: CancellationToken): AbortSignal {
+  const controller = new AbortController();
+  if (token.isCancellationRequested) controller.abort();
+  else token.onCancellationRequested(() => controller.abort());
+  return controller.signal;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function hangMessage(hang: Hang): string {
+  const retry = hang.retryAt === undefined ? '' : `; not starting it again before ${new Date(hang.retryAt).toLocaleTimeString()}`;
+  return hang.fresh ? `${hang.kind} did not answer in time and was killed${retry}` : `${hang.kind} hung last time${retry}`;
+}
+
+export class WorkerService {
+  private readonly gate: ProbeGate;
+  readonly monitor: Monitor;
+
+  constructor(private readonly connection: MessageConnection, private readonly options: ServiceOptions) {
+    this.gate = new ProbeGate(options.gate ?? DEFAULT_GATE_OPTIONS);
+    this.monitor = new Monitor(
+      {
+        samples: (samples) => void connection.sendNotification(MemorySamplesNotification, { samples }).catch(() => undefined),
+        problem: (message) => this.problem('monitor', message),
+        log: (level, message) => this.log(level, message),
+      },
+      { env: options.env, platform: options.platform, sysfsDrmRoot: options.sysfsDrmRoot, restartDelayMs: options.monitorRestartDelayMs },
+    );
+  }
+
+  register(): void {
+    this.connection.onRequest(DetectRequest, (params, token) => this.detect(params, token));
+    this.connection.onRequest(StartMonitorRequest, (params: MonitorOptions) => {
+      this.log('info', `monitoring memory every ${params.intervalMs} ms`);
+      this.monitor.start(params.intervalMs);
+    });
+    // By method name: the typed RequestType<void> rejects a request sent without params.
+    this.connection.onRequest(StopMonitorRequest.method, () => {
+      this.monitor.stop();
+    });
+  }
+
+  dispose(): void {
+    this.monitor.stop();
+  }
+
+  log(level: WorkerLog['level'], message: string): void {
+    void this.connection.sendNotification(WorkerLogNotification, { level, message }).catch(() => undefined);
+  }
+
+  problem(source: string, message: string): void {
+    this.log('warn', `${source}: ${message}`);
+    void this.connection.sendNotification(WorkerProblemNotification, { source, message }).catch(() => undefined);
+  }
+
+  private async detect(params: ProbeOptions, token: CancellationToken): Promise<DeviceReport> {
+    const started = Date.now();
+    try {
+      const outcome = await detectDevices(
+        params,
+        { gate: this.gate, env: this.options.env, platform: this.options.platform, log: (l, m) => this.log(l, m), sysfsDrmRoot: this.options.sysfsDrmRoot },
+        toAbortSignal(token),
+      );
+      for (const hang of outcome.hangs) this.problem(hang.kind, hangMessage(hang));
+      this.monitor.setIds(idMapperFor(outcome));
+      this.log('info', `detect took ${Date.now() - started} ms: ${outcome.report.accelerators.length} accelerator(s), selected ${outcome.report.selected.device}`);
+      return outcome.report;
+    } catch (err) {
+      if (err instanceof CancelledError) throw new ResponseError(REQUEST_CANCELLED, 'detect was cancelled');
+      this.log('error', `detect failed: ${describe(err)}`);
+      throw new ResponseError(-32603, `detect failed: ${describe(err)}`);
+    }
+  }
+}

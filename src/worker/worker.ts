@@ -1,0 +1,63 @@
+// Entry point of dist/worker.js, the compute worker. The extension forks it with an IPC
+// channel; `node dist/worker.js --stdio` speaks the same JSON-RPC over stdin/stdout.
+// It exits when its parent goes away, and never writes anything but the protocol to
+// stdout: console output is sent to stderr.
+import { createMessageConnection, IPCMessageReader, IPCMessageWriter, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import { WorkerService } from './service';
+
+function redirectConsoleToStderr(): void {
+  const toStderr = (...args: unknown[]): void => {
+    process.stderr.write(`${args.map((a) => (typeof a === 'string' ? a : String(a))).join(' ')}\n`);
+  };
+  console.log = toStderr;
+  console.info = toStderr;
+  console.debug = toStderr;
+}
+
+function openConnection(): MessageConnection {
+  if (process.argv.includes('--stdio')) {
+    return createMessageConnection(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout));
+  }
+  if (typeof process.send !== 'function') {
+    process.stderr.write('device-doctor worker: start me with an IPC channel (fork) or with --stdio\n');
+    process.exit(2);
+  }
+  return createMessageConnection(new IPCMessageReader(process), new IPCMessageWriter(process));
+}
+
+/** Test hooks, read once at start: where sysfs is, and a shorter monitor restart delay. */
+function optionalNumber(value: string | undefined): number | undefined {
+  const parsed = value === undefined ? NaN : Number(value);
+  return Number.isFinite(parsed) ? parsed : undefined;
+}
+
+function main(): void {
+  redirectConsoleToStderr();
+  const connection = openConnection();
+  const service = new WorkerService(connection, {
+    env: process.env,
+    platform: process.platform,
+    sysfsDrmRoot: process.env.DEVICE_DOCTOR_SYSFS_DRM || undefined,
+    monitorRestartDelayMs: optionalNumber(process.env.DEVICE_DOCTOR_MONITOR_RESTART_MS),
+  });
+  let exiting = false;
+  const exit = (code: number): void => {
+    if (exiting) return;
+    exiting = true;
+    service.dispose();
+    process.exit(code);
+  };
+  service.register();
+  connection.onClose(() => exit(0));
+  connection.onError(([err]) => service.log('error', `connection error: ${err.message}`));
+  process.on('disconnect', () => exit(0));
+  // Touch stdin only in stdio mode: with IPC it may be the parent's terminal.
+  if (process.argv.includes('--stdio')) process.stdin.on('end', () => exit(0));
+  process.on('SIGTERM', () => exit(0));
+  process.on('uncaughtException', (err) => service.log('error', `uncaught: ${err.stack ?? err.message}`));
+  process.on('unhandledRejection', (reason) => service.log('error', `unhandled rejection: ${String(reason)}`));
+  connection.listen();
+  service.log('info', `worker ${process.pid} ready (node ${process.version}, ${process.platform})`);
+}
+
+main();
