@@ -77,7 +77,7 @@ function evalTorchCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: N
   if (DEVICE_FACTORIES.has(q) || CPU_ONLY_FACTORIES.has(q) || LIKE_FACTORIES.has(q)) {
     const argValues = evalArgs(ex, frame, args);
     const like = LIKE_FACTORIES.has(q) ? argValues[0]?.value : undefined;
-    const place = device ? evalDevice(ctx, frame, device, (f, n) => ex.eval(f, n)) : like ? like.place : CPU;
+    const place = device ? evalDevice(ctx, frame, device, (f, n) => ex.eval(f, n)) : like ? like.place : defaultPlace(ctx, frame);
     const scalar = q === 'torch.tensor' && args.positional.length > 0 && isNumberLiteral(args.positional[0]);
     return value('tensor', place, {
       grad: requiresGrad ? 'yes' : 'no',
@@ -120,7 +120,16 @@ function evalTorchCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: N
   }
   // A function from another module (a training `engine.train(model=...)`) may move the model.
   if (!q.startsWith('torch.')) forgetMovableModules(frame, argValues);
+  // Another library's loader (torch_geometric's DataLoader) yields its own batch types.
+  if (!q.startsWith('torch.') && /Loader$/.test(last)) return value('other');
   return UNKNOWN;
+}
+
+/** Where a factory without `device=` puts its tensor: the CPU, unless a default device is set. */
+function defaultPlace(ctx: RoundContext, frame: Frame) {
+  const scoped = frame.defaultDevices[frame.defaultDevices.length - 1];
+  if (scoped !== undefined) return scoped;
+  return ctx.program.setsDefaultDevice ? UNTRACKED : CPU;
 }
 
 const NON_TENSOR_TORCH = /^(is_\w+|set_\w+|get_\w+|manual_seed|seed|initial_seed|save|load|compile|no_grad|enable_grad|inference_mode|autocast|use_deterministic_algorithms|typename|numel|result_type|promote_types|can_cast|finfo|iinfo|device|Size|Generator|empty_cache|synchronize)$/;
@@ -230,7 +239,8 @@ function evalMethodCall(
     return evalMove(ctx, ex, frame, call, objNode, recvKey, recv, method, discarded);
   }
   if (method === 'numpy') {
-    ctx.checker.numpyConversion(frame, call, objNode, recv, 'method');
+    // `.numpy(force=True)` detaches and copies to the host itself.
+    if (args.keywords.get('force')?.text !== 'True') ctx.checker.numpyConversion(frame, call, objNode, recv, 'method');
     return OTHER;
   }
   if (recv.kind !== 'tensor' && recv.kind !== 'module' && !(recv.kind === 'unknown' && recv.place !== UNTRACKED)) {
@@ -248,6 +258,12 @@ function evalMethodCall(
   if (method === 'requires_grad_' && recvKey) frame.env.set(recvKey, { ...recv, grad: 'yes' });
   if (NON_TENSOR_METHODS.has(method)) return OTHER;
   const operands = argValues.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
+  if (method === 'type' && args.positional[0]) {
+    // Legacy `x.type(torch.cuda.FloatTensor)` moves; `x.type(torch.FloatTensor)` brings back to the CPU.
+    const q = ctx.program.imports.qualify(args.positional[0]) ?? '';
+    if (/^torch\.cuda\.\w+Tensor$/.test(q)) return { ...recv, kind: 'tensor', place: ACCEL, deviceText: '"cuda"', origin: { unit: frame.unit, node: call, what: 'moved to "cuda" here' }, factory: undefined, batch: undefined };
+    if (/^torch\.\w+Tensor$/.test(q)) return { ...recv, kind: 'tensor', place: CPU, origin: { unit: frame.unit, node: call, what: 'moved to the CPU here' }, factory: undefined, batch: undefined };
+  }
   if (method === 'type_as') {
     // `a.type_as(b)` takes b's type, and with it b's device (torch.cuda.FloatTensor).
     const other = operands[0];
@@ -260,9 +276,13 @@ function evalMethodCall(
     ctx.checker.tensorOperation(frame, call, [{ node: objNode, value: recv }, ...operands], 'op');
   }
   const grad = frame.noGrad > 0 ? 'no' : DIFFERENTIABLE_METHODS.has(method) ? recv.grad : recv.grad === 'no' ? 'no' : 'unknown';
+  // `w.sum()` over every element is 0-dim, which may meet accelerator tensors (like a scalar).
+  const scalar = FULL_REDUCTIONS.has(method) && args.positional.length === 0 && !args.keywords.has('dim') && !args.keywords.has('axis');
   // A batch stays a batch through views and casts: moving it at the loop's top fixes them all.
-  return { ...recv, kind: 'tensor', grad, factory: undefined, scalar: undefined, elements: undefined };
+  return { ...recv, kind: 'tensor', grad, factory: undefined, scalar: scalar || undefined, elements: undefined };
 }
+
+const FULL_REDUCTIONS = new Set(['sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'norm', 'std', 'var', 'median', 'nansum', 'nanmean', 'all', 'any', 'count_nonzero']);
 
 /** Methods that combine the receiver with tensor arguments, which must share its device. */
 const ELEMENTWISE_METHODS = new Set([
@@ -287,6 +307,7 @@ function evalMove(
     place: target.place,
     grad: recv.grad,
     placeless: recv.placeless,
+    movesInputs: recv.movesInputs,
     className: recv.className,
     deviceText: target.text,
     origin: { unit: frame.unit, node: call, what: `moved to ${target.text} here` },

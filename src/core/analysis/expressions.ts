@@ -75,9 +75,35 @@ export class Expressions {
         const v = field(node, 'value');
         return v ? this.eval(frame, v) : UNKNOWN;
       }
-      default:
-        // Lambdas, comprehensions, dictionaries, f-strings: not tracked (silence is safe).
+      case 'list_comprehension': case 'set_comprehension': case 'generator_expression': case 'dictionary_comprehension':
+        this.evalComprehension(frame, node);
         return UNKNOWN;
+      default:
+        // Lambdas, dictionaries, f-strings: not tracked (silence is safe).
+        return UNKNOWN;
+    }
+  }
+
+  /** The element expression runs with the loop variables unknown, in a scope of its own. */
+  private evalComprehension(frame: Frame, node: Node): void {
+    const saved = frame.env;
+    frame.env = saved.clone();
+    try {
+      for (const clause of children(node)) {
+        if (clause.type === 'for_in_clause') {
+          const right = field(clause, 'right');
+          const left = field(clause, 'left');
+          if (right) this.eval(frame, right);
+          if (left) this.ctx.assign(frame, left, UNKNOWN);
+        } else if (clause.type === 'if_clause') {
+          const cond = children(clause)[0];
+          if (cond) this.eval(frame, cond);
+        }
+      }
+      const body = field(node, 'body');
+      if (body) this.eval(frame, body.type === 'pair' ? field(body, 'value') ?? body : body);
+    } finally {
+      frame.env = saved;
     }
   }
 
@@ -98,7 +124,9 @@ export class Expressions {
   /** `self.x` read in a method: the join of what every method left in it (previous round). */
   private classAttribute(className: string, attr: string): Value {
     const cls = this.ctx.program.classes.get(className);
-    const v = this.ctx.previous.classAttrs.get(className)?.get(attr);
+    const v = this.ctx.program.classLineage(className)
+      .map((name) => this.ctx.previous.classAttrs.get(name)?.get(attr))
+      .find((found) => found !== undefined);
     if (!v) return UNKNOWN;
     // Inside an nn.Module the submodules follow the instance, whose device is unknown here.
     if (cls?.isModule && (v.kind === 'module' || v.kind === 'unknown')) return { ...v, place: UNTRACKED };

@@ -4,7 +4,7 @@
 import type { Node } from '../python/pyNode';
 import { Env } from './env';
 import type { FunctionInfo } from './program';
-import { joinValues, LoaderLoop, sameValue, Value } from './values';
+import { joinValues, LoaderLoop, Place, sameValue, Value } from './values';
 
 export class Summaries {
   /** Same parameter, return and attribute states: another round would change nothing. */
@@ -60,6 +60,8 @@ export interface Frame {
   /** Enclosing scope's final environment (globals for top-level functions). */
   outer?: Env;
   noGrad: number;
+  /** Places set by enclosing `with torch.device(...)` blocks, innermost last. */
+  defaultDevices: Place[];
   /** Loader loops currently being executed, innermost last. */
   loops: LoaderLoop[];
   /** >0 while a loop body's first (state-gathering) pass runs: rules stay quiet. */

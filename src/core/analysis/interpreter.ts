@@ -37,7 +37,7 @@ export class Interpreter implements RoundContext {
       const facts = this.program.factsOf(root);
       for (const n of facts.names) names.add(n);
       moduleFrame = {
-        id: -1, unit: unit.index, env: moduleEnv, noGrad: 0, loops: [], muted: 0, names,
+        id: -1, unit: unit.index, env: moduleEnv, noGrad: 0, defaultDevices: [], loops: [], muted: 0, names,
         deviceAware: facts.deviceAware || (moduleFrame?.deviceAware ?? false), evidence: facts.evidence, scopeNode: root,
       };
       this.execBlock(moduleFrame, root);
@@ -57,7 +57,7 @@ export class Interpreter implements RoundContext {
     for (const p of fn.params) env.set(p.name, params?.get(p.name) ?? UNKNOWN);
     if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
     const frame: Frame = {
-      id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, loops: [], muted: 0,
+      id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, defaultDevices: [], loops: [], muted: 0,
       names, evidence: facts.evidence, scopeNode: fn.node,
       deviceAware: facts.deviceAware || fn.params.some((p) => /device/i.test(p.name)),
     };
@@ -252,6 +252,7 @@ export class Interpreter implements RoundContext {
 
   private execWith(frame: Frame, stmt: Node): void {
     let noGrad = false;
+    let devices = 0;
     const clause = children(stmt).find((c) => c.type === 'with_clause');
     for (const item of clause ? children(clause) : []) {
       const valueNode = field(item, 'value') ?? children(item)[0];
@@ -261,6 +262,11 @@ export class Interpreter implements RoundContext {
       const q = callee ? this.program.imports.qualify(callee) : undefined;
       if (q && (NO_GRAD_CONTEXTS.has(q) || (q === 'torch.set_grad_enabled' && /\(\s*False\s*\)$/.test(expr.text)))) noGrad = true;
       const v = this.ex.eval(frame, expr);
+      if (q === 'torch.device' && v.kind === 'device') {
+        // `with torch.device("cuda"):` makes factories inside default to that device.
+        frame.defaultDevices.push(v.place);
+        devices++;
+      }
       const alias = valueNode.type === 'as_pattern' ? field(valueNode, 'alias') : null;
       if (alias) this.assign(frame, children(alias)[0] ?? alias, v);
     }
@@ -268,6 +274,7 @@ export class Interpreter implements RoundContext {
     const body = field(stmt, 'body');
     if (body) this.execBlock(frame, body);
     if (noGrad) frame.noGrad--;
+    frame.defaultDevices.length -= devices;
   }
 
   private execMatch(frame: Frame, stmt: Node): void {

@@ -71,10 +71,13 @@ function wrapperOf(ctx: RoundContext, node: Node): 'enumerate' | 'zip' | 'progre
 
 function isLoader(ctx: RoundContext, frame: Frame, node: Node): boolean {
   const key = dottedKey(node);
-  if (key && /loader$/i.test(key)) return true;
-  if (node.type === 'identifier' || node.type === 'attribute') {
-    const v = frame.env.get(key ?? '') ?? frame.outer?.get(key ?? '');
-    return v?.kind === 'loader';
+  if (key) {
+    const v = frame.env.get(key) ?? frame.outer?.get(key);
+    if (v?.kind === 'loader') return true;
+    // A name ending in "loader" is a hint only when nothing better is known: an instance
+    // of a class of this program (a prefetcher) or another library's loader is not one.
+    if (v && (v.className || v.kind === 'other')) return false;
+    return /loader$/i.test(key);
   }
   if (node.type === 'call') {
     const callee = field(node, 'function');

@@ -55,8 +55,12 @@ export class Program {
   readonly classes = new Map<string, ClassInfo>();
   private readonly scopeFacts = new Map<number, ScopeFacts>();
 
+  /** `torch.set_default_device(...)` anywhere: factories without `device=` are not known to be on the CPU. */
+  readonly setsDefaultDevice: boolean;
+
   /** Notebook cells display their last expression's value: it is not discarded. */
   constructor(readonly units: Unit[], readonly isNotebook = false) {
+    this.setsDefaultDevice = units.some((u) => /\bset_default_(device|tensor_type)\s*\(/.test(u.source));
     for (const unit of units) this.imports.addFrom(unit.root);
     for (const unit of units) this.indexBlock(unit.index, unit.root, -1, undefined);
     for (const cls of this.classes.values()) cls.isModule = this.subclassesModule(cls, new Set());
@@ -169,6 +173,17 @@ export class Program {
     let facts = this.scopeFacts.get(body.id);
     if (!facts) this.scopeFacts.set(body.id, (facts = scanScope(body, this.imports)));
     return facts;
+  }
+
+  /** The class and its base classes defined in the program, nearest first. */
+  classLineage(className: string): string[] {
+    const out: string[] = [];
+    let cls = this.classes.get(className);
+    while (cls && !out.includes(cls.name)) {
+      out.push(cls.name);
+      cls = cls.baseNodes.map((b) => this.classes.get(b.text)).find((c) => !!c);
+    }
+    return out;
   }
 
   /** The function or class method a call names, with how many leading params the call skips. */

@@ -1,4 +1,6 @@
-// PROBES.md's diagnosis table: why PyTorch cannot use the GPU, one function per row.
+// PROBES.md's diagnosis table: why PyTorch cannot use the GPU. The rows live in
+// diagnosisRules.ts; this joins them with the problems of failed tools.
+import { DIAGNOSIS_RULES } from './diagnosisRules';
 import type { NvidiaSmiOutcome } from './nvidiaFailure';
 import type { Problem, TorchStatus } from './report';
 
@@ -22,6 +24,18 @@ export interface DiagnosisFacts {
   tfjs?: TfjsFacts | null;
 }
 
+/** Tool problems first, then the table's rows in order; one problem per code. */
 export function diagnose(facts: DiagnosisFacts): Problem[] {
-  return [...facts.toolProblems];
+  const found = [...facts.toolProblems];
+  for (const rule of DIAGNOSIS_RULES) {
+    const problem = rule(facts);
+    if (problem) found.push(problem);
+  }
+  return uniqueByCode(found);
+}
+
+function uniqueByCode(problems: Problem[]): Problem[] {
+  const byCode = new Map<string, Problem>();
+  for (const problem of problems) if (!byCode.has(problem.code)) byCode.set(problem.code, problem);
+  return [...byCode.values()];
 }

@@ -77,7 +77,8 @@ function mpsStatus(raw: unknown): TorchOk['mps'] {
   return {
     built: bool(mps['built']),
     available,
-    allocates: available && bool(mps['allocates']),
+    // An older probe that did not try an allocation is taken at its word.
+    allocates: available && (mps['allocates'] === undefined || bool(mps['allocates'])),
     error: stringOrNull(mps['error']),
   };
 }

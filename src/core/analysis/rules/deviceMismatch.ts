@@ -8,7 +8,7 @@ import type { Arg } from '../expressions';
 import type { Frame } from '../frame';
 import { addDeviceKeyword, appendMove } from '../fixes';
 import type { Fix } from '../types';
-import { ACCEL, hasAccel, isExactlyCpu, UNTRACKED, Value } from '../values';
+import { ACCEL, EITHER, hasAccel, isExactlyCpu, UNTRACKED, Value } from '../values';
 import { accelPhrase, canReference, lineOf, shortText } from './describe';
 
 interface Side {
@@ -106,7 +106,9 @@ function mismatchFixes(frame: Frame, cpu: Arg, other: Side): Fix[] {
 /** The device expression the accelerator side was moved with, or one derived from it. */
 export function deviceTextFor(frame: Frame, other: Side): string | undefined {
   const text = other.value.deviceText;
-  if (text && canReference(frame, text, other.value.origin?.node)) return text;
+  // After `if cuda: model.cuda()` a literal "cuda" would break the CPU path: derive it instead.
+  const literalOnOnePath = other.value.place === EITHER && !!text && /^["'\d]/.test(text);
+  if (text && !literalOnOnePath && canReference(frame, text, other.value.origin?.node)) return text;
   const key = dottedKey(other.node);
   if (!key || !canReference(frame, key)) return undefined;
   if (other.value.kind === 'module') return `next(${key}.parameters()).device`;
