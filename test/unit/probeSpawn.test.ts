@@ -1,0 +1,99 @@
+// The one spawn helper every probe uses: no shell, exit codes and output as results,
+// "not installed" for ENOENT, SIGKILL after the timeout, capped output, cancellation.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import { runTool } from '../../src/worker/probes/spawn';
+import { FAKE_BIN, isAlive, tempDir, waitFor } from './workerTestKit';
+
+const SH = '/bin/sh';
+
+describe('probes: runTool', function () {
+  this.timeout(20_000);
+  let tmp: string;
+
+  beforeEach(() => {
+    tmp = tempDir('dd-spawn-');
+  });
+
+  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('returns stdout, stderr and the exit code of a tool that fails', async () => {
+    const run = await runTool(SH, ['-c', 'echo out; echo err >&2; exit 18'], { timeoutMs: 5_000 });
+    assert.strictEqual(run.stdout, 'out\n');
+    assert.strictEqual(run.stderr, 'err\n');
+    assert.strictEqual(run.exitCode, 18);
+    assert.strictEqual(run.errorCode, undefined);
+    assert.strictEqual(run.truncated, false);
+  });
+
+  it('replays a recorded failure through a fake tool with its real exit code', async () => {
+    const run = await runTool(path.join(FAKE_BIN, 'nvidia-version-mismatch', 'nvidia-smi'), ['--query-gpu=index'], { timeoutMs: 5_000 });
+    assert.strictEqual(run.exitCode, 18);
+    assert.match(run.stdout, /^Failed to initialize NVML: Driver\/library version mismatch/);
+  });
+
+  it('passes arguments as they are, never through a shell', async () => {
+    const marker = path.join(tmp, 'pwned');
+    const run = await runTool('printf', ['%s|', `; touch ${marker}`, `$(touch ${marker})`, '*'], { timeoutMs: 5_000 });
+    assert.strictEqual(run.stdout, `; touch ${marker}|$(touch ${marker})|*|`);
+    assert.ok(!fs.existsSync(marker));
+  });
+
+  it('answers ENOENT for a tool that is not installed, without throwing', async () => {
+    const run = await runTool('device-doctor-no-such-tool', ['--version'], { timeoutMs: 5_000 });
+    assert.strictEqual(run.errorCode, 'ENOENT');
+    assert.strictEqual(run.exitCode, null);
+    assert.strictEqual(run.stdout, '');
+  });
+
+  it('answers EACCES for a file that is not executable', async () => {
+    const file = path.join(tmp, 'nvidia-smi');
+    fs.writeFileSync(file, '#!/bin/sh\necho hi\n', { mode: 0o644 });
+    const run = await runTool(file, [], { timeoutMs: 5_000 });
+    assert.strictEqual(run.errorCode, 'EACCES');
+  });
+
+  it('SIGKILLs a hung tool at the timeout, even one that ignores SIGTERM, and keeps what it printed', async () => {
+    const pidFile = path.join(tmp, 'pid');
+    const script = `trap '' TERM; echo $$ > ${pidFile}; echo started; while :; do sleep 1; done`;
+    const started = Date.now();
+    const run = await runTool(SH, ['-c', script], { timeoutMs: 400 });
+    const elapsed = Date.now() - started;
+    assert.strictEqual(run.errorCode, 'TIMEOUT');
+    assert.strictEqual(run.timeoutMs, 400);
+    assert.strictEqual(run.stdout, 'started\n');
+    assert.ok(elapsed >= 400 && elapsed < 3_000, `settled after ${elapsed} ms`);
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    await waitFor('the hung tool to die', () => !isAlive(pid));
+  });
+
+  it('kills what the tool started too (its process group)', async () => {
+    const pidFile = path.join(tmp, 'grandchild');
+    const run = await runTool(SH, ['-c', `sleep 30 & echo $! > ${pidFile}; wait`], { timeoutMs: 300 });
+    assert.strictEqual(run.errorCode, 'TIMEOUT');
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    await waitFor('the grandchild to die', () => !isAlive(pid));
+  });
+
+  it('caps the output and stops a tool that prints without end', async () => {
+    const run = await runTool(SH, ['-c', 'while :; do echo 0123456789abcdef; done'], { timeoutMs: 5_000, maxOutputBytes: 1000 });
+    assert.strictEqual(run.truncated, true);
+    assert.strictEqual(Buffer.byteLength(run.stdout), 1000);
+    assert.strictEqual(run.signal, 'SIGKILL');
+    assert.ok(run.elapsedMs < 5_000);
+  });
+
+  it('stops the tool when its caller cancels', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const run = await runTool(SH, ['-c', 'sleep 30'], { timeoutMs: 10_000, signal: controller.signal });
+    assert.strictEqual(run.errorCode, 'CANCELLED');
+    assert.ok(run.elapsedMs < 5_000);
+  });
+
+  it('passes the environment it is given', async () => {
+    const run = await runTool(SH, ['-c', 'echo "$CUDA_VISIBLE_DEVICES"'], { timeoutMs: 5_000, env: { CUDA_VISIBLE_DEVICES: '1,0' } });
+    assert.strictEqual(run.stdout, '1,0\n');
+  });
+});
