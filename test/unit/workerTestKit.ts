@@ -107,9 +107,15 @@ export class WorkerUnderTest {
     this.child.stderr?.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
     this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
     this.connection = createMessageConnection(new IPCMessageReader(this.child), new IPCMessageWriter(this.child));
-    this.connection.onNotification(MemorySamplesNotification, (s) => this.samples.push(s));
-    this.connection.onNotification(WorkerProblemNotification, (p) => this.problems.push(p));
-    this.connection.onNotification(WorkerLogNotification, (l) => this.logs.push(l));
+    this.connection.onNotification(MemorySamplesNotification, (s) => {
+      this.samples.push(s);
+    });
+    this.connection.onNotification(WorkerProblemNotification, (p) => {
+      this.problems.push(p);
+    });
+    this.connection.onNotification(WorkerLogNotification, (l) => {
+      this.logs.push(l);
+    });
     // What a simple client does when the process goes away: fail whatever is pending.
     this.connection.onClose(() => this.connection.dispose());
     this.connection.listen();
