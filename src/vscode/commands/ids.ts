@@ -1,0 +1,13 @@
+// Every command the extension contributes, by id, in one table (Error Lens `commands.ts`).
+// package.json `contributes.commands` lists the same ids (a unit test checks). No vscode import.
+
+export const COMMANDS = {
+  restartServer: 'deviceDoctor.restartServer',
+  showLog: 'deviceDoctor.showLog',
+  detect: 'deviceDoctor.detectAccelerators',
+  selectDevice: 'deviceDoctor.selectDevice',
+  restartWorker: 'deviceDoctor.restartWorker',
+  showDeviceReport: 'deviceDoctor.showDeviceReport',
+} as const;
+
+export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
