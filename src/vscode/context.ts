@@ -1,29 +1,46 @@
-// The one object that owns the extension's parts: its log, the language server, and
-// (in later issues) the compute worker, status bar and panels.
+// The one object that owns the extension's parts: its log, the language server, the compute
+// worker with the devices it reports, the status bar item and the device report view.
 import * as vscode from 'vscode';
-import { registerCommands } from './commands';
+import { COMMANDS, registerCommands } from './commands';
+import { DeviceController } from './deviceController';
 import { createLog } from './log';
+import { DeviceReportPanel } from './panels/deviceReportPanel';
 import { ServerController } from './serverController';
+import { DeviceStatusBar } from './statusBar';
 
 export class DeviceDoctor {
   readonly log: vscode.LogOutputChannel;
   readonly server: ServerController;
+  readonly devices: DeviceController;
+  readonly reportPanel: DeviceReportPanel;
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.log = createLog();
     this.server = new ServerController(extension, this.log);
-    // deactivate() stops the server before VS Code disposes these.
-    extension.subscriptions.push(this.log, this.server, ...registerCommands(this));
+    this.devices = new DeviceController(extension, this.log);
+    this.reportPanel = new DeviceReportPanel(extension, this.devices, this.log, {
+      detect: () => void this.devices.detect(),
+      selectDevice: () => void vscode.commands.executeCommand(COMMANDS.selectDevice),
+      showLog: () => this.log.show(),
+    });
+    // deactivate() stops both child processes before VS Code disposes these.
+    extension.subscriptions.push(
+      this.log, this.server, this.devices, this.reportPanel, new DeviceStatusBar(this.devices), ...registerCommands(this),
+    );
   }
 
-  /** Starts the language server; failures are logged and offered, never thrown at activation. */
+  /**
+   * Starts the language server; the worker is forked just after activation, in the background,
+   * so a slow nvidia-smi or Python never delays the editor. Failures are logged, never thrown.
+   */
   async start(): Promise<void> {
     this.log.info(`Device Doctor ${this.version()} activating (workspace trusted: ${vscode.workspace.isTrusted}).`);
+    this.devices.start();
     await this.server.start();
   }
 
   async stop(): Promise<void> {
-    await this.server.stop();
+    await Promise.all([this.server.stop(), this.devices.stop()]);
   }
 
   private version(): string {

@@ -1,16 +1,31 @@
-// Every command the extension contributes, by id (package.json `contributes.commands`
-// must list the same ids), and their registration.
+// Registration of every command in the COMMANDS table (package.json lists the same ids).
 import * as vscode from 'vscode';
-import type { DeviceDoctor } from './context';
+import type { DeviceDoctor } from '../context';
+import { COMMANDS } from './ids';
+import { selectDevice } from './selectDeviceCommand';
 
-export const COMMANDS = {
-  restartServer: 'deviceDoctor.restartServer',
-  showLog: 'deviceDoctor.showLog',
-} as const;
+export { COMMANDS } from './ids';
 
 export function registerCommands(doctor: DeviceDoctor): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand(COMMANDS.restartServer, () => doctor.server.restart()),
     vscode.commands.registerCommand(COMMANDS.showLog, () => doctor.log.show()),
+    vscode.commands.registerCommand(COMMANDS.detect, () => detectAccelerators(doctor)),
+    vscode.commands.registerCommand(COMMANDS.selectDevice, () => selectDevice(doctor.devices, doctor.log)),
+    vscode.commands.registerCommand(COMMANDS.restartWorker, () => doctor.devices.restartWorker()),
+    vscode.commands.registerCommand(COMMANDS.showDeviceReport, () => doctor.reportPanel.show()),
   ];
+}
+
+/** Detect Accelerators: a cancellable detection with progress, then the device report view. */
+async function detectAccelerators(doctor: DeviceDoctor): Promise<void> {
+  const cancelled = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'Device Doctor: detecting accelerators…', cancellable: true },
+    async (_progress, token) => {
+      await doctor.devices.detect(token);
+      return token.isCancellationRequested;
+    },
+  );
+  // The view shows a failed detection too, with its reason.
+  if (!cancelled) doctor.reportPanel.show();
 }

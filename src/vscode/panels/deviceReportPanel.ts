@@ -1,0 +1,118 @@
+// The device report view: one webview panel, created on demand and reused. The HTML comes from
+// deviceReportHtml (pure, escaped); a new report swaps the body in place and live memory only
+// updates the meters. The page's buttons post a message; only the known actions are honoured.
+import * as vscode from 'vscode';
+import type { DeviceController } from '../deviceController';
+import { memoryUpdates, renderReportBody, renderReportPage, REPORT_ACTIONS, REPORT_TITLE } from './deviceReportHtml';
+import type { ReportAction } from './deviceReportHtml';
+import { createNonce } from './html';
+
+export const REPORT_VIEW_TYPE = 'deviceDoctor.deviceReport';
+
+/** What the page's buttons do, apart from copying (which the panel does itself). */
+export interface ReportActionHandlers {
+  detect(): void;
+  selectDevice(): void;
+  showLog(): void;
+}
+
+export class DeviceReportPanel implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  /** Panel-lifetime disposables: dropped when the user closes the view. */
+  private panelDisposables: vscode.Disposable[] = [];
+  private lastBody = '';
+  private readonly subscription: vscode.Disposable;
+
+  constructor(
+    private readonly extension: vscode.ExtensionContext,
+    private readonly devices: DeviceController,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly handlers: ReportActionHandlers,
+  ) {
+    this.subscription = devices.onDidChange(() => this.update());
+  }
+
+  show(): void {
+    if (this.panel) {
+      this.panel.reveal();
+      return;
+    }
+    const media = vscode.Uri.joinPath(this.extension.extensionUri, 'media');
+    const panel = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, REPORT_TITLE, vscode.ViewColumn.Active, {
+      enableScripts: true,
+      localResourceRoots: [media],
+    });
+    this.panel = panel;
+    panel.iconPath = vscode.Uri.joinPath(media, 'icon.png');
+    this.panelDisposables.push(
+      panel.onDidDispose(() => this.panelClosed()),
+      panel.webview.onDidReceiveMessage((message: unknown) => void this.received(message)),
+      // A hidden webview is discarded; it comes back from the html, so that must be current.
+      panel.onDidChangeViewState(({ webviewPanel }) => { if (webviewPanel.visible) this.renderPage(); }),
+    );
+    this.renderPage();
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.panel?.dispose();
+  }
+
+  private renderPage(): void {
+    const panel = this.panel;
+    if (!panel) return;
+    const media = vscode.Uri.joinPath(this.extension.extensionUri, 'media');
+    const options = this.options();
+    this.lastBody = renderReportBody(this.devices.snapshot, options);
+    panel.webview.html = renderReportPage(this.devices.snapshot, options, {
+      cspSource: panel.webview.cspSource,
+      nonce: createNonce(),
+      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(media, 'deviceReport.js')).toString(),
+      styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(media, 'deviceReport.css')).toString(),
+    });
+  }
+
+  private update(): void {
+    const panel = this.panel;
+    if (!panel?.visible) return;
+    const options = this.options();
+    const body = renderReportBody(this.devices.snapshot, options);
+    if (body !== this.lastBody) {
+      this.lastBody = body;
+      void panel.webview.postMessage({ type: 'body', html: body });
+    }
+    void panel.webview.postMessage({ type: 'memory', updates: memoryUpdates(this.devices.snapshot, options) });
+  }
+
+  private async received(message: unknown): Promise<void> {
+    const type = typeof message === 'object' && message !== null ? (message as { type?: unknown }).type : undefined;
+    if (type === 'ready') return this.update();
+    if (typeof type !== 'string' || !Object.hasOwn(REPORT_ACTIONS, type)) {
+      this.log.warn(`The device report view sent an unknown message: ${JSON.stringify(type)}`);
+      return;
+    }
+    const action = type as ReportAction;
+    if (action === 'copyJson') await this.copyJson();
+    else this.handlers[action]();
+  }
+
+  private async copyJson(): Promise<void> {
+    const report = this.devices.snapshot.report;
+    if (!report) {
+      void this.panel?.webview.postMessage({ type: 'notice', text: 'No report to copy yet.' });
+      return;
+    }
+    await vscode.env.clipboard.writeText(`${JSON.stringify(report, null, 2)}\n`);
+    void this.panel?.webview.postMessage({ type: 'notice', text: 'Report copied to the clipboard as JSON.' });
+  }
+
+  private options(): { memoryWarningPercent: number } {
+    return { memoryWarningPercent: this.devices.settings().memoryWarningPercent };
+  }
+
+  private panelClosed(): void {
+    this.panel = undefined;
+    this.lastBody = '';
+    for (const disposable of this.panelDisposables.splice(0)) disposable.dispose();
+  }
+}
