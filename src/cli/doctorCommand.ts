@@ -1,9 +1,13 @@
 // `device-doctor doctor` (what `npm start` runs): the version, a summary of this
-// machine from Node's os module, and a one-line-per-rule summary of the code in the
-// current folder. It informs rather than gates, so it always exits 0.
+// machine from Node's os module, the device report (accelerators, PyTorch, the selected
+// device, each problem with its remedy) and a one-line-per-rule summary of the code in
+// the current folder. It informs rather than gates, so it always exits 0.
 import * as os from 'os';
 import { ruleInfo } from '../core/analysis/catalog';
 import type { RuleCode } from '../core/analysis/types';
+import type { DeviceReport } from '../core/devices/report';
+import { summarizeReport } from '../core/devices/summary';
+import { detectReport } from './detectCommand';
 import type { CliIo } from './io';
 import type { LintReport } from './formats/report';
 import { configurationErrors, lintFiles } from './lintFiles';
@@ -47,11 +51,16 @@ export function machineSection(facts: MachineFacts): string[] {
     `  Platform   ${facts.platform} ${facts.arch} (${facts.release})`,
     `  CPU        ${facts.cpuModel ?? 'unknown model'}, ${facts.logicalCores} logical core${facts.logicalCores === 1 ? '' : 's'}`,
     `  Memory     ${gib(facts.totalMemoryBytes)} total, ${gib(facts.freeMemoryBytes)} free`,
-    '',
-    'Accelerators',
-    '  Not detected yet: detecting NVIDIA, AMD and Apple accelerators, and what your',
-    '  PyTorch sees, arrives with the compute worker in a later version.',
   ];
+}
+
+/** The device report in a person's words; a detect that fails is one line, not a crash. */
+export async function deviceSection(detect: () => Promise<DeviceReport>): Promise<string[]> {
+  try {
+    return ['Accelerators', ...summarizeReport(await detect()).map((line) => (line === '' ? '' : `  ${line}`))];
+  } catch (err) {
+    return ['Accelerators', `  Detection failed: ${err instanceof Error ? err.message : String(err)}`, "  Run 'device-doctor detect --verbose' to see which tool failed."];
+  }
 }
 
 function count(n: number, word: string): string {
@@ -77,12 +86,18 @@ export function codeSection(report: LintReport, cwd: string): string[] {
   return lines;
 }
 
-export async function runDoctorCommand(io: CliIo, machine: MachineFacts = currentMachine()): Promise<number> {
+/** `detect`: where the device report comes from; a parameter so tests can fabricate it. */
+export async function runDoctorCommand(
+  io: CliIo,
+  machine: MachineFacts = currentMachine(),
+  detect: () => Promise<DeviceReport> = () => detectReport({ verbose: false }, io),
+): Promise<number> {
   const collected = collectFiles(['.'], io.cwd);
   // Unlike lint, a bad pyproject.toml does not stop doctor: it says so and checks with what parsed.
   for (const error of configurationErrors(collected.files)) io.stderr(`warning: ${error}\n`);
-  const report = await lintFiles(collected.files, { cwd: io.cwd, noqa: true, fix: false });
-  const lines = [`Device Doctor ${DEVICE_DOCTOR_VERSION}`, '', ...machineSection(machine), '', ...codeSection(report, io.cwd)];
+  // The probes (seconds, for PyTorch) run while the code is checked.
+  const [devices, report] = await Promise.all([deviceSection(detect), lintFiles(collected.files, { cwd: io.cwd, noqa: true, fix: false })]);
+  const lines = [`Device Doctor ${DEVICE_DOCTOR_VERSION}`, '', ...machineSection(machine), '', ...devices, '', ...codeSection(report, io.cwd)];
   io.stdout(`${lines.join('\n')}\n`);
   return 0;
 }
