@@ -1,10 +1,17 @@
 // From the tools' raw runs to the device report: the one call the worker needs.
-import type { SysfsDrmCard } from './amd';
+import { amdAccelerators, appleAccelerators, nvidiaAccelerators, torchOnlyAccelerators, type NvidiaInventory } from './accelerators';
+import { parseRocmSmiJson, parseSysfsDrmCard, type AmdGpuRow, type SysfsDrmCard } from './amd';
+import { parseAmdSmiJson } from './amdSmi';
+import { parseSystemProfilerDisplays } from './apple';
 import { assembleReport } from './assemble';
-import type { TfjsFacts } from './diagnosis';
+import { diagnose, type DiagnosisFacts, type TfjsFacts } from './diagnosis';
 import { buildHostInfo, type HostFacts } from './host';
-import type { DeviceReport } from './report';
-import type { ToolRun } from './toolRun';
+import { classifyNvidiaSmiFailure, type NvidiaSmiOutcome } from './nvidiaFailure';
+import { parseNvidiaCudaVersion, parseNvidiaMigList, parseNvidiaQueryCsv } from './nvidiaSmi';
+import type { Accelerator, DeviceReport, HostInfo, Problem, TorchStatus } from './report';
+import { selectDevice } from './select';
+import { isTimeout, secondsText, succeeded, type ToolRun } from './toolRun';
+import { torchStatusFromRun } from './torchProbe';
 
 /** Everything the worker ran; a tool that was not run (wrong platform) is null or absent. */
 export interface ProbeRuns {
@@ -28,12 +35,79 @@ export interface ProbeRuns {
   tfjs?: TfjsFacts | null;
 }
 
+interface NvidiaFindings extends NvidiaInventory {
+  outcome: NvidiaSmiOutcome;
+  problem?: Problem;
+}
+
+function nvidiaFindings(runs: NonNullable<ProbeRuns['nvidia']>): NvidiaFindings {
+  const { kind, problem } = classifyNvidiaSmiFailure(runs.query);
+  const ok = (run: ToolRun | null | undefined): run is ToolRun => run !== null && run !== undefined && succeeded(run);
+  return {
+    outcome: kind,
+    problem,
+    rows: kind === 'ok' ? parseNvidiaQueryCsv(runs.query.stdout) : [],
+    cudaVersion: ok(runs.details) ? parseNvidiaCudaVersion(runs.details.stdout) : null,
+    listed: ok(runs.list) ? parseNvidiaMigList(runs.list.stdout) : [],
+  };
+}
+
+/** A hung tool is worth saying; a missing or failing AMD/Apple tool is not (sysfs or nothing stands in). */
+function timeoutProblem(source: Problem['source'], run: ToolRun | null | undefined): Problem[] {
+  if (!run || !isTimeout(run)) return [];
+  return [{ source, code: `${source}-timeout`, message: `${source} did not answer within ${secondsText(run.timeoutMs)} and was stopped`, hint: 'the GPU driver may be stuck; Device Doctor will try again later' }];
+}
+
+/** amd-smi, else rocm-smi, else sysfs: the first source that names any AMD GPU. */
+function amdRows(runs: ProbeRuns): AmdGpuRow[] {
+  const amdSmi = runs.amdSmi;
+  if (amdSmi && succeeded(amdSmi.static)) {
+    const metric = amdSmi.metric && succeeded(amdSmi.metric) ? [amdSmi.metric.stdout] : [];
+    const { gpus } = parseAmdSmiJson(amdSmi.static.stdout, ...metric);
+    if (gpus.length > 0) return gpus;
+  }
+  if (runs.rocmSmi && succeeded(runs.rocmSmi)) {
+    const { gpus } = parseRocmSmiJson(runs.rocmSmi.stdout);
+    if (gpus.length > 0) return gpus;
+  }
+  return (runs.sysfsCards ?? []).map(parseSysfsDrmCard).filter((row): row is AmdGpuRow => row !== null);
+}
+
+function appleAcceleratorsFrom(run: ToolRun | null | undefined, host: HostInfo): Accelerator[] {
+  return run && succeeded(run) ? appleAccelerators(parseSystemProfilerDisplays(run.stdout).gpus, host) : [];
+}
+
+function allAccelerators(nvidia: NvidiaFindings | null, amd: AmdGpuRow[], runs: ProbeRuns, host: HostInfo, torch: TorchStatus | null): Accelerator[] {
+  const fromTools = [
+    ...(nvidia ? nvidiaAccelerators(nvidia, torch) : []),
+    ...amdAccelerators(amd, torch),
+    ...appleAcceleratorsFrom(runs.systemProfiler, host),
+  ];
+  const seenByTools = fromTools.some((accelerator) => accelerator.api !== 'mps');
+  if (seenByTools || !torch || 'error' in torch || !torch.cuda.available) return fromTools;
+  return [...torchOnlyAccelerators(torch), ...fromTools];
+}
+
 export function buildDeviceReport(runs: ProbeRuns): DeviceReport {
-  return assembleReport({
-    host: buildHostInfo(runs.host),
-    accelerators: [],
-    torch: null,
-    selected: { device: 'cpu', reason: 'no accelerator is available to PyTorch' },
-    problems: [],
-  });
+  const host = buildHostInfo(runs.host);
+  const torch = runs.torch ? torchStatusFromRun(runs.torch.run, runs.torch.interpreter) : null;
+  const nvidia = runs.nvidia ? nvidiaFindings(runs.nvidia) : null;
+  const amd = amdRows(runs);
+  const accelerators = allAccelerators(nvidia, amd, runs, host, torch);
+  const toolProblems = [
+    ...(nvidia?.problem ? [nvidia.problem] : []),
+    ...timeoutProblem('rocm-smi', runs.rocmSmi),
+    ...timeoutProblem('amd-smi', runs.amdSmi?.static),
+    ...timeoutProblem('system_profiler', runs.systemProfiler),
+  ];
+  const facts: DiagnosisFacts = {
+    platform: host.platform,
+    torch,
+    nvidia: nvidia && { outcome: nvidia.outcome, gpuCount: nvidia.rows.length, cudaVersion: nvidia.cudaVersion },
+    amdGpuCount: amd.length,
+    toolProblems,
+    cudaVisibleDevices: runs.cudaVisibleDevices,
+    tfjs: runs.tfjs,
+  };
+  return assembleReport({ host, accelerators, torch, selected: selectDevice(torch, accelerators, runs.pinnedDevice), problems: diagnose(facts) });
 }
