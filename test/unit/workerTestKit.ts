@@ -63,12 +63,23 @@ export function buildDist(): void {
   built = true;
 }
 
-/** Fails (never skips) when Debian's PyTorch is missing, with the command that installs it. */
-export function requireDebianTorch(): void {
-  const result = spawnSync(DEBIAN_PYTHON, ['-c', 'import torch'], { encoding: 'utf8', timeout: 60_000 });
+const torchVersions = new Map<string, string>();
+
+/**
+ * Fails (never skips) when Debian's PyTorch is missing, with the command that installs
+ * it; returns its version. Importing torch takes seconds here, so it is asked once.
+ */
+export function requireDebianTorch(python = DEBIAN_PYTHON): string {
+  const known = torchVersions.get(python);
+  if (known !== undefined) return known;
+  const result = spawnSync(python, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8', timeout: 60_000 });
   if (result.status !== 0) {
-    assert.fail(`these tests need Debian's PyTorch at ${DEBIAN_PYTHON} (import torch failed: ${(result.stderr || String(result.error)).trim().split('\n').pop()}).\nInstall it with:\n  ${TORCH_INSTALL_COMMAND}`);
+    const why = (result.stderr || String(result.error)).trim().split('\n').pop();
+    assert.fail(`these tests need Debian's PyTorch at ${python} (import torch failed: ${why}).\nInstall it with:\n  ${TORCH_INSTALL_COMMAND}`);
   }
+  const version = result.stdout.trim();
+  torchVersions.set(python, version);
+  return version;
 }
 
 export async function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs = 5_000): Promise<T> {
