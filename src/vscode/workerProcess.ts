@@ -80,15 +80,18 @@ export class WorkerProcess {
 
   /**
    * Stops the worker without sending it anything it could hang on: closing the ipc channel
-   * tells it to clean up (its probes, the streaming nvidia-smi) and exit; after `graceMs`
-   * a worker that is stuck gets SIGKILL.
+   * tells it to clean up (its probes, the streaming nvidia-smi) and exit. A worker that has not
+   * exited after half of `graceMs` gets SIGTERM (one still loading may have missed the channel
+   * closing), and one still there after `graceMs` SIGKILL.
    */
   async shutdown(graceMs: number): Promise<ProcessExit> {
     this.dispose();
     if (this.child.connected) this.child.disconnect();
-    const graceful = await Promise.race([this.exited, delay(graceMs).then(() => undefined)]);
-    if (graceful) return graceful;
-    this.kill();
+    for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+      const exit = await Promise.race([this.exited, delay(graceMs / 2).then(() => undefined)]);
+      if (exit) return exit;
+      if (!this.hasExited) this.child.kill(signal);
+    }
     return this.exited;
   }
 

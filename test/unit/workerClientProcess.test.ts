@@ -229,8 +229,11 @@ describe('workerClient: a real forked worker', function () {
     const pid = client.pid!;
     const hanging = client.request(DetectRequest, probe('hang'));
     await log.waitFor(/detect \{"pythonPath":"hang"/);
+    const exits: string[] = [];
     await client.dispose();
-    assert.ok(!isAlive(pid), 'SIGKILLed after the grace period');
+    exits.push(...log.lines.filter((l) => /worker stopped \(/.test(l)));
+    assert.ok(!isAlive(pid), 'killed after the grace period');
+    assert.deepStrictEqual(exits, ['info Device Doctor worker stopped (killed by SIGKILL).']);
     await rejectsWith(hanging, 'stopped', /was stopped before "detect" finished/);
     await rejectsWith(client.request(DetectRequest, probe()), 'stopped', /stopped/);
   });
