@@ -150,7 +150,20 @@ export const tfjsCudaMismatch: DiagnosisRule = ({ tfjs }) => {
   );
 };
 
-/** PROBES.md's table, in its order. */
+/** Not in PROBES.md's table: a CUDA build, a GPU nvidia-smi sees, and none of the known reasons. */
+export const cudaUnavailable: DiagnosisRule = (facts) => {
+  const torch = torchOk(facts);
+  if (!torch || !torch.cuda.built || torch.cuda.available || torch.hip || nvidiaGpuCount(facts) === 0) return null;
+  if (cudaDevicesHidden(facts) || driverTooOld(facts)) return null;
+  return problem(
+    'torch',
+    'cuda-unavailable',
+    'PyTorch is built with CUDA but cannot use the GPU nvidia-smi sees',
+    `run \`${torch.interpreter} -c "import torch; torch.cuda.init()"\` to see CUDA's own error (in a container, is the GPU passed in?)`,
+  );
+};
+
+/** PROBES.md's table, in its order, then the catch-all. */
 export const DIAGNOSIS_RULES: readonly DiagnosisRule[] = [
   torchMissing,
   torchCpuOnlyBuild,
@@ -162,4 +175,5 @@ export const DIAGNOSIS_RULES: readonly DiagnosisRule[] = [
   mpsUnavailable,
   mpsRuntimeFailure,
   tfjsCudaMismatch,
+  cudaUnavailable,
 ];
