@@ -121,13 +121,26 @@ function ensureCodeServer() {
   return `code-server ${CODE_SERVER_VERSION} (installed)`;
 }
 
+function onPath(command) {
+  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+}
+
+/** Debian packages the suites need, each with how to tell it is there. */
+const DEBIAN_PREREQUISITES = [
+  { name: 'chromium', present: () => fs.existsSync(CHROMIUM) },
+  // Chromium without fonts renders boxes: screenshots would show nothing readable.
+  { name: 'fonts-liberation', present: () => debianPackageInstalled('fonts-liberation') },
+  // code-server's postinstall compiles its kerberos module with node-gyp.
+  { name: 'libkrb5-dev', present: () => debianPackageInstalled('libkrb5-dev') },
+  { name: 'g++', present: () => onPath('g++') },
+  { name: 'make', present: () => onPath('make') },
+  { name: 'python3', present: () => onPath('python3') },
+];
+
 /** Idempotent: does only what is missing. Throws with an actionable message. */
 function setup() {
   const started = Date.now();
-  ensureDebianPackages([
-    { name: 'chromium', present: () => fs.existsSync(CHROMIUM) },
-    { name: 'libkrb5-dev', present: () => debianPackageInstalled('libkrb5-dev') },
-  ]);
+  ensureDebianPackages(DEBIAN_PREREQUISITES);
   const node = ensureNode24();
   const codeServer = ensureCodeServer();
   log(`ready in ${((Date.now() - started) / 1000).toFixed(1)}s: ${node}, ${codeServer}, chromium at ${CHROMIUM}`);
