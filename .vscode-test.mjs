@@ -2,12 +2,12 @@
 // @vscode/test-cli, for machines with internet. Here (no download) the same suite runs in
 // code-server instead: `npm run test:integration` (scripts/run-integration.js).
 import { defineConfig } from '@vscode/test-cli';
-import { cpSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpSync, rmSync } from 'node:fs';
 
-// The suite edits and saves files: VS Code gets a throwaway copy of the fixture workspace.
-const workspace = join(mkdtempSync(join(tmpdir(), 'device-doctor-vscode-test-')), 'workspace');
+// The suite edits and saves files: VS Code gets a fresh copy of the fixture workspace,
+// in the git-ignored cache, replaced on every run.
+const workspace = '.vscode-test/workspace-copy/workspace';
+rmSync('.vscode-test/workspace-copy', { recursive: true, force: true });
 cpSync('test/fixtures/workspace', workspace, { recursive: true });
 
 export default defineConfig({
