@@ -22,7 +22,10 @@ function torchDevicesFor(torch: TorchStatus | null, rocm: boolean): { devices: T
 /** tool index → "cuda:N" for the rows PyTorch can see. */
 function torchIds(torch: TorchStatus | null, rocm: boolean, rows: Array<NvidiaGpuRow | AmdGpuRow>): Map<number, string> {
   const { devices, visible } = torchDevicesFor(torch, rocm);
-  const mappings = mapTorchToGpuRows(devices, rows, visible);
+  // rocm-smi and PyTorch name the same AMD GPU differently ("AMD INSTINCT MI250 (MCM) OAM AC MBA"
+  // vs "AMD Instinct MI250X/MI250") but both count in PCI order, so names must not veto the order.
+  const identities = rows.map(({ index, uuid, pciBusId, name }) => (rocm ? { index, uuid, pciBusId } : { index, uuid, pciBusId, name }));
+  const mappings = mapTorchToGpuRows(devices, identities, visible);
   return new Map(mappings.map((mapping) => [mapping.toolIndex, `cuda:${mapping.torchIndex}`]));
 }
 
