@@ -17,6 +17,8 @@ export interface NvidiaStreamOptions {
   /** First restart delay; doubles per consecutive failure up to maxRestartDelayMs. */
   restartDelayMs?: number;
   maxRestartDelayMs?: number;
+  /** Silence after which the process counts as stuck; default max(10 intervals, 15 s). */
+  silenceMs?: number;
 }
 
 const TAIL_CHARS = 2048;
@@ -103,7 +105,7 @@ export class NvidiaStream {
   /** A stream that prints nothing for several intervals is stuck: kill it and start again. */
   private armWatchdog(run: Run): void {
     clearTimeout(this.watchdog);
-    const silenceMs = Math.max(10 * this.intervalMs, 15_000);
+    const silenceMs = this.options.silenceMs ?? Math.max(10 * this.intervalMs, 15_000);
     this.watchdog = setTimeout(() => {
       if (this.current !== run) return;
       this.options.log('warn', `nvidia-smi printed nothing for ${silenceMs} ms; restarting it`);
