@@ -11,8 +11,8 @@ const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
 
 describe('devices: rocm-smi JSON', () => {
-  it('uses PROBES.md flags', () => {
-    assert.deepStrictEqual(ROCM_SMI_ARGS, ['--showproductname', '--showmeminfo', 'vram', '--showuse', '--json']);
+  it('uses PROBES.md flags, and --showbus for the PCI bus id', () => {
+    assert.deepStrictEqual(ROCM_SMI_ARGS, ['--showproductname', '--showmeminfo', 'vram', '--showuse', '--showbus', '--json']);
   });
 
   it('reads PROBES.md sample, whose values are all strings', () => {
@@ -44,6 +44,7 @@ describe('devices: rocm-smi JSON', () => {
       [1, true, null, 0],
     ]);
     assert.strictEqual(gpus[1].memory.totalBytes, 68702699520);
+    assert.deepStrictEqual(gpus.map((gpu) => gpu.pciBusId), ['0000:29:00.0', '0000:2C:00.0']);
     assert.strictEqual(gpus[1].name, 'AMD INSTINCT MI250 (MCM) OAM AC MBA');
     assert.deepStrictEqual(gpus.map((gpu) => gpu.driverVersion), ['6.7.0', '6.7.0'], 'the "system" entry is not a card');
   });

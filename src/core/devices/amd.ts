@@ -26,8 +26,12 @@ export interface AmdParseResult {
   warning: string | null;
 }
 
-/** PROBES.md's flags; bus, temperature and power keys are read when a rocm-smi prints them too. */
-export const ROCM_SMI_ARGS: readonly string[] = ['--showproductname', '--showmeminfo', 'vram', '--showuse', '--json'];
+/**
+ * PROBES.md's flags plus --showbus: the "PCI Bus" it adds is what links a card to PyTorch's
+ * device and to /sys/class/drm for the live monitor. Temperature and power keys are read
+ * when a rocm-smi prints them too.
+ */
+export const ROCM_SMI_ARGS: readonly string[] = ['--showproductname', '--showmeminfo', 'vram', '--showuse', '--showbus', '--json'];
 
 /** Looks a key up case-insensitively: rocm-smi has spelt "Card series" and "Card Series". */
 function field(card: Record<string, unknown>, ...names: string[]): unknown {
