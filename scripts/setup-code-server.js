@@ -129,8 +129,9 @@ function onPath(command) {
 const DEBIAN_PREREQUISITES = [
   { name: 'chromium', present: () => fs.existsSync(CHROMIUM) },
   // Chromium without fonts renders boxes: screenshots would show nothing readable.
-  { name: 'fonts-liberation', present: () => debianPackageInstalled('fonts-liberation') },
-  // code-server's postinstall compiles its kerberos module with node-gyp.
+  { name: 'fonts-liberation', present: () => ['fonts-liberation', 'fonts-dejavu-core'].some(debianPackageInstalled) },
+  // code-server's postinstall compiles its kerberos module with node-gyp (its prebuilt
+  // binary is a GitHub download, which fails offline).
   { name: 'libkrb5-dev', present: () => debianPackageInstalled('libkrb5-dev') },
   { name: 'g++', present: () => onPath('g++') },
   { name: 'make', present: () => onPath('make') },
