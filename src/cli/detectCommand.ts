@@ -16,6 +16,8 @@ import type { CliIo } from './io';
 export interface DetectOptions {
   json: boolean;
   python?: string;
+  /** --device: the device to check as if pinned by deviceDoctor.device. */
+  device?: string;
   /** --timeout, in seconds: per tool, overriding each tool's default. */
   timeoutSeconds?: number;
   verbose: boolean;
@@ -36,6 +38,7 @@ Options:
                      unknown values null)
   --python <path>    The Python interpreter to ask about PyTorch
                      (default: python3, then python, on PATH)
+  --device <device>  Check this device as if pinned (deviceDoctor.device), e.g. cuda:1
   --timeout <s>      Seconds each tool may take before it is killed
                      (default: 15 for nvidia-smi and the AMD tools, 120 for PyTorch)
   --verbose          Log each tool run to stderr
@@ -71,6 +74,7 @@ export function parseDetectArgs(argv: readonly string[]): DetectInvocation {
       else if (arg === '--json') options.json = true;
       else if (arg === '--verbose') options.verbose = true;
       else if (name === '--python') [options.python, i] = takeValue(argv, i, name);
+      else if (name === '--device') [options.device, i] = takeValue(argv, i, name);
       else if (name === '--timeout') {
         let text: string;
         [text, i] = takeValue(argv, i, name);
@@ -85,10 +89,10 @@ export function parseDetectArgs(argv: readonly string[]): DetectInvocation {
 }
 
 /** Runs every probe in this process and returns the report. */
-export async function detectReport(options: Pick<DetectOptions, 'python' | 'timeoutSeconds' | 'verbose'>, io: CliIo, signal?: AbortSignal): Promise<DeviceReport> {
+export async function detectReport(options: Pick<DetectOptions, 'python' | 'device' | 'timeoutSeconds' | 'verbose'>, io: CliIo, signal?: AbortSignal): Promise<DeviceReport> {
   const probe: ProbeOptions = {
     pythonPath: cliInterpreter(options.python),
-    pinnedDevice: null,
+    pinnedDevice: options.device ?? null,
     timeoutMs: options.timeoutSeconds === undefined ? undefined : Math.round(options.timeoutSeconds * 1000),
   };
   const log = options.verbose ? (level: string, message: string) => io.stderr(`${level}: ${message}\n`) : () => undefined;

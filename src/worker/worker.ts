@@ -3,6 +3,7 @@
 // It exits when its parent goes away, and never writes anything but the protocol to
 // stdout: console output is sent to stderr.
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import { killActiveTools } from './probes/spawn';
 import { WorkerService } from './service';
 
 function redirectConsoleToStderr(): void {
@@ -45,6 +46,7 @@ function main(): void {
     if (exiting) return;
     exiting = true;
     service.dispose();
+    killActiveTools();
     process.exit(code);
   };
   service.register();

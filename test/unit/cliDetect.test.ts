@@ -84,11 +84,11 @@ describe('cli: detect', function () {
   this.timeout(60_000);
 
   describe('arguments', () => {
-    it('reads --json, --python (both spellings), --timeout and --verbose', () => {
+    it('reads --json, --python (both spellings), --device, --timeout and --verbose', () => {
       assert.deepStrictEqual(parseDetectArgs([]), { kind: 'run', options: { json: false, verbose: false } });
-      assert.deepStrictEqual(parseDetectArgs(['--json', '--python', '/x/python', '--timeout=2.5', '--verbose']), {
+      assert.deepStrictEqual(parseDetectArgs(['--json', '--python', '/x/python', '--device=cuda:1', '--timeout=2.5', '--verbose']), {
         kind: 'run',
-        options: { json: true, python: '/x/python', timeoutSeconds: 2.5, verbose: true },
+        options: { json: true, python: '/x/python', device: 'cuda:1', timeoutSeconds: 2.5, verbose: true },
       });
       assert.deepStrictEqual(parseDetectArgs(['--python=/a=b/python']), { kind: 'run', options: { json: false, verbose: false, python: '/a=b/python' } });
       assert.deepStrictEqual(parseDetectArgs(['--json', '-h']), { kind: 'help' });
@@ -249,6 +249,12 @@ describe('cli: detect', function () {
       assert.strictEqual(status, 0);
       assert.ok(Date.now() - started < 10_000);
       assert.ok((JSON.parse(out) as DeviceReport).problems.some((p) => p.code === 'nvidia-smi-timeout'));
+    });
+
+    it('--device checks a pinned device', () => {
+      const env = scenarioEnv('nvidia-two-gpus', { PYTHONPATH: path.join(FAKE_TORCH, 'cuda-two-devices') });
+      const json = JSON.parse(cli(['detect', '--json', '--device', 'cuda:1', '--python', DEBIAN_PYTHON], env).out) as DeviceReport;
+      assert.deepStrictEqual(json.selected, { device: 'cuda:1', reason: 'pinned by deviceDoctor.device' });
     });
 
     it('--verbose logs each tool run to stderr', () => {

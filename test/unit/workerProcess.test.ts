@@ -145,11 +145,14 @@ describe('worker: the forked process', function () {
     }
   });
 
-  it('exits when its parent disconnects', async () => {
-    const worker = startWorker(undefined);
-    await worker.connection.sendRequest(DetectRequest, NO_TORCH);
+  it('exits when its parent disconnects, and takes a running tool with it', async () => {
+    const worker = startWorker('nvidia-hang');
+    const pending = worker.connection.sendRequest(DetectRequest, { ...NO_TORCH, timeoutMs: 20_000 });
+    pending.catch(() => undefined);
+    await waitFor('nvidia-smi to start', () => pids(pidLog).length === 1);
     worker.child.disconnect();
     assert.deepStrictEqual(await worker.exited, { code: 0, signal: null });
+    await waitFor('the hung nvidia-smi to be killed', () => !isAlive(pids(pidLog)[0]));
   });
 
   it('also speaks the protocol over stdio with --stdio, and exits when stdin closes', async () => {

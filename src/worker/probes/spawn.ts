@@ -27,6 +27,17 @@ export interface ToolRunResult extends ToolRun {
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
 
+/** Tools still running, so that a worker that exits can take them with it. */
+const activeTools = new Set<ChildProcess>();
+
+/** Kills every tool still running (the worker is exiting); returns how many there were. */
+export function killActiveTools(): number {
+  const count = activeTools.size;
+  for (const child of activeTools) killTree(child);
+  activeTools.clear();
+  return count;
+}
+
 /** Kills the tool and everything it started: on POSIX it leads its own process group. */
 export function killTree(child: ChildProcess): void {
   if (child.pid === undefined) return;
@@ -79,6 +90,7 @@ export function runTool(command: string, args: readonly string[], options: RunTo
     const finish = (fields: Partial<ToolRunResult>): void => {
       if (settled) return;
       settled = true;
+      activeTools.delete(child);
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       resolve({
@@ -96,6 +108,7 @@ export function runTool(command: string, args: readonly string[], options: RunTo
       windowsHide: true,
       env: options.env ?? process.env,
     });
+    activeTools.add(child);
     const abandon = (errorCode: string): void => {
       if (settled) return;
       killTree(child);
