@@ -61,7 +61,8 @@ function nvidiaForPlatform(ctx: ProbeContext): Promise<NvidiaSmiRuns | null> {
 }
 
 function torchFor(ctx: ProbeContext, options: ProbeOptions, script: string): Promise<TorchProbeRun | null> {
-  return options.pythonPath === null ? Promise.resolve(null) : probeTorch(ctx, options.pythonPath, script);
+  // null (or, from a careless client, missing or empty): no interpreter may be run.
+  return options.pythonPath ? probeTorch(ctx, options.pythonPath, script) : Promise.resolve(null);
 }
 
 function hangOf(kind: string, gateKind: string, runs: ToolRun[], retryAt: number | undefined, gate: ProbeGate): Hang | null {

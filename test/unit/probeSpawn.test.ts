@@ -47,6 +47,14 @@ describe('probes: runTool', function () {
     assert.strictEqual(run.stdout, '');
   });
 
+  it('answers an error result, not an exception, for arguments spawn rejects outright', async () => {
+    for (const [command, args] of [['', []], ['nvidia\0smi', []], ['sh', ['-c', 'a\0b']]] as const) {
+      const run = await runTool(command, args, { timeoutMs: 5_000 });
+      assert.strictEqual(run.errorCode, 'ERROR', JSON.stringify(command));
+      assert.ok(run.errorMessage);
+    }
+  });
+
   it('answers EACCES for a file that is not executable', async () => {
     const file = path.join(tmp, 'nvidia-smi');
     fs.writeFileSync(file, '#!/bin/sh\necho hi\n', { mode: 0o644 });

@@ -79,58 +79,66 @@ class OutputBuffer {
   }
 }
 
+function spawnTool(command: string, args: readonly string[], env: NodeJS.ProcessEnv | undefined): ChildProcess {
+  return spawn(command, [...args], {
+    shell: false,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so that killTree also reaches what the tool started.
+    detached: process.platform !== 'win32',
+    windowsHide: true,
+    env: env ?? process.env,
+  });
+}
+
+/** Follows a started tool to its end: its exit, its timeout, its caller's cancel, or too much output. */
+function watchTool(child: ChildProcess, options: RunToolOptions, settle: (fields: Partial<ToolRunResult>, output: [OutputBuffer, OutputBuffer]) => void): void {
+  const limit = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const output: [OutputBuffer, OutputBuffer] = [new OutputBuffer(limit), new OutputBuffer(limit)];
+  let settled = false;
+  const finish = (fields: Partial<ToolRunResult>): void => {
+    if (settled) return;
+    settled = true;
+    activeTools.delete(child);
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+    settle(fields, output);
+  };
+  const abandon = (errorCode: string): void => {
+    if (settled) return;
+    killTree(child);
+    // Do not wait for 'close': a process in D-state keeps its pipes open.
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    child.unref();
+    finish({ errorCode, timeoutMs: errorCode === 'TIMEOUT' ? options.timeoutMs : undefined });
+  };
+  const onAbort = (): void => abandon('CANCELLED');
+  const timer = setTimeout(() => abandon('TIMEOUT'), options.timeoutMs);
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  child.stdout?.on('data', (chunk: Buffer) => output[0].add(chunk) || killTree(child));
+  child.stderr?.on('data', (chunk: Buffer) => output[1].add(chunk) || killTree(child));
+  child.on('error', (err: NodeJS.ErrnoException) => finish({ errorCode: err.code ?? 'ERROR', errorMessage: err.message }));
+  child.on('close', (code, signal) => finish({ exitCode: code, signal }));
+}
+
 /** Runs `command args` and always resolves: a missing tool, a crash or a hang is a result, not an exception. */
 export function runTool(command: string, args: readonly string[], options: RunToolOptions): Promise<ToolRunResult> {
   const started = Date.now();
-  const limit = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  const stdout = new OutputBuffer(limit);
-  const stderr = new OutputBuffer(limit);
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (fields: Partial<ToolRunResult>): void => {
-      if (settled) return;
-      settled = true;
-      activeTools.delete(child);
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      resolve({
-        command, args, exitCode: null, signal: null,
-        stdout: stdout.text(), stderr: stderr.text(),
-        truncated: stdout.truncated || stderr.truncated,
-        elapsedMs: Date.now() - started,
-        ...fields,
-      });
-    };
-    const child = spawn(command, [...args], {
-      shell: false,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: process.platform !== 'win32',
-      windowsHide: true,
-      env: options.env ?? process.env,
-    });
-    activeTools.add(child);
-    const abandon = (errorCode: string): void => {
-      if (settled) return;
-      killTree(child);
-      // Do not wait for 'close': a process in D-state keeps its pipes open.
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      child.unref();
-      finish({ errorCode, timeoutMs: errorCode === 'TIMEOUT' ? options.timeoutMs : undefined });
-    };
-    const onAbort = (): void => abandon('CANCELLED');
-    const timer = setTimeout(() => abandon('TIMEOUT'), options.timeoutMs);
-    if (options.signal?.aborted) onAbort();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (!stdout.add(chunk)) killTree(child);
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      if (!stderr.add(chunk)) killTree(child);
-    });
-    child.on('error', (err: NodeJS.ErrnoException) => {
-      finish({ errorCode: err.code ?? 'ERROR', errorMessage: err.message });
-    });
-    child.on('close', (code, signal) => finish({ exitCode: code, signal }));
+  const result = (fields: Partial<ToolRunResult>, output?: [OutputBuffer, OutputBuffer]): ToolRunResult => ({
+    command, args, exitCode: null, signal: null,
+    stdout: output?.[0].text() ?? '', stderr: output?.[1].text() ?? '',
+    truncated: output !== undefined && (output[0].truncated || output[1].truncated),
+    elapsedMs: Date.now() - started,
+    ...fields,
   });
+  let child: ChildProcess;
+  try {
+    child = spawnTool(command, args, options.env);
+  } catch (err) {
+    // Invalid arguments (an empty command, a NUL byte) throw instead of emitting 'error'.
+    return Promise.resolve(result({ errorCode: 'ERROR', errorMessage: err instanceof Error ? err.message : String(err) }));
+  }
+  activeTools.add(child);
+  return new Promise((resolve) => watchTool(child, options, (fields, output) => resolve(result(fields, output))));
 }
