@@ -13,7 +13,7 @@ const { runMocha } = require('./lib/mochaRun');
 
 const ROOT = path.resolve(__dirname, '..');
 const E2E_DIR = path.join(ROOT, 'test', 'e2e');
-const SCREENSHOTS = ['01-squiggle-hover', '02-quickfix-menu', '03-fixed-file', '04-restricted-mode'];
+const SCREENSHOTS = ['01-squiggle-hover', '02-quickfix-menu', '03-fixed-file', '04-restricted-mode', '05-discarded-to-fixed'];
 
 function parseArgs(argv) {
   const grepAt = argv.indexOf('--grep');

@@ -2,21 +2,30 @@
 // nothing the workspace's settings name is ever executed.
 import * as assert from 'assert';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { execFileSync } from 'child_process';
 import { FAKE_PYTHON, NUMPY_ON_ACCELERATOR } from '../integration/fixtureFindings';
 import { Session, startSession } from './session';
 
-/** Proves the fake interpreter leaves its marker when run, so "no marker" means "never run". */
+/** Proves, on a copy elsewhere, that the fake interpreter leaves its marker when run: so
+ * "no marker" in the workspace means "never run", and the workspace's copy stays untouched. */
 function assertFakePythonLeavesMarker(workspace: string): void {
-  const marker = path.join(workspace, FAKE_PYTHON.marker);
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'device-doctor-fake-python-'));
   try {
-    execFileSync(path.join(workspace, FAKE_PYTHON.script), ['--version'], { stdio: 'ignore' });
-  } catch {
-    // it exits 1 on purpose, like a broken interpreter
+    const script = path.join(scratch, FAKE_PYTHON.script);
+    fs.mkdirSync(path.dirname(script), { recursive: true });
+    fs.copyFileSync(path.join(workspace, FAKE_PYTHON.script), script);
+    fs.chmodSync(script, 0o755);
+    try {
+      execFileSync(script, ['--version'], { stdio: 'ignore' });
+    } catch {
+      // it exits 1 on purpose, like a broken interpreter
+    }
+    assert.ok(fs.existsSync(path.join(scratch, FAKE_PYTHON.marker)), 'fixture problem: tools/fake-python did not write its marker');
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
   }
-  assert.ok(fs.existsSync(marker), 'fixture problem: tools/fake-python did not write its marker');
-  fs.rmSync(marker);
 }
 
 describe('Restricted Mode (untrusted folder)', function () {
@@ -35,6 +44,7 @@ describe('Restricted Mode (untrusted folder)', function () {
 
   it('shows diagnostics and never runs the interpreter a workspace setting names', async () => {
     assertFakePythonLeavesMarker(session.workspace);
+    assert.ok(!session.fakePythonRan(), 'the fake interpreter ran before any file was opened');
     const wb = session.workbench;
     await wb.page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).first().waitFor({ timeout: 30_000 });
     await wb.openFile(NUMPY_ON_ACCELERATOR.file);

@@ -1,7 +1,7 @@
 // A person's view of the core feature: a device mistake is underlined, counted in the
 // Problems panel, explained on hover with a link to its rule, and fixed from Ctrl+.
 import * as assert from 'assert';
-import { MISMATCH, NUMPY_ON_ACCELERATOR } from '../integration/fixtureFindings';
+import { DISCARDED_TO, MISMATCH, NUMPY_ON_ACCELERATOR } from '../integration/fixtureFindings';
 import { Session, startSession } from './session';
 
 describe('squiggles and quick fixes (trusted folder)', function () {
@@ -47,5 +47,18 @@ describe('squiggles and quick fixes (trusted folder)', function () {
     await wb.waitForNoSquiggle('error');
     await wb.waitForNoProblem('DD003');
     await wb.screenshot('03-fixed-file');
+  });
+
+  it('assigns a discarded .to() result from the DD004 quick fix', async () => {
+    const wb = session.workbench;
+    await wb.pressEscape();
+    await wb.openFile(DISCARDED_TO.file);
+    const squiggle = await wb.waitForSquiggle('warning');
+    assert.match(await (await wb.hover(squiggle)).innerText(), /batch/);
+    await wb.quickFix(squiggle);
+    await wb.chooseQuickFix(/batch = batch/);
+    await wb.waitForText(DISCARDED_TO.findings[0].fixedLine);
+    await wb.waitForNoSquiggle('warning');
+    await wb.screenshot('05-discarded-to-fixed');
   });
 });
