@@ -74,7 +74,6 @@ describe('worker: the forked process', function () {
 
     // Right after the hang, a new detect does not spawn it again: it is backing off.
     const third = await worker.connection.sendRequest(DetectRequest, NO_TORCH);
-    assert.ok(Date.now() - started - elapsed < 1_000, 'a backing-off detect does not wait for the timeout');
     assert.strictEqual(fakeRuns(runLog).length, 1);
     assert.deepStrictEqual(third.problems, first.problems);
     await waitFor('a back-off notification', () => worker.problems.find((p) => /hung last time; not starting it again before/.test(p.message)));
