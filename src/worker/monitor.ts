@@ -33,6 +33,8 @@ export interface MonitorOptions {
 
 /** The shortest interval honoured: faster would make nvidia-smi itself the load. */
 export const MIN_INTERVAL_MS = 50;
+/** What a request without a usable interval gets. */
+export const DEFAULT_INTERVAL_MS = 1_000;
 
 export class Monitor {
   private readonly nvidia: NvidiaStream;
@@ -61,7 +63,7 @@ export class Monitor {
 
   /** (Re)starts every source at `intervalMs`; calling it again changes the interval. */
   start(intervalMs: number): void {
-    const interval = Math.max(MIN_INTERVAL_MS, Math.round(intervalMs));
+    const interval = Number.isFinite(intervalMs) ? Math.max(MIN_INTERVAL_MS, Math.round(intervalMs)) : DEFAULT_INTERVAL_MS;
     this.stop();
     if (this.options.platform !== 'darwin') this.nvidia.start(interval);
     this.timer = setInterval(() => void this.tick(), interval);
