@@ -1,0 +1,156 @@
+// A benchmark session as JSON (the CLI's --json and the panel's export), CSV and Markdown.
+import { BENCH_SCHEMA_VERSION, BenchResult, BenchRun, EngineOutcome, SpeedupReport } from './model';
+
+/** One result as `--json` prints it: exactly these keys, in this order (issue 5). */
+export interface BenchJsonResult {
+  engine: string;
+  device: string;
+  dtype: string;
+  size: number;
+  repeats: number;
+  timesSec: number[];
+  medianSec: number;
+  gflops: number;
+  maxRelError: number;
+}
+
+/** An outcome that is not a measurement (EngineOutcome without undefined fields). */
+export interface BenchJsonProblem {
+  engine: string;
+  device: string | null;
+  dtype: string | null;
+  size: number | null;
+  status: string;
+  message: string;
+  remedy: string | null;
+  neededBytes?: number;
+  freeBytes?: number;
+  maxRelError?: number;
+  threshold?: number;
+}
+
+/**
+ * `{"schemaVersion": 1, "results": [...], "speedup": {...} | null, "problems": [...]}`.
+ * `speedup` is SpeedupReport (model.ts): `{"baseline": {"engine", "device"}, "entries":
+ * [{"engine", "device", "dtype", "size", "speedup"}]}`, or null without a CPU baseline.
+ * `problems` (always present, often empty) lists engines that did not measure and why.
+ */
+export interface BenchJson {
+  schemaVersion: typeof BENCH_SCHEMA_VERSION;
+  results: BenchJsonResult[];
+  speedup: SpeedupReport | null;
+  problems: BenchJsonProblem[];
+}
+
+export function toBenchJson(run: BenchRun): BenchJson {
+  return {
+    schemaVersion: BENCH_SCHEMA_VERSION,
+    results: run.results.map(toJsonResult),
+    speedup: run.speedup ? { baseline: { ...run.speedup.baseline }, entries: run.speedup.entries.map((e) => ({ ...e })) } : null,
+    problems: run.problems.map(toJsonProblem),
+  };
+}
+
+export function formatBenchJson(run: BenchRun): string {
+  return JSON.stringify(toBenchJson(run), null, 2) + '\n';
+}
+
+function toJsonResult(r: BenchResult): BenchJsonResult {
+  return {
+    engine: r.engine,
+    device: r.device,
+    dtype: r.dtype,
+    size: r.size,
+    repeats: r.repeats,
+    timesSec: [...r.timesSec],
+    medianSec: r.medianSec,
+    gflops: r.gflops,
+    maxRelError: r.maxRelError,
+  };
+}
+
+function toJsonProblem(o: EngineOutcome): BenchJsonProblem {
+  const problem: BenchJsonProblem = {
+    engine: o.engine,
+    device: o.device,
+    dtype: o.dtype,
+    size: o.size,
+    status: o.status,
+    message: o.message,
+    remedy: o.remedy,
+  };
+  for (const key of ['neededBytes', 'freeBytes', 'maxRelError', 'threshold'] as const) {
+    if (o[key] !== undefined) problem[key] = o[key];
+  }
+  return problem;
+}
+
+/** The speedup of a result over the run's baseline, or undefined (baseline itself, no match). */
+export function speedupOf(run: BenchRun, r: BenchResult): number | undefined {
+  return run.speedup?.entries.find((e) => e.engine === r.engine && e.device === r.device && e.dtype === r.dtype && e.size === r.size)?.speedup;
+}
+
+function isBaseline(run: BenchRun, r: BenchResult): boolean {
+  return run.speedup !== null && run.speedup.baseline.engine === r.engine && run.speedup.baseline.device === r.device;
+}
+
+const CSV_COLUMNS = ['engine', 'device', 'dtype', 'size', 'repeats', 'medianSec', 'minSec', 'maxSec', 'q1Sec', 'q3Sec', 'iqrSec', 'gflops', 'maxRelError', 'speedup', 'timesSec', 'detail'] as const;
+
+/** RFC 4180: a field with a comma, quote, CR or LF is quoted, quotes doubled; lines end with CRLF. */
+export function csvField(value: string | number | null | undefined): string {
+  const text = value === null || value === undefined ? '' : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** One row per result, full precision; timesSec space-separated in one field; speedup empty for the baseline. */
+export function toCsv(run: BenchRun): string {
+  const rows = run.results.map((r) => {
+    const values: Record<(typeof CSV_COLUMNS)[number], string | number | null | undefined> = {
+      ...r,
+      speedup: speedupOf(run, r),
+      timesSec: r.timesSec.join(' '),
+    };
+    return CSV_COLUMNS.map((column) => csvField(values[column])).join(',');
+  });
+  return [CSV_COLUMNS.join(','), ...rows].map((line) => line + '\r\n').join('');
+}
+
+/** A Markdown cell: pipes escaped, line breaks flattened, so one value never breaks the table. */
+export function markdownCell(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n|\r/g, ' ');
+}
+
+function significant(value: number, digits = 3): string {
+  return Number(value.toPrecision(digits)).toString();
+}
+
+/** A table of results (times in ms, rounded for reading) and a list of the problems. */
+export function toMarkdown(run: BenchRun): string {
+  const header = ['engine', 'device', 'dtype', 'n', 'median (ms)', 'IQR (ms)', 'min (ms)', 'max (ms)', 'GFLOP/s', 'speedup', 'max rel. error'];
+  const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i < 3 ? ' --- ' : ' ---: ')).join('|')}|`];
+  for (const r of run.results) {
+    const s = speedupOf(run, r);
+    const cells = [
+      r.engine,
+      r.device,
+      r.dtype,
+      String(r.size),
+      significant(r.medianSec * 1e3),
+      significant(r.iqrSec * 1e3),
+      significant(r.minSec * 1e3),
+      significant(r.maxSec * 1e3),
+      r.gflops.toFixed(1),
+      isBaseline(run, r) ? 'baseline' : s === undefined ? '—' : `${significant(s)}×`,
+      r.maxRelError.toExponential(1),
+    ];
+    lines.push(`| ${cells.map(markdownCell).join(' | ')} |`);
+  }
+  if (run.problems.length > 0) {
+    lines.push('');
+    for (const p of run.problems) {
+      const where = [p.engine, p.device, p.dtype, p.size === null ? null : `n = ${p.size}`].filter(Boolean).join(', ');
+      lines.push(`- **${markdownCell(where)}** (${p.status}): ${markdownCell(p.message)}${p.remedy ? ` ${markdownCell(p.remedy)}` : ''}`);
+    }
+  }
+  return lines.join('\n') + '\n';
+}

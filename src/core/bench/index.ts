@@ -1,0 +1,11 @@
+// The benchmark core's public API: pure statistics, the result model, request planning,
+// the correctness check, comparison and export. No processes, no editor.
+export * from './model';
+export * from './statistics';
+export * from './plan';
+export * from './correctness';
+export * from './outcomes';
+export * from './result';
+export * from './compare';
+export * from './sweep';
+export * from './export';

@@ -1,0 +1,139 @@
+// The benchmark result model: what every engine returns, what the panel draws, and
+// what `device-doctor bench --json` prints (see export.ts for the exact JSON shape).
+// Times are seconds (floats); sizes are the matrix order n of an n×n · n×n product.
+
+export const BENCH_SCHEMA_VERSION = 1;
+
+export type EngineId = 'torch' | 'tfjs-node-gpu' | 'tfjs-node' | 'wasm' | 'js';
+export const ENGINE_IDS: readonly EngineId[] = ['torch', 'tfjs-node-gpu', 'tfjs-node', 'wasm', 'js'];
+
+export type Dtype = 'float32' | 'float16' | 'bfloat16';
+export const DTYPES: readonly Dtype[] = ['float32', 'float16', 'bfloat16'];
+
+export const BYTES_PER_ELEMENT: Readonly<Record<Dtype, number>> = { float32: 4, float16: 2, bfloat16: 2 };
+
+export function isEngineId(value: string): value is EngineId {
+  return (ENGINE_IDS as readonly string[]).includes(value);
+}
+
+export function isDtype(value: string): value is Dtype {
+  return (DTYPES as readonly string[]).includes(value);
+}
+
+/** One measured matmul benchmark (one engine, device, dtype and size). */
+export interface BenchResult {
+  engine: EngineId;
+  /** "cpu", "cuda:0", "mps", … in PyTorch's terms. */
+  device: string;
+  dtype: Dtype;
+  size: number;
+  /** Timed repeats (the warm-up run is not among them). */
+  repeats: number;
+  /** Every timed repeat, in the order run. */
+  timesSec: number[];
+  medianSec: number;
+  minSec: number;
+  maxSec: number;
+  /** First and third quartiles and their difference (statistics.ts: linear interpolation). */
+  q1Sec: number;
+  q3Sec: number;
+  iqrSec: number;
+  /** 2·n³ / medianSec / 1e9. */
+  gflops: number;
+  /** Largest relative error of the checked entries against a float64 reference (correctness.ts). */
+  maxRelError: number;
+  /** Entries of the product compared with the reference. */
+  checkedEntries: number;
+  /** Engine-specific detail for people, e.g. "wasm, SIMD, 1 thread" or "torch 2.4.0+cu121, NVIDIA H200". */
+  detail: string | null;
+}
+
+/**
+ * Everything that is not a measurement. These are results shown to the user with a remedy,
+ * never crashes:
+ * - not-installed: the engine's package is absent (tfjs-node, tfjs-node-gpu, torch).
+ * - tfjs-cuda-mismatch: tfjs-node-gpu loaded but TensorFlow registered no GPU (CUDA 11.2 / cuDNN 8.1).
+ * - no-device: the engine works but the requested device does not exist for it.
+ * - unsupported: the engine cannot run this dtype (tfjs backends are float32 only).
+ * - refused: 3·n²·bytes does not fit in the device's free memory; nothing was allocated.
+ * - wrong-result: the product failed the correctness check (a run that fails loudly).
+ * - failed: the engine threw; message is the error's message, never a stack trace.
+ * - cancelled: the user cancelled before this run finished.
+ */
+export type OutcomeStatus =
+  | 'not-installed'
+  | 'tfjs-cuda-mismatch'
+  | 'no-device'
+  | 'unsupported'
+  | 'refused'
+  | 'wrong-result'
+  | 'failed'
+  | 'cancelled';
+
+export interface EngineOutcome {
+  status: OutcomeStatus;
+  engine: EngineId;
+  device: string | null;
+  dtype: Dtype | null;
+  size: number | null;
+  /** One sentence saying what happened. */
+  message: string;
+  /** What the user can do about it; null when there is nothing to do (e.g. cancelled). */
+  remedy: string | null;
+  /** refused: bytes the three matrices need and bytes free on the device. */
+  neededBytes?: number;
+  freeBytes?: number;
+  /** wrong-result: the error found and the dtype's threshold. */
+  maxRelError?: number;
+  threshold?: number;
+}
+
+/** What one engine run produces: a measurement, or an outcome explaining why not. */
+export type RunResult = { status: 'ok'; result: BenchResult } | EngineOutcome;
+
+export function isMeasured(run: RunResult): run is { status: 'ok'; result: BenchResult } {
+  return run.status === 'ok';
+}
+
+/**
+ * How much faster each result is than the CPU baseline of the same run
+ * (compare.ts picks the baseline: torch cpu, then tfjs-node cpu, then wasm, then js).
+ * speedup = baseline medianSec / result medianSec, matched by size, and by dtype where the
+ * baseline has that dtype, else against the baseline's float32 (a float16 GPU run is
+ * compared with the CPU's float32). The baseline's own results are not listed.
+ */
+export interface SpeedupReport {
+  baseline: { engine: EngineId; device: string };
+  entries: SpeedupEntry[];
+}
+
+export interface SpeedupEntry {
+  engine: EngineId;
+  device: string;
+  dtype: Dtype;
+  size: number;
+  speedup: number;
+}
+
+/** One benchmark session: every measurement, every outcome, and the speedups. */
+export interface BenchRun {
+  results: BenchResult[];
+  /** Outcomes other than measurements (not installed, refused, unsupported, …). */
+  problems: EngineOutcome[];
+  /** null when the run has no CPU baseline. */
+  speedup: SpeedupReport | null;
+}
+
+/** Progress of one engine run, for the notification and the CLI's stderr. */
+export interface BenchProgress {
+  engine: EngineId;
+  device: string;
+  dtype: Dtype;
+  size: number;
+  phase: 'preparing' | 'warmup' | 'timing' | 'checking';
+  /** Timed repeats finished so far, out of `repeats`. */
+  done: number;
+  repeats: number;
+  /** Seconds of the repeat that just finished, when phase is timing. */
+  lastSec?: number;
+}

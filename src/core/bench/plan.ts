@@ -1,0 +1,168 @@
+// Turns a benchmark request (from the CLI, the quick pick or the worker) into a plan an
+// engine can run, or into a clear reason why not, before anything is allocated.
+import { BYTES_PER_ELEMENT, Dtype, EngineId, EngineOutcome, isDtype, isEngineId } from './model';
+import { unsupportedDtype } from './outcomes';
+
+export const MIN_SIZE = 1;
+/** 3·32768²·4 bytes = 12 GiB: beyond that nobody benchmarks a single matmul. */
+export const MAX_SIZE = 32768;
+export const MIN_REPEATS = 1;
+export const MAX_REPEATS = 1000;
+export const DEFAULT_REPEATS = 10;
+export const DEFAULT_SIZE = 1024;
+/** Entries of the product compared with the float64 reference (correctness.ts). */
+export const DEFAULT_SAMPLES = 64;
+
+/** What an engine can do, so that a request it cannot serve is refused up front. */
+export interface EngineCapabilities {
+  engine: EngineId;
+  dtypes: readonly Dtype[];
+  /** Device names it can run on, as patterns ("cpu", /^cuda(:\d+)?$/). */
+  devices: readonly (string | RegExp)[];
+  /** Hard limit of the engine's address space, if any (wasm32: 4 GiB). */
+  maxBytes?: number;
+}
+
+export interface BenchRequest {
+  engine: string;
+  device: string;
+  size: number;
+  dtype?: string;
+  repeats?: number;
+  /** Free bytes on the device (device report); null or absent: unknown, not checked. */
+  freeBytes?: number | null;
+  /** Devices the engine reported (engine.devices()); absent: not checked here. */
+  availableDevices?: readonly string[];
+  /** Seed of the input matrices and of the sampled entries. */
+  seed?: number;
+}
+
+/** A validated request, ready for an engine's run(). */
+export interface BenchPlan {
+  engine: EngineId;
+  device: string;
+  size: number;
+  dtype: Dtype;
+  repeats: number;
+  /** Untimed runs before the timed ones (compilation, allocation, caches). */
+  warmups: number;
+  /** 3·n²·bytesPerElement: A, B and the product. */
+  neededBytes: number;
+  freeBytes: number | null;
+  seed: number;
+  samples: number;
+}
+
+/**
+ * - plan: run it.
+ * - invalid: an impossible request (bad size, repeats, unknown dtype/engine/device name):
+ *   the CLI prints message and exits non-zero at once.
+ * - outcome: a well-formed request this engine cannot serve (dtype unsupported, device
+ *   absent, not enough memory): a result to report, and an error for the CLI when the user
+ *   named this engine explicitly.
+ */
+export type PlanResult =
+  | { kind: 'plan'; plan: BenchPlan }
+  | { kind: 'invalid'; message: string }
+  | { kind: 'outcome'; outcome: EngineOutcome };
+
+export function matmulBytes(size: number, dtype: Dtype): number {
+  return 3 * size * size * BYTES_PER_ELEMENT[dtype];
+}
+
+export function planBenchmark(request: BenchRequest, capabilities: EngineCapabilities): PlanResult {
+  const invalid = invalidReason(request);
+  if (invalid) return { kind: 'invalid', message: invalid };
+  const dtype = (request.dtype ?? 'float32') as Dtype;
+  const plan: BenchPlan = {
+    engine: request.engine as EngineId,
+    device: request.device,
+    size: request.size,
+    dtype,
+    repeats: request.repeats ?? DEFAULT_REPEATS,
+    warmups: 1,
+    neededBytes: matmulBytes(request.size, dtype),
+    freeBytes: request.freeBytes ?? null,
+    seed: request.seed ?? 1,
+    samples: DEFAULT_SAMPLES,
+  };
+  const refusal = capabilityRefusal(plan, capabilities, request.availableDevices);
+  if (refusal) return { kind: 'outcome', outcome: refusal };
+  const memory = checkMemory(plan, capabilities.maxBytes);
+  return memory ? { kind: 'outcome', outcome: memory } : { kind: 'plan', plan };
+}
+
+function invalidReason(request: BenchRequest): string | null {
+  if (!isEngineId(request.engine)) return `Unknown engine "${request.engine}": use torch, tfjs-node-gpu, tfjs-node, wasm or js.`;
+  if (!Number.isInteger(request.size) || request.size < MIN_SIZE || request.size > MAX_SIZE) {
+    return `Matrix size must be a whole number from ${MIN_SIZE} to ${MAX_SIZE}, not ${request.size}.`;
+  }
+  const repeats = request.repeats ?? DEFAULT_REPEATS;
+  if (!Number.isInteger(repeats) || repeats < MIN_REPEATS || repeats > MAX_REPEATS) {
+    return `Repeats must be a whole number from ${MIN_REPEATS} to ${MAX_REPEATS}, not ${repeats}.`;
+  }
+  if (request.dtype !== undefined && !isDtype(request.dtype)) {
+    return `Unknown dtype "${request.dtype}": use float32, float16 or bfloat16.`;
+  }
+  if (!/^(cpu|cuda|mps|xpu)(:\d+)?$/.test(request.device)) {
+    return `Unknown device "${request.device}": use cpu, cuda, cuda:N or mps.`;
+  }
+  if (request.freeBytes != null && !(request.freeBytes >= 0)) return `Free memory must be a number of bytes, not ${request.freeBytes}.`;
+  return null;
+}
+
+function capabilityRefusal(plan: BenchPlan, caps: EngineCapabilities, available?: readonly string[]): EngineOutcome | null {
+  const base = { engine: plan.engine, device: plan.device, dtype: plan.dtype, size: plan.size };
+  if (!caps.dtypes.includes(plan.dtype)) return unsupportedDtype(plan.engine, plan.device, plan.dtype, plan.size, caps.dtypes);
+  const servesDevice = caps.devices.some((d) => (typeof d === 'string' ? d === plan.device : d.test(plan.device)));
+  if (!servesDevice || (available && !available.includes(plan.device))) {
+    const choices = available ?? caps.devices.filter((d): d is string => typeof d === 'string');
+    return {
+      ...base,
+      status: 'no-device',
+      message: `The ${plan.engine} engine has no device ${plan.device}${choices.length ? `; it has ${choices.join(', ')}` : ''}.`,
+      remedy: 'Pick one of the devices the engine lists (device-doctor detect shows what this machine has).',
+    };
+  }
+  return null;
+}
+
+/**
+ * The memory check, before any allocation: the three n×n matrices must fit in the device's
+ * free memory (and in the engine's address space). Unknown free memory is not a refusal.
+ */
+export function checkMemory(plan: Pick<BenchPlan, 'engine' | 'device' | 'dtype' | 'size' | 'freeBytes'>, engineMaxBytes?: number): EngineOutcome | null {
+  const neededBytes = matmulBytes(plan.size, plan.dtype);
+  const limits = [plan.freeBytes, engineMaxBytes ?? null].filter((v): v is number => v !== null && v !== undefined);
+  if (limits.length === 0) return null;
+  const freeBytes = Math.min(...limits);
+  if (neededBytes <= freeBytes) return null;
+  const where = engineMaxBytes !== undefined && freeBytes === engineMaxBytes ? `the ${plan.engine} engine's limit` : plan.device;
+  return {
+    status: 'refused',
+    engine: plan.engine,
+    device: plan.device,
+    dtype: plan.dtype,
+    size: plan.size,
+    neededBytes,
+    freeBytes,
+    message: `Refused: n = ${plan.size} ${plan.dtype} needs ${formatBytes(neededBytes)} (3 × n² × ${BYTES_PER_ELEMENT[plan.dtype]} bytes), ${formatBytes(freeBytes)} free on ${where}.`,
+    remedy: `Choose a size up to ${largestFittingSize(freeBytes, plan.dtype)}, or free memory on ${plan.device}.`,
+  };
+}
+
+/** Largest n whose three matrices fit in the given bytes. */
+export function largestFittingSize(bytes: number, dtype: Dtype): number {
+  return Math.floor(Math.sqrt(bytes / (3 * BYTES_PER_ELEMENT[dtype])));
+}
+
+export function formatBytes(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${value} bytes` : `${value.toFixed(1)} ${units[unit]}`;
+}
