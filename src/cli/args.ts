@@ -24,6 +24,7 @@ export type Invocation =
   | { command: 'version' }
   | { command: 'lint'; options: LintOptions }
   | { command: 'doctor' }
+  | { command: 'detect'; argv: readonly string[] }
   | { command: 'unavailable'; name: string }
   | { command: 'usage-error'; message: string; topic?: string };
 
@@ -49,7 +50,7 @@ const LINT_OPTIONS: OptionSpec[] = [
 const HELP_ONLY: OptionSpec[] = [{ name: 'help', alias: 'h', takesValue: false }];
 
 /** Commands planned in ARCHITECTURE.md that this version does not have yet. */
-export const UNAVAILABLE_COMMANDS = ['detect', 'bench'];
+export const UNAVAILABLE_COMMANDS = ['bench'];
 
 export class UsageError extends Error {}
 
@@ -150,6 +151,9 @@ function parseCommand(command: string, rest: readonly string[]): Invocation {
       return parseLint(rest);
     case 'doctor':
       return parseHelpOnly(command, rest).values.has('help') ? { command: 'help', topic: 'doctor' } : { command: 'doctor' };
+    case 'detect':
+      // detect parses its own options (detectCommand.ts).
+      return { command: 'detect', argv: rest };
     case 'help':
       return { command: 'help', topic: rest[0] };
     default:

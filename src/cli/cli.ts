@@ -1,5 +1,4 @@
 // Entry point of dist/cli.js (`device-doctor`, `npm start`). Wires the real process to runCli.
-import { runDetectCli } from './detectCommand';
 import { processIo } from './io';
 import { runCli } from './main';
 
@@ -8,22 +7,15 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
 });
 
-/**
- * `detect` is dispatched here; Ctrl-C stops its tools (they run in their own process
- * groups, so the terminal's SIGINT does not reach them) before the CLI exits.
- */
-function runDetect(argv: string[]): Promise<number> {
-  const controller = new AbortController();
-  process.once('SIGINT', () => {
-    controller.abort();
-    process.exit(130);
-  });
-  return runDetectCli(argv, processIo(), controller.signal);
-}
+// Ctrl-C stops the probes' tools too: they run in their own process groups, so the
+// terminal's SIGINT does not reach them.
+const controller = new AbortController();
+process.once('SIGINT', () => {
+  controller.abort();
+  process.exit(130);
+});
 
-const argv = process.argv.slice(2);
-const run = argv[0] === 'detect' ? runDetect(argv.slice(1)) : runCli(argv, processIo());
-run.then(
+runCli(process.argv.slice(2), processIo(), controller.signal).then(
   (status) => {
     process.exitCode = status;
   },

@@ -1,4 +1,5 @@
 // The --help texts. Kept beside each other so the overview and the details agree.
+import { DETECT_HELP } from './detectCommand';
 
 const OVERVIEW = `Device Doctor for PyTorch: finds PyTorch device mistakes in your code.
 
@@ -6,8 +7,8 @@ Usage: device-doctor <command> [options]
 
 Commands:
   lint [paths...]   Check Python files and notebooks for device mistakes
-  doctor            Summarize this machine and the code in the current folder
-  detect            Detect accelerators (not available yet in this version)
+  doctor            Summarize this machine, its accelerators, PyTorch and the code here
+  detect            Detect accelerators and what PyTorch can use (--json for the report)
   bench             Benchmark accelerators (not available yet in this version)
   help [command]    Show help for a command
 
@@ -15,7 +16,7 @@ Options:
   -h, --help        Show this help
   -V, --version     Show the version
 
-Run 'device-doctor help lint' for the linter's options.
+Run 'device-doctor help <command>' for a command's options.
 `;
 
 const LINT = `Usage: device-doctor lint [options] [paths...]
@@ -53,12 +54,13 @@ Examples:
 const DOCTOR = `Usage: device-doctor doctor
 
 Prints the Device Doctor version and a summary of this machine (Node.js, platform,
-CPU, memory), then checks the Python files and notebooks in the current folder and
-prints one line per rule that fired. Always exits with 0: it informs, it does not gate.
-Accelerator detection arrives with the compute worker in a later version.
+CPU, memory), the accelerators it has and what PyTorch (python3 on PATH) can use,
+the selected device and each problem with its remedy, then checks the Python files
+and notebooks in the current folder and prints one line per rule that fired.
+Always exits with 0: it informs, it does not gate.
 `;
 
-const TOPICS: Record<string, string> = { lint: LINT, doctor: DOCTOR };
+const TOPICS: Record<string, string> = { lint: LINT, doctor: DOCTOR, detect: DETECT_HELP };
 
 /** The help for `topic`, or the overview when there is no such topic. */
 export function helpText(topic?: string): string {

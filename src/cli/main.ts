@@ -1,13 +1,14 @@
 // Dispatches a command line to its command. Every failure becomes "error: ..." and an
 // exit status: a person running the CLI never sees a stack trace.
 import { parseArgs } from './args';
+import { runDetectCli } from './detectCommand';
 import { runDoctorCommand } from './doctorCommand';
 import { helpText } from './help';
 import type { CliIo } from './io';
 import { EXIT_USAGE, runLintCommand } from './lintCommand';
 import { DEVICE_DOCTOR_VERSION } from './version';
 
-async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
+async function dispatch(argv: readonly string[], io: CliIo, signal?: AbortSignal): Promise<number> {
   const invocation = parseArgs(argv);
   switch (invocation.command) {
     case 'help':
@@ -20,6 +21,8 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
       return runLintCommand(invocation.options, io);
     case 'doctor':
       return runDoctorCommand(io);
+    case 'detect':
+      return runDetectCli(invocation.argv, io, signal);
     case 'unavailable':
       io.stderr(`error: '${invocation.name}' is not available yet in this version of Device Doctor\n`);
       return EXIT_USAGE;
@@ -32,9 +35,9 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
 }
 
 /** Runs the CLI and returns its exit status; never throws. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortSignal): Promise<number> {
   try {
-    return await dispatch(argv, io);
+    return await dispatch(argv, io, signal);
   } catch (err) {
     io.stderr(`error: ${err instanceof Error ? err.message : String(err)}\n`);
     return EXIT_USAGE;

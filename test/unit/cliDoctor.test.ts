@@ -45,7 +45,7 @@ describe('cli: doctor', () => {
     const lines = io.out.split('\n');
     assert.strictEqual(lines[0], `Device Doctor ${DEVICE_DOCTOR_VERSION}`);
     assert.ok(lines.includes('Accelerators'));
-    assert.match(io.out, /arrives with the compute worker/);
+    assert.match(io.out, /Selected /);
     assert.ok(lines.includes(`Code in ${project}`));
     // train.py, evaluate.py and legacy/old_train.py; the virtualenvs are skipped.
     assert.ok(lines.includes('  Checked 3 Python files and 1 notebook.'), io.out);
