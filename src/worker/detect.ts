@@ -10,6 +10,7 @@ import { probeHost } from './probes/host';
 import { probeNvidiaSmi, type NvidiaSmiRuns } from './probes/nvidiaSmi';
 import { CancelledError, type ProbeGate } from './probes/probeGate';
 import { probeRocmSmi } from './probes/rocmSmi';
+import { probePciDisplayDevices, SYSFS_PCI_ROOT } from './probes/pci';
 import { probeSysfs, SYSFS_DRM_ROOT } from './probes/sysfs';
 import { probeSystemProfiler } from './probes/systemProfiler';
 import { probeTorch, probeScriptPath, type TorchProbeRun } from './probes/torch';
@@ -21,6 +22,8 @@ export interface DetectEnvironment {
   log: LogFn;
   /** Where the DRM cards are; tests point it at a fixture. */
   sysfsDrmRoot?: string;
+  /** Test hook: a fake /sys/bus/pci/devices. */
+  sysfsPciRoot?: string;
   probeScript?: string;
 }
 
@@ -82,7 +85,7 @@ export async function detectDevices(options: ProbeOptions, environment: DetectEn
   const { log, platform } = environment;
   const ctx: ProbeContext = { gate: environment.gate, timeoutMs: options.timeoutMs, env: environment.env, platform, signal, log };
   const script = environment.probeScript ?? probeScriptPath();
-  const [host, nvidia, rocmSmi, amdSmi, sysfsCards, systemProfiler, torch] = await Promise.all([
+  const [host, nvidia, rocmSmi, amdSmi, sysfsCards, systemProfiler, torch, pciDisplayDevices] = await Promise.all([
     probeHost(platform),
     guarded('nvidia-smi', log, () => nvidiaForPlatform(ctx), (err) => ({ query: failedRun(err), details: null, list: null })),
     guarded('rocm-smi', log, () => probeRocmSmi(ctx), failedRun),
@@ -90,6 +93,7 @@ export async function detectDevices(options: ProbeOptions, environment: DetectEn
     guarded('sysfs', log, () => probeSysfs(platform, environment.sysfsDrmRoot ?? SYSFS_DRM_ROOT), () => []),
     guarded('system_profiler', log, () => probeSystemProfiler(ctx), failedRun),
     guarded('PyTorch', log, () => torchFor(ctx, options, script), (err) => ({ interpreter: options.pythonPath ?? '', run: failedRun(err) })),
+    guarded('PCI bus', log, () => probePciDisplayDevices(platform, environment.sysfsPciRoot ?? SYSFS_PCI_ROOT), () => null),
   ]);
   if (signal?.aborted) throw new CancelledError();
   const runs: ProbeRuns = {
@@ -98,6 +102,7 @@ export async function detectDevices(options: ProbeOptions, environment: DetectEn
     rocmSmi,
     amdSmi,
     sysfsCards,
+    pciDisplayDevices,
     systemProfiler,
     torch: torch && { interpreter: torch.interpreter, run: torch.run },
     pinnedDevice: options.pinnedDevice,

@@ -79,6 +79,13 @@ describe('devices: the diagnosis table, row by row', () => {
     assert.match(problem.hint, /CUDA is not installed properly/);
   });
 
+  it('nvidia-driver-missing needs NVIDIA hardware when the PCI bus says: none there is fine', () => {
+    const torch = torchFrom('cuda-build-no-gpu.json');
+    const noSmi = { outcome: 'not-installed', gpuCount: 0, cudaVersion: null } as const;
+    assert.deepStrictEqual(codes(diagnose(facts({ torch, nvidia: noSmi, nvidiaPciDevices: 0 }))), []);
+    assert.deepStrictEqual(codes(diagnose(facts({ torch, nvidia: noSmi, nvidiaPciDevices: 1 }))), ['nvidia-driver-missing']);
+  });
+
   it('nvidia-driver-missing is not claimed for an AMD machine or a Mac', () => {
     const torch = torchFrom('cuda-build-no-gpu.json');
     const noSmi = { outcome: 'not-installed', gpuCount: 0, cudaVersion: null } as const;

@@ -24,6 +24,8 @@ export interface ProbeRuns {
   amdSmi?: { static: ToolRun; metric?: ToolRun | null } | null;
   /** /sys/class/drm/card*\/device/ files, read without any tool. */
   sysfsCards?: SysfsDrmCard[];
+  /** PCI display and 3D controllers from /sys/bus/pci/devices (Linux); null when unknown. */
+  pciDisplayDevices?: Array<{ busId: string; vendor: string }> | null;
   /** system_profiler with SYSTEM_PROFILER_ARGS (macOS). */
   systemProfiler?: ToolRun | null;
   /** probe.py run by the user's interpreter; null when no interpreter may be run. */
@@ -105,6 +107,7 @@ export function buildDeviceReport(runs: ProbeRuns): DeviceReport {
     torch,
     nvidia: nvidia && { outcome: nvidia.outcome, gpuCount: nvidia.rows.length, cudaVersion: nvidia.cudaVersion },
     amdGpuCount: amd.length,
+    nvidiaPciDevices: runs.pciDisplayDevices ? runs.pciDisplayDevices.filter((d) => d.vendor.toLowerCase() === '0x10de').length : null,
     toolProblems,
     cudaVisibleDevices: runs.cudaVisibleDevices,
     tfjs: runs.tfjs,

@@ -17,6 +17,8 @@ export interface DiagnosisFacts {
   /** What nvidia-smi said; null when it was not run. */
   nvidia: { outcome: NvidiaSmiOutcome; gpuCount: number; cudaVersion: string | null } | null;
   amdGpuCount: number;
+  /** NVIDIA display/3D controllers on the PCI bus (Linux sysfs); null when unknown. */
+  nvidiaPciDevices?: number | null;
   /** Problems from failed tools (classifyNvidiaSmiFailure, AMD and Apple tools); reported first. */
   toolProblems: Problem[];
   /** The worker's own CUDA_VISIBLE_DEVICES, when torch's is unknown. */

@@ -59,6 +59,8 @@ export const nvidiaDriverMissing: DiagnosisRule = (facts) => {
   const torch = torchOk(facts);
   if (!torch || !torch.cuda.built || torch.cuda.available || torch.hip) return null;
   if (facts.nvidia?.outcome !== 'not-installed' || facts.amdGpuCount > 0 || facts.platform === 'darwin') return null;
+  // A CUDA build (pip's default) on a machine with no NVIDIA hardware at all is fine.
+  if (facts.nvidiaPciDevices === 0) return null;
   const built = torch.cuda.version ? ` (this PyTorch is built for CUDA ${torch.cuda.version})` : '';
   return problem(
     'torch',
