@@ -1,0 +1,32 @@
+// The `js` engine: tfjs-backend-cpu, pure JavaScript. Slow, always there, and the
+// reference the other engines are compared with when nothing faster runs on the CPU.
+import type { EngineCapabilities, BenchPlan } from '../../core/bench/plan';
+import type { EngineOutcome, RunResult } from '../../core/bench/model';
+import type { Engine, RunOptions } from './engine';
+import { withHostFreeMemory } from './hostMemory';
+import { planMismatch } from './planGuard';
+import { runTfjsMatmul } from './tfjsRunner';
+import { TFJS_VERSION, bundledTf } from './tfjsRuntime';
+
+/** A timed matmul longer than this is split into row slices so that cancel lands within a second. */
+export const JS_SLICE_SEC = 0.25;
+
+export class JsEngine implements Engine {
+  readonly id = 'js' as const;
+  readonly capabilities: EngineCapabilities = { engine: 'js', dtypes: ['float32'], devices: ['cpu'] };
+
+  async devices(): Promise<string[]> {
+    return ['cpu'];
+  }
+
+  async availability(): Promise<EngineOutcome | 'ok'> {
+    return 'ok';
+  }
+
+  async run(plan: BenchPlan, options?: RunOptions): Promise<RunResult> {
+    const mismatch = planMismatch(plan, this.capabilities);
+    if (mismatch) return mismatch;
+    const settings = { backend: 'cpu', detail: `tfjs-backend-cpu ${TFJS_VERSION}, pure JavaScript`, sliceSec: JS_SLICE_SEC };
+    return runTfjsMatmul(bundledTf(), withHostFreeMemory(plan), settings, options);
+  }
+}
