@@ -30,6 +30,11 @@ const entries = [
 const assets = [
   require.resolve('web-tree-sitter/web-tree-sitter.wasm'),
   path.join(path.dirname(require.resolve('tree-sitter-python/package.json')), 'tree-sitter-python.wasm'),
+  // The wasm benchmark engine's binaries (src/worker/engines/wasm.ts finds them next to the bundle);
+  // the threaded build is left out: tfjs-backend-wasm never loads it under Node.js.
+  ...['tfjs-backend-wasm-simd.wasm', 'tfjs-backend-wasm.wasm'].map((f) =>
+    path.join(path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm')), f),
+  ),
 ];
 
 function copyAssets() {
