@@ -1,0 +1,141 @@
+import * as assert from 'assert';
+import { buildRun } from '../../src/core/bench/compare';
+import { csvField, formatBenchJson, markdownCell, toBenchJson, toCsv, toMarkdown } from '../../src/core/bench/export';
+import type { BenchRun, EngineOutcome, RunResult } from '../../src/core/bench/model';
+import { makeBenchResult } from '../../src/core/bench/result';
+
+const GIB = 1024 ** 3;
+
+function measured(engine: 'torch' | 'wasm' | 'js', device: string, timesSec: number[], detail: string | null = null): RunResult {
+  return { status: 'ok', result: makeBenchResult({ plan: { engine, device, dtype: 'float32', size: 1024 }, timesSec, maxRelError: 3.5e-7, checkedEntries: 64, detail }) };
+}
+
+const refused: EngineOutcome = {
+  status: 'refused', engine: 'torch', device: 'cuda:0', dtype: 'float32', size: 32768,
+  message: 'Refused: n = 32768 float32 needs 12.0 GiB (3 × n² × 4 bytes), 8.0 GiB free on cuda:0.', remedy: 'Choose a size up to 26754, or free memory on cuda:0.',
+  neededBytes: 12 * GIB, freeBytes: 8 * GIB,
+};
+const notInstalled: EngineOutcome = { status: 'not-installed', engine: 'tfjs-node', device: null, dtype: null, size: null, message: 'Native TensorFlow.js (@tensorflow/tfjs-node) is not installed.', remedy: 'Run "Device Doctor: Install Native TensorFlow Backend".' };
+
+function sampleRun(): BenchRun {
+  return buildRun([measured('torch', 'cpu', [0.1, 0.12, 0.08]), measured('torch', 'cuda:0', [0.002, 0.001, 0.003]), refused, notInstalled]);
+}
+
+describe('bench export: JSON (device-doctor bench --json)', () => {
+  it('has exactly the shape the issue prints: schemaVersion, results, speedup (and problems)', () => {
+    const json = toBenchJson(sampleRun());
+    assert.deepStrictEqual(Object.keys(json), ['schemaVersion', 'results', 'speedup', 'problems']);
+    assert.strictEqual(json.schemaVersion, 1);
+    for (const r of json.results) {
+      assert.deepStrictEqual(Object.keys(r), ['engine', 'device', 'dtype', 'size', 'repeats', 'timesSec', 'medianSec', 'gflops', 'maxRelError']);
+    }
+    assert.deepStrictEqual(json.results[1], {
+      engine: 'torch', device: 'cuda:0', dtype: 'float32', size: 1024, repeats: 3,
+      timesSec: [0.002, 0.001, 0.003], medianSec: 0.002, gflops: (2 * 1024 ** 3) / 0.002 / 1e9, maxRelError: 3.5e-7,
+    });
+  });
+
+  it('speedup: the baseline and one entry per other result', () => {
+    const json = toBenchJson(sampleRun());
+    assert.deepStrictEqual(json.speedup, {
+      baseline: { engine: 'torch', device: 'cpu' },
+      entries: [{ engine: 'torch', device: 'cuda:0', dtype: 'float32', size: 1024, speedup: 50 }],
+    });
+    assert.deepStrictEqual(Object.keys(json.speedup!.entries[0]), ['engine', 'device', 'dtype', 'size', 'speedup']);
+  });
+
+  it('speedup is null (not missing) without a CPU baseline', () => {
+    const text = formatBenchJson(buildRun([measured('torch', 'cuda:0', [0.001])]));
+    assert.match(text, /"speedup": null/);
+    assert.strictEqual(JSON.parse(text).speedup, null);
+  });
+
+  it('problems carry status, message and remedy, plus the byte counts of a refusal; null stays null', () => {
+    const problems = toBenchJson(sampleRun()).problems;
+    assert.deepStrictEqual(problems[0], {
+      engine: 'torch', device: 'cuda:0', dtype: 'float32', size: 32768, status: 'refused',
+      message: refused.message, remedy: refused.remedy, neededBytes: 12 * GIB, freeBytes: 8 * GIB,
+    });
+    assert.deepStrictEqual(Object.keys(problems[1]), ['engine', 'device', 'dtype', 'size', 'status', 'message', 'remedy']);
+    assert.strictEqual(problems[1].device, null);
+    assert.deepStrictEqual(toBenchJson(buildRun([measured('js', 'cpu', [1])])).problems, []);
+  });
+
+  it('the text is indented JSON ending in a newline, panel-only fields left out', () => {
+    const text = formatBenchJson(sampleRun());
+    assert.ok(text.endsWith('}\n'));
+    assert.ok(!/iqrSec|minSec|detail|checkedEntries/.test(text));
+    assert.deepStrictEqual(JSON.parse(text), toBenchJson(sampleRun()));
+  });
+
+  it('the JSON is a copy: changing it leaves the run alone', () => {
+    const run = sampleRun();
+    const json = toBenchJson(run);
+    json.results[0].timesSec.push(99);
+    json.speedup!.entries[0].speedup = 0;
+    assert.strictEqual(run.results[0].timesSec.length, 3);
+    assert.strictEqual(run.speedup!.entries[0].speedup, 50);
+  });
+});
+
+describe('bench export: CSV', () => {
+  it('quotes per RFC 4180: commas, quotes and line breaks; doubles quotes', () => {
+    assert.strictEqual(csvField('plain'), 'plain');
+    assert.strictEqual(csvField('a,b'), '"a,b"');
+    assert.strictEqual(csvField('say "hi"'), '"say ""hi"""');
+    assert.strictEqual(csvField('two\nlines'), '"two\nlines"');
+    assert.strictEqual(csvField('cr\rhere'), '"cr\rhere"');
+    assert.strictEqual(csvField(null), '');
+    assert.strictEqual(csvField(undefined), '');
+    assert.strictEqual(csvField(0.5), '0.5');
+  });
+
+  it('has a header and one CRLF-terminated row per result, full precision, speedup empty for the baseline', () => {
+    const csv = toCsv(buildRun([measured('torch', 'cpu', [0.1, 0.12, 0.08]), measured('wasm', 'cpu', [0.4, 0.2, 0.3], 'tfjs-backend-wasm 4.22.0, SIMD, "1" thread')]));
+    const lines = csv.split('\r\n');
+    assert.strictEqual(lines.pop(), '');
+    assert.strictEqual(lines[0], 'engine,device,dtype,size,repeats,medianSec,minSec,maxSec,q1Sec,q3Sec,iqrSec,gflops,maxRelError,speedup,timesSec,detail');
+    assert.strictEqual(lines.length, 3);
+    const baseline = lines[1].split(',');
+    assert.deepStrictEqual(baseline.slice(0, 6), ['torch', 'cpu', 'float32', '1024', '3', '0.1']);
+    assert.strictEqual(baseline[13], '', 'baseline has no speedup');
+    assert.strictEqual(baseline[14], '0.1 0.12 0.08');
+    assert.ok(lines[2].endsWith(`,${0.1 / 0.3},0.4 0.2 0.3,"tfjs-backend-wasm 4.22.0, SIMD, ""1"" thread"`), lines[2]);
+  });
+
+  it('a run without results is just the header', () => {
+    assert.strictEqual(toCsv(buildRun([notInstalled])).split('\r\n').length, 2);
+  });
+});
+
+describe('bench export: Markdown', () => {
+  it('a table of results with rounded milliseconds, GFLOP/s, speedup and error', () => {
+    const md = toMarkdown(sampleRun());
+    const lines = md.split('\n');
+    assert.strictEqual(lines[0], '| engine | device | dtype | n | median (ms) | IQR (ms) | min (ms) | max (ms) | GFLOP/s | speedup | max rel. error |');
+    assert.strictEqual(lines[1], '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    assert.strictEqual(lines[2], '| torch | cpu | float32 | 1024 | 100 | 20 | 80 | 120 | 21.5 | baseline | 3.5e-7 |');
+    assert.strictEqual(lines[3], '| torch | cuda:0 | float32 | 1024 | 2 | 1 | 1 | 3 | 1073.7 | 50× | 3.5e-7 |');
+  });
+
+  it('lists the problems under the table with their remedies', () => {
+    const md = toMarkdown(sampleRun());
+    assert.match(md, /\n\n- \*\*torch, cuda:0, float32, n = 32768\*\* \(refused\): Refused: n = 32768 float32 needs 12\.0 GiB/);
+    assert.match(md, /- \*\*tfjs-node\*\* \(not-installed\): Native TensorFlow\.js \(@tensorflow\/tfjs-node\) is not installed\. Run "Device Doctor: Install Native TensorFlow Backend"\./);
+  });
+
+  it('escapes pipes and flattens line breaks so a value cannot break the table', () => {
+    assert.strictEqual(markdownCell('a|b'), 'a\\|b');
+    assert.strictEqual(markdownCell('one\ntwo\r\nthree'), 'one two three');
+    assert.strictEqual(markdownCell('back\\slash'), 'back\\\\slash');
+    const run = buildRun([measured('js', 'cpu', [1])]);
+    run.results[0].device = 'cpu|odd';
+    assert.ok(toMarkdown(run).includes('| cpu\\|odd |'));
+  });
+
+  it('a result with no matching baseline size shows a dash for its speedup', () => {
+    const run = buildRun([measured('torch', 'cpu', [0.1])]);
+    run.results.push({ ...run.results[0], device: 'cuda:0', size: 2048 });
+    assert.ok(toMarkdown(run).split('\n')[3].includes('| — |'));
+  });
+});
