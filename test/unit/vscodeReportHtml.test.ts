@@ -71,7 +71,7 @@ describe('vscode: the device report HTML', () => {
     const text = visibleText(body);
     for (const expected of [
       'Selected device', 'cuda:0 — CUDA is available to PyTorch', 'Problems', 'None found.',
-      'cuda:0 · NVIDIA H200', '20.0/140.4 GiB', 'Utilization 37%', 'Temperature 31 °C', 'Power 75.32 W',
+      'cuda:0 · NVIDIA H200', '20.0/140.4 GiB · 37% utilization', 'Temperature 31 °C', 'Power 75.32 W',
       'Driver 580.159.04', 'CUDA (driver supports) 13.0', 'PCI bus 00000000:19:00.0',
       'PyTorch 2.11.0 · CUDA 13.0 available (1 device)', 'Interpreter /usr/bin/python3', 'CUDA built / available yes / yes',
       'Host', 'Platform linux (x64)', 'CPU AMD EPYC 9654', 'Cores 16', 'SIMD avx2 fma avx512f',
@@ -124,7 +124,7 @@ describe('vscode: the device report HTML', () => {
   it('sends live memory per meter, from samples, with the warning flag', () => {
     const s = snapshot(report(), { samples: { 'cuda:0': { id: 'cuda:0', usedBytes: 130 * GIB, totalBytes: 140 * GIB, utilizationPercent: 99, time: 1 } } });
     const updates = memoryUpdates(s, OPTIONS);
-    assert.deepStrictEqual(updates.map((u) => [u.id, u.text, u.warn]), [['cuda:0', '130.0/140 GiB', true], ['host', '5.2/24 GiB', false]]);
+    assert.deepStrictEqual(updates.map((u) => [u.id, u.text, u.warn]), [['cuda:0', '130.0/140 GiB · 99% utilization', true], ['host', '5.2/24 GiB', false]]);
     assert.deepStrictEqual(memoryUpdates(snapshot(null), OPTIONS), []);
   });
 

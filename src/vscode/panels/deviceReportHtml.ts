@@ -94,7 +94,7 @@ export function memoryUpdates(snapshot: DeviceSnapshot, options: ReportOptions):
   readings.push(['host', hostMemory(snapshot, report)]);
   return readings.map(([id, m]) => {
     const percent = memoryPercent(m);
-    return { id, text: formatMemory(m.usedBytes, m.totalBytes), used: m.usedBytes, total: m.totalBytes, warn: percent !== null && percent >= options.memoryWarningPercent };
+    return { id, text: memoryText(m), used: m.usedBytes, total: m.totalBytes, warn: percent !== null && percent >= options.memoryWarningPercent };
   });
 }
 
@@ -121,8 +121,14 @@ function problemsSection(problems: Problem[]): string {
   return section('Problems', `<ul class="problems">${items.join('')}</ul>`);
 }
 
+/** "20.0/140.4 GiB · 37% utilization": the live part of a device, updated in place. */
+function memoryText(memory: MemoryReading): string {
+  const utilization = memory.utilizationPercent === null ? '' : ` · ${memory.utilizationPercent}% utilization`;
+  return `${formatMemory(memory.usedBytes, memory.totalBytes)}${utilization}`;
+}
+
 function memoryBlock(id: string, memory: MemoryReading, options: ReportOptions): string {
-  const text = formatMemory(memory.usedBytes, memory.totalBytes);
+  const text = memoryText(memory);
   const percent = memoryPercent(memory);
   // <meter> needs no inline style (the CSP allows none) and reads out as a gauge.
   const meter = memory.totalBytes !== null && memory.totalBytes > 0
@@ -139,7 +145,6 @@ function acceleratorCard(a: Accelerator, memory: MemoryReading, options: ReportO
     : '';
   return `<article class="device">${textElement('h3', `${a.id} · ${a.name}`)}${memoryBlock(a.id, memory, options)}${facts([
     ['Vendor / API', `${a.vendor} / ${a.api}`],
-    ['Utilization', memory.utilizationPercent === null ? null : `${memory.utilizationPercent}%`],
     ['Temperature', a.temperatureC === null ? null : `${a.temperatureC} °C`],
     ['Power', a.powerW === null ? null : `${a.powerW} W`],
     ['Driver', a.driverVersion],

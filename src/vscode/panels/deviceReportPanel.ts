@@ -3,8 +3,9 @@
 // updates the meters. The page's buttons post a message; only the known actions are honoured.
 import * as vscode from 'vscode';
 import type { DeviceController } from '../deviceController';
+import type { DeviceSnapshot } from '../deviceSnapshot';
 import { memoryUpdates, renderReportBody, renderReportPage, REPORT_ACTIONS, REPORT_TITLE } from './deviceReportHtml';
-import type { ReportAction } from './deviceReportHtml';
+import type { ReportAction, ReportOptions } from './deviceReportHtml';
 import { createNonce } from './html';
 
 export const REPORT_VIEW_TYPE = 'deviceDoctor.deviceReport';
@@ -20,7 +21,9 @@ export class DeviceReportPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   /** Panel-lifetime disposables: dropped when the user closes the view. */
   private panelDisposables: vscode.Disposable[] = [];
-  private lastBody = '';
+  /** The body as last sent, without live samples: only a real change re-sends it. */
+  private lastBodyKey = '';
+  private wasVisible = false;
   private readonly subscription: vscode.Disposable;
 
   constructor(
@@ -47,8 +50,7 @@ export class DeviceReportPanel implements vscode.Disposable {
     this.panelDisposables.push(
       panel.onDidDispose(() => this.panelClosed()),
       panel.webview.onDidReceiveMessage((message: unknown) => void this.received(message)),
-      // A hidden webview is discarded; it comes back from the html, so that must be current.
-      panel.onDidChangeViewState(({ webviewPanel }) => { if (webviewPanel.visible) this.renderPage(); }),
+      panel.onDidChangeViewState(({ webviewPanel }) => this.visibilityChanged(webviewPanel.visible)),
     );
     this.renderPage();
   }
@@ -58,12 +60,20 @@ export class DeviceReportPanel implements vscode.Disposable {
     this.panel?.dispose();
   }
 
+  /** A hidden webview is discarded and comes back from its html, so that must be current then. */
+  private visibilityChanged(visible: boolean): void {
+    // Focus moving in or out also fires this; only coming back from hidden needs the page again.
+    if (visible && !this.wasVisible) this.renderPage();
+    this.wasVisible = visible;
+  }
+
   private renderPage(): void {
     const panel = this.panel;
     if (!panel) return;
     const media = vscode.Uri.joinPath(this.extension.extensionUri, 'media');
     const options = this.options();
-    this.lastBody = renderReportBody(this.devices.snapshot, options);
+    this.lastBodyKey = bodyKey(this.devices.snapshot, options);
+    this.wasVisible = panel.visible;
     panel.webview.html = renderReportPage(this.devices.snapshot, options, {
       cspSource: panel.webview.cspSource,
       nonce: createNonce(),
@@ -76,10 +86,12 @@ export class DeviceReportPanel implements vscode.Disposable {
     const panel = this.panel;
     if (!panel?.visible) return;
     const options = this.options();
-    const body = renderReportBody(this.devices.snapshot, options);
-    if (body !== this.lastBody) {
-      this.lastBody = body;
-      void panel.webview.postMessage({ type: 'body', html: body });
+    // Memory samples arrive every few seconds; rebuilding the page for them would lose the
+    // reader's scroll position and selection, so they only update the meters.
+    const key = bodyKey(this.devices.snapshot, options);
+    if (key !== this.lastBodyKey) {
+      this.lastBodyKey = key;
+      void panel.webview.postMessage({ type: 'body', html: renderReportBody(this.devices.snapshot, options) });
     }
     void panel.webview.postMessage({ type: 'memory', updates: memoryUpdates(this.devices.snapshot, options) });
   }
@@ -106,13 +118,17 @@ export class DeviceReportPanel implements vscode.Disposable {
     void this.panel?.webview.postMessage({ type: 'notice', text: 'Report copied to the clipboard as JSON.' });
   }
 
-  private options(): { memoryWarningPercent: number } {
+  private options(): ReportOptions {
     return { memoryWarningPercent: this.devices.settings().memoryWarningPercent };
   }
 
   private panelClosed(): void {
     this.panel = undefined;
-    this.lastBody = '';
+    this.lastBodyKey = '';
     for (const disposable of this.panelDisposables.splice(0)) disposable.dispose();
   }
+}
+
+function bodyKey(snapshot: DeviceSnapshot, options: ReportOptions): string {
+  return renderReportBody({ ...snapshot, samples: {} }, options);
 }
