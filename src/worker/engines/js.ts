@@ -11,9 +11,16 @@ import { TFJS_VERSION, bundledTf } from './tfjsRuntime';
 /** A timed matmul longer than this is split into row slices so that cancel lands within a second. */
 export const JS_SLICE_SEC = 0.25;
 
+export interface JsEngineOptions {
+  /** Longest one timed matmul may take before it is timed in row slices (default JS_SLICE_SEC). */
+  sliceSec?: number;
+}
+
 export class JsEngine implements Engine {
   readonly id = 'js' as const;
   readonly capabilities: EngineCapabilities = { engine: 'js', dtypes: ['float32'], devices: ['cpu'] };
+
+  constructor(private readonly options: JsEngineOptions = {}) {}
 
   async devices(): Promise<string[]> {
     return ['cpu'];
@@ -26,7 +33,7 @@ export class JsEngine implements Engine {
   async run(plan: BenchPlan, options?: RunOptions): Promise<RunResult> {
     const mismatch = planMismatch(plan, this.capabilities);
     if (mismatch) return mismatch;
-    const settings = { backend: 'cpu', detail: `tfjs-backend-cpu ${TFJS_VERSION}, pure JavaScript`, sliceSec: JS_SLICE_SEC };
+    const settings = { backend: 'cpu', detail: `tfjs-backend-cpu ${TFJS_VERSION}, pure JavaScript`, sliceSec: this.options.sliceSec ?? JS_SLICE_SEC };
     return runTfjsMatmul(bundledTf(), withHostFreeMemory(plan), settings, options);
   }
 }

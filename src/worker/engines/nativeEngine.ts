@@ -15,6 +15,8 @@ export const NATIVE_SLICE_SEC = 0.25;
 export interface NativeEngineOptions {
   /** Folders whose node_modules may hold the package (the extension's global storage). */
   searchPaths?: readonly string[];
+  /** Look only in searchPaths, not next to this module. */
+  searchPathsOnly?: boolean;
 }
 
 export type NativeReady = { ok: true; native: NativeTf } | { ok: false; outcome: EngineOutcome };
@@ -49,7 +51,7 @@ export abstract class NativeTfEngine implements Engine {
   }
 
   protected async ready(): Promise<NativeReady> {
-    const load = loadNativeTf(this.packageName, this.options.searchPaths);
+    const load = loadNativeTf(this.packageName, this.options.searchPaths, this.options.searchPathsOnly);
     if (load.kind === 'not-installed') return { ok: false, outcome: this.outcome('not-installed', `Native TensorFlow.js (${this.packageName}) is not installed.`, this.installRemedy()) };
     if (load.kind === 'broken') return { ok: false, outcome: this.outcome('failed', load.message, `Reinstall it: ${this.installRemedy()}`) };
     const { native } = load;

@@ -29,12 +29,13 @@ const loaded = new Map<NativePackage, NativeLoad & { kind: 'loaded' }>();
 /**
  * Finds and requires the package: first in each of searchPaths (a folder whose
  * node_modules holds it, as `npm install --prefix <folder>` leaves it), then from here.
+ * searchPathsOnly: not from here (tests, and callers that want only the extension's copy).
  * Only a successful load is cached, so an install made meanwhile is found by the next call.
  */
-export function loadNativeTf(packageName: NativePackage, searchPaths: readonly string[] = []): NativeLoad {
+export function loadNativeTf(packageName: NativePackage, searchPaths: readonly string[] = [], searchPathsOnly = false): NativeLoad {
   const cached = loaded.get(packageName);
   if (cached) return cached;
-  const entry = resolvePackage(packageName, searchPaths);
+  const entry = resolvePackage(packageName, searchPaths, searchPathsOnly);
   if (!entry) return { kind: 'not-installed', message: `${packageName} is not installed.` };
   const packageDir = packageRoot(entry, packageName);
   quietTensorFlow(packageName);
@@ -50,8 +51,10 @@ export function loadNativeTf(packageName: NativePackage, searchPaths: readonly s
   }
 }
 
-function resolvePackage(packageName: NativePackage, searchPaths: readonly string[]): string | null {
-  for (const paths of [...searchPaths.map((p) => [p]), undefined]) {
+function resolvePackage(packageName: NativePackage, searchPaths: readonly string[], searchPathsOnly: boolean): string | null {
+  const places = searchPaths.map((p): string[] | undefined => [p]);
+  if (!searchPathsOnly) places.push(undefined);
+  for (const paths of places) {
     try {
       return require.resolve(packageName, paths ? { paths } : undefined);
     } catch {

@@ -26,6 +26,8 @@ export const WASM_SLICE_SEC = 0.25;
 export interface WasmEngineOptions {
   /** Folders to look for the .wasm files in, before the bundle's own folder and node_modules. */
   wasmDirs?: readonly string[];
+  /** Longest one timed matmul may take before it is timed in row slices (default WASM_SLICE_SEC). */
+  sliceSec?: number;
 }
 
 /** The first folder holding the wasm binaries: the given ones, the bundle's (dist/), then the package's. */
@@ -115,7 +117,7 @@ export class WasmEngine implements Engine {
     if (mismatch) return mismatch;
     const state = await startWasm(this.options.wasmDirs ?? []);
     if (!state.ok) return { ...state.outcome!, dtype: plan.dtype, size: plan.size };
-    const settings = { backend: 'wasm', detail: state.detail, sliceSec: WASM_SLICE_SEC, maxBytes: WASM_MAX_BYTES };
+    const settings = { backend: 'wasm', detail: state.detail, sliceSec: this.options.sliceSec ?? WASM_SLICE_SEC, maxBytes: WASM_MAX_BYTES };
     return runTfjsMatmul(bundledTf(), withHostFreeMemory(plan), settings, options);
   }
 }
