@@ -150,12 +150,12 @@ async function rowsPerSlice(tf: Tf, a: Tensor2D, b: Tensor2D, sliceSec: number, 
   }
 }
 
-/** Best of two timings of A[0:rows]·B. */
+/** Best of three timings of A[0:rows]·B: the first ones of a process run cold (JIT, first allocation). */
 async function probeSeconds(tf: Tf, a: Tensor2D, b: Tensor2D, rows: number, signal?: AbortSignal): Promise<number> {
   const probe = rows === a.shape[0] ? a : (tf.slice(a, [0, 0], [rows, a.shape[1]]) as Tensor2D);
   let best = Infinity;
   try {
-    for (let i = 0; i < 2; i++) {
+    for (let i = 0; i < 3; i++) {
       const { seconds, blocks } = await timedProduct(tf, probe, b, rows);
       tf.dispose(blocks);
       best = Math.min(best, seconds);
