@@ -51,12 +51,19 @@ function main(): void {
   };
   service.register();
   connection.onClose(() => exit(0));
-  connection.onError(([err]) => service.log('error', `connection error: ${err.message}`));
+  // Never log a connection error over the broken connection itself: that fails again
+  // and loops. stderr reaches the extension's log through the child's stderr pipe.
+  connection.onError(([err]) => process.stderr.write(`device-doctor worker: connection error: ${err.message}\n`));
   process.on('disconnect', () => exit(0));
+  // The parent may have gone before the handler above existed (a very quick deactivate).
+  if (typeof process.send === 'function' && !process.connected) exit(0);
   // Touch stdin only in stdio mode: with IPC it may be the parent's terminal.
   if (process.argv.includes('--stdio')) process.stdin.on('end', () => exit(0));
   process.on('SIGTERM', () => exit(0));
-  process.on('uncaughtException', (err) => service.log('error', `uncaught: ${err.stack ?? err.message}`));
+  process.on('uncaughtException', (err) => {
+    if (exiting) return;
+    process.stderr.write(`device-doctor worker: uncaught: ${err.stack ?? err.message}\n`);
+  });
   process.on('unhandledRejection', (reason) => service.log('error', `unhandled rejection: ${String(reason)}`));
   connection.listen();
   service.log('info', `worker ${process.pid} ready (node ${process.version}, ${process.platform})`);
