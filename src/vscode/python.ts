@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { PVSC_EXTENSION_ID, PythonExtension } from '@vscode/python-extension';
 import { chooseInterpreter } from './interpreterChoice';
 import type { InterpreterChoice } from './interpreterChoice';
-import { findPythonOnPath } from './pathLookup';
+import { findPythonOnPath } from '../worker/pathLookup';
 
 /** The Python extension may take a while to activate; a probe does not wait longer than this. */
 const PYTHON_API_TIMEOUT_MS = 10_000;

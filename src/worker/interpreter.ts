@@ -1,8 +1,8 @@
 // Which Python to ask about PyTorch. The CLI tries --python, then python3 and python on
 // PATH; the extension puts the Python extension's choice and the setting first. Both
 // use resolveInterpreter, which only looks at the file system and never runs anything.
-import * as fs from 'fs';
 import * as path from 'path';
+import { findExecutable, isExecutableFile } from './pathLookup';
 
 export interface ResolveOptions {
   /** Defaults to process.env.PATH. */
@@ -10,34 +10,10 @@ export interface ResolveOptions {
   platform?: NodeJS.Platform;
 }
 
-function isExecutableFile(file: string, platform: NodeJS.Platform): boolean {
-  try {
-    if (!fs.statSync(file).isFile()) return false;
-    if (platform !== 'win32') fs.accessSync(file, fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function windowsNames(name: string, platform: NodeJS.Platform): string[] {
-  if (platform !== 'win32' || path.extname(name) !== '') return [name];
-  return [name, `${name}.exe`, `${name}.cmd`, `${name}.bat`];
-}
-
 /** A bare command name searched on PATH, or null; a name with a directory part is not searched. */
 export function findOnPath(name: string, options: ResolveOptions = {}): string | null {
   const platform = options.platform ?? process.platform;
-  const pathEnv = options.pathEnv ?? process.env.PATH ?? '';
-  const delimiter = platform === 'win32' ? ';' : ':';
-  for (const dir of pathEnv.split(delimiter)) {
-    if (dir === '') continue;
-    for (const candidate of windowsNames(name, platform)) {
-      const full = path.resolve(dir, candidate);
-      if (isExecutableFile(full, platform)) return full;
-    }
-  }
-  return null;
+  return findExecutable(name, { PATH: options.pathEnv ?? process.env.PATH ?? '', PATHEXT: process.env.PATHEXT }, platform) ?? null;
 }
 
 function hasDirectoryPart(candidate: string): boolean {

@@ -5,7 +5,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { chooseInterpreter, RESTRICTED_NOTE } from '../../src/vscode/interpreterChoice';
 import type { InterpreterContext, InterpreterLookups } from '../../src/vscode/interpreterChoice';
-import { findExecutable, findPythonOnPath } from '../../src/vscode/pathLookup';
+import { findExecutable, findPythonOnPath } from '../../src/worker/pathLookup';
 
 const HOME = '/home/ada';
 const FOLDER = '/work/project';

@@ -1,5 +1,6 @@
-// Finding `python3`/`python` on PATH without running anything: the first executable file
-// with that name in PATH order, as a shell would pick it. No vscode import.
+// Finding an executable (`python3`, `python`) on PATH without running anything: the first
+// executable file with that name in PATH order, as a shell would pick it, skipping relative
+// entries (a workspace-controlled folder). Shared by the worker, the CLI and the extension.
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -35,7 +36,7 @@ export function findExecutable(name: string, env: PathLookupEnv, platform: NodeJ
   return undefined;
 }
 
-function isExecutableFile(file: string, platform: NodeJS.Platform): boolean {
+export function isExecutableFile(file: string, platform: NodeJS.Platform): boolean {
   try {
     if (!fs.statSync(file).isFile()) return false;
     if (platform !== 'win32') fs.accessSync(file, fs.constants.X_OK);
