@@ -1,6 +1,7 @@
 // Every request and notification between the extension (or CLI) and the compute
 // worker, typed once. Both ends import these; nothing else crosses the boundary.
 import { NotificationType, RequestType } from 'vscode-jsonrpc';
+import type { BenchProgress, BenchRun, Dtype, EngineId, EngineOutcome } from '../core/bench/model';
 import type { DeviceReport } from '../core/devices/report';
 
 /** Settings the worker needs; sent with each request so the worker holds no config state. */
@@ -54,3 +55,98 @@ export interface WorkerLog {
 }
 
 export const WorkerLogNotification = new NotificationType<WorkerLog>('deviceDoctor/log');
+
+// ---- Benchmarks (issue 5) ----
+
+/**
+ * What a benchmark compares:
+ * - versus-cpu: `engine` (default torch when PyTorch is usable, else wasm) on `device`
+ *   (default the selected device) and a CPU baseline (on a CPU-only machine: another CPU engine).
+ * - all: every engine on every device it has here (`engine`/`device` filter when given).
+ * - single: exactly `engine` on `device` (both required); a target that cannot run rejects the request.
+ */
+export type BenchCompare = 'versus-cpu' | 'all' | 'single';
+
+export interface BenchParams {
+  /** Interpreter for the torch engine; null: none may be run (torch is then reported not installed). */
+  pythonPath: string | null;
+  /** The pinned device, as for detect; decides the selected device. */
+  pinnedDevice: string | null;
+  compare: BenchCompare;
+  engine?: string;
+  device?: string;
+  /** Matrix order n (default 1024); ignored when sweep is true. */
+  size?: number;
+  /** Sizes 256 … 8192, stopping after the first whose median passes budgetSec. */
+  sweep?: boolean;
+  budgetSec?: number;
+  /** Timed repeats per size (default 10). */
+  repeats?: number;
+  /** Default ["float32"]; "all" is not a dtype: list them. An engine skips dtypes it lacks unless compare is single. */
+  dtypes?: string[];
+  /** Host↔device bandwidth for torch on accelerators (default true). */
+  transfer?: boolean;
+  /** Echoed in every BenchProgressNotification, so a client can match them to its request. */
+  runId?: string;
+}
+
+/** Host↔device copy bandwidth measured by the torch engine (pageable and pinned host memory). */
+export interface TransferResult {
+  device: string;
+  direction: 'hostToDevice' | 'deviceToHost';
+  memory: 'pageable' | 'pinned';
+  bytes: number;
+  status: 'ok' | 'unsupported' | 'failed';
+  timesSec: number[];
+  medianSec: number | null;
+  /** bytes / medianSec / 1e9 */
+  gbPerSec: number | null;
+  /** Why not measured, when status is not ok. */
+  message: string | null;
+}
+
+/** A finished (or cancelled) benchmark: the core's BenchRun plus what only the worker knows. */
+export interface BenchRunResponse extends BenchRun {
+  transfers: TransferResult[];
+  /** true when the request was cancelled; results holds what finished before. */
+  cancelled: boolean;
+  /** The device the selection resolved to (versus-cpu), and what was compared, in words. */
+  selectedDevice: string;
+  description: string;
+}
+
+/** Runs a benchmark; one at a time: a request while one runs is rejected with BENCH_BUSY. */
+export const BenchRequest = new RequestType<BenchParams, BenchRunResponse, void>('deviceDoctor/bench');
+
+/** JSON-RPC error code of a bench request rejected because another one is running. */
+export const BENCH_BUSY = -32001;
+/** JSON-RPC error code of an impossible bench request (size, dtype, device, engine): the message says why. */
+export const BENCH_INVALID = -32602;
+
+export interface BenchProgressParams {
+  runId: string | null;
+  /** 1-based index of the engine run in progress, out of `steps` planned (a sweep may end sooner). */
+  step: number;
+  steps: number;
+  progress: BenchProgress;
+}
+
+export const BenchProgressNotification = new NotificationType<BenchProgressParams>('deviceDoctor/benchProgress');
+
+export interface EngineInfo {
+  engine: EngineId;
+  /** Devices it can run on here; empty when unavailable. */
+  devices: string[];
+  dtypes: Dtype[];
+  /** Why it cannot run (not installed, no GPU registered), or null when it can. */
+  problem: EngineOutcome | null;
+}
+
+export interface EnginesResponse {
+  engines: EngineInfo[];
+  /** The selected device of the device report the answer is based on. */
+  selectedDevice: string;
+}
+
+/** Which engines and devices a benchmark can use here (for the quick pick). */
+export const EnginesRequest = new RequestType<Pick<BenchParams, 'pythonPath' | 'pinnedDevice'>, EnginesResponse, void>('deviceDoctor/engines');
