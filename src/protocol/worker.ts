@@ -88,6 +88,8 @@ export interface BenchParams {
   transfer?: boolean;
   /** Echoed in every BenchProgressNotification, so a client can match them to its request. */
   runId?: string;
+  /** Folders whose node_modules may hold @tensorflow/tfjs-node(-gpu) (the extension's global storage). */
+  nativeSearchPaths?: string[];
 }
 
 /** Host↔device copy bandwidth measured by the torch engine (pageable and pinned host memory). */
@@ -148,5 +150,7 @@ export interface EnginesResponse {
   selectedDevice: string;
 }
 
+export type EnginesParams = Pick<BenchParams, 'pythonPath' | 'pinnedDevice' | 'nativeSearchPaths'>;
+
 /** Which engines and devices a benchmark can use here (for the quick pick). */
-export const EnginesRequest = new RequestType<Pick<BenchParams, 'pythonPath' | 'pinnedDevice'>, EnginesResponse, void>('deviceDoctor/engines');
+export const EnginesRequest = new RequestType<EnginesParams, EnginesResponse, void>('deviceDoctor/engines');
