@@ -13,6 +13,7 @@ import {
   type ProbeOptions,
   type WorkerLog,
 } from '../protocol/worker';
+import { BenchService } from './benchService';
 import { detectDevices, type Hang } from './detect';
 import { idMapperFor } from './ids';
 import { Monitor } from './monitor';
@@ -48,6 +49,9 @@ function hangMessage(hang: Hang): string {
 export class WorkerService {
   private readonly gate: ProbeGate;
   readonly monitor: Monitor;
+  private readonly bench: BenchService;
+  /** The last detect and what it was asked, so a benchmark can reuse its report. */
+  private lastDetect: { options: ProbeOptions; report: DeviceReport } | null = null;
 
   constructor(private readonly connection: MessageConnection, private readonly options: ServiceOptions) {
     this.gate = new ProbeGate(options.gate ?? DEFAULT_GATE_OPTIONS);
@@ -59,6 +63,12 @@ export class WorkerService {
       },
       { env: options.env, platform: options.platform, sysfsDrmRoot: options.sysfsDrmRoot, restartDelayMs: options.monitorRestartDelayMs },
     );
+    this.bench = new BenchService({
+      connection,
+      env: options.env,
+      report: (probe, signal) => this.reportFor(probe, signal),
+      log: (level, message) => this.log(level, message),
+    });
   }
 
   register(): void {
@@ -71,6 +81,16 @@ export class WorkerService {
     this.connection.onRequest(StopMonitorRequest.method, () => {
       this.monitor.stop();
     });
+    this.bench.register();
+  }
+
+  /** The last detect's report when it was asked about the same interpreter and pin, else a new detect. */
+  private async reportFor(options: ProbeOptions, signal: AbortSignal): Promise<DeviceReport> {
+    const last = this.lastDetect;
+    if (last && (last.options.pythonPath || null) === (options.pythonPath || null) && last.options.pinnedDevice === options.pinnedDevice) return last.report;
+    const outcome = await detectDevices(options, { gate: this.gate, env: this.options.env, platform: this.options.platform, log: (l, m) => this.log(l, m), sysfsDrmRoot: this.options.sysfsDrmRoot }, signal);
+    this.lastDetect = { options, report: outcome.report };
+    return outcome.report;
   }
 
   dispose(): void {
@@ -96,6 +116,7 @@ export class WorkerService {
       );
       for (const hang of outcome.hangs) this.problem(hang.kind, hangMessage(hang));
       this.monitor.setIds(idMapperFor(outcome));
+      this.lastDetect = { options: params, report: outcome.report };
       this.log('info', `detect took ${Date.now() - started} ms: ${outcome.report.accelerators.length} accelerator(s), selected ${outcome.report.selected.device}`);
       return outcome.report;
     } catch (err) {

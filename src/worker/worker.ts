@@ -3,6 +3,7 @@
 // It exits when its parent goes away, and never writes anything but the protocol to
 // stdout: console output is sent to stderr.
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import { killLineProcesses } from './benchProcess';
 import { killActiveTools } from './probes/spawn';
 import { WorkerService } from './service';
 
@@ -47,6 +48,7 @@ function main(): void {
     exiting = true;
     service.dispose();
     killActiveTools();
+    killLineProcesses();
     process.exit(code);
   };
   service.register();
