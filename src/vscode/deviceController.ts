@@ -3,8 +3,8 @@
 // render, and decides when memory is monitored (status bar shown and window focused).
 import * as vscode from 'vscode';
 import type { DeviceReport } from '../core/devices/report';
-import { DetectRequest } from '../protocol/worker';
-import type { MemorySamples, ProbeOptions, WorkerProblem } from '../protocol/worker';
+import { BenchRequest, DetectRequest, EnginesRequest } from '../protocol/worker';
+import type { BenchParams, BenchRunResponse, EnginesParams, EnginesResponse, MemorySamples, ProbeOptions, WorkerProblem } from '../protocol/worker';
 import { EMPTY_SNAPSHOT } from './deviceSnapshot';
 import type { DeviceSnapshot } from './deviceSnapshot';
 import { detectTimeoutMs, readDeviceSettings, REDETECT_SETTINGS, STATUS_BAR_SETTINGS } from './deviceSettings';
@@ -17,6 +17,8 @@ import { WorkerError } from './workerErrors';
 
 /** Worker problems kept for the tooltip (the newest). */
 const MAX_WORKER_PROBLEMS = 5;
+/** A sweep of every engine may rightly run for many minutes; the user cancels from the notification. */
+const BENCH_TIMEOUT_MS = 60 * 60_000;
 
 export class DeviceController implements vscode.Disposable {
   readonly client: WorkerClient;
@@ -71,6 +73,22 @@ export class DeviceController implements vscode.Disposable {
   async detect(token?: vscode.CancellationToken): Promise<DeviceReport | undefined> {
     await this.detections.restart(() => this.runDetection(token));
     return this.state.detectError === null ? this.state.report ?? undefined : undefined;
+  }
+
+  /** What every benchmark request carries: the interpreter a detection would run (Workspace Trust applied) and the pin. */
+  async benchTarget(): Promise<Pick<BenchParams, 'pythonPath' | 'pinnedDevice'>> {
+    const interpreter = await this.interpreters.locate();
+    return { pythonPath: interpreter.pythonPath, pinnedDevice: this.settings().pinnedDevice };
+  }
+
+  /** Runs a matmul benchmark in the worker; progress arrives through client.onBenchProgress. */
+  bench(params: BenchParams, token?: vscode.CancellationToken): Promise<BenchRunResponse> {
+    return this.client.request(BenchRequest, params, { token, timeoutMs: BENCH_TIMEOUT_MS });
+  }
+
+  /** The engines and devices a benchmark can use here (the worker may detect first). */
+  benchEngines(params: EnginesParams, token?: vscode.CancellationToken): Promise<EnginesResponse> {
+    return this.client.request(EnginesRequest, params, { token, timeoutMs: detectTimeoutMs(this.settings()) });
   }
 
   /** The user's "Restart Worker": a given-up worker gets a fresh start, then a fresh report. */

@@ -7,12 +7,13 @@ import * as fs from 'fs';
 import { CancellationTokenSource, Emitter } from 'vscode-jsonrpc/node';
 import type { CancellationToken, Event, RequestParam, RequestType } from 'vscode-jsonrpc/node';
 import {
+  BenchProgressNotification,
   MemorySamplesNotification,
   StartMonitorRequest,
   StopMonitorRequest,
   WorkerProblemNotification,
 } from '../protocol/worker';
-import type { MemorySamples, MonitorOptions, WorkerLog, WorkerProblem } from '../protocol/worker';
+import type { BenchProgressParams, MemorySamples, MonitorOptions, WorkerLog, WorkerProblem } from '../protocol/worker';
 import { CrashWindow, MAX_CRASHES } from './crashWindow';
 import { LifecycleQueue } from './lifecycleQueue';
 import {
@@ -75,12 +76,15 @@ export class WorkerClient {
   private readonly samplesEmitter = new Emitter<MemorySamples>();
   private readonly problemEmitter = new Emitter<WorkerProblem>();
   private readonly restartedEmitter = new Emitter<void>();
+  private readonly benchProgressEmitter = new Emitter<BenchProgressParams>();
 
   readonly onDidChangeState: Event<WorkerState> = this.stateEmitter.event;
   readonly onMemorySamples: Event<MemorySamples> = this.samplesEmitter.event;
   readonly onProblem: Event<WorkerProblem> = this.problemEmitter.event;
   /** A worker was started again after a crash (monitoring is already re-applied). */
   readonly onDidRestartAfterCrash: Event<void> = this.restartedEmitter.event;
+  /** Progress of a running benchmark (matched to its request by runId). */
+  readonly onBenchProgress: Event<BenchProgressParams> = this.benchProgressEmitter.event;
 
   constructor(private readonly options: WorkerClientOptions) {
     this.crashes = options.crashes ?? new CrashWindow();
@@ -138,7 +142,7 @@ export class WorkerClient {
   async dispose(): Promise<void> {
     this.disposed = true;
     await this.stop();
-    for (const emitter of [this.stateEmitter, this.samplesEmitter, this.problemEmitter, this.restartedEmitter]) emitter.dispose();
+    for (const emitter of [this.stateEmitter, this.samplesEmitter, this.problemEmitter, this.restartedEmitter, this.benchProgressEmitter]) emitter.dispose();
   }
 
   private async runningWorker(method: string): Promise<WorkerProcess> {
@@ -165,6 +169,7 @@ export class WorkerClient {
     });
     worker.own(worker.connection.onNotification(MemorySamplesNotification, (samples) => this.samplesEmitter.fire(samples)));
     worker.own(worker.connection.onNotification(WorkerProblemNotification, (problem) => this.problemEmitter.fire(problem)));
+    worker.own(worker.connection.onNotification(BenchProgressNotification, (progress) => this.benchProgressEmitter.fire(progress)));
     worker.own(worker.connection.onError(([error]) => this.options.log.warn(`Worker connection: ${error.message}`)));
     worker.listen();
     this.worker = worker;

@@ -16,6 +16,13 @@ export type WorkerErrorKind =
   | 'failed';
 
 export class WorkerError extends Error {
+  /**
+   * For 'failed': the worker's JSON-RPC error code (e.g. BENCH_BUSY) and its own message, so a
+   * caller can tell a busy or impossible request from a failure and show just the worker's words.
+   */
+  code?: number;
+  workerMessage?: string;
+
   constructor(readonly kind: WorkerErrorKind, message: string) {
     super(message);
     this.name = 'WorkerError';
@@ -60,5 +67,8 @@ export function isConnectionFailure(error: unknown): boolean {
 /** The worker's own error answer, as a WorkerError with its message. */
 export function failedError(method: string, error: unknown): WorkerError {
   const message = error instanceof Error ? error.message : String(error);
-  return new WorkerError('failed', `The Device Doctor worker could not run "${shortMethod(method)}": ${message}`);
+  const failed = new WorkerError('failed', `The Device Doctor worker could not run "${shortMethod(method)}": ${message}`);
+  failed.workerMessage = message;
+  if (error instanceof ResponseError) failed.code = error.code;
+  return failed;
 }
