@@ -1,0 +1,137 @@
+// Run Matmul Benchmark, as pure decisions: the quick-pick entries (what to compare, which
+// engine/device, which size), and how the choices become the worker's BenchParams. No vscode
+// import, so the mapping is tested without an editor.
+import { DEFAULT_SIZE } from '../../core/bench/plan';
+import { SWEEP_SIZES } from '../../core/bench/sweep';
+import type { EngineId } from '../../core/bench/model';
+import type { BenchCompare, BenchParams, EngineInfo, EnginesResponse } from '../../protocol/worker';
+
+export interface ComparePick {
+  label: string;
+  description?: string;
+  detail: string;
+  compare: BenchCompare;
+}
+
+export const COMPARE_PICKS: readonly ComparePick[] = [
+  {
+    label: 'Selected device vs CPU',
+    description: 'default',
+    detail: 'The device Device Doctor selected (or your pin) against a CPU baseline, measured in the same run.',
+    compare: 'versus-cpu',
+  },
+  { label: 'One engine/device…', detail: 'Pick one engine and device from what this machine has.', compare: 'single' },
+  { label: 'Compare everything available', detail: 'Every engine on every device it can use here; engines that cannot run say why.', compare: 'all' },
+];
+
+export interface SizePick {
+  label: string;
+  description?: string;
+  /** The matrix order n, or 'sweep' for 256 … 8192. */
+  size: number | 'sweep';
+}
+
+const FIRST_SWEEP_SIZE = SWEEP_SIZES[0]!;
+const LAST_SWEEP_SIZE = SWEEP_SIZES[SWEEP_SIZES.length - 1]!;
+
+export const SIZE_PICKS: readonly SizePick[] = [
+  { label: String(DEFAULT_SIZE), description: 'default', size: DEFAULT_SIZE },
+  ...[256, 512, 2048, 4096].map((n) => ({ label: String(n), size: n })),
+  {
+    label: `Sweep ${FIRST_SWEEP_SIZE}…${LAST_SWEEP_SIZE}`,
+    description: 'GFLOP/s against n; stops once one size gets slow',
+    size: 'sweep' as const,
+  },
+];
+
+/** One engine on one device, or an engine that cannot run here (with the reason). */
+export interface TargetPick {
+  label: string;
+  description?: string;
+  detail?: string;
+  engine: EngineId;
+  /** null: the engine cannot run here; `unavailable` says why. */
+  device: string | null;
+  unavailable?: { message: string; remedy: string | null };
+}
+
+/**
+ * Every engine/device pair that can run, then the engines that cannot, each with its reason
+ * (quick picks have no disabled items: choosing one shows the remedy instead of running).
+ */
+export function targetPicks(engines: EnginesResponse): TargetPick[] {
+  const runnable: TargetPick[] = [];
+  const unavailable: TargetPick[] = [];
+  for (const info of engines.engines) {
+    if (info.problem !== null || info.devices.length === 0) {
+      unavailable.push(unavailablePick(info));
+      continue;
+    }
+    for (const device of info.devices) {
+      const selected = device === engines.selectedDevice ? ' · selected device' : '';
+      runnable.push({ label: `${info.engine} ${device}`, description: `${info.dtypes.join(', ')}${selected}`, engine: info.engine, device });
+    }
+  }
+  return [...runnable, ...unavailable];
+}
+
+function unavailablePick(info: EngineInfo): TargetPick {
+  const message = info.problem?.message ?? `The ${info.engine} engine has no device here.`;
+  const remedy = info.problem?.remedy ?? null;
+  return {
+    label: `$(circle-slash) ${info.engine}`,
+    description: info.problem ? statusWords(info.problem.status) : 'no device',
+    detail: message,
+    engine: info.engine,
+    device: null,
+    unavailable: { message, remedy },
+  };
+}
+
+function statusWords(status: string): string {
+  return status === 'tfjs-cuda-mismatch' ? 'no GPU registered' : status.replace(/-/g, ' ');
+}
+
+/** What the user chose, in order. */
+export interface BenchChoice {
+  compare: BenchCompare;
+  /** Required when compare is 'single'. */
+  target?: { engine: EngineId; device: string };
+  size: number | 'sweep';
+}
+
+/** What the extension adds to every request. */
+export interface BenchRequestContext {
+  pythonPath: string | null;
+  pinnedDevice: string | null;
+  runId: string;
+  /** Folders where native TensorFlow.js may be installed (the extension's global storage). */
+  nativeSearchPaths?: string[];
+}
+
+export function toBenchParams(choice: BenchChoice, context: BenchRequestContext): BenchParams {
+  const params: BenchParams = {
+    pythonPath: context.pythonPath,
+    pinnedDevice: context.pinnedDevice,
+    compare: choice.compare,
+    runId: context.runId,
+  };
+  if (choice.compare === 'single') {
+    if (!choice.target) throw new Error('a single-engine benchmark needs an engine and a device');
+    params.engine = choice.target.engine;
+    params.device = choice.target.device;
+  }
+  if (choice.size === 'sweep') params.sweep = true;
+  else params.size = choice.size;
+  if (context.nativeSearchPaths?.length) params.nativeSearchPaths = [...context.nativeSearchPaths];
+  return params;
+}
+
+/** "wasm on cpu, n = 256", "selected device vs CPU, sweep 256…8192": for titles and the log. */
+export function describeChoice(choice: BenchChoice): string {
+  const what = choice.compare === 'single' && choice.target
+    ? `${choice.target.engine} on ${choice.target.device}`
+    : COMPARE_PICKS.find((p) => p.compare === choice.compare)!.label.replace(/…$/, '');
+  const size = choice.size === 'sweep' ? `sweep ${FIRST_SWEEP_SIZE}…${LAST_SWEEP_SIZE}` : `n = ${choice.size}`;
+  return `${what}, ${size}`;
+}
