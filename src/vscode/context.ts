@@ -1,6 +1,7 @@
 // The one object that owns the extension's parts: its log, the language server, the compute
-// worker with the devices it reports, the status bar item and the device report view.
+// worker with the devices it reports, the status bar item, the device report view and benchmarks.
 import * as vscode from 'vscode';
+import { BenchmarkFeature } from './benchmarkFeature';
 import { COMMANDS, registerCommands } from './commands';
 import { DeviceController } from './deviceController';
 import { createLog } from './log';
@@ -13,6 +14,7 @@ export class DeviceDoctor {
   readonly server: ServerController;
   readonly devices: DeviceController;
   readonly reportPanel: DeviceReportPanel;
+  readonly benchmarks: BenchmarkFeature;
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.log = createLog();
@@ -23,9 +25,10 @@ export class DeviceDoctor {
       selectDevice: () => void vscode.commands.executeCommand(COMMANDS.selectDevice),
       showLog: () => this.log.show(),
     });
+    this.benchmarks = new BenchmarkFeature(extension, this.devices, this.log);
     // deactivate() stops both child processes before VS Code disposes these.
     extension.subscriptions.push(
-      this.log, this.server, this.devices, this.reportPanel, new DeviceStatusBar(this.devices), ...registerCommands(this),
+      this.log, this.server, this.devices, this.reportPanel, this.benchmarks, new DeviceStatusBar(this.devices), ...registerCommands(this),
     );
   }
 

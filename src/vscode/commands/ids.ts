@@ -8,6 +8,8 @@ export const COMMANDS = {
   selectDevice: 'deviceDoctor.selectDevice',
   restartWorker: 'deviceDoctor.restartWorker',
   showDeviceReport: 'deviceDoctor.showDeviceReport',
+  runBenchmark: 'deviceDoctor.runBenchmark',
+  installNativeTf: 'deviceDoctor.installNativeTensorFlow',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

@@ -14,6 +14,8 @@ export function registerCommands(doctor: DeviceDoctor): vscode.Disposable[] {
     vscode.commands.registerCommand(COMMANDS.selectDevice, () => selectDevice(doctor.devices, doctor.log)),
     vscode.commands.registerCommand(COMMANDS.restartWorker, () => doctor.devices.restartWorker()),
     vscode.commands.registerCommand(COMMANDS.showDeviceReport, () => doctor.reportPanel.show()),
+    vscode.commands.registerCommand(COMMANDS.runBenchmark, () => doctor.benchmarks.run()),
+    vscode.commands.registerCommand(COMMANDS.installNativeTf, () => doctor.benchmarks.installNativeTf()),
   ];
 }
 
