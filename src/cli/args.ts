@@ -25,6 +25,7 @@ export type Invocation =
   | { command: 'lint'; options: LintOptions }
   | { command: 'doctor' }
   | { command: 'detect'; argv: readonly string[] }
+  | { command: 'bench'; argv: readonly string[] }
   | { command: 'unavailable'; name: string }
   | { command: 'usage-error'; message: string; topic?: string };
 
@@ -50,7 +51,7 @@ const LINT_OPTIONS: OptionSpec[] = [
 const HELP_ONLY: OptionSpec[] = [{ name: 'help', alias: 'h', takesValue: false }];
 
 /** Commands planned in ARCHITECTURE.md that this version does not have yet. */
-export const UNAVAILABLE_COMMANDS = ['bench'];
+export const UNAVAILABLE_COMMANDS: string[] = [];
 
 export class UsageError extends Error {}
 
@@ -154,6 +155,9 @@ function parseCommand(command: string, rest: readonly string[]): Invocation {
     case 'detect':
       // detect parses its own options (detectCommand.ts).
       return { command: 'detect', argv: rest };
+    case 'bench':
+      // bench parses its own options (benchCommand.ts).
+      return { command: 'bench', argv: rest };
     case 'help':
       return { command: 'help', topic: rest[0] };
     default:

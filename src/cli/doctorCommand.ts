@@ -1,12 +1,15 @@
 // `device-doctor doctor` (what `npm start` runs): the version, a summary of this
 // machine from Node's os module, the device report (accelerators, PyTorch, the selected
 // device, each problem with its remedy) and a one-line-per-rule summary of the code in
-// the current folder. It informs rather than gates, so it always exits 0.
+// the current folder, then a quick matmul benchmark of the selected device against the CPU.
+// It informs rather than gates, so it always exits 0.
 import * as os from 'os';
 import { ruleInfo } from '../core/analysis/catalog';
 import type { RuleCode } from '../core/analysis/types';
 import type { DeviceReport } from '../core/devices/report';
 import { summarizeReport } from '../core/devices/summary';
+import { cliInterpreter } from '../worker/interpreter';
+import { QUICK_BENCH_TITLE, quickBenchSection } from './benchCommand';
 import { detectReport } from './detectCommand';
 import type { CliIo } from './io';
 import type { LintReport } from './formats/report';
@@ -86,18 +89,26 @@ export function codeSection(report: LintReport, cwd: string): string[] {
   return lines;
 }
 
-/** `detect`: where the device report comes from; a parameter so tests can fabricate it. */
+/**
+ * `detect`: where the device report comes from; `quickBench`: the closing benchmark.
+ * Parameters so tests can fabricate them.
+ */
 export async function runDoctorCommand(
   io: CliIo,
   machine: MachineFacts = currentMachine(),
   detect: () => Promise<DeviceReport> = () => detectReport({ verbose: false }, io),
+  quickBench: (report: DeviceReport) => Promise<string[]> = (report) => quickBenchSection(report, cliInterpreter(undefined)),
 ): Promise<number> {
   const collected = collectFiles(['.'], io.cwd);
   // Unlike lint, a bad pyproject.toml does not stop doctor: it says so and checks with what parsed.
   for (const error of configurationErrors(collected.files)) io.stderr(`warning: ${error}\n`);
-  // The probes (seconds, for PyTorch) run while the code is checked.
-  const [devices, report] = await Promise.all([deviceSection(detect), lintFiles(collected.files, { cwd: io.cwd, noqa: true, fix: false })]);
-  const lines = [`Device Doctor ${DEVICE_DOCTOR_VERSION}`, '', ...machineSection(machine), '', ...devices, '', ...codeSection(report, io.cwd)];
+  // One detect serves the device summary and the benchmark; the probes (seconds, for
+  // PyTorch) run while the code is checked.
+  const detected = detect();
+  detected.catch(() => undefined); // deviceSection reports a failed detect
+  const [devices, report] = await Promise.all([deviceSection(() => detected), lintFiles(collected.files, { cwd: io.cwd, noqa: true, fix: false })]);
+  const bench = await detected.then(quickBench, () => [QUICK_BENCH_TITLE, '  Skipped: the devices could not be detected.']);
+  const lines = [`Device Doctor ${DEVICE_DOCTOR_VERSION}`, '', ...machineSection(machine), '', ...devices, '', ...codeSection(report, io.cwd), '', ...bench];
   io.stdout(`${lines.join('\n')}\n`);
   return 0;
 }

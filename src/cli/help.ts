@@ -1,7 +1,9 @@
 // The --help texts. Kept beside each other so the overview and the details agree.
+import { BENCH_HELP } from './benchCommand';
 import { DETECT_HELP } from './detectCommand';
 
-const OVERVIEW = `Device Doctor for PyTorch: finds PyTorch device mistakes in your code.
+const OVERVIEW = `Device Doctor for PyTorch: finds PyTorch device mistakes in your code, and
+measures what your accelerators can do.
 
 Usage: device-doctor <command> [options]
 
@@ -9,7 +11,7 @@ Commands:
   lint [paths...]   Check Python files and notebooks for device mistakes
   doctor            Summarize this machine, its accelerators, PyTorch and the code here
   detect            Detect accelerators and what PyTorch can use (--json for the report)
-  bench             Benchmark accelerators (not available yet in this version)
+  bench             Time matrix products on each device and engine; the speedup over the CPU
   help [command]    Show help for a command
 
 Options:
@@ -60,7 +62,7 @@ and notebooks in the current folder and prints one line per rule that fired.
 Always exits with 0: it informs, it does not gate.
 `;
 
-const TOPICS: Record<string, string> = { lint: LINT, doctor: DOCTOR, detect: DETECT_HELP };
+const TOPICS: Record<string, string> = { lint: LINT, doctor: DOCTOR, detect: DETECT_HELP, bench: BENCH_HELP };
 
 /** The help for `topic`, or the overview when there is no such topic. */
 export function helpText(topic?: string): string {

@@ -1,6 +1,7 @@
 // Dispatches a command line to its command. Every failure becomes "error: ..." and an
 // exit status: a person running the CLI never sees a stack trace.
 import { parseArgs } from './args';
+import { runBenchCli } from './benchCommand';
 import { runDetectCli } from './detectCommand';
 import { runDoctorCommand } from './doctorCommand';
 import { helpText } from './help';
@@ -23,6 +24,8 @@ async function dispatch(argv: readonly string[], io: CliIo, signal?: AbortSignal
       return runDoctorCommand(io);
     case 'detect':
       return runDetectCli(invocation.argv, io, signal);
+    case 'bench':
+      return runBenchCli(invocation.argv, io, signal);
     case 'unavailable':
       io.stderr(`error: '${invocation.name}' is not available yet in this version of Device Doctor\n`);
       return EXIT_USAGE;

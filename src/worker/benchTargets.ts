@@ -60,7 +60,7 @@ async function versusCpu(params: BenchParams, report: DeviceReport, engines: rea
   if (partner) targets.push({ engine: partner, device: 'cpu', explicit: false });
   const description = partner
     ? `No accelerator selected: ${engine.id} on the CPU compared with ${partner.id} on the CPU`
-    : `No accelerator selected and no other CPU engine: ${engine.id} on the CPU only`;
+    : `No accelerator selected: ${engine.id} on the CPU only (no PyTorch or native TensorFlow here to compare it with)`;
   return { kind: 'targets', targets, problems: [], description };
 }
 

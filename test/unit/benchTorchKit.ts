@@ -1,0 +1,144 @@
+// Shared by the torch benchmark tests: bench.py run directly, the real Debian PyTorch, and
+// `sitecustomize.py` shims that make it answer like other builds. A shim is imported by
+// Python at start-up when its folder is first on PYTHONPATH; it patches the real torch, so
+// bench.py runs real products while the device, the memory or a failure are simulated.
+import * as assert from 'assert';
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { DEBIAN_PYTHON, ROOT, tempDir } from './workerTestKit';
+
+export const BENCH_PY = path.join(ROOT, 'src', 'worker', 'torch', 'bench.py');
+
+/** One CUDA device whose tensors live in host memory: bench.py's cuda path (sync, transfers) on a CPU-only machine. */
+const FAKE_CUDA = `
+import torch
+
+def _on_cpu(factory):
+    def make(*args, **kwargs):
+        device = kwargs.get("device")
+        if device is not None and str(device).startswith("cuda"):
+            kwargs["device"] = "cpu"
+        return factory(*args, **kwargs)
+    return make
+
+for _name in ("rand", "empty", "ones", "zeros"):
+    setattr(torch, _name, _on_cpu(getattr(torch, _name)))
+torch.Tensor.pin_memory = lambda self: self.clone()
+torch.version.cuda = "12.4"
+torch.cuda.is_available = lambda: True
+torch.cuda.device_count = lambda: 1
+torch.cuda.synchronize = lambda device=None: None
+torch.cuda.get_device_name = lambda device=None: "Fake CUDA GPU (host memory)"
+torch.cuda.mem_get_info = lambda device=None: (8 * 1024 ** 3, 16 * 1024 ** 3)
+torch.cuda.empty_cache = lambda: None
+torch.cuda.memory_allocated = lambda device=None: 0
+torch.cuda.memory_reserved = lambda device=None: 0
+`;
+
+/** Products of n >= 128 fail the way CUDA runs out of memory. */
+const OUT_OF_MEMORY = `
+import torch
+_matmul = torch.matmul
+def matmul(a, b, out=None):
+    if a.shape[0] >= 128:
+        raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.74 GiB total capacity)")
+    return _matmul(a, b, out=out)
+torch.matmul = matmul
+`;
+
+/** Products of n >= 128 raise an unexpected error. */
+const MATMUL_RAISES = `
+import torch
+_matmul = torch.matmul
+def matmul(a, b, out=None):
+    if a.shape[0] >= 128:
+        raise ValueError("simulated failure inside matmul")
+    return _matmul(a, b, out=out)
+torch.matmul = matmul
+`;
+
+/** `import torch` fails as in an environment without it. */
+const NO_TORCH = `raise ImportError("No module named 'torch'")\n`;
+
+export type Shim = 'fake-cuda' | 'fake-cuda-unpinned' | 'out-of-memory' | 'matmul-raises' | 'no-torch';
+
+/** A folder to put first on PYTHONPATH for this shim (made once per test run). */
+export function shimDir(shim: Shim): string {
+  const dir = path.join(shimRoot(), shim);
+  if (fs.existsSync(dir)) return dir;
+  fs.mkdirSync(dir, { recursive: true });
+  if (shim === 'no-torch') {
+    fs.mkdirSync(path.join(dir, 'torch'));
+    fs.writeFileSync(path.join(dir, 'torch', '__init__.py'), NO_TORCH);
+  } else {
+    const source = {
+      'fake-cuda': FAKE_CUDA,
+      // As a build whose host memory cannot be pinned: Debian's CPU torch refuses pin_memory().
+      'fake-cuda-unpinned': FAKE_CUDA.replace('torch.Tensor.pin_memory = lambda self: self.clone()\n', ''),
+      'out-of-memory': OUT_OF_MEMORY,
+      'matmul-raises': MATMUL_RAISES,
+    }[shim];
+    fs.writeFileSync(path.join(dir, 'sitecustomize.py'), source);
+  }
+  return dir;
+}
+
+let root: string | null = null;
+function shimRoot(): string {
+  root ??= tempDir('dd-bench-shims-');
+  return root;
+}
+
+/** The environment for bench.py: no inherited PYTHONPATH or CUDA_VISIBLE_DEVICES, the shim's folder when given. */
+export function benchEnv(shim?: Shim): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, PYTHONDONTWRITEBYTECODE: '1' };
+  delete env.CUDA_VISIBLE_DEVICES;
+  delete env.PYTHONPATH;
+  if (shim) env.PYTHONPATH = shimDir(shim);
+  return env;
+}
+
+export interface DirectRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  lines: Array<Record<string, any>>;
+}
+
+/** bench.py run to its end; every stdout line must be JSON. */
+export function runBenchPy(args: unknown, options: { python?: string; shim?: Shim; rawArg?: string } = {}): DirectRun {
+  const arg = options.rawArg ?? JSON.stringify(args);
+  const result = spawnSync(options.python ?? DEBIAN_PYTHON, [BENCH_PY, arg], { env: benchEnv(options.shim), encoding: 'utf8', timeout: 120_000 });
+  const lines = result.stdout.split('\n').filter((l) => l !== '').map((l) => {
+    try {
+      return JSON.parse(l) as Record<string, any>;
+    } catch {
+      assert.fail(`bench.py printed a line that is not JSON: ${l}\nstderr:\n${result.stderr}`);
+    }
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr, lines };
+}
+
+/** Processes (zombies too) whose command line contains every one of `parts` (Linux /proc). */
+export function processesMatching(...parts: string[]): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cmdline: string;
+    try {
+      // A zombie (dead, not yet reaped) still counts: the engine settles only after the exit was reaped.
+      cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (parts.every((p) => cmdline.includes(p))) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/** Removes the shim folders (an after() hook); the next shimDir() makes them again. */
+export function removeShims(): void {
+  if (root) fs.rmSync(root, { recursive: true, force: true });
+  root = null;
+}
