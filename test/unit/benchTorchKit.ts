@@ -142,3 +142,16 @@ export function removeShims(): void {
   if (root) fs.rmSync(root, { recursive: true, force: true });
   root = null;
 }
+
+/**
+ * Whether `pid` still runs: a zombie has finished (it only waits to be reaped, and a process
+ * whose parent exited at once — the CLI after Ctrl-C — is reaped by init when init gets to it).
+ */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,199 @@
+// `device-doctor bench`: its arguments, what it asks the benchmark code, the built
+// dist/cli.js with Debian's PyTorch (--json exactly in the issue's shape, the text table,
+// exit statuses, impossible requests refused before any interpreter runs, Ctrl-C), and
+// doctor's closing quick benchmark.
+import * as assert from 'assert';
+import { spawn, spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { benchParamsOf, parseBenchArgs, quickBenchSection, type BenchOptions } from '../../src/cli/benchCommand';
+import { runDoctorCommand, type MachineFacts } from '../../src/cli/doctorCommand';
+import { memoryIo } from '../../src/cli/io';
+import type { DeviceReport } from '../../src/core/devices/report';
+import { isRunning, processesMatching } from './benchTorchKit';
+import { buildDist, CLI_JS, DEBIAN_PYTHON, requireDebianTorch, scenarioEnv, tempDir, waitFor } from './workerTestKit';
+
+function cli(args: string[], env = scenarioEnv(undefined)): { status: number | null; out: string; err: string; ms: number } {
+  const started = Date.now();
+  const result = spawnSync(process.execPath, [CLI_JS, ...args], { env: { ...env, PYTHONDONTWRITEBYTECODE: '1' }, encoding: 'utf8', timeout: 120_000 });
+  return { status: result.status, out: result.stdout, err: result.stderr, ms: Date.now() - started };
+}
+
+/** An interpreter that leaves a mark when run, then is Debian's Python. */
+function markingPython(dir: string): { python: string; marker: string } {
+  const marker = path.join(dir, 'ran');
+  const python = path.join(dir, 'python3');
+  fs.writeFileSync(python, `#!/bin/sh\ntouch '${marker}'\nexec ${DEBIAN_PYTHON} "$@"\n`, { mode: 0o755 });
+  return { python, marker };
+}
+
+describe('cli: bench arguments', () => {
+  it('reads every option, with separate or = values', () => {
+    const parsed = parseBenchArgs(['--engine', 'torch', '--device=cuda:1', '--size', '2048', '--repeats=5', '--dtype', 'float32,bfloat16', '--python', '/p/python', '--json']);
+    assert.deepStrictEqual(parsed, {
+      kind: 'run',
+      options: { sweep: false, json: true, engine: 'torch', device: 'cuda:1', size: 2048, repeats: 5, dtypes: ['float32', 'bfloat16'], python: '/p/python' },
+    });
+    assert.deepStrictEqual(parseBenchArgs(['--sweep', '--dtype', 'all']), { kind: 'run', options: { sweep: true, json: false, dtypes: ['float32', 'float16', 'bfloat16'] } });
+    assert.deepStrictEqual(parseBenchArgs(['-h']), { kind: 'help' });
+  });
+
+  it('rejects unknown options, positionals, missing values, non-numbers, and --size with --sweep', () => {
+    const errors = [['--fast'], ['now'], ['--size'], ['--size', 'big'], ['--repeats', ''], ['--size', '512', '--sweep']].map((argv) => {
+      const parsed = parseBenchArgs(argv);
+      assert.strictEqual(parsed.kind, 'usage-error', argv.join(' '));
+      return (parsed as { message: string }).message;
+    });
+    assert.deepStrictEqual(errors, [
+      "unknown option '--fast'",
+      "'bench' takes no arguments (got 'now')",
+      "option '--size' needs a value",
+      "--size needs a number (got 'big')",
+      "--repeats needs a number (got '')",
+      'use either --size or --sweep, not both',
+    ]);
+    // Out-of-range numbers parse: the core's validation judges them (and says why).
+    assert.deepStrictEqual(parseBenchArgs(['--size', '0']), { kind: 'run', options: { sweep: false, json: false, size: 0 } });
+  });
+
+  it('asks for all engines, one engine on one device, or a device against the CPU', () => {
+    const of = (options: Partial<BenchOptions>) => benchParamsOf({ sweep: false, json: false, ...options }, '/py');
+    assert.deepStrictEqual(of({ engine: 'all', device: 'cpu' }), { pythonPath: '/py', pinnedDevice: null, compare: 'all', engine: undefined, device: 'cpu', size: undefined, sweep: false, repeats: undefined, dtypes: undefined });
+    assert.strictEqual(of({ engine: 'torch', device: 'cpu' }).compare, 'single');
+    assert.strictEqual(of({ engine: 'torch' }).compare, 'versus-cpu');
+    assert.strictEqual(of({ device: 'cuda:0' }).compare, 'versus-cpu');
+    assert.strictEqual(of({ sweep: true, size: 512 }).size, undefined);
+  });
+});
+
+describe('cli: bench (dist/cli.js)', function () {
+  this.timeout(120_000);
+  let tmp: string;
+
+  before(() => {
+    requireDebianTorch();
+    buildDist();
+  });
+  beforeEach(() => (tmp = tempDir('dd-cli-bench-')));
+  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('--json prints exactly the issue shape through the core serializer', () => {
+    const { status, out, err } = cli(['bench', '--engine', 'torch', '--device', 'cpu', '--size', '128', '--repeats', '3', '--json', '--python', DEBIAN_PYTHON]);
+    assert.strictEqual(status, 0, err);
+    const json = JSON.parse(out);
+    assert.deepStrictEqual(Object.keys(json), ['schemaVersion', 'results', 'speedup', 'problems']);
+    assert.strictEqual(json.schemaVersion, 1);
+    assert.strictEqual(json.results.length, 1);
+    const [r] = json.results;
+    assert.deepStrictEqual(Object.keys(r), ['engine', 'device', 'dtype', 'size', 'repeats', 'timesSec', 'medianSec', 'gflops', 'maxRelError']);
+    assert.deepStrictEqual([r.engine, r.device, r.dtype, r.size, r.repeats, r.timesSec.length], ['torch', 'cpu', 'float32', 128, 3, 3]);
+    assert.strictEqual(r.medianSec, [...r.timesSec].sort((a: number, b: number) => a - b)[1]);
+    assert.ok(Math.abs(r.gflops - (2 * 128 ** 3) / r.medianSec / 1e9) < 1e-6);
+    assert.ok(r.maxRelError >= 0 && r.maxRelError < 1e-5);
+    assert.deepStrictEqual(json.speedup, { baseline: { engine: 'torch', device: 'cpu' }, entries: [] });
+    assert.deepStrictEqual(json.problems, []);
+    assert.match(err, /^\[1\/1\] torch cpu float32 n=128: 3 repeats timed\n$/, 'progress goes to stderr, never into the JSON');
+  });
+
+  it('prints the table and the speedup of the default comparison (torch on the CPU against wasm here)', () => {
+    const { status, out } = cli(['bench', '--size', '64', '--repeats', '2', '--python', DEBIAN_PYTHON]);
+    assert.strictEqual(status, 0);
+    const lines = out.split('\n');
+    assert.strictEqual(lines[0], 'No accelerator selected: torch on the CPU compared with wasm on the CPU');
+    assert.match(lines[2], /^ENGINE +DEVICE +DTYPE +N +MEDIAN ms +±IQR ms +GFLOP\/s +MAX REL ERR +SPEEDUP$/);
+    assert.match(lines[3], /^torch +cpu +float32 +64 +[\d.]+ +[\d.]+ +[\d.]+ +\d\.\de-\d+ +baseline$/);
+    assert.match(lines[4], /^wasm +cpu +float32 +64 +[\d.]+ +[\d.]+ +[\d.]+ +\d\.\de-\d+ +[\d.]+×$/);
+    assert.match(out, /\nwasm on cpu is [\d.]+× (faster|slower) than torch on the CPU \(n = 64, float32\)\n/);
+  });
+
+  it('exits 2 at once for an impossible size or dtype, before any interpreter runs', () => {
+    const { python, marker } = markingPython(tmp);
+    for (const [args, message] of [
+      [['--size', '0'], 'error: Matrix size must be a whole number from 1 to 32768, not 0.\n'],
+      [['--size', '100000'], 'error: Matrix size must be a whole number from 1 to 32768, not 100000.\n'],
+      [['--dtype', 'int8'], 'error: Unknown dtype "int8": use float32, float16 or bfloat16.\n'],
+      [['--engine', 'cuda'], 'error: Unknown engine "cuda": use torch, tfjs-node-gpu, tfjs-node, wasm or js.\n'],
+      [['--device', 'gpu'], 'error: Unknown device "gpu": use cpu, cuda, cuda:N or mps.\n'],
+    ] as const) {
+      const result = cli(['bench', ...args, '--python', python]);
+      assert.deepStrictEqual([result.status, result.out, result.err], [2, '', message], args.join(' '));
+    }
+    assert.ok(!fs.existsSync(marker), 'no interpreter was run');
+  });
+
+  it('exits 2 for a device this machine does not have, once detect has said what it has', () => {
+    for (const args of [['--device', 'cuda:7'], ['--engine', 'torch', '--device', 'cuda:7']]) {
+      const result = cli(['bench', ...args, '--json', '--python', DEBIAN_PYTHON]);
+      assert.deepStrictEqual([result.status, result.out], [2, ''], args.join(' '));
+      assert.match(result.err, /^error: The torch engine has no device cuda:7; it has cpu\. Pick one of the devices/);
+    }
+  });
+
+  it('exits 1 when nothing could be measured, and says why with a remedy', () => {
+    const fp16 = cli(['bench', '--engine', 'torch', '--device', 'cpu', '--dtype', 'float16', '--size', '64', '--python', DEBIAN_PYTHON]);
+    // Debian's torch 1.13 has no float16 matmul on the CPU; a newer torch measures it (exit 0).
+    if (fp16.status === 0) assert.match(fp16.out, /float16/);
+    else {
+      assert.strictEqual(fp16.status, 1);
+      assert.match(fp16.out, /Nothing was measured\.\n\nNot measured\n {2}torch cpu float16 n = 64 \(unsupported\): This PyTorch cannot multiply float16 matrices on cpu/);
+      assert.match(fp16.out, /\n {4}fix: /);
+    }
+    const noTorch = cli(['bench', '--engine', 'torch', '--device', 'cpu', '--python', path.join(tmp, 'missing-python')]);
+    assert.strictEqual(noTorch.status, 2);
+    assert.match(noTorch.err, /^error: PyTorch is not usable with .*missing-python/);
+  });
+
+  it('Ctrl-C stops a long run at once and takes bench.py with it', async () => {
+    const child = spawn(process.execPath, [CLI_JS, 'bench', '--engine', 'torch', '--device', 'cpu', '--size', '1024', '--repeats', '999', '--python', DEBIAN_PYTHON], { env: scenarioEnv(undefined) });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const pid = await waitFor('bench.py', () => processesMatching('bench.py', '"repeats":999')[0], 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const interrupted = Date.now();
+    child.kill('SIGINT');
+    assert.strictEqual(await exited, 130);
+    await waitFor('bench.py to be gone', () => !isRunning(pid), 1_000);
+    assert.ok(Date.now() - interrupted < 1_000, `took ${Date.now() - interrupted} ms`);
+  });
+});
+
+describe('cli: doctor quick benchmark', function () {
+  this.timeout(120_000);
+
+  const machine: MachineFacts = {
+    nodeVersion: 'v20.1.0', platform: 'linux', arch: 'x64', release: '6.1.0',
+    cpuModel: 'Example CPU', logicalCores: 2, totalMemoryBytes: 8 * 1024 ** 3, freeMemoryBytes: 4 * 1024 ** 3,
+  };
+
+  function cpuReport(python: string | null): DeviceReport {
+    const torch = python && { interpreter: python, version: '1.13', cuda: { built: false, available: false, version: null, deviceCount: 0 }, mps: { built: false, available: false } };
+    return { schemaVersion: 1, host: { memory: { totalBytes: null, freeBytes: null } }, accelerators: [], torch, selected: { device: 'cpu', reason: 'test' }, problems: [] } as unknown as DeviceReport;
+  }
+
+  it('compares torch on the CPU with wasm when there is no accelerator, and says what it compared', async () => {
+    requireDebianTorch();
+    const lines = await quickBenchSection(cpuReport(DEBIAN_PYTHON), DEBIAN_PYTHON);
+    assert.strictEqual(lines[0], 'Quick benchmark (matmul n = 512, float32, median of 5)');
+    assert.strictEqual(lines[1], '  No accelerator selected: torch on the CPU compared with wasm on the CPU');
+    assert.match(lines[2], /^ {2}torch cpu +[\d.]+ GFLOP\/s {2}\(median [\d.]+ ms\)$/);
+    assert.match(lines[3], /^ {2}wasm cpu +[\d.]+ GFLOP\/s {2}\(median [\d.]+ ms\) {2}[\d.]+× the speed of torch on the CPU$/);
+    assert.match(lines[4], /^ {2}Run 'device-doctor bench'/);
+  });
+
+  it('runs wasm alone without PyTorch, and ends doctor with the section using the same report', async () => {
+    const report = cpuReport(null);
+    const alone = await quickBenchSection(report, null);
+    assert.match(alone[1], /^ {2}No accelerator selected: wasm on the CPU only/);
+    const io = memoryIo(tempDir('dd-doctor-bench-'));
+    let seen: DeviceReport | null = null;
+    await runDoctorCommand(io, machine, async () => report, async (r) => {
+      seen = r;
+      return ['Quick benchmark', '  stand-in'];
+    });
+    assert.strictEqual(seen, report, 'one detect serves the summary and the benchmark');
+    assert.ok(io.out.endsWith('\nQuick benchmark\n  stand-in\n'), io.out);
+    const failed = memoryIo(tempDir('dd-doctor-bench-'));
+    await runDoctorCommand(failed, machine, async () => Promise.reject(new Error('probe exploded')));
+    assert.ok(failed.out.endsWith('Quick benchmark\n  Skipped: the devices could not be detected.\n'), failed.out);
+    assert.strictEqual(failed.err, '');
+  });
+});
