@@ -275,10 +275,18 @@ describe('vscode: the benchmark command, panel and native install (stand-in vsco
     assert.strictEqual(history.entries().length, 1, 'nothing of the cancelled run is stored');
     assert.ok(!runner.isRunning);
 
-    backend.answer = async () => benchResponse();
+    // The worker may still be stopping the cancelled run: a "busy" just after a cancel is waited out.
+    let busyAnswers = 2;
+    backend.answer = async () => {
+      if (busyAnswers-- > 0) throw failedError('deviceDoctor/bench', new ResponseError(BENCH_BUSY, 'busy'));
+      return benchResponse();
+    };
     fake.progress.cancelAfterReports = Infinity;
+    const requestsBefore = backend.requests.length;
     fake.choosers.push(pick('Selected device vs CPU'), pick('512'));
     await runner.run();
+    assert.strictEqual(backend.requests.length - requestsBefore, 3, 'asked again until the worker was free');
+    assert.deepStrictEqual(fake.messages, [], 'no "busy" message for the run being stopped');
     assert.strictEqual(history.entries().length, 2);
     assert.ok(!fake.panels[0]!.body().includes('data-state="cancelled"'), 'a new result clears the status');
   });

@@ -117,8 +117,10 @@ describe('vscode: the benchmark panel HTML', () => {
   });
 
   it('says when there is no baseline or nothing measured', () => {
-    const single = renderBenchmarkBody(state(entry(response([measured('torch', 'cuda:0', 1024, 0.001)]))));
-    assert.match(single, /No CPU baseline in this run/);
+    const noBaseline = renderBenchmarkBody(state(entry(response([measured('torch', 'cuda:0', 1024, 0.001)]))));
+    assert.match(noBaseline, /<p class="headline">cuda:0: 2,147 GFLOP\/s<\/p><p class="headline-context">n = 1024, float32 · no CPU baseline in this run, so no speedup<\/p>/);
+    const alone = renderBenchmarkBody(state(entry(response([measured('wasm', 'cpu', 256, 0.0025)]))));
+    assert.match(alone, /<p class="headline">wasm cpu: 13\.4 GFLOP\/s<\/p><p class="headline-context">n = 256, float32 · nothing else measured to compare it with<\/p>/);
     const none = renderBenchmarkBody(state(entry(response([NOT_INSTALLED]))));
     assert.match(none, /Nothing was measured: see the problems below/);
     assert.ok(!none.includes('<svg'), 'no chart without measurements');

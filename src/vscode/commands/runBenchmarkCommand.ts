@@ -45,10 +45,16 @@ export interface BenchmarkCommandDeps {
 
 type Outcome = { kind: 'done'; run: BenchRunResponse } | BenchFailure;
 
+/** How long after a cancel a "busy" answer means the cancelled run is still stopping (the worker stops within a second). */
+const CANCEL_SETTLE_MS = 3000;
+const BUSY_RETRY_MS = 250;
+
 export class BenchmarkRunner {
   /** The description of the benchmark in flight, if any: one at a time per window. */
   private running: string | null = null;
   private counter = 0;
+  /** When the last run was cancelled (ms since the epoch). */
+  private lastCancel = 0;
 
   constructor(private readonly deps: BenchmarkCommandDeps) {}
 
@@ -164,13 +170,28 @@ export class BenchmarkRunner {
       if (p.runId === params.runId) progress.report({ message: progressMessage(p), increment: tracker.increment(p) });
     });
     try {
-      const run = await this.deps.devices.bench(params, token);
-      return run.cancelled || token.isCancellationRequested ? { kind: 'cancelled' } : { kind: 'done', run };
-    } catch (error) {
-      return token.isCancellationRequested ? { kind: 'cancelled' } : classifyBenchError(error);
+      for (;;) {
+        try {
+          const run = await this.deps.devices.bench(params, token);
+          return run.cancelled || token.isCancellationRequested ? { kind: 'cancelled' } : { kind: 'done', run };
+        } catch (error) {
+          const failure: Outcome = token.isCancellationRequested ? { kind: 'cancelled' } : classifyBenchError(error);
+          if (failure.kind !== 'busy' || !(await this.stillStopping(token))) return failure;
+        }
+      }
     } finally {
       subscription.dispose();
     }
+  }
+
+  /**
+   * The client lets go of a cancelled request at once, while the worker takes up to a second to
+   * stop it: a run started just after a cancel waits for that instead of reporting "busy".
+   */
+  private async stillStopping(token: vscode.CancellationToken): Promise<boolean> {
+    if (Date.now() - this.lastCancel > CANCEL_SETTLE_MS || token.isCancellationRequested) return false;
+    await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS));
+    return !token.isCancellationRequested;
   }
 
   private async finish(outcome: Outcome, description: string, runId: string): Promise<void> {
@@ -178,6 +199,7 @@ export class BenchmarkRunner {
     switch (outcome.kind) {
       case 'done': return this.showResults(outcome.run, runId);
       case 'cancelled':
+        this.lastCancel = Date.now();
         log.info(`Benchmark cancelled: ${description}.`);
         panel.setStatus({ kind: 'cancelled', description }, true);
         vscode.window.setStatusBarMessage('$(circle-slash) Matmul benchmark cancelled', 5000);

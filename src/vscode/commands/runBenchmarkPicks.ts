@@ -68,7 +68,8 @@ export function targetPicks(engines: EnginesResponse): TargetPick[] {
       continue;
     }
     for (const device of info.devices) {
-      const selected = device === engines.selectedDevice ? ' · selected device' : '';
+      // Every CPU entry would say it on a CPU-only machine: only an accelerator is worth marking.
+      const selected = device === engines.selectedDevice && device !== 'cpu' ? ' · selected device' : '';
       runnable.push({ label: `${info.engine} ${device}`, description: `${info.dtypes.join(', ')}${selected}`, engine: info.engine, device });
     }
   }

@@ -3,7 +3,7 @@
 // is swapped in whenever something changes. Everything from a run is escaped; the charts are
 // server-side SVG (benchmarkCharts.ts), so the page's script only forwards button clicks.
 import type { BenchRunResponse } from '../../protocol/worker';
-import { speedupHeadline, speedupSentence, targetLabel } from '../benchFormat';
+import { bestResult, formatGflops, speedupHeadline, speedupSentence, targetLabel } from '../benchFormat';
 import type { BenchHistoryEntry } from '../benchHistory';
 import { hasSweep, renderBarChart, renderSweepChart } from './benchmarkCharts';
 import { formatDate, historyTable, problemsList, runsTable, transfersTable } from './benchmarkSections';
@@ -76,7 +76,7 @@ function statusLine(status: BenchPanelStatus): string {
   switch (status.kind) {
     case 'idle': return '';
     case 'running': return `<p class="status busy" data-state="running">${escapeHtml(`Running: ${status.description}…`)}</p>`;
-    case 'cancelled': return `<p class="status cancelled" data-state="cancelled"><strong>Cancelled</strong> ${escapeHtml(`— ${status.description}. Nothing from that run was kept; the worker is ready for the next one.`)}</p>`;
+    case 'cancelled': return `<p class="status cancelled" data-state="cancelled"><strong>Cancelled</strong> ${escapeHtml(`— ${status.description}. Nothing from that run was kept.`)}</p>`;
     case 'failed': return `<p class="status error" data-state="failed"><strong>Failed</strong> ${escapeHtml(`— ${status.description}: ${status.message}`)}</p>`;
   }
 }
@@ -106,14 +106,20 @@ function resultSections(entry: BenchHistoryEntry, newest: boolean): string {
 /** The answer in one line ("cuda:0 is 143× faster than torch cpu"), and the other speedups below it. */
 function headline(run: BenchRunResponse): string {
   const top = speedupHeadline(run);
-  if (!top) {
-    const why = run.results.length === 0 ? 'Nothing was measured: see the problems below.' : 'No CPU baseline in this run, so no speedup to show.';
-    return textElement('p', why, 'headline muted');
-  }
+  if (!top) return bestHeadline(run);
   const baseline = targetLabel(run.speedup!.baseline.engine, run.speedup!.baseline.device);
   const others = run.speedup!.entries.filter((e) => e !== top.entry && e.size === top.entry.size);
   const list = others.length
     ? `<ul class="speedups">${others.map((e) => textElement('li', speedupSentence(e, baseline))).join('')}</ul>`
     : '';
   return `<p class="headline">${escapeHtml(top.text)}</p>${textElement('p', top.context, 'headline-context')}${list}`;
+}
+
+/** Without a speedup: the best GFLOP/s, and why there is nothing to compare it with. */
+function bestHeadline(run: BenchRunResponse): string {
+  const best = bestResult(run);
+  if (!best) return textElement('p', 'Nothing was measured: see the problems below.', 'headline muted');
+  const why = run.speedup === null ? 'no CPU baseline in this run, so no speedup' : 'nothing else measured to compare it with';
+  return textElement('p', `${targetLabel(best.engine, best.device, best.dtype)}: ${formatGflops(best.gflops)} GFLOP/s`, 'headline')
+    + textElement('p', `n = ${best.size}, ${best.dtype} · ${why}`, 'headline-context');
 }
