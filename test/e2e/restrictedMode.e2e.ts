@@ -56,4 +56,13 @@ describe('Restricted Mode (untrusted folder)', function () {
     await wb.screenshot('04-restricted-mode');
     assert.ok(!session.fakePythonRan(), `${FAKE_PYTHON.script} (deviceDoctor.pythonPath) was executed in Restricted Mode`);
   });
+
+  it('says in the status bar tooltip that PyTorch is not probed', async () => {
+    const wb = session.workbench;
+    const item = wb.statusBarItem('deviceDoctor.status');
+    await item.filter({ hasText: /CPU · / }).waitFor({ timeout: 60_000 });
+    const tooltip = await (await wb.hover(item)).innerText();
+    assert.match(tooltip, /Restricted Mode: PyTorch is not probed/, `tooltip: ${tooltip}`);
+    assert.ok(!session.fakePythonRan(), 'still never run');
+  });
 });

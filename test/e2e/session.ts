@@ -44,16 +44,23 @@ function extensionVsix(): string {
   return vsix;
 }
 
-/** Points deviceDoctor.pythonPath at this copy's fake interpreter, by absolute path. */
-function nameFakePython(workspace: string): void {
-  const settings = path.join(workspace, '.vscode', 'settings.json');
-  const script = path.join(workspace, FAKE_PYTHON.script);
-  fs.writeFileSync(settings, `${JSON.stringify({ 'deviceDoctor.pythonPath': script }, null, 2)}\n`);
+export interface SessionOptions {
+  label: string;
+  trusted: boolean;
+  /** deviceDoctor.pythonPath in the workspace settings; default: this copy's fake interpreter. */
+  pythonPath?: string;
 }
 
-export async function startSession(options: { label: string; trusted: boolean }): Promise<Session> {
+/** Points deviceDoctor.pythonPath at this copy's fake interpreter (by absolute path), or at `pythonPath`. */
+function namePython(workspace: string, pythonPath?: string): void {
+  const settings = path.join(workspace, '.vscode', 'settings.json');
+  const interpreter = pythonPath ?? path.join(workspace, FAKE_PYTHON.script);
+  fs.writeFileSync(settings, `${JSON.stringify({ 'deviceDoctor.pythonPath': interpreter }, null, 2)}\n`);
+}
+
+export async function startSession(options: SessionOptions): Promise<Session> {
   const copy = copyFixtureWorkspace(`e2e-${options.label}`);
-  nameFakePython(copy.path);
+  namePython(copy.path, options.pythonPath);
   const stops: Array<() => Promise<void> | void> = [() => copy.remove()];
   const stop = async () => {
     for (const s of stops.reverse()) await s();

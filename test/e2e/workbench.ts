@@ -3,7 +3,7 @@
 // menu, take a screenshot). A new scenario is a few lines of these.
 import * as fs from 'fs';
 import * as path from 'path';
-import type { Locator, Page } from 'playwright-core';
+import type { Frame, Locator, Page } from 'playwright-core';
 
 export type Severity = 'error' | 'warning';
 
@@ -128,6 +128,52 @@ export class Workbench {
 
   async pressEscape(): Promise<void> {
     await this.page.keyboard.press('Escape');
+  }
+
+  /** Runs a command from the Command Palette (F1), by its title as the palette shows it. */
+  async runCommand(title: string): Promise<void> {
+    await this.page.keyboard.press('F1');
+    const input = this.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await input.fill(`>${title}`);
+    await this.quickPickRow(title).waitFor({ timeout: UI_TIMEOUT_MS });
+    await this.page.keyboard.press('Enter');
+  }
+
+  /** The quick pick's row whose label starts with `label`. */
+  quickPickRow(label: string): Locator {
+    const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return this.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: new RegExp(`^\\s*${escaped}`) }).first();
+  }
+
+  /** Chooses an entry of the open quick pick (waiting for it: items may load from the extension). */
+  async chooseQuickPick(label: string, timeoutMs = UI_TIMEOUT_MS): Promise<void> {
+    const row = this.quickPickRow(label);
+    await row.waitFor({ timeout: timeoutMs });
+    await row.click();
+  }
+
+  /** A status bar item by the id its extension gave it (the DOM id is `<extension id>.<item id>`). */
+  statusBarItem(itemId: string): Locator {
+    return this.page.locator(`.statusbar-item[id$=".${itemId}"]`).first();
+  }
+
+  /** The notification toast whose text matches. */
+  notification(text: string | RegExp): Locator {
+    return this.page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
+  }
+
+  /** The document inside the webview whose page has this <h1> (webviews sit in nested iframes). */
+  async webview(heading: string, timeoutMs = UI_TIMEOUT_MS): Promise<Frame> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      for (const frame of this.page.frames()) {
+        const found = await frame.locator('h1', { hasText: heading }).count().catch(() => 0);
+        if (found > 0) return frame;
+      }
+      if (Date.now() > deadline) throw new Error(`no webview with the heading "${heading}" appeared`);
+      await this.page.waitForTimeout(250);
+    }
   }
 
   /** Saves a screenshot as test-results/<name>.png and returns its path. */

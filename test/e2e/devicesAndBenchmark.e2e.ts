@@ -1,0 +1,128 @@
+// The device side as a person sees it, in a trusted folder whose deviceDoctor.pythonPath is the
+// real Debian PyTorch: the status bar item (CPU and its memory) with its tooltip, the device
+// report it opens, and the Matmul Benchmark — run from the palette, its chart and table, and a
+// long run cancelled from its notification.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import type { Frame } from 'playwright-core';
+import { Session, startSession } from './session';
+import { RESULTS_DIR } from './workbench';
+
+const REAL_PYTHON = '/usr/bin/python3';
+const STATUS_ITEM = 'deviceDoctor.status';
+const SCREENSHOTS = ['06-status-bar-tooltip', '07-device-report', '08-benchmark-panel', '09-benchmark-cancelled'];
+/** The first detection runs PyTorch's probe (import torch takes seconds on 2 cores). */
+const DETECT_TIMEOUT_MS = 90_000;
+const BENCHMARK_TIMEOUT_MS = 90_000;
+
+async function historyRows(frame: Frame): Promise<number> {
+  return frame.locator('table.history tbody tr').count();
+}
+
+async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe('status bar, device report and matmul benchmark (trusted folder, real PyTorch)', function () {
+  this.timeout(240_000);
+  let session: Session;
+
+  before(async () => {
+    // A screenshot left from an earlier run must not pass for one of this run.
+    for (const name of SCREENSHOTS) fs.rmSync(path.join(RESULTS_DIR, `${name}.png`), { force: true });
+    session = await startSession({ label: 'devices', trusted: true, pythonPath: REAL_PYTHON });
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await session?.saveArtifacts(`e2e-devices-${this.currentTest.title.replace(/\W+/g, '-')}`);
+  });
+  after(async () => {
+    await session?.stop();
+  });
+
+  it('shows the CPU and its memory in the status bar, and every device in its tooltip', async () => {
+    const wb = session.workbench;
+    const item = wb.statusBarItem(STATUS_ITEM);
+    await item.filter({ hasText: /CPU · / }).waitFor({ timeout: DETECT_TIMEOUT_MS });
+    const text = (await item.innerText()).trim();
+    assert.match(text, /^CPU · \d+(\.\d)?\/\d+(\.\d)? GiB$/, `status bar text: ${text}`);
+    assert.match((await item.getAttribute('aria-label')) ?? '', /^Device Doctor: CPU, \d+(\.\d)?\/\d+(\.\d)? GiB used$/);
+    const tooltip = await (await wb.hover(item)).innerText();
+    assert.match(tooltip, /Device Doctor/);
+    assert.match(tooltip, /Selected: cpu — /);
+    assert.match(tooltip, /Device\s+Memory\s+Utilization\s+Temperature/, `the device table: ${tooltip}`);
+    assert.match(tooltip, /cpu .*\(\d+ cores\)\s+\d+(\.\d)?\/\d+(\.\d)? GiB/);
+    assert.match(tooltip, /PyTorch 1\.\d+/, 'the real PyTorch was probed');
+    assert.match(tooltip, /Detect Accelerators · Select Device · Show Log · Restart Worker/);
+    await wb.screenshot('06-status-bar-tooltip');
+  });
+
+  it('opens the device report from the status bar', async () => {
+    const wb = session.workbench;
+    await wb.page.mouse.move(700, 400);
+    await wb.pressEscape();
+    await wb.statusBarItem(STATUS_ITEM).click();
+    const report = await wb.webview('Device Report');
+    await wb.page.locator('.tab.active', { hasText: 'Device Report' }).waitFor({ timeout: 30_000 });
+    const sections = await report.locator('section h2').allInnerTexts();
+    assert.deepStrictEqual(sections, ['Selected device', 'Problems', 'Accelerators', 'PyTorch', 'Host', 'Interpreter']);
+    assert.match(await report.locator('main').innerText(), /cpu — /);
+    assert.match(await report.locator('main').innerText(), new RegExp(`Interpreter\\s+${REAL_PYTHON}`));
+    await wb.screenshot('07-device-report');
+  });
+
+  it('runs the matmul benchmark from the palette and shows its chart and table', async () => {
+    const wb = session.workbench;
+    await wb.runCommand('View: Close All Editors');
+    await wb.runCommand('Device Doctor: Run Matmul Benchmark');
+    await wb.chooseQuickPick('One engine/device…');
+    await wb.chooseQuickPick('wasm cpu', DETECT_TIMEOUT_MS);
+    await wb.chooseQuickPick('256');
+    const panel = await wb.webview('Matmul Benchmark', BENCHMARK_TIMEOUT_MS);
+    await panel.locator('table.runs tbody tr', { hasText: 'wasm' }).waitFor({ timeout: BENCHMARK_TIMEOUT_MS });
+    assert.match(await panel.locator('.headline').innerText(), /^wasm cpu: [\d.,]+ GFLOP\/s$/);
+
+    // The default comparison: the selected device (the CPU here) against another CPU engine.
+    await wb.runCommand('Device Doctor: Run Matmul Benchmark');
+    await wb.chooseQuickPick('Selected device vs CPU');
+    await wb.chooseQuickPick('256');
+    await waitFor('the second run in the history', async () => (await historyRows(panel)) === 2, BENCHMARK_TIMEOUT_MS);
+    assert.match(await panel.locator('.headline').innerText(), /^(torch cpu|wasm cpu) is [\d.,]+× faster than (wasm cpu|torch cpu)$|about as fast as/);
+    assert.strictEqual(await panel.locator('svg.bar-chart rect.bar').count(), 2, 'a bar for torch and one for wasm');
+    assert.match((await panel.locator('svg.bar-chart title').first().textContent()) ?? '', /GFLOP\/s per engine and device \(n = 256\)/);
+    const rows = await panel.locator('table.runs tbody tr').allInnerTexts();
+    assert.deepStrictEqual(rows.map((r) => r.split(/\s+/).slice(0, 4).join(' ')), ['torch cpu float32 256', 'wasm cpu float32 256']);
+    await wb.screenshot('08-benchmark-panel');
+  });
+
+  it('cancels a long run from its notification: "Cancelled", and the next run works', async () => {
+    const wb = session.workbench;
+    await wb.runCommand('Device Doctor: Run Matmul Benchmark');
+    await wb.chooseQuickPick('One engine/device…');
+    await wb.chooseQuickPick('js cpu', DETECT_TIMEOUT_MS);
+    await wb.chooseQuickPick('1024');
+    // js needs about 10 s per 1024² product here: eleven of them are far from done when we cancel.
+    const toast = wb.notification(/Matmul benchmark \(js on cpu, n = 1024\): js · cpu · n = 1024 · (warm-up|repeat)/);
+    await toast.waitFor({ timeout: BENCHMARK_TIMEOUT_MS });
+    await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
+    const panel = await wb.webview('Matmul Benchmark');
+    const cancelled = panel.locator('[data-state="cancelled"]');
+    await cancelled.waitFor({ timeout: 10_000 });
+    assert.match(await cancelled.innerText(), /^Cancelled — js on cpu, n = 1024\./);
+    await toast.waitFor({ state: 'detached', timeout: 10_000 });
+    assert.strictEqual(await wb.page.locator('.notification-toast .codicon-error').count(), 0, 'no error toast');
+    assert.strictEqual(await historyRows(panel), 2, 'nothing of the cancelled run is kept');
+    await wb.screenshot('09-benchmark-cancelled');
+
+    await wb.runCommand('Device Doctor: Run Matmul Benchmark');
+    await wb.chooseQuickPick('One engine/device…');
+    await wb.chooseQuickPick('wasm cpu', DETECT_TIMEOUT_MS);
+    await wb.chooseQuickPick('256');
+    await waitFor('the run after the cancel in the history', async () => (await historyRows(panel)) === 3, BENCHMARK_TIMEOUT_MS);
+    assert.strictEqual(await cancelled.count(), 0, 'a new result replaces the Cancelled line');
+  });
+});
