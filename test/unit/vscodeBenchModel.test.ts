@@ -67,7 +67,7 @@ describe('vscode: benchmark choices, progress, history and export', () => {
 
     it('sends the native TensorFlow folder when there is one', () => {
       const params = toBenchParams({ compare: 'all', size: 512 }, { ...CONTEXT, nativeSearchPaths: ['/g/native'] });
-      assert.deepStrictEqual(params.nativeSearchPaths, ['/g/native']);
+      assert.deepStrictEqual(params, { pythonPath: '/usr/bin/python3', pinnedDevice: null, compare: 'all', runId: 'run-7', size: 512, nativeSearchPaths: ['/g/native'] });
       assert.strictEqual(toBenchParams({ compare: 'all', size: 512 }, { ...CONTEXT, nativeSearchPaths: [] }).nativeSearchPaths, undefined);
     });
 
