@@ -10,6 +10,7 @@ import { Workspace, PositionEncoding } from '@astral-sh/ruff-wasm-nodejs';
 import { analyzeSource, initPythonParser } from '../src/core/analysis';
 import { parsePython } from '../src/core/python/parser';
 import { generateTrainingScript } from '../test/unit/helpers/bigScript';
+import { torchAgreementSection } from './bench-torch-agreement';
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
 
@@ -59,7 +60,15 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+// ---- issue 5, acceptance 3: the torch engine against a direct torch timing (scripts/bench-torch-agreement.ts) ----
+async function torchAgreement(): Promise<void> {
+  console.log('');
+  if (!torchAgreementSection()) process.exitCode = 1;
+}
+
+main()
+  .then(torchAgreement)
+  .catch((err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
