@@ -14,6 +14,7 @@
 // `npm run bench` runs it as a section; `tsx scripts/bench-torch-agreement.ts` alone.
 import { spawnSync } from 'child_process';
 import * as path from 'path';
+import { DEFAULT_REPEATS } from '../src/core/bench/plan';
 import { median } from '../src/core/bench/statistics';
 
 const ROOT = path.join(__dirname, '..');
@@ -22,7 +23,6 @@ export interface AgreementOptions {
   python: string;
   cliJs?: string;
   size?: number;
-  repeats?: number;
   minRounds?: number;
   maxRounds?: number;
   /** Allowed relative difference of the best medians (0.1: 10%). */
@@ -84,8 +84,9 @@ function benchThreads(python: string, env: NodeJS.ProcessEnv): number {
   return Number(match[1]);
 }
 
-function cliTimes(options: Required<Pick<AgreementOptions, 'python' | 'cliJs' | 'size' | 'repeats'>>, env: NodeJS.ProcessEnv): number[] {
-  const args = [options.cliJs, 'bench', '--engine', 'torch', '--device', 'cpu', '--size', String(options.size), '--repeats', String(options.repeats), '--json', '--python', options.python];
+/** Exactly the acceptance command (default repeats), with the interpreter named. */
+function cliTimes(options: Required<Pick<AgreementOptions, 'python' | 'cliJs' | 'size'>>, env: NodeJS.ProcessEnv): number[] {
+  const args = [options.cliJs, 'bench', '--engine', 'torch', '--device', 'cpu', '--size', String(options.size), '--json', '--python', options.python];
   const json = JSON.parse(run(process.execPath, args, env));
   return json.results[0].timesSec;
 }
@@ -116,13 +117,13 @@ function summarize(size: number, repeats: number, threads: number, tolerance: nu
 
 export function measureTorchAgreement(options: AgreementOptions): Agreement {
   const size = options.size ?? 1024;
-  const repeats = options.repeats ?? 10;
+  const repeats = DEFAULT_REPEATS;
   const env = { ...(options.env ?? process.env), PYTHONDONTWRITEBYTECODE: '1' };
   const cliJs = options.cliJs ?? path.join(ROOT, 'dist', 'cli.js');
   const threads = benchThreads(options.python, env);
   const rounds: AgreementRound[] = [];
   for (;;) {
-    const measureCli = () => cliTimes({ python: options.python, cliJs, size, repeats }, env);
+    const measureCli = () => cliTimes({ python: options.python, cliJs, size }, env);
     const measureDirect = () => directTimes(options.python, size, repeats, threads, env);
     // Alternate which goes first, so neither always runs on a machine warmed (or loaded) by the other.
     let cliTimesSec: number[];

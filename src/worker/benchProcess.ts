@@ -65,76 +65,92 @@ export function runLineProcess(command: string, args: readonly string[], options
     return Promise.resolve({ reason: 'spawn-error', exitCode: null, signal: null, errorCode: 'ERROR', errorMessage: message, stderrTail: '' });
   }
   running.add(child);
-  return new Promise((resolve) => followLines(child, options, resolve));
+  return new Promise((resolve) => new LineFollower(child, options, resolve).start());
 }
 
-function followLines(child: ChildProcess, options: LineProcessOptions, resolve: (end: LineProcessEnd) => void): void {
-  const maxLine = options.maxLineChars ?? DEFAULT_MAX_LINE_CHARS;
-  const maxStderr = options.maxStderrChars ?? DEFAULT_MAX_STDERR_CHARS;
-  let pending = '';
-  let stderr = '';
-  let sawLine = false;
-  let lastOutput = Date.now();
-  let stopping: LineProcessEndReason | null = null;
-  let settled = false;
+/** Follows one started process to its end: its exit, its caller's abort, silence, or a runaway line. */
+class LineFollower {
+  private pending = '';
+  private stderr = '';
+  private sawLine = false;
+  private lastOutput = Date.now();
+  private stopping: LineProcessEndReason | null = null;
+  private settled = false;
+  private watchdog: NodeJS.Timeout | undefined;
+  private readonly onAbort = (): void => this.stop('cancelled');
 
-  const finish = (end: Omit<LineProcessEnd, 'stderrTail'>): void => {
-    if (settled) return;
-    settled = true;
-    running.delete(child);
-    clearInterval(watchdog);
-    options.signal?.removeEventListener('abort', onAbort);
-    resolve({ ...end, stderrTail: stderr });
-  };
+  constructor(
+    private readonly child: ChildProcess,
+    private readonly options: LineProcessOptions,
+    private readonly resolve: (end: LineProcessEnd) => void,
+  ) {}
+
+  start(): void {
+    const { child, options } = this;
+    const tick = Math.max(10, Math.min(1000, options.firstLineTimeoutMs / 4, options.silenceTimeoutMs / 4));
+    this.watchdog = setInterval(() => this.checkSilence(), tick);
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (text: string) => this.readStdout(text));
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (text: string) => {
+      this.stderr = (this.stderr + text).slice(-(options.maxStderrChars ?? DEFAULT_MAX_STDERR_CHARS));
+    });
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      if (!this.stopping) this.finish({ reason: 'spawn-error', exitCode: null, signal: null, errorCode: err.code ?? 'ERROR', errorMessage: err.message });
+    });
+    child.on('close', (code, signal) => {
+      if (this.stopping) return;
+      if (this.pending.trim() !== '') options.onLine(this.pending);
+      this.finish({ reason: 'exited', exitCode: code, signal });
+    });
+    if (options.signal?.aborted) this.onAbort();
+    else options.signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  private readStdout(text: string): void {
+    this.lastOutput = Date.now();
+    this.pending += text;
+    let newline: number;
+    while (!this.stopping && (newline = this.pending.indexOf('\n')) >= 0) {
+      const line = this.pending.slice(0, newline).replace(/\r$/, '');
+      this.pending = this.pending.slice(newline + 1);
+      this.sawLine = true;
+      if (line.trim() !== '') this.options.onLine(line);
+    }
+    if (this.pending.length > (this.options.maxLineChars ?? DEFAULT_MAX_LINE_CHARS)) this.stop('line-too-long');
+  }
+
+  private checkSilence(): void {
+    const limit = this.sawLine ? this.options.silenceTimeoutMs : this.options.firstLineTimeoutMs;
+    if (Date.now() - this.lastOutput > limit) this.stop('silent');
+  }
+
   /** SIGKILL the group, then settle on its exit (or shortly after, if it will not die). */
-  const stop = (reason: LineProcessEndReason): void => {
-    if (stopping || settled) return;
-    stopping = reason;
-    const silentMs = Date.now() - lastOutput;
+  private stop(reason: LineProcessEndReason): void {
+    if (this.stopping || this.settled) return;
+    this.stopping = reason;
+    const { child } = this;
+    const silentMs = Date.now() - this.lastOutput;
     killTree(child);
     child.stdout?.destroy();
     child.stderr?.destroy();
     if (child.exitCode !== null || child.signalCode !== null) {
-      finish({ reason, exitCode: child.exitCode, signal: child.signalCode, silentMs });
+      this.finish({ reason, exitCode: child.exitCode, signal: child.signalCode, silentMs });
       return;
     }
-    const timer = setTimeout(() => finish({ reason, exitCode: null, signal: 'SIGKILL', silentMs }), EXIT_WAIT_MS);
+    const timer = setTimeout(() => this.finish({ reason, exitCode: null, signal: 'SIGKILL', silentMs }), EXIT_WAIT_MS);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      finish({ reason, exitCode: code, signal, silentMs });
+      this.finish({ reason, exitCode: code, signal, silentMs });
     });
-  };
-  const onAbort = (): void => stop('cancelled');
-  const watchdog = setInterval(() => {
-    const limit = sawLine ? options.silenceTimeoutMs : options.firstLineTimeoutMs;
-    if (Date.now() - lastOutput > limit) stop('silent');
-  }, Math.max(10, Math.min(1000, options.firstLineTimeoutMs / 4, options.silenceTimeoutMs / 4)));
+  }
 
-  child.stdout?.setEncoding('utf8');
-  child.stdout?.on('data', (text: string) => {
-    lastOutput = Date.now();
-    pending += text;
-    let newline: number;
-    while (!stopping && (newline = pending.indexOf('\n')) >= 0) {
-      const line = pending.slice(0, newline).replace(/\r$/, '');
-      pending = pending.slice(newline + 1);
-      sawLine = true;
-      if (line.trim() !== '') options.onLine(line);
-    }
-    if (pending.length > maxLine) stop('line-too-long');
-  });
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (text: string) => {
-    stderr = (stderr + text).slice(-maxStderr);
-  });
-  child.on('error', (err: NodeJS.ErrnoException) => {
-    if (!stopping) finish({ reason: 'spawn-error', exitCode: null, signal: null, errorCode: err.code ?? 'ERROR', errorMessage: err.message });
-  });
-  child.on('close', (code, signal) => {
-    if (stopping) return;
-    if (pending.trim() !== '') options.onLine(pending);
-    finish({ reason: 'exited', exitCode: code, signal });
-  });
-  if (options.signal?.aborted) onAbort();
-  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  private finish(end: Omit<LineProcessEnd, 'stderrTail'>): void {
+    if (this.settled) return;
+    this.settled = true;
+    running.delete(this.child);
+    clearInterval(this.watchdog);
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+    this.resolve({ ...end, stderrTail: this.stderr });
+  }
 }

@@ -13,7 +13,7 @@ describe('torch engine agrees with a direct torch measurement (acceptance 3)', f
   it('bench --engine torch --device cpu --size 1024 --json is within 10% of plain torch timing a @ b', () => {
     requireDebianTorch();
     buildDist();
-    const agreement = measureTorchAgreement({ python: DEBIAN_PYTHON, cliJs: CLI_JS, size: 1024, repeats: 10, minRounds: 3, maxRounds: 8, env: scenarioEnv(undefined) });
+    const agreement = measureTorchAgreement({ python: DEBIAN_PYTHON, cliJs: CLI_JS, size: 1024, minRounds: 3, maxRounds: 8, env: scenarioEnv(undefined) });
     const report = describeAgreement(agreement);
     assert.ok(agreement.rounds.length >= 3, report);
     assert.ok(agreement.rounds.every((r) => r.cliTimesSec.length === 10 && r.directTimesSec.length === 10), report);
