@@ -24,7 +24,9 @@ function isBaseline(run: BenchRunResponse, r: BenchResult): boolean {
 }
 
 function speedupCell(run: BenchRunResponse, r: BenchResult): string {
-  if (isBaseline(run, r)) return run.results.length > 1 ? 'baseline' : '';
+  // "baseline" means something only beside another engine or device.
+  const targets = new Set(run.results.map((x) => `${x.engine} ${x.device}`));
+  if (isBaseline(run, r)) return targets.size > 1 ? 'baseline' : '';
   const s = speedupOf(run, r);
   return s === undefined ? '' : `${significant(s)}×`;
 }

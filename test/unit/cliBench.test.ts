@@ -6,7 +6,11 @@ import * as assert from 'assert';
 import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { benchParamsOf, parseBenchArgs, quickBenchSection, type BenchOptions } from '../../src/cli/benchCommand';
+import { benchJsonText, benchParamsOf, exitStatusOf, parseBenchArgs, quickBenchSection, type BenchOptions } from '../../src/cli/benchCommand';
+import { formatBenchText } from '../../src/cli/benchCommandFormat';
+import { buildRun } from '../../src/core/bench/compare';
+import { makeBenchResult } from '../../src/core/bench/result';
+import type { BenchRunResponse, TransferResult } from '../../src/protocol/worker';
 import { runDoctorCommand, type MachineFacts } from '../../src/cli/doctorCommand';
 import { memoryIo } from '../../src/cli/io';
 import type { DeviceReport } from '../../src/core/devices/report';
@@ -63,6 +67,60 @@ describe('cli: bench arguments', () => {
     assert.strictEqual(of({ engine: 'torch' }).compare, 'versus-cpu');
     assert.strictEqual(of({ device: 'cuda:0' }).compare, 'versus-cpu');
     assert.strictEqual(of({ sweep: true, size: 512 }).size, undefined);
+  });
+});
+
+describe('cli: bench text and exit status', () => {
+  const result = (engine: 'torch' | 'wasm', device: string, size: number, seconds: number) => ({
+    status: 'ok' as const,
+    result: makeBenchResult({ plan: { engine, device, dtype: 'float32', size }, timesSec: [seconds, seconds * 1.1, seconds * 0.9], maxRelError: 2.5e-7, checkedEntries: 64 }),
+  });
+  const transfer = (memory: 'pageable' | 'pinned', gbPerSec: number | null): TransferResult => ({
+    device: 'cuda:0', direction: 'hostToDevice', memory, bytes: 256 * 1024 ** 2, status: gbPerSec === null ? 'unsupported' : 'ok',
+    timesSec: [], medianSec: null, gbPerSec, message: gbPerSec === null ? 'no pinned memory here' : null,
+  });
+  const response = (runs: Parameters<typeof buildRun>[0], extra: Partial<BenchRunResponse> = {}): BenchRunResponse => ({
+    ...buildRun(runs), transfers: [], cancelled: false, selectedDevice: 'cuda:0', description: 'torch on cuda:0 compared with torch on the CPU', ...extra,
+  });
+
+  it('prints what was compared, the table with the baseline and speedups, transfers and problems with their fixes', () => {
+    const refused = { status: 'refused' as const, engine: 'torch' as const, device: 'cuda:0', dtype: 'float32' as const, size: 8192, message: 'Refused: too big.', remedy: 'Choose a size up to 4180.' };
+    const text = formatBenchText(response([result('torch', 'cuda:0', 1024, 0.001), result('torch', 'cpu', 1024, 0.04), refused], { transfers: [transfer('pageable', 12.34), transfer('pinned', null)] }));
+    assert.strictEqual(text, [
+      'torch on cuda:0 compared with torch on the CPU',
+      '',
+      'ENGINE  DEVICE  DTYPE       N  MEDIAN ms  ±IQR ms  GFLOP/s  MAX REL ERR   SPEEDUP',
+      'torch   cuda:0  float32  1024          1      0.1   2147.5       2.5e-7       40×',
+      'torch   cpu     float32  1024         40        4     53.7       2.5e-7  baseline',
+      '',
+      'torch on cuda:0 is 40× faster than torch on the CPU (n = 1024, float32)',
+      '',
+      'Host ↔ cuda:0 copies (torch)',
+      '  host → device, pageable: 12.3 GB/s (256 MiB copies)',
+      '  host → device, pinned: not measured (no pinned memory here)',
+      '',
+      'Not measured',
+      '  torch cuda:0 float32 n = 8192 (refused): Refused: too big.',
+      '    fix: Choose a size up to 4180.',
+      '',
+    ].join('\n'));
+  });
+
+  it('does not call a lone engine the baseline, and marks a cancelled run', () => {
+    const text = formatBenchText(response([result('torch', 'cpu', 256, 0.001), result('torch', 'cpu', 512, 0.008)], { cancelled: true, description: 'torch on cpu' }));
+    assert.match(text, /^torch on cpu \(cancelled\)\n/);
+    assert.doesNotMatch(text, /baseline/);
+  });
+
+  it('adds transfers to --json only when there are any, and exits by what happened', () => {
+    const plain = response([result('torch', 'cpu', 64, 0.001)]);
+    assert.deepStrictEqual(Object.keys(JSON.parse(benchJsonText(plain))), ['schemaVersion', 'results', 'speedup', 'problems']);
+    assert.deepStrictEqual(Object.keys(JSON.parse(benchJsonText({ ...plain, transfers: [transfer('pinned', 20)] }))), ['schemaVersion', 'results', 'speedup', 'problems', 'transfers']);
+    const wrong = { status: 'wrong-result' as const, engine: 'torch' as const, device: 'cpu', dtype: 'float32' as const, size: 64, message: 'Wrong product', remedy: null };
+    assert.deepStrictEqual(
+      [exitStatusOf(plain), exitStatusOf(response([result('torch', 'cpu', 64, 0.001), wrong])), exitStatusOf(response([])), exitStatusOf({ ...plain, cancelled: true })],
+      [0, 1, 1, 130],
+    );
   });
 });
 
