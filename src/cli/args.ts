@@ -26,7 +26,6 @@ export type Invocation =
   | { command: 'doctor' }
   | { command: 'detect'; argv: readonly string[] }
   | { command: 'bench'; argv: readonly string[] }
-  | { command: 'unavailable'; name: string }
   | { command: 'usage-error'; message: string; topic?: string };
 
 interface OptionSpec {
@@ -50,8 +49,6 @@ const LINT_OPTIONS: OptionSpec[] = [
 
 const HELP_ONLY: OptionSpec[] = [{ name: 'help', alias: 'h', takesValue: false }];
 
-/** Commands planned in ARCHITECTURE.md that this version does not have yet. */
-export const UNAVAILABLE_COMMANDS: string[] = [];
 
 export class UsageError extends Error {}
 
@@ -161,7 +158,6 @@ function parseCommand(command: string, rest: readonly string[]): Invocation {
     case 'help':
       return { command: 'help', topic: rest[0] };
     default:
-      if (UNAVAILABLE_COMMANDS.includes(command)) return { command: 'unavailable', name: command };
       throw new UsageError(`unknown command '${command}'`);
   }
 }

@@ -26,9 +26,6 @@ async function dispatch(argv: readonly string[], io: CliIo, signal?: AbortSignal
       return runDetectCli(invocation.argv, io, signal);
     case 'bench':
       return runBenchCli(invocation.argv, io, signal);
-    case 'unavailable':
-      io.stderr(`error: '${invocation.name}' is not available yet in this version of Device Doctor\n`);
-      return EXIT_USAGE;
     case 'usage-error': {
       const helpCommand = invocation.topic ? `device-doctor help ${invocation.topic}` : 'device-doctor --help';
       io.stderr(`error: ${invocation.message}\nRun '${helpCommand}' for usage.\n`);

@@ -72,7 +72,7 @@ describe('cli: argument parsing', () => {
   it('recognizes the other commands and global options', () => {
     assert.deepStrictEqual(parseArgs(['doctor']), { command: 'doctor' });
     assert.deepStrictEqual(parseArgs(['detect', '--json']), { command: 'detect', argv: ['--json'] });
-    assert.deepStrictEqual(parseArgs(['bench', '--size', '1024']), { command: 'unavailable', name: 'bench' });
+    assert.deepStrictEqual(parseArgs(['bench', '--size', '1024']), { command: 'bench', argv: ['--size', '1024'] });
     assert.deepStrictEqual(parseArgs(['--version']), { command: 'version' });
     assert.deepStrictEqual(parseArgs(['-V']), { command: 'version' });
     assert.deepStrictEqual(parseArgs(['--help']), { command: 'help' });
