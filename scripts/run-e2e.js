@@ -13,7 +13,10 @@ const { runMocha } = require('./lib/mochaRun');
 
 const ROOT = path.resolve(__dirname, '..');
 const E2E_DIR = path.join(ROOT, 'test', 'e2e');
-const SCREENSHOTS = ['01-squiggle-hover', '02-quickfix-menu', '03-fixed-file', '04-restricted-mode', '05-discarded-to-fixed'];
+const SCREENSHOTS = [
+  '01-squiggle-hover', '02-quickfix-menu', '03-fixed-file', '04-restricted-mode', '05-discarded-to-fixed',
+  '06-status-bar-tooltip', '07-device-report', '08-benchmark-panel', '09-benchmark-cancelled',
+];
 
 function parseArgs(argv) {
   const grepAt = argv.indexOf('--grep');
