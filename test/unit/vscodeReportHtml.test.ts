@@ -80,6 +80,16 @@ describe('vscode: the device report HTML', () => {
     assert.match(body, /<meter data-memory-id="host" /);
   });
 
+  it('shows the MPS allocation test only where MPS is built', () => {
+    const withMps = (built: boolean): string => {
+      const r = report();
+      if (!('error' in r.torch!)) r.torch!.mps = { built, available: false, allocates: false, error: null };
+      return visibleText(renderReportBody(snapshot(r), OPTIONS));
+    };
+    assert.ok(!withMps(false).includes('MPS allocation'), 'a CPU-only build has no MPS to allocate on');
+    assert.ok(withMps(true).includes('MPS allocation fails'));
+  });
+
   it('shows each problem with its hint as the remedy, and its code', () => {
     const r = report();
     r.problems = [{ source: 'torch', code: 'torch-cpu-only-build', message: 'PyTorch was not built with CUDA support', hint: 'install a CUDA build of PyTorch; this driver supports CUDA 12.4' }];

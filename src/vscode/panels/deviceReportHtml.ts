@@ -168,7 +168,8 @@ function torchDetails(torch: TorchStatus | null): string {
     ['cuDNN', torch.cuda.cudnnVersion],
     ['ROCm (HIP)', torch.hip],
     ['MPS built / available', `${yesNo(torch.mps.built)} / ${yesNo(torch.mps.available)}`],
-    ['MPS allocation', torch.mps.allocates === undefined ? null : torch.mps.allocates ? 'works' : `fails${torch.mps.error ? `: ${torch.mps.error}` : ''}`],
+    // An allocation test only means something where MPS is built.
+    ['MPS allocation', !torch.mps.built || torch.mps.allocates === undefined ? null : torch.mps.allocates ? 'works' : `fails${torch.mps.error ? `: ${torch.mps.error}` : ''}`],
     ['Current accelerator', torch.currentAccelerator],
     ['CUDA_VISIBLE_DEVICES', torch.cudaVisibleDevices],
   ]) + devices;
