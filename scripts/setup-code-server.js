@@ -33,8 +33,12 @@ const paths = {
 
 /** The environment under which code-server (and its npm install) must run. */
 function node24Env(base = process.env) {
+  // Under `npm test`, npm_* variables describe the outer npm on Node 20; code-server's
+  // postinstall reads the Node version from npm_config_user_agent, which an inner npm
+  // would inherit as configuration. Start the inner npm from a clean npm environment.
+  const clean = Object.fromEntries(Object.entries(base).filter(([key]) => !/^npm_/i.test(key)));
   return {
-    ...base,
+    ...clean,
     PATH: `${paths.node24Bin}${path.delimiter}${base.PATH || ''}`,
     npm_config_nodedir: node24Home,
   };
@@ -76,12 +80,22 @@ function nodeVersionAt(binDir) {
   return result.status === 0 ? result.stdout.trim() : undefined;
 }
 
-function npm(args, env) {
-  // npm itself runs on whatever Node launched this script; the target Node comes from env.
-  const npmCli = process.env.npm_execpath && process.env.npm_execpath.endsWith('.js')
-    ? [process.execPath, process.env.npm_execpath]
-    : ['npm'];
-  execFileSync(npmCli[0], [...npmCli.slice(1), ...args], { stdio: 'inherit', env });
+/** npm's own script, so it can be run by a chosen Node (`npm` on PATH may be a shell wrapper). */
+function npmCliScript() {
+  if (process.env.npm_execpath && process.env.npm_execpath.endsWith('.js')) return process.env.npm_execpath;
+  const found = spawnSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim();
+  return found ? fs.realpathSync(found) : undefined;
+}
+
+/**
+ * Runs npm on `node` (default: the Node running this script). code-server's install
+ * scripts check `node --version`, and npm puts the Node it runs on first in their PATH,
+ * so its install must run npm on Node 24 itself (a PATH entry alone is not enough).
+ */
+function npm(args, env, node = process.execPath) {
+  const script = npmCliScript();
+  const [command, ...prefix] = script ? [node, script] : ['npm'];
+  execFileSync(command, [...prefix, ...args], { stdio: 'inherit', env });
 }
 
 function ensureNode24() {
@@ -113,7 +127,7 @@ function ensureCodeServer() {
   }
   log(`installing code-server@${CODE_SERVER_VERSION} into ${path.relative(ROOT, codeServerDir)} (a few minutes the first time)`);
   fs.mkdirSync(codeServerDir, { recursive: true });
-  npm(['install', '--prefix', codeServerDir, '--no-audit', '--no-fund', '--no-save', `code-server@${CODE_SERVER_VERSION}`], node24Env());
+  npm(['install', '--prefix', codeServerDir, '--no-audit', '--no-fund', '--no-save', `code-server@${CODE_SERVER_VERSION}`], node24Env(), path.join(paths.node24Bin, 'node'));
   if (!codeServerRuns()) {
     throw new Error(`code-server@${CODE_SERVER_VERSION} was installed but '${paths.codeServer} --version' fails`);
   }
