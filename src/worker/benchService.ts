@@ -3,7 +3,9 @@
 // rejected with BENCH_BUSY rather than queued — a queued run would start minutes later
 // behind a progress notification the user did not ask for, and a click that seems to do
 // nothing is worse than a message saying a benchmark is already running (the editor
-// offers cancel on the running one). `benchmark` is the same code the CLI runs in-process.
+// offers cancel on the running one). A request that comes while a cancelled run is still
+// stopping (under a second) waits for it instead: "cancel, then run again" just works.
+// `benchmark` is the same code the CLI runs in-process.
 import { ResponseError, type CancellationToken, type MessageConnection } from 'vscode-jsonrpc';
 import type { DeviceReport } from '../core/devices/report';
 import {
@@ -54,6 +56,9 @@ export interface BenchServiceDeps {
   engines?: (options: BenchEngineOptions) => Engine[];
 }
 
+/** How long a new request waits for a cancelled run to stop before it is answered busy. */
+const CANCELLED_RUN_WAIT_MS = 3_000;
+
 /** JSON-RPC's "request cancelled" (LSP's -32800), as detect answers. */
 const REQUEST_CANCELLED = -32800;
 
@@ -65,7 +70,7 @@ function toAbortSignal(token: CancellationToken): AbortSignal {
 }
 
 export class BenchService {
-  private running: { description: string; since: number } | null = null;
+  private running: { description: string; since: number; signal: AbortSignal; finished: Promise<unknown>; done: boolean } | null = null;
 
   constructor(private readonly deps: BenchServiceDeps) {}
 
@@ -85,12 +90,35 @@ export class BenchService {
   }
 
   private async bench(params: BenchParams, token: CancellationToken): Promise<BenchRunResponse> {
-    if (this.running) {
+    await this.waitForCancelledRun();
+    if (this.running && !this.running.done) {
       const since = new Date(this.running.since).toLocaleTimeString();
       throw new ResponseError(BENCH_BUSY, `A benchmark is already running (${this.running.description}, since ${since}): cancel it or wait until it finishes.`);
     }
-    this.running = { description: `${params.compare}${params.engine ? ` ${params.engine}` : ''}${params.device ? ` on ${params.device}` : ''}`, since: Date.now() };
     const signal = toAbortSignal(token);
+    const finished = this.run(params, signal);
+    const description = `${params.compare}${params.engine ? ` ${params.engine}` : ''}${params.device ? ` on ${params.device}` : ''}`;
+    const running = { description, since: Date.now(), signal, finished: finished.catch(() => undefined), done: false };
+    void running.finished.then(() => (running.done = true));
+    this.running = running;
+    try {
+      return await finished;
+    } finally {
+      if (this.running === running) this.running = null;
+    }
+  }
+
+  /** A cancelled run stops within a second (engines promise so): wait for it rather than answer busy. */
+  private async waitForCancelledRun(): Promise<void> {
+    const running = this.running;
+    if (!running?.signal.aborted) return;
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise((resolve) => (timer = setTimeout(resolve, CANCELLED_RUN_WAIT_MS)));
+    await Promise.race([running.finished, limit]);
+    clearTimeout(timer);
+  }
+
+  private async run(params: BenchParams, signal: AbortSignal): Promise<BenchRunResponse> {
     const started = Date.now();
     try {
       const report = await this.deps.report({ pythonPath: params.pythonPath, pinnedDevice: params.pinnedDevice }, signal);
@@ -109,8 +137,6 @@ export class BenchService {
       const message = error instanceof Error ? error.message : String(error);
       this.deps.log('error', `bench failed: ${message}`);
       throw new ResponseError(-32603, `bench failed: ${message}`);
-    } finally {
-      this.running = null;
     }
   }
 }

@@ -118,6 +118,18 @@ describe('worker: benchmarks over JSON-RPC', function () {
     assert.strictEqual(next.results.length, 1);
   });
 
+  it('lets a request sent right after a cancel wait for the cancelled run to stop, then runs it', async () => {
+    const source = new CancellationTokenSource();
+    // torch stops by a SIGKILL and a wait for the exit: a few ms in which the next request arrives.
+    const long = worker.connection.sendRequest(BenchRequest, { ...base, compare: 'single', engine: 'torch', device: 'cpu', size: 1024, repeats: 1000 }, source.token);
+    await waitFor('timed products', () => progress.some((p) => p.progress.phase === 'timing'), 60_000);
+    source.cancel();
+    const next = worker.connection.sendRequest(BenchRequest, { ...base, compare: 'single', engine: 'wasm', device: 'cpu', size: 64, repeats: 2 });
+    const [cancelled, measured] = await Promise.all([long, next]);
+    assert.strictEqual(cancelled.cancelled, true);
+    assert.deepStrictEqual(measured.results.map((r) => `${r.engine} ${r.size}`), ['wasm 64']);
+  });
+
   it('on a CUDA machine (a shim over the real torch) compares cuda:0 with torch on the CPU and measures transfers', async () => {
     await worker.stop();
     start(shimDir('fake-cuda'));
