@@ -8,7 +8,7 @@ import * as path from 'path';
 import { isMeasured, type BenchProgress, type RunResult } from '../../src/core/bench/model';
 import { planBenchmark, type BenchPlan } from '../../src/core/bench/plan';
 import { TorchEngine, type TorchEngineOptions } from '../../src/worker/engines/torch';
-import { benchEnv, processesMatching, type Shim } from './benchTorchKit';
+import { benchEnv, processesMatching, removeShims, type Shim } from './benchTorchKit';
 import { DEBIAN_PYTHON, isAlive, requireDebianTorch, tempDir, waitFor } from './workerTestKit';
 
 function engine(options: Partial<TorchEngineOptions> = {}, shim?: Shim): TorchEngine {
@@ -38,6 +38,7 @@ describe('torch engine (Debian PyTorch)', function () {
   before(() => {
     version = requireDebianTorch();
   });
+  after(() => removeShims());
 
   it('measures float32 at n = 64, 128 and 256 in one process, with the core statistics and a checked product', async () => {
     const progress: BenchProgress[] = [];
@@ -101,6 +102,7 @@ describe('torch engine (Debian PyTorch)', function () {
     // The plan's own free memory (from the planner) is checked too.
     assert.strictEqual((await engine({ python }).run({ ...plan(4096), freeBytes: 1024 })).status, 'refused');
     assert.ok(!fs.existsSync(marker));
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('says torch is not installed when the interpreter cannot import it, or does not exist, with a remedy', async () => {

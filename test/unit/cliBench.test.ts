@@ -241,17 +241,22 @@ describe('cli: doctor quick benchmark', function () {
     const report = cpuReport(null);
     const alone = await quickBenchSection(report, null);
     assert.match(alone[1], /^ {2}No accelerator selected: wasm on the CPU only/);
-    const io = memoryIo(tempDir('dd-doctor-bench-'));
-    let seen: DeviceReport | null = null;
-    await runDoctorCommand(io, machine, async () => report, async (r) => {
-      seen = r;
-      return ['Quick benchmark', '  stand-in'];
-    });
-    assert.strictEqual(seen, report, 'one detect serves the summary and the benchmark');
-    assert.ok(io.out.endsWith('\nQuick benchmark\n  stand-in\n'), io.out);
-    const failed = memoryIo(tempDir('dd-doctor-bench-'));
-    await runDoctorCommand(failed, machine, async () => Promise.reject(new Error('probe exploded')));
-    assert.ok(failed.out.endsWith('Quick benchmark\n  Skipped: the devices could not be detected.\n'), failed.out);
-    assert.strictEqual(failed.err, '');
+    const folder = tempDir('dd-doctor-bench-');
+    try {
+      const io = memoryIo(folder);
+      let seen: DeviceReport | null = null;
+      await runDoctorCommand(io, machine, async () => report, async (r) => {
+        seen = r;
+        return ['Quick benchmark', '  stand-in'];
+      });
+      assert.strictEqual(seen, report, 'one detect serves the summary and the benchmark');
+      assert.ok(io.out.endsWith('\nQuick benchmark\n  stand-in\n'), io.out);
+      const failed = memoryIo(folder);
+      await runDoctorCommand(failed, machine, async () => Promise.reject(new Error('probe exploded')));
+      assert.ok(failed.out.endsWith('Quick benchmark\n  Skipped: the devices could not be detected.\n'), failed.out);
+      assert.strictEqual(failed.err, '');
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
