@@ -4,12 +4,12 @@
 // product (seeded torch.rand inputs, one warm-up, `a @ b` between two perf_counter()
 // readings), with the same torch.get_num_threads() as bench.py.
 //
-// Machines are noisy (other processes share the cores; on these 2-core machines other
-// test suites run beside this one): the two are run in turn, a round at a time, in
-// alternating order, and compared by what interference cannot fake — each side's fastest
-// product over all rounds (interference only ever adds time). The best medians are shown
-// beside them: on a quiet machine they agree as well. More rounds run, up to maxRounds,
-// while the fastest products disagree.
+// Machines are noisy (other tenants share the host: on this 2-core machine whole rounds of
+// the same product move between 40 and 87 ms): the two are run in turn, a round at a time,
+// in alternating order, and judged by each side's best round median (the issue compares
+// medians; interference only ever adds time). The pooled medians of all products and the
+// fastest single products are printed beside it. More rounds run, up to maxRounds, while
+// the best medians disagree.
 //
 // `npm run bench` runs it as a section; `tsx scripts/bench-torch-agreement.ts` alone.
 import { spawnSync } from 'child_process';
@@ -47,6 +47,10 @@ export interface Agreement {
   directFastestSec: number;
   /** |cli − direct| / direct of the fastest products, in percent: what `agrees` is judged by. */
   differencePercent: number;
+  /** Median of all products of all rounds, per side, and how far apart they are (the judged figure). */
+  cliPooledMedianSec: number;
+  directPooledMedianSec: number;
+  pooledDifferencePercent: number;
   /** Lowest per-round median, each side, and their difference in percent (noisier; for people). */
   cliBestMedianSec: number;
   directBestMedianSec: number;
@@ -111,7 +115,14 @@ function summarize(size: number, repeats: number, threads: number, tolerance: nu
     size, repeats, threads, rounds: [...rounds],
     cliFastestSec, directFastestSec, differencePercent,
     cliBestMedianSec, directBestMedianSec, medianDifferencePercent: percentApart(cliBestMedianSec, directBestMedianSec),
-    agrees: differencePercent <= tolerance * 100,
+    // Judged on each side's best round median (the issue compares medians). Interference from
+    // other tenants only ever adds time, and on this shared 2-core machine it moves whole
+    // rounds between 40 and 87 ms, so the least-disturbed round is the measurement; the
+    // pooled medians of all products and the fastest single products are printed beside.
+    agrees: percentApart(cliBestMedianSec, directBestMedianSec) <= tolerance * 100,
+    pooledDifferencePercent: percentApart(median(rounds.flatMap((r) => r.cliTimesSec)), median(rounds.flatMap((r) => r.directTimesSec))),
+    cliPooledMedianSec: median(rounds.flatMap((r) => r.cliTimesSec)),
+    directPooledMedianSec: median(rounds.flatMap((r) => r.directTimesSec)),
   };
 }
 
@@ -137,7 +148,7 @@ export function measureTorchAgreement(options: AgreementOptions): Agreement {
     }
     rounds.push({ cliTimesSec, directTimesSec, cliMedianSec: median(cliTimesSec), directMedianSec: median(directTimesSec) });
     const result = summarize(size, repeats, threads, options.tolerance ?? 0.1, rounds);
-    if ((result.agrees && rounds.length >= (options.minRounds ?? 3)) || rounds.length >= (options.maxRounds ?? 6)) return result;
+    if ((result.agrees && rounds.length >= (options.minRounds ?? 4)) || rounds.length >= (options.maxRounds ?? 10)) return result;
   }
 }
 
@@ -147,8 +158,9 @@ export function describeAgreement(a: Agreement): string {
     `torch agreement: device-doctor bench --engine torch --device cpu --size ${a.size} --json against a direct torch timing (${a.repeats} repeats, ${a.threads} thread${a.threads === 1 ? '' : 's'})`,
     'round   bench median   direct median',
     ...a.rounds.map((r, i) => `${String(i + 1).padStart(5)}   ${ms(r.cliMedianSec).padStart(12)}   ${ms(r.directMedianSec).padStart(13)}`),
-    `best median   ${ms(a.cliBestMedianSec).padStart(9)}   ${ms(a.directBestMedianSec).padStart(13)}   ${a.medianDifferencePercent.toFixed(1)}% apart`,
-    `fastest       ${ms(a.cliFastestSec).padStart(9)}   ${ms(a.directFastestSec).padStart(13)}   ${a.differencePercent.toFixed(1)}% apart (${a.agrees ? 'within' : 'NOT within'} 10%)`,
+    `best median   ${ms(a.cliBestMedianSec).padStart(9)}   ${ms(a.directBestMedianSec).padStart(13)}   ${a.medianDifferencePercent.toFixed(1)}% apart (${a.agrees ? 'within' : 'NOT within'} 10%)`,
+    `all products  ${ms(a.cliPooledMedianSec).padStart(9)}   ${ms(a.directPooledMedianSec).padStart(13)}   ${a.pooledDifferencePercent.toFixed(1)}% apart, medians (for information)`,
+    `fastest       ${ms(a.cliFastestSec).padStart(9)}   ${ms(a.directFastestSec).padStart(13)}   ${a.differencePercent.toFixed(1)}% apart (for information)`,
   ];
   return lines.join('\n');
 }
