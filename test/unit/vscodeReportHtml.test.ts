@@ -6,9 +6,9 @@ import type { DeviceReport } from '../../src/core/devices/report';
 import { EMPTY_SNAPSHOT } from '../../src/vscode/deviceSnapshot';
 import type { DeviceSnapshot } from '../../src/vscode/deviceSnapshot';
 import {
-  contentSecurityPolicy, memoryUpdates, renderReportBody, renderReportPage, REPORT_ACTIONS, REPORT_TITLE,
+  memoryUpdates, renderReportBody, renderReportPage, REPORT_ACTIONS, REPORT_TITLE,
 } from '../../src/vscode/panels/deviceReportHtml';
-import { createNonce, escapeHtml } from '../../src/vscode/panels/html';
+import { contentSecurityPolicy, createNonce, escapeHtml } from '../../src/vscode/panels/html';
 
 const GIB = 1024 ** 3;
 const OPTIONS = { memoryWarningPercent: 90 };

@@ -7,9 +7,8 @@ import { bestResult, formatGflops, speedupHeadline, speedupSentence, targetLabel
 import type { BenchHistoryEntry } from '../benchHistory';
 import { hasSweep, renderBarChart, renderSweepChart } from './benchmarkCharts';
 import { formatDate, historyTable, problemsList, runsTable, transfersTable } from './benchmarkSections';
-import { contentSecurityPolicy } from './deviceReportHtml';
-import type { PageResources } from './deviceReportHtml';
-import { escapeHtml, textElement } from './html';
+import type { PageResources } from './html';
+import { escapeHtml, textElement, webviewPage } from './html';
 
 export const BENCHMARK_TITLE = 'Matmul Benchmark';
 
@@ -38,21 +37,9 @@ export interface BenchPanelState {
 }
 
 export function renderBenchmarkPage(state: BenchPanelState, resources: PageResources): string {
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeHtml(contentSecurityPolicy(resources))}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${escapeHtml(resources.styleUri)}">
-<title>${escapeHtml(BENCHMARK_TITLE)}</title>
-</head>
-<body>
-<header><h1>${escapeHtml(BENCHMARK_TITLE)}</h1><nav id="actions">${renderActions(state)}</nav><p id="notice" role="status" aria-live="polite"></p></header>
-<main id="results">${renderBenchmarkBody(state)}</main>
-<script nonce="${escapeHtml(resources.nonce)}" src="${escapeHtml(resources.scriptUri)}"></script>
-</body>
-</html>`;
+  return webviewPage({
+    title: BENCHMARK_TITLE, resources, actionsHtml: renderActions(state), actionsId: 'actions', mainId: 'results', bodyHtml: renderBenchmarkBody(state),
+  });
 }
 
 /** The header's buttons; the export buttons are disabled while no run is shown. */

@@ -5,17 +5,10 @@ import { formatMemory } from '../../core/devices/format';
 import type { Accelerator, DeviceReport, Problem, TorchStatus } from '../../core/devices/report';
 import { acceleratorMemory, describeTorch, hostMemory, memoryPercent } from '../deviceSnapshot';
 import type { DeviceSnapshot, MemoryReading } from '../deviceSnapshot';
-import { escapeHtml, facts, textElement } from './html';
+import { escapeHtml, facts, textElement, webviewPage } from './html';
+import type { PageResources } from './html';
 
 export const REPORT_TITLE = 'Device Report';
-
-export interface PageResources {
-  /** webview.cspSource */
-  cspSource: string;
-  nonce: string;
-  scriptUri: string;
-  styleUri: string;
-}
 
 export interface ReportOptions {
   memoryWarningPercent: number;
@@ -30,34 +23,12 @@ export const REPORT_ACTIONS = {
 } as const;
 export type ReportAction = keyof typeof REPORT_ACTIONS;
 
-export function contentSecurityPolicy(resources: PageResources): string {
-  return [
-    "default-src 'none'",
-    `style-src ${resources.cspSource}`,
-    `img-src ${resources.cspSource}`,
-    `script-src 'nonce-${resources.nonce}'`,
-  ].join('; ');
-}
 
 export function renderReportPage(snapshot: DeviceSnapshot, options: ReportOptions, resources: PageResources): string {
   const buttons = (Object.keys(REPORT_ACTIONS) as ReportAction[])
     .map((action) => `<button type="button" data-action="${action}">${escapeHtml(REPORT_ACTIONS[action])}</button>`)
     .join('');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeHtml(contentSecurityPolicy(resources))}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${escapeHtml(resources.styleUri)}">
-<title>${escapeHtml(REPORT_TITLE)}</title>
-</head>
-<body>
-<header><h1>${escapeHtml(REPORT_TITLE)}</h1><nav>${buttons}</nav><p id="notice" role="status" aria-live="polite"></p></header>
-<main id="report">${renderReportBody(snapshot, options)}</main>
-<script nonce="${escapeHtml(resources.nonce)}" src="${escapeHtml(resources.scriptUri)}"></script>
-</body>
-</html>`;
+  return webviewPage({ title: REPORT_TITLE, resources, actionsHtml: buttons, mainId: 'report', bodyHtml: renderReportBody(snapshot, options) });
 }
 
 export function renderReportBody(snapshot: DeviceSnapshot, options: ReportOptions): string {
