@@ -9,7 +9,7 @@ import type { ExportFormat } from '../benchExport';
 import type { BenchHistory, BenchHistoryEntry } from '../benchHistory';
 import { BENCHMARK_ACTIONS, BENCHMARK_TITLE, renderActions, renderBenchmarkBody, renderBenchmarkPage } from './benchmarkHtml';
 import type { BenchmarkAction, BenchPanelState, BenchPanelStatus } from './benchmarkHtml';
-import { createNonce } from './html';
+import { createMediaPanel, pageResources } from './webviewPanel';
 
 export const BENCHMARK_VIEW_TYPE = 'deviceDoctor.benchmark';
 
@@ -58,13 +58,8 @@ export class BenchmarkPanel implements vscode.Disposable {
       this.update();
       return;
     }
-    const media = vscode.Uri.joinPath(this.extension.extensionUri, 'media');
-    const panel = vscode.window.createWebviewPanel(BENCHMARK_VIEW_TYPE, BENCHMARK_TITLE, { viewColumn: vscode.ViewColumn.Active, preserveFocus }, {
-      enableScripts: true,
-      localResourceRoots: [media],
-    });
+    const panel = createMediaPanel(this.extension, BENCHMARK_VIEW_TYPE, BENCHMARK_TITLE, { viewColumn: vscode.ViewColumn.Active, preserveFocus });
     this.panel = panel;
-    panel.iconPath = vscode.Uri.joinPath(media, 'icon.png');
     this.panelDisposables.push(
       panel.onDidDispose(() => this.panelClosed()),
       panel.webview.onDidReceiveMessage((message: unknown) => void this.received(message)),
@@ -91,14 +86,8 @@ export class BenchmarkPanel implements vscode.Disposable {
   private renderPage(): void {
     const panel = this.panel;
     if (!panel) return;
-    const media = vscode.Uri.joinPath(this.extension.extensionUri, 'media');
     this.wasVisible = panel.visible;
-    panel.webview.html = renderBenchmarkPage(this.state(), {
-      cspSource: panel.webview.cspSource,
-      nonce: createNonce(),
-      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(media, 'benchmark.js')).toString(),
-      styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(media, 'benchmark.css')).toString(),
-    });
+    panel.webview.html = renderBenchmarkPage(this.state(), pageResources(this.extension, panel, 'benchmark.js', 'benchmark.css'));
   }
 
   private update(): void {

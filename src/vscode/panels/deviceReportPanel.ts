@@ -6,7 +6,7 @@ import type { DeviceController } from '../deviceController';
 import type { DeviceSnapshot } from '../deviceSnapshot';
 import { memoryUpdates, renderReportBody, renderReportPage, REPORT_ACTIONS, REPORT_TITLE } from './deviceReportHtml';
 import type { ReportAction, ReportOptions } from './deviceReportHtml';
-import { createNonce } from './html';
+import { createMediaPanel, pageResources } from './webviewPanel';
 
 export const REPORT_VIEW_TYPE = 'deviceDoctor.deviceReport';
 
@@ -40,13 +40,8 @@ export class DeviceReportPanel implements vscode.Disposable {
       this.panel.reveal();
       return;
     }
-    const media = vscode.Uri.joinPath(this.extension.extensionUri, 'media');
-    const panel = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, REPORT_TITLE, vscode.ViewColumn.Active, {
-      enableScripts: true,
-      localResourceRoots: [media],
-    });
+    const panel = createMediaPanel(this.extension, REPORT_VIEW_TYPE, REPORT_TITLE, { viewColumn: vscode.ViewColumn.Active });
     this.panel = panel;
-    panel.iconPath = vscode.Uri.joinPath(media, 'icon.png');
     this.panelDisposables.push(
       panel.onDidDispose(() => this.panelClosed()),
       panel.webview.onDidReceiveMessage((message: unknown) => void this.received(message)),
@@ -70,16 +65,10 @@ export class DeviceReportPanel implements vscode.Disposable {
   private renderPage(): void {
     const panel = this.panel;
     if (!panel) return;
-    const media = vscode.Uri.joinPath(this.extension.extensionUri, 'media');
     const options = this.options();
     this.lastBodyKey = bodyKey(this.devices.snapshot, options);
     this.wasVisible = panel.visible;
-    panel.webview.html = renderReportPage(this.devices.snapshot, options, {
-      cspSource: panel.webview.cspSource,
-      nonce: createNonce(),
-      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(media, 'deviceReport.js')).toString(),
-      styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(media, 'deviceReport.css')).toString(),
-    });
+    panel.webview.html = renderReportPage(this.devices.snapshot, options, pageResources(this.extension, panel, 'deviceReport.js', 'deviceReport.css'));
   }
 
   private update(): void {
