@@ -40,7 +40,7 @@ const assets = [
 function copyAssets() {
   fs.mkdirSync(outdir, { recursive: true });
   for (const file of assets) fs.copyFileSync(file, path.join(outdir, path.basename(file)));
-  const pyDir = path.join(__dirname, 'src/worker/torch');
+  const pyDir = path.join(__dirname, 'src/worker/python');
   if (fs.existsSync(pyDir)) {
     for (const f of fs.readdirSync(pyDir).filter((n) => n.endsWith('.py'))) {
       fs.copyFileSync(path.join(pyDir, f), path.join(outdir, f));

@@ -1,6 +1,6 @@
 // Entry point: build the one DeviceDoctor context and start it. Everything else lives in src/vscode.
 import type * as vscode from 'vscode';
-import { DeviceDoctor } from './vscode/context';
+import { DeviceDoctor } from './vscode/deviceDoctor';
 
 let doctor: DeviceDoctor | undefined;
 

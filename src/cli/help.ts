@@ -1,6 +1,6 @@
 // The --help texts. Kept beside each other so the overview and the details agree.
-import { BENCH_HELP } from './benchCommand';
-import { DETECT_HELP } from './detectCommand';
+import { BENCH_HELP } from './commands/bench';
+import { DETECT_HELP } from './commands/detect';
 
 const OVERVIEW = `Device Doctor for PyTorch: finds PyTorch device mistakes in your code, and
 measures what your accelerators can do.

@@ -1,12 +1,12 @@
 // Dispatches a command line to its command. Every failure becomes "error: ..." and an
 // exit status: a person running the CLI never sees a stack trace.
 import { parseArgs } from './args';
-import { runBenchCli } from './benchCommand';
-import { runDetectCli } from './detectCommand';
-import { runDoctorCommand } from './doctorCommand';
+import { runBenchCli } from './commands/bench';
+import { runDetectCli } from './commands/detect';
+import { runDoctorCommand } from './commands/doctor';
 import { helpText } from './help';
 import type { CliIo } from './io';
-import { EXIT_USAGE, runLintCommand } from './lintCommand';
+import { EXIT_USAGE, runLintCommand } from './commands/lint';
 import { DEVICE_DOCTOR_VERSION } from './version';
 
 async function dispatch(argv: readonly string[], io: CliIo, signal?: AbortSignal): Promise<number> {

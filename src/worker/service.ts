@@ -13,11 +13,11 @@ import {
   type ProbeOptions,
   type WorkerLog,
 } from '../protocol/worker';
-import { BenchService } from './benchService';
-import { detectDevices, type Hang } from './detect';
-import { idMapperFor } from './ids';
-import { Monitor } from './monitor';
-import { CancelledError, DEFAULT_GATE_OPTIONS, ProbeGate, type GateOptions } from './probes/probeGate';
+import { BenchService } from './bench/service';
+import { detectDevices, type Hang } from './detect/detect';
+import { idMapperFor } from './detect/reportIds';
+import { Monitor } from './monitor/monitor';
+import { CancelledError, DEFAULT_GATE_OPTIONS, ProbeGate, type GateOptions } from './detect/probes/probeGate';
 
 /** JSON-RPC's "request cancelled" (LSP's -32800): what a cancelled detect answers. */
 export const REQUEST_CANCELLED = -32800;

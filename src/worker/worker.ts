@@ -3,8 +3,8 @@
 // It exits when its parent goes away, and never writes anything but the protocol to
 // stdout: console output is sent to stderr.
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
-import { killLineProcesses } from './benchProcess';
-import { killActiveTools } from './probes/spawn';
+import { killLineProcesses } from '../node/lineProcess';
+import { killActiveTools } from '../node/processRunner';
 import { WorkerService } from './service';
 
 function redirectConsoleToStderr(): void {

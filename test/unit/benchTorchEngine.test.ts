@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { isMeasured, type BenchProgress, type RunResult } from '../../src/core/bench/model';
 import { planBenchmark, type BenchPlan } from '../../src/core/bench/plan';
-import { TorchEngine, type TorchEngineOptions } from '../../src/worker/engines/torch';
+import { TorchEngine, type TorchEngineOptions } from '../../src/worker/engines/torch/engine';
 import { benchEnv, processesMatching, removeShims, type Shim } from './benchTorchKit';
 import { DEBIAN_PYTHON, isAlive, requireDebianTorch, tempDir, waitFor } from './workerTestKit';
 

@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { DEBIAN_PYTHON, ROOT, tempDir } from './workerTestKit';
 
-export const BENCH_PY = path.join(ROOT, 'src', 'worker', 'torch', 'bench.py');
+export const BENCH_PY = path.join(ROOT, 'src', 'worker', 'python', 'bench.py');
 
 /** One CUDA device whose tensors live in host memory: bench.py's cuda path (sync, transfers) on a CPU-only machine. */
 const FAKE_CUDA = `

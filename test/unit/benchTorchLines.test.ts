@@ -4,10 +4,10 @@
 import * as assert from 'assert';
 import { planBenchmark, type BenchPlan } from '../../src/core/bench/plan';
 import type { BenchProgress, RunResult } from '../../src/core/bench/model';
-import { TorchEngine } from '../../src/worker/engines/torch';
-import { parseBenchLine, productCheckOf, runFromLine, transferFromLine, type ResultLine } from '../../src/worker/benchTorchLines';
-import { TorchSession } from '../../src/worker/benchTorchSession';
-import type { LineProcessEnd } from '../../src/worker/benchProcess';
+import { TorchEngine } from '../../src/worker/engines/torch/engine';
+import { parseBenchLine, productCheckOf, runFromLine, transferFromLine, type ResultLine } from '../../src/worker/engines/torch/lines';
+import { TorchSession } from '../../src/worker/engines/torch/session';
+import type { LineProcessEnd } from '../../src/node/lineProcess';
 
 const CAPS = new TorchEngine({ python: null }).capabilities;
 

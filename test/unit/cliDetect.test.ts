@@ -6,7 +6,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { DeviceReport } from '../../src/core/devices/report';
-import { formatDetectText, parseDetectArgs, runDetectCli } from '../../src/cli/detectCommand';
+import { formatDetectText, parseDetectArgs, runDetectCli } from '../../src/cli/commands/detect';
 import { memoryIo } from '../../src/cli/io';
 import { buildDist, CLI_JS, DEBIAN_PYTHON, FAKE_TORCH, scenarioEnv, tempDir } from './workerTestKit';
 

@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { clearProjectConfigCache } from '../../src/core/config';
-import { machineSection, runDoctorCommand, type MachineFacts } from '../../src/cli/doctorCommand';
+import { machineSection, runDoctorCommand, type MachineFacts } from '../../src/cli/commands/doctor';
 import { memoryIo } from '../../src/cli/io';
 import { DEVICE_DOCTOR_VERSION } from '../../src/cli/version';
 

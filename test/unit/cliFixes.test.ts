@@ -1,8 +1,8 @@
 import * as assert from 'assert';
 import type { Finding } from '../../src/core/analysis/types';
-import { fixUntilStable, MAX_FIX_PASSES, type LocatedFinding } from '../../src/cli/fixes';
-import { isPythonNotebook, parseNotebook, serializeNotebook } from '../../src/cli/notebookFile';
-import { decodePythonSource, encodePythonSource, UnreadableFileError } from '../../src/cli/pythonFile';
+import { fixUntilStable, MAX_FIX_PASSES, type LocatedFinding } from '../../src/cli/lint/fixes';
+import { isPythonNotebook, parseNotebook, serializeNotebook } from '../../src/cli/lint/notebookFile';
+import { decodePythonSource, encodePythonSource, UnreadableFileError } from '../../src/cli/lint/pythonFile';
 
 /** A stand-in for DD003: every `.numpy()` not preceded by `.cpu()` gets "insert .cpu()". */
 function numpyFindings(source: string, cellIndex?: number): LocatedFinding[] {

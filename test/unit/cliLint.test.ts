@@ -6,8 +6,8 @@ import type { AnalyzeOptions, Finding } from '../../src/core/analysis/types';
 import { clearProjectConfigCache } from '../../src/core/config';
 import { parseArgs, type LintOptions } from '../../src/cli/args';
 import { memoryIo } from '../../src/cli/io';
-import { runLintCommand } from '../../src/cli/lintCommand';
-import type { Analyzer } from '../../src/cli/lintFiles';
+import { runLintCommand } from '../../src/cli/commands/lint';
+import type { Analyzer } from '../../src/cli/lint/lintFiles';
 import { runCli } from '../../src/cli/main';
 
 const FIXTURE = path.join(__dirname, '..', 'fixtures', 'cli', 'project');

@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { collectFiles, isLintedFileName } from '../../src/cli/walk';
+import { collectFiles, isLintedFileName } from '../../src/cli/lint/walk';
 
 describe('cli: finding files to lint', () => {
   let tmp: string;

@@ -10,9 +10,9 @@ import * as path from 'path';
 import type { EngineOutcome, RunResult } from '../../src/core/bench/model';
 import { BenchPlan, planBenchmark } from '../../src/core/bench/plan';
 import { createTfjsEngines } from '../../src/worker/engines';
-import { loadNativeTf, resetNativeTfCache } from '../../src/worker/engines/nativeTf';
-import { TfjsNodeEngine } from '../../src/worker/engines/tfjsNode';
-import { TfjsNodeGpuEngine } from '../../src/worker/engines/tfjsNodeGpu';
+import { loadNativeTf, resetNativeTfCache } from '../../src/worker/engines/tfjs/nativeTf';
+import { TfjsNodeEngine } from '../../src/worker/engines/tfjs/tfjsNode';
+import { TfjsNodeGpuEngine } from '../../src/worker/engines/tfjs/tfjsNodeGpu';
 
 let root: string;
 

@@ -1,7 +1,7 @@
 // One probe of a kind in flight, shared by concurrent callers; a back-off after a hang;
 // cancellation that stops the probe only when nobody wants it any more.
 import * as assert from 'assert';
-import { CancelledError, ProbeGate } from '../../src/worker/probes/probeGate';
+import { CancelledError, ProbeGate } from '../../src/worker/detect/probes/probeGate';
 
 interface Deferred<T> {
   promise: Promise<T>;

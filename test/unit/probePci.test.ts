@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { probePciDisplayDevices } from '../../src/worker/probes/pci';
+import { probePciDisplayDevices } from '../../src/worker/detect/probes/pci';
 
 function fakeBus(devices: Record<string, { class: string; vendor: string }>): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'dd-pci-'));

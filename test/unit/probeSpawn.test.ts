@@ -3,7 +3,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { runTool } from '../../src/worker/probes/spawn';
+import { runTool } from '../../src/node/processRunner';
 import { FAKE_BIN, isAlive, tempDir, waitFor } from './workerTestKit';
 
 const SH = '/bin/sh';

@@ -5,7 +5,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { SysfsDrmCard } from '../../src/core/devices/amd';
 import { DetectRequest, StartMonitorRequest, StopMonitorRequest } from '../../src/protocol/worker';
-import { readSysfsDrmCards } from '../../src/worker/probes/sysfs';
+import { readSysfsDrmCards } from '../../src/worker/detect/probes/sysfs';
 import { buildDist, ROOT, scenarioEnv, tempDir, waitFor, WorkerUnderTest } from './workerTestKit';
 
 const RECORDED = path.join(ROOT, 'test', 'fixtures', 'probes', 'sysfs');

@@ -1,4 +1,4 @@
-// src/worker/torch/probe.py on its own: exactly one JSON object on stdout, whatever
+// src/worker/python/probe.py on its own: exactly one JSON object on stdout, whatever
 // torch is (Debian's real CPU build, fake CUDA/MPS/ancient builds, none at all).
 import * as assert from 'assert';
 import { spawnSync } from 'child_process';
@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { DEBIAN_PYTHON, FAKE_TORCH, requireDebianTorch, ROOT, tempDir, TORCH_INSTALL_COMMAND } from './workerTestKit';
 
-const PROBE = path.join(ROOT, 'src', 'worker', 'torch', 'probe.py');
+const PROBE = path.join(ROOT, 'src', 'worker', 'python', 'probe.py');
 
 interface ProbeOutput {
   status: number | null;

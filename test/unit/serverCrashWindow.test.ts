@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { CRASH_WINDOW_MS, CrashWindow } from '../../src/vscode/crashWindow';
+import { CRASH_WINDOW_MS, CrashWindow } from '../../src/vscode/analysis/crashWindow';
 
 describe('server: restarting a crashed language server', () => {
   it('restarts after each of the first four crashes and gives up on the fifth within three minutes', () => {

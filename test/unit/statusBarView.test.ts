@@ -4,11 +4,11 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Accelerator, DeviceReport, TorchStatus } from '../../src/core/devices/report';
 import type { MemorySample } from '../../src/protocol/worker';
-import { COMMANDS } from '../../src/vscode/commands/ids';
-import { EMPTY_SNAPSHOT } from '../../src/vscode/deviceSnapshot';
-import type { DeviceSnapshot } from '../../src/vscode/deviceSnapshot';
-import { RESTRICTED_NOTE } from '../../src/vscode/interpreterChoice';
-import { GPU_UNUSABLE_TEXT, renderStatusBar, TOOLTIP_COMMANDS } from '../../src/vscode/statusBarView';
+import { COMMANDS } from '../../src/vscode/shared/commandIds';
+import { EMPTY_SNAPSHOT } from '../../src/vscode/devices/deviceSnapshot';
+import type { DeviceSnapshot } from '../../src/vscode/devices/deviceSnapshot';
+import { RESTRICTED_NOTE } from '../../src/vscode/interpreter/interpreterChoice';
+import { GPU_UNUSABLE_TEXT, renderStatusBar, TOOLTIP_COMMANDS } from '../../src/vscode/devices/statusBarView';
 
 const GIB = 1024 ** 3;
 const OPTIONS = { memoryWarningPercent: 90 };

@@ -13,9 +13,9 @@ import { formatBenchJson, toCsv, toMarkdown } from '../../src/core/bench/export'
 import { makeBenchResult } from '../../src/core/bench/result';
 import { BENCH_BUSY, BENCH_INVALID } from '../../src/protocol/worker';
 import type { BenchParams, BenchProgressParams, BenchRunResponse, EnginesResponse } from '../../src/protocol/worker';
-import type { BenchHistory as BenchHistoryType, MementoLike } from '../../src/vscode/benchHistory';
-import type { BenchmarkRunner as RunnerType } from '../../src/vscode/commands/runBenchmarkCommand';
-import type { BenchmarkPanel as PanelType } from '../../src/vscode/panels/benchmarkPanel';
+import type { BenchHistory as BenchHistoryType, MementoLike } from '../../src/vscode/benchmark/benchHistory';
+import type { BenchmarkRunner as RunnerType } from '../../src/vscode/benchmark/runBenchmarkCommand';
+import type { BenchmarkPanel as PanelType } from '../../src/vscode/benchmark/panel/benchmarkPanel';
 
 interface Message { level: 'info' | 'warning' | 'error'; message: string; items: string[] }
 interface FakeUri { scheme: string; fsPath: string; path: string; toString(): string }
@@ -176,8 +176,8 @@ class FakeBackend {
 }
 
 // Bound in beforeEach to the module instances the glue under test uses (instanceof must match).
-let cancelledError: typeof import('../../src/vscode/workerErrors').cancelledError;
-let failedError: typeof import('../../src/vscode/workerErrors').failedError;
+let cancelledError: typeof import('../../src/vscode/worker/workerErrors').cancelledError;
+let failedError: typeof import('../../src/vscode/worker/workerErrors').failedError;
 
 /** Resolves with a cancelled error once the token is cancelled, like WorkerClient.request. */
 function waitForCancel(_params: BenchParams, token: { onCancellationRequested(l: () => void): unknown }): Promise<BenchRunResponse> {
@@ -212,10 +212,10 @@ describe('vscode: the benchmark command, panel and native install (stand-in vsco
     fake = createFakeVscode();
     require.cache[fakePath] = { id: fakePath, filename: fakePath, loaded: true, exports: fake.api } as unknown as NodeJS.Module;
     for (const key of Object.keys(require.cache)) if (key.includes(`${path.sep}src${path.sep}vscode${path.sep}`)) delete require.cache[key];
-    const { BenchmarkRunner } = require('../../src/vscode/commands/runBenchmarkCommand') as typeof import('../../src/vscode/commands/runBenchmarkCommand');
-    const { BenchmarkPanel } = require('../../src/vscode/panels/benchmarkPanel') as typeof import('../../src/vscode/panels/benchmarkPanel');
-    const { BenchHistory } = require('../../src/vscode/benchHistory') as typeof import('../../src/vscode/benchHistory');
-    ({ cancelledError, failedError } = require('../../src/vscode/workerErrors') as typeof import('../../src/vscode/workerErrors'));
+    const { BenchmarkRunner } = require('../../src/vscode/benchmark/runBenchmarkCommand') as typeof import('../../src/vscode/benchmark/runBenchmarkCommand');
+    const { BenchmarkPanel } = require('../../src/vscode/benchmark/panel/benchmarkPanel') as typeof import('../../src/vscode/benchmark/panel/benchmarkPanel');
+    const { BenchHistory } = require('../../src/vscode/benchmark/benchHistory') as typeof import('../../src/vscode/benchmark/benchHistory');
+    ({ cancelledError, failedError } = require('../../src/vscode/worker/workerErrors') as typeof import('../../src/vscode/worker/workerErrors'));
     backend = new FakeBackend();
     history = new BenchHistory(new MemoryMemento(), 'machine-1');
     installs = 0;
@@ -375,7 +375,7 @@ describe('vscode: the benchmark command, panel and native install (stand-in vsco
     }
 
     async function install(env: NodeJS.ProcessEnv, engines: EnginesResponse = ENGINES): Promise<void> {
-      const { installNativeTfCommand } = require('../../src/vscode/commands/installNativeTfCommand') as typeof import('../../src/vscode/commands/installNativeTfCommand');
+      const { installNativeTfCommand } = require('../../src/vscode/benchmark/nativeTf/installNativeTfCommand') as typeof import('../../src/vscode/benchmark/nativeTf/installNativeTfCommand');
       fake.choosers.push(pick('tfjs-node'));
       await installNativeTfCommand({
         log: log as never,

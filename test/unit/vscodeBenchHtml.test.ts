@@ -5,12 +5,12 @@ import { buildRun } from '../../src/core/bench/compare';
 import { makeBenchResult } from '../../src/core/bench/result';
 import type { Dtype, EngineId, EngineOutcome, RunResult } from '../../src/core/bench/model';
 import type { BenchRunResponse, TransferResult } from '../../src/protocol/worker';
-import { makeHistoryEntry } from '../../src/vscode/benchHistory';
-import type { BenchHistoryEntry } from '../../src/vscode/benchHistory';
-import { niceCeiling, renderBarChart, renderSweepChart } from '../../src/vscode/panels/benchmarkCharts';
-import { BENCHMARK_TITLE, renderBenchmarkBody, renderBenchmarkPage } from '../../src/vscode/panels/benchmarkHtml';
-import type { BenchPanelState } from '../../src/vscode/panels/benchmarkHtml';
-import { speedupHeadline } from '../../src/vscode/benchFormat';
+import { makeHistoryEntry } from '../../src/vscode/benchmark/benchHistory';
+import type { BenchHistoryEntry } from '../../src/vscode/benchmark/benchHistory';
+import { niceCeiling, renderBarChart, renderSweepChart } from '../../src/vscode/benchmark/panel/benchmarkCharts';
+import { BENCHMARK_TITLE, renderBenchmarkBody, renderBenchmarkPage } from '../../src/vscode/benchmark/panel/benchmarkHtml';
+import type { BenchPanelState } from '../../src/vscode/benchmark/panel/benchmarkHtml';
+import { speedupHeadline } from '../../src/vscode/benchmark/benchFormat';
 
 const RESOURCES = {
   cspSource: 'https://file+.vscode-resource.vscode-cdn.net',

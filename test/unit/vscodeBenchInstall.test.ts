@@ -8,8 +8,8 @@ import * as os from 'os';
 import * as path from 'path';
 import {
   describeNpmFailure, findNpm, installNativeTf, npmInstallArgs, withDirOnPath,
-} from '../../src/vscode/commands/installNativeTfNpm';
-import type { NpmCommand } from '../../src/vscode/commands/installNativeTfNpm';
+} from '../../src/vscode/benchmark/nativeTf/installNativeTfNpm';
+import type { NpmCommand } from '../../src/vscode/benchmark/nativeTf/installNativeTfNpm';
 
 /** What `npm install @tensorflow/tfjs-node@4.22.0` printed on this machine (npm 11, no route to storage.googleapis.com). */
 const OFFLINE_NPM_OUTPUT = `npm error code 1

@@ -9,14 +9,14 @@ import { makeBenchResult } from '../../src/core/bench/result';
 import type { BenchProgress, RunResult } from '../../src/core/bench/model';
 import { BENCH_BUSY, BENCH_INVALID } from '../../src/protocol/worker';
 import type { BenchProgressParams, BenchRunResponse, EnginesResponse } from '../../src/protocol/worker';
-import { exportFile, isExportFormat } from '../../src/vscode/benchExport';
-import { formatGflops, formatMs, formatSpeedup } from '../../src/vscode/benchFormat';
-import { addToHistory, BenchHistory, HISTORY_LIMIT, historyKey, makeHistoryEntry, readHistory } from '../../src/vscode/benchHistory';
-import type { MementoLike } from '../../src/vscode/benchHistory';
-import { progressMessage, progressPercent, ProgressTracker } from '../../src/vscode/benchProgress';
-import { BENCH_BUSY_MESSAGE, classifyBenchError } from '../../src/vscode/commands/runBenchmarkErrors';
-import { COMPARE_PICKS, describeChoice, SIZE_PICKS, targetPicks, toBenchParams } from '../../src/vscode/commands/runBenchmarkPicks';
-import { cancelledError, crashedError, failedError, timeoutError } from '../../src/vscode/workerErrors';
+import { exportFile, isExportFormat } from '../../src/vscode/benchmark/benchExport';
+import { formatGflops, formatMs, formatSpeedup } from '../../src/vscode/benchmark/benchFormat';
+import { addToHistory, BenchHistory, HISTORY_LIMIT, historyKey, makeHistoryEntry, readHistory } from '../../src/vscode/benchmark/benchHistory';
+import type { MementoLike } from '../../src/vscode/benchmark/benchHistory';
+import { progressMessage, progressPercent, ProgressTracker } from '../../src/vscode/benchmark/benchProgress';
+import { BENCH_BUSY_MESSAGE, classifyBenchError } from '../../src/vscode/benchmark/runBenchmarkErrors';
+import { COMPARE_PICKS, describeChoice, SIZE_PICKS, targetPicks, toBenchParams } from '../../src/vscode/benchmark/runBenchmarkPicks';
+import { cancelledError, crashedError, failedError, timeoutError } from '../../src/vscode/worker/workerErrors';
 
 const CONTEXT = { pythonPath: '/usr/bin/python3', pinnedDevice: null, runId: 'run-7' };
 

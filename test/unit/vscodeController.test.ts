@@ -4,8 +4,8 @@
 // changes re-detect, and a worker that keeps crashing turns the item red with a Restart action.
 import * as assert from 'assert';
 import * as path from 'path';
-import type { DeviceController as DeviceControllerType } from '../../src/vscode/deviceController';
-import type { DeviceStatusBar as DeviceStatusBarType } from '../../src/vscode/statusBar';
+import type { DeviceController as DeviceControllerType } from '../../src/vscode/devices/deviceController';
+import type { DeviceStatusBar as DeviceStatusBarType } from '../../src/vscode/devices/statusBar';
 
 const FAKE_WORKER = path.resolve(__dirname, '..', 'fixtures', 'fakeWorker', 'worker.js');
 
@@ -119,8 +119,8 @@ describe('vscode: the device controller and the status bar item', function () {
       if (key.includes(`${path.sep}src${path.sep}vscode${path.sep}`) || key.includes('@vscode/python-extension')) delete require.cache[key];
     }
     log = new RecordingLog();
-    const { DeviceController } = require('../../src/vscode/deviceController') as typeof import('../../src/vscode/deviceController');
-    const { DeviceStatusBar } = require('../../src/vscode/statusBar') as typeof import('../../src/vscode/statusBar');
+    const { DeviceController } = require('../../src/vscode/devices/deviceController') as typeof import('../../src/vscode/devices/deviceController');
+    const { DeviceStatusBar } = require('../../src/vscode/devices/statusBar') as typeof import('../../src/vscode/devices/statusBar');
     const extension = { asAbsolutePath: () => FAKE_WORKER };
     controller = new DeviceController(extension as never, log as never);
     statusBar = new DeviceStatusBar(controller);

@@ -3,9 +3,9 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { chooseInterpreter, RESTRICTED_NOTE } from '../../src/vscode/interpreterChoice';
-import type { InterpreterContext, InterpreterLookups } from '../../src/vscode/interpreterChoice';
-import { findExecutable, findPythonOnPath } from '../../src/worker/pathLookup';
+import { chooseInterpreter, RESTRICTED_NOTE } from '../../src/vscode/interpreter/interpreterChoice';
+import type { InterpreterContext, InterpreterLookups } from '../../src/vscode/interpreter/interpreterChoice';
+import { findExecutable, findPythonOnPath } from '../../src/node/pathLookup';
 
 const HOME = '/home/ada';
 const FOLDER = '/work/project';

@@ -3,8 +3,8 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { COMMANDS } from '../../src/vscode/commands/ids';
-import { DEVICE_SETTING_DEFAULTS, readDeviceSettings, REDETECT_SETTINGS } from '../../src/vscode/deviceSettings';
+import { COMMANDS } from '../../src/vscode/shared/commandIds';
+import { DEVICE_SETTING_DEFAULTS, readDeviceSettings, REDETECT_SETTINGS } from '../../src/vscode/devices/deviceSettings';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 

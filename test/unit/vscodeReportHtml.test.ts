@@ -3,12 +3,12 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { DeviceReport } from '../../src/core/devices/report';
-import { EMPTY_SNAPSHOT } from '../../src/vscode/deviceSnapshot';
-import type { DeviceSnapshot } from '../../src/vscode/deviceSnapshot';
+import { EMPTY_SNAPSHOT } from '../../src/vscode/devices/deviceSnapshot';
+import type { DeviceSnapshot } from '../../src/vscode/devices/deviceSnapshot';
 import {
   memoryUpdates, renderReportBody, renderReportPage, REPORT_ACTIONS, REPORT_TITLE,
-} from '../../src/vscode/panels/deviceReportHtml';
-import { contentSecurityPolicy, createNonce, escapeHtml } from '../../src/vscode/panels/html';
+} from '../../src/vscode/devices/deviceReportHtml';
+import { contentSecurityPolicy, createNonce, escapeHtml } from '../../src/vscode/shared/html';
 
 const GIB = 1024 ** 3;
 const OPTIONS = { memoryWarningPercent: 90 };

@@ -3,7 +3,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { DeviceReport } from '../../src/core/devices/report';
-import { AUTOMATIC_LABEL, devicePicks, planDeviceWrite } from '../../src/vscode/commands/devicePicks';
+import { AUTOMATIC_LABEL, devicePicks, planDeviceWrite } from '../../src/vscode/devices/devicePicks';
 
 function report(): DeviceReport {
   return JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', 'fixtures', 'fakeWorker', 'report.json'), 'utf8')) as DeviceReport;

@@ -9,9 +9,9 @@ import { makeBenchResult } from '../../src/core/bench/result';
 import type { DeviceReport } from '../../src/core/devices/report';
 import type { BenchParams } from '../../src/protocol/worker';
 import type { Engine, RunOptions } from '../../src/worker/engines/engine';
-import { prepareBench, type PreparedBench } from '../../src/worker/benchPlans';
-import { runPreparedBench } from '../../src/worker/benchRunner';
-import { benchmark } from '../../src/worker/benchService';
+import { prepareBench, type PreparedBench } from '../../src/worker/bench/plans';
+import { runPreparedBench } from '../../src/worker/bench/runner';
+import { benchmark } from '../../src/worker/bench/service';
 
 const GIB = 1024 ** 3;
 

@@ -2,7 +2,7 @@
 // chunking; silence before and after the first line; a runaway line; the end of stderr;
 // a command that does not exist; and an abort that kills the whole process group.
 import * as assert from 'assert';
-import { killLineProcesses, runLineProcess, type LineProcessOptions } from '../../src/worker/benchProcess';
+import { killLineProcesses, runLineProcess, type LineProcessOptions } from '../../src/node/lineProcess';
 import { isRunning } from './benchTorchKit';
 import { waitFor } from './workerTestKit';
 

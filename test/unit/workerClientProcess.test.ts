@@ -5,9 +5,9 @@ import * as path from 'path';
 import { CancellationTokenSource } from 'vscode-jsonrpc/node';
 import { DetectRequest } from '../../src/protocol/worker';
 import type { MemorySamples, ProbeOptions } from '../../src/protocol/worker';
-import { WorkerClient } from '../../src/vscode/workerClient';
-import type { WorkerLogger, WorkerState } from '../../src/vscode/workerClient';
-import { WorkerError } from '../../src/vscode/workerErrors';
+import { WorkerClient } from '../../src/vscode/worker/workerClient';
+import type { WorkerLogger, WorkerState } from '../../src/vscode/worker/workerClient';
+import { WorkerError } from '../../src/vscode/worker/workerErrors';
 
 const FAKE_WORKER = path.resolve(__dirname, '..', 'fixtures', 'fakeWorker', 'worker.js');
 

@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { LifecycleQueue } from '../../src/vscode/lifecycleQueue';
+import { LifecycleQueue } from '../../src/vscode/shared/lifecycleQueue';
 
 /** A restart step that records overlap and can be held open until released. */
 function recordingStep() {

@@ -4,11 +4,11 @@
 import * as assert from 'assert';
 import { DetectRequest } from '../../src/protocol/worker';
 import type { MemorySamples } from '../../src/protocol/worker';
-import { EMPTY_SNAPSHOT } from '../../src/vscode/deviceSnapshot';
-import { renderStatusBar } from '../../src/vscode/statusBarView';
-import { WorkerClient } from '../../src/vscode/workerClient';
-import type { WorkerLogger } from '../../src/vscode/workerClient';
-import { WorkerError } from '../../src/vscode/workerErrors';
+import { EMPTY_SNAPSHOT } from '../../src/vscode/devices/deviceSnapshot';
+import { renderStatusBar } from '../../src/vscode/devices/statusBarView';
+import { WorkerClient } from '../../src/vscode/worker/workerClient';
+import type { WorkerLogger } from '../../src/vscode/worker/workerClient';
+import { WorkerError } from '../../src/vscode/worker/workerErrors';
 import { buildDist, isAlive, scenarioEnv, waitFor, WORKER_JS } from './workerTestKit';
 
 const quietLog: WorkerLogger & { lines: string[] } = {

@@ -2,7 +2,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { cliInterpreter, findOnPath, resolveInterpreter } from '../../src/worker/interpreter';
+import { cliInterpreter, findOnPath, resolveInterpreter } from '../../src/node/interpreter';
 import { tempDir } from './workerTestKit';
 
 describe('worker: resolveInterpreter', () => {

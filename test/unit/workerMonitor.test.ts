@@ -4,7 +4,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { MemorySampleRow } from '../../src/core/devices/nvidiaMonitor';
-import { NvidiaStream, type NvidiaStreamOptions } from '../../src/worker/nvidiaStream';
+import { NvidiaStream, type NvidiaStreamOptions } from '../../src/worker/monitor/nvidiaStream';
 import { fakeRuns, isAlive, scenarioEnv, tempDir, waitFor } from './workerTestKit';
 
 const MIB = 1024 ** 2;

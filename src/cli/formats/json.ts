@@ -3,7 +3,7 @@
 // Notebooks, as in Ruff, carry `"cell": N` and cell-local rows; elsewhere `"cell": null`.
 import { ruleDocsUrl } from '../../core/analysis/catalog';
 import type { Fix, Position } from '../../core/analysis/types';
-import type { LocatedFinding } from '../fixes';
+import type { LocatedFinding } from '../lint/fixes';
 import { cellNumber, Locator, sortedFindings, type LintReport, type LintedFile, type RowColumn } from './report';
 
 /** Ruff prints `{"column": .., "row": ..}`: keys sorted, as everywhere in its JSON. */

@@ -2,7 +2,7 @@
 // (so each format can be tested with fabricated findings, no analyzer needed).
 import type { Position } from '../../core/analysis/types';
 import { lineStarts } from '../../core/python/edits';
-import type { LocatedFinding } from '../fixes';
+import type { LocatedFinding } from '../lint/fixes';
 
 export interface LintedFile {
   /** Absolute path. */

@@ -5,7 +5,7 @@ import * as path from 'path';
 import { pathToFileURL } from 'url';
 import { DOCS_BASE_URL, RULES, ruleDocsUrl, ruleInfo } from '../../core/analysis/catalog';
 import type { Finding, Range, RuleCode, Severity } from '../../core/analysis/types';
-import type { LocatedFinding } from '../fixes';
+import type { LocatedFinding } from '../lint/fixes';
 import { cellNumber, Locator, sortedFindings, type LintReport, type LintedFile } from './report';
 
 export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';

@@ -2,7 +2,7 @@
 // and calls of the program's own functions and classes (call-site propagation).
 import type { Node } from '../python/pyNode';
 import { callArguments, CallArguments, dottedKey, field, isNumberLiteral, unparen } from '../python/syntax';
-import type { RoundContext } from './context';
+import type { RoundContext } from './roundContext';
 import { evalDevice, toTarget } from './devices';
 import type { Arg, Expressions } from './expressions';
 import { resultOf } from './expressions';

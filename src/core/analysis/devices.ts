@@ -1,7 +1,7 @@
 // Where does a `.to(...)` argument or a `device=` keyword put a tensor?
 import type { Node } from '../python/pyNode';
 import { callArguments, field, isNumberLiteral, stringLiteralValue, unparen } from '../python/syntax';
-import type { RoundContext } from './context';
+import type { RoundContext } from './roundContext';
 import type { Frame } from './frame';
 import { DTYPE_NAMES, isAcceleratorDeviceString } from './torchApi';
 import { ACCEL, CPU, EITHER, Place, UNTRACKED, Value, value } from './values';

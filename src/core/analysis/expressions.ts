@@ -3,7 +3,7 @@
 import type { Node } from '../python/pyNode';
 import { children, dottedKey, field, unparen } from '../python/syntax';
 import { evalCall } from './calls';
-import { MAX_EXPRESSION_DEPTH, RoundContext } from './context';
+import { MAX_EXPRESSION_DEPTH, RoundContext } from './roundContext';
 import { deviceFromString } from './devices';
 import type { Frame } from './frame';
 import {

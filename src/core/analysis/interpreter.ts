@@ -4,7 +4,7 @@
 import type { Node } from '../python/pyNode';
 import { children, dottedKey, field, unparen } from '../python/syntax';
 import type { Checker } from './checker';
-import type { RoundContext } from './context';
+import type { RoundContext } from './roundContext';
 import { Env } from './env';
 import { Expressions } from './expressions';
 import { Frame, Summaries } from './frame';

@@ -2,7 +2,7 @@
 // names receive batch tensors on the CPU, tied to the loop (DD002).
 import type { Node } from '../python/pyNode';
 import { callArguments, children, dottedKey, field, unparen } from '../python/syntax';
-import type { RoundContext } from './context';
+import type { RoundContext } from './roundContext';
 import type { Frame } from './frame';
 import { CPU, LoaderLoop, OTHER, UNKNOWN, value } from './values';
 

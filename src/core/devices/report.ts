@@ -60,7 +60,7 @@ export interface TorchDevice {
   reservedBytes: number | null;
 }
 
-/** What the user's interpreter says about PyTorch (src/worker/torch/probe.py). */
+/** What the user's interpreter says about PyTorch (src/worker/python/probe.py). */
 export type TorchStatus =
   | {
       interpreter: string;

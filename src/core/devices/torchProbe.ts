@@ -1,4 +1,4 @@
-// The JSON object printed by src/worker/torch/probe.py: TorchStatus without the
+// The JSON object printed by src/worker/python/probe.py: TorchStatus without the
 // interpreter field, or {"error": "..."} when torch cannot be imported. Anything the
 // interpreter prints is checked field by field: a user's sitecustomize can print anything.
 import type { TorchDevice, TorchStatus } from './report';

@@ -2,17 +2,17 @@
 // subprocess) joins them there.
 import type { Engine } from './engine';
 import { JsEngine } from './js';
-import { TfjsNodeEngine } from './tfjsNode';
-import { TfjsNodeGpuEngine } from './tfjsNodeGpu';
+import { TfjsNodeEngine } from './tfjs/tfjsNode';
+import { TfjsNodeGpuEngine } from './tfjs/tfjsNodeGpu';
 import { WasmEngine } from './wasm';
 
 export type { Engine, RunOptions } from './engine';
 export { JsEngine } from './js';
 export { WasmEngine, findWasmDir, WASM_FILES } from './wasm';
-export { TfjsNodeEngine } from './tfjsNode';
-export { TfjsNodeGpuEngine, TFJS_CUDA_HINT } from './tfjsNodeGpu';
-export { loadNativeTf, NATIVE_TF_VERSION } from './nativeTf';
-export type { NativeLoad, NativePackage } from './nativeTf';
+export { TfjsNodeEngine } from './tfjs/tfjsNode';
+export { TfjsNodeGpuEngine, TFJS_CUDA_HINT } from './tfjs/tfjsNodeGpu';
+export { loadNativeTf, NATIVE_TF_VERSION } from './tfjs/nativeTf';
+export type { NativeLoad, NativePackage } from './tfjs/nativeTf';
 
 export interface TfjsEngineOptions {
   /** Folders with the tfjs wasm binaries, searched before the bundle's folder. */

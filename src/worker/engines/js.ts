@@ -5,8 +5,8 @@ import type { EngineOutcome, RunResult } from '../../core/bench/model';
 import type { Engine, RunOptions } from './engine';
 import { withHostFreeMemory } from './hostMemory';
 import { planMismatch } from './planGuard';
-import { runTfjsMatmul } from './tfjsRunner';
-import { TFJS_VERSION, bundledTf } from './tfjsRuntime';
+import { runTfjsMatmul } from './tfjs/tfjsRunner';
+import { TFJS_VERSION, bundledTf } from './tfjs/tfjsRuntime';
 
 /** A timed matmul longer than this is split into row slices so that cancel lands within a second. */
 export const JS_SLICE_SEC = 0.25;

@@ -13,8 +13,8 @@ import type { EngineOutcome, RunResult } from '../../core/bench/model';
 import type { Engine, RunOptions } from './engine';
 import { withHostFreeMemory } from './hostMemory';
 import { planMismatch } from './planGuard';
-import { runTfjsMatmul } from './tfjsRunner';
-import { bundledTf, serialized, useBackend } from './tfjsRuntime';
+import { runTfjsMatmul } from './tfjs/tfjsRunner';
+import { bundledTf, serialized, useBackend } from './tfjs/tfjsRuntime';
 
 /** The binaries tfjs-backend-wasm may load in Node.js: with SIMD, and the fallback without. */
 export const WASM_FILES = ['tfjs-backend-wasm-simd.wasm', 'tfjs-backend-wasm.wasm'] as const;

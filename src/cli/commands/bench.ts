@@ -1,0 +1,249 @@
+// `device-doctor bench`: matmul benchmarks, run in this process through the same code the
+// worker serves (benchService.benchmark): a CLI run is one-shot, so a forked worker would
+// add a process and a protocol without isolation worth having; bench.py still runs in its
+// own process group and Ctrl-C kills it. Impossible requests exit 2 at once with the
+// core's message: the numbers and names before anything runs, the device once detect has
+// said what this machine has.
+import { formatBenchJson, isFailure, toBenchJson } from '../../core/bench';
+import { DTYPES, type BenchProgress } from '../../core/bench/model';
+import { DEFAULT_SIZE } from '../../core/bench/plan';
+import { SWEEP_SIZES } from '../../core/bench/sweep';
+import type { DeviceReport } from '../../core/devices/report';
+import type { BenchParams, BenchRunResponse } from '../../protocol/worker';
+import { createBenchEngines } from '../../worker/bench/engines';
+import { requestShapeProblem } from '../../worker/bench/plans';
+import { benchmark } from '../../worker/bench/service';
+import { InvalidBenchRequest } from '../../worker/bench/targets';
+import { cliInterpreter } from '../../node/interpreter';
+import { formatBenchText } from '../formats/benchText';
+import { detectReport } from './detect';
+import type { CliIo } from '../io';
+
+export interface BenchOptions {
+  engine?: string;
+  device?: string;
+  size?: number;
+  sweep: boolean;
+  repeats?: number;
+  dtypes?: string[];
+  python?: string;
+  json: boolean;
+}
+
+export type BenchInvocation = { kind: 'run'; options: BenchOptions } | { kind: 'help' } | { kind: 'usage-error'; message: string };
+
+export const EXIT_OK = 0;
+/** A wrong product, an engine that failed, or nothing measured at all. */
+export const EXIT_FAILED = 1;
+/** Bad usage or an impossible request (size, dtype, device, engine). */
+export const EXIT_IMPOSSIBLE = 2;
+export const EXIT_CANCELLED = 130;
+
+export const BENCH_HELP = `Usage: device-doctor bench [options]
+
+Times n×n matrix products (warm-up, synchronize, median of repeats, GFLOP/s) and
+checks every product against float64. By default the selected device (see
+'device-doctor detect') runs with PyTorch against a CPU baseline and the speedup
+is printed; without an accelerator, torch on the CPU is compared with the bundled
+wasm engine, and without PyTorch the wasm engine runs alone.
+
+Options:
+  --engine <engine>  torch, tfjs-node-gpu, tfjs-node, wasm, js, or all (every
+                     engine on every device it has here)
+  --device <device>  cpu, cuda, cuda:N or mps (default: the selected device)
+  --size <n>         Matrix order, 1 to 32768 (default ${DEFAULT_SIZE})
+  --sweep            Sizes ${SWEEP_SIZES.join(', ')}, stopping after the first that takes
+                     longer than half a second
+  --repeats <r>      Timed repeats per size (default 10)
+  --dtype <dtypes>   float32 (default), float16, bfloat16, a comma-separated list, or all
+  --python <path>    The Python interpreter whose PyTorch to use
+                     (default: python3, then python, on PATH)
+  --json             Print {"schemaVersion": 1, "results": [...], "speedup": ..., "problems": [...]}
+  -h, --help         Show this help
+
+Exit status: 0 measured; 1 a wrong product, a failed engine, or nothing measured;
+2 an impossible request (size, dtype, device, engine) or bad usage; 130 Ctrl-C.
+
+Examples:
+  device-doctor bench
+  device-doctor bench --engine torch --device cpu --size 1024 --json
+  device-doctor bench --engine all --sweep
+`;
+
+function takeValue(argv: readonly string[], i: number, name: string): [string, number] {
+  const eq = argv[i].indexOf('=');
+  if (eq >= 0) return [argv[i].slice(eq + 1), i];
+  if (i + 1 >= argv.length) throw new Error(`option '${name}' needs a value`);
+  return [argv[i + 1], i + 1];
+}
+
+/** A number as typed; its range is the core's to judge (so 0 and 100000 get the core's message). */
+function parseNumber(text: string, name: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value)) throw new Error(`${name} needs a number (got '${text}')`);
+  return value;
+}
+
+function parseDtypes(text: string): string[] {
+  if (text === 'all') return [...DTYPES];
+  return text.split(',').map((d) => d.trim()).filter((d) => d !== '');
+}
+
+function applyOption(options: BenchOptions, name: string, value: string): void {
+  if (name === '--engine') options.engine = value;
+  else if (name === '--device') options.device = value;
+  else if (name === '--size') options.size = parseNumber(value, '--size');
+  else if (name === '--repeats') options.repeats = parseNumber(value, '--repeats');
+  else if (name === '--dtype') options.dtypes = parseDtypes(value);
+  else options.python = value;
+}
+
+const VALUE_OPTIONS = ['--engine', '--device', '--size', '--repeats', '--dtype', '--python'];
+
+/** bench's own arguments (everything after `bench`). */
+export function parseBenchArgs(argv: readonly string[]): BenchInvocation {
+  const options: BenchOptions = { sweep: false, json: false };
+  try {
+    for (let i = 0; i < argv.length; i++) {
+      const arg = argv[i];
+      const name = arg.split('=')[0];
+      if (arg === '-h' || arg === '--help') return { kind: 'help' };
+      if (arg === '--json') options.json = true;
+      else if (arg === '--sweep') options.sweep = true;
+      else if (VALUE_OPTIONS.includes(name)) {
+        let value: string;
+        [value, i] = takeValue(argv, i, name);
+        applyOption(options, name, value);
+      } else if (arg.startsWith('-')) throw new Error(`unknown option '${name}'`);
+      else throw new Error(`'bench' takes no arguments (got '${arg}')`);
+    }
+    if (options.sweep && options.size !== undefined) throw new Error('use either --size or --sweep, not both');
+  } catch (err) {
+    return { kind: 'usage-error', message: (err as Error).message };
+  }
+  return { kind: 'run', options };
+}
+
+/** What the worker would be asked: all engines, one engine on one device, or a device against the CPU. */
+export function benchParamsOf(options: BenchOptions, python: string | null): BenchParams {
+  const compare = options.engine === 'all' ? 'all' : options.engine !== undefined && options.device !== undefined ? 'single' : 'versus-cpu';
+  return {
+    pythonPath: python,
+    pinnedDevice: null,
+    compare,
+    engine: options.engine === 'all' ? undefined : options.engine,
+    device: options.device,
+    size: options.sweep ? undefined : options.size,
+    sweep: options.sweep,
+    repeats: options.repeats,
+    dtypes: options.dtypes,
+  };
+}
+
+/** The numbers and names checked before detect runs: an impossible size or dtype exits at once. */
+function earlyProblem(params: BenchParams): string | null {
+  const sizes = params.sweep ? SWEEP_SIZES : [params.size ?? DEFAULT_SIZE];
+  return requestShapeProblem({ ...params, device: params.device ?? 'cpu' }, sizes, params.dtypes ?? ['float32']);
+}
+
+/** One stderr line per measured size; on a terminal, one line rewritten in place. */
+function progressPrinter(io: CliIo): { onProgress: (p: BenchProgress, step: number, steps: number) => void; end(): void } {
+  let live = false;
+  return {
+    onProgress(p, step, steps) {
+      const what = `[${step}/${steps}] ${p.engine} ${p.device} ${p.dtype} n=${p.size}`;
+      if (io.color) {
+        const detail = p.phase === 'timing' ? `${p.done}/${p.repeats}` : p.phase;
+        io.stderr(`\r\x1b[K${what} ${detail}`);
+        live = true;
+      } else if (p.phase === 'checking') io.stderr(`${what}: ${p.repeats} repeats timed\n`);
+    },
+    end() {
+      if (live) io.stderr('\r\x1b[K');
+    },
+  };
+}
+
+export function exitStatusOf(run: BenchRunResponse): number {
+  if (run.cancelled) return EXIT_CANCELLED;
+  if (run.problems.some(isFailure) || run.results.length === 0) return EXIT_FAILED;
+  return EXIT_OK;
+}
+
+export async function runBenchCommand(options: BenchOptions, io: CliIo, signal?: AbortSignal, report?: DeviceReport): Promise<number> {
+  const python = cliInterpreter(options.python);
+  const params = benchParamsOf(options, python);
+  const early = earlyProblem(params);
+  if (early) {
+    io.stderr(`error: ${early}\n`);
+    return EXIT_IMPOSSIBLE;
+  }
+  const deviceReport = report ?? (await detectReport({ python, verbose: false }, io, signal));
+  const engines = createBenchEngines({ python, report: deviceReport, env: process.env });
+  const progress = progressPrinter(io);
+  let run: BenchRunResponse;
+  try {
+    run = await benchmark(params, deviceReport, engines, { signal, onProgress: progress.onProgress });
+  } catch (error) {
+    if (!(error instanceof InvalidBenchRequest)) throw error;
+    io.stderr(`error: ${error.message}\n`);
+    return EXIT_IMPOSSIBLE;
+  } finally {
+    progress.end();
+  }
+  io.stdout(options.json ? benchJsonText(run) : formatBenchText(run));
+  return exitStatusOf(run);
+}
+
+/** The core's --json object; host↔device transfers are added only when measured (accelerators). */
+export function benchJsonText(run: BenchRunResponse): string {
+  if (run.transfers.length === 0) return formatBenchJson(run);
+  return JSON.stringify({ ...toBenchJson(run), transfers: run.transfers }, null, 2) + '\n';
+}
+
+/** `device-doctor bench ...` from its arguments. */
+export async function runBenchCli(argv: readonly string[], io: CliIo, signal?: AbortSignal): Promise<number> {
+  const invocation = parseBenchArgs(argv);
+  if (invocation.kind === 'help') {
+    io.stdout(BENCH_HELP);
+    return EXIT_OK;
+  }
+  if (invocation.kind === 'usage-error') {
+    io.stderr(`error: ${invocation.message}\nRun 'device-doctor bench --help' for usage.\n`);
+    return EXIT_IMPOSSIBLE;
+  }
+  return runBenchCommand(invocation.options, io, signal);
+}
+
+// ---- doctor's closing benchmark ----
+
+export const QUICK_BENCH_TITLE = 'Quick benchmark';
+/** Small enough for a couple of seconds on a slow CPU, large enough for a GPU to show. */
+export const QUICK_BENCH_SIZE = 512;
+export const QUICK_BENCH_REPEATS = 5;
+
+function quickResultLine(run: BenchRunResponse, r: BenchRunResponse['results'][number]): string {
+  const speed = `${r.gflops.toFixed(1)} GFLOP/s`.padStart(14);
+  const baseline = run.speedup?.baseline;
+  const s = run.speedup?.entries.find((e) => e.engine === r.engine && e.device === r.device && e.dtype === r.dtype);
+  const relative = s && baseline ? `  ${Number(s.speedup.toPrecision(3))}× the speed of ${baseline.engine} on the CPU` : '';
+  return `  ${`${r.engine} ${r.device}`.padEnd(14)}${speed}  (median ${Number((r.medianSec * 1e3).toPrecision(3))} ms)${relative}`;
+}
+
+/**
+ * The selected device against the CPU at n = 512, float32, median of 5: what is compared,
+ * one line per result with its speedup, and the problems in one line each. Never throws.
+ */
+export async function quickBenchSection(report: DeviceReport, python: string | null, signal?: AbortSignal): Promise<string[]> {
+  const title = `${QUICK_BENCH_TITLE} (matmul n = ${QUICK_BENCH_SIZE}, float32, median of ${QUICK_BENCH_REPEATS})`;
+  const params: BenchParams = { pythonPath: python, pinnedDevice: null, compare: 'versus-cpu', size: QUICK_BENCH_SIZE, repeats: QUICK_BENCH_REPEATS, transfer: false };
+  try {
+    const run = await benchmark(params, report, createBenchEngines({ python, report, env: process.env }), { signal });
+    const lines = [title, `  ${run.description}`, ...run.results.map((r) => quickResultLine(run, r))];
+    for (const p of run.problems) lines.push(`  ${p.engine}${p.device ? ` ${p.device}` : ''}: ${p.message}`);
+    lines.push("  Run 'device-doctor bench' for other sizes, engines and dtypes ('--engine all', '--sweep').");
+    return lines;
+  } catch (error) {
+    return [title, `  Could not run: ${error instanceof Error ? error.message : String(error)}`];
+  }
+}

@@ -1,0 +1,178 @@
+// `device-doctor detect [--json] [--python PATH]`: the device report of PROBES.md.
+//
+// The probes run in this process, through the same detectDevices the worker serves:
+// a CLI run is one-shot, so forking a worker would add a process and a protocol
+// without adding isolation worth having (a crash ends the CLI either way), and the
+// bundle stays one file. Every tool still runs as its own child with a timeout.
+// Finding no GPU or no PyTorch is a result, so detect exits 0 unless the usage is wrong.
+import { formatMemory } from '../../core/devices/format';
+import type { Accelerator, DeviceReport, TorchStatus } from '../../core/devices/report';
+import type { ProbeOptions } from '../../protocol/worker';
+import { detectDevices } from '../../worker/detect/detect';
+import { cliInterpreter } from '../../node/interpreter';
+import { ProbeGate } from '../../worker/detect/probes/probeGate';
+import type { CliIo } from '../io';
+
+export interface DetectOptions {
+  json: boolean;
+  python?: string;
+  /** --device: the device to check as if pinned by deviceDoctor.device. */
+  device?: string;
+  /** --timeout, in seconds: per tool, overriding each tool's default. */
+  timeoutSeconds?: number;
+  verbose: boolean;
+}
+
+export type DetectInvocation = { kind: 'run'; options: DetectOptions } | { kind: 'help' } | { kind: 'usage-error'; message: string };
+
+export const DETECT_HELP = `Usage: device-doctor detect [options]
+
+Detects this machine's accelerators (NVIDIA with nvidia-smi, AMD with amd-smi,
+rocm-smi or sysfs, Apple with system_profiler), the CPU and memory, asks your
+Python's PyTorch what it can use, selects the device PyTorch code should use and
+explains every problem found, with a remedy. Exits with 0 even when there is no
+GPU or no PyTorch: that is a finding, not an error.
+
+Options:
+  --json             Print the report as JSON (schemaVersion 1; bytes are integers,
+                     unknown values null)
+  --python <path>    The Python interpreter to ask about PyTorch
+                     (default: python3, then python, on PATH)
+  --device <device>  Check this device as if pinned (deviceDoctor.device), e.g. cuda:1
+  --timeout <s>      Seconds each tool may take before it is killed
+                     (default: 15 for nvidia-smi and the AMD tools, 120 for PyTorch)
+  --verbose          Log each tool run to stderr
+  -h, --help         Show this help
+
+Examples:
+  device-doctor detect
+  device-doctor detect --json --python .venv/bin/python
+`;
+
+function takeValue(argv: readonly string[], i: number, name: string): [string, number] {
+  const arg = argv[i];
+  const eq = arg.indexOf('=');
+  if (eq >= 0) return [arg.slice(eq + 1), i];
+  if (i + 1 >= argv.length) throw new Error(`option '${name}' needs a value`);
+  return [argv[i + 1], i + 1];
+}
+
+function parseTimeout(text: string): number {
+  const seconds = Number(text);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--timeout needs a positive number of seconds (got '${text}')`);
+  return seconds;
+}
+
+/** detect's own arguments (everything after `detect`). */
+export function parseDetectArgs(argv: readonly string[]): DetectInvocation {
+  const options: DetectOptions = { json: false, verbose: false };
+  try {
+    for (let i = 0; i < argv.length; i++) {
+      const arg = argv[i];
+      const name = arg.split('=')[0];
+      if (arg === '-h' || arg === '--help') return { kind: 'help' };
+      else if (arg === '--json') options.json = true;
+      else if (arg === '--verbose') options.verbose = true;
+      else if (name === '--python') [options.python, i] = takeValue(argv, i, name);
+      else if (name === '--device') [options.device, i] = takeValue(argv, i, name);
+      else if (name === '--timeout') {
+        let text: string;
+        [text, i] = takeValue(argv, i, name);
+        options.timeoutSeconds = parseTimeout(text);
+      } else if (arg.startsWith('-')) throw new Error(`unknown option '${name}'`);
+      else throw new Error(`'detect' takes no arguments (got '${arg}')`);
+    }
+  } catch (err) {
+    return { kind: 'usage-error', message: (err as Error).message };
+  }
+  return { kind: 'run', options };
+}
+
+/** Runs every probe in this process and returns the report. */
+export async function detectReport(options: Pick<DetectOptions, 'python' | 'device' | 'timeoutSeconds' | 'verbose'>, io: CliIo, signal?: AbortSignal): Promise<DeviceReport> {
+  const probe: ProbeOptions = {
+    pythonPath: cliInterpreter(options.python),
+    pinnedDevice: options.device ?? null,
+    timeoutMs: options.timeoutSeconds === undefined ? undefined : Math.round(options.timeoutSeconds * 1000),
+  };
+  const log = options.verbose ? (level: string, message: string) => io.stderr(`${level}: ${message}\n`) : () => undefined;
+  const outcome = await detectDevices(probe, { gate: new ProbeGate(), env: process.env, platform: process.platform, log }, signal);
+  return outcome.report;
+}
+
+function pad(cells: string[][]): string[] {
+  const widths = cells[0].map((_, column) => Math.max(...cells.map((row) => row[column].length)));
+  return cells.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd());
+}
+
+function orDash(value: string | number | null, suffix = ''): string {
+  return value === null ? '-' : `${value}${suffix}`;
+}
+
+function acceleratorTable(accelerators: Accelerator[]): string[] {
+  if (accelerators.length === 0) return ['  none found'];
+  const header = ['ID', 'NAME', 'MEMORY USED', 'UTIL', 'TEMP', 'DRIVER', 'CUDA'];
+  const rows = accelerators.map((a) => [
+    a.id,
+    a.mig.length > 0 ? `${a.name} (MIG: ${a.mig.map((m) => m.profile).join(', ')})` : a.name,
+    formatMemory(a.memory.usedBytes, a.memory.totalBytes),
+    orDash(a.utilizationPercent, '%'),
+    orDash(a.temperatureC, '°C'),
+    orDash(a.driverVersion),
+    orDash(a.cudaVersion),
+  ]);
+  return pad([header, ...rows]).map((line) => `  ${line}`);
+}
+
+function torchLines(torch: TorchStatus | null): string[] {
+  if (torch === null) return ['PyTorch    not probed (no interpreter may be run)'];
+  if ('error' in torch) return [`PyTorch    not usable with ${torch.interpreter}: ${torch.error}`];
+  const cuda = torch.cuda.built
+    ? `CUDA ${torch.cuda.version ?? '?'} build, ${torch.cuda.available ? `${torch.cuda.deviceCount} device(s) available` : 'not available'}`
+    : `${torch.hip ? `ROCm ${torch.hip}` : 'CPU-only'} build${torch.hip && torch.cuda.available ? `, ${torch.cuda.deviceCount} device(s) available` : ''}`;
+  const mps = torch.mps.built ? `MPS ${torch.mps.available ? (torch.mps.allocates === false ? 'available but failing' : 'available') : 'not available'}` : 'no MPS';
+  return [`PyTorch    ${torch.version} in ${torch.interpreter}`, `           ${cuda}; ${mps}`];
+}
+
+/** The report as a person reads it in a terminal. */
+export function formatDetectText(report: DeviceReport): string {
+  const { host } = report;
+  const cpu = [host.cpu.model ?? 'unknown CPU', host.cpu.cores === null ? null : `${host.cpu.cores} cores`].filter(Boolean).join(', ');
+  const usedHost = host.memory.totalBytes !== null && host.memory.freeBytes !== null ? host.memory.totalBytes - host.memory.freeBytes : null;
+  const lines = [
+    `Host       ${host.platform} ${host.arch}, ${cpu}`,
+    ...(host.cpu.flags.length > 0 ? [`SIMD       ${host.cpu.flags.join(' ')}`] : []),
+    `Memory     ${formatMemory(usedHost, host.memory.totalBytes)} used`,
+    '',
+    'Accelerators',
+    ...acceleratorTable(report.accelerators),
+    '',
+    ...torchLines(report.torch),
+    `Selected   ${report.selected.device}: ${report.selected.reason}`,
+  ];
+  if (report.problems.length > 0) {
+    lines.push('', 'Problems');
+    for (const problem of report.problems) lines.push(`  ${problem.code}: ${problem.message}`, `    fix: ${problem.hint}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export async function runDetectCommand(options: DetectOptions, io: CliIo, signal?: AbortSignal): Promise<number> {
+  const report = await detectReport(options, io, signal);
+  io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatDetectText(report));
+  return 0;
+}
+
+/** `device-doctor detect ...` from its arguments: help, usage errors (exit 2), or the report. */
+export async function runDetectCli(argv: readonly string[], io: CliIo, signal?: AbortSignal): Promise<number> {
+  const invocation = parseDetectArgs(argv);
+  if (invocation.kind === 'help') {
+    io.stdout(DETECT_HELP);
+    return 0;
+  }
+  if (invocation.kind === 'usage-error') {
+    io.stderr(`error: ${invocation.message}\nRun 'device-doctor detect --help' for usage.\n`);
+    return 2;
+  }
+  return runDetectCommand(invocation.options, io, signal);
+}

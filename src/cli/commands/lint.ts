@@ -1,0 +1,65 @@
+// `device-doctor lint`: exit 0 when clean, 1 when findings remain (or a file could
+// not be checked), 2 on usage errors, including a pyproject.toml that does not parse.
+import type { LintOptions } from '../args';
+import type { SelectionLayer } from '../../core/config';
+import { formatJson } from '../formats/json';
+import type { LintReport } from '../formats/report';
+import { formatSarif } from '../formats/sarif';
+import { formatText } from '../formats/text';
+import type { CliIo } from '../io';
+import { configurationErrors, displayPath, lintFiles, type Analyzer } from '../lint/lintFiles';
+import { DEVICE_DOCTOR_VERSION } from '../version';
+import { collectFiles } from '../lint/walk';
+
+export const EXIT_CLEAN = 0;
+export const EXIT_FINDINGS = 1;
+export const EXIT_USAGE = 2;
+
+function commandLineLayer(options: LintOptions): SelectionLayer | undefined {
+  const { select, extendSelect, ignore } = options;
+  if (!select && !extendSelect && !ignore) return undefined;
+  return { select, extendSelect, ignore };
+}
+
+function render(report: LintReport, options: LintOptions, io: CliIo): string {
+  switch (options.format) {
+    case 'json':
+      return formatJson(report);
+    case 'sarif':
+      return formatSarif(report, { cwd: io.cwd, version: DEVICE_DOCTOR_VERSION });
+    default:
+      return formatText(report, { color: io.color, quiet: options.quiet });
+  }
+}
+
+/** `analyzer` is for tests; the CLI runs the device analyzer. */
+export async function runLintCommand(options: LintOptions, io: CliIo, analyzer?: Analyzer): Promise<number> {
+  const collected = collectFiles(options.paths, io.cwd);
+  if (collected.missing.length > 0) {
+    for (const missing of collected.missing) io.stderr(`error: path not found: ${missing}\n`);
+    return EXIT_USAGE;
+  }
+  const configErrors = configurationErrors(collected.files);
+  if (configErrors.length > 0) {
+    for (const error of configErrors) io.stderr(`error: ${error}\n`);
+    return EXIT_USAGE;
+  }
+  if (collected.files.length === 0 && options.format === 'text' && !options.quiet) {
+    io.stderr('warning: no Python files or notebooks found under the given paths\n');
+  }
+  const report = await lintFiles(collected.files, {
+    cwd: io.cwd,
+    overrides: commandLineLayer(options),
+    noqa: options.noqa,
+    fix: options.fix,
+    analyzer,
+  });
+  for (const folder of collected.unreadable) {
+    report.problems.push({ path: folder.path, displayPath: displayPath(folder.path, io.cwd), reason: `cannot list this folder (${folder.reason})` });
+  }
+  for (const problem of report.problems) io.stderr(`error: ${problem.displayPath}: ${problem.reason}\n`);
+  io.stdout(render(report, options, io));
+  const remaining = report.files.reduce((n, f) => n + f.findings.length, 0);
+  if (options.exitZero) return EXIT_CLEAN;
+  return remaining > 0 || report.problems.length > 0 ? EXIT_FINDINGS : EXIT_CLEAN;
+}

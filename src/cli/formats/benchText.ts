@@ -1,0 +1,90 @@
+// `device-doctor bench` as a person reads it: what was compared, a table of the runs
+// (median, ±IQR, GFLOP/s, the product's largest relative error, the speedup), the
+// host↔device bandwidths when measured, and each problem with its remedy.
+import { speedupOf } from '../../core/bench/export';
+import type { BenchResult } from '../../core/bench/model';
+import type { BenchRunResponse, TransferResult } from '../../protocol/worker';
+
+function significant(value: number, digits = 3): string {
+  return Number(value.toPrecision(digits)).toString();
+}
+
+function pad(rows: string[][], rightAligned: ReadonlySet<number>): string[] {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows.map((row) =>
+    row
+      .map((cell, column) => (rightAligned.has(column) ? cell.padStart(widths[column]) : cell.padEnd(widths[column])))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+function isBaseline(run: BenchRunResponse, r: BenchResult): boolean {
+  return run.speedup !== null && run.speedup.baseline.engine === r.engine && run.speedup.baseline.device === r.device;
+}
+
+function speedupCell(run: BenchRunResponse, r: BenchResult): string {
+  // "baseline" means something only beside another engine or device.
+  const targets = new Set(run.results.map((x) => `${x.engine} ${x.device}`));
+  if (isBaseline(run, r)) return targets.size > 1 ? 'baseline' : '';
+  const s = speedupOf(run, r);
+  return s === undefined ? '' : `${significant(s)}×`;
+}
+
+/** The table of measured runs. */
+export function resultTable(run: BenchRunResponse): string[] {
+  const header = ['ENGINE', 'DEVICE', 'DTYPE', 'N', 'MEDIAN ms', '±IQR ms', 'GFLOP/s', 'MAX REL ERR', 'SPEEDUP'];
+  const rows = run.results.map((r) => [
+    r.engine,
+    r.device,
+    r.dtype,
+    String(r.size),
+    significant(r.medianSec * 1e3),
+    significant(r.iqrSec * 1e3, 2),
+    r.gflops.toFixed(1),
+    r.maxRelError.toExponential(1),
+    speedupCell(run, r),
+  ]);
+  return pad([header, ...rows], new Set([3, 4, 5, 6, 7, 8]));
+}
+
+/** "torch on cuda:0 is 41.2× faster than torch on the CPU (n = 4096, float32)", one per entry. */
+export function speedupLines(run: BenchRunResponse): string[] {
+  if (!run.speedup) return [];
+  const { baseline } = run.speedup;
+  return run.speedup.entries.map((e) => {
+    const how = e.speedup >= 1 ? `${significant(e.speedup)}× faster than` : `${significant(1 / e.speedup)}× slower than`;
+    return `${e.engine} on ${e.device} is ${how} ${baseline.engine} on the CPU (n = ${e.size}, ${e.dtype})`;
+  });
+}
+
+function transferLine(t: TransferResult): string {
+  const direction = t.direction === 'hostToDevice' ? 'host → device' : 'device → host';
+  const what = `${direction}, ${t.memory}`;
+  if (t.status !== 'ok' || t.gbPerSec === null) return `  ${what}: not measured (${t.message ?? t.status})`;
+  return `  ${what}: ${t.gbPerSec.toFixed(1)} GB/s (${significant(t.bytes / 1024 ** 2)} MiB copies)`;
+}
+
+function problemLines(run: BenchRunResponse): string[] {
+  if (run.problems.length === 0) return [];
+  const lines = ['', 'Not measured'];
+  for (const p of run.problems) {
+    const where = [p.engine, p.device, p.dtype, p.size === null ? null : `n = ${p.size}`].filter(Boolean).join(' ');
+    lines.push(`  ${where} (${p.status}): ${p.message}`);
+    if (p.remedy) lines.push(`    fix: ${p.remedy}`);
+  }
+  return lines;
+}
+
+/** The whole text output. */
+export function formatBenchText(run: BenchRunResponse): string {
+  const lines = [`${run.description}${run.cancelled ? ' (cancelled)' : ''}`, ''];
+  if (run.results.length > 0) lines.push(...resultTable(run));
+  else lines.push('Nothing was measured.');
+  const speedups = speedupLines(run);
+  if (speedups.length > 0) lines.push('', ...speedups);
+  const devices = [...new Set(run.transfers.map((t) => t.device))];
+  for (const device of devices) lines.push('', `Host ↔ ${device} copies (torch)`, ...run.transfers.filter((t) => t.device === device).map(transferLine));
+  lines.push(...problemLines(run));
+  return `${lines.join('\n')}\n`;
+}

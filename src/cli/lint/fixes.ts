@@ -1,0 +1,102 @@
+// --fix: applies each finding's preferred fix, re-analysing between passes, until no
+// fix applies. Works on a list of sources: one for a .py file, the code cells of a notebook.
+import type { Finding, TextEdit } from '../../core/analysis/types';
+import { applyTextEdits, lineStarts, offsetAt } from '../../core/python/edits';
+
+/** A finding and, in a notebook, the index of the code cell it is in. */
+export interface LocatedFinding {
+  finding: Finding;
+  cellIndex?: number;
+}
+
+export type AnalyzeSources = (sources: readonly string[]) => LocatedFinding[];
+
+export interface FixResult {
+  sources: string[];
+  /** Findings whose preferred fix was applied. */
+  fixed: number;
+  /** Findings in the final sources. */
+  remaining: LocatedFinding[];
+}
+
+/** Passes after which we stop even if fixes still apply: a fix that never converges is a bug. */
+export const MAX_FIX_PASSES = 10;
+
+interface ResolvedEdit {
+  cell: number;
+  start: number;
+  end: number;
+  edit: TextEdit;
+}
+
+function resolveEdits(sources: readonly string[], found: LocatedFinding, starts: number[][]): ResolvedEdit[] | undefined {
+  const fix = found.finding.fixes.find((f) => f.preferred);
+  if (!fix || fix.edits.length === 0) return undefined;
+  const resolved: ResolvedEdit[] = [];
+  for (const edit of fix.edits) {
+    const cell = edit.cellIndex ?? found.cellIndex ?? 0;
+    if (cell < 0 || cell >= sources.length) return undefined;
+    const start = offsetAt(starts[cell], sources[cell], edit.range.start);
+    const end = offsetAt(starts[cell], sources[cell], edit.range.end);
+    resolved.push({ cell, start, end, edit });
+  }
+  return resolved;
+}
+
+/** Two edits conflict when they overlap or insert at the same place (their order would be a guess). */
+function conflicts(a: ResolvedEdit, b: ResolvedEdit): boolean {
+  return a.cell === b.cell && (a.start === b.start || (a.start < b.end && b.start < a.end));
+}
+
+function editsKey(edits: ResolvedEdit[]): string {
+  return JSON.stringify(edits.map((e) => [e.cell, e.start, e.end, e.edit.newText]));
+}
+
+/** Chooses fixes that do not conflict; the rest wait for the next pass. */
+function chooseFixes(sources: readonly string[], findings: readonly LocatedFinding[]): { edits: ResolvedEdit[]; fixed: number } {
+  const starts = sources.map((s) => lineStarts(s));
+  const accepted: ResolvedEdit[] = [];
+  const acceptedKeys = new Set<string>();
+  let fixed = 0;
+  for (const found of findings) {
+    const edits = resolveEdits(sources, found, starts);
+    if (!edits) continue;
+    const key = editsKey(edits);
+    // DD003 and DD010 on one `.numpy()` may carry the same merged fix: apply it once, count both.
+    if (acceptedKeys.has(key)) {
+      fixed++;
+      continue;
+    }
+    if (edits.some((e) => accepted.some((a) => conflicts(a, e)))) continue;
+    accepted.push(...edits);
+    acceptedKeys.add(key);
+    fixed++;
+  }
+  return { edits: accepted, fixed };
+}
+
+function applyToSources(sources: readonly string[], edits: readonly ResolvedEdit[]): string[] {
+  return sources.map((source, cell) => {
+    const cellEdits = edits.filter((e) => e.cell === cell).map((e) => e.edit);
+    return cellEdits.length > 0 ? applyTextEdits(source, cellEdits) : source;
+  });
+}
+
+export function fixUntilStable(initial: readonly string[], analyze: AnalyzeSources, maxPasses = MAX_FIX_PASSES): FixResult {
+  let sources = initial.slice();
+  let fixed = 0;
+  const seen = new Set<string>([JSON.stringify(sources)]);
+  for (let pass = 0; pass < maxPasses; pass++) {
+    const findings = analyze(sources);
+    const chosen = chooseFixes(sources, findings);
+    if (chosen.edits.length === 0) return { sources, fixed, remaining: findings };
+    const next = applyToSources(sources, chosen.edits);
+    const key = JSON.stringify(next);
+    // A fix that changes nothing, or undoes an earlier one, would loop: stop here.
+    if (seen.has(key)) return { sources, fixed, remaining: findings };
+    seen.add(key);
+    sources = next;
+    fixed += chosen.fixed;
+  }
+  return { sources, fixed, remaining: analyze(sources) };
+}

@@ -1,0 +1,98 @@
+// The lint pipeline shared by `lint` and `doctor`: for each file, find its pyproject
+// configuration, read it, analyse it (fixing it first with --fix) and collect the results.
+import * as fs from 'fs';
+import * as path from 'path';
+import { analyzeNotebook, analyzeSource, initPythonParser } from '../../core/analysis';
+import type { AnalyzeOptions, CellFinding, Finding } from '../../core/analysis/types';
+import { findProjectConfig, selectionForFile, type SelectionLayer } from '../../core/config';
+import { fixUntilStable, type AnalyzeSources, type FixResult } from './fixes';
+import type { LintedFile, LintReport } from '../formats/report';
+import { isPythonNotebook, parseNotebook, serializeNotebook } from './notebookFile';
+import { decodePythonSource, encodePythonSource, UnreadableFileError } from './pythonFile';
+
+export interface LintSettings {
+  cwd: string;
+  /** The command line's --select/--ignore, layered over each file's pyproject selection. */
+  overrides?: SelectionLayer;
+  /** Honour `# noqa` comments. */
+  noqa: boolean;
+  /** Apply preferred fixes and write changed files. */
+  fix: boolean;
+  /** The analyzer to run; tests pass a fake one to exercise --fix and output without it. */
+  analyzer?: Analyzer;
+}
+
+export interface Analyzer {
+  analyzeSource(source: string, options: AnalyzeOptions): Finding[];
+  analyzeNotebook(cells: readonly string[], options: AnalyzeOptions): CellFinding[];
+}
+
+const deviceAnalyzer: Analyzer = { analyzeSource, analyzeNotebook };
+
+export function displayPath(file: string, cwd: string): string {
+  const relative = path.relative(cwd, file);
+  return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
+}
+
+/** Problems in the pyproject files that configure `files`, each reported once. */
+export function configurationErrors(files: readonly string[]): string[] {
+  const errors = new Set<string>();
+  for (const file of files) for (const error of findProjectConfig(file)?.errors ?? []) errors.add(error);
+  return [...errors];
+}
+
+function analyzeOptions(file: string, settings: LintSettings): AnalyzeOptions {
+  const found = findProjectConfig(file);
+  const selection = selectionForFile(found?.config ?? {}, found?.root ?? settings.cwd, file, settings.overrides);
+  return { ...selection, noqa: settings.noqa };
+}
+
+function run(sources: string[], analyze: AnalyzeSources, fix: boolean): FixResult {
+  return fix ? fixUntilStable(sources, analyze) : { sources, fixed: 0, remaining: analyze(sources) };
+}
+
+/** Checks one file; undefined for a notebook in another language, which is not ours to check. */
+function lintOneFile(file: string, settings: LintSettings): LintedFile | undefined {
+  const options = analyzeOptions(file, settings);
+  const analyzer = settings.analyzer ?? deviceAnalyzer;
+  const decoded = decodePythonSource(fs.readFileSync(file));
+  const base = { path: file, displayPath: displayPath(file, settings.cwd) };
+  if (path.extname(file).toLowerCase() !== '.ipynb') {
+    const analyze: AnalyzeSources = (sources) => analyzer.analyzeSource(sources[0], options).map((finding) => ({ finding }));
+    const result = run([decoded.text], analyze, settings.fix);
+    if (result.sources[0] !== decoded.text) fs.writeFileSync(file, encodePythonSource({ ...decoded, text: result.sources[0] }));
+    return { ...base, sources: result.sources, findings: result.remaining, fixed: result.fixed };
+  }
+  const notebook = parseNotebook(decoded.text);
+  if (!isPythonNotebook(notebook)) return undefined;
+  const analyze: AnalyzeSources = (sources) =>
+    analyzer.analyzeNotebook(sources, options).map(({ finding, cellIndex }) => ({ finding, cellIndex }));
+  const result = run(notebook.sources, analyze, settings.fix);
+  if (result.sources.some((source, i) => source !== notebook.sources[i])) {
+    fs.writeFileSync(file, encodePythonSource({ ...decoded, text: serializeNotebook(notebook, result.sources) }));
+  }
+  const cellNumbers = notebook.codeCellPositions.map((position) => position + 1);
+  return { ...base, sources: result.sources, cellNumbers, findings: result.remaining, fixed: result.fixed };
+}
+
+function describeFailure(err: unknown): string {
+  if (err instanceof UnreadableFileError) return err.message;
+  const code = (err as NodeJS.ErrnoException).code;
+  if (typeof code === 'string') return `cannot read or write the file (${code})`;
+  // The analyzer promises never to throw; if it does, one file fails, not the run.
+  return `internal error while checking this file: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+export async function lintFiles(files: readonly string[], settings: LintSettings): Promise<LintReport> {
+  await initPythonParser();
+  const report: LintReport = { files: [], problems: [], fixMode: settings.fix };
+  for (const file of files) {
+    try {
+      const linted = lintOneFile(file, settings);
+      if (linted) report.files.push(linted);
+    } catch (err) {
+      report.problems.push({ path: file, displayPath: displayPath(file, settings.cwd), reason: describeFailure(err) });
+    }
+  }
+  return report;
+}

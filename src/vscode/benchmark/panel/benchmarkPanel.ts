@@ -1,0 +1,158 @@
+// The Matmul Benchmark results panel: one webview, created on demand and reused. The HTML comes
+// from benchmarkHtml (pure, escaped, charts as SVG); a change swaps the body in place. The page's
+// buttons post a message; only the known actions are honoured: run again, export (JSON, CSV,
+// Markdown through a save dialog), copy Markdown, and show an earlier run from the history.
+import * as os from 'os';
+import * as vscode from 'vscode';
+import { exportFile } from '../benchExport';
+import type { ExportFormat } from '../benchExport';
+import type { BenchHistory, BenchHistoryEntry } from '../benchHistory';
+import { BENCHMARK_ACTIONS, BENCHMARK_TITLE, renderActions, renderBenchmarkBody, renderBenchmarkPage } from './benchmarkHtml';
+import type { BenchmarkAction, BenchPanelState, BenchPanelStatus } from './benchmarkHtml';
+import { createMediaPanel, pageResources } from '../../shared/webviewPanel';
+
+export const BENCHMARK_VIEW_TYPE = 'deviceDoctor.benchmark';
+
+const EXPORTS: Partial<Record<BenchmarkAction, ExportFormat>> = { exportJson: 'json', exportCsv: 'csv', exportMarkdown: 'markdown' };
+
+export interface BenchmarkPanelHandlers {
+  runBenchmark(): void;
+}
+
+export class BenchmarkPanel implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  /** Panel-lifetime disposables: dropped when the user closes the view. */
+  private panelDisposables: vscode.Disposable[] = [];
+  private status: BenchPanelStatus = { kind: 'idle' };
+  private shownId: string | null = null;
+  private wasVisible = false;
+
+  constructor(
+    private readonly extension: vscode.ExtensionContext,
+    private readonly history: BenchHistory,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly handlers: BenchmarkPanelHandlers,
+  ) {}
+
+  get isOpen(): boolean {
+    return this.panel !== undefined;
+  }
+
+  /** Shows a finished run (already stored in the history) and clears the status line. */
+  showRun(entry: BenchHistoryEntry): void {
+    this.status = { kind: 'idle' };
+    this.shownId = entry.id;
+    this.show();
+  }
+
+  /** Running / cancelled / failed. `reveal` opens the panel if it is closed. */
+  setStatus(status: BenchPanelStatus, reveal: boolean): void {
+    this.status = status;
+    if (reveal) this.show(true);
+    else this.update();
+  }
+
+  show(preserveFocus = false): void {
+    if (this.panel) {
+      this.panel.reveal(undefined, preserveFocus);
+      this.update();
+      return;
+    }
+    const panel = createMediaPanel(this.extension, BENCHMARK_VIEW_TYPE, BENCHMARK_TITLE, { viewColumn: vscode.ViewColumn.Active, preserveFocus });
+    this.panel = panel;
+    this.panelDisposables.push(
+      panel.onDidDispose(() => this.panelClosed()),
+      panel.webview.onDidReceiveMessage((message: unknown) => void this.received(message)),
+      panel.onDidChangeViewState(({ webviewPanel }) => this.visibilityChanged(webviewPanel.visible)),
+    );
+    this.renderPage();
+  }
+
+  dispose(): void {
+    this.panel?.dispose();
+  }
+
+  state(): BenchPanelState {
+    const history = this.history.entries();
+    return { status: this.status, shown: history.find((e) => e.id === this.shownId) ?? null, history };
+  }
+
+  private visibilityChanged(visible: boolean): void {
+    // A hidden webview is discarded and comes back from its html, so that must be current then.
+    if (visible && !this.wasVisible) this.renderPage();
+    this.wasVisible = visible;
+  }
+
+  private renderPage(): void {
+    const panel = this.panel;
+    if (!panel) return;
+    this.wasVisible = panel.visible;
+    panel.webview.html = renderBenchmarkPage(this.state(), pageResources(this.extension, panel, 'benchmark.js', 'benchmark.css'));
+  }
+
+  private update(): void {
+    const state = this.state();
+    void this.panel?.webview.postMessage({ type: 'body', html: renderBenchmarkBody(state), actions: renderActions(state) });
+  }
+
+  private async received(message: unknown): Promise<void> {
+    const data = typeof message === 'object' && message !== null ? (message as { type?: unknown; runId?: unknown }) : {};
+    if (data.type === 'ready') return this.update();
+    if (data.type === 'showRun' && typeof data.runId === 'string') {
+      if (this.history.find(data.runId)) this.shownId = data.runId;
+      return this.update();
+    }
+    if (typeof data.type !== 'string' || !Object.hasOwn(BENCHMARK_ACTIONS, data.type)) {
+      this.log.warn(`The benchmark view sent an unknown message: ${JSON.stringify(data.type)}`);
+      return;
+    }
+    const action = data.type as BenchmarkAction;
+    if (action === 'runBenchmark') return this.handlers.runBenchmark();
+    if (action === 'copyMarkdown') return this.copyMarkdown();
+    const format = EXPORTS[action];
+    if (format) await this.exportTo(format);
+  }
+
+  private shownEntry(): BenchHistoryEntry | undefined {
+    return this.shownId === null ? undefined : this.history.find(this.shownId);
+  }
+
+  private async exportTo(format: ExportFormat): Promise<void> {
+    const entry = this.shownEntry();
+    if (!entry) return this.notice('No run to export yet.');
+    const file = exportFile(entry.run, format, entry.time);
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(os.homedir());
+    const target = await vscode.window.showSaveDialog({
+      defaultUri: vscode.Uri.joinPath(folder, file.fileName),
+      filters: file.filters,
+      saveLabel: 'Export',
+      title: `Export the benchmark (${Object.keys(file.filters)[0]})`,
+    });
+    if (!target) return;
+    try {
+      await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(file.text));
+      this.log.info(`Benchmark exported to ${target.toString(true)}.`);
+      this.notice(`Saved ${target.scheme === 'file' ? target.fsPath : target.toString(true)}.`);
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      this.log.error(`Could not export the benchmark: ${text}`);
+      void vscode.window.showErrorMessage(`Device Doctor could not save the benchmark: ${text}`);
+    }
+  }
+
+  private async copyMarkdown(): Promise<void> {
+    const entry = this.shownEntry();
+    if (!entry) return this.notice('No run to copy yet.');
+    await vscode.env.clipboard.writeText(exportFile(entry.run, 'markdown', entry.time).text);
+    this.notice('Copied the results to the clipboard as Markdown.');
+  }
+
+  private notice(text: string): void {
+    void this.panel?.webview.postMessage({ type: 'notice', text });
+  }
+
+  private panelClosed(): void {
+    this.panel = undefined;
+    for (const disposable of this.panelDisposables.splice(0)) disposable.dispose();
+  }
+}

@@ -1,0 +1,100 @@
+// The results panel's tables and lists as HTML from pure functions: the runs, the problems
+// (not installed with the remedy, refused, unsupported), host↔device transfers and the history
+// of earlier runs. Real <table>s with captions and header cells; every value escaped.
+import type { BenchResult, EngineOutcome } from '../../../core/bench/model';
+import { formatBytes } from '../../../core/bench/plan';
+import { speedupOf } from '../../../core/bench/export';
+import type { BenchRunResponse, TransferResult } from '../../../protocol/worker';
+import { formatGflops, formatMs, formatRelError, formatSpeedup, targetLabel } from '../benchFormat';
+import type { BenchHistoryEntry } from '../benchHistory';
+import { escapeHtml, textElement } from '../../shared/html';
+
+/** Rows are cell lists, or `{cells, current}` for the row that is shown now. */
+type Row = string[] | { cells: string[]; current: boolean };
+
+function table(caption: string, headers: string[], rows: Row[], className: string): string {
+  const head = headers.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('');
+  const body = rows.map((row) => (Array.isArray(row)
+    ? `<tr>${row.join('')}</tr>`
+    : `<tr${row.current ? ' class="current" aria-current="true"' : ''}>${row.cells.join('')}</tr>`)).join('');
+  return `<table class="${className}"><caption>${escapeHtml(caption)}</caption><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+function cell(value: unknown, className?: string): string {
+  return textElement('td', value, className);
+}
+
+const RUN_HEADERS = ['engine', 'device', 'dtype', 'n', 'median (ms)', 'GFLOP/s', 'min / max (ms)', 'IQR (ms)', 'speedup', 'max rel. error', 'detail'];
+
+export function runsTable(run: BenchRunResponse): string {
+  const isBaseline = (r: BenchResult) => run.speedup?.baseline.engine === r.engine && run.speedup.baseline.device === r.device;
+  const rows = run.results.map((r) => {
+    const s = speedupOf(run, r);
+    return [
+      cell(r.engine), cell(r.device), cell(r.dtype), cell(r.size, 'num'),
+      cell(formatMs(r.medianSec), 'num'), cell(formatGflops(r.gflops), 'num strong'),
+      cell(`${formatMs(r.minSec)} / ${formatMs(r.maxSec)}`, 'num'), cell(formatMs(r.iqrSec), 'num'),
+      cell(isBaseline(r) ? 'baseline' : s === undefined ? '—' : formatSpeedup(s), 'num'),
+      cell(formatRelError(r.maxRelError), 'num'), cell(r.detail ?? ''),
+    ];
+  });
+  const repeats = [...new Set(run.results.map((r) => r.repeats))].join(', ');
+  return table(`Every measurement: median of ${repeats || 'the'} timed repeats after a warm-up; GFLOP/s = 2·n³ / median.`, RUN_HEADERS, rows, 'runs');
+}
+
+const STATUS_WORDS: Record<EngineOutcome['status'], string> = {
+  'not-installed': 'not installed',
+  'tfjs-cuda-mismatch': 'no GPU registered',
+  'no-device': 'no such device',
+  unsupported: 'unsupported',
+  refused: 'refused',
+  'wrong-result': 'WRONG RESULT',
+  failed: 'failed',
+  cancelled: 'cancelled',
+};
+
+export function problemsList(problems: readonly EngineOutcome[]): string {
+  if (problems.length === 0) return '';
+  const items = problems.map((p) => {
+    const where = [p.engine, p.device, p.dtype, p.size === null ? null : `n = ${p.size}`].filter(Boolean).join(' · ');
+    const severity = p.status === 'wrong-result' || p.status === 'failed' ? 'error' : 'warning';
+    return `<li class="problem ${severity}"><p class="where"><span class="status">${escapeHtml(STATUS_WORDS[p.status] ?? p.status)}</span> ${escapeHtml(where)}</p>`
+      + textElement('p', p.message, 'message')
+      + (p.remedy ? textElement('p', p.remedy, 'remedy') : '')
+      + '</li>';
+  });
+  return `<ul class="problems">${items.join('')}</ul>`;
+}
+
+const DIRECTION_WORDS: Record<TransferResult['direction'], string> = { hostToDevice: 'host → device', deviceToHost: 'device → host' };
+
+export function transfersTable(transfers: readonly TransferResult[]): string {
+  if (transfers.length === 0) return '';
+  const rows = transfers.map((t) => [
+    cell(t.device), cell(DIRECTION_WORDS[t.direction] ?? t.direction), cell(t.memory), cell(formatBytes(t.bytes), 'num'),
+    cell(t.medianSec === null ? '—' : formatMs(t.medianSec), 'num'),
+    cell(t.gbPerSec === null ? '—' : t.gbPerSec.toFixed(1), 'num strong'),
+    cell(t.status === 'ok' ? 'ok' : `${t.status}${t.message ? `: ${t.message}` : ''}`),
+  ]);
+  return table('Copy bandwidth between host memory (pageable and pinned) and the device.', ['device', 'direction', 'host memory', 'size', 'median (ms)', 'GB/s', 'status'], rows, 'transfers');
+}
+
+/** "2026-11-29 17:05" in local time. */
+export function formatDate(time: number): string {
+  const d = new Date(time);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+
+export function historyTable(history: readonly BenchHistoryEntry[], shownId: string | null): string {
+  if (history.length === 0) return '';
+  const rows = history.map((e) => {
+    const best = e.best ? `${formatGflops(e.best.gflops)} GFLOP/s · ${targetLabel(e.best.engine, e.best.device, e.best.dtype)} · n = ${e.best.size}` : 'nothing measured';
+    const current = e.id === shownId;
+    const show = current
+      ? '<td><span class="current">shown</span></td>'
+      : `<td><button type="button" class="link" data-action="showRun" data-run-id="${escapeHtml(e.id)}" aria-label="${escapeHtml(`Show the run of ${formatDate(e.time)}`)}">Show</button></td>`;
+    return { cells: [cell(formatDate(e.time)), cell(e.description), cell(e.selectedDevice), cell(best), show], current };
+  });
+  return table('Earlier runs on this machine, newest first.', ['date', 'compared', 'selected device', 'best', ''], rows, 'history');
+}

@@ -1,0 +1,244 @@
+// Device Doctor: Run Matmul Benchmark — what to compare, which engine/device (for one), which
+// size or a sweep; then a cancellable progress notification fed by the worker's progress, and the
+// results panel. Cancel says "Cancelled" in the panel (no error toast); a busy worker or an
+// impossible request says so in one sentence.
+import * as vscode from 'vscode';
+import type { Event } from 'vscode-jsonrpc';
+import { isFailure } from '../../core/bench/outcomes';
+import type { BenchParams, BenchProgressParams, BenchRunResponse, EnginesParams, EnginesResponse } from '../../protocol/worker';
+import { progressMessage, ProgressTracker } from './benchProgress';
+import { makeHistoryEntry } from './benchHistory';
+import type { BenchHistory, BenchHistoryEntry } from './benchHistory';
+import type { BenchPanelStatus } from './panel/benchmarkHtml';
+import { classifyBenchError, BENCH_BUSY_MESSAGE } from './runBenchmarkErrors';
+import type { BenchFailure } from './runBenchmarkErrors';
+import { COMPARE_PICKS, describeChoice, SIZE_PICKS, targetPicks, toBenchParams } from './runBenchmarkPicks';
+import type { BenchChoice, ComparePick, SizePick, TargetPick } from './runBenchmarkPicks';
+
+export const BENCHMARK_COMMAND_TITLE = 'Device Doctor: Run Matmul Benchmark';
+export const INSTALL_NATIVE_ACTION = 'Install Native TensorFlow Backend';
+
+/** The worker side, as DeviceController offers it. */
+export interface BenchBackend {
+  benchTarget(): Promise<Pick<BenchParams, 'pythonPath' | 'pinnedDevice'>>;
+  bench(params: BenchParams, token?: vscode.CancellationToken): Promise<BenchRunResponse>;
+  benchEngines(params: EnginesParams, token?: vscode.CancellationToken): Promise<EnginesResponse>;
+  readonly client: { readonly onBenchProgress: Event<BenchProgressParams> };
+}
+
+/** The results panel, as BenchmarkPanel offers it. */
+export interface BenchView {
+  showRun(entry: BenchHistoryEntry): void;
+  setStatus(status: BenchPanelStatus, reveal: boolean): void;
+}
+
+export interface BenchmarkCommandDeps {
+  devices: BenchBackend;
+  panel: BenchView;
+  history: Pick<BenchHistory, 'add'>;
+  log: Pick<vscode.LogOutputChannel, 'info' | 'warn' | 'error' | 'show'>;
+  /** Where native TensorFlow.js may have been installed (sent with every request). */
+  nativeSearchPaths(): string[];
+  installNativeTf(): void;
+  newRunId?(): string;
+}
+
+type Outcome = { kind: 'done'; run: BenchRunResponse } | BenchFailure;
+
+/** How long after a cancel a "busy" answer means the cancelled run is still stopping (the worker stops within a second). */
+const CANCEL_SETTLE_MS = 3000;
+const BUSY_RETRY_MS = 250;
+
+export class BenchmarkRunner {
+  /** The description of the benchmark in flight, if any: one at a time per window. */
+  private running: string | null = null;
+  private counter = 0;
+  /** When the last run was cancelled (ms since the epoch). */
+  private lastCancel = 0;
+
+  constructor(private readonly deps: BenchmarkCommandDeps) {}
+
+  get isRunning(): boolean {
+    return this.running !== null;
+  }
+
+  async run(): Promise<void> {
+    if (this.running !== null) {
+      void vscode.window.showInformationMessage(BENCH_BUSY_MESSAGE);
+      return;
+    }
+    const choice = await this.ask();
+    if (choice) await this.execute(choice);
+  }
+
+  /** The quick picks, in order; undefined when the user stops (Escape) or picks an unavailable engine. */
+  async ask(): Promise<BenchChoice | undefined> {
+    const compare = await vscode.window.showQuickPick<ComparePick & vscode.QuickPickItem>(COMPARE_PICKS.map((p) => ({ ...p })), {
+      title: BENCHMARK_COMMAND_TITLE,
+      placeHolder: 'What to compare',
+    });
+    if (!compare) return undefined;
+    let target: BenchChoice['target'];
+    if (compare.compare === 'single') {
+      const picked = await this.pickTarget();
+      if (!picked) return undefined;
+      if (picked.device === null) {
+        this.explainUnavailable(picked);
+        return undefined;
+      }
+      target = { engine: picked.engine, device: picked.device };
+    }
+    const size = await vscode.window.showQuickPick<SizePick & vscode.QuickPickItem>(SIZE_PICKS.map((p) => ({ ...p })), {
+      title: BENCHMARK_COMMAND_TITLE,
+      placeHolder: 'Matrix size n (n×n · n×n, float32)',
+    });
+    if (!size) return undefined;
+    return { compare: compare.compare, target, size: size.size };
+  }
+
+  /** A quick pick that shows itself at once (busy) while the worker lists its engines. */
+  private pickTarget(): Promise<TargetPick | undefined> {
+    type Item = TargetPick & vscode.QuickPickItem;
+    const quickPick = vscode.window.createQuickPick<Item>();
+    quickPick.title = BENCHMARK_COMMAND_TITLE;
+    quickPick.placeholder = 'Looking for the engines and devices of this machine…';
+    quickPick.busy = true;
+    quickPick.matchOnDescription = true;
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (value: TargetPick | undefined) => {
+        if (settled) return;
+        settled = true;
+        quickPick.dispose();
+        resolve(value);
+      };
+      quickPick.onDidAccept(() => finish(quickPick.selectedItems[0] ?? quickPick.activeItems[0]));
+      quickPick.onDidHide(() => finish(undefined));
+      quickPick.show();
+      this.loadTargets().then(
+        (picks) => {
+          quickPick.items = withSeparator(picks) as Item[];
+          quickPick.placeholder = 'The engine and device to benchmark';
+          quickPick.busy = false;
+        },
+        (error: unknown) => {
+          finish(undefined);
+          const failure = classifyBenchError(error);
+          if (failure.kind !== 'cancelled') this.showFailure('Could not list the benchmark engines', failure.message);
+        },
+      );
+    });
+  }
+
+  private async loadTargets(): Promise<TargetPick[]> {
+    const target = await this.deps.devices.benchTarget();
+    const engines = await this.deps.devices.benchEngines({ ...target, nativeSearchPaths: this.deps.nativeSearchPaths() });
+    return targetPicks(engines);
+  }
+
+  private explainUnavailable(pick: TargetPick): void {
+    const text = [pick.unavailable?.message, pick.unavailable?.remedy].filter(Boolean).join(' ');
+    const native = pick.engine === 'tfjs-node' || pick.engine === 'tfjs-node-gpu';
+    void vscode.window.showWarningMessage(text, ...(native ? [INSTALL_NATIVE_ACTION] : [])).then((action) => {
+      if (action === INSTALL_NATIVE_ACTION) this.deps.installNativeTf();
+    });
+  }
+
+  async execute(choice: BenchChoice): Promise<void> {
+    const description = describeChoice(choice);
+    const runId = this.deps.newRunId?.() ?? `bench-${Date.now()}-${++this.counter}`;
+    this.running = description;
+    this.deps.panel.setStatus({ kind: 'running', description }, false);
+    try {
+      const target = await this.deps.devices.benchTarget();
+      const params = toBenchParams(choice, { ...target, runId, nativeSearchPaths: this.deps.nativeSearchPaths() });
+      this.deps.log.info(`Benchmark: ${description} (${JSON.stringify(params)}).`);
+      const outcome = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Matmul benchmark (${description})`, cancellable: true },
+        (progress, token) => this.request(params, progress, token),
+      );
+      await this.finish(outcome, description, runId);
+    } finally {
+      this.running = null;
+    }
+  }
+
+  private async request(params: BenchParams, progress: vscode.Progress<{ message?: string; increment?: number }>, token: vscode.CancellationToken): Promise<Outcome> {
+    const tracker = new ProgressTracker();
+    progress.report({ message: 'starting…' });
+    const subscription = this.deps.devices.client.onBenchProgress((p) => {
+      if (p.runId === params.runId) progress.report({ message: progressMessage(p), increment: tracker.increment(p) });
+    });
+    try {
+      for (;;) {
+        try {
+          const run = await this.deps.devices.bench(params, token);
+          return run.cancelled || token.isCancellationRequested ? { kind: 'cancelled' } : { kind: 'done', run };
+        } catch (error) {
+          const failure: Outcome = token.isCancellationRequested ? { kind: 'cancelled' } : classifyBenchError(error);
+          if (failure.kind !== 'busy' || !(await this.stillStopping(token))) return failure;
+        }
+      }
+    } finally {
+      subscription.dispose();
+    }
+  }
+
+  /**
+   * The client lets go of a cancelled request at once, while the worker takes up to a second to
+   * stop it: a run started just after a cancel waits for that instead of reporting "busy".
+   */
+  private async stillStopping(token: vscode.CancellationToken): Promise<boolean> {
+    if (Date.now() - this.lastCancel > CANCEL_SETTLE_MS || token.isCancellationRequested) return false;
+    await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS));
+    return !token.isCancellationRequested;
+  }
+
+  private async finish(outcome: Outcome, description: string, runId: string): Promise<void> {
+    const { panel, log } = this.deps;
+    switch (outcome.kind) {
+      case 'done': return this.showResults(outcome.run, runId);
+      case 'cancelled':
+        this.lastCancel = Date.now();
+        log.info(`Benchmark cancelled: ${description}.`);
+        panel.setStatus({ kind: 'cancelled', description }, true);
+        vscode.window.setStatusBarMessage('$(circle-slash) Matmul benchmark cancelled', 5000);
+        return;
+      case 'busy':
+        panel.setStatus({ kind: 'idle' }, false);
+        void vscode.window.showInformationMessage(outcome.message);
+        return;
+      default:
+        log.error(`Benchmark failed (${description}): ${outcome.message}`);
+        panel.setStatus({ kind: 'failed', description, message: outcome.message }, false);
+        this.showFailure(outcome.kind === 'invalid' ? 'This benchmark cannot run' : 'The benchmark failed', outcome.message);
+    }
+  }
+
+  private async showResults(run: BenchRunResponse, runId: string): Promise<void> {
+    const entry = makeHistoryEntry(run, Date.now(), runId);
+    try {
+      await this.deps.history.add(entry);
+    } catch (error) {
+      this.deps.log.warn(`Could not store the benchmark in the history: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    this.deps.log.info(`Benchmark done: ${run.results.length} measurement(s), ${run.problems.length} problem(s).`);
+    this.deps.panel.showRun(entry);
+    const wrong = run.problems.find(isFailure);
+    if (wrong) void vscode.window.showErrorMessage(`Matmul benchmark: ${wrong.message}`);
+  }
+
+  private showFailure(prefix: string, message: string): void {
+    void vscode.window.showErrorMessage(`${prefix}: ${message}`, 'Show Log').then((action) => {
+      if (action === 'Show Log') this.deps.log.show();
+    });
+  }
+}
+
+/** Runnable targets, then a separator, then the engines that cannot run here (with their reasons). */
+function withSeparator(picks: TargetPick[]): Array<TargetPick | { label: string; kind: vscode.QuickPickItemKind }> {
+  const runnable = picks.filter((p) => p.device !== null);
+  const unavailable = picks.filter((p) => p.device === null);
+  if (unavailable.length === 0) return runnable;
+  return [...runnable, { label: 'not available here', kind: vscode.QuickPickItemKind.Separator }, ...unavailable];
+}

@@ -1,0 +1,33 @@
+// Registration of every command in the COMMANDS table (package.json lists the same ids).
+import * as vscode from 'vscode';
+import type { DeviceDoctor } from './deviceDoctor';
+import { COMMANDS } from './shared/commandIds';
+import { selectDevice } from './devices/selectDeviceCommand';
+
+export { COMMANDS } from './shared/commandIds';
+
+export function registerCommands(doctor: DeviceDoctor): vscode.Disposable[] {
+  return [
+    vscode.commands.registerCommand(COMMANDS.restartServer, () => doctor.server.restart()),
+    vscode.commands.registerCommand(COMMANDS.showLog, () => doctor.log.show()),
+    vscode.commands.registerCommand(COMMANDS.detect, () => detectAccelerators(doctor)),
+    vscode.commands.registerCommand(COMMANDS.selectDevice, () => selectDevice(doctor.devices, doctor.log)),
+    vscode.commands.registerCommand(COMMANDS.restartWorker, () => doctor.devices.restartWorker()),
+    vscode.commands.registerCommand(COMMANDS.showDeviceReport, () => doctor.reportPanel.show()),
+    vscode.commands.registerCommand(COMMANDS.runBenchmark, () => doctor.benchmarks.run()),
+    vscode.commands.registerCommand(COMMANDS.installNativeTf, () => doctor.benchmarks.installNativeTf()),
+  ];
+}
+
+/** Detect Accelerators: a cancellable detection with progress, then the device report view. */
+async function detectAccelerators(doctor: DeviceDoctor): Promise<void> {
+  const cancelled = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'Device Doctor: detecting accelerators…', cancellable: true },
+    async (_progress, token) => {
+      await doctor.devices.detect(token);
+      return token.isCancellationRequested;
+    },
+  );
+  // The view shows a failed detection too, with its reason.
+  if (!cancelled) doctor.reportPanel.show();
+}

@@ -1,0 +1,52 @@
+// The one object that owns the extension's parts: its log, the language server, the compute
+// worker with the devices it reports, the status bar item, the device report view and benchmarks.
+import * as vscode from 'vscode';
+import { BenchmarkFeature } from './benchmark/benchmarkFeature';
+import { COMMANDS, registerCommands } from './commands';
+import { DeviceController } from './devices/deviceController';
+import { createLog } from './shared/log';
+import { DeviceReportPanel } from './devices/deviceReportPanel';
+import { ServerController } from './analysis/serverController';
+import { DeviceStatusBar } from './devices/statusBar';
+
+export class DeviceDoctor {
+  readonly log: vscode.LogOutputChannel;
+  readonly server: ServerController;
+  readonly devices: DeviceController;
+  readonly reportPanel: DeviceReportPanel;
+  readonly benchmarks: BenchmarkFeature;
+
+  constructor(readonly extension: vscode.ExtensionContext) {
+    this.log = createLog();
+    this.server = new ServerController(extension, this.log);
+    this.devices = new DeviceController(extension, this.log);
+    this.reportPanel = new DeviceReportPanel(extension, this.devices, this.log, {
+      detect: () => void this.devices.detect(),
+      selectDevice: () => void vscode.commands.executeCommand(COMMANDS.selectDevice),
+      showLog: () => this.log.show(),
+    });
+    this.benchmarks = new BenchmarkFeature(extension, this.devices, this.log);
+    // deactivate() stops both child processes before VS Code disposes these.
+    extension.subscriptions.push(
+      this.log, this.server, this.devices, this.reportPanel, this.benchmarks, new DeviceStatusBar(this.devices), ...registerCommands(this),
+    );
+  }
+
+  /**
+   * Starts the language server; the worker is forked just after activation, in the background,
+   * so a slow nvidia-smi or Python never delays the editor. Failures are logged, never thrown.
+   */
+  async start(): Promise<void> {
+    this.log.info(`Device Doctor ${this.version()} activating (workspace trusted: ${vscode.workspace.isTrusted}).`);
+    this.devices.start();
+    await this.server.start();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.server.stop(), this.devices.stop()]);
+  }
+
+  private version(): string {
+    return String((this.extension.extension.packageJSON as { version?: unknown }).version ?? '');
+  }
+}

@@ -1,0 +1,187 @@
+// The device side of the extension: owns the worker client, runs detections (one at a time; a
+// request during one queues a single rerun), keeps the snapshot the status bar and the report view
+// render, and decides when memory is monitored (status bar shown and window focused).
+import * as vscode from 'vscode';
+import type { DeviceReport } from '../../core/devices/report';
+import { BenchRequest, DetectRequest, EnginesRequest } from '../../protocol/worker';
+import type { BenchParams, BenchRunResponse, EnginesParams, EnginesResponse, MemorySamples, ProbeOptions, WorkerProblem } from '../../protocol/worker';
+import { EMPTY_SNAPSHOT } from './deviceSnapshot';
+import type { DeviceSnapshot } from './deviceSnapshot';
+import { detectTimeoutMs, readDeviceSettings, REDETECT_SETTINGS, STATUS_BAR_SETTINGS } from './deviceSettings';
+import type { DeviceSettings } from './deviceSettings';
+import { LifecycleQueue } from '../shared/lifecycleQueue';
+import { InterpreterLocator } from '../interpreter/python';
+import { WorkerClient } from '../worker/workerClient';
+import type { WorkerState } from '../worker/workerClient';
+import { WorkerError } from '../worker/workerErrors';
+
+/** Worker problems kept for the tooltip (the newest). */
+const MAX_WORKER_PROBLEMS = 5;
+/** A sweep of every engine may rightly run for many minutes; the user cancels from the notification. */
+const BENCH_TIMEOUT_MS = 60 * 60_000;
+
+export class DeviceController implements vscode.Disposable {
+  readonly client: WorkerClient;
+  private state: DeviceSnapshot = EMPTY_SNAPSHOT;
+  private readonly detections = new LifecycleQueue();
+  private readonly interpreters: InterpreterLocator;
+  private readonly changed = new vscode.EventEmitter<DeviceSnapshot>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private focused = vscode.window.state.focused;
+  /** The last detection died with the worker: detect again once it is back. */
+  private detectionCrashed = false;
+  private startTimer: NodeJS.Timeout | undefined;
+
+  readonly onDidChange = this.changed.event;
+
+  constructor(extension: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
+    this.client = new WorkerClient({ modulePath: extension.asAbsolutePath('dist/worker.js'), log });
+    this.interpreters = new InterpreterLocator(log);
+    this.disposables.push(
+      this.changed,
+      this.interpreters,
+      this.client.onMemorySamples((samples) => this.addSamples(samples)),
+      this.client.onProblem((problem) => this.addWorkerProblem(problem)),
+      this.client.onDidChangeState((state) => this.workerStateChanged(state)),
+      this.client.onDidRestartAfterCrash(() => { if (this.detectionCrashed) void this.detect(); }),
+      vscode.window.onDidChangeWindowState((window) => { this.focused = window.focused; this.planMonitoring(); }),
+      vscode.workspace.onDidChangeConfiguration((event) => this.configurationChanged(event)),
+      // Restricted Mode skipped PyTorch; now the workspace's interpreter may run.
+      vscode.workspace.onDidGrantWorkspaceTrust(() => void this.detect()),
+      this.interpreters.onDidChange(() => void this.detect()),
+    );
+  }
+
+  get snapshot(): DeviceSnapshot {
+    return this.state;
+  }
+
+  settings(): DeviceSettings {
+    return readDeviceSettings(vscode.workspace.getConfiguration('deviceDoctor', vscode.workspace.workspaceFolders?.[0]?.uri));
+  }
+
+  /** Forks the worker and runs the first detection after activate() has returned. */
+  start(): void {
+    this.startTimer = setTimeout(() => {
+      this.startTimer = undefined;
+      void this.detect();
+      this.planMonitoring();
+    }, 0);
+  }
+
+  /** Detects again; resolves with the report of a detection that started after this call. */
+  async detect(token?: vscode.CancellationToken): Promise<DeviceReport | undefined> {
+    await this.detections.restart(() => this.runDetection(token));
+    return this.state.detectError === null ? this.state.report ?? undefined : undefined;
+  }
+
+  /** What every benchmark request carries: the interpreter a detection would run (Workspace Trust applied) and the pin. */
+  async benchTarget(): Promise<Pick<BenchParams, 'pythonPath' | 'pinnedDevice'>> {
+    const interpreter = await this.interpreters.locate();
+    return { pythonPath: interpreter.pythonPath, pinnedDevice: this.settings().pinnedDevice };
+  }
+
+  /** Runs a matmul benchmark in the worker; progress arrives through client.onBenchProgress. */
+  bench(params: BenchParams, token?: vscode.CancellationToken): Promise<BenchRunResponse> {
+    return this.client.request(BenchRequest, params, { token, timeoutMs: BENCH_TIMEOUT_MS });
+  }
+
+  /** The engines and devices a benchmark can use here (the worker may detect first). */
+  benchEngines(params: EnginesParams, token?: vscode.CancellationToken): Promise<EnginesResponse> {
+    return this.client.request(EnginesRequest, params, { token, timeoutMs: detectTimeoutMs(this.settings()) });
+  }
+
+  /** The user's "Restart Worker": a given-up worker gets a fresh start, then a fresh report. */
+  async restartWorker(): Promise<void> {
+    await this.client.restart();
+    this.planMonitoring();
+    await this.detect();
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.startTimer);
+    await this.client.dispose();
+  }
+
+  dispose(): void {
+    void this.stop();
+    for (const disposable of this.disposables.splice(0)) disposable.dispose();
+  }
+
+  private async runDetection(token: vscode.CancellationToken | undefined): Promise<void> {
+    this.update({ probing: true });
+    try {
+      const interpreter = await this.interpreters.locate();
+      this.update({ interpreter });
+      const settings = this.settings();
+      const options: ProbeOptions = { pythonPath: interpreter.pythonPath, pinnedDevice: settings.pinnedDevice, timeoutMs: settings.probeTimeoutMs };
+      this.log.info(`Detecting devices (interpreter: ${interpreter.note}; device: ${settings.pinnedDevice ?? 'automatic'}).`);
+      const report = await this.client.request(DetectRequest, options, { token, timeoutMs: detectTimeoutMs(settings) });
+      this.detectionCrashed = false;
+      // A fresh report supersedes what the worker complained about before it.
+      this.update({ report, detectError: null, workerProblems: [] });
+      this.log.info(`Selected device: ${report.selected.device} (${report.selected.reason}); ${report.accelerators.length} accelerator(s), ${report.problems.length} problem(s).`);
+    } catch (error) {
+      this.detectionFailed(error);
+    } finally {
+      this.update({ probing: false });
+    }
+  }
+
+  private detectionFailed(error: unknown): void {
+    if (error instanceof WorkerError && error.kind === 'cancelled') {
+      this.log.info('Device detection cancelled.');
+      return;
+    }
+    this.detectionCrashed = error instanceof WorkerError && error.kind === 'crashed';
+    const message = error instanceof Error ? error.message : String(error);
+    this.log.error(`Device detection failed: ${message}`);
+    this.update({ detectError: message });
+  }
+
+  private planMonitoring(): void {
+    const settings = this.settings();
+    const wanted = settings.statusBarEnabled && this.focused && this.state.workerStopped === null;
+    void this.client.setMonitor(wanted ? { intervalMs: settings.monitorIntervalMs } : null);
+  }
+
+  private configurationChanged(event: vscode.ConfigurationChangeEvent): void {
+    if (REDETECT_SETTINGS.some((key) => event.affectsConfiguration(key))) void this.detect();
+    if (STATUS_BAR_SETTINGS.some((key) => event.affectsConfiguration(key))) {
+      this.planMonitoring();
+      this.changed.fire(this.state);
+    }
+  }
+
+  private workerStateChanged(state: WorkerState): void {
+    if (state === 'gaveUp') {
+      this.update({ workerStopped: this.client.gaveUpMessage ?? 'The Device Doctor worker is stopped.' });
+      void this.offerRestart(this.client.gaveUpMessage ?? 'The Device Doctor worker is stopped.');
+    } else if (state === 'running' && this.state.workerStopped !== null) {
+      this.update({ workerStopped: null });
+    }
+  }
+
+  private async offerRestart(message: string): Promise<void> {
+    const choice = await vscode.window.showErrorMessage(message, 'Restart Worker', 'Show Log');
+    if (choice === 'Restart Worker') await this.restartWorker();
+    else if (choice === 'Show Log') this.log.show();
+  }
+
+  private addSamples({ samples }: MemorySamples): void {
+    const latest = { ...this.state.samples };
+    for (const sample of samples) latest[sample.id] = sample;
+    this.update({ samples: latest });
+  }
+
+  private addWorkerProblem(problem: WorkerProblem): void {
+    this.log.warn(`${problem.source}: ${problem.message}`);
+    const others = this.state.workerProblems.filter((p) => p.source !== problem.source || p.message !== problem.message);
+    this.update({ workerProblems: [...others, problem].slice(-MAX_WORKER_PROBLEMS) });
+  }
+
+  private update(change: Partial<DeviceSnapshot>): void {
+    this.state = { ...this.state, ...change };
+    this.changed.fire(this.state);
+  }
+}

@@ -1,0 +1,40 @@
+// Device Doctor: Select Device — a quick pick of the report's devices and "Automatic"; the
+// choice is written to `deviceDoctor.device` (planDeviceWrite says where), and the resulting
+// configuration change runs a new detection, which re-renders the status bar and the report.
+import * as vscode from 'vscode';
+import type { DeviceController } from './deviceController';
+import { devicePicks, planDeviceWrite } from './devicePicks';
+import type { DevicePick, SettingLevel } from './devicePicks';
+
+const TARGETS: Record<SettingLevel, vscode.ConfigurationTarget> = {
+  global: vscode.ConfigurationTarget.Global,
+  workspace: vscode.ConfigurationTarget.Workspace,
+  workspaceFolder: vscode.ConfigurationTarget.WorkspaceFolder,
+};
+
+export async function selectDevice(devices: DeviceController, log: vscode.LogOutputChannel): Promise<void> {
+  const report = devices.snapshot.report ?? (await detectFirst(devices));
+  const picked = await vscode.window.showQuickPick<DevicePick & vscode.QuickPickItem>(
+    devicePicks(report ?? null, devices.settings().pinnedDevice),
+    { title: 'Device Doctor: Select Device', placeHolder: 'The PyTorch device to probe, monitor and benchmark', matchOnDescription: true },
+  );
+  if (!picked) return;
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  const config = vscode.workspace.getConfiguration('deviceDoctor', folder?.uri);
+  const write = planDeviceWrite(config.inspect<string>('device') ?? {}, picked.device);
+  try {
+    await config.update('device', write.value, TARGETS[write.level]);
+    log.info(`deviceDoctor.device set to ${JSON.stringify(write.value ?? null)} in the ${write.level} settings.`);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    log.error(`Could not write deviceDoctor.device: ${message}`);
+    void vscode.window.showErrorMessage(`Device Doctor could not save the device: ${message}`);
+  }
+}
+
+function detectFirst(devices: DeviceController) {
+  return vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Window, title: 'Detecting devices…' },
+    () => devices.detect(),
+  );
+}

@@ -1,0 +1,89 @@
+// Interpreter discovery in the editor: `deviceDoctor.pythonPath`, the Python extension's active
+// environment (through @vscode/python-extension; its absence is normal), then PATH — with
+// Workspace Trust applied by chooseInterpreter. The Python extension is only asked in a trusted
+// workspace: its interpreter may have been selected by the workspace itself.
+import * as os from 'os';
+import * as vscode from 'vscode';
+import { PVSC_EXTENSION_ID, PythonExtension } from '@vscode/python-extension';
+import { chooseInterpreter } from './interpreterChoice';
+import type { InterpreterChoice } from './interpreterChoice';
+import { findPythonOnPath } from '../../node/pathLookup';
+
+/** The Python extension may take a while to activate; a probe does not wait longer than this. */
+const PYTHON_API_TIMEOUT_MS = 10_000;
+
+export class InterpreterLocator implements vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly disposables: vscode.Disposable[] = [this.changed];
+  private api: Promise<PythonExtension | undefined> | undefined;
+
+  /** The Python extension's active environment changed (only watched once trusted). */
+  readonly onDidChange = this.changed.event;
+
+  constructor(private readonly log: vscode.LogOutputChannel) {}
+
+  async locate(): Promise<InterpreterChoice> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const inspected = vscode.workspace.getConfiguration('deviceDoctor', folder?.uri).inspect<string>('pythonPath');
+    const trusted = vscode.workspace.isTrusted;
+    return chooseInterpreter(
+      {
+        trusted,
+        // Untrusted: chooseInterpreter reads globalValue only; the others are never used.
+        setting: trusted
+          ? { globalValue: inspected?.globalValue, workspaceValue: inspected?.workspaceValue, workspaceFolderValue: inspected?.workspaceFolderValue }
+          : { globalValue: inspected?.globalValue },
+        workspaceFolder: folder?.uri.scheme === 'file' ? folder.uri.fsPath : undefined,
+        homeDir: os.homedir(),
+      },
+      { pythonExtension: () => this.activeEnvironment(folder?.uri), onPath: () => findPythonOnPath() },
+    );
+  }
+
+  dispose(): void {
+    for (const disposable of this.disposables.splice(0)) disposable.dispose();
+  }
+
+  private async activeEnvironment(resource: vscode.Uri | undefined): Promise<string | undefined> {
+    const api = await this.pythonApi();
+    if (!api) return undefined;
+    try {
+      const active = api.environments.getActiveEnvironmentPath(resource);
+      const resolved = await api.environments.resolveEnvironment(active);
+      return resolved?.executable.uri?.fsPath ?? undefined;
+    } catch (error) {
+      this.log.warn(`The Python extension could not resolve the active environment: ${messageOf(error)}`);
+      return undefined;
+    }
+  }
+
+  private pythonApi(): Promise<PythonExtension | undefined> {
+    this.api ??= this.loadPythonApi();
+    return this.api;
+  }
+
+  private async loadPythonApi(): Promise<PythonExtension | undefined> {
+    if (!vscode.extensions.getExtension(PVSC_EXTENSION_ID)) return undefined;
+    try {
+      const api = await withTimeout(PythonExtension.api(), PYTHON_API_TIMEOUT_MS);
+      this.disposables.push(api.environments.onDidChangeActiveEnvironmentPath(() => this.changed.fire()));
+      return api;
+    } catch (error) {
+      this.log.warn(`The Python extension's API is not available: ${messageOf(error)}`);
+      this.api = undefined; // try again at the next probe
+      return undefined;
+    }
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

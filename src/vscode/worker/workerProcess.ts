@@ -1,0 +1,129 @@
+// One forked compute worker and its JSON-RPC connection: everything that lives exactly as long
+// as that process. A restart throws the whole object away (its disposables with it) and forks a
+// new one; the client's extension-lifetime state stays in WorkerClient.
+// No vscode import: tests fork the fake worker through this very code.
+import { fork } from 'child_process';
+import type { ChildProcess } from 'child_process';
+import * as path from 'path';
+import { createMessageConnection, IPCMessageReader, IPCMessageWriter } from 'vscode-jsonrpc/node';
+import type { Disposable, MessageConnection } from 'vscode-jsonrpc/node';
+import { WorkerLogNotification } from '../../protocol/worker';
+import type { WorkerLog } from '../../protocol/worker';
+
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface WorkerProcessOptions {
+  /** Absolute path of dist/worker.js (or the fake worker in tests). */
+  modulePath: string;
+  env?: NodeJS.ProcessEnv;
+  /** Worker log notifications and the worker's stray stdout/stderr lines. */
+  onLog(entry: WorkerLog): void;
+  /** Called once when the process has gone, whether asked to or not. */
+  onExit(exit: ProcessExit): void;
+}
+
+export class WorkerProcess {
+  readonly connection: MessageConnection;
+  readonly exited: Promise<ProcessExit>;
+  private readonly child: ChildProcess;
+  private readonly disposables: Disposable[] = [];
+  private hasExited = false;
+
+  constructor(options: WorkerProcessOptions) {
+    this.child = fork(options.modulePath, [], {
+      // Never inherit the extension host's --inspect flags: a second debugger port would clash.
+      execArgv: [],
+      // Not the workspace: a Python started from there could import a workspace's own "torch".
+      cwd: path.dirname(options.modulePath),
+      env: { ...(options.env ?? process.env), ELECTRON_RUN_AS_NODE: '1' },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    this.exited = new Promise((resolve) => {
+      const done = (exit: ProcessExit) => {
+        if (this.hasExited) return;
+        this.hasExited = true;
+        resolve(exit);
+        options.onExit(exit);
+      };
+      this.child.once('exit', (code, signal) => done({ code, signal }));
+      this.child.on('error', (error) => {
+        options.onLog({ level: 'error', message: `Worker process: ${error.message}` });
+        // fork() itself failed (e.g. no such executable): no 'exit' follows.
+        if (this.child.pid === undefined) done({ code: null, signal: null });
+      });
+    });
+    forwardLines(this.child.stdout, (line) => options.onLog({ level: 'info', message: `[worker stdout] ${line}` }));
+    forwardLines(this.child.stderr, (line) => options.onLog({ level: 'warn', message: `[worker stderr] ${line}` }));
+    this.connection = createMessageConnection(new IPCMessageReader(this.child), new IPCMessageWriter(this.child));
+    this.disposables.push(this.connection, this.connection.onNotification(WorkerLogNotification, options.onLog));
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get isRunning(): boolean {
+    return !this.hasExited;
+  }
+
+  /** Registers a worker-lifetime disposable (a notification handler, say). */
+  own(disposable: Disposable): void {
+    this.disposables.push(disposable);
+  }
+
+  listen(): void {
+    this.connection.listen();
+  }
+
+  /**
+   * Stops the worker without sending it anything it could hang on: closing the ipc channel
+   * tells it to clean up (its probes, the streaming nvidia-smi) and exit. A worker that has not
+   * exited after half of `graceMs` gets SIGTERM (one still loading may have missed the channel
+   * closing), and one still there after `graceMs` SIGKILL.
+   */
+  async shutdown(graceMs: number): Promise<ProcessExit> {
+    this.dispose();
+    if (this.child.connected) this.child.disconnect();
+    for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+      const exit = await Promise.race([this.exited, delay(graceMs / 2).then(() => undefined)]);
+      if (exit) return exit;
+      if (!this.hasExited) this.child.kill(signal);
+    }
+    return this.exited;
+  }
+
+  /** SIGKILL, for a worker that must go now (tests crash it this way too). */
+  kill(): void {
+    if (!this.hasExited) this.child.kill('SIGKILL');
+  }
+
+  dispose(): void {
+    for (const disposable of this.disposables.splice(0)) {
+      try {
+        disposable.dispose();
+      } catch {
+        // A connection to a dead process may complain while closing; it is gone either way.
+      }
+    }
+  }
+}
+
+function forwardLines(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {
+  if (!stream) return;
+  let buffered = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    buffered += chunk;
+    const lines = buffered.split(/\r?\n/);
+    buffered = lines.pop() ?? '';
+    for (const line of lines) if (line.trim() !== '') onLine(line);
+  });
+  stream.on('end', () => { if (buffered.trim() !== '') onLine(buffered); });
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+}

@@ -1,0 +1,102 @@
+// Runs a prepared benchmark, one engine run at a time (two at once would each measure the
+// other), reporting progress and stopping at a cancel. The torch engine gets each job as
+// one batch, so its interpreter imports torch once per device; in-process engines run plan
+// by plan, a sweep through the core's runSweep. Used by the worker's bench method and,
+// in-process, by the CLI.
+import { buildRun } from '../../core/bench/compare';
+import { isMeasured, type BenchProgress, type RunResult } from '../../core/bench/model';
+import type { BenchPlan } from '../../core/bench/plan';
+import { runSweep } from '../../core/bench/sweep';
+import { cancelledOutcome } from '../../core/bench/outcomes';
+import type { BenchRunResponse, TransferResult } from '../../protocol/worker';
+import type { RunOptions } from '../engines/engine';
+import { TorchEngine } from '../engines/torch/engine';
+import type { BenchJob, PreparedBench } from './plans';
+
+export interface BenchHooks {
+  signal?: AbortSignal;
+  /** step: 1-based index of the plan in progress, out of steps (a sweep may end sooner). */
+  onProgress?: (progress: BenchProgress, step: number, steps: number) => void;
+  /** Test hook, passed to every engine run (RunOptions.corruptProduct). */
+  corruptProduct?: RunOptions['corruptProduct'];
+}
+
+class StepCounter {
+  private readonly seen = new Set<string>();
+  readonly steps: number;
+
+  constructor(bench: PreparedBench) {
+    this.steps = bench.jobs.reduce((sum, job) => sum + job.plans.length, 0);
+  }
+
+  step(p: BenchProgress): number {
+    this.seen.add(`${p.engine}|${p.device}|${p.dtype}|${p.size}`);
+    return this.seen.size;
+  }
+}
+
+function byDtype(plans: readonly BenchPlan[]): BenchPlan[][] {
+  const groups = new Map<string, BenchPlan[]>();
+  for (const plan of plans) groups.set(plan.dtype, [...(groups.get(plan.dtype) ?? []), plan]);
+  return [...groups.values()];
+}
+
+async function runInProcess(job: BenchJob, bench: PreparedBench, options: RunOptions): Promise<RunResult[]> {
+  const runs: RunResult[] = [];
+  for (const plans of byDtype(job.plans)) {
+    if (options.signal?.aborted) break;
+    if (!bench.sweep) {
+      for (const plan of plans) {
+        const run = await job.engine.run(plan, options);
+        runs.push(run);
+        if (run.status === 'cancelled') return runs;
+      }
+      continue;
+    }
+    const planFor = new Map(plans.map((p) => [p.size, p]));
+    const sweep = await runSweep((size) => job.engine.run(planFor.get(size) as BenchPlan, options), {
+      sizes: plans.map((p) => p.size),
+      budgetSec: bench.budgetSec,
+      signal: options.signal,
+    });
+    runs.push(...sweep.runs);
+    if (sweep.stoppedBy === 'cancelled') return runs;
+  }
+  return runs;
+}
+
+async function runJob(job: BenchJob, bench: PreparedBench, options: RunOptions): Promise<{ runs: RunResult[]; transfers: TransferResult[] }> {
+  if (job.engine instanceof TorchEngine) {
+    const transfer = bench.transfer && job.device !== 'cpu';
+    return job.engine.runBatch({ plans: job.plans, budgetSec: bench.sweep ? bench.budgetSec : undefined, transfer }, options);
+  }
+  return { runs: await runInProcess(job, bench, options), transfers: [] };
+}
+
+/** Every job in turn; a cancel ends the run with what finished and a 'cancelled' outcome. */
+export async function runPreparedBench(bench: PreparedBench, hooks: BenchHooks = {}): Promise<BenchRunResponse> {
+  const counter = new StepCounter(bench);
+  const options: RunOptions = {
+    signal: hooks.signal,
+    onProgress: hooks.onProgress && ((p) => hooks.onProgress?.(p, counter.step(p), counter.steps)),
+    corruptProduct: hooks.corruptProduct,
+  };
+  const runs: RunResult[] = [...bench.problems];
+  const transfers: TransferResult[] = [];
+  let cancelled = false;
+  for (const job of bench.jobs) {
+    if (hooks.signal?.aborted) {
+      runs.push(cancelledOutcome(job.plans[0]));
+      cancelled = true;
+      break;
+    }
+    const done = await runJob(job, bench, options);
+    runs.push(...done.runs);
+    transfers.push(...done.transfers);
+    if (done.runs.some((r) => !isMeasured(r) && r.status === 'cancelled')) {
+      cancelled = true;
+      break;
+    }
+  }
+  return { ...buildRun(runs), transfers, cancelled: cancelled || hooks.signal?.aborted === true, selectedDevice: bench.selectedDevice, description: bench.description };
+}

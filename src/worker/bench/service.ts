@@ -1,0 +1,142 @@
+// The worker's benchmark methods: BenchRequest (progress notifications, cancellation)
+// and EnginesRequest. One benchmark at a time: a second request while one runs is
+// rejected with BENCH_BUSY rather than queued — a queued run would start minutes later
+// behind a progress notification the user did not ask for, and a click that seems to do
+// nothing is worse than a message saying a benchmark is already running (the editor
+// offers cancel on the running one). A request that comes while a cancelled run is still
+// stopping (under a second) waits for it instead: "cancel, then run again" just works.
+// `benchmark` is the same code the CLI runs in-process.
+import { ResponseError, type CancellationToken, type MessageConnection } from 'vscode-jsonrpc';
+import type { DeviceReport } from '../../core/devices/report';
+import {
+  BENCH_BUSY,
+  BENCH_INVALID,
+  BenchProgressNotification,
+  BenchRequest,
+  EnginesRequest,
+  type BenchParams,
+  type BenchRunResponse,
+  type EngineInfo,
+  type EnginesParams,
+  type EnginesResponse,
+  type ProbeOptions,
+} from '../../protocol/worker';
+import type { Engine } from '../engines/engine';
+import { createBenchEngines, type BenchEngineOptions } from './engines';
+import { prepareBench } from './plans';
+import { runPreparedBench, type BenchHooks } from './runner';
+import { InvalidBenchRequest } from './targets';
+import type { LogFn } from '../detect/probes/probeContext';
+
+/** Plans the request (or throws InvalidBenchRequest with the reason) and runs it. */
+export async function benchmark(params: BenchParams, report: DeviceReport, engines: readonly Engine[], hooks: BenchHooks = {}): Promise<BenchRunResponse> {
+  const prepared = await prepareBench(params, report, engines);
+  if (prepared.kind === 'invalid') throw new InvalidBenchRequest(prepared.message);
+  return runPreparedBench(prepared.bench, hooks);
+}
+
+/** Every engine, its devices here and, when it cannot run, why. */
+export async function listEngines(report: DeviceReport, engines: readonly Engine[]): Promise<EnginesResponse> {
+  const infos: EngineInfo[] = [];
+  for (const engine of engines) {
+    const availability = await engine.availability();
+    const problem = availability === 'ok' ? null : availability;
+    infos.push({ engine: engine.id, devices: problem ? [] : await engine.devices(), dtypes: [...engine.capabilities.dtypes], problem });
+  }
+  return { engines: infos, selectedDevice: report.selected.device };
+}
+
+export interface BenchServiceDeps {
+  connection: MessageConnection;
+  env: NodeJS.ProcessEnv;
+  /** The device report for these options: the last detect's when it matches, else a fresh detect. */
+  report(options: ProbeOptions, signal: AbortSignal): Promise<DeviceReport>;
+  log: LogFn;
+  /** Tests replace the engines (a bench.py with a test hook, fake engines). */
+  engines?: (options: BenchEngineOptions) => Engine[];
+}
+
+/** How long a new request waits for a cancelled run to stop before it is answered busy. */
+const CANCELLED_RUN_WAIT_MS = 3_000;
+
+/** JSON-RPC's "request cancelled" (LSP's -32800), as detect answers. */
+const REQUEST_CANCELLED = -32800;
+
+function toAbortSignal(token: CancellationToken): AbortSignal {
+  const controller = new AbortController();
+  if (token.isCancellationRequested) controller.abort();
+  else token.onCancellationRequested(() => controller.abort());
+  return controller.signal;
+}
+
+export class BenchService {
+  private running: { description: string; since: number; signal: AbortSignal; finished: Promise<unknown>; done: boolean } | null = null;
+
+  constructor(private readonly deps: BenchServiceDeps) {}
+
+  register(): void {
+    this.deps.connection.onRequest(BenchRequest, (params, token) => this.bench(params, token));
+    this.deps.connection.onRequest(EnginesRequest, (params, token) => this.engines(params, token));
+  }
+
+  private makeEngines(params: EnginesParams, report: DeviceReport): Engine[] {
+    const options: BenchEngineOptions = { python: params.pythonPath || null, report, env: this.deps.env, nativeSearchPaths: params.nativeSearchPaths };
+    return (this.deps.engines ?? createBenchEngines)(options);
+  }
+
+  private async engines(params: EnginesParams, token: CancellationToken): Promise<EnginesResponse> {
+    const report = await this.deps.report({ pythonPath: params.pythonPath, pinnedDevice: params.pinnedDevice }, toAbortSignal(token));
+    return listEngines(report, this.makeEngines(params, report));
+  }
+
+  private async bench(params: BenchParams, token: CancellationToken): Promise<BenchRunResponse> {
+    await this.waitForCancelledRun();
+    if (this.running && !this.running.done) {
+      const since = new Date(this.running.since).toLocaleTimeString();
+      throw new ResponseError(BENCH_BUSY, `A benchmark is already running (${this.running.description}, since ${since}): cancel it or wait until it finishes.`);
+    }
+    const signal = toAbortSignal(token);
+    const finished = this.run(params, signal);
+    const description = `${params.compare}${params.engine ? ` ${params.engine}` : ''}${params.device ? ` on ${params.device}` : ''}`;
+    const running = { description, since: Date.now(), signal, finished: finished.catch(() => undefined), done: false };
+    void running.finished.then(() => (running.done = true));
+    this.running = running;
+    try {
+      return await finished;
+    } finally {
+      if (this.running === running) this.running = null;
+    }
+  }
+
+  /** A cancelled run stops within a second (engines promise so): wait for it rather than answer busy. */
+  private async waitForCancelledRun(): Promise<void> {
+    const running = this.running;
+    if (!running?.signal.aborted) return;
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise((resolve) => (timer = setTimeout(resolve, CANCELLED_RUN_WAIT_MS)));
+    await Promise.race([running.finished, limit]);
+    clearTimeout(timer);
+  }
+
+  private async run(params: BenchParams, signal: AbortSignal): Promise<BenchRunResponse> {
+    const started = Date.now();
+    try {
+      const report = await this.deps.report({ pythonPath: params.pythonPath, pinnedDevice: params.pinnedDevice }, signal);
+      const engines = this.makeEngines(params, report);
+      const runId = params.runId ?? null;
+      const onProgress: BenchHooks['onProgress'] = (progress, step, steps) =>
+        void this.deps.connection.sendNotification(BenchProgressNotification, { runId, step, steps, progress }).catch(() => undefined);
+      const run = await benchmark(params, report, engines, { signal, onProgress });
+      this.deps.log('info', `bench (${run.description}) took ${Date.now() - started} ms: ${run.results.length} result(s), ${run.problems.length} problem(s)${run.cancelled ? ', cancelled' : ''}`);
+      return run;
+    } catch (error) {
+      if (error instanceof InvalidBenchRequest) throw new ResponseError(BENCH_INVALID, error.message);
+      if (error instanceof ResponseError) throw error;
+      // Cancelled while the device report was being made: nothing ran yet.
+      if (signal.aborted) throw new ResponseError(REQUEST_CANCELLED, 'bench was cancelled');
+      const message = error instanceof Error ? error.message : String(error);
+      this.deps.log('error', `bench failed: ${message}`);
+      throw new ResponseError(-32603, `bench failed: ${message}`);
+    }
+  }
+}

@@ -1,0 +1,112 @@
+// One detect: every probe for this platform at once, then the core turns the raw runs
+// into the device report. Used by the worker's `detect` method and, in-process, by the
+// CLI. A probe that throws becomes a failed run in the report, never a failed detect;
+// only cancellation ends a detect early.
+import { buildDeviceReport, type DeviceReport, type ProbeRuns, type ToolRun } from '../../core/devices';
+import type { ProbeOptions } from '../../protocol/worker';
+import { probeAmdSmi } from './probes/amdSmi';
+import type { LogFn, ProbeContext } from './probes/probeContext';
+import { probeHost } from './probes/host';
+import { probeNvidiaSmi, type NvidiaSmiRuns } from './probes/nvidiaSmi';
+import { CancelledError, type ProbeGate } from './probes/probeGate';
+import { probeRocmSmi } from './probes/rocmSmi';
+import { probePciDisplayDevices, SYSFS_PCI_ROOT } from './probes/pci';
+import { probeSysfs, SYSFS_DRM_ROOT } from './probes/sysfs';
+import { probeSystemProfiler } from './probes/systemProfiler';
+import { probeTorch, probeScriptPath, type TorchProbeRun } from './probes/torch';
+
+export interface DetectEnvironment {
+  gate: ProbeGate;
+  env: NodeJS.ProcessEnv;
+  platform: NodeJS.Platform;
+  log: LogFn;
+  /** Where the DRM cards are; tests point it at a fixture. */
+  sysfsDrmRoot?: string;
+  /** Test hook: a fake /sys/bus/pci/devices. */
+  sysfsPciRoot?: string;
+  probeScript?: string;
+}
+
+/** A tool that hung (killed after its timeout) or is still backing off after a hang. */
+export interface Hang {
+  kind: string;
+  /** When the tool will be run again. */
+  retryAt: number | undefined;
+  /** true: it hung during this detect; false: this detect reused the hung run. */
+  fresh: boolean;
+}
+
+export interface DetectOutcome {
+  report: DeviceReport;
+  runs: ProbeRuns;
+  hangs: Hang[];
+}
+
+function failedRun(err: unknown): ToolRun {
+  const message = err instanceof Error ? err.message : String(err);
+  return { exitCode: null, stdout: '', stderr: message, errorCode: 'ERROR' };
+}
+
+/** Runs one probe; an unexpected exception is logged and becomes `fallback(err)`. Cancellation passes through. */
+async function guarded<T>(name: string, log: LogFn, probe: () => Promise<T>, fallback: (err: unknown) => T): Promise<T> {
+  try {
+    return await probe();
+  } catch (err) {
+    if (err instanceof CancelledError) throw err;
+    log('error', `the ${name} probe failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`);
+    return fallback(err);
+  }
+}
+
+function nvidiaForPlatform(ctx: ProbeContext): Promise<NvidiaSmiRuns | null> {
+  // nvidia-smi exists on Linux and Windows; macOS has had no NVIDIA driver for years.
+  return ctx.platform === 'darwin' ? Promise.resolve(null) : probeNvidiaSmi(ctx);
+}
+
+function torchFor(ctx: ProbeContext, options: ProbeOptions, script: string): Promise<TorchProbeRun | null> {
+  // null (or, from a careless client, missing or empty): no interpreter may be run.
+  return options.pythonPath ? probeTorch(ctx, options.pythonPath, script) : Promise.resolve(null);
+}
+
+function hangOf(kind: string, gateKind: string, runs: ToolRun[], retryAt: number | undefined, gate: ProbeGate): Hang | null {
+  if (!runs.some((run) => run.errorCode === 'TIMEOUT')) return null;
+  return { kind, retryAt: retryAt ?? gate.retryAt(gateKind), fresh: retryAt === undefined };
+}
+
+function collectHangs(nvidia: NvidiaSmiRuns | null, torch: TorchProbeRun | null, gate: ProbeGate): Hang[] {
+  const hangs = [
+    nvidia && hangOf('nvidia-smi', 'nvidia-smi', [nvidia.query, nvidia.details, nvidia.list].filter((r): r is ToolRun => r !== null), nvidia.retryAt, gate),
+    torch && hangOf(`the PyTorch probe (${torch.interpreter})`, `torch:${torch.interpreter}`, [torch.run], torch.retryAt, gate),
+  ];
+  return hangs.filter((hang): hang is Hang => hang !== null);
+}
+
+export async function detectDevices(options: ProbeOptions, environment: DetectEnvironment, signal?: AbortSignal): Promise<DetectOutcome> {
+  const { log, platform } = environment;
+  const ctx: ProbeContext = { gate: environment.gate, timeoutMs: options.timeoutMs, env: environment.env, platform, signal, log };
+  const script = environment.probeScript ?? probeScriptPath();
+  const [host, nvidia, rocmSmi, amdSmi, sysfsCards, systemProfiler, torch, pciDisplayDevices] = await Promise.all([
+    probeHost(platform),
+    guarded('nvidia-smi', log, () => nvidiaForPlatform(ctx), (err) => ({ query: failedRun(err), details: null, list: null })),
+    guarded('rocm-smi', log, () => probeRocmSmi(ctx), failedRun),
+    guarded('amd-smi', log, () => probeAmdSmi(ctx), (err) => ({ static: failedRun(err), metric: null })),
+    guarded('sysfs', log, () => probeSysfs(platform, environment.sysfsDrmRoot ?? SYSFS_DRM_ROOT), () => []),
+    guarded('system_profiler', log, () => probeSystemProfiler(ctx), failedRun),
+    guarded('PyTorch', log, () => torchFor(ctx, options, script), (err) => ({ interpreter: options.pythonPath ?? '', run: failedRun(err) })),
+    guarded('PCI bus', log, () => probePciDisplayDevices(platform, environment.sysfsPciRoot ?? SYSFS_PCI_ROOT), () => null),
+  ]);
+  if (signal?.aborted) throw new CancelledError();
+  const runs: ProbeRuns = {
+    host,
+    nvidia,
+    rocmSmi,
+    amdSmi,
+    sysfsCards,
+    pciDisplayDevices,
+    systemProfiler,
+    torch: torch && { interpreter: torch.interpreter, run: torch.run },
+    pinnedDevice: options.pinnedDevice,
+    cudaVisibleDevices: environment.env.CUDA_VISIBLE_DEVICES ?? null,
+  };
+  return { report: buildDeviceReport(runs), runs, hangs: collectHangs(nvidia, torch, environment.gate) };
+}

@@ -1,0 +1,127 @@
+// Live memory for the status bar: NVIDIA from one streaming nvidia-smi, AMD from sysfs
+// (file reads, no process), and host memory from the os module, all at one interval.
+import * as os from 'os';
+import { parseSysfsDrmCard } from '../../core/devices/amd';
+import type { MemorySampleRow } from '../../core/devices/nvidiaMonitor';
+import type { MemorySample, WorkerLog } from '../../protocol/worker';
+import { NvidiaStream } from './nvidiaStream';
+import { readSysfsDrmCards, SYSFS_DRM_ROOT } from '../detect/probes/sysfs';
+
+export interface MonitorSink {
+  samples(samples: MemorySample[]): void;
+  problem(message: string): void;
+  log(level: WorkerLog['level'], message: string): void;
+}
+
+/** Report ids for tool indexes, from the last detect (nvidia-smi's order is not CUDA's). */
+export interface IdMapper {
+  nvidia(index: number): string;
+  amd(pciBusId: string | null, index: number): string;
+}
+
+export const FALLBACK_IDS: IdMapper = {
+  nvidia: (index) => `nvidia:${index}`,
+  amd: (_bus, index) => `amd:${index}`,
+};
+
+export interface MonitorOptions {
+  env: NodeJS.ProcessEnv;
+  platform: NodeJS.Platform;
+  sysfsDrmRoot?: string;
+  restartDelayMs?: number;
+}
+
+/** The shortest interval honoured: faster would make nvidia-smi itself the load. */
+export const MIN_INTERVAL_MS = 50;
+/** What a request without a usable interval gets. */
+export const DEFAULT_INTERVAL_MS = 1_000;
+
+export class Monitor {
+  private readonly nvidia: NvidiaStream;
+  private timer: NodeJS.Timeout | undefined;
+  private polling = false;
+  private ids: IdMapper = FALLBACK_IDS;
+
+  constructor(private readonly sink: MonitorSink, private readonly options: MonitorOptions) {
+    this.nvidia = new NvidiaStream({
+      env: options.env,
+      log: (level, message) => sink.log(level, message),
+      onRows: (rows) => sink.samples(this.nvidiaSamples(rows)),
+      onProblem: (message) => sink.problem(message),
+      restartDelayMs: options.restartDelayMs,
+    });
+  }
+
+  /** How many nvidia-smi processes the stream has started. */
+  get nvidiaStarts(): number {
+    return this.nvidia.starts;
+  }
+
+  setIds(ids: IdMapper): void {
+    this.ids = ids;
+  }
+
+  /** (Re)starts every source at `intervalMs`; calling it again changes the interval. */
+  start(intervalMs: number): void {
+    const interval = Number.isFinite(intervalMs) ? Math.max(MIN_INTERVAL_MS, Math.round(intervalMs)) : DEFAULT_INTERVAL_MS;
+    this.stop();
+    if (this.options.platform !== 'darwin') this.nvidia.start(interval);
+    this.timer = setInterval(() => void this.tick(), interval);
+    void this.tick();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.nvidia.stop();
+  }
+
+  private nvidiaSamples(rows: MemorySampleRow[]): MemorySample[] {
+    const time = Date.now();
+    return rows.map((row) => ({
+      id: this.ids.nvidia(row.index),
+      usedBytes: row.usedBytes,
+      totalBytes: row.totalBytes,
+      utilizationPercent: row.utilizationPercent,
+      time,
+    }));
+  }
+
+  private async tick(): Promise<void> {
+    // A slow sysfs read must not pile up ticks behind it.
+    if (this.polling) return;
+    this.polling = true;
+    try {
+      const samples = [hostSample(), ...(await this.amdSamples())];
+      if (this.timer !== undefined) this.sink.samples(samples);
+    } catch (err) {
+      this.sink.log('warn', `memory sample failed: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private async amdSamples(): Promise<MemorySample[]> {
+    if (this.options.platform !== 'linux') return [];
+    const cards = await readSysfsDrmCards(this.options.sysfsDrmRoot ?? SYSFS_DRM_ROOT);
+    const time = Date.now();
+    const samples: MemorySample[] = [];
+    for (const card of cards) {
+      const row = parseSysfsDrmCard(card);
+      if (!row) continue;
+      samples.push({
+        id: this.ids.amd(row.pciBusId, row.index),
+        usedBytes: row.memory.usedBytes,
+        totalBytes: row.memory.totalBytes,
+        utilizationPercent: row.utilizationPercent,
+        time,
+      });
+    }
+    return samples;
+  }
+}
+
+function hostSample(): MemorySample {
+  const total = os.totalmem();
+  return { id: 'cpu', usedBytes: total - os.freemem(), totalBytes: total, utilizationPercent: null, time: Date.now() };
+}

@@ -1,0 +1,148 @@
+// The one long-lived `nvidia-smi ... -lms <ms>` process behind the live memory display.
+// Never a process per poll: nvidia-smi initializes NVML on every start, which costs
+// more than the query. If it dies it is restarted with a growing back-off; if it stops
+// printing it is killed and restarted; if it is not installed or sees no GPU, it stays
+// stopped until the next start().
+import { spawn, type ChildProcess } from 'child_process';
+import { classifyNvidiaSmiFailure } from '../../core/devices/nvidiaFailure';
+import { NvidiaMonitorParser, nvidiaMonitorArgs, type MemorySampleRow } from '../../core/devices/nvidiaMonitor';
+import type { LogFn } from '../detect/probes/probeContext';
+import { killTree } from '../../node/processRunner';
+
+export interface NvidiaStreamOptions {
+  env: NodeJS.ProcessEnv;
+  log: LogFn;
+  onRows: (rows: MemorySampleRow[]) => void;
+  onProblem: (message: string) => void;
+  /** First restart delay; doubles per consecutive failure up to maxRestartDelayMs. */
+  restartDelayMs?: number;
+  maxRestartDelayMs?: number;
+  /** Silence after which the process counts as stuck; default max(10 intervals, 15 s). */
+  silenceMs?: number;
+}
+
+const TAIL_CHARS = 2048;
+
+/** One started process and what it has said so far. */
+interface Run {
+  child: ChildProcess;
+  parser: NvidiaMonitorParser;
+  /** The last output, for the failure message when it ends. */
+  tail: string;
+  sawRows: boolean;
+}
+
+export class NvidiaStream {
+  private current: Run | undefined;
+  private intervalMs = 0;
+  private failures = 0;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private watchdog: NodeJS.Timeout | undefined;
+  private running = false;
+  /** How many processes this stream has started (tests check that it is not one per poll). */
+  starts = 0;
+
+  constructor(private readonly options: NvidiaStreamOptions) {}
+
+  get active(): boolean {
+    return this.running;
+  }
+
+  start(intervalMs: number): void {
+    this.stop();
+    this.running = true;
+    this.intervalMs = intervalMs;
+    this.failures = 0;
+    this.spawnOnce();
+  }
+
+  stop(): void {
+    this.running = false;
+    clearTimeout(this.restartTimer);
+    clearTimeout(this.watchdog);
+    const run = this.current;
+    this.current = undefined;
+    if (run) abandon(run.child);
+  }
+
+  private spawnOnce(): void {
+    if (!this.running) return;
+    this.starts++;
+    const child = spawn('nvidia-smi', nvidiaMonitorArgs(this.intervalMs), {
+      shell: false,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: process.platform !== 'win32',
+      windowsHide: true,
+      env: this.options.env,
+    });
+    const run: Run = { child, parser: new NvidiaMonitorParser(), tail: '', sawRows: false };
+    this.current = run;
+    this.armWatchdog(run);
+    child.stdout?.setEncoding('utf8');
+    child.stderr?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => this.onOutput(run, chunk));
+    child.stderr?.on('data', (chunk: string) => {
+      run.tail = (run.tail + chunk).slice(-TAIL_CHARS);
+    });
+    child.on('error', (err: NodeJS.ErrnoException) => this.ended(run, null, err.code ?? 'ERROR'));
+    child.on('close', (code) => {
+      const rows = run.parser.flush();
+      if (rows.length > 0 && this.current === run) this.options.onRows(rows);
+      this.ended(run, code);
+    });
+  }
+
+  private onOutput(run: Run, chunk: string): void {
+    run.tail = (run.tail + chunk).slice(-TAIL_CHARS);
+    const rows = run.parser.push(chunk);
+    if (rows.length === 0 || this.current !== run) return;
+    run.sawRows = true;
+    this.failures = 0;
+    this.armWatchdog(run);
+    this.options.onRows(rows);
+  }
+
+  /** A stream that prints nothing for several intervals is stuck: kill it and start again. */
+  private armWatchdog(run: Run): void {
+    clearTimeout(this.watchdog);
+    const silenceMs = this.options.silenceMs ?? Math.max(10 * this.intervalMs, 15_000);
+    this.watchdog = setTimeout(() => {
+      if (this.current !== run) return;
+      this.options.log('warn', `nvidia-smi printed nothing for ${silenceMs} ms; restarting it`);
+      abandon(run.child);
+      this.ended(run, null, 'TIMEOUT', silenceMs);
+    }, silenceMs);
+  }
+
+  private ended(run: Run, exitCode: number | null, errorCode?: string, timeoutMs?: number): void {
+    if (this.current !== run) return; // stopped, replaced, or already handled ('error' then 'close')
+    this.current = undefined;
+    clearTimeout(this.watchdog);
+    if (!this.running) return;
+    const failure = classifyNvidiaSmiFailure({ exitCode, stdout: run.tail, stderr: '', errorCode, timeoutMs });
+    if (failure.kind === 'not-installed' || failure.kind === 'no-devices') {
+      this.options.log('info', `live GPU memory is off: nvidia-smi ${failure.kind === 'not-installed' ? 'is not installed' : 'found no GPU'}`);
+      this.running = false;
+      return;
+    }
+    if (!run.sawRows) this.failures++;
+    const delay = this.restartDelay();
+    const why = failure.problem?.message ?? `it exited with code ${exitCode ?? 'unknown'}`;
+    this.options.onProblem(`the nvidia-smi memory monitor stopped (${why}); restarting it in ${(delay / 1000).toFixed(1)} s`);
+    this.restartTimer = setTimeout(() => this.spawnOnce(), delay);
+  }
+
+  private restartDelay(): number {
+    const base = this.options.restartDelayMs ?? 1_000;
+    const max = this.options.maxRestartDelayMs ?? 5 * 60_000;
+    return Math.min(base * 2 ** Math.max(0, this.failures - 1), max);
+  }
+}
+
+/** Kills a stream process without waiting for it: one in D-state may never close its pipes. */
+function abandon(child: ChildProcess): void {
+  killTree(child);
+  child.stdout?.destroy();
+  child.stderr?.destroy();
+  child.unref();
+}
