@@ -3,7 +3,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import { cliInterpreter, findOnPath, resolveInterpreter } from '../../src/node/interpreter';
-import { tempDir } from './workerTestKit';
+import { tempDir } from '../process/workerTestKit';
 
 describe('worker: resolveInterpreter', () => {
   let tmp: string;
