@@ -1,12 +1,24 @@
 // Registration of every command in the COMMANDS table (package.json lists the same ids).
 import * as vscode from 'vscode';
-import type { DeviceDoctor } from './deviceDoctor';
+import type { ServerController } from './analysis/serverController';
+import type { BenchmarkFeature } from './benchmark/benchmarkFeature';
+import type { DeviceController } from './devices/deviceController';
+import type { DeviceReportPanel } from './devices/deviceReportPanel';
 import { COMMANDS } from './shared/commandIds';
 import { selectDevice } from './devices/selectDeviceCommand';
 
 export { COMMANDS } from './shared/commandIds';
 
-export function registerCommands(doctor: DeviceDoctor): vscode.Disposable[] {
+/** The parts the commands act on (the DeviceDoctor object provides them; named here so this file need not import it). */
+export interface CommandTargets {
+  log: vscode.LogOutputChannel;
+  server: ServerController;
+  devices: DeviceController;
+  reportPanel: DeviceReportPanel;
+  benchmarks: BenchmarkFeature;
+}
+
+export function registerCommands(doctor: CommandTargets): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand(COMMANDS.restartServer, () => doctor.server.restart()),
     vscode.commands.registerCommand(COMMANDS.showLog, () => doctor.log.show()),
@@ -20,7 +32,7 @@ export function registerCommands(doctor: DeviceDoctor): vscode.Disposable[] {
 }
 
 /** Detect Accelerators: a cancellable detection with progress, then the device report view. */
-async function detectAccelerators(doctor: DeviceDoctor): Promise<void> {
+async function detectAccelerators(doctor: CommandTargets): Promise<void> {
   const cancelled = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'Device Doctor: detecting accelerators…', cancellable: true },
     async (_progress, token) => {

@@ -1,30 +1,9 @@
 // AMD GPUs: rocm-smi's JSON (every value a string), amd-smi's JSON (value objects) and
 // sysfs (no tool at all). All three become the same row.
-import type { MemoryInfo } from './report';
+import type { AmdGpuRow, AmdParseResult } from './amdRow';
 import { bytesOrNull, freeFrom, isRecord, numberOrNull, parseJsonOrUndefined, textOrNull } from './fields';
 
-export interface AmdGpuRow {
-  /** The tool's card index (card0 → 0). */
-  index: number;
-  name: string;
-  uuid: string | null;
-  pciBusId: string | null;
-  memory: MemoryInfo;
-  utilizationPercent: number | null;
-  temperatureC: number | null;
-  powerW: number | null;
-  driverVersion: string | null;
-  /** e.g. "gfx1100" */
-  gfxVersion: string | null;
-  /** The second die of an MI250 reports some values (power) as "N/A (Secondary die)". */
-  secondaryDie: boolean;
-}
-
-export interface AmdParseResult {
-  gpus: AmdGpuRow[];
-  /** Set when the tool printed no usable JSON (e.g. "WARNING: No JSON data to report"). */
-  warning: string | null;
-}
+export type { AmdGpuRow, AmdParseResult } from './amdRow';
 
 /**
  * PROBES.md's flags plus --showbus: the "PCI Bus" it adds is what links a card to PyTorch's

@@ -2,7 +2,7 @@
 // newer releases, whose leaves are {"value": 42, "unit": "%"} or "N/A". Field names are
 // those of amd-smi's `static` (asic, bus, vram, driver) and `metric` (usage, power,
 // temperature, mem_usage) commands; `list` adds bdf and uuid at the top level.
-import type { AmdGpuRow, AmdParseResult } from './amd';
+import type { AmdGpuRow, AmdParseResult } from './amdRow';
 import { freeFrom, integerOrNull, isRecord, numberOrNull, parseJsonOrUndefined, textOrNull } from './fields';
 
 export const AMD_SMI_STATIC_ARGS: readonly string[] = ['static', '--asic', '--bus', '--vram', '--driver', '--json'];

@@ -1,6 +1,6 @@
 // One function per row of PROBES.md's diagnosis table. Each answers the problem it
 // finds, or null. Messages follow the table; hints say what to do next.
-import type { DiagnosisFacts } from './diagnosis';
+import type { DiagnosisFacts } from './diagnosisFacts';
 import type { Problem, TorchStatus } from './report';
 import { INTERPRETER_NOT_FOUND, NO_VALID_JSON } from './torchProbe';
 import { compareVersions, majorVersion } from './versions';
