@@ -6,5 +6,5 @@ export { findProjectConfig, clearProjectConfigCache } from './findConfig';
 export type { FoundConfig } from './findConfig';
 export { selectionForFile, resolveSelection, applySelectionLayer, perFileIgnoredCodes } from './selection';
 export type { SelectionLayer } from './selection';
-export { compileGlob, globToRegExp } from './glob';
+export { compileGlob, globMatches, globProblem, GlobError, MAX_GLOB_LENGTH } from './glob';
 export type { GlobMatcher } from './glob';

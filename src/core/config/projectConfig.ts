@@ -2,6 +2,7 @@
 // `select`, `extend-select`, `ignore` and `per-file-ignores`.
 import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
 import { RULES } from '../analysis/catalog';
+import { globProblem } from './glob';
 
 // smol-toml publishes ESM type declarations only; its CommonJS build is what runs here.
 const { parse: parseToml } = require('smol-toml') as typeof SmolToml;
@@ -63,6 +64,11 @@ function readPerFileIgnores(value: unknown, errors: string[]): PerFileIgnore[] |
   }
   const entries: PerFileIgnore[] = [];
   for (const [pattern, codes] of Object.entries(value)) {
+    const unusable = globProblem(pattern);
+    if (unusable) {
+      errors.push(`${where}: pattern "${pattern.slice(0, 60)}${pattern.length > 60 ? '…' : ''}" is ${unusable}; it is ignored`);
+      continue;
+    }
     const list = readCodeList(codes, `${where} "${pattern}"`, errors);
     if (list) entries.push({ pattern, codes: list });
   }
