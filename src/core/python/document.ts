@@ -1,5 +1,5 @@
 // A Python text with its syntax tree, re-parsed incrementally as the text changes.
-import { lineStarts, offsetAt, positionAt } from './edits';
+import { lineStarts, offsetAt, positionAt } from './lines';
 import { Edit } from 'web-tree-sitter';
 import { parsePython, Tree } from './parser';
 import type { Range } from '../analysis/types';
@@ -43,6 +43,7 @@ export class ParsedDocument {
       const next = text.slice(0, startIndex) + change.text + text.slice(oldEndIndex);
       const newEndIndex = startIndex + change.text.length;
       const newEnd = positionAt(lineStarts(next), newEndIndex);
+      // LSP positions are tree-sitter points here: the parser sees lone \r as \n (parser.ts).
       tree?.edit(new Edit({
         startIndex,
         oldEndIndex,

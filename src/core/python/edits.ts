@@ -1,39 +1,10 @@
 // Text edits over plain strings: offsets <-> positions, and applying edits, shared by
 // the CLI's --fix, the incremental parser and the fix tests.
-import type { Position, TextEdit } from '../analysis/types';
+import type { TextEdit } from '../analysis/types';
+import { lineStarts, offsetAt } from './lines';
 
-/** Offsets where each line starts; line breaks are \n, \r\n or \r. */
-export function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (ch === 13 /* \r */) {
-      if (text.charCodeAt(i + 1) === 10) i++;
-      starts.push(i + 1);
-    } else if (ch === 10 /* \n */) {
-      starts.push(i + 1);
-    }
-  }
-  return starts;
-}
-
-export function offsetAt(starts: number[], text: string, pos: Position): number {
-  if (pos.line >= starts.length) return text.length;
-  const lineStart = starts[pos.line];
-  const nextStart = pos.line + 1 < starts.length ? starts[pos.line + 1] : text.length;
-  return Math.min(lineStart + pos.character, nextStart);
-}
-
-export function positionAt(starts: number[], offset: number): Position {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid] <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return { line: lo, character: offset - starts[lo] };
-}
+// Lines and columns are defined in lines.ts; re-exported for the callers that apply edits.
+export { lineStarts, offsetAt, positionAt } from './lines';
 
 /**
  * Applies edits (any order) and returns the new text. Identical edits apply once (two

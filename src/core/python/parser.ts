@@ -43,11 +43,24 @@ function requireParser(): Parser {
   return parser;
 }
 
-/** Parses `source`; with `oldTree` (already `edit()`ed) tree-sitter reuses unchanged subtrees. */
+/**
+ * Parses `source`; with `oldTree` (already `edit()`ed) tree-sitter reuses unchanged subtrees.
+ *
+ * Tree-sitter ends a line only at `\n`, so a file with lone `\r` line breaks (valid Python)
+ * parsed as one long broken line. A lone `\r` becomes `\n` for the parser: the same length,
+ * so every offset is unchanged, and tree-sitter's rows and columns are then exactly the
+ * LSP positions of lines.ts (`\n`, `\r\n` and `\r` each end a line). Node texts show `\n`
+ * there; fixes insert the file's own line break (see the analysis' `eol`).
+ */
 export function parsePython(source: string, oldTree?: Tree | null): Tree {
-  const tree = requireParser().parse(source, oldTree ?? null);
+  const tree = requireParser().parse(parserText(source), oldTree ?? null);
   if (!tree) throw new Error('tree-sitter returned no tree');
   return tree;
+}
+
+/** `source` with each lone `\r` as `\n` (length-preserving). */
+export function parserText(source: string): string {
+  return source.includes('\r') ? source.replace(/\r(?!\n)/g, '\n') : source;
 }
 
 export type { Tree, Node } from 'web-tree-sitter';
