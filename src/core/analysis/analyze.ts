@@ -4,11 +4,12 @@ import { parsePython, Tree } from '../python/parser';
 import { NodeRegistry } from '../python/pyNode';
 import { nodeRange } from '../python/syntax';
 import { ruleInfo } from './catalog';
-import { Checker, UnitFinding } from './checker';
 import { Summaries } from './frame';
 import { Interpreter } from './interpreter';
 import { blankIPythonSyntax } from './notebook';
 import { Program, Unit } from './program';
+import { RuleDispatcher } from './ruleDispatcher';
+import type { UnitFinding } from './ruleApi';
 import { enabledRules, isSuppressedByNoqa } from './suppression';
 import type { AnalyzeOptions, CellFinding, Finding, Fix, TextEdit } from './types';
 
@@ -28,11 +29,10 @@ function interpret(units: Unit[], isNotebook = false): UnitFinding[] {
   let summaries = new Summaries();
   for (let round = 1; ; round++) {
     // Rules report in every round after the first; only a converged (or the last) round counts.
-    const checker = new Checker(program);
-    checker.final = round > 1;
-    const interpreter = new Interpreter(program, summaries, checker, checker.final);
+    const rules = new RuleDispatcher(program, round > 1);
+    const interpreter = new Interpreter(program, summaries, rules.events);
     interpreter.run();
-    if (round === MAX_ROUNDS || (round > 1 && interpreter.next.equals(summaries))) return [...checker.findings.values()];
+    if (round === MAX_ROUNDS || (round > 1 && interpreter.next.equals(summaries))) return [...rules.findings.values()];
     summaries = interpreter.next;
   }
 }

@@ -2,10 +2,8 @@
 // and calls of the program's own functions and classes (call-site propagation).
 import type { Node } from '../python/pyNode';
 import { callArguments, CallArguments, dottedKey, field, isNumberLiteral, unparen } from '../python/syntax';
-import type { RoundContext } from './roundContext';
+import type { Evaluator, RoundContext } from './roundContext';
 import { evalDevice, toTarget } from './devices';
-import type { Arg, Expressions } from './expressions';
-import { resultOf } from './expressions';
 import type { Frame } from './frame';
 import type { FunctionInfo } from './program';
 import {
@@ -13,10 +11,10 @@ import {
   VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, isModelZooConstructor,
   isPlacelessModuleClass, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, WRAPPER_MODULES,
 } from './torchApi';
-import { ACCEL, CPU, isTensorLike, OTHER, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, CPU, isTensorLike, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 
 
-export function evalCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: Node, discarded: boolean): Value {
+export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, discarded: boolean): Value {
   const callee = field(call, 'function');
   if (!callee) return UNKNOWN;
   const args = callArguments(call);
@@ -30,18 +28,18 @@ export function evalCall(ctx: RoundContext, ex: Expressions, frame: Frame, call:
   return evalValueCall(ctx, ex, frame, call, callee, ex.eval(frame, callee), args);
 }
 
-function evalArgs(ex: Expressions, frame: Frame, args: CallArguments): Arg[] {
+function evalArgs(ex: Evaluator, frame: Frame, args: CallArguments): Arg[] {
   const out: Arg[] = args.positional.map((n) => ({ node: n, value: ex.eval(frame, n) }));
   for (const n of args.keywords.values()) out.push({ node: n, value: ex.eval(frame, n) });
   return out;
 }
 
 /** Calling a value: a model (module call), a loss, or something unknown. */
-function evalValueCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: Node, calleeNode: Node, callee: Value, args: CallArguments): Value {
+function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, calleeNode: Node, callee: Value, args: CallArguments): Value {
   const argValues = evalArgs(ex, frame, args);
   const isModule = callee.kind === 'module' || (callee.kind === 'unknown' && callee.place !== UNTRACKED);
   if (callee.placeless || (!isModule && LOSS_LIKE_NAME.test(calleeNode.text))) {
-    ctx.checker.noteTensorConsumer(frame, argValues);
+    ctx.events.tensorsReachConsumer(frame, argValues);
     return ex.tensorOperation(frame, call, argValues, 'consumer');
   }
   if (!isModule && !(callee.kind === 'unknown' && MODEL_LIKE_NAME.test(calleeNode.text))) {
@@ -51,9 +49,9 @@ function evalValueCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: N
   // A model's later positional inputs may legally stay on the CPU (pack_padded_sequence's
   // lengths must): a batch element counts only as the first input or a keyword input.
   const inputs = argValues.filter((a, i) => !a.value.batch || i === 0 || i >= args.positional.length);
-  ctx.checker.noteTensorConsumer(frame, inputs);
+  ctx.events.tensorsReachConsumer(frame, inputs);
   const tensors = inputs.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
-  ctx.checker.moduleCall(frame, call, calleeNode, callee, tensors);
+  ctx.events.moduleCall(frame, call, calleeNode, callee, tensors);
   const noGrad = frame.noGrad > 0;
   if (callee.place !== UNTRACKED) {
     return value('tensor', callee.place, {
@@ -64,7 +62,7 @@ function evalValueCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: N
   return { ...fromInputs, grad: noGrad ? 'no' : callee.kind === 'module' ? 'yes' : 'unknown' };
 }
 
-function evalTorchCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: Node, q: string, args: CallArguments): Value {
+function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, q: string, args: CallArguments): Value {
   const device = args.keywords.get('device');
   const requiresGrad = args.keywords.get('requires_grad')?.text === 'True';
   if (q === 'torch.device') {
@@ -91,7 +89,7 @@ function evalTorchCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: N
   const last = q.slice(q.lastIndexOf('.') + 1);
   if (NUMPY_CONVERTERS.has(q)) {
     const first = argValues[0];
-    if (first) ctx.checker.numpyConversion(frame, call, first.node, first.value, 'function');
+    if (first) ctx.events.numpyConversion(frame, call, first.node, first.value, 'function');
     return OTHER;
   }
   if (q === 'torch.nn.Parameter' || q === 'torch.nn.parameter.Parameter') {
@@ -112,7 +110,7 @@ function evalTorchCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: N
   if (isModelZooConstructor(q)) return value('module', CPU, { origin: { unit: frame.unit, node: call, what: 'created on the CPU here' }, factory: { unit: frame.unit, node: call, scope: frame.id } });
   if (isTensorFunction(q)) {
     const tensors = flattenTensorArgs(ex, frame, argValues, q);
-    ctx.checker.noteTensorConsumer(frame, tensors);
+    ctx.events.tensorsReachConsumer(frame, tensors);
     const result = ex.tensorOperation(frame, call, tensors, /loss|cross_entropy|kl_div/.test(last) ? 'consumer' : 'op');
     if (isNonTensorResult(last)) return OTHER;
     if (INTEGER_RESULT_FUNCTIONS.has(last)) return { ...result, grad: 'no' };
@@ -145,7 +143,7 @@ function isNonTensorResult(name: string): boolean {
 }
 
 /** `torch.cat([a, b])`: the tensors are the list's elements. */
-function flattenTensorArgs(ex: Expressions, frame: Frame, args: Arg[], q: string): Arg[] {
+function flattenTensorArgs(ex: Evaluator, frame: Frame, args: Arg[], q: string): Arg[] {
   if (!/^torch\.(cat|concat|concatenate|stack|hstack|vstack|dstack|column_stack|block_diag|broadcast_tensors)$/.test(q)) return args;
   const first = args[0];
   const seq = first && unparen(first.node);
@@ -159,7 +157,7 @@ function flattenTensorArgs(ex: Expressions, frame: Frame, args: Arg[], q: string
 }
 
 /** Calls of the program's own functions and classes: record the call site, use the summary. */
-function evalLocalCall(ctx: RoundContext, ex: Expressions, frame: Frame, call: Node, name: string, args: CallArguments): Value | undefined {
+function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, name: string, args: CallArguments): Value | undefined {
   if (frame.env.has(name)) return undefined; // a local variable shadows the definition
   const fn = ctx.program.topFunctions.get(name);
   if (fn) {
@@ -202,7 +200,7 @@ function forgetMovableModules(frame: Frame, args: Arg[], keep?: (key: string, in
 }
 
 /** Joins this call's argument values into the callee's parameter summary. */
-function recordCallSite(ctx: RoundContext, ex: Expressions, frame: Frame, fn: FunctionInfo, args: CallArguments, skip: number): void {
+function recordCallSite(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: FunctionInfo, args: CallArguments, skip: number): void {
   const positional = args.positional.map((n) => ex.eval(frame, n));
   const keywords = new Map([...args.keywords].map(([k, n]) => [k, ex.eval(frame, n)] as const));
   const params = fn.params.slice(skip);
@@ -222,7 +220,7 @@ function recordCallSite(ctx: RoundContext, ex: Expressions, frame: Frame, fn: Fu
 }
 
 function evalMethodCall(
-  ctx: RoundContext, ex: Expressions, frame: Frame, call: Node, callee: Node, args: CallArguments, discarded: boolean,
+  ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, callee: Node, args: CallArguments, discarded: boolean,
 ): Value {
   const objNode = field(callee, 'object');
   const method = field(callee, 'attribute')?.text ?? '';
@@ -240,7 +238,7 @@ function evalMethodCall(
   }
   if (method === 'numpy') {
     // `.numpy(force=True)` detaches and copies to the host itself.
-    if (args.keywords.get('force')?.text !== 'True') ctx.checker.numpyConversion(frame, call, objNode, recv, 'method');
+    if (args.keywords.get('force')?.text !== 'True') ctx.events.numpyConversion(frame, call, objNode, recv, 'method');
     return OTHER;
   }
   if (recv.kind !== 'tensor' && recv.kind !== 'module' && !(recv.kind === 'unknown' && recv.place !== UNTRACKED)) {
@@ -273,7 +271,7 @@ function evalMethodCall(
   }
   if (method === 'detach') return { ...recv, grad: 'no', factory: undefined, kind: 'tensor' };
   if (operands.length && ELEMENTWISE_METHODS.has(method)) {
-    ctx.checker.tensorOperation(frame, call, [{ node: objNode, value: recv }, ...operands], 'op');
+    ctx.events.tensorOperation(frame, call, [{ node: objNode, value: recv }, ...operands], 'op');
   }
   const grad = frame.noGrad > 0 ? 'no' : DIFFERENTIABLE_METHODS.has(method) ? recv.grad : recv.grad === 'no' ? 'no' : 'unknown';
   // `w.sum()` over every element is 0-dim, which may meet accelerator tensors (like a scalar).
@@ -293,14 +291,14 @@ const ELEMENTWISE_METHODS = new Set([
 
 /** `.to(...)`, `.cuda()`, `.cpu()`: a new tensor, or a module moved in place. */
 function evalMove(
-  ctx: RoundContext, ex: Expressions, frame: Frame, call: Node, objNode: Node, recvKey: string | undefined,
+  ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, objNode: Node, recvKey: string | undefined,
   recv: Value, method: string, discarded: boolean,
 ): Value {
   const target = method === 'to' ? toTarget(ctx, frame, call, (f, n) => ex.eval(f, n))
     : { kind: 'device' as const, place: method === 'cuda' ? ACCEL : CPU, text: method === 'cuda' ? '"cuda"' : '"cpu"' };
   const evidence = recvKey ? frame.evidence.get(recvKey) : undefined;
   const kind = recv.kind === 'unknown' && evidence !== 'both' && evidence ? evidence : recv.kind;
-  if (discarded) ctx.checker.discardedMove(frame, call, objNode, recv, kind);
+  if (discarded) ctx.events.discardedMove(frame, call, objNode, recv, kind);
   if (target.kind === 'dtype') return recv;
   const moved: Value = {
     kind: kind === 'tensor' || kind === 'module' ? kind : 'unknown',

@@ -3,21 +3,15 @@
 import type { Node } from '../python/pyNode';
 import { children, dottedKey, field, unparen } from '../python/syntax';
 import { evalCall } from './calls';
-import { MAX_EXPRESSION_DEPTH, RoundContext } from './roundContext';
+import { Evaluator, MAX_EXPRESSION_DEPTH, RoundContext } from './roundContext';
+import type { OperationRole } from './ruleApi';
 import { deviceFromString } from './devices';
 import type { Frame } from './frame';
-import {
-  Grad, hasAccel, isTensorLike, joinValues, OTHER, Place, UNKNOWN, UNTRACKED, Value, value,
-} from './values';
+import { Arg, isTensorLike, joinValues, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 
 const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
 
-export interface Arg {
-  node: Node;
-  value: Value;
-}
-
-export class Expressions {
+export class Expressions implements Evaluator {
   private depth = 0;
 
   constructor(private readonly ctx: RoundContext) {}
@@ -185,29 +179,12 @@ export class Expressions {
   }
 
   /** A torch function, an operator or a parameterless module over tensor arguments. */
-  tensorOperation(frame: Frame, node: Node, args: Arg[], via: 'consumer' | 'op' = 'op'): Value {
+  tensorOperation(frame: Frame, node: Node, args: Arg[], role: OperationRole = 'op'): Value {
     const tensors = args.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
     if (tensors.length === 0) return args.some((a) => a.value.kind === 'unknown') ? UNKNOWN : OTHER;
-    this.ctx.checker.tensorOperation(frame, node, tensors, via);
+    this.ctx.events.tensorOperation(frame, node, tensors, role);
     return resultOf(tensors, frame.noGrad > 0);
   }
-}
-
-/** The value of an operation's result: the place all tensors share, grad if any has it. */
-export function resultOf(tensors: Arg[], noGrad: boolean): Value {
-  let place: Place = UNTRACKED;
-  let untracked = false;
-  for (const t of tensors) {
-    if (t.value.scalar) continue;
-    if (t.value.place === UNTRACKED) untracked = true;
-    place = (place | t.value.place) as Place;
-  }
-  if (untracked) place = UNTRACKED;
-  if (place === UNTRACKED && tensors.every((t) => t.value.scalar)) place = tensors[0].value.place;
-  const grads = tensors.map((t) => t.value.grad);
-  const grad: Grad = noGrad ? 'no' : grads.includes('yes') ? 'yes' : grads.every((g) => g === 'no') ? 'no' : 'unknown';
-  const accelSide = tensors.find((t) => hasAccel(t.value.place) && !t.value.scalar)?.value;
-  return value('tensor', place, { grad, deviceText: accelSide?.deviceText, origin: accelSide?.origin });
 }
 
 /** `recv.attr` for tensors and modules. */

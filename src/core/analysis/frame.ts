@@ -75,7 +75,3 @@ export interface Frame {
   /** Node of the `if __name__ == "__main__"` style blocks are plain code. */
   scopeNode: Node;
 }
-
-export function isMuted(frame: Frame, final: boolean): boolean {
-  return !final || frame.muted > 0;
-}

@@ -3,8 +3,8 @@
 // each function of the program.
 import type { Node } from '../python/pyNode';
 import { children, dottedKey, field, unparen } from '../python/syntax';
-import type { Checker } from './checker';
 import type { RoundContext } from './roundContext';
+import type { AnalysisEvents } from './ruleApi';
 import { Env } from './env';
 import { Expressions } from './expressions';
 import { Frame, Summaries } from './frame';
@@ -21,8 +21,7 @@ export class Interpreter implements RoundContext {
   constructor(
     readonly program: Program,
     readonly previous: Summaries,
-    readonly checker: Checker,
-    readonly final: boolean,
+    readonly events: AnalysisEvents,
   ) {
     this.ex = new Expressions(this);
   }
@@ -214,7 +213,7 @@ export class Interpreter implements RoundContext {
     this.loop(frame, body, () => loop ? loop.bind() : this.assign(frame, left, UNKNOWN));
     if (loop) {
       frame.loops.pop();
-      this.checker.loopFinished(frame, loop.info);
+      this.events.loopFinished(frame, loop.info);
     }
     const orelse = children(stmt).find((c) => c.type === 'else_clause');
     if (orelse) this.execBlock(frame, field(orelse, 'body') ?? orelse);
@@ -304,5 +303,4 @@ function elementOf(v: Value, i: number, n: number): Value {
   return UNKNOWN;
 }
 
-export type { Checker };
 export { Program };

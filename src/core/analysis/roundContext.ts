@@ -1,9 +1,9 @@
 // What expression evaluation and statement execution share during one round.
 import type { Node } from '../python/pyNode';
-import type { Checker } from './checker';
 import type { Frame, Summaries } from './frame';
 import type { Program } from './program';
-import type { Value } from './values';
+import type { AnalysisEvents, OperationRole } from './ruleApi';
+import type { Arg, Value } from './values';
 
 export interface RoundContext {
   program: Program;
@@ -11,11 +11,17 @@ export interface RoundContext {
   previous: Summaries;
   /** Summaries being gathered in this round, for the next one. */
   next: Summaries;
-  checker: Checker;
-  /** Rules report only in the final round. */
-  final: boolean;
+  /** Where evaluation reports what the rules look at; the dispatcher decides who hears it. */
+  events: AnalysisEvents;
   /** Binds `value` to an assignment target (identifier, attribute, pattern). */
   assign(frame: Frame, target: Node, value: Value): void;
+}
+
+/** Expression evaluation as calls.ts uses it; Expressions implements it (an interface, so calls.ts and expressions.ts do not import each other). */
+export interface Evaluator {
+  eval(frame: Frame, node: Node): Value;
+  /** A torch function, an operator or a parameterless module over tensor arguments. */
+  tensorOperation(frame: Frame, node: Node, args: Arg[], role?: OperationRole): Value;
 }
 
 /** Deeply nested input (thousands of parentheses) stops being interpreted past this depth. */

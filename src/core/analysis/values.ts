@@ -18,6 +18,12 @@ export interface Located {
   node: Node;
 }
 
+/** An expression node with its abstract value: a call's argument, an operation's operand. */
+export interface Arg {
+  node: Node;
+  value: Value;
+}
+
 /** A `for` loop over a data loader, shared by the batch values it yields (DD002). */
 export interface LoaderLoop extends Located {
   loaderText: string;
@@ -76,6 +82,23 @@ export function placeName(place: Place): string {
 /** Can this value take part in a tensor operation (as operand or as a called module)? */
 export function isTensorLike(v: Value): boolean {
   return v.kind === 'tensor' || v.kind === 'module' || (v.kind === 'unknown' && v.place !== UNTRACKED);
+}
+
+/** The value of an operation's result: the place all tensors share, grad if any has it. */
+export function resultOf(tensors: Arg[], noGrad: boolean): Value {
+  let place: Place = UNTRACKED;
+  let untracked = false;
+  for (const t of tensors) {
+    if (t.value.scalar) continue;
+    if (t.value.place === UNTRACKED) untracked = true;
+    place = (place | t.value.place) as Place;
+  }
+  if (untracked) place = UNTRACKED;
+  if (place === UNTRACKED && tensors.every((t) => t.value.scalar)) place = tensors[0].value.place;
+  const grads = tensors.map((t) => t.value.grad);
+  const grad: Grad = noGrad ? 'no' : grads.includes('yes') ? 'yes' : grads.every((g) => g === 'no') ? 'no' : 'unknown';
+  const accelSide = tensors.find((t) => hasAccel(t.value.place) && !t.value.scalar)?.value;
+  return value('tensor', place, { grad, deviceText: accelSide?.deviceText, origin: accelSide?.origin });
 }
 
 /** Join at a control-flow merge: the least value describing both paths. */

@@ -1,33 +1,39 @@
 // DD002 batch-not-moved: in a loop over a data loader, batch elements reach a model or
 // loss that is (or may be) on an accelerator and are never moved. One finding per loop,
-// fixed by moving the batch at the top of the loop body.
-import type { Node } from '../../python/pyNode';
+// fixed by moving the batch at the top of the loop body. Which consumers are on an
+// accelerator is DD001's analysis; it tells this rule through `batchReachedAccelerator`.
 import { field, nodeRange } from '../../python/syntax';
-import type { Checker } from '../checker';
-import type { Arg } from '../expressions';
 import type { Frame } from '../frame';
 import { insertFirstInBlock } from '../fixes';
+import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
-import type { LoaderLoop, Value } from '../values';
-import { deviceTextFor } from './deviceMismatch';
-import { accelPhrase, canReference, lineOf, shortText } from './describe';
+import type { Arg, LoaderLoop } from '../values';
+import { runningBatch } from './shared/batches';
+import { accelPhrase, lineOf, shortText } from './shared/describe';
+import { canReference, deviceTextFor } from './shared/deviceText';
 
-interface Reached {
-  node: Node;
-  value: Value;
-}
+export const batchNotMoved: Rule = (host) => {
+  const loops = new LoopTracker(host);
+  return {
+    tensorsReachConsumer: (frame, args) => loops.noteUsed(frame, args),
+    batchReachedAccelerator: (frame, batch, consumer) => loops.noteReached(frame, batch, consumer),
+    loopFinished: (frame, loop) => loops.finish(frame, loop),
+  };
+};
 
 interface LoopState {
-  reached: Map<string, Reached>;
+  /** Per batch name, the first consumer it reached: named in the message, and the fix's device. */
+  reached: Map<string, Arg>;
   used: Set<string>;
   /** Batch names used as containers (`batch["x"]`, `batch[0]`): moved element-wise. */
   containers: Map<string, 'dict' | 'list'>;
 }
 
-export class LoopTracker {
+/** Per loader loop (and so per round: a rule's state lives as long as its round). */
+class LoopTracker {
   private readonly states = new Map<LoaderLoop, LoopState>();
 
-  constructor(private readonly checker: Checker) {}
+  constructor(private readonly host: RuleHost) {}
 
   private state(loop: LoaderLoop): LoopState {
     let s = this.states.get(loop);
@@ -37,17 +43,17 @@ export class LoopTracker {
 
   noteUsed(frame: Frame, args: Arg[]): void {
     for (const a of args) {
-      const b = a.value.batch;
-      if (!b || !frame.loops.includes(b.loop)) continue;
+      const b = runningBatch(frame, a.value);
+      if (!b) continue;
       const s = this.state(b.loop);
       s.used.add(b.name);
       if (b.container) s.containers.set(b.name, b.container);
     }
   }
 
-  noteReached(frame: Frame, arg: Arg, other: Reached): void {
-    const b = arg.value.batch;
-    if (!b || !frame.loops.includes(b.loop)) return;
+  noteReached(frame: Frame, arg: Arg, other: Arg): void {
+    const b = runningBatch(frame, arg.value);
+    if (!b) return;
     const s = this.state(b.loop);
     if (!s.reached.has(b.name)) s.reached.set(b.name, other);
     s.used.add(b.name);
@@ -66,14 +72,14 @@ export class LoopTracker {
     const list = names.map((n) => `\`${n}\``).join(', ');
     const where = model.value.place ? `${accelPhrase(model.value)}${lineOf(model.value)}` : 'may be on an accelerator (this function takes a device)';
     const target = field(loop.node, 'left') ?? loop.node;
-    this.checker.report({
+    this.host.report({
       unit: loop.unit,
       code: 'DD002',
       node: target,
       message: `Batches from \`${loop.loaderText}\` reach \`${modelName}\`, which ${where}, but ${list} ` +
         `${names.length === 1 ? 'is' : 'are'} never moved: PyTorch raises "Expected all tensors to be on the same device".`,
       related: [
-        ...this.checker.related(model.value.origin, `\`${modelName}\` ${model.value.origin?.what ?? 'placed here'}`),
+        ...this.host.related(model.value.origin, `\`${modelName}\` ${model.value.origin?.what ?? 'placed here'}`),
         { range: nodeRange(model.node), message: `batch reaches \`${modelName}\` here`, cellIndex: frame.unit },
       ],
       fixes: this.fixes(frame, loop, names, s, model),
@@ -86,15 +92,15 @@ export class LoopTracker {
     if (p) return p.name;
     if (canReference(frame, 'device')) return 'device';
     const { selfName, className } = frame.fn ?? {};
-    const cls = className ? this.checker.program.classes.get(className) : undefined;
+    const cls = className ? this.host.program.classes.get(className) : undefined;
     return selfName && cls?.node.text.includes(`${selfName}.device`) ? `${selfName}.device` : undefined;
   }
 
-  private fixes(frame: Frame, loop: LoaderLoop, names: string[], s: LoopState, model: Reached): Fix[] {
+  private fixes(frame: Frame, loop: LoaderLoop, names: string[], s: LoopState, model: Arg): Fix[] {
     const dev = deviceTextFor(frame, model) ?? this.deviceParameter(frame);
     const body = field(loop.node, 'body');
     if (!dev || !body || names.length === 0) return [];
-    const unit = this.checker.program.units[loop.unit];
+    const unit = this.host.program.units[loop.unit];
     const plain = names.filter((n) => !s.containers.has(n));
     const statements: string[] = [];
     if (plain.length) statements.push(`${plain.join(', ')} = ${plain.map((n) => `${n}.to(${dev})`).join(', ')}`);

@@ -1,27 +1,34 @@
 // DD001 device-mismatch: a value exactly on the CPU meets a module or a non-scalar
 // tensor whose place contains an accelerator. Batch elements inside their loader loop
-// are left to DD002, which fixes the whole loop at once.
+// are left to DD002, which fixes the whole loop at once: they are handed over as
+// `batchReachedAccelerator` events, not reported.
 import type { Node } from '../../python/pyNode';
-import { dottedKey, unparen } from '../../python/syntax';
-import type { Checker } from '../checker';
-import type { Arg } from '../expressions';
+import { unparen } from '../../python/syntax';
 import type { Frame } from '../frame';
 import { addDeviceKeyword, appendMove } from '../fixes';
+import type { OperationRole, Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
-import { ACCEL, EITHER, hasAccel, isExactlyCpu, UNTRACKED, Value } from '../values';
-import { accelPhrase, canReference, lineOf, shortText } from './describe';
+import { ACCEL, Arg, hasAccel, isExactlyCpu, UNTRACKED, Value } from '../values';
+import { runningBatch } from './shared/batches';
+import { accelPhrase, lineOf, shortText } from './shared/describe';
+import { deviceTextFor } from './shared/deviceText';
 
-interface Side {
-  node: Node;
-  value: Value;
-}
+export const deviceMismatch: Rule = (host) => ({
+  moduleCall: (frame, _call, calleeNode, callee, args) => checkModuleCall(host, frame, calleeNode, callee, args),
+  tensorOperation: (frame, _node, args, role) => checkTensorOperation(host, frame, args, role),
+});
 
-export function checkModuleCall(c: Checker, frame: Frame, call: Node, calleeNode: Node, callee: Value, args: Arg[]): void {
+function checkModuleCall(c: RuleHost, frame: Frame, calleeNode: Node, callee: Value, args: Arg[]): void {
   if (callee.movesInputs) return;
   if (callee.place === UNTRACKED) {
-    // A model of unknown place: in a function that deals with devices it may be on one.
-    if (frame.deviceAware) for (const a of args) if (isCpuOperand(a.value)) c.loops.noteReached(frame, a, { node: calleeNode, value: callee });
-    checkTensorOperation(c, frame, call, args, 'consumer');
+    // A model of unknown place: in a function that deals with devices it may be on one,
+    // which is not evidence enough for DD001 but is for DD002's loop-wide finding.
+    if (frame.deviceAware) {
+      for (const a of args) {
+        if (isCpuOperand(a.value) && runningBatch(frame, a.value)) c.emit.batchReachedAccelerator(frame, a, { node: calleeNode, value: callee });
+      }
+    }
+    checkTensorOperation(c, frame, args, 'consumer');
     return;
   }
   if (isExactlyCpu(callee.place) && !callee.placeless) {
@@ -33,7 +40,7 @@ export function checkModuleCall(c: Checker, frame: Frame, call: Node, calleeNode
   for (const a of args) if (isCpuOperand(a.value)) mismatch(c, frame, a, { node: calleeNode, value: callee }, 'consumer');
 }
 
-export function checkTensorOperation(c: Checker, frame: Frame, _node: Node, args: Arg[], via: 'consumer' | 'op'): void {
+function checkTensorOperation(c: RuleHost, frame: Frame, args: Arg[], via: OperationRole): void {
   const accelSides = args.filter((a) => hasAccel(a.value.place) && !a.value.scalar && a.value.kind !== 'module');
   if (accelSides.length === 0) return;
   const other = accelSides.find((a) => a.value.place === ACCEL) ?? accelSides[0];
@@ -41,7 +48,7 @@ export function checkTensorOperation(c: Checker, frame: Frame, _node: Node, args
 }
 
 /** The model itself was never moved, but its input was. */
-function modelOnCpu(c: Checker, frame: Frame, model: Side, input: Arg): void {
+function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
   const name = shortText(model.node);
   const inputName = shortText(input.node);
   const dev = deviceTextFor(frame, input);
@@ -67,10 +74,9 @@ function isCpuOperand(v: Value): boolean {
   return isExactlyCpu(v.place) && !v.scalar && v.kind !== 'module' && v.kind !== 'device';
 }
 
-function mismatch(c: Checker, frame: Frame, cpu: Arg, other: Side, via: 'consumer' | 'op'): void {
-  const batch = cpu.value.batch;
-  if (batch && via === 'consumer' && frame.loops.includes(batch.loop)) {
-    c.loops.noteReached(frame, cpu, other);
+function mismatch(c: RuleHost, frame: Frame, cpu: Arg, other: Arg, via: OperationRole): void {
+  if (via === 'consumer' && runningBatch(frame, cpu.value)) {
+    c.emit.batchReachedAccelerator(frame, cpu, other);
     return;
   }
   const name = shortText(cpu.node);
@@ -89,7 +95,7 @@ function mismatch(c: Checker, frame: Frame, cpu: Arg, other: Side, via: 'consume
   });
 }
 
-function mismatchFixes(frame: Frame, cpu: Arg, other: Side): Fix[] {
+function mismatchFixes(frame: Frame, cpu: Arg, other: Arg): Fix[] {
   const dev = deviceTextFor(frame, other);
   if (!dev) return [];
   const name = shortText(cpu.node, 30);
@@ -101,17 +107,4 @@ function mismatchFixes(frame: Frame, cpu: Arg, other: Side): Fix[] {
   }
   fixes.push({ title: `Move \`${name}\` to ${dev} here: .to(${dev})`, edits: appendMove(unparen(cpu.node), dev, frame.unit), preferred: fixes.length === 0 });
   return fixes;
-}
-
-/** The device expression the accelerator side was moved with, or one derived from it. */
-export function deviceTextFor(frame: Frame, other: Side): string | undefined {
-  const text = other.value.deviceText;
-  // After `if cuda: model.cuda()` a literal "cuda" would break the CPU path: derive it instead.
-  const literalOnOnePath = other.value.place === EITHER && !!text && /^["'\d]/.test(text);
-  if (text && !literalOnOnePath && canReference(frame, text, other.value.origin?.node)) return text;
-  const key = dottedKey(other.node);
-  if (!key || !canReference(frame, key)) return undefined;
-  if (other.value.kind === 'module') return `next(${key}.parameters()).device`;
-  if (other.value.kind === 'tensor') return `${key}.device`;
-  return undefined;
 }

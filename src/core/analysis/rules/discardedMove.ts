@@ -2,11 +2,15 @@
 // statement it changes nothing. (On a module it moves in place, so modules never fire.)
 import type { Node } from '../../python/pyNode';
 import { unparen } from '../../python/syntax';
-import type { Checker } from '../checker';
 import type { Frame } from '../frame';
 import { insertAt, startOf } from '../fixes';
+import type { Rule, RuleHost } from '../ruleApi';
 import { Kind, placeName, Value } from '../values';
-import { shortText } from './describe';
+import { shortText } from './shared/describe';
+
+export const discardedMove: Rule = (host) => ({
+  discardedMove: (frame, call, recvNode, recv, kind) => checkDiscardedMove(host, frame, call, recvNode, recv, kind),
+});
 
 const ASSIGNABLE = new Set(['identifier', 'attribute', 'subscript']);
 
@@ -19,7 +23,7 @@ function isCellResult(call: Node): boolean {
   return last?.id === statement.id;
 }
 
-export function checkDiscardedMove(c: Checker, frame: Frame, call: Node, recvNode: Node, recv: Value, kind: Kind): void {
+function checkDiscardedMove(c: RuleHost, frame: Frame, call: Node, recvNode: Node, recv: Value, kind: Kind): void {
   const target = unparen(recvNode);
   if (kind !== 'tensor' || recv.placeless || !ASSIGNABLE.has(target.type)) return;
   if (c.program.isNotebook && isCellResult(call)) return;

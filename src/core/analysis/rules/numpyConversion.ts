@@ -2,13 +2,17 @@
 // `np.array(t)`) needs a CPU tensor without autograd history. One fix covers both.
 import type { Node } from '../../python/pyNode';
 import { field, unparen } from '../../python/syntax';
-import type { Checker } from '../checker';
 import type { Frame } from '../frame';
 import { appendAfter } from '../fixes';
+import type { Rule, RuleHost } from '../ruleApi';
 import { hasAccel, UNTRACKED, Value } from '../values';
-import { accelPhrase, lineOf, shortText } from './describe';
+import { accelPhrase, lineOf, shortText } from './shared/describe';
 
-export function checkNumpyConversion(c: Checker, frame: Frame, call: Node, recvNode: Node, recv: Value, style: 'method' | 'function'): void {
+export const numpyConversion: Rule = (host) => ({
+  numpyConversion: (frame, call, recvNode, recv, style) => checkNumpyConversion(host, frame, call, recvNode, recv, style),
+});
+
+function checkNumpyConversion(c: RuleHost, frame: Frame, call: Node, recvNode: Node, recv: Value, style: 'method' | 'function'): void {
   const tensorish = recv.kind === 'tensor' || (recv.kind === 'unknown' && recv.place !== UNTRACKED);
   if (!tensorish) return;
   const onAccel = hasAccel(recv.place);

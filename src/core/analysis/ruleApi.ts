@@ -1,0 +1,88 @@
+// What a rule sees: the events the interpreter emits while it runs a round, and the host
+// a rule reports through. A rule is one file under rules/ exporting a `Rule` factory; it
+// subscribes to the events it needs and keeps its own state. This file is a leaf of the
+// analysis graph (types only, nothing here imports the dispatcher or the rules), so rules
+// can import it without a cycle.
+import type { Node } from '../python/pyNode';
+import type { Frame } from './frame';
+import type { Program } from './program';
+import type { Fix, RelatedLocation, RuleCode, Severity } from './types';
+import type { Arg, Kind, LoaderLoop, Located, Value } from './values';
+
+/**
+ * A model or loss reached by tensors ("consumer": a batch that reaches one is the loop's
+ * fault, DD002), or any other tensor operation ("op").
+ */
+export type OperationRole = 'consumer' | 'op';
+
+/** What the interpreter emits. Events arrive in evaluation order, the frame first. */
+export interface EngineEvents {
+  /** `model(x)`: a value that is, or may be, a module is called with these tensor arguments. */
+  moduleCall(frame: Frame, call: Node, calleeNode: Node, callee: Value, args: Arg[]): void;
+  /** Tensors meet in one operation (operator, torch function, elementwise method, loss). */
+  tensorOperation(frame: Frame, node: Node, args: Arg[], role: OperationRole): void;
+  /** Values passed to a model, loss or torch function: batch elements among them are used. */
+  tensorsReachConsumer(frame: Frame, args: Arg[]): void;
+  /** `t.numpy()` (method) or `np.array(t)` (function) on `recv`. */
+  numpyConversion(frame: Frame, call: Node, recvNode: Node, recv: Value, style: 'method' | 'function'): void;
+  /** An expression statement `x.to(...)` / `.cuda()` / `.cpu()` whose result is thrown away. */
+  discardedMove(frame: Frame, call: Node, recvNode: Node, recv: Value, kind: Kind): void;
+  /** A loop over a data loader ran both passes; its batch values are out of scope now. */
+  loopFinished(frame: Frame, loop: LoaderLoop): void;
+}
+
+/**
+ * What one rule hands to another, so that no rule reads another's state. Emitted through
+ * `RuleHost.emit`; delivered like engine events, to every rule that subscribes.
+ */
+export interface RuleEvents {
+  /**
+   * A batch element of a loop now running, still on the CPU, reached a model or loss that
+   * is (or, in a device-aware function, may be) on an accelerator. DD001 leaves these to
+   * DD002, which fixes the whole loop at once.
+   */
+  batchReachedAccelerator(frame: Frame, batch: Arg, consumer: Arg): void;
+}
+
+export type AnalysisEvents = EngineEvents & RuleEvents;
+
+/** Every event by name: the dispatcher forwards exactly these (the type makes the list complete). */
+export const EVENT_NAMES: Readonly<Record<keyof AnalysisEvents, true>> = {
+  moduleCall: true,
+  tensorOperation: true,
+  tensorsReachConsumer: true,
+  numpyConversion: true,
+  discardedMove: true,
+  loopFinished: true,
+  batchReachedAccelerator: true,
+};
+
+/** A finding located in one unit (a file, or a notebook cell) by syntax nodes. */
+export interface UnitFinding {
+  unit: number;
+  code: RuleCode;
+  message: string;
+  node: Node;
+  /** Optional narrower start (e.g. the `.numpy` attribute), else the node's range. */
+  startNode?: Node;
+  related: RelatedLocation[];
+  fixes: Fix[];
+  tags?: Array<'unnecessary' | 'deprecated'>;
+}
+
+/**
+ * What a rule may use. The dispatcher delivers events only in the final round and outside
+ * a loop's first (state-gathering) pass, so a rule never checks that itself.
+ */
+export interface RuleHost {
+  readonly program: Program;
+  report(finding: UnitFinding): void;
+  /** A related location for a finding ("moved to device here"), or none when `loc` is unknown. */
+  related(loc: Located | undefined, message: string): RelatedLocation[];
+  severityOf(code: RuleCode): Severity;
+  /** Events for other rules. */
+  readonly emit: RuleEvents;
+}
+
+/** A rule: called once per interpretation round, returns the handlers of the events it subscribes to. */
+export type Rule = (host: RuleHost) => Partial<AnalysisEvents>;

@@ -1,0 +1,53 @@
+// Hands each event the interpreter (or a rule) emits to every rule that subscribes to it,
+// and collects the findings of one round. The gating lives here, once: rules see events
+// only in the final round and outside a loop's first pass, whose state is incomplete.
+import { nodeRange } from '../python/syntax';
+import { ruleInfo } from './catalog';
+import type { Frame } from './frame';
+import type { Program } from './program';
+import { AnalysisEvents, EVENT_NAMES, RuleHost, UnitFinding } from './ruleApi';
+import { RULE_FACTORIES } from './rules';
+import type { RelatedLocation } from './types';
+
+type EventName = keyof AnalysisEvents;
+type Handler = (frame: Frame, ...rest: never[]) => void;
+
+export class RuleDispatcher {
+  readonly findings = new Map<string, UnitFinding>();
+  /** What the interpreter emits into; each call reaches the subscribed rules in list order. */
+  readonly events: AnalysisEvents;
+
+  /** Rules are created per round, so their state (open loops) never outlives one. */
+  constructor(readonly program: Program, readonly final: boolean) {
+    // Filled below once every rule has subscribed; rules emit into it through `host.emit`.
+    const events = {} as Record<EventName, Handler>;
+    this.events = events as unknown as AnalysisEvents;
+    const host: RuleHost = {
+      program,
+      report: (f) => this.report(f),
+      related: (loc, message): RelatedLocation[] => (loc ? [{ range: nodeRange(loc.node), message, cellIndex: loc.unit }] : []),
+      severityOf: (code) => ruleInfo(code).severity,
+      emit: this.events,
+    };
+    const subscribers = RULE_FACTORIES.map((rule) => rule(host));
+    for (const name of Object.keys(EVENT_NAMES) as EventName[]) {
+      const handlers = subscribers.flatMap((s) => (s[name] ? [(s[name] as Handler).bind(s)] : []));
+      events[name] = (frame, ...rest) => {
+        if (this.quiet(frame)) return;
+        for (const h of handlers) h(frame, ...rest);
+      };
+    }
+  }
+
+  private quiet(frame: Frame): boolean {
+    return !this.final || frame.muted > 0;
+  }
+
+  /** A range reached again in the same round (an expression evaluated twice) keeps its first report. */
+  private report(f: UnitFinding): void {
+    const r = nodeRange(f.startNode ?? f.node);
+    const end = nodeRange(f.node).end;
+    const key = `${f.code}|${f.unit}|${r.start.line}:${r.start.character}|${end.line}:${end.character}`;
+    if (!this.findings.has(key)) this.findings.set(key, f);
+  }
+}

@@ -1,0 +1,15 @@
+// The rules that run, in the order they receive each event. A rule is one file here that
+// exports a `Rule` factory (see ../ruleApi.ts); shared/ holds helpers, which are not rules.
+// Adding a rule: its file, a line below, its entry in ../catalog.ts, and docs/rules/.
+import type { Rule } from '../ruleApi';
+import { batchNotMoved } from './batchNotMoved';
+import { deviceMismatch } from './deviceMismatch';
+import { discardedMove } from './discardedMove';
+import { numpyConversion } from './numpyConversion';
+
+export const RULE_FACTORIES: readonly Rule[] = [
+  deviceMismatch, // DD001
+  batchNotMoved, // DD002
+  numpyConversion, // DD003, DD010
+  discardedMove, // DD004
+];
