@@ -1,8 +1,13 @@
-// Every request and notification between the extension (or CLI) and the compute
-// worker, typed once. Both ends import these; nothing else crosses the boundary.
+// Every request and notification between the extension and the compute worker, typed
+// once. Both ends import these; nothing else crosses the boundary. (The CLI runs the
+// worker's code in-process and uses the same parameter and result types.)
 import { NotificationType, RequestType } from 'vscode-jsonrpc';
-import type { BenchProgress, BenchRun, Dtype, EngineId, EngineOutcome } from '../core/bench/model';
+import type { BenchProgress, BenchRun, Dtype, EngineId, EngineOutcome, TransferResult } from '../core/bench/model';
 import type { DeviceReport } from '../core/devices/report';
+
+// A transfer measurement is the core's model (core/bench/model.ts); it crosses the
+// boundary inside BenchRunResponse, so the protocol names it too.
+export type { TransferResult };
 
 /** Settings the worker needs; sent with each request so the worker holds no config state. */
 export interface ProbeOptions {
@@ -90,21 +95,6 @@ export interface BenchParams {
   runId?: string;
   /** Folders whose node_modules may hold @tensorflow/tfjs-node(-gpu) (the extension's global storage). */
   nativeSearchPaths?: string[];
-}
-
-/** Host↔device copy bandwidth measured by the torch engine (pageable and pinned host memory). */
-export interface TransferResult {
-  device: string;
-  direction: 'hostToDevice' | 'deviceToHost';
-  memory: 'pageable' | 'pinned';
-  bytes: number;
-  status: 'ok' | 'unsupported' | 'failed';
-  timesSec: number[];
-  medianSec: number | null;
-  /** bytes / medianSec / 1e9 */
-  gbPerSec: number | null;
-  /** Why not measured, when status is not ok. */
-  message: string | null;
 }
 
 /** A finished (or cancelled) benchmark: the core's BenchRun plus what only the worker knows. */

@@ -11,7 +11,7 @@ import type { BenchParams } from '../../src/protocol/worker';
 import type { Engine, RunOptions } from '../../src/worker/engines/engine';
 import { prepareBench, type PreparedBench } from '../../src/worker/bench/plans';
 import { runPreparedBench } from '../../src/worker/bench/runner';
-import { benchmark } from '../../src/worker/bench/service';
+import { benchmark } from '../../src/worker/bench/benchmark';
 
 const GIB = 1024 ** 3;
 

@@ -1,9 +1,9 @@
 // `device-doctor bench`: matmul benchmarks, run in this process through the same code the
-// worker serves (benchService.benchmark): a CLI run is one-shot, so a forked worker would
-// add a process and a protocol without isolation worth having; bench.py still runs in its
-// own process group and Ctrl-C kills it. Impossible requests exit 2 at once with the
-// core's message: the numbers and names before anything runs, the device once detect has
-// said what this machine has.
+// worker serves (benchmark() in src/worker/bench/benchmark.ts): a CLI run is one-shot, so
+// a forked worker would add a process and a protocol without isolation worth having;
+// bench.py still runs in its own process group and Ctrl-C kills it. Impossible requests
+// exit 2 at once with the core's message: the numbers and names before anything runs, the
+// device once detect has said what this machine has.
 import { formatBenchJson, isFailure, toBenchJson } from '../../core/bench';
 import { DTYPES, type BenchProgress } from '../../core/bench/model';
 import { DEFAULT_SIZE } from '../../core/bench/plan';
@@ -12,8 +12,7 @@ import type { DeviceReport } from '../../core/devices/report';
 import type { BenchParams, BenchRunResponse } from '../../protocol/worker';
 import { createBenchEngines } from '../../worker/bench/engines';
 import { requestShapeProblem } from '../../worker/bench/plans';
-import { benchmark } from '../../worker/bench/service';
-import { InvalidBenchRequest } from '../../worker/bench/targets';
+import { benchmark, InvalidBenchRequest } from '../../worker/bench/benchmark';
 import { cliInterpreter } from '../../node/interpreter';
 import { formatBenchText } from '../formats/benchText';
 import { detectReport } from './detect';

@@ -2,8 +2,8 @@
 // (median, ±IQR, GFLOP/s, the product's largest relative error, the speedup), the
 // host↔device bandwidths when measured, and each problem with its remedy.
 import { speedupOf } from '../../core/bench/export';
-import type { BenchResult } from '../../core/bench/model';
-import type { BenchRunResponse, TransferResult } from '../../protocol/worker';
+import type { BenchResult, TransferResult } from '../../core/bench/model';
+import type { BenchRunResponse } from '../../protocol/worker';
 
 function significant(value: number, digits = 3): string {
   return Number(value.toPrecision(digits)).toString();

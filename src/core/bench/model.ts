@@ -124,6 +124,21 @@ export interface BenchRun {
   speedup: SpeedupReport | null;
 }
 
+/** Host↔device copy bandwidth measured by the torch engine (pageable and pinned host memory). */
+export interface TransferResult {
+  device: string;
+  direction: 'hostToDevice' | 'deviceToHost';
+  memory: 'pageable' | 'pinned';
+  bytes: number;
+  status: 'ok' | 'unsupported' | 'failed';
+  timesSec: number[];
+  medianSec: number | null;
+  /** bytes / medianSec / 1e9 */
+  gbPerSec: number | null;
+  /** Why not measured, when status is not ok. */
+  message: string | null;
+}
+
 /** Progress of one engine run, for the notification and the CLI's stderr. */
 export interface BenchProgress {
   engine: EngineId;

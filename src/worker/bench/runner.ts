@@ -1,14 +1,14 @@
 // Runs a prepared benchmark, one engine run at a time (two at once would each measure the
 // other), reporting progress and stopping at a cancel. The torch engine gets each job as
 // one batch, so its interpreter imports torch once per device; in-process engines run plan
-// by plan, a sweep through the core's runSweep. Used by the worker's bench method and,
-// in-process, by the CLI.
+// by plan, a sweep through the core's runSweep. Called by benchmark.ts, for the worker's
+// bench method and, in-process, for the CLI.
 import { buildRun } from '../../core/bench/compare';
-import { isMeasured, type BenchProgress, type RunResult } from '../../core/bench/model';
+import { isMeasured, type BenchProgress, type RunResult, type TransferResult } from '../../core/bench/model';
 import type { BenchPlan } from '../../core/bench/plan';
 import { runSweep } from '../../core/bench/sweep';
 import { cancelledOutcome } from '../../core/bench/outcomes';
-import type { BenchRunResponse, TransferResult } from '../../protocol/worker';
+import type { BenchRunResponse } from '../../protocol/worker';
 import type { RunOptions } from '../engines/engine';
 import { TorchEngine } from '../engines/torch/engine';
 import type { BenchJob, PreparedBench } from './plans';

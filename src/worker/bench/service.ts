@@ -5,7 +5,8 @@
 // nothing is worse than a message saying a benchmark is already running (the editor
 // offers cancel on the running one). A request that comes while a cancelled run is still
 // stopping (under a second) waits for it instead: "cancel, then run again" just works.
-// `benchmark` is the same code the CLI runs in-process.
+// The benchmark itself is benchmark.ts, which the CLI runs in-process too; this file
+// only adapts it to JSON-RPC: tokens, notifications and error codes.
 import { ResponseError, type CancellationToken, type MessageConnection } from 'vscode-jsonrpc';
 import type { DeviceReport } from '../../core/devices/report';
 import {
@@ -16,35 +17,14 @@ import {
   EnginesRequest,
   type BenchParams,
   type BenchRunResponse,
-  type EngineInfo,
   type EnginesParams,
   type EnginesResponse,
   type ProbeOptions,
 } from '../../protocol/worker';
 import type { Engine } from '../engines/engine';
+import { benchmark, InvalidBenchRequest, listEngines, type BenchHooks } from './benchmark';
 import { createBenchEngines, type BenchEngineOptions } from './engines';
-import { prepareBench } from './plans';
-import { runPreparedBench, type BenchHooks } from './runner';
-import { InvalidBenchRequest } from './targets';
 import type { LogFn } from '../detect/probes/probeContext';
-
-/** Plans the request (or throws InvalidBenchRequest with the reason) and runs it. */
-export async function benchmark(params: BenchParams, report: DeviceReport, engines: readonly Engine[], hooks: BenchHooks = {}): Promise<BenchRunResponse> {
-  const prepared = await prepareBench(params, report, engines);
-  if (prepared.kind === 'invalid') throw new InvalidBenchRequest(prepared.message);
-  return runPreparedBench(prepared.bench, hooks);
-}
-
-/** Every engine, its devices here and, when it cannot run, why. */
-export async function listEngines(report: DeviceReport, engines: readonly Engine[]): Promise<EnginesResponse> {
-  const infos: EngineInfo[] = [];
-  for (const engine of engines) {
-    const availability = await engine.availability();
-    const problem = availability === 'ok' ? null : availability;
-    infos.push({ engine: engine.id, devices: problem ? [] : await engine.devices(), dtypes: [...engine.capabilities.dtypes], problem });
-  }
-  return { engines: infos, selectedDevice: report.selected.device };
-}
 
 export interface BenchServiceDeps {
   connection: MessageConnection;
