@@ -1,5 +1,11 @@
-// A small argv parser: `--name value`, `--name=value`, boolean flags, `-h`, and `--`
-// to end options. No dependency: the CLI has four subcommands and a dozen options.
+// The command line, parsed once for every command. Node's util.parseArgs splits argv
+// (`--name value`, `--name=value`, `-h`, `--` to end options); the table below says
+// which options each command has, and this file turns its tokens into our messages
+// and typed options. Order of judgement, for every command: the spelling of options
+// (unknown, missing value, value given to a flag), then stray arguments, then -h/--help,
+// then the values themselves (a format, rule codes, numbers).
+import { parseArgs as parseArgv } from 'util';
+import { DTYPES } from '../core/bench/model';
 import { isRuleSelector } from '../core/config';
 
 export type OutputFormat = 'text' | 'json' | 'sarif';
@@ -19,83 +25,154 @@ export interface LintOptions {
   exitZero: boolean;
 }
 
+export interface DetectOptions {
+  json: boolean;
+  python?: string;
+  /** --device: the device to check as if pinned by deviceDoctor.device. */
+  device?: string;
+  /** --timeout, in seconds: per tool, overriding each tool's default. */
+  timeoutSeconds?: number;
+  verbose: boolean;
+}
+
+export interface BenchOptions {
+  engine?: string;
+  device?: string;
+  size?: number;
+  sweep: boolean;
+  repeats?: number;
+  dtypes?: string[];
+  python?: string;
+  json: boolean;
+}
+
 export type Invocation =
   | { command: 'help'; topic?: string }
   | { command: 'version' }
   | { command: 'lint'; options: LintOptions }
   | { command: 'doctor' }
-  | { command: 'detect'; argv: readonly string[] }
-  | { command: 'bench'; argv: readonly string[] }
+  | { command: 'detect'; options: DetectOptions }
+  | { command: 'bench'; options: BenchOptions }
   | { command: 'usage-error'; message: string; topic?: string };
 
+// ---- the option table ----
+
 interface OptionSpec {
-  name: string;
-  alias?: string;
-  takesValue: boolean;
+  /** 'string' options take a value (`--name value` or `--name=value`); 'boolean' ones are flags. */
+  type: 'string' | 'boolean';
+  short?: string;
 }
 
-const LINT_OPTIONS: OptionSpec[] = [
-  { name: 'format', takesValue: true },
-  { name: 'fix', takesValue: false },
-  { name: 'select', takesValue: true },
-  { name: 'extend-select', takesValue: true },
-  { name: 'ignore', takesValue: true },
-  { name: 'ignore-noqa', takesValue: false },
-  { name: 'no-noqa', takesValue: false },
-  { name: 'quiet', alias: 'q', takesValue: false },
-  { name: 'exit-zero', takesValue: false },
-  { name: 'help', alias: 'h', takesValue: false },
-];
+type CommandName = 'lint' | 'doctor' | 'detect' | 'bench';
 
-const HELP_ONLY: OptionSpec[] = [{ name: 'help', alias: 'h', takesValue: false }];
+interface CommandSpec {
+  options: Readonly<Record<string, OptionSpec>>;
+  /** Whether the command takes arguments besides its options (lint's paths). */
+  positionals: boolean;
+  /** What a usage error of this command tells the person to run. */
+  helpCommand: string;
+}
 
+const flag: OptionSpec = { type: 'boolean' };
+const value: OptionSpec = { type: 'string' };
+const help: OptionSpec = { type: 'boolean', short: 'h' };
+
+const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
+  lint: {
+    options: {
+      format: value,
+      fix: flag,
+      select: value,
+      'extend-select': value,
+      ignore: value,
+      'ignore-noqa': flag,
+      'no-noqa': flag,
+      quiet: { type: 'boolean', short: 'q' },
+      'exit-zero': flag,
+      help,
+    },
+    positionals: true,
+    helpCommand: 'device-doctor help lint',
+  },
+  doctor: { options: { help }, positionals: false, helpCommand: 'device-doctor help doctor' },
+  detect: {
+    options: { json: flag, python: value, device: value, timeout: value, verbose: flag, help },
+    positionals: false,
+    helpCommand: 'device-doctor detect --help',
+  },
+  bench: {
+    options: { engine: value, device: value, size: value, sweep: flag, repeats: value, dtype: value, python: value, json: flag, help },
+    positionals: false,
+    helpCommand: 'device-doctor bench --help',
+  },
+};
+
+function isCommand(name: string): name is CommandName {
+  return Object.prototype.hasOwnProperty.call(COMMANDS, name);
+}
+
+/** The command a usage error of `topic` points at for help. */
+export function helpCommandFor(topic?: string): string {
+  return topic !== undefined && isCommand(topic) ? COMMANDS[topic].helpCommand : 'device-doctor --help';
+}
 
 export class UsageError extends Error {}
 
-interface ParsedOptions {
-  /** Each option's values in order; flags get "true". */
-  values: Map<string, string[]>;
+/** One command's arguments: each option as given, in order (flags without a value), and the rest. */
+interface CommandLine {
+  given: { name: string; value?: string }[];
   positionals: string[];
 }
 
-function findSpec(specs: OptionSpec[], arg: string): OptionSpec | undefined {
-  if (arg.startsWith('--')) return specs.find((s) => s.name === arg.slice(2));
-  return specs.find((s) => s.alias !== undefined && s.alias === arg.slice(1));
+/** How the person typed an option's name: `--frmat` of `--frmat=json`, all of `-xy`. */
+function typedName(arg: string): string {
+  if (!arg.startsWith('--')) return arg;
+  const eq = arg.indexOf('=');
+  return eq >= 0 ? arg.slice(0, eq) : arg;
 }
 
-function parseOptions(argv: readonly string[], specs: OptionSpec[]): ParsedOptions {
-  const values = new Map<string, string[]>();
-  const positionals: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--') {
-      positionals.push(...argv.slice(i + 1));
-      break;
-    }
-    if (!arg.startsWith('-') || arg === '-') {
-      positionals.push(arg);
-      continue;
-    }
-    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
-    const name = eq >= 0 ? arg.slice(0, eq) : arg;
-    const spec = findSpec(specs, name);
-    if (!spec) throw new UsageError(`unknown option '${name}'`);
-    let value = 'true';
-    if (spec.takesValue) {
-      if (eq >= 0) value = arg.slice(eq + 1);
-      else if (i + 1 < argv.length) value = argv[++i];
-      else throw new UsageError(`option '--${spec.name}' needs a value`);
-    } else if (eq >= 0) {
-      throw new UsageError(`option '--${spec.name}' takes no value`);
-    }
-    values.set(spec.name, [...(values.get(spec.name) ?? []), value]);
+/**
+ * util.parseArgs in its lenient mode gives every token, known or not; the checks are
+ * ours, so that each message names the option as typed. A value is taken from the next
+ * argument whatever it looks like (`--python --json` sets python to "--json").
+ */
+function readCommandLine(command: CommandName, argv: readonly string[]): CommandLine {
+  const spec = COMMANDS[command];
+  const options = Object.fromEntries(Object.entries(spec.options).map(([name, o]) => [name, { ...o, multiple: true }]));
+  const { tokens } = parseArgv({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
+  const line: CommandLine = { given: [], positionals: [] };
+  for (const token of tokens) {
+    if (token.kind === 'positional') line.positionals.push(token.value);
+    if (token.kind !== 'option') continue;
+    const typed = typedName(argv[token.index]);
+    const option = Object.prototype.hasOwnProperty.call(spec.options, token.name) ? spec.options[token.name] : undefined;
+    // A short option counts only alone: `-qh` and `-h=x` are unknown, as no option has such a name.
+    if (!option || (!token.rawName.startsWith('--') && typed !== token.rawName)) throw new UsageError(`unknown option '${typed}'`);
+    if (option.type === 'string' && token.value === undefined) throw new UsageError(`option '--${token.name}' needs a value`);
+    if (option.type === 'boolean' && token.value !== undefined) throw new UsageError(`option '--${token.name}' takes no value`);
+    line.given.push({ name: token.name, value: token.value });
   }
-  return { values, positionals };
+  if (!spec.positionals && line.positionals.length > 0) {
+    throw new UsageError(`'${command}' takes no arguments (got '${line.positionals[0]}')`);
+  }
+  return line;
 }
+
+function has(line: CommandLine, name: string): boolean {
+  return line.given.some((o) => o.name === name);
+}
+
+/** Every value given to `name`, in order. */
+function valuesOf(line: CommandLine, name: string): string[] | undefined {
+  const values = line.given.filter((o) => o.name === name).map((o) => o.value as string);
+  return values.length > 0 ? values : undefined;
+}
+
+// ---- lint ----
 
 /** Comma-separated codes, possibly repeated (`--select DD001,DD003 --select DD010`). */
-function readCodes(options: ParsedOptions, name: string): string[] | undefined {
-  const raw = options.values.get(name);
+function readCodes(line: CommandLine, name: string): string[] | undefined {
+  const raw = valuesOf(line, name);
   if (!raw) return undefined;
   const codes = raw.flatMap((v) => v.split(',')).map((c) => c.trim()).filter((c) => c !== '');
   for (const code of codes) {
@@ -106,59 +183,94 @@ function readCodes(options: ParsedOptions, name: string): string[] | undefined {
   return codes;
 }
 
-function readFormat(options: ParsedOptions): OutputFormat {
-  const values = options.values.get('format');
-  const format = values ? values[values.length - 1] : 'text';
+function readFormat(line: CommandLine): OutputFormat {
+  const format = valuesOf(line, 'format')?.pop() ?? 'text';
   if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) {
     throw new UsageError(`unknown format '${format}' (choose ${OUTPUT_FORMATS.join(', ')})`);
   }
   return format as OutputFormat;
 }
 
-function parseLint(argv: readonly string[]): Invocation {
-  const options = parseOptions(argv, LINT_OPTIONS);
-  if (options.values.has('help')) return { command: 'help', topic: 'lint' };
-  const flag = (name: string): boolean => options.values.has(name);
+function lintOptions(line: CommandLine): LintOptions {
   return {
-    command: 'lint',
-    options: {
-      paths: options.positionals.length > 0 ? options.positionals : ['.'],
-      format: readFormat(options),
-      fix: flag('fix'),
-      select: readCodes(options, 'select'),
-      extendSelect: readCodes(options, 'extend-select'),
-      ignore: readCodes(options, 'ignore'),
-      noqa: !flag('ignore-noqa') && !flag('no-noqa'),
-      quiet: flag('quiet'),
-      exitZero: flag('exit-zero'),
-    },
+    paths: line.positionals.length > 0 ? line.positionals : ['.'],
+    format: readFormat(line),
+    fix: has(line, 'fix'),
+    select: readCodes(line, 'select'),
+    extendSelect: readCodes(line, 'extend-select'),
+    ignore: readCodes(line, 'ignore'),
+    noqa: !has(line, 'ignore-noqa') && !has(line, 'no-noqa'),
+    quiet: has(line, 'quiet'),
+    exitZero: has(line, 'exit-zero'),
   };
 }
 
-function parseHelpOnly(command: string, argv: readonly string[]): ParsedOptions {
-  const options = parseOptions(argv, HELP_ONLY);
-  if (options.positionals.length > 0) {
-    throw new UsageError(`'${command}' takes no arguments (got '${options.positionals[0]}')`);
+// ---- detect ----
+
+function parseTimeout(text: string): number {
+  const seconds = Number(text);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--timeout needs a positive number of seconds (got '${text}')`);
+  return seconds;
+}
+
+/** Options in the order given; a repeated one's last value wins. */
+function detectOptions(line: CommandLine): DetectOptions {
+  const options: DetectOptions = { json: false, verbose: false };
+  for (const { name, value: text = '' } of line.given) {
+    if (name === 'json') options.json = true;
+    else if (name === 'verbose') options.verbose = true;
+    else if (name === 'python') options.python = text;
+    else if (name === 'device') options.device = text;
+    else if (name === 'timeout') options.timeoutSeconds = parseTimeout(text);
   }
   return options;
 }
 
-function parseCommand(command: string, rest: readonly string[]): Invocation {
+// ---- bench ----
+
+/** A number as typed; its range is the core's to judge (so 0 and 100000 get the core's message). */
+function parseNumber(text: string, name: string): number {
+  const number = Number(text);
+  if (text.trim() === '' || !Number.isFinite(number)) throw new UsageError(`${name} needs a number (got '${text}')`);
+  return number;
+}
+
+function parseDtypes(text: string): string[] {
+  if (text === 'all') return [...DTYPES];
+  return text.split(',').map((d) => d.trim()).filter((d) => d !== '');
+}
+
+/** Options in the order given; a repeated one's last value wins. */
+function benchOptions(line: CommandLine): BenchOptions {
+  const options: BenchOptions = { sweep: false, json: false };
+  for (const { name, value: text = '' } of line.given) {
+    if (name === 'json') options.json = true;
+    else if (name === 'sweep') options.sweep = true;
+    else if (name === 'engine') options.engine = text;
+    else if (name === 'device') options.device = text;
+    else if (name === 'size') options.size = parseNumber(text, '--size');
+    else if (name === 'repeats') options.repeats = parseNumber(text, '--repeats');
+    else if (name === 'dtype') options.dtypes = parseDtypes(text);
+    else if (name === 'python') options.python = text;
+  }
+  if (options.sweep && options.size !== undefined) throw new UsageError('use either --size or --sweep, not both');
+  return options;
+}
+
+// ---- commands ----
+
+function parseCommand(command: CommandName, rest: readonly string[]): Invocation {
+  const line = readCommandLine(command, rest);
+  if (has(line, 'help')) return { command: 'help', topic: command };
   switch (command) {
     case 'lint':
-      return parseLint(rest);
+      return { command, options: lintOptions(line) };
     case 'doctor':
-      return parseHelpOnly(command, rest).values.has('help') ? { command: 'help', topic: 'doctor' } : { command: 'doctor' };
+      return { command };
     case 'detect':
-      // detect parses its own options (detectCommand.ts).
-      return { command: 'detect', argv: rest };
+      return { command, options: detectOptions(line) };
     case 'bench':
-      // bench parses its own options (benchCommand.ts).
-      return { command: 'bench', argv: rest };
-    case 'help':
-      return { command: 'help', topic: rest[0] };
-    default:
-      throw new UsageError(`unknown command '${command}'`);
+      return { command, options: benchOptions(line) };
   }
 }
 
@@ -168,11 +280,12 @@ export function parseArgs(argv: readonly string[]): Invocation {
   if (first === undefined) return { command: 'usage-error', message: 'no command given' };
   if (first === '--help' || first === '-h') return { command: 'help' };
   if (first === '--version' || first === '-V') return { command: 'version' };
+  if (first === 'help') return { command: 'help', topic: rest[0] };
+  if (!isCommand(first)) return { command: 'usage-error', message: `unknown command '${first}'` };
   try {
     return parseCommand(first, rest);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    const topic = first === 'lint' || first === 'doctor' ? first : undefined;
-    return { command: 'usage-error', message: err.message, topic };
+    return { command: 'usage-error', message: err.message, topic: first };
   }
 }

@@ -1,8 +1,8 @@
 // Dispatches a command line to its command. Every failure becomes "error: ..." and an
 // exit status: a person running the CLI never sees a stack trace.
-import { parseArgs } from './args';
-import { runBenchCli } from './commands/bench';
-import { runDetectCli } from './commands/detect';
+import { helpCommandFor, parseArgs } from './args';
+import { runBenchCommand } from './commands/bench';
+import { runDetectCommand } from './commands/detect';
 import { runDoctorCommand } from './commands/doctor';
 import { helpText } from './help';
 import type { CliIo } from './io';
@@ -23,14 +23,12 @@ async function dispatch(argv: readonly string[], io: CliIo, signal?: AbortSignal
     case 'doctor':
       return runDoctorCommand(io);
     case 'detect':
-      return runDetectCli(invocation.argv, io, signal);
+      return runDetectCommand(invocation.options, io, signal);
     case 'bench':
-      return runBenchCli(invocation.argv, io, signal);
-    case 'usage-error': {
-      const helpCommand = invocation.topic ? `device-doctor help ${invocation.topic}` : 'device-doctor --help';
-      io.stderr(`error: ${invocation.message}\nRun '${helpCommand}' for usage.\n`);
+      return runBenchCommand(invocation.options, io, signal);
+    case 'usage-error':
+      io.stderr(`error: ${invocation.message}\nRun '${helpCommandFor(invocation.topic)}' for usage.\n`);
       return EXIT_USAGE;
-    }
   }
 }
 

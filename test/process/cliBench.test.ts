@@ -6,7 +6,8 @@ import * as assert from 'assert';
 import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { benchJsonText, benchParamsOf, exitStatusOf, parseBenchArgs, quickBenchSection, type BenchOptions } from '../../src/cli/commands/bench';
+import { parseArgs, type BenchOptions } from '../../src/cli/args';
+import { benchJsonText, benchParamsOf, exitStatusOf, quickBenchSection } from '../../src/cli/commands/bench';
 import { formatBenchText } from '../../src/cli/formats/benchText';
 import { buildRun } from '../../src/core/bench/compare';
 import { makeBenchResult } from '../../src/core/bench/result';
@@ -33,19 +34,20 @@ function markingPython(dir: string): { python: string; marker: string } {
 
 describe('cli: bench arguments', () => {
   it('reads every option, with separate or = values', () => {
-    const parsed = parseBenchArgs(['--engine', 'torch', '--device=cuda:1', '--size', '2048', '--repeats=5', '--dtype', 'float32,bfloat16', '--python', '/p/python', '--json']);
+    const parsed = parseArgs(['bench', '--engine', 'torch', '--device=cuda:1', '--size', '2048', '--repeats=5', '--dtype', 'float32,bfloat16', '--python', '/p/python', '--json']);
     assert.deepStrictEqual(parsed, {
-      kind: 'run',
+      command: 'bench',
       options: { sweep: false, json: true, engine: 'torch', device: 'cuda:1', size: 2048, repeats: 5, dtypes: ['float32', 'bfloat16'], python: '/p/python' },
     });
-    assert.deepStrictEqual(parseBenchArgs(['--sweep', '--dtype', 'all']), { kind: 'run', options: { sweep: true, json: false, dtypes: ['float32', 'float16', 'bfloat16'] } });
-    assert.deepStrictEqual(parseBenchArgs(['-h']), { kind: 'help' });
+    assert.deepStrictEqual(parseArgs(['bench', '--sweep', '--dtype', 'all']), { command: 'bench', options: { sweep: true, json: false, dtypes: ['float32', 'float16', 'bfloat16'] } });
+    assert.deepStrictEqual(parseArgs(['bench', '-h']), { command: 'help', topic: 'bench' });
   });
 
   it('rejects unknown options, positionals, missing values, non-numbers, and --size with --sweep', () => {
     const errors = [['--fast'], ['now'], ['--size'], ['--size', 'big'], ['--repeats', ''], ['--size', '512', '--sweep']].map((argv) => {
-      const parsed = parseBenchArgs(argv);
-      assert.strictEqual(parsed.kind, 'usage-error', argv.join(' '));
+      const parsed = parseArgs(['bench', ...argv]);
+      assert.strictEqual(parsed.command, 'usage-error', argv.join(' '));
+      assert.strictEqual((parsed as { topic?: string }).topic, 'bench', argv.join(' '));
       return (parsed as { message: string }).message;
     });
     assert.deepStrictEqual(errors, [
@@ -57,7 +59,7 @@ describe('cli: bench arguments', () => {
       'use either --size or --sweep, not both',
     ]);
     // Out-of-range numbers parse: the core's validation judges them (and says why).
-    assert.deepStrictEqual(parseBenchArgs(['--size', '0']), { kind: 'run', options: { sweep: false, json: false, size: 0 } });
+    assert.deepStrictEqual(parseArgs(['bench', '--size', '0']), { command: 'bench', options: { sweep: false, json: false, size: 0 } });
   });
 
   it('asks for all engines, one engine on one device, or a device against the CPU', () => {

@@ -6,8 +6,10 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { DeviceReport } from '../../src/core/devices/report';
-import { formatDetectText, parseDetectArgs, runDetectCli } from '../../src/cli/commands/detect';
+import { parseArgs } from '../../src/cli/args';
+import { formatDetectText } from '../../src/cli/commands/detect';
 import { memoryIo } from '../../src/cli/io';
+import { runCli } from '../../src/cli/main';
 import { buildDist, CLI_JS, DEBIAN_PYTHON, FAKE_TORCH, scenarioEnv, tempDir } from './workerTestKit';
 
 const MIB = 1024 ** 2;
@@ -85,13 +87,13 @@ describe('cli: detect', function () {
 
   describe('arguments', () => {
     it('reads --json, --python (both spellings), --device, --timeout and --verbose', () => {
-      assert.deepStrictEqual(parseDetectArgs([]), { kind: 'run', options: { json: false, verbose: false } });
-      assert.deepStrictEqual(parseDetectArgs(['--json', '--python', '/x/python', '--device=cuda:1', '--timeout=2.5', '--verbose']), {
-        kind: 'run',
+      assert.deepStrictEqual(parseArgs(['detect']), { command: 'detect', options: { json: false, verbose: false } });
+      assert.deepStrictEqual(parseArgs(['detect', '--json', '--python', '/x/python', '--device=cuda:1', '--timeout=2.5', '--verbose']), {
+        command: 'detect',
         options: { json: true, python: '/x/python', device: 'cuda:1', timeoutSeconds: 2.5, verbose: true },
       });
-      assert.deepStrictEqual(parseDetectArgs(['--python=/a=b/python']), { kind: 'run', options: { json: false, verbose: false, python: '/a=b/python' } });
-      assert.deepStrictEqual(parseDetectArgs(['--json', '-h']), { kind: 'help' });
+      assert.deepStrictEqual(parseArgs(['detect', '--python=/a=b/python']), { command: 'detect', options: { json: false, verbose: false, python: '/a=b/python' } });
+      assert.deepStrictEqual(parseArgs(['detect', '--json', '-h']), { command: 'help', topic: 'detect' });
     });
 
     it('rejects unknown options, positionals, a missing value and a bad timeout', () => {
@@ -102,19 +104,20 @@ describe('cli: detect', function () {
         [['--timeout', '0'], /positive number of seconds/],
         [['--timeout', 'soon'], /positive number of seconds/],
       ] as const) {
-        const parsed = parseDetectArgs(argv);
-        assert.strictEqual(parsed.kind, 'usage-error', argv.join(' '));
+        const parsed = parseArgs(['detect', ...argv]);
+        assert.strictEqual(parsed.command, 'usage-error', argv.join(' '));
+        assert.strictEqual((parsed as { topic?: string }).topic, 'detect', argv.join(' '));
         assert.match((parsed as { message: string }).message, message);
       }
     });
 
     it('prints help and usage errors (exit 2) without probing anything', async () => {
       const help = memoryIo('/');
-      assert.strictEqual(await runDetectCli(['--help'], help), 0);
+      assert.strictEqual(await runCli(['detect', '--help'], help), 0);
       assert.match(help.out, /^Usage: device-doctor detect \[options\]/);
       assert.match(help.out, /--python <path>/);
       const bad = memoryIo('/');
-      assert.strictEqual(await runDetectCli(['--jsn'], bad), 2);
+      assert.strictEqual(await runCli(['detect', '--jsn'], bad), 2);
       assert.strictEqual(bad.err, "error: unknown option '--jsn'\nRun 'device-doctor detect --help' for usage.\n");
     });
   });

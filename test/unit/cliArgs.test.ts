@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { parseArgs, type Invocation, type LintOptions } from '../../src/cli/args';
+import { helpCommandFor, parseArgs, type Invocation, type LintOptions } from '../../src/cli/args';
 import { helpText } from '../../src/cli/help';
 
 function lint(argv: string[]): LintOptions {
@@ -71,8 +71,8 @@ describe('cli: argument parsing', () => {
 
   it('recognizes the other commands and global options', () => {
     assert.deepStrictEqual(parseArgs(['doctor']), { command: 'doctor' });
-    assert.deepStrictEqual(parseArgs(['detect', '--json']), { command: 'detect', argv: ['--json'] });
-    assert.deepStrictEqual(parseArgs(['bench', '--size', '1024']), { command: 'bench', argv: ['--size', '1024'] });
+    assert.deepStrictEqual(parseArgs(['detect', '--json']), { command: 'detect', options: { json: true, verbose: false } });
+    assert.deepStrictEqual(parseArgs(['bench', '--size', '1024']), { command: 'bench', options: { sweep: false, json: false, size: 1024 } });
     assert.deepStrictEqual(parseArgs(['--version']), { command: 'version' });
     assert.deepStrictEqual(parseArgs(['-V']), { command: 'version' });
     assert.deepStrictEqual(parseArgs(['--help']), { command: 'help' });
@@ -94,5 +94,60 @@ describe('cli: argument parsing', () => {
     }
     assert.match(helpText(), /Usage: device-doctor <command>/);
     assert.strictEqual(helpText('no-such-topic'), helpText());
+  });
+});
+
+describe('cli: one parser for every command', () => {
+  it('takes the next argument as a value whatever it looks like', () => {
+    assert.deepStrictEqual(parseArgs(['detect', '--python', '--json']), { command: 'detect', options: { json: false, verbose: false, python: '--json' } });
+    assert.deepStrictEqual(parseArgs(['bench', '--size', '-5']), { command: 'bench', options: { sweep: false, json: false, size: -5 } });
+    assert.match(usageError(['lint', '--format', '--fix']), /^unknown format '--fix' /);
+  });
+
+  it('lets the last of a repeated value win in detect and bench', () => {
+    assert.deepStrictEqual(parseArgs(['detect', '--device', 'cuda:0', '--device=cuda:1']), { command: 'detect', options: { json: false, verbose: false, device: 'cuda:1' } });
+    assert.deepStrictEqual(parseArgs(['bench', '--dtype', 'all', '--dtype', 'float16']), { command: 'bench', options: { sweep: false, json: false, dtypes: ['float16'] } });
+  });
+
+  it('rejects the same spellings in every command, naming the option as typed', () => {
+    for (const command of ['lint', 'doctor', 'detect', 'bench']) {
+      assert.deepStrictEqual(parseArgs([command, '--nope=1']), { command: 'usage-error', message: "unknown option '--nope'", topic: command });
+      assert.deepStrictEqual(parseArgs([command, '-x']), { command: 'usage-error', message: "unknown option '-x'", topic: command });
+      // Short options do not combine, and take no '=': no option is named -hx or -h=1.
+      assert.deepStrictEqual(parseArgs([command, '-hx']), { command: 'usage-error', message: "unknown option '-hx'", topic: command });
+      assert.deepStrictEqual(parseArgs([command, '-h=1']), { command: 'usage-error', message: "unknown option '-h=1'", topic: command });
+      assert.deepStrictEqual(parseArgs([command, '--help=yes']), { command: 'usage-error', message: "option '--help' takes no value", topic: command });
+    }
+    assert.match(usageError(['detect', '--json=1']), /^option '--json' takes no value$/);
+    assert.match(usageError(['bench', '--sweep=yes']), /^option '--sweep' takes no value$/);
+    assert.match(usageError(['detect', '--device']), /^option '--device' needs a value$/);
+  });
+
+  it('ends options at --, so what follows is an argument', () => {
+    assert.match(usageError(['detect', '--', '--json']), /^'detect' takes no arguments \(got '--json'\)$/);
+    assert.match(usageError(['bench', '--', '-h']), /^'bench' takes no arguments \(got '-h'\)$/);
+    assert.match(usageError(['doctor', '--', '--help']), /^'doctor' takes no arguments \(got '--help'\)$/);
+  });
+
+  it('judges spelling and stray arguments before help, and values after it', () => {
+    assert.match(usageError(['lint', '--help', '--nope']), /unknown option '--nope'/);
+    assert.match(usageError(['doctor', '--help', 'src']), /'doctor' takes no arguments \(got 'src'\)/);
+    assert.deepStrictEqual(parseArgs(['lint', '--format', 'xml', '-h']), { command: 'help', topic: 'lint' });
+    assert.deepStrictEqual(parseArgs(['detect', '--timeout', '0', '--help']), { command: 'help', topic: 'detect' });
+    assert.deepStrictEqual(parseArgs(['bench', '--size', 'big', '--sweep', '-h']), { command: 'help', topic: 'bench' });
+  });
+
+  it('checks values in the order given', () => {
+    assert.match(usageError(['bench', '--repeats', 'x', '--size', 'big']), /^--repeats needs a number \(got 'x'\)$/);
+    assert.match(usageError(['bench', '--size', 'big', '--repeats', 'x']), /^--size needs a number \(got 'big'\)$/);
+  });
+
+  it("points each command's usage errors at its help", () => {
+    assert.strictEqual(helpCommandFor('lint'), 'device-doctor help lint');
+    assert.strictEqual(helpCommandFor('doctor'), 'device-doctor help doctor');
+    assert.strictEqual(helpCommandFor('detect'), 'device-doctor detect --help');
+    assert.strictEqual(helpCommandFor('bench'), 'device-doctor bench --help');
+    assert.strictEqual(helpCommandFor(undefined), 'device-doctor --help');
+    assert.strictEqual(helpCommandFor('constructor'), 'device-doctor --help');
   });
 });

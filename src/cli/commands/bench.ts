@@ -3,9 +3,9 @@
 // a forked worker would add a process and a protocol without isolation worth having;
 // bench.py still runs in its own process group and Ctrl-C kills it. Impossible requests
 // exit 2 at once with the core's message: the numbers and names before anything runs, the
-// device once detect has said what this machine has.
+// device once detect has said what this machine has. Its options are parsed in args.ts.
 import { formatBenchJson, isFailure, toBenchJson } from '../../core/bench';
-import { DTYPES, type BenchProgress } from '../../core/bench/model';
+import type { BenchProgress } from '../../core/bench/model';
 import { DEFAULT_SIZE } from '../../core/bench/plan';
 import { SWEEP_SIZES } from '../../core/bench/sweep';
 import type { DeviceReport } from '../../core/devices/report';
@@ -16,20 +16,8 @@ import { benchmark, InvalidBenchRequest } from '../../worker/bench/benchmark';
 import { cliInterpreter } from '../../node/interpreter';
 import { formatBenchText } from '../formats/benchText';
 import { detectReport } from './detect';
+import type { BenchOptions } from '../args';
 import type { CliIo } from '../io';
-
-export interface BenchOptions {
-  engine?: string;
-  device?: string;
-  size?: number;
-  sweep: boolean;
-  repeats?: number;
-  dtypes?: string[];
-  python?: string;
-  json: boolean;
-}
-
-export type BenchInvocation = { kind: 'run'; options: BenchOptions } | { kind: 'help' } | { kind: 'usage-error'; message: string };
 
 export const EXIT_OK = 0;
 /** A wrong product, an engine that failed, or nothing measured at all. */
@@ -68,60 +56,6 @@ Examples:
   device-doctor bench --engine torch --device cpu --size 1024 --json
   device-doctor bench --engine all --sweep
 `;
-
-function takeValue(argv: readonly string[], i: number, name: string): [string, number] {
-  const eq = argv[i].indexOf('=');
-  if (eq >= 0) return [argv[i].slice(eq + 1), i];
-  if (i + 1 >= argv.length) throw new Error(`option '${name}' needs a value`);
-  return [argv[i + 1], i + 1];
-}
-
-/** A number as typed; its range is the core's to judge (so 0 and 100000 get the core's message). */
-function parseNumber(text: string, name: string): number {
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value)) throw new Error(`${name} needs a number (got '${text}')`);
-  return value;
-}
-
-function parseDtypes(text: string): string[] {
-  if (text === 'all') return [...DTYPES];
-  return text.split(',').map((d) => d.trim()).filter((d) => d !== '');
-}
-
-function applyOption(options: BenchOptions, name: string, value: string): void {
-  if (name === '--engine') options.engine = value;
-  else if (name === '--device') options.device = value;
-  else if (name === '--size') options.size = parseNumber(value, '--size');
-  else if (name === '--repeats') options.repeats = parseNumber(value, '--repeats');
-  else if (name === '--dtype') options.dtypes = parseDtypes(value);
-  else options.python = value;
-}
-
-const VALUE_OPTIONS = ['--engine', '--device', '--size', '--repeats', '--dtype', '--python'];
-
-/** bench's own arguments (everything after `bench`). */
-export function parseBenchArgs(argv: readonly string[]): BenchInvocation {
-  const options: BenchOptions = { sweep: false, json: false };
-  try {
-    for (let i = 0; i < argv.length; i++) {
-      const arg = argv[i];
-      const name = arg.split('=')[0];
-      if (arg === '-h' || arg === '--help') return { kind: 'help' };
-      if (arg === '--json') options.json = true;
-      else if (arg === '--sweep') options.sweep = true;
-      else if (VALUE_OPTIONS.includes(name)) {
-        let value: string;
-        [value, i] = takeValue(argv, i, name);
-        applyOption(options, name, value);
-      } else if (arg.startsWith('-')) throw new Error(`unknown option '${name}'`);
-      else throw new Error(`'bench' takes no arguments (got '${arg}')`);
-    }
-    if (options.sweep && options.size !== undefined) throw new Error('use either --size or --sweep, not both');
-  } catch (err) {
-    return { kind: 'usage-error', message: (err as Error).message };
-  }
-  return { kind: 'run', options };
-}
 
 /** What the worker would be asked: all engines, one engine on one device, or a device against the CPU. */
 export function benchParamsOf(options: BenchOptions, python: string | null): BenchParams {
@@ -198,20 +132,6 @@ export async function runBenchCommand(options: BenchOptions, io: CliIo, signal?:
 export function benchJsonText(run: BenchRunResponse): string {
   if (run.transfers.length === 0) return formatBenchJson(run);
   return JSON.stringify({ ...toBenchJson(run), transfers: run.transfers }, null, 2) + '\n';
-}
-
-/** `device-doctor bench ...` from its arguments. */
-export async function runBenchCli(argv: readonly string[], io: CliIo, signal?: AbortSignal): Promise<number> {
-  const invocation = parseBenchArgs(argv);
-  if (invocation.kind === 'help') {
-    io.stdout(BENCH_HELP);
-    return EXIT_OK;
-  }
-  if (invocation.kind === 'usage-error') {
-    io.stderr(`error: ${invocation.message}\nRun 'device-doctor bench --help' for usage.\n`);
-    return EXIT_IMPOSSIBLE;
-  }
-  return runBenchCommand(invocation.options, io, signal);
 }
 
 // ---- doctor's closing benchmark ----

@@ -4,26 +4,16 @@
 // a CLI run is one-shot, so forking a worker would add a process and a protocol
 // without adding isolation worth having (a crash ends the CLI either way), and the
 // bundle stays one file. Every tool still runs as its own child with a timeout.
-// Finding no GPU or no PyTorch is a result, so detect exits 0 unless the usage is wrong.
+// Finding no GPU or no PyTorch is a result, so detect exits 0 unless the usage is wrong
+// (its options are parsed in args.ts).
 import { formatMemory } from '../../core/devices/format';
 import type { Accelerator, DeviceReport, TorchStatus } from '../../core/devices/report';
 import type { ProbeOptions } from '../../protocol/worker';
 import { detectDevices } from '../../worker/detect/detect';
 import { cliInterpreter } from '../../node/interpreter';
 import { ProbeGate } from '../../worker/detect/probes/probeGate';
+import type { DetectOptions } from '../args';
 import type { CliIo } from '../io';
-
-export interface DetectOptions {
-  json: boolean;
-  python?: string;
-  /** --device: the device to check as if pinned by deviceDoctor.device. */
-  device?: string;
-  /** --timeout, in seconds: per tool, overriding each tool's default. */
-  timeoutSeconds?: number;
-  verbose: boolean;
-}
-
-export type DetectInvocation = { kind: 'run'; options: DetectOptions } | { kind: 'help' } | { kind: 'usage-error'; message: string };
 
 export const DETECT_HELP = `Usage: device-doctor detect [options]
 
@@ -48,45 +38,6 @@ Examples:
   device-doctor detect
   device-doctor detect --json --python .venv/bin/python
 `;
-
-function takeValue(argv: readonly string[], i: number, name: string): [string, number] {
-  const arg = argv[i];
-  const eq = arg.indexOf('=');
-  if (eq >= 0) return [arg.slice(eq + 1), i];
-  if (i + 1 >= argv.length) throw new Error(`option '${name}' needs a value`);
-  return [argv[i + 1], i + 1];
-}
-
-function parseTimeout(text: string): number {
-  const seconds = Number(text);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--timeout needs a positive number of seconds (got '${text}')`);
-  return seconds;
-}
-
-/** detect's own arguments (everything after `detect`). */
-export function parseDetectArgs(argv: readonly string[]): DetectInvocation {
-  const options: DetectOptions = { json: false, verbose: false };
-  try {
-    for (let i = 0; i < argv.length; i++) {
-      const arg = argv[i];
-      const name = arg.split('=')[0];
-      if (arg === '-h' || arg === '--help') return { kind: 'help' };
-      else if (arg === '--json') options.json = true;
-      else if (arg === '--verbose') options.verbose = true;
-      else if (name === '--python') [options.python, i] = takeValue(argv, i, name);
-      else if (name === '--device') [options.device, i] = takeValue(argv, i, name);
-      else if (name === '--timeout') {
-        let text: string;
-        [text, i] = takeValue(argv, i, name);
-        options.timeoutSeconds = parseTimeout(text);
-      } else if (arg.startsWith('-')) throw new Error(`unknown option '${name}'`);
-      else throw new Error(`'detect' takes no arguments (got '${arg}')`);
-    }
-  } catch (err) {
-    return { kind: 'usage-error', message: (err as Error).message };
-  }
-  return { kind: 'run', options };
-}
 
 /** Runs every probe in this process and returns the report. */
 export async function detectReport(options: Pick<DetectOptions, 'python' | 'device' | 'timeoutSeconds' | 'verbose'>, io: CliIo, signal?: AbortSignal): Promise<DeviceReport> {
@@ -161,18 +112,4 @@ export async function runDetectCommand(options: DetectOptions, io: CliIo, signal
   const report = await detectReport(options, io, signal);
   io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatDetectText(report));
   return 0;
-}
-
-/** `device-doctor detect ...` from its arguments: help, usage errors (exit 2), or the report. */
-export async function runDetectCli(argv: readonly string[], io: CliIo, signal?: AbortSignal): Promise<number> {
-  const invocation = parseDetectArgs(argv);
-  if (invocation.kind === 'help') {
-    io.stdout(DETECT_HELP);
-    return 0;
-  }
-  if (invocation.kind === 'usage-error') {
-    io.stderr(`error: ${invocation.message}\nRun 'device-doctor detect --help' for usage.\n`);
-    return 2;
-  }
-  return runDetectCommand(invocation.options, io, signal);
 }
