@@ -13,12 +13,13 @@ import type { InitializeParams, InitializeResult } from 'vscode-languageserver/n
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { initPythonParser } from '../core/analysis';
 import { clearProjectConfigCache } from '../core/config';
+import { SETTINGS_SECTION } from '../protocol/settings';
 import { buildCodeActions, PROVIDED_CODE_ACTION_KINDS } from './codeActions';
 import { FileAnalyzer } from './fileAnalyzer';
 import { FindingStore } from './findingStore';
 import { Linter, PYTHON_LANGUAGE } from './linter';
 import { ServerLog } from './serverLog';
-import { SETTINGS_SECTION, SettingsProvider } from './settingsProvider';
+import { SettingsProvider } from './settingsProvider';
 
 const connection = createConnection(ProposedFeatures.all);
 const log = new ServerLog(connection.console);

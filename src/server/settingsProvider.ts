@@ -1,9 +1,8 @@
 // Settings per resource, pulled from the client with workspace/configuration. Answers are
 // cached per scope only until the next didChangeConfiguration, which clears everything.
 import type { Connection } from 'vscode-languageserver';
+import { SETTINGS_SECTION } from '../protocol/settings';
 import { DEFAULT_SETTINGS, parseSettings, ServerSettings } from './settings';
-
-export const SETTINGS_SECTION = 'deviceDoctor';
 
 export class SettingsProvider {
   private readonly byScope = new Map<string, Promise<ServerSettings>>();

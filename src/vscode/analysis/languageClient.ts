@@ -9,12 +9,12 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import type { DocumentSelector, ErrorHandler, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
+import { SETTINGS_SECTION } from '../../protocol/settings';
 import { CrashWindow, MAX_CRASHES } from './crashWindow';
 
 /** Also the prefix of the trace setting: `deviceDoctor.trace.server`. */
 export const CLIENT_ID = 'deviceDoctor';
 export const CLIENT_NAME = 'Device Doctor';
-export const SETTINGS_SECTION = 'deviceDoctor';
 
 export const DOCUMENT_SELECTOR: DocumentSelector = [
   { language: 'python', scheme: 'file' },
