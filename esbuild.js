@@ -1,6 +1,6 @@
-// Bundles one file per process (extension host, language server, CLI, and the
-// compute worker once it exists) and copies the runtime assets they load from
-// disk: the tree-sitter wasm files and, later, the Python probes.
+// Bundles one file per process (extension host, language server, CLI and compute
+// worker) and copies the runtime assets they load from disk: the tree-sitter and
+// tfjs-backend-wasm .wasm files and the Python scripts of src/worker/python.
 const esbuild = require('esbuild');
 const fs = require('fs');
 const path = require('path');

@@ -74,9 +74,12 @@ describe('bench correctness: inputs and sampled entries', () => {
 });
 
 describe('bench correctness: thresholds and the product check', () => {
-  it('thresholds: float32 1e-3 (growing as n·2⁻²⁴ past n = 16384), float16 1e-2, bfloat16 5e-2', () => {
+  it('thresholds: float32 1e-3 (growing as n·2⁻²⁴ past n = 16777), float16 1e-2, bfloat16 5e-2', () => {
     assert.strictEqual(errorThreshold('float32', 256), 1e-3);
     assert.strictEqual(errorThreshold('float32', 8192), 1e-3);
+    assert.strictEqual(errorThreshold('float32', 16384), 1e-3);
+    assert.strictEqual(errorThreshold('float32', 16777), 1e-3);
+    assert.strictEqual(errorThreshold('float32', 16778), 16778 * 2 ** -24);
     assert.strictEqual(errorThreshold('float32', 32768), 32768 * 2 ** -24);
     assert.strictEqual(errorThreshold('float16', 1024), 1e-2);
     assert.strictEqual(errorThreshold('bfloat16', 1024), 5e-2);

@@ -75,7 +75,8 @@ export function relativeError(actual: number, expected: number, scale: number): 
 /**
  * Largest relative error a correct product may show. float32: 1e-3 covers a float32
  * dot product's worst-case growth (n·2⁻²⁴ is 5e-4 at n = 8192) and TensorFloat-32, which
- * GPUs may use for float32 matmul (2⁻¹¹ per product); beyond n = 16384 it grows as n·2⁻²⁴.
+ * GPUs may use for float32 matmul (2⁻¹¹ per product); above n = 16777, where n·2⁻²⁴
+ * passes 1e-3, it grows as n·2⁻²⁴.
  * float16 and bfloat16 round every output to 11 and 8 significant bits (assuming float32
  * accumulation, as every BLAS does), so 1e-2 and 5e-2.
  */

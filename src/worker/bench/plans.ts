@@ -1,4 +1,4 @@
-// A benchmark request made ready to run: its targets (benchTargets.ts), each with the
+// A benchmark request made ready to run: its targets (targets.ts), each with the
 // core's plans per dtype and size, every plan memory-checked against the device report.
 // Impossible requests stop here with the core's message, before anything runs.
 import { DEFAULT_REPEATS, DEFAULT_SIZE, planBenchmark, type BenchPlan, type EngineCapabilities } from '../../core/bench/plan';

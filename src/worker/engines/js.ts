@@ -1,5 +1,7 @@
-// The `js` engine: tfjs-backend-cpu, pure JavaScript. Slow, always there, and the
-// reference the other engines are compared with when nothing faster runs on the CPU.
+// The `js` engine: tfjs-backend-cpu, pure JavaScript. Slow and always there, so it runs
+// only when picked (js, or all engines), never as a default CPU partner, and is a run's
+// speedup baseline only when no other CPU engine measured (compare.ts). Products are
+// checked against float64 arithmetic (correctness.ts), not against this engine.
 import type { EngineCapabilities, BenchPlan } from '../../core/bench/plan';
 import type { EngineOutcome, RunResult } from '../../core/bench/model';
 import type { Engine, RunOptions } from './engine';
