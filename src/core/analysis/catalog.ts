@@ -1,8 +1,12 @@
-// Every rule's stable code, name, default severity and documentation link.
-import type { RuleCode, Severity } from './types';
+// Every rule's stable code, name, default severity and documentation link. The list is
+// the one place a code is declared: `RuleCode` is derived from it, so a new rule's entry
+// here is all the type system needs. (types.ts re-exports these types for front ends;
+// this file imports nothing, so that re-export is no cycle.)
 
-export interface RuleInfo {
-  code: RuleCode;
+export type Severity = 'error' | 'warning' | 'information' | 'hint';
+
+interface Entry {
+  code: `DD${number}`;
   name: string;
   severity: Severity;
   summary: string;
@@ -12,7 +16,7 @@ export interface RuleInfo {
 
 export const DOCS_BASE_URL = 'https://github.com/device-doctor/device-doctor/blob/main/docs/rules/';
 
-export const RULES: readonly RuleInfo[] = [
+const CATALOG = [
   { code: 'DD001', name: 'device-mismatch', severity: 'warning', implemented: true,
     summary: 'A CPU value meets a module or tensor on an accelerator.' },
   { code: 'DD002', name: 'batch-not-moved', severity: 'warning', implemented: true,
@@ -41,7 +45,15 @@ export const RULES: readonly RuleInfo[] = [
     summary: 'torch.load without map_location in a file that picks its device at run time.' },
   { code: 'DD014', name: 'data-parallel', severity: 'information', implemented: false,
     summary: 'nn.DataParallel is slower than DistributedDataParallel.' },
-];
+] as const satisfies readonly Entry[];
+
+export type RuleCode = (typeof CATALOG)[number]['code'];
+
+export interface RuleInfo extends Entry {
+  code: RuleCode;
+}
+
+export const RULES: readonly RuleInfo[] = CATALOG;
 
 const byCode = new Map(RULES.map((r) => [r.code, r]));
 

@@ -1,5 +1,6 @@
 // Plain data produced by the analyzer. Exactly one layer per front end turns these
 // into editor types (the language server into LSP, the CLI into text/JSON/SARIF).
+import type { RuleCode, Severity } from './catalog';
 
 /** 0-based line, character offset in UTF-16 code units (what LSP and tree-sitter use). */
 export interface Position {
@@ -19,11 +20,8 @@ export interface TextEdit {
   cellIndex?: number;
 }
 
-export type Severity = 'error' | 'warning' | 'information' | 'hint';
-
-export type RuleCode =
-  | 'DD001' | 'DD002' | 'DD003' | 'DD004' | 'DD005' | 'DD006' | 'DD007'
-  | 'DD008' | 'DD009' | 'DD010' | 'DD011' | 'DD012' | 'DD013' | 'DD014';
+/** Declared by the rule catalogue, where each code is listed once. */
+export type { RuleCode, Severity };
 
 export interface Fix {
   /** Shown in the quick-fix menu, e.g. "Insert .cpu() before .numpy()". */
