@@ -1,12 +1,12 @@
-// Acceptance 3 of issue 5: `device-doctor bench --engine torch --device cpu --size 1024
-// --json` agrees with a direct torch measurement of the same product, in the same run,
-// within 10%. The direct measurement is plain PyTorch, written the way a user times a
-// product (seeded torch.rand inputs, one warm-up, `a @ b` between two perf_counter()
-// readings), with the same torch.get_num_threads() as bench.py.
+// The torch engine must report what the user's PyTorch really gets: `device-doctor bench
+// --engine torch --device cpu --size 1024 --json` agrees with a direct torch measurement of
+// the same product, in the same run, within 10%. The direct measurement is plain PyTorch,
+// written the way a user times a product (seeded torch.rand inputs, one warm-up, `a @ b`
+// between two perf_counter() readings), with the same torch.get_num_threads() as bench.py.
 //
 // Machines are noisy (other tenants share the host: on this 2-core machine whole rounds of
 // the same product move between 40 and 87 ms): the two are run in turn, a round at a time,
-// in alternating order, and judged by each side's best round median (the issue compares
+// in alternating order, and judged by each side's best round median (bench reports
 // medians; interference only ever adds time). The pooled medians of all products and the
 // fastest single products are printed beside it. More rounds run, up to maxRounds, while
 // the best medians disagree.
@@ -88,7 +88,7 @@ function benchThreads(python: string, env: NodeJS.ProcessEnv): number {
   return Number(match[1]);
 }
 
-/** Exactly the acceptance command (default repeats), with the interpreter named. */
+/** Exactly the command whose timing must agree (default repeats), with the interpreter named. */
 function cliTimes(options: Required<Pick<AgreementOptions, 'python' | 'cliJs' | 'size'>>, env: NodeJS.ProcessEnv): number[] {
   const args = [options.cliJs, 'bench', '--engine', 'torch', '--device', 'cpu', '--size', String(options.size), '--json', '--python', options.python];
   const json = JSON.parse(run(process.execPath, args, env));
@@ -115,7 +115,7 @@ function summarize(size: number, repeats: number, threads: number, tolerance: nu
     size, repeats, threads, rounds: [...rounds],
     cliFastestSec, directFastestSec, differencePercent,
     cliBestMedianSec, directBestMedianSec, medianDifferencePercent: percentApart(cliBestMedianSec, directBestMedianSec),
-    // Judged on each side's best round median (the issue compares medians). Interference from
+    // Judged on each side's best round median (bench reports medians). Interference from
     // other tenants only ever adds time, and on this shared 2-core machine it moves whole
     // rounds between 40 and 87 ms, so the least-disturbed round is the measurement; the
     // pooled medians of all products and the fastest single products are printed beside.

@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   }
 }
 
-// ---- issue 5, acceptance 3: the torch engine against a direct torch timing (scripts/bench-torch-agreement.ts) ----
+// ---- the torch engine against a direct torch timing, within 10% (scripts/bench-torch-agreement.ts) ----
 async function torchAgreement(): Promise<void> {
   console.log('');
   if (!torchAgreementSection()) process.exitCode = 1;

@@ -61,7 +61,7 @@ export interface WorkerLog {
 
 export const WorkerLogNotification = new NotificationType<WorkerLog>('deviceDoctor/log');
 
-// ---- Benchmarks (issue 5) ----
+// ---- Benchmarks ----
 
 /**
  * What a benchmark compares:

@@ -1,5 +1,5 @@
 // `device-doctor bench`: its arguments, what it asks the benchmark code, the built
-// dist/cli.js with Debian's PyTorch (--json exactly in the issue's shape, the text table,
+// dist/cli.js with Debian's PyTorch (--json exactly in README.md's shape, the text table,
 // exit statuses, impossible requests refused before any interpreter runs, Ctrl-C), and
 // doctor's closing quick benchmark.
 import * as assert from 'assert';
@@ -137,7 +137,7 @@ describe('cli: bench (dist/cli.js)', function () {
   beforeEach(() => (tmp = tempDir('dd-cli-bench-')));
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  it('--json prints exactly the issue shape through the core serializer', () => {
+  it('--json prints exactly the documented shape (README.md) through the core serializer', () => {
     const { status, out, err } = cli(['bench', '--engine', 'torch', '--device', 'cpu', '--size', '128', '--repeats', '3', '--json', '--python', DEBIAN_PYTHON]);
     assert.strictEqual(status, 0, err);
     const json = JSON.parse(out);

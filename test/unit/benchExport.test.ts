@@ -22,7 +22,7 @@ function sampleRun(): BenchRun {
 }
 
 describe('bench export: JSON (device-doctor bench --json)', () => {
-  it('has exactly the shape the issue prints: schemaVersion, results, speedup (and problems)', () => {
+  it('has exactly the shape README.md documents: schemaVersion, results, speedup (and problems)', () => {
     const json = toBenchJson(sampleRun());
     assert.deepStrictEqual(Object.keys(json), ['schemaVersion', 'results', 'speedup', 'problems']);
     assert.strictEqual(json.schemaVersion, 1);

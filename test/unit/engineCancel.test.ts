@@ -1,5 +1,6 @@
-// Cancel stops a run within a second and leaves the engine usable (issue 5, acceptance 2).
-// The only timed assertions of the benchmark tests: the issue demands this latency.
+// Cancel stops a run within a second and leaves the engine usable: the editor's cancel
+// must take effect at once, and the worker waits for a cancelled run before it starts the
+// next. The only timed assertions of the benchmark tests: this latency is a promise to users.
 //
 // The abort is due at a chosen moment but a timer can only fire when the event loop is
 // free, i.e. between two matmuls; so the latency is measured from the moment the abort was

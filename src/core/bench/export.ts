@@ -1,7 +1,7 @@
 // A benchmark session as JSON (the CLI's --json and the panel's export), CSV and Markdown.
 import { BENCH_SCHEMA_VERSION, BenchResult, BenchRun, EngineOutcome, SpeedupReport } from './model';
 
-/** One result as `--json` prints it: exactly these keys, in this order (issue 5). */
+/** One result as `--json` prints it: exactly these keys, in this order (schemaVersion 1, as README.md shows it; scripts read it). */
 export interface BenchJsonResult {
   engine: string;
   device: string;
