@@ -1,5 +1,5 @@
 // The benchmark feature's parts in one owner: the history of runs on this machine, the results
-// panel, the Run Matmul Benchmark flow and the native TensorFlow install. context.ts builds one.
+// panel, the Run Matmul Benchmark flow and the native TensorFlow install. deviceDoctor.ts builds one.
 import * as fs from 'fs';
 import * as vscode from 'vscode';
 import type { EnginesResponse } from '../../protocol/worker';
