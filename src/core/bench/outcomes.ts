@@ -2,9 +2,9 @@
 // the same sentences and remedies.
 import type { ProductCheck } from './correctness';
 import type { Dtype, EngineId, EngineOutcome, OutcomeStatus } from './model';
-import type { BenchPlan } from './plan';
 
-type Where = Pick<BenchPlan, 'engine' | 'device' | 'dtype' | 'size'>;
+/** Which run an outcome is about (a BenchPlan fits; spelled out so plan.ts, which uses these outcomes, is not imported back). */
+type Where = { engine: EngineId; device: string; dtype: Dtype; size: number };
 
 /** Statuses that mean something went wrong (the CLI exits non-zero), as opposed to "not available here". */
 export const FAILURE_STATUSES: readonly OutcomeStatus[] = ['wrong-result', 'failed'];
