@@ -14,6 +14,7 @@ import { InterpreterLocator } from '../interpreter/python';
 import { WorkerClient } from '../worker/workerClient';
 import type { WorkerState } from '../worker/workerClient';
 import { WorkerError } from '../worker/workerErrors';
+import { SETTINGS_SECTION } from '../../protocol/settings';
 
 /** Worker problems kept for the tooltip (the newest). */
 const MAX_WORKER_PROBLEMS = 5;
@@ -57,7 +58,7 @@ export class DeviceController implements vscode.Disposable {
   }
 
   settings(): DeviceSettings {
-    return readDeviceSettings(vscode.workspace.getConfiguration('deviceDoctor', vscode.workspace.workspaceFolders?.[0]?.uri));
+    return readDeviceSettings(vscode.workspace.getConfiguration(SETTINGS_SECTION, vscode.workspace.workspaceFolders?.[0]?.uri));
   }
 
   /** Forks the worker and runs the first detection after activate() has returned. */

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { DeviceController } from './deviceController';
 import { devicePicks, planDeviceWrite } from './devicePicks';
 import type { DevicePick, SettingLevel } from './devicePicks';
+import { SETTINGS_SECTION } from '../../protocol/settings';
 
 const TARGETS: Record<SettingLevel, vscode.ConfigurationTarget> = {
   global: vscode.ConfigurationTarget.Global,
@@ -20,7 +21,7 @@ export async function selectDevice(devices: DeviceController, log: vscode.LogOut
   );
   if (!picked) return;
   const folder = vscode.workspace.workspaceFolders?.[0];
-  const config = vscode.workspace.getConfiguration('deviceDoctor', folder?.uri);
+  const config = vscode.workspace.getConfiguration(SETTINGS_SECTION, folder?.uri);
   const write = planDeviceWrite(config.inspect<string>('device') ?? {}, picked.device);
   try {
     await config.update('device', write.value, TARGETS[write.level]);

@@ -8,6 +8,7 @@ import { PVSC_EXTENSION_ID, PythonExtension } from '@vscode/python-extension';
 import { chooseInterpreter } from './interpreterChoice';
 import type { InterpreterChoice } from './interpreterChoice';
 import { findPythonOnPath } from '../../node/pathLookup';
+import { SETTINGS_SECTION } from '../../protocol/settings';
 
 /** The Python extension may take a while to activate; a probe does not wait longer than this. */
 const PYTHON_API_TIMEOUT_MS = 10_000;
@@ -24,7 +25,7 @@ export class InterpreterLocator implements vscode.Disposable {
 
   async locate(): Promise<InterpreterChoice> {
     const folder = vscode.workspace.workspaceFolders?.[0];
-    const inspected = vscode.workspace.getConfiguration('deviceDoctor', folder?.uri).inspect<string>('pythonPath');
+    const inspected = vscode.workspace.getConfiguration(SETTINGS_SECTION, folder?.uri).inspect<string>('pythonPath');
     const trusted = vscode.workspace.isTrusted;
     return chooseInterpreter(
       {
