@@ -1,10 +1,8 @@
 // A child process whose stdout is read line by line as it arrives (bench.py streams its
-// progress), built on the spawn helper's rules: no shell, its own process group, SIGKILL
-// of the whole group to stop it, capped output. Unlike runTool it has no overall deadline:
-// a benchmark may rightly run for minutes, so it is stopped when it falls silent, or when
-// its caller aborts; an abort settles as soon as the process is gone (normally a few ms).
-import { spawn, type ChildProcess } from 'child_process';
-import { killTree } from './processRunner';
+// progress), on the process runner. Unlike runTool it has no overall deadline: a benchmark may
+// rightly run for minutes, so it is stopped when it falls silent, or when its caller aborts;
+// a stop settles as soon as the process is gone (normally a few ms).
+import { DEFAULT_MAX_LINE_CHARS, ProcessSet, startProcess, whenAborted, type RunningProcess } from './processRunner';
 
 export interface LineProcessOptions {
   env?: NodeJS.ProcessEnv;
@@ -34,90 +32,58 @@ export interface LineProcessEnd {
   silentMs?: number;
 }
 
-const DEFAULT_MAX_LINE_CHARS = 1024 * 1024;
-const DEFAULT_MAX_STDERR_CHARS = 16 * 1024;
 /** After SIGKILL, how long to wait for the exit before settling anyway (a process in D-state). */
 const EXIT_WAIT_MS = 500;
 
-const running = new Set<ChildProcess>();
+const running = new ProcessSet();
 
 /** Kills every line process still running (the worker or CLI is exiting); returns how many. */
 export function killLineProcesses(): number {
-  const count = running.size;
-  for (const child of running) killTree(child);
-  running.clear();
-  return count;
+  return running.killAll();
 }
 
 /** Runs `command args`; always resolves, never rejects. */
 export function runLineProcess(command: string, args: readonly string[], options: LineProcessOptions): Promise<LineProcessEnd> {
-  let child: ChildProcess;
-  try {
-    child = spawn(command, [...args], {
-      shell: false,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: process.platform !== 'win32',
-      windowsHide: true,
-      env: options.env ?? process.env,
-    });
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    return Promise.resolve({ reason: 'spawn-error', exitCode: null, signal: null, errorCode: 'ERROR', errorMessage: message, stderrTail: '' });
-  }
-  running.add(child);
-  return new Promise((resolve) => new LineFollower(child, options, resolve).start());
+  return new Promise((resolve) => new LineFollower(options, resolve).start(command, args));
 }
 
 /** Follows one started process to its end: its exit, its caller's abort, silence, or a runaway line. */
 class LineFollower {
-  private pending = '';
-  private stderr = '';
+  private process: RunningProcess | undefined;
   private sawLine = false;
   private lastOutput = Date.now();
-  private stopping: LineProcessEndReason | null = null;
+  private stopping = false;
   private settled = false;
   private watchdog: NodeJS.Timeout | undefined;
-  private readonly onAbort = (): void => this.stop('cancelled');
+  private unsubscribe = (): void => undefined;
 
   constructor(
-    private readonly child: ChildProcess,
     private readonly options: LineProcessOptions,
     private readonly resolve: (end: LineProcessEnd) => void,
   ) {}
 
-  start(): void {
-    const { child, options } = this;
+  start(command: string, args: readonly string[]): void {
+    const { options } = this;
+    const child = startProcess(command, args, {
+      env: options.env,
+      track: running,
+      onStdout: (text) => {
+        this.lastOutput = Date.now();
+        // Any newline counts, a blank line too: the process has started talking.
+        if (text.includes('\n')) this.sawLine = true;
+      },
+      onStdoutLine: (line) => options.onLine(line),
+      maxLineChars: options.maxLineChars ?? DEFAULT_MAX_LINE_CHARS,
+      onLineTooLong: () => this.stop('line-too-long'),
+      stderrTailChars: options.maxStderrChars,
+    });
+    this.process = child;
+    void child.ended.then((end) => {
+      if (!this.stopping) this.finish({ reason: end.errorCode ? 'spawn-error' : 'exited', ...end });
+    });
     const tick = Math.max(10, Math.min(1000, options.firstLineTimeoutMs / 4, options.silenceTimeoutMs / 4));
     this.watchdog = setInterval(() => this.checkSilence(), tick);
-    child.stdout?.setEncoding('utf8');
-    child.stdout?.on('data', (text: string) => this.readStdout(text));
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (text: string) => {
-      this.stderr = (this.stderr + text).slice(-(options.maxStderrChars ?? DEFAULT_MAX_STDERR_CHARS));
-    });
-    child.on('error', (err: NodeJS.ErrnoException) => {
-      if (!this.stopping) this.finish({ reason: 'spawn-error', exitCode: null, signal: null, errorCode: err.code ?? 'ERROR', errorMessage: err.message });
-    });
-    child.on('close', (code, signal) => {
-      if (this.stopping) return;
-      if (this.pending.trim() !== '') options.onLine(this.pending);
-      this.finish({ reason: 'exited', exitCode: code, signal });
-    });
-    if (options.signal?.aborted) this.onAbort();
-    else options.signal?.addEventListener('abort', this.onAbort, { once: true });
-  }
-
-  private readStdout(text: string): void {
-    this.lastOutput = Date.now();
-    this.pending += text;
-    let newline: number;
-    while (!this.stopping && (newline = this.pending.indexOf('\n')) >= 0) {
-      const line = this.pending.slice(0, newline).replace(/\r$/, '');
-      this.pending = this.pending.slice(newline + 1);
-      this.sawLine = true;
-      if (line.trim() !== '') this.options.onLine(line);
-    }
-    if (this.pending.length > (this.options.maxLineChars ?? DEFAULT_MAX_LINE_CHARS)) this.stop('line-too-long');
+    this.unsubscribe = whenAborted(options.signal, () => this.stop('cancelled'));
   }
 
   private checkSilence(): void {
@@ -127,30 +93,17 @@ class LineFollower {
 
   /** SIGKILL the group, then settle on its exit (or shortly after, if it will not die). */
   private stop(reason: LineProcessEndReason): void {
-    if (this.stopping || this.settled) return;
-    this.stopping = reason;
-    const { child } = this;
+    if (this.stopping || this.settled || !this.process) return;
+    this.stopping = true;
     const silentMs = Date.now() - this.lastOutput;
-    killTree(child);
-    child.stdout?.destroy();
-    child.stderr?.destroy();
-    if (child.exitCode !== null || child.signalCode !== null) {
-      this.finish({ reason, exitCode: child.exitCode, signal: child.signalCode, silentMs });
-      return;
-    }
-    const timer = setTimeout(() => this.finish({ reason, exitCode: null, signal: 'SIGKILL', silentMs }), EXIT_WAIT_MS);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      this.finish({ reason, exitCode: code, signal, silentMs });
-    });
+    void this.process.stop(EXIT_WAIT_MS).then((end) => this.finish({ reason, ...end, silentMs }));
   }
 
   private finish(end: Omit<LineProcessEnd, 'stderrTail'>): void {
     if (this.settled) return;
     this.settled = true;
-    running.delete(this.child);
     clearInterval(this.watchdog);
-    this.options.signal?.removeEventListener('abort', this.onAbort);
-    this.resolve({ ...end, stderrTail: this.stderr });
+    this.unsubscribe();
+    this.resolve({ ...end, stderrTail: this.process?.stderrTail ?? '' });
   }
 }

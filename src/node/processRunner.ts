@@ -1,9 +1,246 @@
-// The one way the worker runs a tool: no shell, an argv array, a hard timeout that ends
-// in SIGKILL, and capped output. A stuck nvidia-smi in uninterruptible sleep may ignore
-// SIGTERM and even SIGKILL for a while, so the result is settled at the deadline
-// instead of waiting for the process to go away.
+// The one way the product starts a child process (the worker fork aside, see forkProcess.ts):
+// probes, bench.py, the streaming nvidia-smi and npm all come through startProcess. No shell
+// (an argv array: nothing a workspace names is ever interpreted), the child leads its own
+// process group so that SIGKILL of the group also reaches what it started (npm's install
+// scripts, a Python's subprocesses), output read as lines with a cap on a runaway line, and
+// the end of stderr kept for the message when it fails.
+// A process stuck in uninterruptible sleep (a hung nvidia-smi) may ignore even SIGKILL for a
+// while and keep its pipes open: abandon() and stop() do not wait for it to go away.
 import { spawn, type ChildProcess } from 'child_process';
+import { StringDecoder } from 'string_decoder';
 import type { ToolRun } from '../core/devices/toolRun';
+import { ByteCapture, LineSplitter, TextTail } from './processOutput';
+
+export interface StartOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Keeps stdout and stderr, each up to this many bytes; past it the process is killed (it would print without end). */
+  captureBytes?: number;
+  /** Output as it arrives, for a caller that frames it itself. */
+  onStdout?(text: string): void;
+  onStderr?(text: string): void;
+  /** Whole non-blank lines, without the newline; the last one at the end even without a newline. */
+  onStdoutLine?(line: string): void;
+  onStderrLine?(line: string): void;
+  /** A longer line is dropped and onLineTooLong called (default 1 MiB). */
+  maxLineChars?: number;
+  onLineTooLong?(): void;
+  /** How much of the end of stderr stderrTail keeps (default 16 KiB). */
+  stderrTailChars?: number;
+  /** A set that holds the process while it runs, so that an exiting parent can kill it. */
+  track?: ProcessSet;
+}
+
+export interface ProcessEnd {
+  exitCode: number | null;
+  /** Set when it died of a signal (a crash, or our SIGKILL). */
+  signal: NodeJS.Signals | null;
+  /** Only when it could not be started (ENOENT, EACCES; ERROR for arguments spawn rejects). */
+  errorCode?: string;
+  /** The operating system's message when it could not be started. */
+  errorMessage?: string;
+}
+
+export interface RunningProcess {
+  readonly pid: number | undefined;
+  /** Settles once the process has exited and its output is read, or could not be started. */
+  readonly ended: Promise<ProcessEnd>;
+  readonly stderrTail: string;
+  /** What captureBytes kept. */
+  output(): { stdout: string; stderr: string; truncated: boolean };
+  /** SIGKILL of the whole group; output is still read until the pipes close. */
+  kill(): void;
+  /** kill(), stop reading and stop waiting: for a process that may never close its pipes. */
+  abandon(): void;
+  /** kill() and stop reading, then settle on the exit, or after graceMs if it will not die. */
+  stop(graceMs: number): Promise<ProcessEnd>;
+}
+
+export const DEFAULT_MAX_LINE_CHARS = 1024 * 1024;
+const DEFAULT_STDERR_TAIL_CHARS = 16 * 1024;
+
+/** Processes that must not outlive their parent: killAll() when it exits. */
+export class ProcessSet {
+  private readonly members = new Set<RunningProcess>();
+
+  add(process: RunningProcess): void {
+    this.members.add(process);
+  }
+
+  delete(process: RunningProcess): void {
+    this.members.delete(process);
+  }
+
+  /** SIGKILLs every process still running; returns how many there were. */
+  killAll(): number {
+    const count = this.members.size;
+    for (const member of this.members) member.kill();
+    this.members.clear();
+    return count;
+  }
+}
+
+/** Calls onAbort once when the signal aborts (at once if it already has); returns the unsubscribe. */
+export function whenAborted(signal: AbortSignal | undefined, onAbort: () => void): () => void {
+  if (!signal) return () => undefined;
+  if (signal.aborted) {
+    onAbort();
+    return () => undefined;
+  }
+  signal.addEventListener('abort', onAbort, { once: true });
+  return () => signal.removeEventListener('abort', onAbort);
+}
+
+/** Starts `command args`; never throws: a command that cannot start is an `ended` with errorCode. */
+export function startProcess(command: string, args: readonly string[], options: StartOptions = {}): RunningProcess {
+  let child: ChildProcess;
+  try {
+    child = spawn(command, [...args], {
+      shell: false,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: process.platform !== 'win32',
+      windowsHide: true,
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+    });
+  } catch (err) {
+    // Invalid arguments (an empty command, a NUL byte) throw instead of emitting 'error'.
+    return new NeverStarted(err instanceof Error ? err.message : String(err));
+  }
+  return new Started(child, options);
+}
+
+class Started implements RunningProcess {
+  readonly ended: Promise<ProcessEnd>;
+  private readonly tail: TextTail;
+  private readonly captures: [ByteCapture, ByteCapture] | undefined;
+  private readonly splitters: LineSplitter[] = [];
+
+  constructor(private readonly child: ChildProcess, private readonly options: StartOptions) {
+    this.tail = new TextTail(options.stderrTailChars ?? DEFAULT_STDERR_TAIL_CHARS);
+    const limit = options.captureBytes;
+    this.captures = limit === undefined ? undefined : [new ByteCapture(limit), new ByteCapture(limit)];
+    this.read(child.stdout, 0, options.onStdout, options.onStdoutLine);
+    this.read(child.stderr, 1, (text) => {
+      this.tail.add(text);
+      options.onStderr?.(text);
+    }, options.onStderrLine);
+    options.track?.add(this);
+    this.ended = new Promise((resolve) => {
+      let settled = false;
+      const settle = (end: ProcessEnd): void => {
+        if (settled) return;
+        settled = true;
+        options.track?.delete(this);
+        resolve(end);
+      };
+      child.on('error', (err: NodeJS.ErrnoException) => settle({ exitCode: null, signal: null, errorCode: err.code ?? 'ERROR', errorMessage: err.message }));
+      child.on('close', (exitCode, signal) => settle({ exitCode, signal }));
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get stderrTail(): string {
+    return this.tail.text;
+  }
+
+  output(): { stdout: string; stderr: string; truncated: boolean } {
+    const [out, err] = this.captures ?? [];
+    return { stdout: out?.text() ?? '', stderr: err?.text() ?? '', truncated: (out?.truncated ?? false) || (err?.truncated ?? false) };
+  }
+
+  kill(): void {
+    const { child } = this;
+    if (child.pid === undefined) return;
+    try {
+      if (process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');
+      else child.kill('SIGKILL');
+    } catch {
+      try {
+        child.kill('SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  }
+
+  abandon(): void {
+    this.kill();
+    this.stopReading();
+    this.child.unref();
+    this.options.track?.delete(this);
+  }
+
+  stop(graceMs: number): Promise<ProcessEnd> {
+    const { child } = this;
+    this.kill();
+    this.stopReading();
+    return new Promise<ProcessEnd>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve({ exitCode: child.exitCode, signal: child.signalCode });
+      const timer = setTimeout(() => resolve({ exitCode: null, signal: 'SIGKILL' }), graceMs);
+      child.once('exit', (exitCode, signal) => {
+        clearTimeout(timer);
+        resolve({ exitCode, signal });
+      });
+    }).finally(() => this.options.track?.delete(this));
+  }
+
+  /** Do not wait for 'close' to stop reading: a process in D-state keeps its pipes open. */
+  private stopReading(): void {
+    for (const splitter of this.splitters) splitter.close();
+    this.child.stdout?.destroy();
+    this.child.stderr?.destroy();
+  }
+
+  private read(stream: NodeJS.ReadableStream | null, index: 0 | 1, onText?: (text: string) => void, onLine?: (line: string) => void): void {
+    if (!stream) return;
+    const decoder = new StringDecoder('utf8');
+    const splitter = onLine && new LineSplitter(onLine, this.options.maxLineChars ?? DEFAULT_MAX_LINE_CHARS, this.options.onLineTooLong);
+    if (splitter) this.splitters.push(splitter);
+    stream.on('data', (chunk: Buffer) => {
+      if (this.captures && !this.captures[index].add(chunk)) this.kill();
+      const text = decoder.write(chunk);
+      onText?.(text);
+      splitter?.push(text);
+    });
+    stream.on('end', () => {
+      const rest = decoder.end();
+      if (rest) {
+        onText?.(rest);
+        splitter?.push(rest);
+      }
+      splitter?.end();
+    });
+  }
+}
+
+/** spawn() threw: there is no process, only the reason. */
+class NeverStarted implements RunningProcess {
+  readonly pid = undefined;
+  readonly stderrTail = '';
+  readonly ended: Promise<ProcessEnd>;
+
+  constructor(message: string) {
+    this.ended = Promise.resolve({ exitCode: null, signal: null, errorCode: 'ERROR', errorMessage: message });
+  }
+
+  output(): { stdout: string; stderr: string; truncated: boolean } {
+    return { stdout: '', stderr: '', truncated: false };
+  }
+
+  kill(): void {}
+
+  abandon(): void {}
+
+  stop(): Promise<ProcessEnd> {
+    return this.ended;
+  }
+}
+
+// ---- Run to completion: the probes' tools ----
 
 export interface RunToolOptions {
   timeoutMs: number;
@@ -28,117 +265,37 @@ export interface ToolRunResult extends ToolRun {
 export const DEFAULT_MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
 
 /** Tools still running, so that a worker that exits can take them with it. */
-const activeTools = new Set<ChildProcess>();
+const activeTools = new ProcessSet();
 
 /** Kills every tool still running (the worker is exiting); returns how many there were. */
 export function killActiveTools(): number {
-  const count = activeTools.size;
-  for (const child of activeTools) killTree(child);
-  activeTools.clear();
-  return count;
+  return activeTools.killAll();
 }
 
-/** Kills the tool and everything it started: on POSIX it leads its own process group. */
-export function killTree(child: ChildProcess): void {
-  if (child.pid === undefined) return;
-  try {
-    if (process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');
-    else child.kill('SIGKILL');
-  } catch {
-    try {
-      child.kill('SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
-}
-
-class OutputBuffer {
-  private readonly chunks: Buffer[] = [];
-  private size = 0;
-  truncated = false;
-
-  constructor(private readonly limit: number) {}
-
-  /** Returns false once the limit is passed. */
-  add(chunk: Buffer): boolean {
-    const room = this.limit - this.size;
-    if (chunk.length > room) {
-      if (room > 0) this.chunks.push(chunk.subarray(0, room));
-      this.size = this.limit;
-      this.truncated = true;
-      return false;
-    }
-    this.chunks.push(chunk);
-    this.size += chunk.length;
-    return true;
-  }
-
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
-  }
-}
-
-function spawnTool(command: string, args: readonly string[], env: NodeJS.ProcessEnv | undefined): ChildProcess {
-  return spawn(command, [...args], {
-    shell: false,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group, so that killTree also reaches what the tool started.
-    detached: process.platform !== 'win32',
-    windowsHide: true,
-    env: env ?? process.env,
-  });
-}
-
-/** Follows a started tool to its end: its exit, its timeout, its caller's cancel, or too much output. */
-function watchTool(child: ChildProcess, options: RunToolOptions, settle: (fields: Partial<ToolRunResult>, output: [OutputBuffer, OutputBuffer]) => void): void {
-  const limit = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  const output: [OutputBuffer, OutputBuffer] = [new OutputBuffer(limit), new OutputBuffer(limit)];
-  let settled = false;
-  const finish = (fields: Partial<ToolRunResult>): void => {
-    if (settled) return;
-    settled = true;
-    activeTools.delete(child);
-    clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onAbort);
-    settle(fields, output);
-  };
-  const abandon = (errorCode: string): void => {
-    if (settled) return;
-    killTree(child);
-    // Do not wait for 'close': a process in D-state keeps its pipes open.
-    child.stdout?.destroy();
-    child.stderr?.destroy();
-    child.unref();
-    finish({ errorCode, timeoutMs: errorCode === 'TIMEOUT' ? options.timeoutMs : undefined });
-  };
-  const onAbort = (): void => abandon('CANCELLED');
-  const timer = setTimeout(() => abandon('TIMEOUT'), options.timeoutMs);
-  if (options.signal?.aborted) onAbort();
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  child.stdout?.on('data', (chunk: Buffer) => output[0].add(chunk) || killTree(child));
-  child.stderr?.on('data', (chunk: Buffer) => output[1].add(chunk) || killTree(child));
-  child.on('error', (err: NodeJS.ErrnoException) => finish({ errorCode: err.code ?? 'ERROR', errorMessage: err.message }));
-  child.on('close', (code, signal) => finish({ exitCode: code, signal }));
-}
-
-/** Runs `command args` and always resolves: a missing tool, a crash or a hang is a result, not an exception. */
+/**
+ * Runs `command args` and always resolves: a missing tool, a crash or a hang is a result, not
+ * an exception. The result is settled at the deadline rather than when the tool goes away.
+ */
 export function runTool(command: string, args: readonly string[], options: RunToolOptions): Promise<ToolRunResult> {
   const started = Date.now();
-  const result = (fields: Partial<ToolRunResult>, output?: [OutputBuffer, OutputBuffer]): ToolRunResult => ({
-    command, args, exitCode: null, signal: null,
-    stdout: output?.[0].text() ?? '', stderr: output?.[1].text() ?? '',
-    truncated: output !== undefined && (output[0].truncated || output[1].truncated),
-    elapsedMs: Date.now() - started,
-    ...fields,
+  const tool = startProcess(command, args, { env: options.env, captureBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES, track: activeTools });
+  return new Promise((resolve) => {
+    let settled = false;
+    let unsubscribe = (): void => undefined;
+    const finish = (fields: Partial<ToolRunResult>): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      unsubscribe();
+      resolve({ command, args, exitCode: null, signal: null, ...tool.output(), elapsedMs: Date.now() - started, ...fields });
+    };
+    const abandon = (errorCode: string): void => {
+      if (settled) return;
+      tool.abandon();
+      finish({ errorCode, timeoutMs: errorCode === 'TIMEOUT' ? options.timeoutMs : undefined });
+    };
+    const timer = setTimeout(() => abandon('TIMEOUT'), options.timeoutMs);
+    unsubscribe = whenAborted(options.signal, () => abandon('CANCELLED'));
+    void tool.ended.then(finish);
   });
-  let child: ChildProcess;
-  try {
-    child = spawnTool(command, args, options.env);
-  } catch (err) {
-    // Invalid arguments (an empty command, a NUL byte) throw instead of emitting 'error'.
-    return Promise.resolve(result({ errorCode: 'ERROR', errorMessage: err instanceof Error ? err.message : String(err) }));
-  }
-  activeTools.add(child);
-  return new Promise((resolve) => watchTool(child, options, (fields, output) => resolve(result(fields, output))));
 }

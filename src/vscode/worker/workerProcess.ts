@@ -2,11 +2,10 @@
 // as that process. A restart throws the whole object away (its disposables with it) and forks a
 // new one; the client's extension-lifetime state stays in WorkerClient.
 // No vscode import: tests fork the fake worker through this very code.
-import { fork } from 'child_process';
-import type { ChildProcess } from 'child_process';
 import * as path from 'path';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter } from 'vscode-jsonrpc/node';
 import type { Disposable, MessageConnection } from 'vscode-jsonrpc/node';
+import { forkWithIpc, type ForkedProcess } from '../../node/forkProcess';
 import { WorkerLogNotification } from '../../protocol/worker';
 import type { WorkerLog } from '../../protocol/worker';
 
@@ -28,18 +27,17 @@ export interface WorkerProcessOptions {
 export class WorkerProcess {
   readonly connection: MessageConnection;
   readonly exited: Promise<ProcessExit>;
-  private readonly child: ChildProcess;
+  private readonly child: ForkedProcess;
   private readonly disposables: Disposable[] = [];
   private hasExited = false;
 
   constructor(options: WorkerProcessOptions) {
-    this.child = fork(options.modulePath, [], {
-      // Never inherit the extension host's --inspect flags: a second debugger port would clash.
-      execArgv: [],
+    this.child = forkWithIpc(options.modulePath, {
       // Not the workspace: a Python started from there could import a workspace's own "torch".
       cwd: path.dirname(options.modulePath),
-      env: { ...(options.env ?? process.env), ELECTRON_RUN_AS_NODE: '1' },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      env: options.env,
+      onStdoutLine: (line) => options.onLog({ level: 'info', message: `[worker stdout] ${line}` }),
+      onStderrLine: (line) => options.onLog({ level: 'warn', message: `[worker stderr] ${line}` }),
     });
     this.exited = new Promise((resolve) => {
       const done = (exit: ProcessExit) => {
@@ -55,8 +53,6 @@ export class WorkerProcess {
         if (this.child.pid === undefined) done({ code: null, signal: null });
       });
     });
-    forwardLines(this.child.stdout, (line) => options.onLog({ level: 'info', message: `[worker stdout] ${line}` }));
-    forwardLines(this.child.stderr, (line) => options.onLog({ level: 'warn', message: `[worker stderr] ${line}` }));
     this.connection = createMessageConnection(new IPCMessageReader(this.child), new IPCMessageWriter(this.child));
     this.disposables.push(this.connection, this.connection.onNotification(WorkerLogNotification, options.onLog));
   }
@@ -109,19 +105,6 @@ export class WorkerProcess {
       }
     }
   }
-}
-
-function forwardLines(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {
-  if (!stream) return;
-  let buffered = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    buffered += chunk;
-    const lines = buffered.split(/\r?\n/);
-    buffered = lines.pop() ?? '';
-    for (const line of lines) if (line.trim() !== '') onLine(line);
-  });
-  stream.on('end', () => { if (buffered.trim() !== '') onLine(buffered); });
 }
 
 function delay(ms: number): Promise<void> {

@@ -3,11 +3,11 @@
 // more than the query. If it dies it is restarted with a growing back-off; if it stops
 // printing it is killed and restarted; if it is not installed or sees no GPU, it stays
 // stopped until the next start().
-import { spawn, type ChildProcess } from 'child_process';
 import { classifyNvidiaSmiFailure } from '../../core/devices/nvidiaFailure';
 import { NvidiaMonitorParser, nvidiaMonitorArgs, type MemorySampleRow } from '../../core/devices/nvidiaMonitor';
 import type { LogFn } from '../detect/probes/probeContext';
-import { killTree } from '../../node/processRunner';
+import { startProcess, type RunningProcess } from '../../node/processRunner';
+import { TextTail } from '../../node/processOutput';
 
 export interface NvidiaStreamOptions {
   env: NodeJS.ProcessEnv;
@@ -25,10 +25,10 @@ const TAIL_CHARS = 2048;
 
 /** One started process and what it has said so far. */
 interface Run {
-  child: ChildProcess;
+  process: RunningProcess;
   parser: NvidiaMonitorParser;
   /** The last output, for the failure message when it ends. */
-  tail: string;
+  tail: TextTail;
   sawRows: boolean;
 }
 
@@ -62,38 +62,36 @@ export class NvidiaStream {
     clearTimeout(this.watchdog);
     const run = this.current;
     this.current = undefined;
-    if (run) abandon(run.child);
+    // Not waited for: one in D-state may never close its pipes.
+    run?.process.abandon();
   }
 
   private spawnOnce(): void {
     if (!this.running) return;
     this.starts++;
-    const child = spawn('nvidia-smi', nvidiaMonitorArgs(this.intervalMs), {
-      shell: false,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: process.platform !== 'win32',
-      windowsHide: true,
-      env: this.options.env,
-    });
-    const run: Run = { child, parser: new NvidiaMonitorParser(), tail: '', sawRows: false };
+    // Raw chunks, not lines: the parser hands over a whole block (one row per GPU) at once.
+    const run: Run = {
+      process: startProcess('nvidia-smi', nvidiaMonitorArgs(this.intervalMs), {
+        env: this.options.env,
+        onStdout: (chunk) => this.onOutput(run, chunk),
+        onStderr: (chunk) => run.tail.add(chunk),
+      }),
+      parser: new NvidiaMonitorParser(),
+      tail: new TextTail(TAIL_CHARS),
+      sawRows: false,
+    };
     this.current = run;
     this.armWatchdog(run);
-    child.stdout?.setEncoding('utf8');
-    child.stderr?.setEncoding('utf8');
-    child.stdout?.on('data', (chunk: string) => this.onOutput(run, chunk));
-    child.stderr?.on('data', (chunk: string) => {
-      run.tail = (run.tail + chunk).slice(-TAIL_CHARS);
-    });
-    child.on('error', (err: NodeJS.ErrnoException) => this.ended(run, null, err.code ?? 'ERROR'));
-    child.on('close', (code) => {
+    void run.process.ended.then((end) => {
+      if (end.errorCode) return this.ended(run, null, end.errorCode);
       const rows = run.parser.flush();
       if (rows.length > 0 && this.current === run) this.options.onRows(rows);
-      this.ended(run, code);
+      this.ended(run, end.exitCode);
     });
   }
 
   private onOutput(run: Run, chunk: string): void {
-    run.tail = (run.tail + chunk).slice(-TAIL_CHARS);
+    run.tail.add(chunk);
     const rows = run.parser.push(chunk);
     if (rows.length === 0 || this.current !== run) return;
     run.sawRows = true;
@@ -109,7 +107,7 @@ export class NvidiaStream {
     this.watchdog = setTimeout(() => {
       if (this.current !== run) return;
       this.options.log('warn', `nvidia-smi printed nothing for ${silenceMs} ms; restarting it`);
-      abandon(run.child);
+      run.process.abandon();
       this.ended(run, null, 'TIMEOUT', silenceMs);
     }, silenceMs);
   }
@@ -119,7 +117,7 @@ export class NvidiaStream {
     this.current = undefined;
     clearTimeout(this.watchdog);
     if (!this.running) return;
-    const failure = classifyNvidiaSmiFailure({ exitCode, stdout: run.tail, stderr: '', errorCode, timeoutMs });
+    const failure = classifyNvidiaSmiFailure({ exitCode, stdout: run.tail.text, stderr: '', errorCode, timeoutMs });
     if (failure.kind === 'not-installed' || failure.kind === 'no-devices') {
       this.options.log('info', `live GPU memory is off: nvidia-smi ${failure.kind === 'not-installed' ? 'is not installed' : 'found no GPU'}`);
       this.running = false;
@@ -137,12 +135,4 @@ export class NvidiaStream {
     const max = this.options.maxRestartDelayMs ?? 5 * 60_000;
     return Math.min(base * 2 ** Math.max(0, this.failures - 1), max);
   }
-}
-
-/** Kills a stream process without waiting for it: one in D-state may never close its pipes. */
-function abandon(child: ChildProcess): void {
-  killTree(child);
-  child.stdout?.destroy();
-  child.stderr?.destroy();
-  child.unref();
 }

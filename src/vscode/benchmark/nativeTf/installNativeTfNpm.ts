@@ -6,9 +6,10 @@
 // Trust: this runs in Restricted Mode too. It runs npm from VS Code's runtime folder or PATH (never
 // an executable a workspace names), in the extension's global storage (so no workspace .npmrc or
 // package.json is read), with arguments fixed here: nothing of the workspace is used.
-import { spawn, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { TextTail } from '../../../node/processOutput';
+import { startProcess, whenAborted } from '../../../node/processRunner';
 
 export type NativeTfPackage = '@tensorflow/tfjs-node' | '@tensorflow/tfjs-node-gpu';
 /** Matches the bundled tfjs-core (src/worker/engines/nativeTf.ts NATIVE_TF_VERSION). */
@@ -114,48 +115,28 @@ interface NpmEnd {
 
 const MAX_KEPT_OUTPUT = 64 * 1024;
 
-function runNpm(options: InstallOptions): Promise<NpmEnd> {
+/** npm and its install scripts (node-pre-gyp downloading libtensorflow) run in their own group: a cancel kills them all. */
+async function runNpm(options: InstallOptions): Promise<NpmEnd> {
   const args = [...options.npm.prefixArgs, ...npmInstallArgs(options.packageName, options.prefix)];
-  return new Promise((resolve) => {
-    let output = '';
-    let cancelled = false;
-    let child: ChildProcess;
-    try {
-      child = spawn(options.npm.command, args, {
-        cwd: options.prefix,
-        env: withDirOnPath(options.env, path.dirname(options.npm.command)),
-        shell: false,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: process.platform !== 'win32',
-        windowsHide: true,
-      });
-    } catch (error) {
-      resolve({ code: null, output, cancelled, error: error instanceof Error ? error.message : String(error) });
-      return;
-    }
-    const onAbort = () => {
-      cancelled = true;
-      killGroup(child.pid, () => child.kill('SIGKILL'));
-    };
-    const take = (text: Buffer) => {
-      const chunk = text.toString('utf8');
-      output = (output + chunk).slice(-MAX_KEPT_OUTPUT);
-      for (const line of chunk.split(/\r?\n/)) if (line.trim()) options.onOutput(line);
-    };
-    child.stdout?.on('data', take);
-    child.stderr?.on('data', take);
-    child.on('error', (err) => finish({ code: null, output, cancelled, error: err.message }));
-    child.on('close', (code) => finish({ code, output, cancelled }));
-    let settled = false;
-    function finish(end: NpmEnd) {
-      if (settled) return;
-      settled = true;
-      options.signal?.removeEventListener('abort', onAbort);
-      resolve(end);
-    }
-    if (options.signal?.aborted) onAbort();
-    else options.signal?.addEventListener('abort', onAbort, { once: true });
+  const output = new TextTail(MAX_KEPT_OUTPUT);
+  const take = (line: string): void => {
+    output.add(`${line}\n`);
+    options.onOutput(line);
+  };
+  const npm = startProcess(options.npm.command, args, {
+    cwd: options.prefix,
+    env: withDirOnPath(options.env, path.dirname(options.npm.command)),
+    onStdoutLine: take,
+    onStderrLine: take,
   });
+  let cancelled = false;
+  const unsubscribe = whenAborted(options.signal, () => {
+    cancelled = true;
+    npm.kill();
+  });
+  const end = await npm.ended;
+  unsubscribe();
+  return { code: end.exitCode, output: output.text, cancelled, error: end.errorCode ? end.errorMessage : undefined };
 }
 
 /** npm's install scripts run `node`: the one next to the npm found must come first on PATH. */
@@ -163,16 +144,6 @@ export function withDirOnPath(env: NodeJS.ProcessEnv, dir: string): NodeJS.Proce
   const key = Object.keys(env).find((k) => k.toUpperCase() === 'PATH') ?? 'PATH';
   const rest = env[key] ? `${path.delimiter}${env[key]}` : '';
   return { ...env, [key]: `${dir}${rest}` };
-}
-
-/** npm and its install scripts (node-pre-gyp downloading libtensorflow) run in their own group. */
-function killGroup(pid: number | undefined, fallback: () => void): void {
-  if (pid === undefined || process.platform === 'win32') return fallback();
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    fallback();
-  }
 }
 
 /** A failed connection, as Node and npm word it. */
