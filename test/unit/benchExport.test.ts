@@ -103,6 +103,31 @@ describe('bench export: CSV', () => {
     assert.ok(lines[2].endsWith(`,${0.1 / 0.3},0.4 0.2 0.3,"tfjs-backend-wasm 4.22.0, SIMD, ""1"" thread"`), lines[2]);
   });
 
+  it('guards text from outside against formula injection (OWASP): = + - @ tab CR get a leading quote', () => {
+    for (const text of ['=HYPERLINK("http://x","y")', '+1+2', '-2+3', '@SUM(A1)', '\t=1', '\r=1']) {
+      const field = csvField(text);
+      const unquoted = field.startsWith('"') ? field.slice(1, -1).replace(/""/g, '"') : field;
+      assert.strictEqual(unquoted, `'${text}`, JSON.stringify(text));
+    }
+    assert.strictEqual(csvField('cmd|=x'), 'cmd|=x', 'only a leading trigger is a formula');
+    assert.strictEqual(csvField('NVIDIA H200'), 'NVIDIA H200');
+  });
+
+  it('keeps the numbers it writes numeric: a negative number is not text, so it is not guarded', () => {
+    assert.strictEqual(csvField(-0.25), '-0.25');
+    assert.strictEqual(csvField(-1e-7), '-1e-7');
+    assert.strictEqual(csvField(0), '0');
+  });
+
+  it('a device name or engine detail that looks like a formula reaches the file as text', () => {
+    const run = buildRun([measured('torch', 'cpu', [0.1], '=cmd|\' /C calc\'!A0'), measured('wasm', 'cpu', [0.2], '@evil')]);
+    run.results[1].device = '+cpu';
+    const rows = toCsv(run).split('\r\n');
+    assert.ok(rows[1].endsWith(`,"'=cmd|' /C calc'!A0"`) || rows[1].endsWith(`,'=cmd|' /C calc'!A0`), rows[1]);
+    assert.ok(rows[2].startsWith("wasm,'+cpu,float32,1024,1,0.2,"), rows[2]);
+    assert.ok(rows[2].endsWith(",'@evil"), rows[2]);
+  });
+
   it('a run without results is just the header', () => {
     assert.strictEqual(toCsv(buildRun([notInstalled])).split('\r\n').length, 2);
   });
@@ -131,6 +156,26 @@ describe('bench export: Markdown', () => {
     const run = buildRun([measured('js', 'cpu', [1])]);
     run.results[0].device = 'cpu|odd';
     assert.ok(toMarkdown(run).includes('| cpu\\|odd |'));
+  });
+
+  it('escapes HTML so a device name or message cannot inject markup', () => {
+    assert.strictEqual(markdownCell('<img src=x onerror=alert(1)>'), '&lt;img src=x onerror=alert(1)&gt;');
+    assert.strictEqual(markdownCell('R&D <b>'), 'R&amp;D &lt;b&gt;');
+    assert.strictEqual(markdownCell('&lt;'), '&amp;lt;', 'an entity from outside stays literal text');
+    const run = buildRun([measured('torch', 'cpu', [0.1]), { ...notInstalled, message: 'GPU <script>alert(1)</script> & more' }]);
+    run.results[0].device = '<b>cpu</b>';
+    const md = toMarkdown(run);
+    assert.ok(!/<[a-z/]/i.test(md), md);
+    assert.ok(md.includes('| &lt;b&gt;cpu&lt;/b&gt; |'), md);
+    assert.ok(md.includes('GPU &lt;script&gt;alert(1)&lt;/script&gt; &amp; more'), md);
+  });
+
+  it('escapes Markdown syntax from outside: links, emphasis and code spans render as the text they are', () => {
+    assert.strictEqual(markdownCell('[click](http://evil)'), '\\[click\\](http://evil)');
+    assert.strictEqual(markdownCell('**bold** _it_ `code` ~~s~~'), '\\*\\*bold\\*\\* \\_it\\_ \\`code\\` \\~\\~s\\~\\~');
+    const run = buildRun([{ ...notInstalled, message: 'see [here](javascript:alert(1))', remedy: '| a | b |' }]);
+    const line = toMarkdown(run).split('\n').find((l) => l.startsWith('- '));
+    assert.strictEqual(line, '- **tfjs-node** (not-installed): see \\[here\\](javascript:alert(1)) \\| a \\| b \\|');
   });
 
   it('a result with no matching baseline size shows a dash for its speedup', () => {

@@ -96,9 +96,21 @@ function isBaseline(run: BenchRun, r: BenchResult): boolean {
 
 const CSV_COLUMNS = ['engine', 'device', 'dtype', 'size', 'repeats', 'medianSec', 'minSec', 'maxSec', 'q1Sec', 'q3Sec', 'iqrSec', 'gflops', 'maxRelError', 'speedup', 'timesSec', 'detail'] as const;
 
-/** RFC 4180: a field with a comma, quote, CR or LF is quoted, quotes doubled; lines end with CRLF. */
+/**
+ * Characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection):
+ * `=`, `+`, `-`, `@`, and tab and CR, which some spreadsheets skip before looking.
+ */
+const FORMULA_TRIGGER = /^[=+\-@\t\r]/;
+
+/**
+ * RFC 4180: a field with a comma, quote, CR or LF is quoted, quotes doubled; lines end with CRLF.
+ * Text (device names, engine details: they come from drivers and libraries) that starts
+ * like a formula gets a leading `'`, so a spreadsheet shows it instead of evaluating it.
+ * Numbers are written as numbers: a negative one stays a negative number, not text.
+ */
 export function csvField(value: string | number | null | undefined): string {
-  const text = value === null || value === undefined ? '' : String(value);
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'number' ? String(value) : FORMULA_TRIGGER.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
@@ -115,9 +127,19 @@ export function toCsv(run: BenchRun): string {
   return [CSV_COLUMNS.join(','), ...rows].map((line) => line + '\r\n').join('');
 }
 
-/** A Markdown cell: pipes escaped, line breaks flattened, so one value never breaks the table. */
+const HTML_ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
+/**
+ * Text from outside (device names, engine messages, remedies) as Markdown that shows it
+ * literally: HTML's `&`, `<`, `>` as entities (no tags, no entities of its own), the
+ * characters of table cells, emphasis, code spans and links backslash-escaped, and line
+ * breaks flattened, so one value never breaks the table or turns into markup or a link.
+ */
 export function markdownCell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n|\r/g, ' ');
+  return text
+    .replace(/[&<>]/g, (c) => HTML_ENTITIES[c])
+    .replace(/[\\|`*_[\]~]/g, (c) => `\\${c}`)
+    .replace(/\r?\n|\r/g, ' ');
 }
 
 function significant(value: number, digits = 3): string {
