@@ -40,8 +40,13 @@ export function resolveInterpreter(candidates: readonly string[], options: Resol
   return null;
 }
 
-/** The CLI's order: --python when given (even if it does not exist, so the report says so), else python3/python on PATH. */
+/**
+ * The CLI's order: --python when given (even if it does not exist, so the report says so), else
+ * python3/python on PATH. A relative --python (.venv/bin/python) is the user's own choice on the
+ * command line: it is made absolute against the current folder here, because the process runner
+ * refuses relative paths; a bare name (python3.12) is looked up on PATH when it is run.
+ */
 export function cliInterpreter(explicit: string | undefined, options: ResolveOptions = {}): string {
-  if (explicit !== undefined && explicit !== '') return explicit;
+  if (explicit !== undefined && explicit !== '') return hasDirectoryPart(explicit) ? path.resolve(explicit) : explicit;
   return resolveInterpreter(['python3', 'python'], options) ?? 'python3';
 }

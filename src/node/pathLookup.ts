@@ -1,6 +1,7 @@
-// Finding an executable (`python3`, `python`) on PATH without running anything: the first
-// executable file with that name in PATH order, as a shell would pick it, skipping relative
-// entries (a workspace-controlled folder). Shared by the worker, the CLI and the extension.
+// Finding an executable (`python3`, `nvidia-smi`, `npm`) on PATH without running anything: the
+// first executable file with that name in PATH order, as a shell would pick it, skipping empty
+// and relative entries (the current folder: a workspace-controlled one). Shared by the worker,
+// the CLI and the extension; the process runner resolves every bare command name through it.
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -23,7 +24,10 @@ export function findPythonOnPath(env: PathLookupEnv = process.env, platform: Nod
 
 export function findExecutable(name: string, env: PathLookupEnv, platform: NodeJS.Platform): string | undefined {
   const pathValue = env.PATH ?? env.Path ?? '';
-  const extensions = platform === 'win32' ? (env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';').filter(Boolean) : [''];
+  const pathext = platform === 'win32' ? (env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';').filter(Boolean) : [''];
+  // "nvidia-smi.exe" is looked up as it is, not as nvidia-smi.exe.exe.
+  const named = platform === 'win32' && pathext.some((extension) => name.toLowerCase().endsWith(extension.toLowerCase()));
+  const extensions = named ? [''] : pathext;
   for (const dir of pathValue.split(platform === 'win32' ? ';' : path.delimiter)) {
     // An empty PATH entry means the current directory: never look there.
     if (!dir || !path.isAbsolute(dir)) continue;

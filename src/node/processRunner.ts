@@ -6,9 +6,14 @@
 // the end of stderr kept for the message when it fails.
 // A process stuck in uninterruptible sleep (a hung nvidia-smi) may ignore even SIGKILL for a
 // while and keep its pipes open: abandon() and stop() do not wait for it to go away.
+// What runs is never found by spawn itself: a bare name goes through findExecutable, which skips
+// empty and relative PATH entries (they mean the current folder, the user's project), an absolute
+// path runs as it is, and a relative path is refused (resolveCommand).
 import { spawn, type ChildProcess } from 'child_process';
+import * as path from 'path';
 import { StringDecoder } from 'string_decoder';
 import type { ToolRun } from '../core/devices/toolRun';
+import { findExecutable } from './pathLookup';
 import { ByteCapture, LineSplitter, TextTail } from './processOutput';
 
 export interface StartOptions {
@@ -35,7 +40,7 @@ export interface ProcessEnd {
   exitCode: number | null;
   /** Set when it died of a signal (a crash, or our SIGKILL). */
   signal: NodeJS.Signals | null;
-  /** Only when it could not be started (ENOENT, EACCES; ERROR for arguments spawn rejects). */
+  /** Only when it could not be started (ENOENT, EACCES; ERELATIVE for a relative path; ERROR for arguments spawn rejects). */
   errorCode?: string;
   /** The operating system's message when it could not be started. */
   errorMessage?: string;
@@ -91,21 +96,58 @@ export function whenAborted(signal: AbortSignal | undefined, onAbort: () => void
   return () => signal.removeEventListener('abort', onAbort);
 }
 
+export type ResolvedCommand = { file: string } | { errorCode: 'ENOENT' | 'ERELATIVE'; errorMessage: string };
+
+/** The PATH a child with `env` gets searched by, as spawn would pick it (Node's documented defaults). */
+function searchPath(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string {
+  const key = Object.keys(env).find((name) => (platform === 'win32' ? name.toUpperCase() === 'PATH' : name === 'PATH'));
+  if (key !== undefined) return env[key] ?? '';
+  if (platform !== 'win32') return '/usr/bin:/bin';
+  const own = Object.keys(process.env).find((name) => name.toUpperCase() === 'PATH');
+  return own === undefined ? '' : process.env[own] ?? '';
+}
+
+function pathextOf(env: NodeJS.ProcessEnv): string | undefined {
+  const key = Object.keys(env).find((name) => name.toUpperCase() === 'PATHEXT');
+  return key === undefined ? undefined : env[key];
+}
+
+/**
+ * What startProcess runs for `command`: an absolute path as it is; a bare name (nvidia-smi,
+ * python3, npm) the first executable of that name in an absolute PATH entry of `env`, or ENOENT
+ * (not installed) when there is none; a relative path (./nvidia-smi, .venv/bin/python) is
+ * refused, since it would run whatever the current folder holds.
+ */
+export function resolveCommand(command: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): ResolvedCommand {
+  // spawn itself rejects these ("ERROR"), with its own message.
+  if (command === '' || command.includes('\0')) return { file: command };
+  const paths = platform === 'win32' ? path.win32 : path.posix;
+  if (paths.isAbsolute(command)) return { file: command };
+  if (command.includes('/') || (platform === 'win32' && command.includes('\\'))) {
+    return { errorCode: 'ERELATIVE', errorMessage: `refusing to run the relative path ${command}: it would run whatever the current folder holds; give an absolute path` };
+  }
+  const found = findExecutable(command, { PATH: searchPath(env, platform), PATHEXT: pathextOf(env) }, platform);
+  return found ? { file: found } : { errorCode: 'ENOENT', errorMessage: `${command} was not found on PATH (empty and relative PATH entries are skipped)` };
+}
+
 /** Starts `command args`; never throws: a command that cannot start is an `ended` with errorCode. */
 export function startProcess(command: string, args: readonly string[], options: StartOptions = {}): RunningProcess {
+  const env = options.env ?? process.env;
+  const resolved = resolveCommand(command, env);
+  if ('errorCode' in resolved) return new NeverStarted(resolved.errorCode, resolved.errorMessage);
   let child: ChildProcess;
   try {
-    child = spawn(command, [...args], {
+    child = spawn(resolved.file, [...args], {
       shell: false,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: process.platform !== 'win32',
       windowsHide: true,
       cwd: options.cwd,
-      env: options.env ?? process.env,
+      env,
     });
   } catch (err) {
     // Invalid arguments (an empty command, a NUL byte) throw instead of emitting 'error'.
-    return new NeverStarted(err instanceof Error ? err.message : String(err));
+    return new NeverStarted('ERROR', err instanceof Error ? err.message : String(err));
   }
   return new Started(child, options);
 }
@@ -217,14 +259,14 @@ class Started implements RunningProcess {
   }
 }
 
-/** spawn() threw: there is no process, only the reason. */
+/** Not started (not found, refused, or spawn() threw): there is no process, only the reason. */
 class NeverStarted implements RunningProcess {
   readonly pid = undefined;
   readonly stderrTail = '';
   readonly ended: Promise<ProcessEnd>;
 
-  constructor(message: string) {
-    this.ended = Promise.resolve({ exitCode: null, signal: null, errorCode: 'ERROR', errorMessage: message });
+  constructor(errorCode: string, message: string) {
+    this.ended = Promise.resolve({ exitCode: null, signal: null, errorCode, errorMessage: message });
   }
 
   output(): { stdout: string; stderr: string; truncated: boolean } {

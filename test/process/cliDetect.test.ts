@@ -265,6 +265,31 @@ describe('cli: detect', function () {
       assert.match(err, /^debug: running nvidia-smi --query-gpu=index,uuid,/m);
     });
 
+    it('never runs a ./nvidia-smi of the current folder, whatever empty or relative entry PATH has', () => {
+      const marker = path.join(tmp, 'ran');
+      const project = path.join(tmp, 'project');
+      fs.mkdirSync(project);
+      fs.writeFileSync(path.join(project, 'nvidia-smi'), `#!/bin/sh\n: > "${marker}"\necho "0, GPU-11111111-2222-3333-4444-555555555550, Fake GPU, 00000000:01:00.0, 1, 0, 1, 0, 0, 0, 1"\n`, { mode: 0o755 });
+      const env = scenarioEnv(undefined);
+      // As in `PATH=/usr/bin:/bin: device-doctor detect`: the empty entry and "." both mean the cwd.
+      env.PATH = `${env.PATH}${path.delimiter}${path.delimiter}.`;
+      const { status, out, err } = cli(['detect', '--json', '--python', path.join(tmp, 'none')], env, project);
+      assert.strictEqual(status, 0, err);
+      assert.ok(!fs.existsSync(marker), "the project's ./nvidia-smi ran");
+      const json = JSON.parse(out) as DeviceReport;
+      assert.deepStrictEqual(json.accelerators, []);
+      assert.deepStrictEqual(json.problems.filter((p) => p.source === 'nvidia-smi'), [], 'no NVIDIA tool: not installed, not a problem');
+    });
+
+    it('a relative --python is the one in the current folder, made absolute', () => {
+      const bin = path.join(tmp, 'venv', 'bin');
+      fs.mkdirSync(bin, { recursive: true });
+      fs.symlinkSync(DEBIAN_PYTHON, path.join(bin, 'python3'));
+      const env = scenarioEnv(undefined, { PYTHONPATH: path.join(FAKE_TORCH, 'ancient') });
+      const json = JSON.parse(cli(['detect', '--json', '--python', path.join('venv', 'bin', 'python3')], env, tmp).out) as DeviceReport;
+      assert.deepStrictEqual(json.torch && [json.torch.interpreter, 'version' in json.torch && json.torch.version], [path.join(bin, 'python3'), '1.4.0']);
+    });
+
     it('doctor prints the device summary beside the code summary', () => {
       const env = scenarioEnv('nvidia-two-gpus', { PYTHONPATH: path.join(FAKE_TORCH, 'driver-too-old') });
       const bin = path.join(tmp, 'bin');

@@ -3,7 +3,9 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { runTool } from '../../src/node/processRunner';
+import { NVIDIA_QUERY_ARGS } from '../../src/core/devices/nvidiaSmi';
+import { runLineProcess } from '../../src/node/lineProcess';
+import { runTool, startProcess } from '../../src/node/processRunner';
 import { FAKE_BIN, isAlive, tempDir, waitFor } from './workerTestKit';
 
 const SH = '/bin/sh';
@@ -103,5 +105,72 @@ describe('probes: runTool', function () {
   it('passes the environment it is given', async () => {
     const run = await runTool(SH, ['-c', 'echo "$CUDA_VISIBLE_DEVICES"'], { timeoutMs: 5_000, env: { CUDA_VISIBLE_DEVICES: '1,0' } });
     assert.strictEqual(run.stdout, '1,0\n');
+  });
+});
+
+// PATH may hold an empty entry ("/usr/bin:/bin:") or a relative one ("."): both mean the current
+// folder, which is the user's project. A bare name is looked up through findExecutable, which
+// skips them; a relative path is refused; so a project's ./nvidia-smi never runs.
+describe('probes: commands are found through the one PATH lookup', function () {
+  this.timeout(20_000);
+  let tmp: string;
+  let project: string;
+  let marker: string;
+  let emptyBin: string;
+  const cwd = process.cwd();
+
+  beforeEach(() => {
+    tmp = tempDir('dd-path-');
+    project = path.join(tmp, 'project');
+    emptyBin = path.join(tmp, 'empty-bin');
+    fs.mkdirSync(project);
+    fs.mkdirSync(emptyBin);
+    marker = path.join(tmp, 'ran');
+    // Shell built-ins only: the PATH under test has no folder with `touch` in it.
+    fs.writeFileSync(path.join(project, 'nvidia-smi'), `#!/bin/sh\n: > "${marker}"\necho "0, GPU-11111111-2222-3333-4444-555555555550, Fake GPU, 00000000:01:00.0, 1, 0, 1, 0, 0, 0, 1"\n`, { mode: 0o755 });
+    process.chdir(project);
+  });
+
+  afterEach(() => {
+    process.chdir(cwd);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  const unsafePath = (...dirs: string[]): string => [...dirs, '', '.', 'project'].join(path.delimiter);
+
+  it('runTool never runs a tool from the current folder through an empty or relative PATH entry', async () => {
+    for (const PATH of [unsafePath(emptyBin), `${path.delimiter}${emptyBin}`, `.${path.delimiter}${emptyBin}`]) {
+      const run = await runTool('nvidia-smi', NVIDIA_QUERY_ARGS, { timeoutMs: 5_000, env: { PATH } });
+      assert.strictEqual(run.errorCode, 'ENOENT', `PATH=${PATH}: ${run.stdout}`);
+      assert.ok(!fs.existsSync(marker), `PATH=${PATH}: ./nvidia-smi ran`);
+    }
+  });
+
+  it('startProcess and runLineProcess do not either', async () => {
+    const started = startProcess('nvidia-smi', [], { env: { PATH: unsafePath(emptyBin) } });
+    assert.strictEqual((await started.ended).errorCode, 'ENOENT');
+    const end = await runLineProcess('nvidia-smi', [], { env: { PATH: unsafePath(emptyBin) }, firstLineTimeoutMs: 5_000, silenceTimeoutMs: 5_000, onLine: () => undefined });
+    assert.deepStrictEqual([end.reason, end.errorCode], ['spawn-error', 'ENOENT']);
+    assert.ok(!fs.existsSync(marker), './nvidia-smi ran');
+  });
+
+  it('refuses a relative path with a slash, and says why', async () => {
+    for (const command of ['./nvidia-smi', path.join('..', 'project', 'nvidia-smi')]) {
+      const run = await runTool(command, [], { timeoutMs: 5_000 });
+      assert.strictEqual(run.errorCode, 'ERELATIVE', command);
+      assert.match(run.errorMessage ?? '', /relative/, command);
+    }
+    assert.ok(!fs.existsSync(marker), 'a relative path ran');
+  });
+
+  it('still runs a bare name from an absolute PATH entry after the unsafe ones, and an absolute path as it is', async () => {
+    const bin = path.join(tmp, 'bin');
+    fs.mkdirSync(bin);
+    fs.writeFileSync(path.join(bin, 'nvidia-smi'), '#!/bin/sh\necho "from bin: $0"\n', { mode: 0o755 });
+    const run = await runTool('nvidia-smi', [], { timeoutMs: 5_000, env: { PATH: unsafePath(emptyBin, bin) } });
+    assert.strictEqual(run.stdout, `from bin: ${path.join(bin, 'nvidia-smi')}\n`);
+    const direct = await runTool(path.join(project, 'nvidia-smi'), [], { timeoutMs: 5_000, env: { PATH: emptyBin } });
+    assert.strictEqual(direct.exitCode, 0);
+    assert.ok(fs.existsSync(marker), 'an absolute path is run as it is');
   });
 });

@@ -111,6 +111,13 @@ describe('vscode: installing native TensorFlow with npm', function () {
     assert.strictEqual(findNpm({ execPath: '/nowhere/node', env: { PATH: '/also/nowhere' }, platform: 'linux' }), null);
   });
 
+  it('never takes npm from the current folder through an empty or relative PATH entry', () => {
+    const anyRelative = (file: string): boolean => !path.posix.isAbsolute(file);
+    assert.strictEqual(findNpm({ execPath: '/nowhere/node', env: { PATH: ':.:node_modules/.bin' }, platform: 'linux', exists: anyRelative }), null);
+    const anyRelativeWindows = (file: string): boolean => !path.win32.isAbsolute(file);
+    assert.strictEqual(findNpm({ execPath: 'C:\\vscode\\Code.exe', env: { Path: '.;tools' }, platform: 'win32', exists: anyRelativeWindows }), null);
+  });
+
   it('on Windows runs npm-cli.js with node.exe (a .cmd cannot be spawned without a shell)', () => {
     const files = new Set(['C:\\node\\npm.cmd', 'C:\\node\\node.exe', 'C:\\node\\node_modules\\npm\\bin\\npm-cli.js']);
     const found = findNpm({ execPath: 'C:\\vscode\\Code.exe', env: { Path: 'C:\\Windows;C:\\node' }, platform: 'win32', exists: (f) => files.has(f) });

@@ -61,4 +61,9 @@ describe('worker: resolveInterpreter', () => {
     assert.strictEqual(cliInterpreter(undefined, { pathEnv: binA }), python3);
     assert.strictEqual(cliInterpreter(undefined, { pathEnv: binB }), 'python3');
   });
+
+  it('the CLI makes a relative --python absolute (the runner refuses relative paths) and leaves a bare name to PATH', () => {
+    assert.strictEqual(cliInterpreter(path.join('.venv', 'bin', 'python')), path.resolve('.venv', 'bin', 'python'));
+    assert.strictEqual(cliInterpreter('python3.12'), 'python3.12');
+  });
 });

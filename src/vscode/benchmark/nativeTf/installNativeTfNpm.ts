@@ -37,7 +37,7 @@ function isFile(file: string): boolean {
 }
 
 /**
- * npm next to the running Node (a Node install, code-server), else on PATH. On Windows npm is a
+ * npm next to the running Node (a Node install, code-server), else in an absolute PATH entry. On Windows npm is a
  * .cmd, which Node will not spawn without a shell: its npm-cli.js is run with node.exe instead.
  */
 export function findNpm(lookup: NpmLookup): NpmCommand | null {
@@ -45,7 +45,8 @@ export function findNpm(lookup: NpmLookup): NpmCommand | null {
   const windows = lookup.platform === 'win32';
   const p = windows ? path.win32 : path.posix;
   const pathKey = Object.keys(lookup.env).find((k) => k.toUpperCase() === 'PATH') ?? 'PATH';
-  const dirs = [p.dirname(lookup.execPath), ...(lookup.env[pathKey] ?? '').split(p.delimiter).filter(Boolean)];
+  // Empty and relative entries mean the current folder (a workspace's): never looked in.
+  const dirs = [p.dirname(lookup.execPath), ...(lookup.env[pathKey] ?? '').split(p.delimiter)].filter((dir) => dir !== '' && p.isAbsolute(dir));
   for (const dir of dirs) {
     if (!windows) {
       if (exists(p.join(dir, 'npm'))) return { command: p.join(dir, 'npm'), prefixArgs: [] };
