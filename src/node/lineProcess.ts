@@ -2,7 +2,7 @@
 // progress), on the process runner. Unlike runTool it has no overall deadline: a benchmark may
 // rightly run for minutes, so it is stopped when it falls silent, or when its caller aborts;
 // a stop settles as soon as the process is gone (normally a few ms).
-import { DEFAULT_MAX_LINE_CHARS, ProcessSet, startProcess, whenAborted, type RunningProcess } from './processRunner';
+import { DEFAULT_MAX_LINE_CHARS, killChildren, OWNED_CHILDREN, startProcess, whenAborted, type RunningProcess } from './processRunner';
 
 export interface LineProcessOptions {
   env?: NodeJS.ProcessEnv;
@@ -35,11 +35,12 @@ export interface LineProcessEnd {
 /** After SIGKILL, how long to wait for the exit before settling anyway (a process in D-state). */
 const EXIT_WAIT_MS = 500;
 
-const running = new ProcessSet();
-
-/** Kills every line process still running (the worker or CLI is exiting); returns how many. */
+/**
+ * Kills every line process still running, and every runTool tool with them: both are in the
+ * runner's one OWNED_CHILDREN set (the worker calls killChildren() itself); returns how many.
+ */
 export function killLineProcesses(): number {
-  return running.killAll();
+  return killChildren();
 }
 
 /** Runs `command args`; always resolves, never rejects. */
@@ -66,7 +67,7 @@ class LineFollower {
     const { options } = this;
     const child = startProcess(command, args, {
       env: options.env,
-      track: running,
+      track: OWNED_CHILDREN,
       onStdout: (text) => {
         this.lastOutput = Date.now();
         // Any newline counts, a blank line too: the process has started talking.

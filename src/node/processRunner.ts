@@ -85,6 +85,18 @@ export class ProcessSet {
   }
 }
 
+/**
+ * The children that must not outlive the worker or the CLI: every runTool tool and every line
+ * process (bench.py) while it runs. The long-lived nvidia-smi stream and npm are stopped by
+ * their owners instead.
+ */
+export const OWNED_CHILDREN = new ProcessSet();
+
+/** Kills every owned child still running (the worker or CLI is exiting); returns how many there were. */
+export function killChildren(): number {
+  return OWNED_CHILDREN.killAll();
+}
+
 /** Calls onAbort once when the signal aborts (at once if it already has); returns the unsubscribe. */
 export function whenAborted(signal: AbortSignal | undefined, onAbort: () => void): () => void {
   if (!signal) return () => undefined;
@@ -306,13 +318,6 @@ export interface ToolRunResult extends ToolRun {
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
 
-/** Tools still running, so that a worker that exits can take them with it. */
-const activeTools = new ProcessSet();
-
-/** Kills every tool still running (the worker is exiting); returns how many there were. */
-export function killActiveTools(): number {
-  return activeTools.killAll();
-}
 
 /**
  * Runs `command args` and always resolves: a missing tool, a crash or a hang is a result, not
@@ -320,7 +325,7 @@ export function killActiveTools(): number {
  */
 export function runTool(command: string, args: readonly string[], options: RunToolOptions): Promise<ToolRunResult> {
   const started = Date.now();
-  const tool = startProcess(command, args, { env: options.env, captureBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES, track: activeTools });
+  const tool = startProcess(command, args, { env: options.env, captureBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES, track: OWNED_CHILDREN });
   return new Promise((resolve) => {
     let settled = false;
     let unsubscribe = (): void => undefined;

@@ -3,8 +3,7 @@
 // It exits when its parent goes away, and never writes anything but the protocol to
 // stdout: console output is sent to stderr.
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
-import { killLineProcesses } from '../node/lineProcess';
-import { killActiveTools } from '../node/processRunner';
+import { killChildren } from '../node/processRunner';
 import { WorkerService } from './service';
 
 function redirectConsoleToStderr(): void {
@@ -47,8 +46,8 @@ function main(): void {
     if (exiting) return;
     exiting = true;
     service.dispose();
-    killActiveTools();
-    killLineProcesses();
+    // The probes' tools and bench.py: one set in the process runner.
+    killChildren();
     process.exit(code);
   };
   service.register();
