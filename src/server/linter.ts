@@ -5,6 +5,7 @@ import { NotebookCellKind } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { analyzeNotebook } from '../core/analysis';
 import type { AnalyzeOptions } from '../core/analysis';
+import { sizeLimitProblem } from '../core/python/limits';
 import { Debouncer } from './debouncer';
 import type { FileAnalyzer } from './fileAnalyzer';
 import type { FindingStore } from './findingStore';
@@ -147,10 +148,11 @@ export class Linter {
     const settings = await this.settingsFor(uri);
     const document = this.deps.documents.get(uri);
     if (!document) return; // closed while the settings were on their way
+    const text = document.getText();
     let located: LocatedFinding[] = [];
-    if (this.shouldAnalyse(uri, document.lineCount, settings)) {
+    if (this.shouldAnalyse(uri, text, settings)) {
       located = this.timed(uri, () => {
-        const findings = this.deps.files.analyze(uri, document.getText(), this.optionsFor(uri, settings));
+        const findings = this.deps.files.analyze(uri, text, this.optionsFor(uri, settings));
         return locateFileFindings(uri, findings, settings);
       });
     } else {
@@ -166,11 +168,11 @@ export class Linter {
     if (!notebook || !this.notebookCells.has(uri)) return;
     const cells = this.codeCells(notebook);
     const cellUris = cells.map((cell) => cell.uri);
-    const lineCount = cells.reduce((sum, cell) => sum + cell.document.lineCount, 0);
+    const texts = cells.map((cell) => cell.document.getText());
     let located: LocatedFinding[] = [];
-    if (this.shouldAnalyse(uri, lineCount, settings)) {
+    if (this.shouldAnalyse(uri, texts, settings)) {
       located = this.timed(uri, () => {
-        const results = analyzeNotebook(cells.map((cell) => cell.document.getText()), this.optionsFor(uri, settings));
+        const results = analyzeNotebook(texts, this.optionsFor(uri, settings));
         return locateCellFindings(cellUris, results, settings);
       });
     }
@@ -191,11 +193,14 @@ export class Linter {
     return cells;
   }
 
-  private shouldAnalyse(uri: string, lineCount: number, settings: ServerSettings): boolean {
+  /** Checked before anything is parsed: a text over a size limit never reaches tree-sitter. */
+  private shouldAnalyse(uri: string, text: string | readonly string[], settings: ServerSettings): boolean {
     if (!settings.enable) return false;
-    if (settings.maxFileLines > 0 && lineCount > settings.maxFileLines) {
-      this.deps.log.warnOnce(uri, `${uri} has ${lineCount} lines, more than deviceDoctor.maxFileLines `
-        + `(${settings.maxFileLines}); it is not analysed. Raise the setting (0 = no limit) to analyse it.`);
+    const problem = sizeLimitProblem(text, { maxLines: settings.maxFileLines, maxBytes: settings.maxFileBytes });
+    if (problem) {
+      const setting = problem.limit === 'maxLines' ? 'deviceDoctor.maxFileLines' : 'deviceDoctor.maxFileBytes';
+      this.deps.log.warnOnce(`${uri}#${setting}`, `${uri} has ${problem.message} (${setting}); it is not analysed. `
+        + 'Raise the setting (0 = no limit) to analyse it.');
       return false;
     }
     return true;

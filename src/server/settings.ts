@@ -18,6 +18,8 @@ export interface ServerSettings {
   debounceMs: number;
   /** Documents longer than this are not analysed (0 = no limit). */
   maxFileLines: number;
+  /** Documents larger than this many UTF-8 bytes are not analysed, nor parsed (0 = no limit). */
+  maxFileBytes: number;
 }
 
 /** Keep in step with `contributes.configuration` in package.json. */
@@ -28,6 +30,7 @@ export const DEFAULT_SETTINGS: Readonly<ServerSettings> = Object.freeze({
   ignore: [],
   debounceMs: 200,
   maxFileLines: 10000,
+  maxFileBytes: 262144,
 });
 
 const SEVERITY_SETTINGS: readonly string[] = ['error', 'warning', 'information', 'hint', 'off'];
@@ -72,5 +75,6 @@ export function parseSettings(raw: unknown): ServerSettings {
     ignore: parseCodeList(section.ignore),
     debounceMs: parseInteger(section.debounceMs, DEFAULT_SETTINGS.debounceMs, 0, MAX_DEBOUNCE_MS),
     maxFileLines: parseInteger(section.maxFileLines, DEFAULT_SETTINGS.maxFileLines, 0, Number.MAX_SAFE_INTEGER),
+    maxFileBytes: parseInteger(section.maxFileBytes, DEFAULT_SETTINGS.maxFileBytes, 0, Number.MAX_SAFE_INTEGER),
   };
 }

@@ -31,6 +31,7 @@ describe('server: settings', () => {
       ignore: ['DD004'],
       debounceMs: 350,
       maxFileLines: 5000,
+      maxFileBytes: DEFAULT_SETTINGS.maxFileBytes,
     });
   });
 
