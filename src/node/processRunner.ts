@@ -298,7 +298,7 @@ class NeverStarted implements RunningProcess {
 
 export interface RunToolOptions {
   timeoutMs: number;
-  /** Per stream; past it the tool is killed and its output marked truncated. */
+  /** Per stream; past it the tool is killed, its output marked truncated, and the run ends with errorCode OUTPUT_TOO_LARGE. */
   maxOutputBytes?: number;
   env?: NodeJS.ProcessEnv;
   /** Aborting kills the tool; the run then ends with errorCode CANCELLED. */
@@ -312,8 +312,6 @@ export interface ToolRunResult extends ToolRun {
   signal: NodeJS.Signals | null;
   truncated: boolean;
   elapsedMs: number;
-  /** The operating system's message when the tool could not be started. */
-  errorMessage?: string;
 }
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
@@ -325,7 +323,8 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
  */
 export function runTool(command: string, args: readonly string[], options: RunToolOptions): Promise<ToolRunResult> {
   const started = Date.now();
-  const tool = startProcess(command, args, { env: options.env, captureBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES, track: OWNED_CHILDREN });
+  const limit = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const tool = startProcess(command, args, { env: options.env, captureBytes: limit, track: OWNED_CHILDREN });
   return new Promise((resolve) => {
     let settled = false;
     let unsubscribe = (): void => undefined;
@@ -334,7 +333,10 @@ export function runTool(command: string, args: readonly string[], options: RunTo
       settled = true;
       clearTimeout(timer);
       unsubscribe();
-      resolve({ command, args, exitCode: null, signal: null, ...tool.output(), elapsedMs: Date.now() - started, ...fields });
+      const output = tool.output();
+      // Killed for printing too much (or it exited just then): its output is cut, never a success.
+      const flood = output.truncated && fields.errorCode === undefined ? { errorCode: 'OUTPUT_TOO_LARGE', outputLimitBytes: limit } : {};
+      resolve({ command, args, exitCode: null, signal: null, ...output, elapsedMs: Date.now() - started, ...fields, ...flood });
     };
     const abandon = (errorCode: string): void => {
       if (settled) return;

@@ -89,9 +89,15 @@ describe('probes: runTool', function () {
   it('caps the output and stops a tool that prints without end', async () => {
     const run = await runTool(SH, ['-c', 'while :; do echo 0123456789abcdef; done'], { timeoutMs: 5_000, maxOutputBytes: 1000 });
     assert.strictEqual(run.truncated, true);
+    assert.deepStrictEqual([run.errorCode, run.outputLimitBytes], ['OUTPUT_TOO_LARGE', 1000], 'said as too much output, not as an exit');
     assert.strictEqual(Buffer.byteLength(run.stdout), 1000);
     assert.strictEqual(run.signal, 'SIGKILL');
     assert.ok(run.elapsedMs < 5_000);
+  });
+
+  it('keeps the signal a tool died of', async () => {
+    const run = await runTool(SH, ['-c', 'kill -s SEGV $$'], { timeoutMs: 5_000 });
+    assert.deepStrictEqual([run.exitCode, run.signal, run.errorCode], [null, 'SIGSEGV', undefined]);
   });
 
   it('stops the tool when its caller cancels', async () => {

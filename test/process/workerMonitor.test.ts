@@ -83,6 +83,12 @@ describe('worker: the nvidia-smi memory stream', function () {
     assert.match(problems[0], /couldn't communicate with the NVIDIA driver/);
   });
 
+  it('a stream killed by a signal says which, not "exit code unknown"', async () => {
+    startStream('nvidia-segfault');
+    await waitFor('a restart notice', () => problems[0]);
+    assert.match(problems[0], /^the nvidia-smi memory monitor stopped \(nvidia-smi was killed by SIGSEGV\); restarting it in 0\.1 s$/);
+  });
+
   it('stays stopped when nvidia-smi is not installed or sees no GPU', async () => {
     for (const scenario of [undefined, 'nvidia-no-devices']) {
       const s = startStream(scenario);

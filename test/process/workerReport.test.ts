@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { DeviceReport, Problem } from '../../src/core/devices/report';
 import { DetectRequest, StartMonitorRequest, StopMonitorRequest, type ProbeOptions } from '../../src/protocol/worker';
-import { buildDist, DEBIAN_PYTHON, FAKE_TORCH, requireDebianTorch, scenarioEnv, tempDir, waitFor, WorkerUnderTest } from './workerTestKit';
+import { buildDist, DEBIAN_PYTHON, FAKE_BIN, FAKE_TORCH, requireDebianTorch, scenarioEnv, tempDir, waitFor, WorkerUnderTest } from './workerTestKit';
 
 const MIB = 1024 ** 2;
 
@@ -123,6 +123,34 @@ describe('worker: the device report per scenario', function () {
     const report = await detect('nvidia-hang', { timeoutMs: 500 });
     assert.deepStrictEqual(codes(report.problems), ['nvidia-smi-timeout']);
     assert.match(report.problems[0].message, /0\.5 s/);
+  });
+
+  it('nvidia-smi killed by a signal: the problem names the signal', async () => {
+    const report = await detect('nvidia-segfault', {});
+    assert.deepStrictEqual(report.problems.map((p) => [p.code, p.message]), [['nvidia-smi-failed', 'nvidia-smi was killed by SIGSEGV']]);
+    assert.deepStrictEqual(report.accelerators, []);
+  });
+
+  it('nvidia-smi printing without end: stopped, and said as "output too large (over N bytes)"', async () => {
+    const report = await detect('nvidia-flood', {});
+    assert.deepStrictEqual(codes(report.problems), ['nvidia-smi-failed']);
+    assert.match(report.problems[0].message, /^nvidia-smi was stopped: output too large \(over 8388608 bytes\), beginning "WARNING: infoROM is corrupted/);
+  });
+
+  it('a Python killed by a signal during the probe: the signal and its fatal error line', async () => {
+    const report = await detect(undefined, { pythonPath: path.join(FAKE_BIN, 'python-segfault', 'python3') });
+    assert.ok(report.torch && 'error' in report.torch);
+    assert.strictEqual(report.torch.error, 'the PyTorch probe was killed by SIGSEGV: Fatal Python error: Segmentation fault');
+    assert.deepStrictEqual(codes(report.problems), ['torch-probe-failed']);
+  });
+
+  it('an import torch that hangs: torch-import-timeout with the command to try, not "pip install torch"', async () => {
+    const python = path.join(FAKE_BIN, 'python-import-hangs', 'python3');
+    const report = await detect(undefined, { pythonPath: python, timeoutMs: 500 });
+    assert.deepStrictEqual(codes(report.problems), ['torch-import-timeout']);
+    assert.strictEqual(report.problems[0].message, 'importing torch did not finish within 0.5 s; the probe was stopped');
+    assert.ok(report.problems[0].hint.includes(`${python} -c "import torch"`), report.problems[0].hint);
+    assert.doesNotMatch(report.problems[0].hint, /pip install/);
   });
 
   it('an AMD GPU from rocm-smi (values are strings in its JSON)', async () => {

@@ -148,7 +148,7 @@ describe('devices: the PyTorch probe', () => {
     });
     assert.deepStrictEqual(torchStatusFromRun(run({ exitCode: null, errorCode: 'TIMEOUT', timeoutMs: 120000 }), PY), {
       interpreter: PY,
-      error: 'the PyTorch probe did not finish within 120 s and was stopped',
+      error: 'importing torch did not finish within 120 s; the probe was stopped',
     });
     const meta = JSON.parse(recorded('torch-probe/python-crash.meta.json')) as ToolRun;
     assert.deepStrictEqual(torchStatusFromRun({ ...meta, stdout: recorded('torch-probe/python-crash.txt') }, PY), {

@@ -2,7 +2,7 @@
 // finds, or null. Messages follow the table; hints say what to do next.
 import type { DiagnosisFacts } from './diagnosisFacts';
 import type { Problem, TorchStatus } from './report';
-import { INTERPRETER_NOT_FOUND, NO_VALID_JSON } from './torchProbe';
+import { IMPORT_TIMEOUT, INTERPRETER_NOT_FOUND, NO_VALID_JSON } from './torchProbe';
 import { compareVersions, majorVersion } from './versions';
 
 type TorchOk = Exclude<TorchStatus, { error: string }>;
@@ -19,12 +19,21 @@ function problem(source: Problem['source'], code: string, message: string, hint:
 const NOT_INSTALLED = /No module named ['"]?torch\b|ModuleNotFoundError/;
 const PROBE_FAILURES = [NO_VALID_JSON, 'the PyTorch probe '];
 
-/** torch not importable: `torch-missing`; a missing interpreter or a failed probe is said as such. */
+/** torch not importable: `torch-missing`; a missing interpreter, a hung import or a failed probe is said as such. */
 export const torchMissing: DiagnosisRule = ({ torch }) => {
   if (!torch || !('error' in torch)) return null;
   const { interpreter, error } = torch;
   if (error.startsWith(INTERPRETER_NOT_FOUND)) {
     return problem('interpreter', 'interpreter-not-found', error, 'pick another interpreter (Python: Select Interpreter) or set deviceDoctor.pythonPath');
+  }
+  // A hang is not a missing torch: installing it again would not help.
+  if (error.startsWith(IMPORT_TIMEOUT)) {
+    return problem(
+      'torch',
+      'torch-import-timeout',
+      error,
+      `run \`${interpreter} -c "import torch"\` in a terminal to see where it hangs: usually a slow or unreachable network file system (torch on NFS or a network home), or a stuck CUDA initialisation (a wedged driver: check \`dmesg\`); Device Doctor will try again later`,
+    );
   }
   if (PROBE_FAILURES.some((prefix) => error.startsWith(prefix))) {
     return problem('torch', 'torch-probe-failed', error, `run \`${interpreter} -c "import torch"\` in a terminal to see what goes wrong`);

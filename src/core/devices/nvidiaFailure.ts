@@ -2,7 +2,7 @@
 // because drivers disagree on exit codes but not on wording. "No devices" and "not
 // installed" are normal machines, not problems.
 import type { Problem } from './report';
-import { firstLine, isNotInstalled, isTimeout, secondsText, succeeded, type ToolRun } from './toolRun';
+import { endedHow, firstLine, isNotInstalled, isTimeout, quoteLine, secondsText, succeeded, type ToolRun } from './toolRun';
 
 export type NvidiaSmiOutcome =
   | 'ok'
@@ -43,6 +43,8 @@ const KIND_BY_EXIT_CODE: Record<number, NvidiaSmiOutcome> = {
 function outcomeOf(run: ToolRun): NvidiaSmiOutcome {
   if (isNotInstalled(run)) return 'not-installed';
   if (isTimeout(run)) return 'timeout';
+  // A flood is not the tool's message, whatever words it repeats.
+  if (run.errorCode === 'OUTPUT_TOO_LARGE') return 'unknown';
   if (succeeded(run)) return 'ok';
   const byText = textKind(`${run.stdout}\n${run.stderr}`);
   if (byText) return byText;
@@ -97,13 +99,10 @@ function problemFor(kind: NvidiaSmiOutcome, run: ToolRun): Problem | undefined {
 }
 
 function unknownProblem(run: ToolRun): Problem {
-  const how = run.errorCode ? `could not be run (${run.errorCode})` : `exited with code ${run.exitCode ?? 'unknown'}`;
   const detail = firstLine(run);
-  return problem(
-    'nvidia-smi-failed',
-    `nvidia-smi ${how}${detail ? `: ${detail}` : ''}`,
-    'run `nvidia-smi` in a terminal to see the whole message',
-  );
+  // What a flood began with is a clue, not the tool's message.
+  const said = !detail ? '' : run.errorCode === 'OUTPUT_TOO_LARGE' ? `, beginning ${quoteLine(detail)}` : `: ${detail}`;
+  return problem('nvidia-smi-failed', `nvidia-smi ${endedHow(run)}${said}`, 'run `nvidia-smi` in a terminal to see the whole message');
 }
 
 /** What a run of nvidia-smi says about the machine, and the problem to report if any. */

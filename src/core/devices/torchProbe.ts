@@ -3,10 +3,12 @@
 // interpreter prints is checked field by field: a user's sitecustomize can print anything.
 import type { TorchDevice, TorchStatus } from './report';
 import { integerOrNull, isRecord, numberOrNull, parseJsonOrUndefined } from './fields';
-import { firstLine, secondsText, type ToolRun } from './toolRun';
+import { endedHow, firstLine, outputTooLargeText, secondsText, type ToolRun } from './toolRun';
 
 export const NO_VALID_JSON = 'the PyTorch probe printed no valid JSON';
 export const INTERPRETER_NOT_FOUND = 'Python interpreter not found';
+/** The probe was killed at its timeout: almost always `import torch` (or CUDA's initialisation) hanging. */
+export const IMPORT_TIMEOUT = 'importing torch did not finish within';
 
 type TorchOk = Exclude<TorchStatus, { error: string }>;
 
@@ -109,19 +111,28 @@ function lastLine(text: string): string {
   return lines[lines.length - 1] ?? '';
 }
 
+/** What Python said as it died: its "Fatal Python error" line (faulthandler), else the last line (an exception). */
+function dyingWords(stderr: string): string {
+  const fatal = stderr.split(/\r?\n/).find((line) => line.startsWith('Fatal Python error'));
+  return fatal?.trim() ?? lastLine(stderr);
+}
+
 /** How the interpreter run ended, as TorchStatus: a missing interpreter or a hung import is a result too. */
 export function torchStatusFromRun(run: ToolRun, interpreter: string): TorchStatus {
   if (run.errorCode === 'ENOENT') return { interpreter, error: `${INTERPRETER_NOT_FOUND}: ${interpreter}` };
   if (run.errorCode === 'TIMEOUT') {
-    return { interpreter, error: `the PyTorch probe did not finish within ${secondsText(run.timeoutMs)} and was stopped` };
+    return { interpreter, error: `${IMPORT_TIMEOUT} ${secondsText(run.timeoutMs)}; the probe was stopped` };
   }
+  if (run.errorCode === 'OUTPUT_TOO_LARGE') return { interpreter, error: `the PyTorch probe was stopped: ${outputTooLargeText(run)}` };
   if (run.errorCode !== undefined) {
-    return { interpreter, error: `the PyTorch probe could not run (${run.errorCode})${firstLine(run) ? `: ${firstLine(run)}` : ''}` };
+    const detail = run.errorMessage ?? firstLine(run);
+    return { interpreter, error: `the PyTorch probe could not run (${run.errorCode})${detail ? `: ${detail}` : ''}` };
   }
   const status = parseTorchProbe(run.stdout, interpreter);
   if ('error' in status && status.error.startsWith(NO_VALID_JSON) && run.exitCode !== 0) {
-    const detail = lastLine(run.stderr);
-    return { interpreter, error: `the PyTorch probe failed (exit code ${run.exitCode ?? 'unknown'})${detail ? `: ${detail}` : ''}` };
+    const detail = dyingWords(run.stderr);
+    const how = run.signal ? endedHow(run) : `failed (exit code ${run.exitCode ?? 'unknown'})`;
+    return { interpreter, error: `the PyTorch probe ${how}${detail ? `: ${detail}` : ''}` };
   }
   return status;
 }

@@ -4,6 +4,7 @@
 // printing it is killed and restarted; if it is not installed or sees no GPU, it stays
 // stopped until the next start().
 import { classifyNvidiaSmiFailure } from '../../core/devices/nvidiaFailure';
+import { endedHow, type ToolRun } from '../../core/devices/toolRun';
 import { NvidiaMonitorParser, nvidiaMonitorArgs, type MemorySampleRow } from '../../core/devices/nvidiaMonitor';
 import type { LogFn } from '../detect/probes/probeContext';
 import { startProcess, type RunningProcess } from '../../node/processRunner';
@@ -83,10 +84,10 @@ export class NvidiaStream {
     this.current = run;
     this.armWatchdog(run);
     void run.process.ended.then((end) => {
-      if (end.errorCode) return this.ended(run, null, end.errorCode);
+      if (end.errorCode) return this.ended(run, { exitCode: null, errorCode: end.errorCode, errorMessage: end.errorMessage });
       const rows = run.parser.flush();
       if (rows.length > 0 && this.current === run) this.options.onRows(rows);
-      this.ended(run, end.exitCode);
+      this.ended(run, { exitCode: end.exitCode, signal: end.signal });
     });
   }
 
@@ -108,16 +109,17 @@ export class NvidiaStream {
       if (this.current !== run) return;
       this.options.log('warn', `nvidia-smi printed nothing for ${silenceMs} ms; restarting it`);
       run.process.abandon();
-      this.ended(run, null, 'TIMEOUT', silenceMs);
+      this.ended(run, { exitCode: null, errorCode: 'TIMEOUT', timeoutMs: silenceMs });
     }, silenceMs);
   }
 
-  private ended(run: Run, exitCode: number | null, errorCode?: string, timeoutMs?: number): void {
+  private ended(run: Run, end: Omit<ToolRun, 'stdout' | 'stderr'>): void {
     if (this.current !== run) return; // stopped, replaced, or already handled ('error' then 'close')
     this.current = undefined;
     clearTimeout(this.watchdog);
     if (!this.running) return;
-    const failure = classifyNvidiaSmiFailure({ exitCode, stdout: run.tail.text, stderr: '', errorCode, timeoutMs });
+    const ended: ToolRun = { ...end, stdout: run.tail.text, stderr: '' };
+    const failure = classifyNvidiaSmiFailure(ended);
     if (failure.kind === 'not-installed' || failure.kind === 'no-devices') {
       this.options.log('info', `live GPU memory is off: nvidia-smi ${failure.kind === 'not-installed' ? 'is not installed' : 'found no GPU'}`);
       this.running = false;
@@ -125,7 +127,8 @@ export class NvidiaStream {
     }
     if (!run.sawRows) this.failures++;
     const delay = this.restartDelay();
-    const why = failure.problem?.message ?? `it exited with code ${exitCode ?? 'unknown'}`;
+    // A crash names its signal ("it was killed by SIGSEGV"), never "exit code unknown".
+    const why = failure.problem?.message ?? `it ${endedHow(ended)}`;
     this.options.onProblem(`the nvidia-smi memory monitor stopped (${why}); restarting it in ${(delay / 1000).toFixed(1)} s`);
     this.restartTimer = setTimeout(() => this.spawnOnce(), delay);
   }
