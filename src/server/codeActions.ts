@@ -1,9 +1,12 @@
 // Code actions for one document: each diagnostic's fixes (exactly one preferred),
-// "Ignore DDxxx on this line", and source.fixAll.deviceDoctor.
+// "Ignore DDxxx on this line", and source.fixAll.deviceDoctor. A fix that would add a
+// syntax error to a document it edits is not offered (core/python/fixCheck.ts).
 import { CodeActionKind } from 'vscode-languageserver';
 import type { CodeAction, CodeActionContext, Diagnostic, Range } from 'vscode-languageserver';
+import { applyTextEdits } from '../core/python/edits';
+import { canCheckSyntax, SyntaxCheck } from '../core/python/fixCheck';
 import { fixAllEdits } from './fixAll';
-import type { LocatedFinding, LocatedFix } from './locatedFinding';
+import type { LocatedEdit, LocatedFinding, LocatedFix } from './locatedFinding';
 import { noqaEdit } from './noqaEdit';
 import { DIAGNOSTIC_SOURCE } from './toLspDiagnostic';
 import { toWorkspaceEdit, VersionLookup } from './workspaceEdit';
@@ -19,6 +22,11 @@ export interface CodeActionInput {
   context: CodeActionContext;
   /** A line of that document without its line break; undefined past the end. */
   lineText: (line: number) => string | undefined;
+  /**
+   * The text of a document a fix edits (another notebook cell, say), to check that the fix
+   * parses. Without it only the requested document is checked, its text read through lineText.
+   */
+  textOf?: (uri: string) => string | undefined;
   versionOf?: VersionLookup;
 }
 
@@ -74,8 +82,37 @@ function ignoreActions(matched: ReadonlyArray<[Diagnostic, LocatedFinding]>, inp
   return actions;
 }
 
-function fixAllAction(input: CodeActionInput): CodeAction | undefined {
-  const edits = fixAllEdits(input.findings);
+type SafeEdits = (edits: readonly LocatedEdit[]) => boolean;
+
+/** The requested document's text, its lines joined by `\n` (a line break never changes how Python parses). */
+function documentText(lineText: CodeActionInput['lineText']): string {
+  const lines: string[] = [];
+  for (let line = 0, text = lineText(0); text !== undefined; text = lineText(++line)) lines.push(text);
+  return lines.join('\n');
+}
+
+/** True for edits that add no syntax error to any document they touch whose text is known. */
+function syntaxGuard(input: CodeActionInput): SafeEdits {
+  if (!canCheckSyntax()) return () => true;
+  const check = new SyntaxCheck();
+  const texts = new Map<string, string | undefined>();
+  const textOf = (uri: string): string | undefined => {
+    if (!texts.has(uri)) texts.set(uri, input.textOf?.(uri) ?? (uri === input.uri ? documentText(input.lineText) : undefined));
+    return texts.get(uri);
+  };
+  return (edits) => {
+    for (const uri of new Set(edits.map((edit) => edit.uri))) {
+      const before = textOf(uri);
+      if (before === undefined) continue;
+      const after = applyTextEdits(before, edits.filter((edit) => edit.uri === uri));
+      if (check.addsSyntaxError(before, after)) return false;
+    }
+    return true;
+  };
+}
+
+function fixAllAction(input: CodeActionInput, isSafe: SafeEdits): CodeAction | undefined {
+  const edits = fixAllEdits(input.findings, isSafe);
   if (edits.length === 0) return undefined;
   return {
     title: 'Fix all auto-fixable Device Doctor problems',
@@ -87,18 +124,19 @@ function fixAllAction(input: CodeActionInput): CodeAction | undefined {
 export function buildCodeActions(input: CodeActionInput): CodeAction[] {
   const actions: CodeAction[] = [];
   const only = input.context.only;
+  const isSafe = syntaxGuard(input);
   if (isKindRequested(CodeActionKind.QuickFix, only)) {
     const matched: Array<[Diagnostic, LocatedFinding]> = [];
     for (const diagnostic of input.context.diagnostics) {
       const located = findingFor(diagnostic, input.findings);
       if (!located) continue;
       matched.push([diagnostic, located]);
-      actions.push(...quickFixes(diagnostic, located.fixes, input.versionOf));
+      actions.push(...quickFixes(diagnostic, located.fixes.filter((fix) => isSafe(fix.edits)), input.versionOf));
     }
     actions.push(...ignoreActions(matched, input));
   }
   if (isKindRequested(FIX_ALL_KIND, only)) {
-    const fixAll = fixAllAction(input);
+    const fixAll = fixAllAction(input, isSafe);
     if (fixAll) actions.push(fixAll);
   }
   return actions;

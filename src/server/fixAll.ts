@@ -1,5 +1,6 @@
 // source.fixAll: every preferred fix that does not collide with another, so that applying
-// the result can never corrupt the text. Collisions are left for the next save.
+// the result can never corrupt the text. Collisions are left for the next save, and so are
+// fixes that together would leave a syntax error (when the caller can judge that).
 import type { Position, Range } from 'vscode-languageserver';
 import type { LocatedEdit, LocatedFinding, LocatedFix } from './locatedFinding';
 
@@ -35,16 +36,24 @@ export function preferredFix(fixes: readonly LocatedFix[]): LocatedFix | undefin
  * already taken. An edit identical to one already taken (two findings sharing a fix, as
  * DD003 and DD010 do) is applied once.
  */
-export function fixAllEdits(findings: readonly LocatedFinding[]): LocatedEdit[] {
-  const taken: LocatedEdit[] = [];
+export function fixAllEdits(findings: readonly LocatedFinding[], isSafe?: (edits: readonly LocatedEdit[]) => boolean): LocatedEdit[] {
   const fixes = findings
     .map((finding) => preferredFix(finding.fixes))
     .filter((fix): fix is LocatedFix => fix !== undefined)
     .sort((a, b) => comparePositions(a.edits[0].range.start, b.edits[0].range.start));
+  const all = takeFixes(fixes, () => true);
+  if (!isSafe || isSafe(all)) return all;
+  // Together they break the syntax: take each fix only if the edits taken so far stay safe.
+  return takeFixes(fixes, isSafe);
+}
+
+function takeFixes(fixes: readonly LocatedFix[], accept: (edits: readonly LocatedEdit[]) => boolean): LocatedEdit[] {
+  const taken: LocatedEdit[] = [];
   for (const fix of fixes) {
     const fresh = fix.edits.filter((edit) => !taken.some((t) => sameEdit(t, edit)));
     if (fresh.some((edit, i) => fresh.slice(i + 1).some((other) => editsCollide(edit, other)))) continue;
     if (fresh.some((edit) => taken.some((t) => editsCollide(t, edit)))) continue;
+    if (!accept([...taken, ...fresh])) continue;
     taken.push(...fresh);
   }
   return taken;

@@ -52,12 +52,14 @@ describe('code actions: quick fixes', () => {
   it('marks only one fix preferred even when the analyzer marked several or none', () => {
     const finding = mismatchAcrossCells();
     finding.fixes.forEach((fix) => (fix.preferred = true));
+    // A text both fixes apply to: a fix that would leave a syntax error is never offered.
+    const text = 'x = torch.randn(4, 10)\nmodel(x)\n';
     const many = locateFileFindings(FILE, [finding], { severity: {} });
-    const preferredOfMany = buildCodeActions(input(many, { diagnostics: fromClient(many) })).filter((a) => a.isPreferred);
+    const preferredOfMany = buildCodeActions(input(many, { diagnostics: fromClient(many) }, text)).filter((a) => a.isPreferred);
     assert.strictEqual(preferredOfMany.length, 1);
     finding.fixes.forEach((fix) => (fix.preferred = false));
     const none = locateFileFindings(FILE, [finding], { severity: {} });
-    const actions = buildCodeActions(input(none, { diagnostics: fromClient(none) }));
+    const actions = buildCodeActions(input(none, { diagnostics: fromClient(none) }, text));
     assert.strictEqual(actions.filter((a) => a.isPreferred).length, 1);
     assert.strictEqual(actions[0].isPreferred, true, 'the preferred fix comes first');
   });

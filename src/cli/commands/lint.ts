@@ -58,6 +58,9 @@ export async function runLintCommand(options: LintOptions, io: CliIo, analyzer?:
     report.problems.push({ path: folder.path, displayPath: displayPath(folder.path, io.cwd), reason: `cannot list this folder (${folder.reason})` });
   }
   for (const problem of report.problems) io.stderr(`error: ${problem.displayPath}: ${problem.reason}\n`);
+  for (const file of report.files) {
+    for (const note of file.notes ?? []) io.stderr(`warning: ${file.displayPath}: ${note}\n`);
+  }
   io.stdout(render(report, options, io));
   const remaining = report.files.reduce((n, f) => n + f.findings.length, 0);
   if (options.exitZero) return EXIT_CLEAN;

@@ -16,6 +16,11 @@ export interface LintedFile {
   findings: LocatedFinding[];
   /** Findings fixed by --fix in this file. */
   fixed: number;
+  /**
+   * Why --fix left this file (or some of its fixes) alone, e.g. "not fixed: a symbolic
+   * link"; printed on stderr as `path: note`. The findings are still reported.
+   */
+  notes?: string[];
 }
 
 export interface LintReport {

@@ -17,6 +17,18 @@ export interface FixResult {
   fixed: number;
   /** Findings in the final sources. */
   remaining: LocatedFinding[];
+  /**
+   * Findings whose fix would have left a syntax error. When there are any, nothing is
+   * fixed: `sources` are the sources as given (a fix that breaks the file is a bug in it,
+   * and the file is safer untouched), and `remaining` are the findings in them.
+   */
+  refused: LocatedFinding[];
+}
+
+export interface FixOptions {
+  maxPasses?: number;
+  /** True when `after`, a source after fixes, has a syntax error that `before` did not have. */
+  addsSyntaxError?: (before: string, after: string) => boolean;
 }
 
 /** Passes after which we stop even if fixes still apply: a fix that never converges is a bug. */
@@ -52,27 +64,35 @@ function editsKey(edits: ResolvedEdit[]): string {
   return JSON.stringify(edits.map((e) => [e.cell, e.start, e.end, e.edit.newText]));
 }
 
+/** One fix to apply, and the findings it fixes (two when findings share a fix). */
+interface ChosenFix {
+  edits: ResolvedEdit[];
+  findings: LocatedFinding[];
+}
+
 /** Chooses fixes that do not conflict; the rest wait for the next pass. */
-function chooseFixes(sources: readonly string[], findings: readonly LocatedFinding[]): { edits: ResolvedEdit[]; fixed: number } {
+function chooseFixes(sources: readonly string[], findings: readonly LocatedFinding[]): { edits: ResolvedEdit[]; fixed: number; chosen: ChosenFix[] } {
   const starts = sources.map((s) => lineStarts(s));
   const accepted: ResolvedEdit[] = [];
-  const acceptedKeys = new Set<string>();
+  const byKey = new Map<string, ChosenFix>();
   let fixed = 0;
   for (const found of findings) {
     const edits = resolveEdits(sources, found, starts);
     if (!edits) continue;
     const key = editsKey(edits);
     // DD003 and DD010 on one `.numpy()` may carry the same merged fix: apply it once, count both.
-    if (acceptedKeys.has(key)) {
+    const same = byKey.get(key);
+    if (same) {
+      same.findings.push(found);
       fixed++;
       continue;
     }
     if (edits.some((e) => accepted.some((a) => conflicts(a, e)))) continue;
     accepted.push(...edits);
-    acceptedKeys.add(key);
+    byKey.set(key, { edits, findings: [found] });
     fixed++;
   }
-  return { edits: accepted, fixed };
+  return { edits: accepted, fixed, chosen: [...byKey.values()] };
 }
 
 function applyToSources(sources: readonly string[], edits: readonly ResolvedEdit[]): string[] {
@@ -82,21 +102,44 @@ function applyToSources(sources: readonly string[], edits: readonly ResolvedEdit
   });
 }
 
-export function fixUntilStable(initial: readonly string[], analyze: AnalyzeSources, maxPasses = MAX_FIX_PASSES): FixResult {
+/** True when some cell of `after` has a syntax error that the same cell of `before` did not. */
+function breaksSyntax(before: readonly string[], after: readonly string[], check: NonNullable<FixOptions['addsSyntaxError']>): boolean {
+  return after.some((source, cell) => source !== before[cell] && check(before[cell], source));
+}
+
+/**
+ * The findings to blame when a pass's fixes broke the syntax: those whose fix does alone,
+ * or, when only their combination does, all of them.
+ */
+function culprits(sources: readonly string[], chosen: readonly ChosenFix[], check: NonNullable<FixOptions['addsSyntaxError']>): LocatedFinding[] {
+  const alone = chosen.filter((fix) => breaksSyntax(sources, applyToSources(sources, fix.edits), check));
+  return (alone.length > 0 ? alone : chosen).flatMap((fix) => fix.findings);
+}
+
+export function fixUntilStable(initial: readonly string[], analyze: AnalyzeSources, options: FixOptions = {}): FixResult {
+  const { maxPasses = MAX_FIX_PASSES, addsSyntaxError } = options;
   let sources = initial.slice();
   let fixed = 0;
+  let firstFindings: LocatedFinding[] | undefined;
   const seen = new Set<string>([JSON.stringify(sources)]);
   for (let pass = 0; pass < maxPasses; pass++) {
     const findings = analyze(sources);
+    firstFindings ??= findings;
     const chosen = chooseFixes(sources, findings);
-    if (chosen.edits.length === 0) return { sources, fixed, remaining: findings };
+    if (chosen.edits.length === 0) return { sources, fixed, remaining: findings, refused: [] };
     const next = applyToSources(sources, chosen.edits);
+    // Each pass is checked against the one before, so no pass can add an error: the
+    // result has no syntax error that the original did not have.
+    if (addsSyntaxError && breaksSyntax(sources, next, addsSyntaxError)) {
+      const refused = culprits(sources, chosen.chosen, addsSyntaxError);
+      return { sources: initial.slice(), fixed: 0, remaining: firstFindings ?? findings, refused };
+    }
     const key = JSON.stringify(next);
     // A fix that changes nothing, or undoes an earlier one, would loop: stop here.
-    if (seen.has(key)) return { sources, fixed, remaining: findings };
+    if (seen.has(key)) return { sources, fixed, remaining: findings, refused: [] };
     seen.add(key);
     sources = next;
     fixed += chosen.fixed;
   }
-  return { sources, fixed, remaining: analyze(sources) };
+  return { sources, fixed, remaining: analyze(sources), refused: [] };
 }

@@ -1,11 +1,13 @@
 // The lint pipeline shared by `lint` and `doctor`: for each file, find its pyproject
 // configuration, read it, analyse it (fixing it first with --fix) and collect the results.
+// --fix writes a file only when its fixes add no syntax error.
 import * as fs from 'fs';
 import * as path from 'path';
 import { analyzeNotebook, analyzeSource, initPythonParser } from '../../core/analysis';
 import type { AnalyzeOptions, CellFinding, Finding } from '../../core/analysis/types';
 import { findProjectConfig, selectionForFile, type SelectionLayer } from '../../core/config';
-import { fixUntilStable, type AnalyzeSources, type FixResult } from './fixes';
+import { SyntaxCheck } from '../../core/python/fixCheck';
+import { fixUntilStable, type AnalyzeSources, type FixOptions, type FixResult, type LocatedFinding } from './fixes';
 import type { LintedFile, LintReport } from '../formats/report';
 import { isPythonNotebook, parseNotebook, serializeNotebook } from './notebookFile';
 import { decodePythonSource, encodePythonSource, UnreadableFileError } from './pythonFile';
@@ -47,32 +49,49 @@ function analyzeOptions(file: string, settings: LintSettings): AnalyzeOptions {
   return { ...selection, noqa: settings.noqa };
 }
 
-function run(sources: string[], analyze: AnalyzeSources, fix: boolean): FixResult {
-  return fix ? fixUntilStable(sources, analyze) : { sources, fixed: 0, remaining: analyze(sources) };
+function run(sources: string[], analyze: AnalyzeSources, fix: boolean, options: FixOptions): FixResult {
+  return fix ? fixUntilStable(sources, analyze, options) : { sources, fixed: 0, remaining: analyze(sources), refused: [] };
+}
+
+/** "DD003 at line 4: Insert .cpu() before .numpy()", one per refused fix. */
+function describeRefused(refused: readonly LocatedFinding[], cellNumbers?: readonly number[]): string {
+  return refused
+    .map(({ finding, cellIndex }) => {
+      const cell = cellNumbers ? `cell ${cellNumbers[cellIndex ?? 0] ?? (cellIndex ?? 0) + 1}, ` : '';
+      const title = finding.fixes.find((f) => f.preferred)?.title;
+      return `${finding.code} at ${cell}line ${finding.range.start.line + 1}${title ? `: ${title}` : ''}`;
+    })
+    .join('; ');
 }
 
 /** Checks one file; undefined for a notebook in another language, which is not ours to check. */
 function lintOneFile(file: string, settings: LintSettings): LintedFile | undefined {
   const options = analyzeOptions(file, settings);
   const analyzer = settings.analyzer ?? deviceAnalyzer;
+  const notes: string[] = [];
+  const fix = settings.fix;
   const decoded = decodePythonSource(fs.readFileSync(file));
+  const syntax = new SyntaxCheck();
+  const fixOptions: FixOptions = { addsSyntaxError: (before, after) => syntax.addsSyntaxError(before, after) };
+  const write = (text: string) => fs.writeFileSync(file, encodePythonSource({ ...decoded, text }));
   const base = { path: file, displayPath: displayPath(file, settings.cwd) };
+  const withNotes = <T extends object>(linted: T): T & { notes?: string[] } => (notes.length > 0 ? { ...linted, notes } : linted);
   if (path.extname(file).toLowerCase() !== '.ipynb') {
     const analyze: AnalyzeSources = (sources) => analyzer.analyzeSource(sources[0], options).map((finding) => ({ finding }));
-    const result = run([decoded.text], analyze, settings.fix);
-    if (result.sources[0] !== decoded.text) fs.writeFileSync(file, encodePythonSource({ ...decoded, text: result.sources[0] }));
-    return { ...base, sources: result.sources, findings: result.remaining, fixed: result.fixed };
+    const result = run([decoded.text], analyze, fix, fixOptions);
+    if (result.refused.length > 0) notes.push(`fix not applied: it would leave a syntax error (${describeRefused(result.refused)})`);
+    if (result.sources[0] !== decoded.text) write(result.sources[0]);
+    return withNotes({ ...base, sources: result.sources, findings: result.remaining, fixed: result.fixed });
   }
   const notebook = parseNotebook(decoded.text);
   if (!isPythonNotebook(notebook)) return undefined;
+  const cellNumbers = notebook.codeCellPositions.map((position) => position + 1);
   const analyze: AnalyzeSources = (sources) =>
     analyzer.analyzeNotebook(sources, options).map(({ finding, cellIndex }) => ({ finding, cellIndex }));
-  const result = run(notebook.sources, analyze, settings.fix);
-  if (result.sources.some((source, i) => source !== notebook.sources[i])) {
-    fs.writeFileSync(file, encodePythonSource({ ...decoded, text: serializeNotebook(notebook, result.sources) }));
-  }
-  const cellNumbers = notebook.codeCellPositions.map((position) => position + 1);
-  return { ...base, sources: result.sources, cellNumbers, findings: result.remaining, fixed: result.fixed };
+  const result = run(notebook.sources, analyze, fix, fixOptions);
+  if (result.refused.length > 0) notes.push(`fix not applied: it would leave a syntax error (${describeRefused(result.refused, cellNumbers)})`);
+  if (result.sources.some((source, i) => source !== notebook.sources[i])) write(serializeNotebook(notebook, result.sources));
+  return withNotes({ ...base, sources: result.sources, cellNumbers, findings: result.remaining, fixed: result.fixed });
 }
 
 function describeFailure(err: unknown): string {
