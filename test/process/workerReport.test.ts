@@ -137,6 +137,14 @@ describe('worker: the device report per scenario', function () {
     assert.match(report.problems[0].message, /^nvidia-smi was stopped: output too large \(over 8388608 bytes\), beginning "WARNING: infoROM is corrupted/);
   });
 
+  it("nvidia-smi's output without a GPU row is unreadable: no phantom GPU, and Debian's CPU-only PyTorch is not blamed", async () => {
+    requireDebianTorch();
+    const report = await detect('nvidia-garbage', { pythonPath: DEBIAN_PYTHON });
+    assert.deepStrictEqual(report.accelerators, []);
+    assert.deepStrictEqual(codes(report.problems), ['nvidia-smi-unreadable']);
+    assert.strictEqual(report.selected.device, 'cpu');
+  });
+
   it('a Python killed by a signal during the probe: the signal and its fatal error line', async () => {
     const report = await detect(undefined, { pythonPath: path.join(FAKE_BIN, 'python-segfault', 'python3') });
     assert.ok(report.torch && 'error' in report.torch);

@@ -6,8 +6,8 @@ import { parseSystemProfilerDisplays } from './apple';
 import { assembleReport } from './assemble';
 import { diagnose, type DiagnosisFacts, type TfjsFacts } from './diagnosis';
 import { buildHostInfo, type HostFacts } from './host';
-import { classifyNvidiaSmiFailure, type NvidiaSmiOutcome } from './nvidiaFailure';
-import { parseNvidiaCudaVersion, parseNvidiaMigList, parseNvidiaQueryCsv } from './nvidiaSmi';
+import { readNvidiaInventory, type NvidiaSmiOutcome } from './nvidiaFailure';
+import { parseNvidiaCudaVersion, parseNvidiaMigList } from './nvidiaSmi';
 import type { Accelerator, DeviceReport, HostInfo, Problem, TorchStatus } from './report';
 import { selectDevice } from './select';
 import { isTimeout, secondsText, succeeded, type ToolRun } from './toolRun';
@@ -39,16 +39,16 @@ export interface ProbeRuns {
 
 interface NvidiaFindings extends NvidiaInventory {
   outcome: NvidiaSmiOutcome;
-  problem?: Problem;
+  problems: Problem[];
 }
 
 function nvidiaFindings(runs: NonNullable<ProbeRuns['nvidia']>): NvidiaFindings {
-  const { kind, problem } = classifyNvidiaSmiFailure(runs.query);
+  const { kind, rows, problems } = readNvidiaInventory(runs.query);
   const ok = (run: ToolRun | null | undefined): run is ToolRun => run !== null && run !== undefined && succeeded(run);
   return {
     outcome: kind,
-    problem,
-    rows: kind === 'ok' ? parseNvidiaQueryCsv(runs.query.stdout) : [],
+    problems,
+    rows,
     cudaVersion: ok(runs.details) ? parseNvidiaCudaVersion(runs.details.stdout) : null,
     listed: ok(runs.list) ? parseNvidiaMigList(runs.list.stdout) : [],
   };
@@ -97,7 +97,7 @@ export function buildDeviceReport(runs: ProbeRuns): DeviceReport {
   const amd = amdRows(runs);
   const accelerators = allAccelerators(nvidia, amd, runs, host, torch);
   const toolProblems = [
-    ...(nvidia?.problem ? [nvidia.problem] : []),
+    ...(nvidia?.problems ?? []),
     ...timeoutProblem('rocm-smi', runs.rocmSmi),
     ...timeoutProblem('amd-smi', runs.amdSmi?.static),
     ...timeoutProblem('system_profiler', runs.systemProfiler),

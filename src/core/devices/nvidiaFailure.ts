@@ -1,6 +1,9 @@
 // nvidia-smi's failures (PROBES.md), told apart by message first and exit code second,
 // because drivers disagree on exit codes but not on wording. "No devices" and "not
-// installed" are normal machines, not problems.
+// installed" are normal machines, not problems. An inventory that exits 0 is still read
+// line by line: a line that is not a GPU row is dropped with a warning, and one without
+// any GPU row is unreadable output, never a GPU.
+import { parseNvidiaInventory, type NvidiaGpuRow } from './nvidiaSmi';
 import type { Problem } from './report';
 import { endedHow, firstLine, isNotInstalled, isTimeout, quoteLine, secondsText, succeeded, type ToolRun } from './toolRun';
 
@@ -12,6 +15,8 @@ export type NvidiaSmiOutcome =
   | 'version-mismatch'
   | 'no-supported-gpus'
   | 'timeout'
+  /** Exit 0, but not one line of the inventory is a GPU row. */
+  | 'unreadable'
   | 'unknown';
 
 export interface NvidiaSmiFailure {
@@ -110,4 +115,39 @@ export function classifyNvidiaSmiFailure(run: ToolRun): NvidiaSmiFailure {
   const kind = outcomeOf(run);
   const found = problemFor(kind, run);
   return found ? { kind, problem: found } : { kind };
+}
+
+export interface NvidiaInventoryReading {
+  kind: NvidiaSmiOutcome;
+  /** The GPU rows; empty unless kind is ok. */
+  rows: NvidiaGpuRow[];
+  /** The failure, the unreadable output, or the warning about dropped lines. */
+  problems: Problem[];
+}
+
+function skippedProblem(skipped: string[]): Problem {
+  const count = skipped.length === 1 ? '1 line that is not a GPU row; it was' : `${skipped.length} lines that are not GPU rows; they were`;
+  return problem(
+    'nvidia-smi-unreadable-lines',
+    `nvidia-smi printed ${count} skipped: ${quoteLine(skipped[0])}`,
+    'a GPU in an error state (`[Unknown Error]`, `[GPU requires reset]`) or a warning from the driver: run `nvidia-smi` in a terminal, and check `dmesg` for Xid errors',
+  );
+}
+
+function unreadableProblem(run: ToolRun): Problem {
+  const first = firstLine(run);
+  return problem(
+    'nvidia-smi-unreadable',
+    first ? `nvidia-smi's output could not be read (no GPU row in it): ${quoteLine(first)}` : 'nvidia-smi exited 0 but printed nothing',
+    'run `nvidia-smi` in a terminal: a GPU in an error state or a broken driver install prints this instead of its GPUs (check `dmesg` for Xid errors)',
+  );
+}
+
+/** The inventory query (NVIDIA_QUERY_ARGS): how it ended, its GPU rows, and what to report. */
+export function readNvidiaInventory(run: ToolRun): NvidiaInventoryReading {
+  const failure = classifyNvidiaSmiFailure(run);
+  if (failure.kind !== 'ok') return { kind: failure.kind, rows: [], problems: failure.problem ? [failure.problem] : [] };
+  const { rows, skipped } = parseNvidiaInventory(run.stdout);
+  if (rows.length === 0) return { kind: 'unreadable', rows: [], problems: [unreadableProblem(run)] };
+  return { kind: 'ok', rows, problems: skipped.length > 0 ? [skippedProblem(skipped)] : [] };
 }

@@ -43,12 +43,21 @@ function splitQueryLine(line: string, expected: number, nameField: number): stri
   return [...parts.slice(0, nameField), name, ...parts.slice(nameField + extra + 1)];
 }
 
+/** nvidia-smi's spellings of a GPU's identity: GPU-<uuid>, and the PCI bus id 00000000:19:00.0. */
+const GPU_UUID = /^GPU-[0-9a-f][0-9a-f-]*$/i;
+const PCI_BUS_ID = /^([0-9a-f]{4,8}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-9a-f]$/i;
+
+/**
+ * A GPU row has an index and an identity (its UUID or its PCI bus id): a line of
+ * `[Unknown Error]`s, a warning with enough commas, or a cut-off row is not a GPU.
+ */
 function parseQueryLine(line: string): NvidiaGpuRow | null {
   const fields = splitQueryLine(line, QUERY_FIELD_COUNT, NAME_FIELD);
   if (!fields) return null;
   const [index, uuid, name, busId, total, used, free, utilization, temperature, power, driver] = fields;
   const indexValue = integerOrNull(index);
-  if (indexValue === null) return null;
+  if (indexValue === null || !/^\d+$/.test(index)) return null;
+  if (!GPU_UUID.test(uuid) && !PCI_BUS_ID.test(busId)) return null;
   const totalBytes = mibToBytes(numberOrNull(total));
   const usedBytes = mibToBytes(numberOrNull(used));
   return {
@@ -64,11 +73,26 @@ function parseQueryLine(line: string): NvidiaGpuRow | null {
   };
 }
 
-/** `nvidia-smi --query-gpu=<NVIDIA_QUERY_FIELDS> --format=csv,noheader,nounits`; lines that are not GPU rows are skipped. */
+export interface ParsedNvidiaInventory {
+  rows: NvidiaGpuRow[];
+  /** The non-blank lines that are not GPU rows (a warning, an error row, a cut-off line). */
+  skipped: string[];
+}
+
+/** `nvidia-smi --query-gpu=<NVIDIA_QUERY_FIELDS> --format=csv,noheader,nounits`, line by line. */
+export function parseNvidiaInventory(stdout: string): ParsedNvidiaInventory {
+  const inventory: ParsedNvidiaInventory = { rows: [], skipped: [] };
+  for (const line of nonBlankLines(stdout)) {
+    const row = parseQueryLine(line);
+    if (row) inventory.rows.push(row);
+    else inventory.skipped.push(line);
+  }
+  return inventory;
+}
+
+/** The GPU rows of the inventory; lines that are not GPU rows are skipped. */
 export function parseNvidiaQueryCsv(stdout: string): NvidiaGpuRow[] {
-  return nonBlankLines(stdout)
-    .map(parseQueryLine)
-    .filter((row): row is NvidiaGpuRow => row !== null);
+  return parseNvidiaInventory(stdout).rows;
 }
 
 /** The CUDA version the driver supports, from `nvidia-smi -q` (or the plain `nvidia-smi` banner). */
