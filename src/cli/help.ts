@@ -32,7 +32,8 @@ Each file's nearest pyproject.toml with a [tool.device-doctor] table applies.
 Options:
   --format <format>        text (default), json (Ruff's JSON shape) or sarif (SARIF 2.1.0)
   --fix                    Apply each finding's preferred fix, in place, then report what remains.
-                           A file is left as it was when a fix would leave a syntax error
+                           A file is left as it was when a fix would leave a syntax error,
+                           and a symbolic link is never written through
   --select <codes>         Rules to run, comma-separated codes or prefixes (DD003, DD00, ALL);
                            replaces the select and ignore of pyproject.toml
   --extend-select <codes>  Rules to run in addition to the selected ones

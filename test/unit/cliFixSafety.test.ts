@@ -1,4 +1,5 @@
-// --fix must never make a file worse: no fix that adds a syntax error is written.
+// --fix must never make a file worse: no fix that adds a syntax error is written, no file is
+// written through a symbolic link, and writes are atomic.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -119,6 +120,56 @@ describe('cli: --fix never makes a file worse', () => {
       assert.strictEqual(err, '');
       assert.strictEqual(fs.readFileSync(file, 'utf8'), 'import torch\rt = torch.ones(2).to("cuda")\rt.cpu().numpy()\r');
       assert.strictEqual(status, 0);
+    });
+  });
+
+  describe('symbolic links and atomic writes', function () {
+    before(function () {
+      // Creating symbolic links needs a privilege on Windows.
+      if (process.platform === 'win32') this.skip();
+    });
+
+    it('never writes through a link to a file: reports it as not fixed, still lints it', async () => {
+      const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dd-outside-')));
+      try {
+        const target = path.join(outside, 'target.py');
+        fs.writeFileSync(target, 'x = t.numpy()\n');
+        fs.symlinkSync(target, path.join(tmp, 'link.py'));
+        const { status, out, err } = await lint(['--fix', '.']);
+        assert.strictEqual(fs.readFileSync(target, 'utf8'), 'x = t.numpy()\n');
+        assert.ok(fs.lstatSync(path.join(tmp, 'link.py')).isSymbolicLink());
+        assert.strictEqual(err, 'warning: link.py: not fixed: a symbolic link\n');
+        assert.match(out, /^link\.py:1:5: DD003 \[\*\] t may be on an accelerator\n/);
+        assert.strictEqual(status, 1);
+        // Without --fix a link is read as before, and nothing is said about it.
+        const plain = await lint(['link.py']);
+        assert.strictEqual(plain.err, '');
+        assert.match(plain.out, /^link\.py:1:5: DD003/);
+      } finally {
+        fs.rmSync(outside, { recursive: true, force: true });
+      }
+    });
+
+    it('replaces the file by a rename (a new inode), keeps its mode, and leaves no temporary file', async () => {
+      const file = write('train.py', 'x = t.numpy()\n');
+      fs.chmodSync(file, 0o751);
+      const before = fs.statSync(file);
+      const { status } = await lint(['--fix', 'train.py']);
+      assert.strictEqual(status, 0);
+      const after = fs.statSync(file);
+      assert.strictEqual(fs.readFileSync(file, 'utf8'), 'x = t.cpu().numpy()\n');
+      assert.notStrictEqual(after.ino, before.ino, 'written in place rather than renamed over');
+      assert.strictEqual(after.mode & 0o7777, 0o751);
+      assert.deepStrictEqual(fs.readdirSync(tmp), ['train.py']);
+    });
+
+    it('fixes the file a hard link names without writing into the other name', async () => {
+      const file = write('a.py', 'x = t.numpy()\n');
+      const other = path.join(tmp, 'other.txt');
+      fs.linkSync(file, other);
+      await lint(['--fix', 'a.py']);
+      assert.strictEqual(fs.readFileSync(file, 'utf8'), 'x = t.cpu().numpy()\n');
+      assert.strictEqual(fs.readFileSync(other, 'utf8'), 'x = t.numpy()\n');
     });
   });
 });

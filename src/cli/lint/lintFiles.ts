@@ -1,12 +1,14 @@
 // The lint pipeline shared by `lint` and `doctor`: for each file, find its pyproject
 // configuration, read it, analyse it (fixing it first with --fix) and collect the results.
-// --fix writes a file only when its fixes add no syntax error.
+// --fix writes a file only when its fixes add no syntax error, never through a symbolic
+// link, and atomically (fileAccess.ts).
 import * as fs from 'fs';
 import * as path from 'path';
 import { analyzeNotebook, analyzeSource, initPythonParser } from '../../core/analysis';
 import type { AnalyzeOptions, CellFinding, Finding } from '../../core/analysis/types';
 import { findProjectConfig, selectionForFile, type SelectionLayer } from '../../core/config';
 import { SyntaxCheck } from '../../core/python/fixCheck';
+import { readForFix, SYMBOLIC_LINK, writeFileAtomic } from './fileAccess';
 import { fixUntilStable, type AnalyzeSources, type FixOptions, type FixResult, type LocatedFinding } from './fixes';
 import type { LintedFile, LintReport } from '../formats/report';
 import { isPythonNotebook, parseNotebook, serializeNotebook } from './notebookFile';
@@ -64,16 +66,28 @@ function describeRefused(refused: readonly LocatedFinding[], cellNumbers?: reado
     .join('; ');
 }
 
+/** The file's bytes, and how --fix may write it back (undefined: it may not, and `notes` says why). */
+function readFile(file: string, fix: boolean, notes: string[]): { bytes: Buffer; mode?: number } {
+  if (!fix) return { bytes: fs.readFileSync(file) };
+  const read = readForFix(file);
+  if ('bytes' in read) return read;
+  if (read.notFixed !== SYMBOLIC_LINK) throw new UnreadableFileError(read.notFixed);
+  notes.push(`not fixed: ${read.notFixed}`);
+  // Linting reads through a link as it always has; only writing through one is refused.
+  return { bytes: fs.readFileSync(file) };
+}
+
 /** Checks one file; undefined for a notebook in another language, which is not ours to check. */
 function lintOneFile(file: string, settings: LintSettings): LintedFile | undefined {
   const options = analyzeOptions(file, settings);
   const analyzer = settings.analyzer ?? deviceAnalyzer;
   const notes: string[] = [];
-  const fix = settings.fix;
-  const decoded = decodePythonSource(fs.readFileSync(file));
+  const { bytes, mode } = readFile(file, settings.fix, notes);
+  const fix = mode !== undefined;
+  const decoded = decodePythonSource(bytes);
   const syntax = new SyntaxCheck();
   const fixOptions: FixOptions = { addsSyntaxError: (before, after) => syntax.addsSyntaxError(before, after) };
-  const write = (text: string) => fs.writeFileSync(file, encodePythonSource({ ...decoded, text }));
+  const write = (text: string) => writeFileAtomic(file, encodePythonSource({ ...decoded, text }), mode ?? 0o644);
   const base = { path: file, displayPath: displayPath(file, settings.cwd) };
   const withNotes = <T extends object>(linted: T): T & { notes?: string[] } => (notes.length > 0 ? { ...linted, notes } : linted);
   if (path.extname(file).toLowerCase() !== '.ipynb') {
