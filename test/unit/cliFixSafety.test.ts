@@ -1,5 +1,6 @@
 // --fix must never make a file worse: no fix that adds a syntax error is written, no file is
-// written through a symbolic link, and writes are atomic.
+// written through a symbolic link, writes are atomic, and a notebook keeps every byte
+// outside the cells that changed.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -10,6 +11,7 @@ import { parseArgs, type LintOptions } from '../../src/cli/args';
 import { memoryIo } from '../../src/cli/io';
 import { runLintCommand } from '../../src/cli/commands/lint';
 import type { Analyzer } from '../../src/cli/lint/lintFiles';
+import { parseNotebook, serializeNotebook, NotebookWriteError } from '../../src/cli/lint/notebookFile';
 
 /**
  * A stand-in DD003: each `name.numpy()` not after `.cpu()` gets "insert .cpu()"; on a line
@@ -170,6 +172,102 @@ describe('cli: --fix never makes a file worse', () => {
       await lint(['--fix', 'a.py']);
       assert.strictEqual(fs.readFileSync(file, 'utf8'), 'x = t.cpu().numpy()\n');
       assert.strictEqual(fs.readFileSync(other, 'utf8'), 'x = t.numpy()\n');
+    });
+  });
+
+  describe('notebooks: only the changed cells are rewritten', () => {
+    it('leaves every other byte as it was: escapes, big numbers, 1.0, other cells', async () => {
+      const text = [
+        '{',
+        ' "cells": [',
+        '  {',
+        '   "cell_type": "markdown",',
+        '   "metadata": {"ratio": 1.0, "id": 12345678901234567890, "e": 1e400},',
+        '   "source": ["Caf\\u00e9 \\/ na\\u00efve"]',
+        '  },',
+        '  {',
+        '   "cell_type": "code",',
+        '   "execution_count": 1,',
+        '   "metadata": {},',
+        '   "outputs": [{"name": "stdout", "output_type": "stream", "text": ["caf\\u00e9\\n"]}],',
+        '   "source": [',
+        '    "import torch\\n",',
+        '    "x = t.numpy()\\n",',
+        '    "y = \\"\\u00e9\\""',
+        '   ]',
+        '  },',
+        '  {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": "z = w.numpy()"}',
+        ' ],',
+        ' "metadata": {"language_info": {"name": "python"}},',
+        ' "nbformat": 4,',
+        ' "nbformat_minor": 5',
+        '}',
+        '',
+      ].join('\n');
+      const file = write('nb.ipynb', text);
+      const { status, err } = await lint(['--fix', 'nb.ipynb']);
+      assert.strictEqual(err, '');
+      assert.strictEqual(status, 0);
+      const expected = text
+        .replace('"x = t.numpy()\\n"', '"x = t.cpu().numpy()\\n"')
+        .replace('"source": "z = w.numpy()"', '"source": "z = w.cpu().numpy()"');
+      assert.strictEqual(fs.readFileSync(file, 'utf8'), expected);
+    });
+
+    it('keeps non-ASCII as it was written, raw or escaped, in the cells it rewrites', () => {
+      const raw = notebookText([{ cell_type: 'code', source: ['s = "é"\n', 'x = t.numpy()'] }]);
+      const rawBook = parseNotebook(raw);
+      assert.strictEqual(serializeNotebook(rawBook, ['s = "é"\nx = t.cpu().numpy()']), raw.replace('x = t.numpy()', 'x = t.cpu().numpy()'));
+      const escaped = raw.replace('é', '\\u00e9');
+      const escapedBook = parseNotebook(escaped);
+      assert.strictEqual(serializeNotebook(escapedBook, ['s = "é"\nx = t.cpu().numpy()']), escaped.replace('x = t.numpy()', 'x = t.cpu().numpy()'));
+    });
+
+    it('lays out lines as the list was laid out: one per line, on one line, or filled in from []', () => {
+      const pretty = notebookText([{ cell_type: 'code', source: ['a = 1\n', 'x = t.numpy()'] }]);
+      assert.strictEqual(
+        serializeNotebook(parseNotebook(pretty), ['a = 1\nx = t.cpu().numpy()\nb = 2']),
+        pretty.replace('"x = t.numpy()"', '"x = t.cpu().numpy()\\n",\n    "b = 2"'),
+      );
+      const compact = notebookText([{ cell_type: 'code', source: ['a = 1\n', 'x = t.numpy()'] }], undefined);
+      assert.strictEqual(serializeNotebook(parseNotebook(compact), ['a = 1\nx = t.cpu().numpy()']), compact.replace('x = t.numpy()', 'x = t.cpu().numpy()'));
+      const empty = notebookText([{ cell_type: 'code', source: ['x = t.numpy()'] }, { cell_type: 'code', source: [] }]);
+      const written = serializeNotebook(parseNotebook(empty), ['x = t.numpy()', 'import numpy\n']);
+      assert.strictEqual(written, empty.replace('"source": []', '"source": [\n    "import numpy\\n"\n   ]'));
+    });
+
+    it('writes CRLF JSON with CRLF between the lines it adds', () => {
+      const crlf = notebookText([{ cell_type: 'code', source: ['a = 1\n', 'x = t.numpy()'] }]).replace(/\n/g, '\r\n');
+      const written = serializeNotebook(parseNotebook(crlf), ['a = 1\nx = t.cpu().numpy()\nb = 2']);
+      assert.strictEqual(written, crlf.replace('"x = t.numpy()"', '"x = t.cpu().numpy()\\n",\r\n    "b = 2"'));
+    });
+
+    it('takes the last of duplicate keys, as JSON.parse does', () => {
+      const text = '{"cells": [{"cell_type": "code", "source": "old.numpy()", "source": "x = t.numpy()"}], "metadata": {}}';
+      assert.strictEqual(serializeNotebook(parseNotebook(text), ['x = t.cpu().numpy()']), text.replace('"x = t.numpy()"', '"x = t.cpu().numpy()"'));
+    });
+
+    it('refuses, rather than guess, when a changed cell has no "source" to write into', async () => {
+      const text = '{"cells": [{"cell_type": "code", "metadata": {}}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n';
+      assert.throws(() => serializeNotebook(parseNotebook(text), ['import numpy\n']), (err: Error) => err instanceof NotebookWriteError && /cell 1 has no "source"/.test(err.message));
+    });
+
+    it('refuses to write a notebook it cannot rewrite exactly, and still reports the findings', async () => {
+      // A cross-cell fix into a cell with no "source": the notebook is left alone.
+      const text = '{"cells": [{"cell_type": "code", "metadata": {}}, {"cell_type": "code", "source": "x = t.numpy()"}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n';
+      const file = write('odd.ipynb', text);
+      const intoFirstCell: Analyzer = {
+        analyzeSource: () => [],
+        analyzeNotebook: (cells) => analyzer.analyzeNotebook(cells, {}).map((f) => ({
+          ...f,
+          finding: { ...f.finding, fixes: f.finding.fixes.map((fix) => ({ ...fix, edits: [...fix.edits, { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, newText: 'import numpy\n', cellIndex: 0 }] })) },
+        })),
+      };
+      const { status, out, err } = await lint(['--fix', 'odd.ipynb'], intoFirstCell);
+      assert.strictEqual(fs.readFileSync(file, 'utf8'), text);
+      assert.match(err, /^warning: odd\.ipynb: fix not applied: cell 1 has no "source" to write the fix into\n$/);
+      assert.match(out, /^odd\.ipynb:cell 2:1:5: DD003/);
+      assert.strictEqual(status, 1);
     });
   });
 });

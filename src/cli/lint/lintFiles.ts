@@ -1,7 +1,7 @@
 // The lint pipeline shared by `lint` and `doctor`: for each file, find its pyproject
 // configuration, read it, analyse it (fixing it first with --fix) and collect the results.
 // --fix writes a file only when its fixes add no syntax error, never through a symbolic
-// link, and atomically (fileAccess.ts).
+// link, and atomically (fileAccess.ts); a notebook gets only its changed cells rewritten.
 import * as fs from 'fs';
 import * as path from 'path';
 import { analyzeNotebook, analyzeSource, initPythonParser } from '../../core/analysis';
@@ -11,7 +11,7 @@ import { SyntaxCheck } from '../../core/python/fixCheck';
 import { readForFix, SYMBOLIC_LINK, writeFileAtomic } from './fileAccess';
 import { fixUntilStable, type AnalyzeSources, type FixOptions, type FixResult, type LocatedFinding } from './fixes';
 import type { LintedFile, LintReport } from '../formats/report';
-import { isPythonNotebook, parseNotebook, serializeNotebook } from './notebookFile';
+import { isPythonNotebook, NotebookWriteError, parseNotebook, serializeNotebook } from './notebookFile';
 import { decodePythonSource, encodePythonSource, UnreadableFileError } from './pythonFile';
 
 export interface LintSettings {
@@ -102,9 +102,19 @@ function lintOneFile(file: string, settings: LintSettings): LintedFile | undefin
   const cellNumbers = notebook.codeCellPositions.map((position) => position + 1);
   const analyze: AnalyzeSources = (sources) =>
     analyzer.analyzeNotebook(sources, options).map(({ finding, cellIndex }) => ({ finding, cellIndex }));
-  const result = run(notebook.sources, analyze, fix, fixOptions);
+  let result = run(notebook.sources, analyze, fix, fixOptions);
   if (result.refused.length > 0) notes.push(`fix not applied: it would leave a syntax error (${describeRefused(result.refused, cellNumbers)})`);
-  if (result.sources.some((source, i) => source !== notebook.sources[i])) write(serializeNotebook(notebook, result.sources));
+  if (result.sources.some((source, i) => source !== notebook.sources[i])) {
+    let text: string | undefined;
+    try {
+      text = serializeNotebook(notebook, result.sources);
+    } catch (err) {
+      if (!(err instanceof NotebookWriteError)) throw err;
+      notes.push(`fix not applied: ${err.message}`);
+      result = run(notebook.sources, analyze, false, fixOptions);
+    }
+    if (text !== undefined) write(text);
+  }
   return withNotes({ ...base, sources: result.sources, cellNumbers, findings: result.remaining, fixed: result.fixed });
 }
 

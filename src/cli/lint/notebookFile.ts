@@ -1,5 +1,9 @@
 // Jupyter notebooks (nbformat 4) as the CLI needs them: the code cells' sources in
-// order, and a way to write changed sources back without disturbing anything else.
+// order, and a way to write changed sources back without disturbing anything else: only
+// the changed cells' "source" values are replaced in the original text, every other byte
+// stays as it was, and the result is checked before anything is written.
+import { isDeepStrictEqual } from 'util';
+import { notebookCellSpans, type Span } from './jsonSpans';
 import { UnreadableFileError } from './pythonFile';
 
 type Json = Record<string, unknown>;
@@ -11,10 +15,14 @@ export interface NotebookFile {
   codeCellPositions: number[];
   /** Each code cell's source as one string. */
   sources: string[];
+  /** The JSON text as read: what --fix changes as little of as it can. */
+  text: string;
   /** Jupyter writes JSON indented by one space; other tools use other indents. */
   indent: string | undefined;
-  trailingNewline: boolean;
 }
+
+/** The changed sources could not be written back without risk; the notebook is left as it was. */
+export class NotebookWriteError extends Error {}
 
 function cellSource(cell: Json, position: number): string {
   const source = cell.source;
@@ -57,7 +65,7 @@ export function parseNotebook(text: string): NotebookFile {
     codeCellPositions.push(position);
     sources.push(cellSource(cell as Json, position));
   });
-  return { document: document as Json, codeCellPositions, sources, indent: detectIndent(text), trailingNewline: text.endsWith('\n') };
+  return { document: document as Json, codeCellPositions, sources, text, indent: detectIndent(text) };
 }
 
 /** false for a notebook whose metadata names another language (R, Julia, ...). */
@@ -71,15 +79,90 @@ function toSourceLines(source: string): string[] {
   return source === '' ? [] : source.split(/(?<=\n)/);
 }
 
-/** The notebook's JSON text with code cell sources replaced by `sources`. */
+/**
+ * Whether the notebook escapes non-ASCII characters (`\u00e9`, Python's json.dump with
+ * ensure_ascii, as some tools write) rather than writing them as they are (nbformat's way).
+ */
+function escapesNonAscii(text: string): boolean {
+  return !/[^\x00-\x7f]/.test(text) && /\\u(00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})/.test(text);
+}
+
+/** A JSON string literal in the notebook's style. */
+function jsonString(value: string, asciiOnly: boolean): string {
+  const literal = JSON.stringify(value);
+  return asciiOnly ? literal.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : literal;
+}
+
+/** The whitespace that starts the line `offset` is on. */
+function lineIndent(text: string, offset: number): string {
+  const indent = /[ \t]*/y;
+  indent.lastIndex = text.lastIndexOf('\n', offset - 1) + 1;
+  return indent.exec(text)?.[0] ?? '';
+}
+
+/**
+ * A list of lines laid out as the original list was: one element per line at the
+ * original's indent (Jupyter's layout), or on one line with its separator.
+ */
+function jsonLines(lines: readonly string[], original: string, span: Span, notebook: NotebookFile, asciiOnly: boolean): string {
+  if (lines.length === 0) return '[]';
+  const elements = lines.map((line) => jsonString(line, asciiOnly));
+  const before = original.slice(span.start, span.end);
+  if (before.includes('\n')) {
+    const firstIndent = /^\[[ \t]*\r?\n([ \t]*)/.exec(before)?.[1] ?? '';
+    const closingIndent = /\n([ \t]*)\]$/.exec(before)?.[1] ?? '';
+    const eol = before.includes('\r\n') ? '\r\n' : '\n';
+    return `[${eol}${elements.map((e) => firstIndent + e).join(`,${eol}`)}${eol}${closingIndent}]`;
+  }
+  if (before === '[]' && notebook.indent !== undefined) {
+    // An empty list gives no layout to copy: Jupyter's, one level below the key's line.
+    const keyIndent = lineIndent(original, span.start);
+    const eol = original.includes('\r\n') ? '\r\n' : '\n';
+    return `[${eol}${elements.map((e) => keyIndent + notebook.indent + e).join(`,${eol}`)}${eol}${keyIndent}]`;
+  }
+  const separator = /^\[\s*"(?:[^"\\]|\\.)*"(\s*,\s*)/.exec(before)?.[1] ?? ',';
+  return `[${elements.join(separator)}]`;
+}
+
+/**
+ * The notebook's JSON text with code cell sources replaced by `sources`: only the changed
+ * cells' "source" values are rewritten, as a string or a list of lines as they were. Throws
+ * NotebookWriteError when that cannot be done exactly; nothing should then be written.
+ */
 export function serializeNotebook(notebook: NotebookFile, sources: readonly string[]): string {
+  const changed = notebook.codeCellPositions
+    .map((position, index) => ({ position, source: sources[index] }))
+    .filter(({ source }, index) => source !== notebook.sources[index]);
+  if (changed.length === 0) return notebook.text;
+  const original = notebook.text;
+  let spans;
+  try {
+    spans = notebookCellSpans(original);
+  } catch (err) {
+    throw new NotebookWriteError(`cannot locate the cells in the notebook's JSON (${(err as Error).message})`);
+  }
   const cells = notebook.document.cells as Json[];
-  const updated = cells.slice();
-  notebook.codeCellPositions.forEach((position, index) => {
-    const cell = cells[position];
-    if (sources[index] === notebook.sources[index]) return;
-    updated[position] = { ...cell, source: typeof cell.source === 'string' ? sources[index] : toSourceLines(sources[index]) };
-  });
-  const text = JSON.stringify({ ...notebook.document, cells: updated }, null, notebook.indent);
-  return notebook.trailingNewline ? `${text}\n` : text;
+  const asciiOnly = escapesNonAscii(original);
+  const expected = JSON.parse(original) as Json;
+  const replacements: Array<Span & { text: string }> = [];
+  for (const { position, source } of changed) {
+    const span = spans[position]?.source;
+    if (!span) throw new NotebookWriteError(`cell ${position + 1} has no "source" to write the fix into`);
+    const asString = typeof cells[position].source === 'string';
+    const value = asString ? source : toSourceLines(source);
+    (expected.cells as Json[])[position].source = value;
+    const text = asString ? jsonString(source, asciiOnly) : jsonLines(value as string[], original, span, notebook, asciiOnly);
+    replacements.push({ ...span, text });
+  }
+  let written = original;
+  for (const r of replacements.sort((a, b) => b.start - a.start)) written = written.slice(0, r.start) + r.text + written.slice(r.end);
+  // What was written must read back as the intended notebook, or it is not written at all.
+  let reread: unknown;
+  try {
+    reread = JSON.parse(written);
+  } catch {
+    reread = undefined;
+  }
+  if (!isDeepStrictEqual(reread, expected)) throw new NotebookWriteError("the fixed cells could not be written back exactly into the notebook's JSON");
+  return written;
 }
