@@ -8,6 +8,7 @@ import { helpText } from './help';
 import type { CliIo } from './io';
 import { EXIT_USAGE, runLintCommand } from './commands/lint';
 import { DEVICE_DOCTOR_VERSION } from './version';
+import { terminalText } from './formats/terminalText';
 
 async function dispatch(argv: readonly string[], io: CliIo, signal?: AbortSignal): Promise<number> {
   const invocation = parseArgs(argv);
@@ -27,7 +28,7 @@ async function dispatch(argv: readonly string[], io: CliIo, signal?: AbortSignal
     case 'bench':
       return runBenchCommand(invocation.options, io, signal);
     case 'usage-error':
-      io.stderr(`error: ${invocation.message}\nRun '${helpCommandFor(invocation.topic)}' for usage.\n`);
+      io.stderr(`error: ${terminalText(invocation.message)}\nRun '${helpCommandFor(invocation.topic)}' for usage.\n`);
       return EXIT_USAGE;
   }
 }
@@ -37,7 +38,7 @@ export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortS
   try {
     return await dispatch(argv, io, signal);
   } catch (err) {
-    io.stderr(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    io.stderr(`error: ${terminalText(err instanceof Error ? err.message : String(err))}\n`);
     return EXIT_USAGE;
   }
 }

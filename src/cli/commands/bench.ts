@@ -18,6 +18,7 @@ import { formatBenchText } from '../formats/benchText';
 import { detectReport } from './detect';
 import type { BenchOptions } from '../args';
 import type { CliIo } from '../io';
+import { terminalJson, terminalText } from '../formats/terminalText';
 
 export const EXIT_OK = 0;
 /** A wrong product, an engine that failed, or nothing measured at all. */
@@ -84,7 +85,7 @@ function progressPrinter(io: CliIo): { onProgress: (p: BenchProgress, step: numb
   let live = false;
   return {
     onProgress(p, step, steps) {
-      const what = `[${step}/${steps}] ${p.engine} ${p.device} ${p.dtype} n=${p.size}`;
+      const what = terminalText(`[${step}/${steps}] ${p.engine} ${p.device} ${p.dtype} n=${p.size}`);
       if (io.color) {
         const detail = p.phase === 'timing' ? `${p.done}/${p.repeats}` : p.phase;
         io.stderr(`\r\x1b[K${what} ${detail}`);
@@ -108,7 +109,7 @@ export async function runBenchCommand(options: BenchOptions, io: CliIo, signal?:
   const params = benchParamsOf(options, python);
   const early = earlyProblem(params);
   if (early) {
-    io.stderr(`error: ${early}\n`);
+    io.stderr(`error: ${terminalText(early)}\n`);
     return EXIT_IMPOSSIBLE;
   }
   const deviceReport = report ?? (await detectReport({ python, verbose: false }, io, signal));
@@ -119,7 +120,7 @@ export async function runBenchCommand(options: BenchOptions, io: CliIo, signal?:
     run = await benchmark(params, deviceReport, engines, { signal, onProgress: progress.onProgress });
   } catch (error) {
     if (!(error instanceof InvalidBenchRequest)) throw error;
-    io.stderr(`error: ${error.message}\n`);
+    io.stderr(`error: ${terminalText(error.message)}\n`);
     return EXIT_IMPOSSIBLE;
   } finally {
     progress.end();
@@ -130,8 +131,8 @@ export async function runBenchCommand(options: BenchOptions, io: CliIo, signal?:
 
 /** The core's --json object; host↔device transfers are added only when measured (accelerators). */
 export function benchJsonText(run: BenchRunResponse): string {
-  if (run.transfers.length === 0) return formatBenchJson(run);
-  return JSON.stringify({ ...toBenchJson(run), transfers: run.transfers }, null, 2) + '\n';
+  if (run.transfers.length === 0) return terminalJson(formatBenchJson(run));
+  return terminalJson(JSON.stringify({ ...toBenchJson(run), transfers: run.transfers }, null, 2)) + '\n';
 }
 
 // ---- doctor's closing benchmark ----

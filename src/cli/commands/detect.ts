@@ -14,6 +14,7 @@ import { cliInterpreter } from '../../node/interpreter';
 import { ProbeGate } from '../../worker/detect/probes/probeGate';
 import type { DetectOptions } from '../args';
 import type { CliIo } from '../io';
+import { terminalJson, terminalLines, terminalText } from '../formats/terminalText';
 
 export const DETECT_HELP = `Usage: device-doctor detect [options]
 
@@ -46,7 +47,7 @@ export async function detectReport(options: Pick<DetectOptions, 'python' | 'devi
     pinnedDevice: options.device ?? null,
     timeoutMs: options.timeoutSeconds === undefined ? undefined : Math.round(options.timeoutSeconds * 1000),
   };
-  const log = options.verbose ? (level: string, message: string) => io.stderr(`${level}: ${message}\n`) : () => undefined;
+  const log = options.verbose ? (level: string, message: string) => io.stderr(`${level}: ${terminalText(message)}\n`) : () => undefined;
   const outcome = await detectDevices(probe, { gate: new ProbeGate(), env: process.env, platform: process.platform, log }, signal);
   return outcome.report;
 }
@@ -72,7 +73,8 @@ function acceleratorTable(accelerators: Accelerator[]): string[] {
     orDash(a.driverVersion),
     orDash(a.cudaVersion),
   ]);
-  return pad([header, ...rows]).map((line) => `  ${line}`);
+  // Escaped before padding, so that a name with control characters still lines up.
+  return pad([header, ...rows.map((row) => row.map(terminalText))]).map((line) => `  ${line}`);
 }
 
 function torchLines(torch: TorchStatus | null): string[] {
@@ -105,11 +107,12 @@ export function formatDetectText(report: DeviceReport): string {
     lines.push('', 'Problems');
     for (const problem of report.problems) lines.push(`  ${problem.code}: ${problem.message}`, `    fix: ${problem.hint}`);
   }
-  return `${lines.join('\n')}\n`;
+  // Device names, versions and messages are what the tools and the user's Python said.
+  return terminalLines(lines);
 }
 
 export async function runDetectCommand(options: DetectOptions, io: CliIo, signal?: AbortSignal): Promise<number> {
   const report = await detectReport(options, io, signal);
-  io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatDetectText(report));
+  io.stdout(options.json ? `${terminalJson(JSON.stringify(report, null, 2))}\n` : formatDetectText(report));
   return 0;
 }

@@ -12,6 +12,7 @@ import { cliInterpreter } from '../../node/interpreter';
 import { QUICK_BENCH_TITLE, quickBenchSection } from './bench';
 import { detectReport } from './detect';
 import type { CliIo } from '../io';
+import { terminalLines, terminalText } from '../formats/terminalText';
 import type { LintReport } from '../formats/report';
 import { configurationErrors, lintFiles } from '../lint/lintFiles';
 import { DEVICE_DOCTOR_VERSION } from '../version';
@@ -101,7 +102,7 @@ export async function runDoctorCommand(
 ): Promise<number> {
   const collected = collectFiles(['.'], io.cwd);
   // Unlike lint, a bad pyproject.toml does not stop doctor: it says so and checks with what parsed.
-  for (const error of configurationErrors(collected.files)) io.stderr(`warning: ${error}\n`);
+  for (const error of configurationErrors(collected.files)) io.stderr(`warning: ${terminalText(error)}\n`);
   // One detect serves the device summary and the benchmark; the probes (seconds, for
   // PyTorch) run while the code is checked.
   const detected = detect();
@@ -109,6 +110,7 @@ export async function runDoctorCommand(
   const [devices, report] = await Promise.all([deviceSection(() => detected), lintFiles(collected.files, { cwd: io.cwd, noqa: true, fix: false })]);
   const bench = await detected.then(quickBench, () => [QUICK_BENCH_TITLE, '  Skipped: the devices could not be detected.']);
   const lines = [`Device Doctor ${DEVICE_DOCTOR_VERSION}`, '', ...machineSection(machine), '', ...devices, '', ...codeSection(report, io.cwd), '', ...bench];
-  io.stdout(`${lines.join('\n')}\n`);
+  // Paths, device names and tool messages: nothing from outside reaches the terminal raw.
+  io.stdout(terminalLines(lines));
   return 0;
 }

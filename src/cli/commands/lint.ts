@@ -7,6 +7,7 @@ import type { LintReport } from '../formats/report';
 import { formatSarif } from '../formats/sarif';
 import { formatText } from '../formats/text';
 import type { CliIo } from '../io';
+import { terminalText } from '../formats/terminalText';
 import { configurationErrors, displayPath, lintFiles, type Analyzer } from '../lint/lintFiles';
 import { DEVICE_DOCTOR_VERSION } from '../version';
 import { collectFiles } from '../lint/walk';
@@ -36,12 +37,12 @@ function render(report: LintReport, options: LintOptions, io: CliIo): string {
 export async function runLintCommand(options: LintOptions, io: CliIo, analyzer?: Analyzer): Promise<number> {
   const collected = collectFiles(options.paths, io.cwd);
   if (collected.missing.length > 0) {
-    for (const missing of collected.missing) io.stderr(`error: path not found: ${missing}\n`);
+    for (const missing of collected.missing) io.stderr(`error: path not found: ${terminalText(missing)}\n`);
     return EXIT_USAGE;
   }
   const configErrors = configurationErrors(collected.files);
   if (configErrors.length > 0) {
-    for (const error of configErrors) io.stderr(`error: ${error}\n`);
+    for (const error of configErrors) io.stderr(`error: ${terminalText(error)}\n`);
     return EXIT_USAGE;
   }
   if (collected.files.length === 0 && options.format === 'text' && !options.quiet) {
@@ -57,9 +58,10 @@ export async function runLintCommand(options: LintOptions, io: CliIo, analyzer?:
   for (const folder of collected.unreadable) {
     report.problems.push({ path: folder.path, displayPath: displayPath(folder.path, io.cwd), reason: `cannot list this folder (${folder.reason})` });
   }
-  for (const problem of report.problems) io.stderr(`error: ${problem.displayPath}: ${problem.reason}\n`);
+  // Paths and reasons are made safe for the terminal, as in every format (terminalText.ts).
+  for (const problem of report.problems) io.stderr(`error: ${terminalText(`${problem.displayPath}: ${problem.reason}`)}\n`);
   for (const file of report.files) {
-    for (const note of file.notes ?? []) io.stderr(`warning: ${file.displayPath}: ${note}\n`);
+    for (const note of file.notes ?? []) io.stderr(`warning: ${terminalText(`${file.displayPath}: ${note}`)}\n`);
   }
   io.stdout(render(report, options, io));
   const remaining = report.files.reduce((n, f) => n + f.findings.length, 0);

@@ -4,6 +4,7 @@
 import { speedupOf } from '../../core/bench/export';
 import type { BenchResult, TransferResult } from '../../core/bench/model';
 import type { BenchRunResponse } from '../../protocol/worker';
+import { terminalLines } from './terminalText';
 
 function significant(value: number, digits = 3): string {
   return Number(value.toPrecision(digits)).toString();
@@ -86,5 +87,6 @@ export function formatBenchText(run: BenchRunResponse): string {
   const devices = [...new Set(run.transfers.map((t) => t.device))];
   for (const device of devices) lines.push('', `Host ↔ ${device} copies (torch)`, ...run.transfers.filter((t) => t.device === device).map(transferLine));
   lines.push(...problemLines(run));
-  return `${lines.join('\n')}\n`;
+  // Messages and device names come from tools and the user's Python.
+  return terminalLines(lines);
 }

@@ -5,6 +5,7 @@ import { ruleDocsUrl } from '../../core/analysis/catalog';
 import type { Fix, Position } from '../../core/analysis/types';
 import type { LocatedFinding } from '../lint/fixes';
 import { cellNumber, Locator, sortedFindings, type LintReport, type LintedFile, type RowColumn } from './report';
+import { terminalJson } from './terminalText';
 
 /** Ruff prints `{"column": .., "row": ..}`: keys sorted, as everywhere in its JSON. */
 function ruffLocation(locator: Locator, position: Position, cellIndex: number | undefined): RowColumn {
@@ -70,5 +71,5 @@ export function toRuffJson(report: LintReport): RuffJsonDiagnostic[] {
 }
 
 export function formatJson(report: LintReport): string {
-  return `${JSON.stringify(toRuffJson(report), null, 2)}\n`;
+  return `${terminalJson(JSON.stringify(toRuffJson(report), null, 2))}\n`;
 }

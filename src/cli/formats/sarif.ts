@@ -7,6 +7,7 @@ import { DOCS_BASE_URL, RULES, ruleDocsUrl, ruleInfo } from '../../core/analysis
 import type { Finding, Range, RuleCode, Severity } from '../../core/analysis/types';
 import type { LocatedFinding } from '../lint/fixes';
 import { cellNumber, Locator, sortedFindings, type LintReport, type LintedFile } from './report';
+import { terminalJson } from './terminalText';
 
 export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 export const SRCROOT = '%SRCROOT%';
@@ -123,5 +124,5 @@ export function toSarif(report: LintReport, options: SarifOptions): Json {
 }
 
 export function formatSarif(report: LintReport, options: SarifOptions): string {
-  return `${JSON.stringify(toSarif(report, options), null, 2)}\n`;
+  return `${terminalJson(JSON.stringify(toSarif(report, options), null, 2))}\n`;
 }

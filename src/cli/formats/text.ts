@@ -1,6 +1,7 @@
 // Ruff's concise text output: `path:row:col: CODE [*] message`, `[*]` when --fix can
 // fix it, and `path:cell N:row:col: ...` in notebooks; then one summary line.
 import { cellNumber, hasPreferredFix, Locator, sortedFindings, type LintReport, type LintedFile } from './report';
+import { terminalText } from './terminalText';
 
 export interface TextFormatOptions {
   color: boolean;
@@ -22,9 +23,10 @@ function fileLines(file: LintedFile, color: boolean): string[] {
   return sortedFindings(file).map((found) => {
     const { row, column } = locator.locate(found.finding.range.start, found.cellIndex);
     const cell = cellNumber(file, found.cellIndex);
-    const where = `${bold(file.displayPath)}${cell === undefined ? '' : `:cell ${cell}`}:${row}:${column}:`;
+    // The path and the message (which quotes source text) are made safe before colour is added.
+    const where = `${bold(terminalText(file.displayPath))}${cell === undefined ? '' : `:cell ${cell}`}:${row}:${column}:`;
     const fixable = hasPreferredFix(found) ? ` ${cyan('[*]')}` : '';
-    return `${where} ${red(found.finding.code)}${fixable} ${found.finding.message}`;
+    return `${where} ${red(found.finding.code)}${fixable} ${terminalText(found.finding.message)}`;
   });
 }
 
