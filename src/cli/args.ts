@@ -23,7 +23,16 @@ export interface LintOptions {
   noqa: boolean;
   quiet: boolean;
   exitZero: boolean;
+  /** From --max-bytes: files (a notebook's code cells) larger than this are skipped, not parsed; 0: no limit. */
+  maxBytes: number;
 }
+
+/**
+ * The largest file lint parses unless told otherwise: the editor's deviceDoctor.maxFileBytes
+ * default (a test keeps them equal). Tree-sitter's wasm aborts on about 20 MB of dense input,
+ * and long before that one file costs seconds.
+ */
+export const DEFAULT_MAX_BYTES = 262144;
 
 export interface DetectOptions {
   json: boolean;
@@ -89,6 +98,7 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       'no-noqa': flag,
       quiet: { type: 'boolean', short: 'q' },
       'exit-zero': flag,
+      'max-bytes': value,
       help,
     },
     positionals: true,
@@ -191,6 +201,15 @@ function readFormat(line: CommandLine): OutputFormat {
   return format as OutputFormat;
 }
 
+function readMaxBytes(line: CommandLine): number {
+  const text = valuesOf(line, 'max-bytes')?.pop();
+  if (text === undefined) return DEFAULT_MAX_BYTES;
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(Number(text))) {
+    throw new UsageError(`--max-bytes needs a whole number of bytes, 0 for no limit (got '${text}')`);
+  }
+  return Number(text);
+}
+
 function lintOptions(line: CommandLine): LintOptions {
   return {
     paths: line.positionals.length > 0 ? line.positionals : ['.'],
@@ -202,6 +221,7 @@ function lintOptions(line: CommandLine): LintOptions {
     noqa: !has(line, 'ignore-noqa') && !has(line, 'no-noqa'),
     quiet: has(line, 'quiet'),
     exitZero: has(line, 'exit-zero'),
+    maxBytes: readMaxBytes(line),
   };
 }
 

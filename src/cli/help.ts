@@ -40,12 +40,14 @@ Options:
   --ignore <codes>         Rules to skip
   --ignore-noqa            Report findings on lines marked '# noqa' too
   --exit-zero              Exit with 0 even when findings remain
+  --max-bytes <n>          Skip files larger than n bytes (a notebook: its code cells), reported
+                           as not checked; default 262144 (256 KiB), 0 for no limit
   -q, --quiet              Print findings only, without the summary line
   -h, --help               Show this help
 
 Exit status:
   0  no findings (or --exit-zero)
-  1  findings remain, or a file could not be read (reported on stderr)
+  1  findings remain, or a file could not be read or was skipped (reported on stderr)
   2  usage error: unknown option, format or rule code, missing path, bad configuration
 
 Examples:

@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { helpCommandFor, parseArgs, type Invocation, type LintOptions } from '../../src/cli/args';
+import { DEFAULT_MAX_BYTES, helpCommandFor, parseArgs, type Invocation, type LintOptions } from '../../src/cli/args';
 import { helpText } from '../../src/cli/help';
 
 function lint(argv: string[]): LintOptions {
@@ -18,7 +18,7 @@ describe('cli: argument parsing', () => {
   it('gives lint its defaults', () => {
     assert.deepStrictEqual(lint([]), {
       paths: ['.'], format: 'text', fix: false, select: undefined, extendSelect: undefined, ignore: undefined,
-      noqa: true, quiet: false, exitZero: false,
+      noqa: true, quiet: false, exitZero: false, maxBytes: DEFAULT_MAX_BYTES,
     });
   });
 
@@ -89,7 +89,7 @@ describe('cli: argument parsing', () => {
 
   it('documents every lint option in its help', () => {
     const help = helpText('lint');
-    for (const option of ['--format', '--fix', '--select', '--extend-select', '--ignore', '--ignore-noqa', '--exit-zero', '--quiet']) {
+    for (const option of ['--format', '--fix', '--select', '--extend-select', '--ignore', '--ignore-noqa', '--exit-zero', '--quiet', '--max-bytes']) {
       assert.ok(help.includes(option), option);
     }
     assert.match(helpText(), /Usage: device-doctor <command>/);

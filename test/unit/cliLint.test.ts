@@ -212,14 +212,15 @@ describe('cli: lint pipeline', function () {
       assert.strictEqual(status, 2);
     });
 
-    it('checks a 20,000-line file with a finding every tenth line', async function () {
+    it('checks a 20,000-line file with a finding every tenth line, given --max-bytes 0', async function () {
       this.timeout(120_000); // the analyzer's own speed is tested elsewhere; this is about the CLI coping
       const lines = ['import torch', 'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")'];
       for (let i = 0; i < 20_000; i++) {
         lines.push(i % 10 === 0 ? `x${i} = torch.zeros(3).to("cuda").numpy()` : `x${i} = torch.zeros(${i % 7 + 1}, device=device) * 2`);
       }
       fs.writeFileSync(path.join(tmp, 'huge.py'), `${lines.join('\n')}\n`);
-      const { status, out, err } = await cli(['lint', 'huge.py', '--format', 'json'], tmp);
+      // 849 KB: over the default --max-bytes (256 KiB, the editor's), so the limit is lifted.
+      const { status, out, err } = await cli(['lint', 'huge.py', '--format', 'json', '--max-bytes', '0'], tmp);
       assert.strictEqual(err, '');
       const rows = (JSON.parse(out) as Array<{ location: { row: number } }>).map((e) => e.location.row);
       // needs the analyzer: one DD003 per tenth line.

@@ -11,6 +11,7 @@ import { summarizeReport } from '../../core/devices/summary';
 import { cliInterpreter } from '../../node/interpreter';
 import { QUICK_BENCH_TITLE, quickBenchSection } from './bench';
 import { detectReport } from './detect';
+import { DEFAULT_MAX_BYTES } from '../args';
 import type { CliIo } from '../io';
 import { terminalLines, terminalText } from '../formats/terminalText';
 import type { LintReport } from '../formats/report';
@@ -107,7 +108,7 @@ export async function runDoctorCommand(
   // PyTorch) run while the code is checked.
   const detected = detect();
   detected.catch(() => undefined); // deviceSection reports a failed detect
-  const [devices, report] = await Promise.all([deviceSection(() => detected), lintFiles(collected.files, { cwd: io.cwd, noqa: true, fix: false })]);
+  const [devices, report] = await Promise.all([deviceSection(() => detected), lintFiles(collected.files, { cwd: io.cwd, noqa: true, fix: false, maxBytes: DEFAULT_MAX_BYTES })]);
   const bench = await detected.then(quickBench, () => [QUICK_BENCH_TITLE, '  Skipped: the devices could not be detected.']);
   const lines = [`Device Doctor ${DEVICE_DOCTOR_VERSION}`, '', ...machineSection(machine), '', ...devices, '', ...codeSection(report, io.cwd), '', ...bench];
   // Paths, device names and tool messages: nothing from outside reaches the terminal raw.

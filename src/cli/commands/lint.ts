@@ -53,6 +53,7 @@ export async function runLintCommand(options: LintOptions, io: CliIo, analyzer?:
     overrides: commandLineLayer(options),
     noqa: options.noqa,
     fix: options.fix,
+    maxBytes: options.maxBytes,
     analyzer,
   });
   for (const folder of collected.unreadable) {

@@ -8,6 +8,7 @@ import { analyzeNotebook, analyzeSource, initPythonParser } from '../../core/ana
 import type { AnalyzeOptions, CellFinding, Finding } from '../../core/analysis/types';
 import { findProjectConfig, selectionForFile, type SelectionLayer } from '../../core/config';
 import { SyntaxCheck } from '../../core/python/fixCheck';
+import { sizeLimitProblem } from '../../core/python/limits';
 import { readForFix, SYMBOLIC_LINK, writeFileAtomic } from './fileAccess';
 import { fixUntilStable, type AnalyzeSources, type FixOptions, type FixResult, type LocatedFinding } from './fixes';
 import type { LintedFile, LintReport } from '../formats/report';
@@ -22,6 +23,8 @@ export interface LintSettings {
   noqa: boolean;
   /** Apply preferred fixes and write changed files. */
   fix: boolean;
+  /** Files (a notebook's code cells) of more UTF-8 bytes are skipped before parsing; 0 or absent: no limit. */
+  maxBytes?: number;
   /** The analyzer to run; tests pass a fake one to exercise --fix and output without it. */
   analyzer?: Analyzer;
 }
@@ -77,6 +80,15 @@ function readFile(file: string, fix: boolean, notes: string[]): { bytes: Buffer;
   return { bytes: fs.readFileSync(file) };
 }
 
+/**
+ * Refuses a text over --max-bytes before anything parses it: tree-sitter's wasm aborts on
+ * about 20 MB of dense input. The file is then reported as not checked, like an unreadable one.
+ */
+function checkSize(text: string | readonly string[], settings: LintSettings, what: string): void {
+  const problem = sizeLimitProblem(text, { maxBytes: settings.maxBytes });
+  if (problem) throw new UnreadableFileError(`skipped: ${problem.actual} bytes${what}, over the limit of ${problem.max}; --max-bytes to raise it`);
+}
+
 /** Checks one file; undefined for a notebook in another language, which is not ours to check. */
 function lintOneFile(file: string, settings: LintSettings): LintedFile | undefined {
   const options = analyzeOptions(file, settings);
@@ -91,6 +103,7 @@ function lintOneFile(file: string, settings: LintSettings): LintedFile | undefin
   const base = { path: file, displayPath: displayPath(file, settings.cwd) };
   const withNotes = <T extends object>(linted: T): T & { notes?: string[] } => (notes.length > 0 ? { ...linted, notes } : linted);
   if (path.extname(file).toLowerCase() !== '.ipynb') {
+    checkSize(decoded.text, settings, '');
     const analyze: AnalyzeSources = (sources) => analyzer.analyzeSource(sources[0], options).map((finding) => ({ finding }));
     const result = run([decoded.text], analyze, fix, fixOptions);
     if (result.refused.length > 0) notes.push(`fix not applied: it would leave a syntax error (${describeRefused(result.refused)})`);
@@ -99,6 +112,7 @@ function lintOneFile(file: string, settings: LintSettings): LintedFile | undefin
   }
   const notebook = parseNotebook(decoded.text);
   if (!isPythonNotebook(notebook)) return undefined;
+  checkSize(notebook.sources, settings, ' of code cells');
   const cellNumbers = notebook.codeCellPositions.map((position) => position + 1);
   const analyze: AnalyzeSources = (sources) =>
     analyzer.analyzeNotebook(sources, options).map(({ finding, cellIndex }) => ({ finding, cellIndex }));
