@@ -105,6 +105,15 @@ describe('torch engine (Debian PyTorch)', function () {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it('does not advise reinstalling PyTorch when its import hung in the probe', async () => {
+    const report = { torch: { interpreter: DEBIAN_PYTHON, error: 'importing torch did not finish within 120 s; the probe was stopped' } } as never;
+    const hung = await new TorchEngine({ python: DEBIAN_PYTHON, report, env: benchEnv() }).run(plan(64));
+    assert.strictEqual(hung.status, 'not-installed');
+    const remedy = (hung as { remedy: string }).remedy;
+    assert.doesNotMatch(remedy, /pip install/);
+    assert.match(remedy, /-c "import torch"` in a terminal/);
+  });
+
   it('says torch is not installed when the interpreter cannot import it, or does not exist, with a remedy', async () => {
     const missing = await engine({}, 'no-torch').run(plan(64));
     assert.strictEqual(missing.status, 'not-installed');

@@ -12,6 +12,7 @@ import { DTYPES, type EngineOutcome, type RunResult } from '../../../core/bench/
 import { checkMemory, type BenchPlan, type EngineCapabilities } from '../../../core/bench/plan';
 import { cancelledOutcome, failedOutcome } from '../../../core/bench/outcomes';
 import type { DeviceReport } from '../../../core/devices/report';
+import { IMPORT_TIMEOUT } from '../../../core/devices/torchProbe';
 import type { TransferResult } from '../../../protocol/worker';
 import { freeBytesOn, torchDevices, torchError, usableTorch } from '../../bench/reportFacts';
 import { runLineProcess, type LineProcessEnd } from '../../../node/lineProcess';
@@ -176,7 +177,10 @@ function notInstalled(message: string, python: string | null): EngineOutcome {
     dtype: null,
     size: null,
     message,
-    remedy: python
+    remedy: python && message.includes(IMPORT_TIMEOUT)
+      // A hung import is not a missing package: reinstalling would not help.
+      ? `Run \`${python} -c "import torch"\` in a terminal to see where it stops (a slow network file system or a stuck CUDA initialisation are the usual causes).`
+      : python
       ? `Install PyTorch into that environment (${python} -m pip install torch; pytorch.org/get-started shows the command for your CUDA or ROCm version), or choose an interpreter that has it.`
       : 'Select a Python interpreter that has PyTorch (Python: Select Interpreter, or --python on the command line).',
   };
