@@ -9,14 +9,18 @@ const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 const outdir = path.join(__dirname, 'dist');
 
-// web-tree-sitter's ESM build reads import.meta.url, which a CommonJS bundle lacks:
-// always bundle its CommonJS build.
-const webTreeSitterCjs = {
-  name: 'web-tree-sitter-cjs',
+// web-tree-sitter is loaded at run time from its CommonJS file, copied beside the bundles,
+// never bundled: src/core/python/parser.ts evaluates a fresh copy of it after its wasm
+// aborts (a bundled copy is evaluated once and keeps the dead module). Only type imports
+// of it are allowed elsewhere; a value import would bundle a second, unrelated copy.
+const webTreeSitterAtRunTime = {
+  name: 'web-tree-sitter-at-run-time',
   setup(build) {
-    build.onResolve({ filter: /^web-tree-sitter$/ }, () => ({
-      path: require.resolve('web-tree-sitter'), // the "require" condition: web-tree-sitter.cjs
-    }));
+    build.onResolve({ filter: /^web-tree-sitter$/ }, (args) =>
+      // parser.ts falls back to require.resolve() when run from source, beside node_modules.
+      args.kind === 'require-resolve' ? { external: true } : {
+        errors: [{ text: `${args.importer} imports web-tree-sitter at run time: use src/core/python/parser.ts (or an \`import type\`)` }],
+      });
   },
 };
 
@@ -28,6 +32,7 @@ const entries = [
 ].filter((e) => fs.existsSync(path.join(__dirname, e.in)));
 
 const assets = [
+  require.resolve('web-tree-sitter'), // the "require" condition: web-tree-sitter.cjs
   require.resolve('web-tree-sitter/web-tree-sitter.wasm'),
   path.join(path.dirname(require.resolve('tree-sitter-python/package.json')), 'tree-sitter-python.wasm'),
   // The wasm benchmark engine's binaries (src/worker/engines/wasm.ts finds them next to the bundle);
@@ -66,7 +71,7 @@ async function main() {
         minify: production,
         logLevel: 'warning',
         banner: entry.banner ? { js: entry.banner } : undefined,
-        plugins: [webTreeSitterCjs],
+        plugins: [webTreeSitterAtRunTime],
       }),
     ),
   );

@@ -1,9 +1,11 @@
 // Python files: one ParsedDocument per open file, fed the client's incremental changes so
 // that each analysis re-parses only what changed. Changes are buffered between analyses
-// and applied in one go, so a burst of keystrokes costs one parse.
+// and applied in one go, so a burst of keystrokes costs one parse. If the parser crashes
+// and is reloaded (parser.ts), kept trees are dead: ParsedDocument parses their text again.
 import { analyzeTree } from '../core/analysis';
 import type { AnalyzeOptions, Finding } from '../core/analysis';
 import { ParsedDocument, TextChange } from '../core/python/document';
+import { ParserCrashedError } from '../core/python/parser';
 
 interface FileState {
   parsed?: ParsedDocument;
@@ -32,6 +34,11 @@ export class FileAnalyzer {
     return this.files.get(uri)?.parsed?.text;
   }
 
+  /** How many files have a tree or buffered changes kept (0 once every file is released). */
+  get size(): number {
+    return this.files.size;
+  }
+
   /** Drops the tree (a closed file, or one too large to keep parsing). */
   release(uri: string): void {
     this.files.get(uri)?.parsed?.dispose();
@@ -50,8 +57,10 @@ export class FileAnalyzer {
       try {
         state.parsed.update(pending);
         this.parses.incremental++;
-      } catch {
+      } catch (error) {
         this.dropTree(state);
+        // The text crashed the parser: parsing it again from scratch would only crash the fresh one.
+        if (error instanceof ParserCrashedError) throw error;
       }
     }
     // The buffered changes must reproduce the client's text; if they ever do not, start over.

@@ -6,6 +6,7 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { analyzeNotebook } from '../core/analysis';
 import type { AnalyzeOptions } from '../core/analysis';
 import { sizeLimitProblem } from '../core/python/limits';
+import { initPythonParser, ParserCrashedError } from '../core/python/parser';
 import { Debouncer } from './debouncer';
 import type { FileAnalyzer } from './fileAnalyzer';
 import type { FindingStore } from './findingStore';
@@ -43,6 +44,8 @@ export class Linter {
   private readonly notebookCells = new Map<string, string[]>();
   /** Documents whose first analysis is queued; it will read their latest text anyway. */
   private readonly opening = new Set<string>();
+  /** Documents the parser crashed on: not analysed again until they are closed and reopened. */
+  private readonly crashedParser = new Set<string>();
 
   constructor(private readonly deps: LinterDeps) {
     this.debouncer = new Debouncer((key, error) => deps.log.error(`Analysis of ${key} failed`, error));
@@ -65,6 +68,7 @@ export class Linter {
     this.debounceMs.delete(uri);
     this.opening.delete(uri);
     this.lastDurationMs.delete(uri);
+    this.crashedParser.delete(uri);
     this.deps.files.release(uri);
     this.deps.settings.forget(uri);
     this.deps.log.forget(uri);
@@ -87,6 +91,7 @@ export class Linter {
     this.debounceMs.delete(uri);
     this.opening.delete(uri);
     this.lastDurationMs.delete(uri);
+    this.crashedParser.delete(uri);
     this.deps.settings.forget(uri);
     this.deps.log.forget(uri);
     for (const cellUri of this.notebookCells.get(uri) ?? []) this.clear(cellUri);
@@ -125,15 +130,35 @@ export class Linter {
     try {
       return analyse();
     } catch (error) {
-      this.deps.log.error(`Analysis of ${key} failed`, error);
+      if (error instanceof ParserCrashedError) this.parserCrashed(key, error);
+      else this.deps.log.error(`Analysis of ${key} failed`, error);
       return [];
     } finally {
       const duration = Date.now() - started;
-      this.lastDurationMs.set(key, duration);
-      if (duration >= SLOW_ANALYSIS_MS) {
-        this.deps.log.warnOnce(`${key}#slow`, `Analysing ${key} took ${duration} ms; it is re-analysed only after pauses at least that long.`);
+      if (this.crashedParser.has(key)) {
+        // Not analysed again: its next skip need not wait, and "re-analysed after pauses" would be untrue.
+        this.lastDurationMs.delete(key);
+      } else {
+        this.lastDurationMs.set(key, duration);
+        if (duration >= SLOW_ANALYSIS_MS) {
+          this.deps.log.warnOnce(`${key}#slow`, `Analysing ${key} took ${duration} ms; it is re-analysed only after pauses at least that long.`);
+        }
       }
     }
+  }
+
+  /**
+   * Tree-sitter's wasm aborted on this document (parser.ts reloads it): every other document
+   * is analysed as before, this one is left alone while it stays open.
+   */
+  private parserCrashed(key: string, error: ParserCrashedError): void {
+    this.crashedParser.add(key);
+    this.deps.log.warnOnce(`${key}#parserCrashed`, `${key}: ${error.message} This document is not analysed again `
+      + 'until it is closed and reopened; other documents are analysed as before. Lower deviceDoctor.maxFileBytes to skip such files.');
+    error.reloaded.then(
+      (reload) => this.deps.log.info(`The Python parser was reloaded in ${reload.ms} ms (reload ${reload.reloads} in this process).`),
+      (reloadError: unknown) => this.deps.log.error('The Python parser could not be reloaded after a crash; no analysis will run', reloadError),
+    );
   }
 
   private async settingsFor(key: string): Promise<ServerSettings> {
@@ -142,10 +167,20 @@ export class Linter {
     return settings;
   }
 
+  /** Waits for the parser if it is loading or being reloaded after a crash; a failed load shows as the analysis' error. */
+  private async parserReady(): Promise<void> {
+    try {
+      await initPythonParser();
+    } catch {
+      // Logged where it failed (server start-up, or the crash's reload); the analysis reports it again.
+    }
+  }
+
   private async lintFile(uri: string): Promise<void> {
     this.opening.delete(uri);
     if (this.deps.documents.get(uri)?.languageId !== PYTHON_LANGUAGE) return;
     const settings = await this.settingsFor(uri);
+    await this.parserReady();
     const document = this.deps.documents.get(uri);
     if (!document) return; // closed while the settings were on their way
     const text = document.getText();
@@ -164,6 +199,7 @@ export class Linter {
   private async lintNotebook(uri: string): Promise<void> {
     this.opening.delete(uri);
     const settings = await this.settingsFor(uri);
+    await this.parserReady();
     const notebook = this.deps.notebooks.getNotebookDocument(uri);
     if (!notebook || !this.notebookCells.has(uri)) return;
     const cells = this.codeCells(notebook);
@@ -193,17 +229,23 @@ export class Linter {
     return cells;
   }
 
-  /** Checked before anything is parsed: a text over a size limit never reaches tree-sitter. */
+  /**
+   * Checked before anything is parsed: a text over a size limit never reaches tree-sitter.
+   * A skipped document's next run does not wait for its last analysis' duration.
+   */
   private shouldAnalyse(uri: string, text: string | readonly string[], settings: ServerSettings): boolean {
-    if (!settings.enable) return false;
+    const analyse = settings.enable && !this.crashedParser.has(uri) && this.withinLimits(uri, text, settings);
+    if (!analyse) this.lastDurationMs.delete(uri);
+    return analyse;
+  }
+
+  private withinLimits(uri: string, text: string | readonly string[], settings: ServerSettings): boolean {
     const problem = sizeLimitProblem(text, { maxLines: settings.maxFileLines, maxBytes: settings.maxFileBytes });
-    if (problem) {
-      const setting = problem.limit === 'maxLines' ? 'deviceDoctor.maxFileLines' : 'deviceDoctor.maxFileBytes';
-      this.deps.log.warnOnce(`${uri}#${setting}`, `${uri} has ${problem.message} (${setting}); it is not analysed. `
-        + 'Raise the setting (0 = no limit) to analyse it.');
-      return false;
-    }
-    return true;
+    if (!problem) return true;
+    const setting = problem.limit === 'maxLines' ? 'deviceDoctor.maxFileLines' : 'deviceDoctor.maxFileBytes';
+    this.deps.log.warnOnce(`${uri}#${setting}`, `${uri} has ${problem.message} (${setting}); it is not analysed. `
+      + 'Raise the setting (0 = no limit) to analyse it.');
+    return false;
   }
 
   private optionsFor(uri: string, settings: ServerSettings): AnalyzeOptions {

@@ -1,7 +1,6 @@
 // A Python text with its syntax tree, re-parsed incrementally as the text changes.
 import { lineStarts, offsetAt, positionAt } from './lines';
-import { Edit } from 'web-tree-sitter';
-import { parsePython, Tree } from './parser';
+import { deleteTree, editTree, isLiveTree, parsePython, Tree } from './parser';
 import type { Range } from '../analysis/types';
 
 export interface TextChange {
@@ -23,14 +22,23 @@ export class ParsedDocument {
     return this.currentText;
   }
 
+  /**
+   * The syntax tree of `text`. If the parser crashed and was reloaded since (parser.ts),
+   * the old tree is dropped untouched and the text parsed again.
+   */
   get tree(): Tree {
+    if (!isLiveTree(this.currentTree)) this.currentTree = parsePython(this.currentText);
     return this.currentTree;
   }
 
-  /** Applies changes in order (as LSP sends them), telling tree-sitter what moved. */
+  /**
+   * Applies changes in order (as LSP sends them), telling tree-sitter what moved. Ranges
+   * are taken as an editor takes them: positions past a line's end or the text's end are
+   * clamped, and a range whose end comes before its start is read the other way round.
+   */
   update(changes: readonly TextChange[]): void {
     let text = this.currentText;
-    let tree: Tree | null = this.currentTree;
+    let tree: Tree | null = isLiveTree(this.currentTree) ? this.currentTree : null;
     for (const change of changes) {
       if (!change.range) {
         text = change.text;
@@ -38,29 +46,36 @@ export class ParsedDocument {
         continue;
       }
       const starts = lineStarts(text);
-      const startIndex = offsetAt(starts, text, change.range.start);
-      const oldEndIndex = offsetAt(starts, text, change.range.end);
+      const a = offsetAt(starts, text, change.range.start);
+      const b = offsetAt(starts, text, change.range.end);
+      const startIndex = Math.min(a, b);
+      const oldEndIndex = Math.max(a, b);
       const next = text.slice(0, startIndex) + change.text + text.slice(oldEndIndex);
       const newEndIndex = startIndex + change.text.length;
-      const newEnd = positionAt(lineStarts(next), newEndIndex);
-      // LSP positions are tree-sitter points here: the parser sees lone \r as \n (parser.ts).
-      tree?.edit(new Edit({
-        startIndex,
-        oldEndIndex,
-        newEndIndex,
-        startPosition: { row: change.range.start.line, column: change.range.start.character },
-        oldEndPosition: { row: change.range.end.line, column: change.range.end.character },
-        newEndPosition: { row: newEnd.line, column: newEnd.character },
-      }));
+      // Points of the clamped offsets, never the client's raw ones. LSP positions are
+      // tree-sitter points here: the parser sees lone \r as \n (parser.ts).
+      const startPosition = positionAt(starts, startIndex);
+      const oldEndPosition = positionAt(starts, oldEndIndex);
+      const newEndPosition = positionAt(lineStarts(next), newEndIndex);
+      if (tree) {
+        editTree(tree, {
+          startIndex,
+          oldEndIndex,
+          newEndIndex,
+          startPosition: { row: startPosition.line, column: startPosition.character },
+          oldEndPosition: { row: oldEndPosition.line, column: oldEndPosition.character },
+          newEndPosition: { row: newEndPosition.line, column: newEndPosition.character },
+        });
+      }
       text = next;
     }
     const reparsed = parsePython(text, tree);
-    this.currentTree.delete();
+    deleteTree(this.currentTree);
     this.currentTree = reparsed;
     this.currentText = text;
   }
 
   dispose(): void {
-    this.currentTree.delete();
+    deleteTree(this.currentTree);
   }
 }
