@@ -101,6 +101,8 @@ connection.onCodeAction(async (params) => {
       findings: store.get(uri),
       context: params.context,
       lineText: (line) => lineText(document, line),
+      // A fix may edit another cell of the notebook: its text is needed to check that it still parses.
+      textOf: (target) => (documents.get(target) ?? notebooks.cellTextDocuments.get(target))?.getText(),
       versionOf: capabilities.versionedEdits ? (target) => store.version(target) : undefined,
     });
   } catch (error) {

@@ -5,6 +5,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { analyzeNotebook, analyzeSource, initPythonParser } from '../../core/analysis';
+import { ParserCrashedError } from '../../core/python/parser';
 import type { AnalyzeOptions, CellFinding, Finding } from '../../core/analysis/types';
 import { findProjectConfig, selectionForFile, type SelectionLayer } from '../../core/config';
 import { SyntaxCheck } from '../../core/python/fixCheck';
@@ -134,6 +135,7 @@ function lintOneFile(file: string, settings: LintSettings): LintedFile | undefin
 
 function describeFailure(err: unknown): string {
   if (err instanceof UnreadableFileError) return err.message;
+  if (err instanceof ParserCrashedError) return `the Python parser ran out of memory on this file and was reloaded; the file was skipped (${err.textLength.toLocaleString('en-US')} characters)`;
   const code = (err as NodeJS.ErrnoException).code;
   if (typeof code === 'string') return `cannot read or write the file (${code})`;
   // The analyzer promises never to throw; if it does, one file fails, not the run.
@@ -145,6 +147,9 @@ export async function lintFiles(files: readonly string[], settings: LintSettings
   const report: LintReport = { files: [], problems: [], fixMode: settings.fix };
   for (const file of files) {
     try {
+      // After a parser crash on an earlier file the parser reloads; this waits for it (and
+      // returns at once when it is ready), so one bad file never costs the rest of the run.
+      await initPythonParser();
       const linted = lintOneFile(file, settings);
       if (linted) report.files.push(linted);
     } catch (err) {
