@@ -25,6 +25,8 @@ export interface BenchJsonProblem {
   remedy: string | null;
   neededBytes?: number;
   freeBytes?: number;
+  estimatedSec?: number;
+  budgetSec?: number;
   maxRelError?: number;
   threshold?: number;
 }
@@ -79,7 +81,7 @@ function toJsonProblem(o: EngineOutcome): BenchJsonProblem {
     message: o.message,
     remedy: o.remedy,
   };
-  for (const key of ['neededBytes', 'freeBytes', 'maxRelError', 'threshold'] as const) {
+  for (const key of ['neededBytes', 'freeBytes', 'estimatedSec', 'budgetSec', 'maxRelError', 'threshold'] as const) {
     if (o[key] !== undefined) problem[key] = o[key];
   }
   return problem;

@@ -55,7 +55,9 @@ export interface BenchResult {
  * - tfjs-cuda-mismatch: tfjs-node-gpu loaded but TensorFlow registered no GPU (CUDA 11.2 / cuDNN 8.1).
  * - no-device: the engine works but the requested device does not exist for it.
  * - unsupported: the engine cannot run this dtype (tfjs backends are float32 only).
- * - refused: 3·n²·bytes does not fit in the device's free memory; nothing was allocated.
+ * - refused: nothing was allocated: 3·n²·bytes (on the CPU, with the engine's own needs and
+ *   a reserve: footprint.ts) does not fit in the free memory, or the run's estimated time
+ *   passes its budget (timeBudget.ts).
  * - wrong-result: the product failed the correctness check (a run that fails loudly).
  * - failed: the engine threw; message is the error's message, never a stack trace.
  * - cancelled: the user cancelled before this run finished.
@@ -80,9 +82,12 @@ export interface EngineOutcome {
   message: string;
   /** What the user can do about it; null when there is nothing to do (e.g. cancelled). */
   remedy: string | null;
-  /** refused: bytes the three matrices need and bytes free on the device. */
+  /** refused for memory: bytes the run needs and bytes free on the device. */
   neededBytes?: number;
   freeBytes?: number;
+  /** refused for time: the run's estimated seconds and the budget it passed. */
+  estimatedSec?: number;
+  budgetSec?: number;
   /** wrong-result: the error found and the dtype's threshold. */
   maxRelError?: number;
   threshold?: number;

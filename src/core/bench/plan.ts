@@ -1,5 +1,6 @@
 // Turns a benchmark request (from the CLI, the quick pick or the worker) into a plan an
 // engine can run, or into a clear reason why not, before anything is allocated.
+import { engineShareWords, hostFootprint } from './footprint';
 import { BYTES_PER_ELEMENT, Dtype, EngineId, EngineOutcome, isDtype, isEngineId } from './model';
 import { unsupportedDtype } from './outcomes';
 
@@ -149,6 +150,47 @@ export function checkMemory(plan: Pick<BenchPlan, 'engine' | 'device' | 'dtype' 
     message: `Refused: n = ${plan.size} ${plan.dtype} needs ${formatBytes(neededBytes)} (3 × n² × ${BYTES_PER_ELEMENT[plan.dtype]} bytes), ${formatBytes(freeBytes)} free on ${where}.`,
     remedy: `Choose a size up to ${largestFittingSize(freeBytes, plan.dtype)}, or free memory on ${plan.device}.`,
   };
+}
+
+/**
+ * The host check of a CPU plan (the worker's planner runs it after planBenchmark, with the
+ * device report's free memory), before anything is spawned or allocated: its three matrices,
+ * the engine's own needs (footprint.ts: torch's interpreter and float64 checks, the copies an
+ * in-process engine makes) and a reserve for the rest of the machine must fit in the host's
+ * free memory. Other devices, and unknown free memory, are not checked here.
+ */
+export function checkHostMemory(plan: Pick<BenchPlan, 'engine' | 'device' | 'dtype' | 'size' | 'freeBytes' | 'samples'>): EngineOutcome | null {
+  if (plan.device !== 'cpu' || plan.freeBytes === null) return null;
+  const need = hostFootprint(plan.engine, plan.size, plan.dtype, plan.samples);
+  if (need.totalBytes <= plan.freeBytes) return null;
+  const largest = largestHostSize(plan.engine, plan.dtype, plan.samples, plan.freeBytes);
+  return {
+    status: 'refused',
+    engine: plan.engine,
+    device: plan.device,
+    dtype: plan.dtype,
+    size: plan.size,
+    neededBytes: need.totalBytes,
+    freeBytes: plan.freeBytes,
+    message:
+      `Refused: n = ${plan.size} ${plan.dtype} on the CPU needs ${formatBytes(need.totalBytes)} of host memory: ` +
+      `${formatBytes(need.matricesBytes)} for the matrices (3 × n² × ${BYTES_PER_ELEMENT[plan.dtype]} bytes) + ` +
+      `${formatBytes(need.engineBytes)} for ${engineShareWords(plan.engine)} + ${formatBytes(need.reserveBytes)} left to the system; ` +
+      `${formatBytes(plan.freeBytes)} is free.`,
+    remedy: largest > 0 ? `Choose a size up to ${largest}, or close programs to free memory.` : `Close programs to free memory: the ${plan.engine} engine alone needs more than is free.`,
+  };
+}
+
+/** Largest n whose host footprint fits in `freeBytes` (0: not even n = 1). */
+export function largestHostSize(engine: EngineId, dtype: Dtype, samples: number, freeBytes: number): number {
+  let low = 0;
+  let high = MAX_SIZE;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (hostFootprint(engine, middle, dtype, samples).totalBytes <= freeBytes) low = middle;
+    else high = middle - 1;
+  }
+  return low;
 }
 
 /** Largest n whose three matrices fit in the given bytes. */

@@ -48,3 +48,14 @@ export async function runSweep(runSize: (size: number) => Promise<RunResult>, op
 export function predictSeconds(seconds: number, size: number, nextSize: number): number {
   return seconds * (nextSize / size) ** 3;
 }
+
+/**
+ * The median after which a sweep stops, so that the size after it, about (next/size)³
+ * times slower, still fits a run budget over `products` products (warm-ups + repeats):
+ * the sweep's own budget, or less when repeats are many.
+ */
+export function sweepStopSec(budgetSec: number, runBudgetSec: number, products: number, sizes: readonly number[]): number {
+  let step = 1;
+  for (let i = 0; i + 1 < sizes.length; i++) step = Math.max(step, (sizes[i + 1] / sizes[i]) ** 3);
+  return Math.min(budgetSec, runBudgetSec / (products * step));
+}
