@@ -189,6 +189,35 @@ describe('cli: bench (dist/cli.js)', function () {
     }
   });
 
+  it('exits 2 for a CPU size that cannot finish within the time budget (n = 32768 ran 600 s+ at 12.6 GB), saying how long and what fits', () => {
+    const { status, out, err, ms } = cli(['bench', '--size', '32768', '--device', 'cpu', '--python', DEBIAN_PYTHON]);
+    assert.deepStrictEqual([status, out], [2, ''], err);
+    // Measured on this machine's torch (a few small products), or, without room for the matrices, the host memory account.
+    assert.match(
+      err,
+      /^error: Refused: n = 32768 float32 on the CPU (would take about [\d.]+ (minutes|hours|days) with the torch engine \(11 products of 2·n³ flops, est\. from [\d.]+ GFLOP\/s, measured at n = \d+[^)]*\); the budget is 300 s\. To finish within the budget, choose n ≤ \d+, or fewer repeats\.|needs [\d.]+ GiB of host memory: .*)\n$/,
+    );
+    assert.ok(ms < 60_000, `took ${ms} ms`);
+  });
+
+  it('times a few small products when the bounds cannot tell, and exits 2 with the measured estimate', () => {
+    const { status, out, err, ms } = cli(['bench', '--engine', 'js', '--device', 'cpu', '--size', '2048', '--repeats', '100', '--python', DEBIAN_PYTHON]);
+    assert.deepStrictEqual([status, out], [2, ''], err);
+    assert.match(err, /^error: Refused: n = 2048 float32 on the CPU would take about [\d.]+ (minutes|hours) with the js engine \(101 products of 2·n³ flops, est\. from [\d.]+ GFLOP\/s, measured at n = \d+ and slowed 3× for this size\); the budget is 300 s\. To finish within the budget, choose n ≤ \d+, or fewer repeats\.\n$/);
+    assert.ok(ms < 30_000, `took ${ms} ms`);
+  });
+
+  it('a sweep stops at what fits and reports the sizes it refused for time in --json, with the estimate and the budget', () => {
+    const { status, out, err } = cli(['bench', '--engine', 'js', '--device', 'cpu', '--sweep', '--repeats', '5', '--json', '--python', DEBIAN_PYTHON]);
+    assert.strictEqual(status, 0, err);
+    const json = JSON.parse(out);
+    assert.ok(json.results.length >= 1 && json.results.every((r: { size: number }) => r.size <= 1024), out);
+    // js does at most 20 GFLOP/s (one thread): n = 8192 × 6 products takes at least 329 s.
+    const refused = json.problems.filter((p: { status: string }) => p.status === 'refused');
+    assert.deepStrictEqual(refused.map((p: { size: number; budgetSec: number }) => [p.size, p.budgetSec]), [[8192, 300]]);
+    assert.ok(refused[0].estimatedSec > 300, out);
+  });
+
   it('exits 1 when nothing could be measured, and says why with a remedy', () => {
     const fp16 = cli(['bench', '--engine', 'torch', '--device', 'cpu', '--dtype', 'float16', '--size', '64', '--python', DEBIAN_PYTHON]);
     // Debian's torch 1.13 has no float16 matmul on the CPU; a newer torch measures it (exit 0).

@@ -1,7 +1,8 @@
 // The worker's benchmark methods through JSON-RPC, against the real dist/worker.js and
 // Debian's PyTorch: EnginesRequest, BenchRequest with progress notifications, impossible
-// requests rejected at once, one benchmark at a time, and cancellation through the
-// client's CancellationTokenSource (within a second; the worker stays usable).
+// requests rejected at once (a CPU run over its time budget too), one benchmark at a time,
+// and cancellation through the client's CancellationTokenSource (within a second; the
+// worker stays usable).
 import * as assert from 'assert';
 import { CancellationTokenSource, ResponseError } from 'vscode-jsonrpc/node';
 import {
@@ -94,6 +95,18 @@ describe('worker: benchmarks over JSON-RPC', function () {
       assert.ok(Date.now() - started < 5_000, 'rejected before running anything');
     }
     assert.deepStrictEqual(progress, [], 'nothing ran');
+  });
+
+  it('rejects a CPU run that cannot finish within its time budget, from small products timed on the engine, before it runs', async () => {
+    const started = Date.now();
+    const error = await rejection(worker.connection.sendRequest(BenchRequest, { ...base, compare: 'single', engine: 'js', device: 'cpu', size: 4096 }));
+    assert.strictEqual(error.code, BENCH_INVALID);
+    assert.match(
+      error.message,
+      /^Refused: n = 4096 float32 on the CPU would take about [\d.]+ (minutes|hours) with the js engine \(11 products of 2·n³ flops, est\. from [\d.]+ GFLOP\/s, measured at n = \d+ and slowed 3× for this size\); the budget is 300 s\. To finish within the budget, choose n ≤ \d+, or fewer repeats\.$/,
+    );
+    assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`);
+    assert.deepStrictEqual(progress, [], 'the calibration products report no progress, and the run never started');
   });
 
   it('runs one benchmark at a time, cancels within a second through the token, and stays usable', async () => {

@@ -1,10 +1,12 @@
 // How a benchmark request becomes targets and plans, and how the runner walks them, with
 // stand-in engines (no processes): the selected device against the CPU, everything
 // available, one named engine/device, impossible requests, memory refusals, sweeps,
-// progress steps and a cancel between engine runs.
+// progress steps and a cancel between engine runs; the time budget of CPU runs (refused at
+// the peak, measured in between, sweeps stopped at what fits) and the runner's time limit.
 import * as assert from 'assert';
 import type { BenchPlan, EngineCapabilities } from '../../src/core/bench/plan';
 import type { BenchProgress, EngineId, EngineOutcome, RunResult } from '../../src/core/bench/model';
+import { cancelledOutcome, failedOutcome } from '../../src/core/bench/outcomes';
 import { makeBenchResult } from '../../src/core/bench/result';
 import type { DeviceReport } from '../../src/core/devices/report';
 import type { BenchParams } from '../../src/protocol/worker';
@@ -52,7 +54,8 @@ function notInstalled(engine: EngineId): EngineOutcome {
 
 function report(selected: string, freeHost = 16 * GIB, cudaFree: number | null = 8 * GIB): DeviceReport {
   return {
-    host: { memory: { totalBytes: 32 * GIB, freeBytes: freeHost } },
+    // This machine's CPU: 2 cores with AVX-512, so torch's peak on it is 2 × 5 GHz × 64 = 640 GFLOP/s.
+    host: { platform: 'linux', arch: 'x64', cpu: { model: 'AMD EPYC', cores: 2, flags: ['avx2', 'fma', 'avx512f'] }, memory: { totalBytes: 32 * GIB, freeBytes: freeHost } },
     accelerators: cudaFree === null ? [] : [{ id: 'cuda:0', memory: { freeBytes: cudaFree } }],
     torch: null,
     selected: { device: selected, reason: 'test' },
@@ -172,5 +175,127 @@ describe('worker: running a prepared benchmark', () => {
     assert.deepStrictEqual(run.results.map((r) => r.engine), ['torch']);
     assert.deepStrictEqual(run.problems.map((p) => `${p.status} ${p.engine}`), ['cancelled wasm']);
     assert.deepStrictEqual(e.wasm.ran, []);
+  });
+});
+
+/** Never finishes on its own: runs until its signal aborts, as an engine on a far too large size would. */
+class Hanging extends StandIn {
+  override async run(plan: BenchPlan, options: RunOptions = {}): Promise<RunResult> {
+    this.ran.push(plan);
+    await new Promise((resolve) => (options.signal?.aborted ? resolve(undefined) : options.signal?.addEventListener('abort', resolve, { once: true })));
+    return cancelledOutcome(plan);
+  }
+}
+
+/** Fails every run, as an engine whose products cannot be trusted or computed. */
+class Failing extends StandIn {
+  override async run(plan: BenchPlan): Promise<RunResult> {
+    this.ran.push(plan);
+    return failedOutcome(plan, new Error('simulated failure'));
+  }
+}
+
+const sizesRun = (engine: StandIn) => engine.ran.map((p) => `${p.size}×${p.repeats}`);
+
+describe('worker: the time budget of CPU runs', () => {
+  it('refuses n = 32768 on the CPU before it runs, from small products timed on the engine (it ran 600 s+ before)', async () => {
+    const e = engines(); // the torch stand-in does 1000 GFLOP/s, taken as 800 beyond twice the measured size: n = 32768 × 11 products takes 16 minutes
+    for (const params of [{ device: 'cpu' }, { compare: 'single' as const, engine: 'torch', device: 'cpu' }]) {
+      const message = await invalid({ ...params, size: 32768, repeats: 10 }, report('cpu', 20 * GIB), e.all);
+      assert.match(
+        message,
+        /^Refused: n = 32768 float32 on the CPU would take about 16 minutes with the torch engine \(11 products of 2·n³ flops, est\. from 800 GFLOP\/s, measured at n = 2048 and slowed 1\.25× for this size\); the budget is 300 s\. To finish within the budget, choose n ≤ 22178, or fewer repeats\.$/,
+      );
+    }
+    // Calibration products only, once per request: n = 128 … 2048, each under 0.05 s here.
+    assert.deepStrictEqual(sizesRun(e.torch), [...['128×3', '256×3', '512×3', '1024×3', '2048×3'], ...['128×3', '256×3', '512×3', '1024×3', '2048×3']]);
+  });
+
+  it('when the engine measures nothing, refuses at this CPU peak: at least 20 minutes for n = 32768 on 2 cores', async () => {
+    const e = engines();
+    const broken = new Failing('torch', ['cpu'], null, ['float32'], 0.001);
+    const message = await invalid({ device: 'cpu', size: 32768, repeats: 10 }, report('cpu', 20 * GIB), [broken, e.gpuTf, e.wasm, e.js]);
+    assert.match(
+      message,
+      /^Refused: n = 32768 float32 on the CPU would take at least 20 minutes with the torch engine \(11 products of 2·n³ flops, est\. from 640 GFLOP\/s, this CPU's peak for torch \(2 cores, AVX-512\)\); the budget is 300 s\. To finish within the budget, choose n ≤ 20588, or fewer repeats\.$/,
+    );
+    assert.deepStrictEqual(sizesRun(broken), ['128×3'], 'calibration stops at its first failure');
+  });
+
+  it('a measured rate above the peak table wins: the run goes ahead', async () => {
+    const fast = new StandIn('torch', ['cpu'], null, ['float32'], 0.0001); // 10 TFLOP/s on "2 cores"
+    const bench = await ready({ compare: 'single', engine: 'torch', device: 'cpu', size: 16384, repeats: 10 }, report('cpu', 20 * GIB), [fast]);
+    assert.deepStrictEqual(bench.jobs[0].plans.map((p) => p.size), [16384]);
+  });
+
+  it('between peak and floor, times small products on the engine and refuses with the measured rate', async () => {
+    const e = engines(); // the js stand-in does 0.5 GFLOP/s, taken as 0.17 beyond twice the measured size: n = 2048 × 11 products takes 19 minutes
+    const message = await invalid({ compare: 'single', engine: 'js', device: 'cpu', size: 2048, repeats: 10 }, report('cpu'), e.all);
+    assert.match(message, /^Refused: n = 2048 float32 on the CPU would take about 19 minutes with the js engine \(11 products of 2·n³ flops, est\. from 0\.17 GFLOP\/s, measured at n = 256 and slowed 3× for this size\); the budget is 300 s\. To finish within the budget, choose n ≤ 1314, or fewer repeats\.$/);
+    // Sizes grow until one median passes 0.05 s (n = 256 takes 0.067 s here).
+    assert.deepStrictEqual(sizesRun(e.js), ['128×3', '256×3']);
+    const fits = await ready({ compare: 'single', engine: 'js', device: 'cpu', size: 1024, repeats: 10 }, report('cpu'), engines().all);
+    assert.deepStrictEqual(fits.jobs[0].plans.map((p) => p.size), [1024], '141 s at 0.17 GFLOP/s: within the budget');
+  });
+
+  it('measures nothing when even the floor rate fits (the default n = 1024 with torch), nor for an accelerator', async () => {
+    const e = engines({ gpu: true });
+    await ready({ size: 1024, repeats: 10 }, report('cuda:0'), e.all);
+    await ready({ size: 1024, repeats: 10 }, report('cpu'), e.all);
+    assert.deepStrictEqual([e.torch.ran, e.wasm.ran], [[], []]);
+  });
+
+  it('a CPU baseline the user did not name is reported as refused and the rest still runs', async () => {
+    const picked = await ready({ size: 32768, repeats: 10 }, report('cuda:0', 20 * GIB, 40 * GIB), engines({ gpu: true }).all);
+    assert.deepStrictEqual(targets(picked), ['torch cuda:0']);
+    assert.deepStrictEqual(picked.problems.map((p) => `${p.status} ${p.engine} ${p.device} ${p.size}`), ['refused torch cpu 32768']);
+    assert.match(picked.problems[0].message, /would take about 16 minutes/);
+  });
+
+  it('counts the engine and a reserve in the host memory of a CPU run, and says what fits', async () => {
+    // n = 8192 float32: 768 MiB of matrices fit in 1 GiB free, with torch's process and the reserve they do not.
+    const message = await invalid({ compare: 'single', engine: 'torch', device: 'cpu', size: 8192 }, report('cpu', 1 * GIB), engines().all);
+    assert.match(message, /^Refused: n = 8192 float32 on the CPU needs 1\.6 GiB of host memory: 768\.0 MiB for the matrices \(3 × n² × 4 bytes\) \+ 408\.0 MiB for the torch engine's Python process and float64 checks \+ 512\.0 MiB left to the system; 1\.0 GiB is free\. Choose a size up to \d+, or close programs/);
+    // Matrices alone too large: the same account, not the matrices-only one.
+    assert.match(await invalid({ compare: 'single', engine: 'wasm', device: 'cpu', size: 16384 }, report('cpu', 2 * GIB), engines().all), /^Refused: n = 16384 float32 on the CPU needs .* for the wasm engine's copies of the inputs and the product/);
+  });
+
+  it('a sweep is checked at the peak only and stops before a size whose repeats would pass the budget', async () => {
+    const e = engines(); // wasm stand-in: 20 GFLOP/s; its peak is 80
+    const params = { compare: 'single' as const, engine: 'wasm', device: 'cpu', sweep: true, size: undefined, repeats: 1000 };
+    const bench = await ready(params, report('cpu'), e.all);
+    assert.deepStrictEqual(bench.jobs[0].plans.map((p) => p.size), [256, 512, 1024, 2048], 'n = 4096 × 1001 takes 29 minutes even at 80 GFLOP/s');
+    assert.deepStrictEqual(bench.problems.map((p) => `${p.status} ${p.size}`), ['refused 4096']);
+    assert.deepStrictEqual(e.wasm.ran, [], 'a sweep measures itself');
+    const run = await runPreparedBench(bench);
+    // n = 1024's median (0.107 s) × 8 × 1001 products would be 860 s at n = 2048: the sweep ends at 1024.
+    assert.deepStrictEqual(run.results.map((r) => r.size), [256, 512, 1024]);
+  });
+});
+
+describe('worker: the time limit of a running job', () => {
+  it('stops a job that outlives its limit as a failure that says so, and goes on with the next job', async () => {
+    const e = engines();
+    const torch = new Hanging('torch', ['cpu'], null, ['float32'], 0.001);
+    const bench = await ready({}, report('cpu'), [torch, e.gpuTf, e.wasm, e.js]);
+    assert.deepStrictEqual(targets(bench), ['torch cpu', 'wasm cpu']);
+    const started = Date.now();
+    const run = await runPreparedBench({ ...bench, runBudgetSec: 0.02, startGraceSec: 0.05 });
+    assert.ok(Date.now() - started < 1_000, `took ${Date.now() - started} ms`);
+    assert.strictEqual(run.cancelled, false);
+    assert.deepStrictEqual(run.results.map((r) => r.engine), ['wasm']);
+    assert.deepStrictEqual(run.problems.map((p) => `${p.status} ${p.engine} ${p.size}`), ['failed torch 256']);
+    assert.match(run.problems[0].message, /^Stopped: the torch engine on the CPU, n = 256, ran past its time limit of 1 s \(the budget is 0\.02 s per run/);
+    assert.match(run.problems[0].remedy ?? '', /smaller size or fewer repeats/);
+  });
+
+  it('a cancel within the limit is still a cancel', async () => {
+    const torch = new Hanging('torch', ['cpu'], null, ['float32'], 0.001);
+    const bench = await ready({}, report('cpu'), [torch, ...engines().all.slice(1)]);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    const run = await runPreparedBench(bench, { signal: controller.signal });
+    assert.strictEqual(run.cancelled, true);
+    assert.deepStrictEqual(run.problems.map((p) => `${p.status} ${p.engine}`), ['cancelled torch']);
   });
 });

@@ -13,7 +13,7 @@ export type { BenchHooks };
 
 /** Plans the request (or throws InvalidBenchRequest with the reason) and runs it. */
 export async function benchmark(params: BenchParams, report: DeviceReport, engines: readonly Engine[], hooks: BenchHooks = {}): Promise<BenchRunResponse> {
-  const prepared = await prepareBench(params, report, engines);
+  const prepared = await prepareBench(params, report, engines, hooks.signal);
   if (prepared.kind === 'invalid') throw new InvalidBenchRequest(prepared.message);
   return runPreparedBench(prepared.bench, hooks);
 }

@@ -1,15 +1,27 @@
 // A benchmark request made ready to run: its targets (targets.ts), each with the
-// core's plans per dtype and size, every plan memory-checked against the device report.
-// Impossible requests stop here with the core's message, before anything runs.
-import { DEFAULT_REPEATS, DEFAULT_SIZE, planBenchmark, type BenchPlan, type EngineCapabilities } from '../../core/bench/plan';
+// core's plans per dtype and size, every plan memory-checked against the device report
+// (on the CPU with the engine's own needs: footprint.ts) and, on the CPU, time-checked
+// against the run budget (timeBudget.ts): a plan within it even at the floor rate
+// (peaks.ts) goes ahead; any other is decided by quick products on the engine
+// (calibrate.ts), or, when they measure nothing, by this CPU's peak. A sweep is
+// time-checked at the peak only: it measures itself and stops at what fits (runner.ts).
+// Impossible requests stop here with the core's message, before the run.
+import * as os from 'os';
+import { DEFAULT_REPEATS, DEFAULT_SAMPLES, DEFAULT_SIZE, checkHostMemory, planBenchmark, type BenchPlan, type EngineCapabilities } from '../../core/bench/plan';
+import { cpuFloor, cpuPeak, type CpuFacts } from '../../core/bench/peaks';
 import { DEFAULT_SWEEP_BUDGET_SEC, SWEEP_SIZES } from '../../core/bench/sweep';
+import { DEFAULT_RUN_BUDGET_SEC, checkTime, estimateRunSeconds, type RateEstimate } from '../../core/bench/timeBudget';
 import { unsupportedDtype } from '../../core/bench/outcomes';
 import type { Dtype, EngineOutcome } from '../../core/bench/model';
 import type { DeviceReport } from '../../core/devices/report';
 import type { BenchParams } from '../../protocol/worker';
 import type { Engine } from '../engines/engine';
+import { measureRate, rateAt } from './calibrate';
 import { freeBytesOn } from './reportFacts';
 import { chooseTargets, type BenchTarget } from './targets';
+
+/** Added to a job's time limit: starting the engine (importing torch takes seconds, up to a minute or two on a cold disk). */
+export const JOB_START_GRACE_SEC = 120;
 
 /** One engine on one device: its plans, dtype by dtype, sizes ascending. */
 export interface BenchJob {
@@ -25,7 +37,12 @@ export interface PreparedBench {
   description: string;
   selectedDevice: string;
   sweep: boolean;
+  /** A sweep stops after the first size whose median passes this. */
   budgetSec: number;
+  /** The most one engine run of one size may be estimated to take (plans over it were refused). */
+  runBudgetSec: number;
+  /** Added to each job's time limit for the engine's start. */
+  startGraceSec: number;
   transfer: boolean;
 }
 
@@ -54,8 +71,52 @@ function explain(outcome: EngineOutcome): string {
   return outcome.remedy ? `${outcome.message} ${outcome.remedy}` : outcome.message;
 }
 
+/** What the time check of one request needs: the CPU, the budget, and rates measured so far. */
+interface TimeCheck {
+  cpu: CpuFacts;
+  budgetSec: number;
+  sweep: boolean;
+  signal?: AbortSignal;
+  /** Measured rates by engine and dtype, so one calibration serves every size. */
+  rates: Map<string, Promise<RateEstimate | null>>;
+}
+
+function cpuFacts(report: DeviceReport): CpuFacts {
+  const host = report.host as Partial<DeviceReport['host']> | undefined;
+  const cores = host?.cpu?.cores ?? (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
+  return { cores, flags: host?.cpu?.flags ?? [], arch: host?.arch ?? process.arch, platform: host?.platform ?? process.platform };
+}
+
+/**
+ * The time check of one CPU plan: a refusal, or null to run it. The bounds decide what they
+ * can without running anything (a sweep: always); otherwise the engine is measured, and the
+ * measurement wins even over the peak, so a refusal names a rate this machine really has
+ * and a size that really fits, and a peak table that undersold a CPU refuses nothing.
+ */
+async function timeRefusal(engine: Engine, plan: BenchPlan, check: TimeCheck): Promise<EngineOutcome | null> {
+  if (plan.device !== 'cpu') return null;
+  const atPeak = checkTime(plan, { ...cpuPeak(plan.engine, plan.dtype, check.cpu), kind: 'peak' }, check.budgetSec);
+  if (check.sweep) return atPeak;
+  if (!atPeak && estimateRunSeconds(plan, cpuFloor(plan.engine, plan.dtype).gflops) <= check.budgetSec) return null;
+  const key = `${plan.engine}|${plan.dtype}`;
+  let rate = check.rates.get(key);
+  if (!rate) {
+    rate = measureRate({ engine, device: plan.device, dtype: plan.dtype, upTo: plan.size, freeBytes: plan.freeBytes }, check.signal);
+    check.rates.set(key, rate);
+  }
+  const measured = await rate;
+  if (check.signal?.aborted) return null; // cancelled while measuring: the runner reports the cancel
+  return measured ? checkTime(plan, rateAt(measured, plan.size, plan.engine), check.budgetSec) : atPeak;
+}
+
+/** A CPU size refused for its matrices, refused with the host's whole account instead (engine share, reserve, the size that really fits). */
+function hostAware(outcome: EngineOutcome, freeBytes: number | null): EngineOutcome {
+  if (outcome.status !== 'refused' || outcome.device !== 'cpu' || outcome.dtype === null || outcome.size === null) return outcome;
+  return checkHostMemory({ engine: outcome.engine, device: 'cpu', dtype: outcome.dtype, size: outcome.size, freeBytes, samples: DEFAULT_SAMPLES }) ?? outcome;
+}
+
 /** Plans of one target; an explicit target that cannot run at its first size makes the request invalid. */
-async function planTarget(target: BenchTarget, params: BenchParams, report: DeviceReport, sizes: readonly number[], dtypes: readonly Dtype[]): Promise<{ plans: BenchPlan[]; problems: EngineOutcome[] } | string> {
+async function planTarget(target: BenchTarget, params: BenchParams, report: DeviceReport, sizes: readonly number[], dtypes: readonly Dtype[], check: TimeCheck): Promise<{ plans: BenchPlan[]; problems: EngineOutcome[] } | string> {
   const { engine, device, explicit } = target;
   const availability = await engine.availability();
   if (availability !== 'ok') return explicit ? explain(availability) : { plans: [], problems: [{ ...availability, device }] };
@@ -69,12 +130,13 @@ async function planTarget(target: BenchTarget, params: BenchParams, report: Devi
     for (const [index, size] of sizes.entries()) {
       const planned = planBenchmark({ engine: engine.id, device, size, dtype, repeats: params.repeats, freeBytes, availableDevices }, engine.capabilities);
       if (planned.kind === 'invalid') return planned.message;
-      if (planned.kind === 'plan') {
-        plans.push(planned.plan);
+      const refusal = planned.kind === 'plan' ? (checkHostMemory(planned.plan) ?? (await timeRefusal(engine, planned.plan, check))) : hostAware(planned.outcome, freeBytes);
+      if (refusal === null) {
+        if (planned.kind === 'plan') plans.push(planned.plan);
         continue;
       }
-      if (explicit && index === 0) return explain(planned.outcome);
-      problems.push(planned.outcome);
+      if (explicit && index === 0) return explain(refusal);
+      problems.push(refusal);
       break; // a larger size would be refused too
     }
   }
@@ -82,7 +144,7 @@ async function planTarget(target: BenchTarget, params: BenchParams, report: Devi
 }
 
 /** The request checked and planned, or the reason it is impossible. */
-export async function prepareBench(params: BenchParams, report: DeviceReport, engines: readonly Engine[]): Promise<Preparation> {
+export async function prepareBench(params: BenchParams, report: DeviceReport, engines: readonly Engine[], signal?: AbortSignal): Promise<Preparation> {
   const sweep = params.sweep === true;
   const sizes = sweep ? SWEEP_SIZES : [params.size ?? DEFAULT_SIZE];
   const dtypes = params.dtypes ?? ['float32'];
@@ -92,8 +154,9 @@ export async function prepareBench(params: BenchParams, report: DeviceReport, en
   if (choice.kind === 'invalid') return choice;
   const jobs: BenchJob[] = [];
   const problems = [...choice.problems];
+  const check: TimeCheck = { cpu: cpuFacts(report), budgetSec: DEFAULT_RUN_BUDGET_SEC, sweep, signal, rates: new Map() };
   for (const target of choice.targets) {
-    const planned = await planTarget(target, params, report, sizes, dtypes as Dtype[]);
+    const planned = await planTarget(target, params, report, sizes, dtypes as Dtype[], check);
     if (typeof planned === 'string') return { kind: 'invalid', message: planned };
     problems.push(...planned.problems);
     if (planned.plans.length > 0) jobs.push({ engine: target.engine, device: target.device, plans: planned.plans });
@@ -107,6 +170,8 @@ export async function prepareBench(params: BenchParams, report: DeviceReport, en
       selectedDevice: report.selected.device,
       sweep,
       budgetSec: params.budgetSec ?? DEFAULT_SWEEP_BUDGET_SEC,
+      runBudgetSec: check.budgetSec,
+      startGraceSec: JOB_START_GRACE_SEC,
       transfer: params.transfer !== false,
     },
   };

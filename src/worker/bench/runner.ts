@@ -3,10 +3,16 @@
 // one batch, so its interpreter imports torch once per device; in-process engines run plan
 // by plan, a sweep through the core's runSweep. Called by benchmark.ts, for the worker's
 // bench method and, in-process, for the CLI.
+//
+// Time: every plan was estimated within the run budget (plans.ts), a sweep stops before a
+// size that would not fit (sweepStopSec), and each job has a hard limit, its start grace
+// plus RUN_LIMIT_FACTOR × the budget per plan, after which it is stopped like a cancel and
+// reported as failed: a benchmark never runs unbounded, whatever the estimate missed.
 import { buildRun } from '../../core/bench/compare';
 import { isMeasured, type BenchProgress, type RunResult, type TransferResult } from '../../core/bench/model';
 import type { BenchPlan } from '../../core/bench/plan';
-import { runSweep } from '../../core/bench/sweep';
+import { runSweep, sweepStopSec } from '../../core/bench/sweep';
+import { overrunOutcome, productsOf } from '../../core/bench/timeBudget';
 import { cancelledOutcome } from '../../core/bench/outcomes';
 import type { BenchRunResponse } from '../../protocol/worker';
 import type { RunOptions } from '../engines/engine';
@@ -20,6 +26,9 @@ export interface BenchHooks {
   /** Test hook, passed to every engine run (RunOptions.corruptProduct). */
   corruptProduct?: RunOptions['corruptProduct'];
 }
+
+/** A job may take this many times the run budget per plan (plus its start grace) before it is stopped. */
+export const RUN_LIMIT_FACTOR = 1.5;
 
 class StepCounter {
   private readonly seen = new Set<string>();
@@ -56,7 +65,7 @@ async function runInProcess(job: BenchJob, bench: PreparedBench, options: RunOpt
     const planFor = new Map(plans.map((p) => [p.size, p]));
     const sweep = await runSweep((size) => job.engine.run(planFor.get(size) as BenchPlan, options), {
       sizes: plans.map((p) => p.size),
-      budgetSec: bench.budgetSec,
+      budgetSec: sweepBudget(plans, bench),
       signal: options.signal,
     });
     runs.push(...sweep.runs);
@@ -65,12 +74,48 @@ async function runInProcess(job: BenchJob, bench: PreparedBench, options: RunOpt
   return runs;
 }
 
-async function runJob(job: BenchJob, bench: PreparedBench, options: RunOptions): Promise<{ runs: RunResult[]; transfers: TransferResult[] }> {
+/** Where a sweep of these plans stops: its budget, or less so that the next size fits the run budget. */
+function sweepBudget(plans: readonly BenchPlan[], bench: PreparedBench): number {
+  const sizes = [...new Set(plans.map((p) => p.size))].sort((a, b) => a - b);
+  return sweepStopSec(bench.budgetSec, bench.runBudgetSec, productsOf(plans[0]), sizes);
+}
+
+type JobResult = { runs: RunResult[]; transfers: TransferResult[] };
+
+async function runJob(job: BenchJob, bench: PreparedBench, options: RunOptions): Promise<JobResult> {
   if (job.engine instanceof TorchEngine) {
     const transfer = bench.transfer && job.device !== 'cpu';
-    return job.engine.runBatch({ plans: job.plans, budgetSec: bench.sweep ? bench.budgetSec : undefined, transfer }, options);
+    return job.engine.runBatch({ plans: job.plans, budgetSec: bench.sweep ? sweepBudget(job.plans, bench) : undefined, transfer }, options);
   }
   return { runs: await runInProcess(job, bench, options), transfers: [] };
+}
+
+export function jobTimeLimitSec(job: BenchJob, bench: PreparedBench): number {
+  return bench.startGraceSec + job.plans.length * bench.runBudgetSec * RUN_LIMIT_FACTOR;
+}
+
+/** runJob, stopped at its time limit: the run it stopped is a failure that says so, not a cancel. */
+async function runJobWithinLimit(job: BenchJob, bench: PreparedBench, options: RunOptions): Promise<JobResult> {
+  const limitSec = jobTimeLimitSec(job, bench);
+  const controller = new AbortController();
+  const outer = options.signal;
+  const forward = () => controller.abort();
+  if (outer?.aborted) controller.abort();
+  else outer?.addEventListener('abort', forward, { once: true });
+  let overran = false;
+  const timer = setTimeout(() => {
+    overran = true;
+    controller.abort();
+  }, limitSec * 1000);
+  try {
+    const done = await runJob(job, bench, { ...options, signal: controller.signal });
+    if (!overran || outer?.aborted) return done;
+    const planOf = (r: RunResult) => job.plans.find((p) => !isMeasured(r) && p.size === r.size && p.dtype === r.dtype) ?? job.plans[0];
+    return { ...done, runs: done.runs.map((r) => (r.status === 'cancelled' ? overrunOutcome(planOf(r), limitSec, bench.runBudgetSec) : r)) };
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener('abort', forward);
+  }
 }
 
 /** Every job in turn; a cancel ends the run with what finished and a 'cancelled' outcome. */
@@ -90,7 +135,7 @@ export async function runPreparedBench(bench: PreparedBench, hooks: BenchHooks =
       cancelled = true;
       break;
     }
-    const done = await runJob(job, bench, options);
+    const done = await runJobWithinLimit(job, bench, options);
     runs.push(...done.runs);
     transfers.push(...done.transfers);
     if (done.runs.some((r) => !isMeasured(r) && r.status === 'cancelled')) {
