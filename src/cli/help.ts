@@ -1,6 +1,8 @@
 // The --help texts. Kept beside each other so the overview and the details agree.
-import { BENCH_HELP } from './commands/bench';
-import { DETECT_HELP } from './commands/detect';
+// Nothing here imports a command's module: `lint` and `help` must not load the benchmark
+// code (tfjs and its backends), so the bench and detect texts live here too.
+import { DEFAULT_SIZE } from '../core/bench/plan';
+import { SWEEP_SIZES } from '../core/bench/sweep';
 
 const OVERVIEW = `Device Doctor for PyTorch: finds PyTorch device mistakes in your code, and
 measures what your accelerators can do.
@@ -64,6 +66,61 @@ CPU, memory), the accelerators it has and what PyTorch (python3 on PATH) can use
 the selected device and each problem with its remedy, then checks the Python files
 and notebooks in the current folder and prints one line per rule that fired.
 Always exits with 0: it informs, it does not gate.
+`;
+
+const DETECT_HELP = `Usage: device-doctor detect [options]
+
+Detects this machine's accelerators (NVIDIA with nvidia-smi, AMD with amd-smi,
+rocm-smi or sysfs, Apple with system_profiler), the CPU and memory, asks your
+Python's PyTorch what it can use, selects the device PyTorch code should use and
+explains every problem found, with a remedy. Exits with 0 even when there is no
+GPU or no PyTorch: that is a finding, not an error.
+
+Options:
+  --json             Print the report as JSON (schemaVersion 1; bytes are integers,
+                     unknown values null)
+  --python <path>    The Python interpreter to ask about PyTorch
+                     (default: python3, then python, on PATH)
+  --device <device>  Check this device as if pinned (deviceDoctor.device), e.g. cuda:1
+  --timeout <s>      Seconds each tool may take before it is killed
+                     (default: 15 for nvidia-smi and the AMD tools, 120 for PyTorch)
+  --verbose          Log each tool run to stderr
+  -h, --help         Show this help
+
+Examples:
+  device-doctor detect
+  device-doctor detect --json --python .venv/bin/python
+`;
+
+const BENCH_HELP = `Usage: device-doctor bench [options]
+
+Times n×n matrix products (warm-up, synchronize, median of repeats, GFLOP/s) and
+checks every product against float64. By default the selected device (see
+'device-doctor detect') runs with PyTorch against a CPU baseline and the speedup
+is printed; without an accelerator, torch on the CPU is compared with the bundled
+wasm engine, and without PyTorch the wasm engine runs alone.
+
+Options:
+  --engine <engine>  torch, tfjs-node-gpu, tfjs-node, wasm, js, or all (every
+                     engine on every device it has here)
+  --device <device>  cpu, cuda, cuda:N or mps (default: the selected device)
+  --size <n>         Matrix order, 1 to 32768 (default ${DEFAULT_SIZE})
+  --sweep            Sizes ${SWEEP_SIZES.join(', ')}, stopping after the first that takes
+                     longer than half a second
+  --repeats <r>      Timed repeats per size (default 10)
+  --dtype <dtypes>   float32 (default), float16, bfloat16, a comma-separated list, or all
+  --python <path>    The Python interpreter whose PyTorch to use
+                     (default: python3, then python, on PATH)
+  --json             Print {"schemaVersion": 1, "results": [...], "speedup": ..., "problems": [...]}
+  -h, --help         Show this help
+
+Exit status: 0 measured; 1 a wrong product, a failed engine, or nothing measured;
+2 an impossible request (size, dtype, device, engine) or bad usage; 130 Ctrl-C.
+
+Examples:
+  device-doctor bench
+  device-doctor bench --engine torch --device cpu --size 1024 --json
+  device-doctor bench --engine all --sweep
 `;
 
 const TOPICS: Record<string, string> = { lint: LINT, doctor: DOCTOR, detect: DETECT_HELP, bench: BENCH_HELP };

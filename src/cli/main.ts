@@ -1,14 +1,17 @@
 // Dispatches a command line to its command. Every failure becomes "error: ..." and an
 // exit status: a person running the CLI never sees a stack trace.
 import { helpCommandFor, parseArgs } from './args';
-import { runBenchCommand } from './commands/bench';
-import { runDetectCommand } from './commands/detect';
-import { runDoctorCommand } from './commands/doctor';
 import { helpText } from './help';
 import type { CliIo } from './io';
 import { EXIT_USAGE, runLintCommand } from './commands/lint';
 import { DEVICE_DOCTOR_VERSION } from './version';
 import { terminalText } from './formats/terminalText';
+
+/** bench, detect and doctor, loaded on first use: `lint` must not pay for tfjs (./deviceCommands). */
+function deviceCommands(): typeof import('./deviceCommands') {
+  // A plain require, not import(): esbuild.js turns it into a require of dist/cliDevices.js.
+  return require('./deviceCommands') as typeof import('./deviceCommands');
+}
 
 async function dispatch(argv: readonly string[], io: CliIo, signal?: AbortSignal): Promise<number> {
   const invocation = parseArgs(argv);
@@ -22,11 +25,11 @@ async function dispatch(argv: readonly string[], io: CliIo, signal?: AbortSignal
     case 'lint':
       return runLintCommand(invocation.options, io);
     case 'doctor':
-      return runDoctorCommand(io);
+      return deviceCommands().runDoctorCommand(io);
     case 'detect':
-      return runDetectCommand(invocation.options, io, signal);
+      return deviceCommands().runDetectCommand(invocation.options, io, signal);
     case 'bench':
-      return runBenchCommand(invocation.options, io, signal);
+      return deviceCommands().runBenchCommand(invocation.options, io, signal);
     case 'usage-error':
       io.stderr(`error: ${terminalText(invocation.message)}\nRun '${helpCommandFor(invocation.topic)}' for usage.\n`);
       return EXIT_USAGE;

@@ -27,37 +27,6 @@ export const EXIT_FAILED = 1;
 export const EXIT_IMPOSSIBLE = 2;
 export const EXIT_CANCELLED = 130;
 
-export const BENCH_HELP = `Usage: device-doctor bench [options]
-
-Times n×n matrix products (warm-up, synchronize, median of repeats, GFLOP/s) and
-checks every product against float64. By default the selected device (see
-'device-doctor detect') runs with PyTorch against a CPU baseline and the speedup
-is printed; without an accelerator, torch on the CPU is compared with the bundled
-wasm engine, and without PyTorch the wasm engine runs alone.
-
-Options:
-  --engine <engine>  torch, tfjs-node-gpu, tfjs-node, wasm, js, or all (every
-                     engine on every device it has here)
-  --device <device>  cpu, cuda, cuda:N or mps (default: the selected device)
-  --size <n>         Matrix order, 1 to 32768 (default ${DEFAULT_SIZE})
-  --sweep            Sizes ${SWEEP_SIZES.join(', ')}, stopping after the first that takes
-                     longer than half a second
-  --repeats <r>      Timed repeats per size (default 10)
-  --dtype <dtypes>   float32 (default), float16, bfloat16, a comma-separated list, or all
-  --python <path>    The Python interpreter whose PyTorch to use
-                     (default: python3, then python, on PATH)
-  --json             Print {"schemaVersion": 1, "results": [...], "speedup": ..., "problems": [...]}
-  -h, --help         Show this help
-
-Exit status: 0 measured; 1 a wrong product, a failed engine, or nothing measured;
-2 an impossible request (size, dtype, device, engine) or bad usage; 130 Ctrl-C.
-
-Examples:
-  device-doctor bench
-  device-doctor bench --engine torch --device cpu --size 1024 --json
-  device-doctor bench --engine all --sweep
-`;
-
 /** What the worker would be asked: all engines, one engine on one device, or a device against the CPU. */
 export function benchParamsOf(options: BenchOptions, python: string | null): BenchParams {
   const compare = options.engine === 'all' ? 'all' : options.engine !== undefined && options.device !== undefined ? 'single' : 'versus-cpu';

@@ -16,30 +16,6 @@ import type { DetectOptions } from '../args';
 import type { CliIo } from '../io';
 import { terminalJson, terminalLines, terminalText } from '../formats/terminalText';
 
-export const DETECT_HELP = `Usage: device-doctor detect [options]
-
-Detects this machine's accelerators (NVIDIA with nvidia-smi, AMD with amd-smi,
-rocm-smi or sysfs, Apple with system_profiler), the CPU and memory, asks your
-Python's PyTorch what it can use, selects the device PyTorch code should use and
-explains every problem found, with a remedy. Exits with 0 even when there is no
-GPU or no PyTorch: that is a finding, not an error.
-
-Options:
-  --json             Print the report as JSON (schemaVersion 1; bytes are integers,
-                     unknown values null)
-  --python <path>    The Python interpreter to ask about PyTorch
-                     (default: python3, then python, on PATH)
-  --device <device>  Check this device as if pinned (deviceDoctor.device), e.g. cuda:1
-  --timeout <s>      Seconds each tool may take before it is killed
-                     (default: 15 for nvidia-smi and the AMD tools, 120 for PyTorch)
-  --verbose          Log each tool run to stderr
-  -h, --help         Show this help
-
-Examples:
-  device-doctor detect
-  device-doctor detect --json --python .venv/bin/python
-`;
-
 /** Runs every probe in this process and returns the report. */
 export async function detectReport(options: Pick<DetectOptions, 'python' | 'device' | 'timeoutSeconds' | 'verbose'>, io: CliIo, signal?: AbortSignal): Promise<DeviceReport> {
   const probe: ProbeOptions = {
