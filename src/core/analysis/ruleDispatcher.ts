@@ -1,6 +1,7 @@
 // Hands each event the interpreter (or a rule) emits to every rule that subscribes to it,
 // and collects the findings of one round. The gating lives here, once: rules see events
 // only in the final round and outside a loop's first pass, whose state is incomplete.
+import type { Node } from '../python/pyNode';
 import { nodeRange } from '../python/syntax';
 import { ruleInfo } from './catalog';
 import type { Frame } from './frame';
@@ -44,10 +45,20 @@ export class RuleDispatcher {
   }
 
   /** A range reached again in the same round (an expression evaluated twice) keeps its first report. */
-  private report(f: UnitFinding): void {
+  private report(finding: UnitFinding): void {
+    // A fix inside a statement that does not parse edits text whose meaning the parser only
+    // guessed: it can break the file or, applied again, never settle (`x = x = x.cuda()`).
+    const f = finding.fixes.length > 0 && inBrokenStatement(finding.node) ? { ...finding, fixes: [] } : finding;
     const r = nodeRange(f.startNode ?? f.node);
     const end = nodeRange(f.node).end;
     const key = `${f.code}|${f.unit}|${r.start.line}:${r.start.character}|${end.line}:${end.character}`;
     if (!this.findings.has(key)) this.findings.set(key, f);
   }
+}
+
+/** Whether the innermost statement around `node` (the node itself at most) contains a syntax error. */
+function inBrokenStatement(node: Node): boolean {
+  let n: Node | null = node;
+  while (n && n.parent && n.parent.type !== 'block' && n.parent.type !== 'module') n = n.parent;
+  return !!n && (n.hasError || n.type === 'ERROR' || n.parent?.type === 'ERROR');
 }

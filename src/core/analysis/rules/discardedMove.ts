@@ -23,6 +23,16 @@ function isCellResult(call: Node): boolean {
   return last?.id === statement.id;
 }
 
+/**
+ * Whether the call is the statement's only expression, so that `name = ` in front of it
+ * assigns the call's result. In `x.cuda(), y.cuda()` or `x.cuda(),` it would not (it
+ * would assign a tuple or be a syntax error): those get the finding without a fix.
+ */
+function isWholeStatement(call: Node): boolean {
+  const statement = call.parent;
+  return statement?.type === 'expression_statement' && statement.codeChildren.length === 1 && statement.text.trimEnd() === call.text;
+}
+
 function checkDiscardedMove(c: RuleHost, frame: Frame, call: Node, recvNode: Node, recv: Value, kind: Kind): void {
   const target = unparen(recvNode);
   if (kind !== 'tensor' || recv.placeless || !ASSIGNABLE.has(target.type)) return;
@@ -36,7 +46,9 @@ function checkDiscardedMove(c: RuleHost, frame: Frame, call: Node, recvNode: Nod
     message: `\`${callText}\` returns a new tensor and this statement discards it: \`${name}\` stays on ` +
       `${placeName(recv.place)}. Tensors are not moved in place (modules are); assign the result.`,
     related: [],
-    fixes: [{ title: `Assign the result: ${shortText(target, 30)} = ${callText}`, edits: [insertAt(startOf(call), `${target.text} = `, frame.unit)], preferred: true }],
+    fixes: isWholeStatement(call)
+      ? [{ title: `Assign the result: ${shortText(target, 30)} = ${callText}`, edits: [insertAt(startOf(call), `${target.text} = `, frame.unit)], preferred: true }]
+      : [],
     tags: ['unnecessary'],
   });
 }

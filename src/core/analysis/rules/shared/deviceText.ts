@@ -4,7 +4,7 @@
 import type { Node } from '../../../python/pyNode';
 import { dottedKey } from '../../../python/syntax';
 import type { Frame } from '../../frame';
-import { Arg, EITHER } from '../../values';
+import { Arg, EITHER, Place, UNTRACKED } from '../../values';
 
 /** The enclosing function definition of a node, or null at module level. */
 function enclosingFunction(node: Node): Node | null {
@@ -30,12 +30,26 @@ export function canReference(frame: Frame, text: string, movedIn?: Node): boolea
   return false;
 }
 
+/**
+ * A plain name that now holds a device the other side is not on (`device` rebound to the
+ * CPU after the model moved): writing it would move nothing, and fix-all would add
+ * `.to(device)` again and again.
+ */
+function reboundElsewhere(frame: Frame, text: string, place: Place): boolean {
+  if (!/^[A-Za-z_]\w*$/.test(text)) return false;
+  const now = frame.env.get(text);
+  return !!now && now.kind === 'device' && now.place !== UNTRACKED && (now.place & place) === 0;
+}
+
 /** The device expression the accelerator side was moved with, or one derived from it. */
 export function deviceTextFor(frame: Frame, other: Arg): string | undefined {
   const text = other.value.deviceText;
   // After `if cuda: model.cuda()` a literal "cuda" would break the CPU path: derive it instead.
   const literalOnOnePath = other.value.place === EITHER && !!text && /^["'\d]/.test(text);
-  if (text && !literalOnOnePath && canReference(frame, text, other.value.origin?.node)) return text;
+  // Text from a move the parser could not read whole (`.to(dev ice)`) is not copied into other code.
+  const fromBrokenCode = !!other.value.origin?.node.hasError;
+  if (text && !literalOnOnePath && !fromBrokenCode && !reboundElsewhere(frame, text, other.value.place)
+    && canReference(frame, text, other.value.origin?.node)) return text;
   const key = dottedKey(other.node);
   if (!key || !canReference(frame, key)) return undefined;
   if (other.value.kind === 'module') return `next(${key}.parameters()).device`;
