@@ -82,7 +82,7 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): string {
 
 /** The threads bench.py's torch uses, from its ready line ("torch 1.13, CPU, 2 threads"). */
 function benchThreads(python: string, env: NodeJS.ProcessEnv): number {
-  const ready = run(python, [path.join(ROOT, 'src', 'worker', 'torch', 'bench.py'), '{"sizes": [8], "repeats": 1}'], env).split('\n')[0];
+  const ready = run(python, [path.join(ROOT, 'src', 'worker', 'python', 'bench.py'), '{"sizes": [8], "repeats": 1}'], env).split('\n')[0];
   const match = /CPU, (\d+) threads?/.exec(JSON.parse(ready).detail);
   if (!match) throw new Error(`bench.py did not say its threads: ${ready}`);
   return Number(match[1]);
