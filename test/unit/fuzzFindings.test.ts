@@ -51,6 +51,13 @@ describe('fuzzer findings, fixed', () => {
     assert.strictEqual(fixAll(source).passes, 0);
   });
 
+  it('offers no fix in statements that error recovery split out of one line', () => {
+    const source = 'import torch\nx = torch.zeros(2).cuda()y = x.numpy()\n';
+    const findings = analyzeSource(source);
+    assert.ok(findings.some((f) => f.code === 'DD003'), `the .numpy() on a CUDA tensor is still reported: ${JSON.stringify(findings.map((f) => f.code))}`);
+    assert.ok(findings.every((f) => f.fixes.length === 0), JSON.stringify(findings.map((f) => f.fixes)));
+  });
+
   it('does not write a device name that was rebound to the CPU since the model moved; fix-all settles at once', () => {
     const source = [
       'import torch',

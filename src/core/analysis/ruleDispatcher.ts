@@ -56,9 +56,20 @@ export class RuleDispatcher {
   }
 }
 
-/** Whether the innermost statement around `node` (the node itself at most) contains a syntax error. */
+/**
+ * Whether the innermost statement around `node` contains a syntax error, or shares a line
+ * with one that does (error recovery can split `a=().to(d)device=…` into several
+ * statements on one line, and a fix there would be applied to guessed structure).
+ */
 function inBrokenStatement(node: Node): boolean {
   let n: Node | null = node;
   while (n && n.parent && n.parent.type !== 'block' && n.parent.type !== 'module') n = n.parent;
-  return !!n && (n.hasError || n.type === 'ERROR' || n.parent?.type === 'ERROR');
+  if (!n) return false;
+  const broken = (s: Node) => s.hasError || s.type === 'ERROR';
+  if (broken(n) || n.parent?.type === 'ERROR') return true;
+  const first = n.startPosition.row;
+  const last = n.endPosition.row;
+  const sameLines = (n.parent?.codeChildren ?? []).filter((s) => s.id !== n.id && s.startPosition.row <= last && s.endPosition.row >= first);
+  // Statements run together without `;` show only as an invisible MISSING newline in the parent.
+  return sameLines.some(broken) || (sameLines.length > 0 && !!n.parent?.hasError);
 }
