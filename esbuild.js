@@ -1,6 +1,6 @@
-// Bundles one file per process (extension host, language server, CLI and compute
-// worker) and copies the runtime assets they load from disk: the tree-sitter and
-// tfjs-backend-wasm .wasm files and the Python scripts of src/worker/python.
+// Bundles one file per process (extension host, language server and its analysis
+// thread, CLI and compute worker) and copies the runtime assets they load from disk:
+// the tree-sitter and tfjs-backend-wasm .wasm files and the Python scripts of src/worker/python.
 const esbuild = require('esbuild');
 const fs = require('fs');
 const path = require('path');
@@ -38,6 +38,8 @@ const cliDevicesAtRunTime = {
 const entries = [
   { in: 'src/extension.ts', out: 'extension' },
   { in: 'src/server/server.ts', out: 'server' },
+  // The language server's analysis thread (worker_threads), started by server.js from beside it.
+  { in: 'src/server/analysisWorker.ts', out: 'analysisWorker' },
   { in: 'src/cli/cli.ts', out: 'cli', banner: '#!/usr/bin/env node' },
   { in: 'src/cli/deviceCommands.ts', out: 'cliDevices' },
   { in: 'src/worker/worker.ts', out: 'worker' },

@@ -1,5 +1,6 @@
-// Per-document debouncing: analysis runs once typing pauses. A code-action request can
-// flush a pending run so that its answer is computed from the text the client sees.
+// Per-document debouncing: analysis runs once typing pauses, and runs of one document never
+// overlap (the next reads the latest text when it starts). `flush` runs a pending task at once
+// and waits for it (the tests use it; code actions answer from the stored findings instead).
 
 type Task = () => Promise<void>;
 

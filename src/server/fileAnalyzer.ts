@@ -2,8 +2,8 @@
 // that each analysis re-parses only what changed. Changes are buffered between analyses
 // and applied in one go, so a burst of keystrokes costs one parse. If the parser crashes
 // and is reloaded (parser.ts), kept trees are dead: ParsedDocument parses their text again.
-import { analyzeTree } from '../core/analysis';
-import type { AnalyzeOptions, Finding } from '../core/analysis';
+import { analyzeNotebook, analyzeTree } from '../core/analysis';
+import type { AnalyzeOptions, CellFinding, Finding } from '../core/analysis';
 import { ParsedDocument, TextChange } from '../core/python/document';
 import { ParserCrashedError } from '../core/python/parser';
 
@@ -12,7 +12,20 @@ interface FileState {
   pending: TextChange[];
 }
 
-export class FileAnalyzer {
+/**
+ * What the linter analyses with: this class in the same thread (the analysis worker, the
+ * unit tests), or WorkerAnalyzer, which hands the work to that worker thread.
+ */
+export interface DocumentAnalyzer {
+  recordChanges(uri: string, changes: readonly TextChange[]): void;
+  analyze(uri: string, text: string, options: AnalyzeOptions): Finding[] | Promise<Finding[]>;
+  /** A notebook's code cells as one program; no tree is kept between analyses. */
+  analyzeNotebook(cells: readonly string[], options: AnalyzeOptions, uri: string): CellFinding[] | Promise<CellFinding[]>;
+  release(uri: string): void;
+  dispose(): void;
+}
+
+export class FileAnalyzer implements DocumentAnalyzer {
   private readonly files = new Map<string, FileState>();
   /** How often a whole file was parsed versus a tree updated (a mismatch shows in the log and the tests). */
   readonly parses = { full: 0, incremental: 0 };
@@ -27,6 +40,10 @@ export class FileAnalyzer {
   analyze(uri: string, text: string, options: AnalyzeOptions): Finding[] {
     const parsed = this.parsedFor(uri, text);
     return analyzeTree(parsed.tree, parsed.text, options);
+  }
+
+  analyzeNotebook(cells: readonly string[], options: AnalyzeOptions): CellFinding[] {
+    return analyzeNotebook(cells, options);
   }
 
   /** The text the kept tree was parsed from, if any (lets tests check the incremental path). */

@@ -1,26 +1,29 @@
 // Decides when and what to analyse: debounced per file or notebook, settings per resource,
-// results stored for code actions and published. Never lets an analysis error escape.
+// results stored for code actions and published. The analysis itself runs in the worker
+// thread (WorkerAnalyzer); a result that an edit made stale is dropped, the edit's own run
+// publishes. Never lets an analysis error escape.
 import type { Connection, NotebookDocument, NotebookDocuments, TextDocuments } from 'vscode-languageserver';
 import { NotebookCellKind } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { analyzeNotebook } from '../core/analysis';
 import type { AnalyzeOptions } from '../core/analysis';
 import { sizeLimitProblem } from '../core/python/limits';
 import { initPythonParser, ParserCrashedError } from '../core/python/parser';
 import { Debouncer } from './debouncer';
-import type { FileAnalyzer } from './fileAnalyzer';
+import type { DocumentAnalyzer } from './fileAnalyzer';
 import type { FindingStore } from './findingStore';
 import { groupByUri, LocatedFinding, locateCellFindings, locateFileFindings } from './locatedFinding';
 import { selectionForDocument } from './ruleSelection';
 import type { ServerLog } from './serverLog';
 import { DEFAULT_SETTINGS, ServerSettings } from './settings';
 import type { SettingsProvider } from './settingsProvider';
+import { AnalysisStoppedError, AnalysisWorkerCrashedError } from './workerAnalyzer';
 
 export interface LinterDeps {
   connection: Connection;
   documents: TextDocuments<TextDocument>;
   notebooks: NotebookDocuments<TextDocument>;
-  files: FileAnalyzer;
+  /** In the server a WorkerAnalyzer (another thread); in the unit tests a FileAnalyzer. */
+  files: DocumentAnalyzer;
   settings: SettingsProvider;
   store: FindingStore;
   log: ServerLog;
@@ -38,14 +41,13 @@ export class Linter {
   private readonly debouncer: Debouncer;
   /** The debounce each document's settings asked for last time (scheduling must not wait). */
   private readonly debounceMs = new Map<string, number>();
-  /** How long each document's last analysis took: a slow one waits at least that long. */
-  private readonly lastDurationMs = new Map<string, number>();
   /** Open notebooks and the cell URIs diagnostics were last published for. */
   private readonly notebookCells = new Map<string, string[]>();
   /** Documents whose first analysis is queued; it will read their latest text anyway. */
   private readonly opening = new Set<string>();
   /** Documents the parser crashed on: not analysed again until they are closed and reopened. */
   private readonly crashedParser = new Set<string>();
+  private disposed = false;
 
   constructor(private readonly deps: LinterDeps) {
     this.debouncer = new Debouncer((key, error) => deps.log.error(`Analysis of ${key} failed`, error));
@@ -67,7 +69,6 @@ export class Linter {
     this.debouncer.cancel(uri);
     this.debounceMs.delete(uri);
     this.opening.delete(uri);
-    this.lastDurationMs.delete(uri);
     this.crashedParser.delete(uri);
     this.deps.files.release(uri);
     this.deps.settings.forget(uri);
@@ -90,7 +91,6 @@ export class Linter {
     this.debouncer.cancel(uri);
     this.debounceMs.delete(uri);
     this.opening.delete(uri);
-    this.lastDurationMs.delete(uri);
     this.crashedParser.delete(uri);
     this.deps.settings.forget(uri);
     this.deps.log.forget(uri);
@@ -104,47 +104,54 @@ export class Linter {
     for (const uri of this.notebookCells.keys()) this.notebookChanged(uri);
   }
 
-  /** Brings the stored findings of a file or cell up to date with the text the client has. */
+  /**
+   * Brings the stored findings of a file or cell up to date with the text the client has
+   * (waits for the analysis: code actions do not call it, they answer from the store).
+   */
   async flushFor(documentUri: string): Promise<void> {
     const notebook = this.deps.notebooks.findNotebookDocumentForCell(documentUri);
     await this.debouncer.flush(notebook ? notebook.uri : documentUri);
   }
 
   dispose(): void {
+    this.disposed = true;
     this.debouncer.dispose();
   }
 
   /**
-   * Waits the debounce, or as long as the last analysis took if that was longer, so that
-   * a large file keeps the server busy at most about half the time while its user types.
+   * Waits the debounce only: the analysis runs in the worker thread, so a slow one no longer
+   * keeps the server from answering, and its next run need not wait for its last one's length.
    */
   private schedule(key: string, immediately: boolean, task: () => Promise<void>): void {
     const debounce = this.debounceMs.get(key) ?? DEFAULT_SETTINGS.debounceMs;
-    const delay = immediately ? 0 : Math.max(debounce, this.lastDurationMs.get(key) ?? 0);
-    this.debouncer.schedule(key, delay, task);
+    this.debouncer.schedule(key, immediately ? 0 : debounce, task);
   }
 
-  /** Runs a synchronous analysis, timing it; errors are logged and give no findings. */
-  private timed<T>(key: string, analyse: () => T[]): T[] {
+  /**
+   * Runs an analysis (in the worker thread; in this one in unit tests). Errors are logged and
+   * give no findings; undefined when the server is stopping (nothing is published then).
+   */
+  private async timed<T>(key: string, analyse: () => T[] | Promise<T[]>): Promise<T[] | undefined> {
     const started = Date.now();
     try {
-      return analyse();
+      const findings = await analyse();
+      const duration = Date.now() - started;
+      if (duration >= SLOW_ANALYSIS_MS) this.deps.log.warnOnce(`${key}#slow`, `Analysing ${key} took ${duration} ms.`);
+      return findings;
     } catch (error) {
+      if (this.disposed || error instanceof AnalysisStoppedError) return undefined;
       if (error instanceof ParserCrashedError) this.parserCrashed(key, error);
+      else if (error instanceof AnalysisWorkerCrashedError) this.workerCrashed(key, error);
       else this.deps.log.error(`Analysis of ${key} failed`, error);
       return [];
-    } finally {
-      const duration = Date.now() - started;
-      if (this.crashedParser.has(key)) {
-        // Not analysed again: its next skip need not wait, and "re-analysed after pauses" would be untrue.
-        this.lastDurationMs.delete(key);
-      } else {
-        this.lastDurationMs.set(key, duration);
-        if (duration >= SLOW_ANALYSIS_MS) {
-          this.deps.log.warnOnce(`${key}#slow`, `Analysing ${key} took ${duration} ms; it is re-analysed only after pauses at least that long.`);
-        }
-      }
     }
+  }
+
+  /** The worker thread died analysing this document: like a parser crash, it is left alone until reopened. */
+  private workerCrashed(key: string, error: AnalysisWorkerCrashedError): void {
+    this.crashedParser.add(key);
+    this.deps.log.warnOnce(`${key}#workerCrashed`, `${error.message} ${key} is not analysed again until it is closed and reopened; `
+      + 'other documents are analysed as before.');
   }
 
   /**
@@ -184,16 +191,19 @@ export class Linter {
     const document = this.deps.documents.get(uri);
     if (!document) return; // closed while the settings were on their way
     const text = document.getText();
-    let located: LocatedFinding[] = [];
+    const version = document.version;
+    let located: LocatedFinding[] | undefined = [];
     if (this.shouldAnalyse(uri, text, settings)) {
-      located = this.timed(uri, () => {
-        const findings = this.deps.files.analyze(uri, text, this.optionsFor(uri, settings));
+      located = await this.timed(uri, async () => {
+        const findings = await this.deps.files.analyze(uri, text, this.optionsFor(uri, settings));
         return locateFileFindings(uri, findings, settings);
       });
+      // Edited, closed or reopened meanwhile: this result is stale and dropped; the edit scheduled a newer run.
+      if (!located || this.deps.documents.get(uri) !== document || document.version !== version) return;
     } else {
       this.deps.files.release(uri);
     }
-    this.publish(uri, located, document.version);
+    this.publish(uri, located, version);
   }
 
   private async lintNotebook(uri: string): Promise<void> {
@@ -205,17 +215,26 @@ export class Linter {
     const cells = this.codeCells(notebook);
     const cellUris = cells.map((cell) => cell.uri);
     const texts = cells.map((cell) => cell.document.getText());
-    let located: LocatedFinding[] = [];
+    const versions = cells.map((cell) => cell.document.version);
+    let located: LocatedFinding[] | undefined = [];
     if (this.shouldAnalyse(uri, texts, settings)) {
-      located = this.timed(uri, () => {
-        const results = analyzeNotebook(texts, this.optionsFor(uri, settings));
+      located = await this.timed(uri, async () => {
+        const results = await this.deps.files.analyzeNotebook(texts, this.optionsFor(uri, settings), uri);
         return locateCellFindings(cellUris, results, settings);
       });
+      if (!located || !this.sameCells(uri, notebook, cellUris, versions)) return; // stale: a newer run is scheduled
     }
     const groups = groupByUri(cellUris, located);
-    for (const cell of cells) this.publish(cell.uri, groups.get(cell.uri) ?? [], cell.document.version);
+    cells.forEach((cell, i) => this.publish(cell.uri, groups.get(cell.uri) ?? [], versions[i]));
     for (const gone of this.notebookCells.get(uri) ?? []) if (!groups.has(gone)) this.clear(gone);
     this.notebookCells.set(uri, cellUris);
+  }
+
+  /** True while the notebook is open with the same code cells, at the same versions, as when its analysis began. */
+  private sameCells(uri: string, notebook: NotebookDocument, cellUris: readonly string[], versions: readonly number[]): boolean {
+    if (!this.notebookCells.has(uri) || this.deps.notebooks.getNotebookDocument(uri) !== notebook) return false;
+    const now = this.codeCells(notebook);
+    return now.length === cellUris.length && now.every((cell, i) => cell.uri === cellUris[i] && cell.document.version === versions[i]);
   }
 
   /** The notebook's Python code cells in order: together they are one program. */
@@ -235,7 +254,6 @@ export class Linter {
    */
   private shouldAnalyse(uri: string, text: string | readonly string[], settings: ServerSettings): boolean {
     const analyse = settings.enable && !this.crashedParser.has(uri) && this.withinLimits(uri, text, settings);
-    if (!analyse) this.lastDurationMs.delete(uri);
     return analyse;
   }
 

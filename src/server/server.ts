@@ -2,6 +2,7 @@
 // diagnostics and quick fixes out. Started by the extension over ipc; `--stdio` works too,
 // for other editors and for the tests.
 import {
+  CodeActionKind,
   createConnection,
   DidChangeWatchedFilesNotification,
   NotebookDocuments,
@@ -11,24 +12,34 @@ import {
 } from 'vscode-languageserver/node';
 import type { InitializeParams, InitializeResult } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
+import * as path from 'path';
+import { Worker } from 'worker_threads';
 import { initPythonParser } from '../core/analysis';
 import { clearProjectConfigCache } from '../core/config';
 import { SETTINGS_SECTION } from '../protocol/settings';
-import { buildCodeActions, PROVIDED_CODE_ACTION_KINDS } from './codeActions';
-import { FileAnalyzer } from './fileAnalyzer';
+import { buildCodeActions, FIX_ALL_KIND, isKindRequested, PROVIDED_CODE_ACTION_KINDS } from './codeActions';
 import { FindingStore } from './findingStore';
 import { Linter, PYTHON_LANGUAGE } from './linter';
 import { ServerLog } from './serverLog';
 import { SettingsProvider } from './settingsProvider';
+import { WorkerAnalyzer } from './workerAnalyzer';
 
 const connection = createConnection(ProposedFeatures.all);
 const log = new ServerLog(connection.console);
-const files = new FileAnalyzer();
+// Analysis runs in one worker thread (dist/analysisWorker.js, beside this bundle): this thread
+// keeps the connection, documents, settings and findings, and answers while a file is analysed.
+// A crash during an analysis is logged by the linter, with the document; one between analyses here.
+const files = new WorkerAnalyzer(() => new Worker(path.join(__dirname, 'analysisWorker.js')), {
+  crashed: (reason, uri) => {
+    if (uri === undefined) log.warn(`The analysis worker stopped (${reason}); a fresh worker takes the next analysis.`);
+  },
+});
 const store = new FindingStore();
 const capabilities = { pullConfiguration: false, versionedEdits: false, watchFiles: false };
 const settings = new SettingsProvider(connection, () => capabilities.pullConfiguration);
 
-// Incremental changes reach FileAnalyzer as they arrive, so its tree can be edited rather than rebuilt.
+// Incremental changes are recorded as they arrive and sent with the next analysis, so that the
+// worker's tree can be edited rather than rebuilt.
 const documents = new TextDocuments<TextDocument>({
   create: (uri, languageId, version, content) => TextDocument.create(uri, languageId, version, content),
   update: (document, changes, version) => {
@@ -49,6 +60,7 @@ connection.onInitialize(async (params: InitializeParams): Promise<InitializeResu
   capabilities.versionedEdits = workspace?.workspaceEdit?.documentChanges === true;
   capabilities.watchFiles = workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
   try {
+    // This thread's own parser checks that a quick fix adds no syntax error; the worker loads its own.
     await initPythonParser(__dirname);
   } catch (error) {
     log.error('Could not load the Python parser; no analysis will run', error);
@@ -93,13 +105,23 @@ notebooks.onDidClose((notebook) => linter.notebookClosed(notebook.uri));
 connection.onCodeAction(async (params) => {
   const uri = params.textDocument.uri;
   try {
-    await linter.flushFor(uri);
+    // Quick fixes are answered from the latest finished analysis (the store), never waiting
+    // for one. Those of an older version (an analysis is pending or running) name that version
+    // in their edits, which the client checks before applying; a client that cannot check gets
+    // none. An explicit fix-all request (editor.codeActionsOnSave, right after the last
+    // keystroke) waits for this document's analysis instead: fix-all from older findings could
+    // not be applied, and the save would silently skip it. Waiting is an await: the server
+    // answers everything else meanwhile.
+    if (params.context.only && isKindRequested(FIX_ALL_KIND, params.context.only) && isStale(uri)) await linter.flushFor(uri);
     const document = documents.get(uri) ?? notebooks.cellTextDocuments.get(uri);
     if (!document) return [];
+    const stale = isStale(uri);
+    if (stale && (!capabilities.versionedEdits || !isKindRequested(CodeActionKind.QuickFix, params.context.only))) return [];
+    const context = stale ? { ...params.context, only: [CodeActionKind.QuickFix] } : params.context;
     return buildCodeActions({
       uri,
       findings: store.get(uri),
-      context: params.context,
+      context,
       lineText: (line) => lineText(document, line),
       // A fix may edit another cell of the notebook: its text is needed to check that it still parses.
       textOf: (target) => (documents.get(target) ?? notebooks.cellTextDocuments.get(target))?.getText(),
@@ -110,6 +132,13 @@ connection.onCodeAction(async (params) => {
     return [];
   }
 });
+
+/** True when the stored findings of `uri` were computed on an older version than the client's. */
+function isStale(uri: string): boolean {
+  const document = documents.get(uri) ?? notebooks.cellTextDocuments.get(uri);
+  const stored = store.version(uri);
+  return document !== undefined && stored !== undefined && stored !== document.version;
+}
 
 function lineText(document: TextDocument, line: number): string | undefined {
   if (line < 0 || line >= document.lineCount) return undefined;

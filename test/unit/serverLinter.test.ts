@@ -108,4 +108,44 @@ describe('server: the linter', () => {
     assert.deepStrictEqual(published, []);
     linter.dispose();
   });
+
+  it('drops a result that an edit made stale, publishing only the newer version', async () => {
+    const { files, published, open, linter } = setup({ debounceMs: 0 });
+    const gates: Array<() => void> = [];
+    const analysed: string[] = [];
+    // As WorkerAnalyzer does: the findings come later.
+    files.analyze = ((_uri: string, text: string) => {
+      analysed.push(text);
+      return new Promise<Finding[]>((resolve) => gates.push(() => resolve([numpyOnGpu()])));
+    }) as never;
+    open.set(URI, TextDocument.create(URI, 'python', 1, 'a\n'));
+    linter.fileOpened(URI);
+    while (gates.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    TextDocument.update(open.get(URI)!, [{ text: 'b\n' }], 2);
+    linter.fileChanged(URI);
+    gates.shift()!();
+    const flushed = linter.flushFor(URI);
+    while (gates.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    gates.shift()!();
+    await flushed;
+    assert.deepStrictEqual(analysed, ['a\n', 'b\n']);
+    assert.deepStrictEqual(published.map((p) => p.version), [2], 'version 1 finished after the edit: dropped');
+    linter.dispose();
+  });
+
+  it('waits only the debounce after a slow analysis (no wait that grows with its length)', async () => {
+    const { files, published, open, linter } = setup({ debounceMs: 10 });
+    let slow = true;
+    files.analyze = (() => new Promise<Finding[]>((resolve) => setTimeout(() => resolve([]), slow ? 400 : 0))) as never;
+    open.set(URI, TextDocument.create(URI, 'python', 1, 'a\n'));
+    linter.fileOpened(URI);
+    await linter.flushFor(URI);
+    slow = false;
+    TextDocument.update(open.get(URI)!, [{ text: 'b\n' }], 2);
+    const changed = Date.now();
+    linter.fileChanged(URI);
+    while (published.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.ok(Date.now() - changed < 300, `published ${Date.now() - changed} ms after the edit; the last analysis took 400 ms`);
+    linter.dispose();
+  });
 });

@@ -1,0 +1,195 @@
+// The main thread's side of the analysis worker (analysisWorker.ts): the same interface as
+// FileAnalyzer, but every analysis runs in one worker thread, so that the LSP connection
+// (code actions, other documents' events) is served while a large file is analysed.
+//
+// One request is in the worker at a time; the rest wait here in order. The worker keeps the
+// trees: each request carries the client's full text and the changes recorded since the
+// previous request for that document (the worker updates its tree with them and checks the
+// result against the text, parsing afresh if they differ). If the worker dies (an uncaught
+// error, memory), the request it was running is rejected with AnalysisWorkerCrashedError, a
+// fresh worker is started for the next one, and it parses every document afresh from its text.
+import { Worker } from 'worker_threads';
+import type { AnalyzeOptions, CellFinding, Finding } from '../core/analysis';
+import type { TextChange } from '../core/python/document';
+import { ParserCrashedError, ParserReload } from '../core/python/parser';
+import type { AnalysisReply, AnalysisRequest } from './analysisMessages';
+import type { DocumentAnalyzer } from './fileAnalyzer';
+
+/** The worker thread stopped while it analysed this document; a fresh one takes the next request. */
+export class AnalysisWorkerCrashedError extends Error {
+  constructor(readonly uri: string, readonly reason: string) {
+    super(`The analysis worker stopped while analysing ${uri} (${reason}); a fresh worker was started for the next analysis.`);
+    this.name = 'AnalysisWorkerCrashedError';
+  }
+}
+
+/** The analyzer was disposed (the server is shutting down) before this analysis ran. */
+export class AnalysisStoppedError extends Error {
+  constructor() {
+    super('The analysis worker was stopped');
+    this.name = 'AnalysisStoppedError';
+  }
+}
+
+type Request = Exclude<AnalysisRequest, { kind: 'release' }>;
+
+interface Job {
+  request: Request;
+  resolve: (findings: Finding[] | CellFinding[]) => void;
+  reject: (error: unknown) => void;
+}
+
+interface PendingReload {
+  resolve: (reload: ParserReload) => void;
+  reject: (error: unknown) => void;
+}
+
+export interface WorkerAnalyzerEvents {
+  /** The worker stopped unexpectedly; a fresh one is started when there is work. */
+  crashed?: (reason: string, uri: string | undefined) => void;
+  /** For the tests: how many workers were started so far. */
+  started?: (count: number) => void;
+}
+
+export class WorkerAnalyzer implements DocumentAnalyzer {
+  private worker?: Worker;
+  private lastError?: string;
+  private readonly queue: Job[] = [];
+  private inFlight?: Job;
+  private nextId = 1;
+  private starts = 0;
+  private disposed = false;
+  /** Documents the current worker may hold a tree for: their changes are forwarded. */
+  private readonly known = new Set<string>();
+  private readonly pendingChanges = new Map<string, TextChange[]>();
+  private readonly reloads = new Map<number, PendingReload>();
+
+  constructor(private readonly spawn: () => Worker, private readonly events: WorkerAnalyzerEvents = {}) {}
+
+  recordChanges(uri: string, changes: readonly TextChange[]): void {
+    if (!this.known.has(uri)) return;
+    const pending = this.pendingChanges.get(uri) ?? [];
+    pending.push(...changes.map((change) => ({ ...change })));
+    this.pendingChanges.set(uri, pending);
+  }
+
+  analyze(uri: string, text: string, options: AnalyzeOptions): Promise<Finding[]> {
+    const changes = this.pendingChanges.get(uri) ?? [];
+    this.pendingChanges.delete(uri);
+    this.known.add(uri);
+    return this.enqueue({ kind: 'file', id: this.nextId++, uri, text, changes, options }) as Promise<Finding[]>;
+  }
+
+  analyzeNotebook(cells: readonly string[], options: AnalyzeOptions, uri: string): Promise<CellFinding[]> {
+    return this.enqueue({ kind: 'notebook', id: this.nextId++, uri, cells: [...cells], options }) as Promise<CellFinding[]>;
+  }
+
+  release(uri: string): void {
+    this.pendingChanges.delete(uri);
+    if (!this.known.delete(uri)) return;
+    // Queued after any analysis of it, in order; a worker that is not running holds no tree.
+    this.worker?.postMessage({ kind: 'release', uri } satisfies AnalysisRequest);
+  }
+
+  /** How many analyses are waiting or running (0 when idle). */
+  get busy(): number {
+    return this.queue.length + (this.inFlight ? 1 : 0);
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    const jobs = [...(this.inFlight ? [this.inFlight] : []), ...this.queue.splice(0)];
+    this.inFlight = undefined;
+    for (const job of jobs) job.reject(new AnalysisStoppedError());
+    for (const reload of this.reloads.values()) reload.reject(new AnalysisStoppedError());
+    this.reloads.clear();
+    const worker = this.worker;
+    this.worker = undefined;
+    void worker?.terminate();
+  }
+
+  private enqueue(request: Request): Promise<Finding[] | CellFinding[]> {
+    if (this.disposed) return Promise.reject(new AnalysisStoppedError());
+    return new Promise((resolve, reject) => {
+      this.queue.push({ request, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (this.disposed || this.inFlight) return;
+    const job = this.queue.shift();
+    if (!job) return;
+    this.inFlight = job;
+    try {
+      this.ensureWorker().postMessage(job.request);
+    } catch (error) {
+      this.inFlight = undefined;
+      job.reject(error);
+      this.pump();
+    }
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const worker = this.spawn();
+    this.worker = worker;
+    this.lastError = undefined;
+    this.events.started?.(++this.starts);
+    worker.on('message', (reply: AnalysisReply) => {
+      if (this.worker === worker) this.received(reply);
+    });
+    worker.on('error', (error: Error) => {
+      if (this.worker === worker) this.lastError = error.stack ?? error.message;
+    });
+    worker.on('exit', (code) => {
+      if (this.worker === worker) this.exited(code);
+    });
+    // An idle worker must not keep the server process alive on its own.
+    worker.unref();
+    return worker;
+  }
+
+  private received(reply: AnalysisReply): void {
+    if (reply.kind === 'ready') return;
+    if (reply.kind === 'parserReloaded' || reply.kind === 'parserReloadFailed') {
+      const reload = this.reloads.get(reply.id);
+      this.reloads.delete(reply.id);
+      if (reply.kind === 'parserReloaded') reload?.resolve({ ms: reply.ms, reloads: reply.reloads });
+      else reload?.reject(new Error(reply.message));
+      return;
+    }
+    const job = this.inFlight;
+    if (!job || job.request.id !== reply.id) return;
+    this.inFlight = undefined;
+    if (reply.kind === 'file' || reply.kind === 'notebook') {
+      job.resolve(reply.findings);
+    } else if (reply.kind === 'parserCrashed') {
+      const reloaded = new Promise<ParserReload>((resolve, reject) => this.reloads.set(reply.id, { resolve, reject }));
+      job.reject(new ParserCrashedError(reply.textLength, reloaded, new Error(reply.cause)));
+    } else {
+      const error = new Error(reply.message);
+      if (reply.stack) error.stack = reply.stack;
+      job.reject(error);
+    }
+    this.pump();
+  }
+
+  private exited(code: number): void {
+    this.worker = undefined;
+    // The new worker starts with no trees: every document is parsed from its full text.
+    this.known.clear();
+    this.pendingChanges.clear();
+    if (this.disposed) return;
+    const reason = this.lastError ? `exit code ${code}: ${this.lastError}` : `exit code ${code}`;
+    // A parser reload the dead worker had under way is moot: the fresh worker loads its own.
+    this.reloads.clear();
+    // The request it was running is the likely cause: not sent again. A worker that died before
+    // taking any request costs the next one, so that a worker that cannot start does not loop.
+    const job = this.inFlight ?? this.queue.shift();
+    this.inFlight = undefined;
+    this.events.crashed?.(reason, job?.request.uri);
+    job?.reject(new AnalysisWorkerCrashedError(job.request.uri, reason));
+    this.pump();
+  }
+}
