@@ -15,12 +15,14 @@ import type { AnalyzeOptions, CellFinding, Finding, Fix, TextEdit } from './type
 
 /**
  * Rounds of whole-program interpretation; each feeds call sites to the next. A round
- * whose inputs equal its outputs is final; otherwise the third round is.
+ * whose inputs equal its outputs is final; otherwise the third round is. Real code takes
+ * 2 rounds (nothing flows between functions) or 3 (call-site states change returns in
+ * round 2; round 3 confirms), a few hit the cap (chains of helpers longer than that).
  */
 const MAX_ROUNDS = 3;
 
 function makeUnit(index: number, tree: Tree, source: string, registry: NodeRegistry): Unit {
-  return { index, tree, root: registry.root(tree.rootNode), source, lines: source.split(/\r?\n|\r/), eol: /\r\n/.test(source) ? '\r\n' : '\n' };
+  return { index, tree, root: registry.root(tree, source), source, lines: source.split(/\r?\n|\r/), eol: /\r\n/.test(source) ? '\r\n' : '\n' };
 }
 
 function interpret(units: Unit[], isNotebook = false): UnitFinding[] {
@@ -29,10 +31,15 @@ function interpret(units: Unit[], isNotebook = false): UnitFinding[] {
   let summaries = new Summaries();
   for (let round = 1; ; round++) {
     // Rules report in every round after the first; only a converged (or the last) round counts.
-    const rules = new RuleDispatcher(program, round > 1);
+    // A program without functions makes no summaries: its first round, read with none, is
+    // final at once (a second would read the same empty summaries and find the same).
+    const settled = round === 1 && program.functions.length === 0;
+    const rules = new RuleDispatcher(program, round > 1 || settled);
     const interpreter = new Interpreter(program, summaries, rules.events);
     interpreter.run();
-    if (round === MAX_ROUNDS || (round > 1 && interpreter.next.equals(summaries))) return [...rules.findings.values()];
+    if (round === MAX_ROUNDS || (settled && interpreter.next.isEmpty()) || (round > 1 && interpreter.next.equals(summaries))) {
+      return [...rules.findings.values()];
+    }
     summaries = interpreter.next;
   }
 }

@@ -12,6 +12,11 @@ export class Summaries {
     return sameMaps(this.params, other.params) && sameMap(this.returns, other.returns) && sameMaps(this.classAttrs, other.classAttrs);
   }
 
+  /** No parameter, return or attribute state at all (a program without functions). */
+  isEmpty(): boolean {
+    return this.params.size === 0 && this.returns.size === 0 && this.classAttrs.size === 0;
+  }
+
   readonly params = new Map<number, Map<string, Value>>();
   readonly returns = new Map<number, Value>();
   readonly classAttrs = new Map<string, Map<string, Value>>();

@@ -87,7 +87,7 @@ function isLoader(ctx: RoundContext, frame: Frame, node: Node): boolean {
   return false;
 }
 
-function tupleParts(target: Node): Node[] | undefined {
+function tupleParts(target: Node): readonly Node[] | undefined {
   const t = unparen(target);
   return ['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list'].includes(t.type) ? children(t) : undefined;
 }

@@ -1,65 +1,84 @@
-// A memoizing view of tree-sitter nodes. Every property of a web-tree-sitter node is
-// read through wasm and allocates a fresh wrapper; the analyzer reads the same nodes
-// many times (rounds, loop passes, scans), so each node is wrapped once per analysis
-// and its type, text, positions, children and fields are read once.
-import type { Node as SyntaxNode, Point } from 'web-tree-sitter';
+// The syntax tree as plain JS objects, read from tree-sitter's tree in ONE cursor walk.
+// Every property of a web-tree-sitter node is a call into wasm that allocates a fresh
+// wrapper; reading a tree that way dominated analysis time (and its garbage). Here the
+// walk reads each visible node's type id, field id and offsets once, keeps the named nodes
+// (and the anonymous ones a field names, such as an operator); `hasError` is asked of
+// tree-sitter only below a node that has one. Nothing reads wasm afterwards. Text is sliced from the parser's input string (the
+// source with lone `\r` as `\n`, parser.ts' parserText: exactly what tree-sitter's
+// `node.text` returns) and rows and columns are computed from offsets on first use.
+import type { Point, Tree, TreeCursor } from 'web-tree-sitter';
+import { parserText } from './parser';
+
+const NO_CHILDREN: readonly Node[] = Object.freeze([]) as readonly Node[];
+
+/** The parser's input string with its line starts, shared by the nodes of one tree. */
+class SourceText {
+  private lineStarts?: number[];
+
+  constructor(readonly text: string) {}
+
+  /** tree-sitter's point of an offset: rows end at `\n`, columns count UTF-16 units. */
+  point(index: number): Point {
+    const starts = (this.lineStarts ??= computeLineStarts(this.text));
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    return { row: lo, column: index - starts[lo] };
+  }
+}
+
+function computeLineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
+}
 
 export class Node {
-  readonly id: number;
-  private cachedType?: string;
+  parent: Node | null;
+  /** Named children, comments included (as tree-sitter reports them). */
+  namedChildren: readonly Node[] = NO_CHILDREN;
+  hasError = false;
+  private fieldNames?: string[];
+  private fieldNodes?: Node[];
   private cachedText?: string;
   private cachedStart?: Point;
   private cachedEnd?: Point;
-  private cachedNamed?: Node[];
-  private cachedCode?: Node[];
-  private cachedParent?: Node | null;
-  private readonly fields = new Map<string, Node | null>();
+  private cachedCode?: readonly Node[];
 
-  constructor(private readonly raw: SyntaxNode, private readonly registry: NodeRegistry) {
-    this.id = raw.id;
-  }
-
-  get type(): string {
-    return (this.cachedType ??= this.raw.type);
+  constructor(
+    readonly id: number,
+    readonly type: string,
+    readonly startIndex: number,
+    readonly endIndex: number,
+    parent: Node | null,
+    private readonly source: SourceText,
+  ) {
+    this.parent = parent;
   }
 
   get text(): string {
-    return (this.cachedText ??= this.raw.text);
+    return (this.cachedText ??= this.source.text.slice(this.startIndex, this.endIndex));
   }
 
   get startPosition(): Point {
-    return (this.cachedStart ??= this.raw.startPosition);
+    return (this.cachedStart ??= this.source.point(this.startIndex));
   }
 
   get endPosition(): Point {
-    return (this.cachedEnd ??= this.raw.endPosition);
-  }
-
-  get startIndex(): number {
-    return this.raw.startIndex;
-  }
-
-  get endIndex(): number {
-    return this.raw.endIndex;
-  }
-
-  get hasError(): boolean {
-    return this.raw.hasError;
-  }
-
-  get parent(): Node | null {
-    if (this.cachedParent === undefined) this.cachedParent = this.registry.wrap(this.raw.parent);
-    return this.cachedParent;
-  }
-
-  /** Named children, comments included (as tree-sitter reports them). */
-  get namedChildren(): Node[] {
-    return (this.cachedNamed ??= this.raw.namedChildren.map((c) => this.registry.wrap(c)).filter((c): c is Node => c !== null));
+    return (this.cachedEnd ??= this.source.point(this.endIndex));
   }
 
   /** Named children without comments (tree-sitter keeps comments as named nodes). */
-  get codeChildren(): Node[] {
-    return (this.cachedCode ??= this.namedChildren.filter((c) => c.type !== 'comment'));
+  get codeChildren(): readonly Node[] {
+    if (this.cachedCode === undefined) {
+      const named = this.namedChildren;
+      this.cachedCode = named.some((c) => c.type === 'comment') ? named.filter((c) => c.type !== 'comment') : named;
+    }
+    return this.cachedCode;
   }
 
   get namedChildCount(): number {
@@ -70,28 +89,86 @@ export class Node {
     return this.namedChildren[index] ?? null;
   }
 
+  /** The first child (named or not) with this field, as tree-sitter's childForFieldName. */
   childForFieldName(name: string): Node | null {
-    let found = this.fields.get(name);
-    if (found === undefined) {
-      found = this.registry.wrap(this.raw.childForFieldName(name));
-      this.fields.set(name, found);
+    const names = this.fieldNames;
+    if (names) for (let i = 0; i < names.length; i++) if (names[i] === name) return this.fieldNodes![i];
+    return null;
+  }
+
+  /** @internal the tree walk's: records a child. */
+  adopt(child: Node, named: boolean, field: string | null): void {
+    if (named) {
+      if (this.namedChildren === NO_CHILDREN) this.namedChildren = [child];
+      else (this.namedChildren as Node[]).push(child);
     }
-    return found;
+    if (field !== null && this.childForFieldName(field) === null) {
+      (this.fieldNames ??= []).push(field);
+      (this.fieldNodes ??= []).push(child);
+    }
   }
 }
 
-/** One per analysis: the same syntax node always yields the same wrapper. */
+/** One per analysis: ids are unique across the trees it reads (a notebook's cells). */
 export class NodeRegistry {
-  private readonly nodes = new Map<number, Node>();
+  private nextId = 0;
 
-  wrap(raw: SyntaxNode | null): Node | null {
-    if (!raw) return null;
-    let node = this.nodes.get(raw.id);
-    if (!node) this.nodes.set(raw.id, (node = new Node(raw, this)));
-    return node;
+  /** Reads `tree` (parsed from `source`) into plain nodes and returns its root. */
+  root(tree: Tree, source: string): Node {
+    return this.read(tree, new SourceText(parserText(source)));
   }
 
-  root(raw: SyntaxNode): Node {
-    return this.wrap(raw)!;
+  private read(tree: Tree, source: SourceText): Node {
+    const language = tree.language;
+    const types = language.types;
+    const fields = language.fields;
+    const namedByType = new Map<number, boolean>();
+    // Without a syntax error anywhere no node has one, and none is asked.
+    const checkErrors = tree.rootNode.hasError;
+    const cursor = tree.walk();
+    try {
+      const typeOf = (typeId: number): string => types[typeId] || 'ERROR';
+      const isNamed = (c: TreeCursor, typeId: number): boolean => {
+        let named = namedByType.get(typeId);
+        if (named === undefined) namedByType.set(typeId, (named = c.nodeIsNamed));
+        return named;
+      };
+      const rootType = cursor.nodeTypeId;
+      const root = new Node(this.nextId++, typeOf(rootType), cursor.startIndex, cursor.endIndex, null, source);
+      root.hasError = checkErrors;
+      const stack: Node[] = [];
+      let node: Node | null = root;
+      for (;;) {
+        if (node !== null && cursor.gotoFirstChild()) {
+          stack.push(node);
+        } else {
+          // Done with this node: on to its next sibling, or up until an ancestor has one.
+          for (;;) {
+            if (stack.length === 0) return root;
+            if (cursor.gotoNextSibling()) break;
+            cursor.gotoParent();
+            stack.pop();
+          }
+        }
+        // The cursor is on a child of the top of the stack.
+        const parent = stack[stack.length - 1];
+        const typeId = cursor.nodeTypeId;
+        // tree-sitter's childForFieldName finds no field in an ERROR node; its cursor may name one.
+        const fieldId = parent.type === 'ERROR' ? 0 : cursor.currentFieldId;
+        const named = isNamed(cursor, typeId);
+        if (named || fieldId !== 0) {
+          node = new Node(this.nextId++, typeOf(typeId), cursor.startIndex, cursor.endIndex, parent, source);
+          parent.adopt(node, named, fieldId !== 0 ? fields[fieldId] ?? null : null);
+          // Only below a node with an error can there be one; tree-sitter's own answer counts
+          // what no walk sees (a MISSING hidden token, such as the newline between statements
+          // that recovery ran together).
+          if (parent.hasError) node.hasError = cursor.currentNode.hasError;
+        } else {
+          node = null; // a token nobody reads (punctuation, keywords)
+        }
+      }
+    } finally {
+      cursor.delete();
+    }
   }
 }

@@ -10,7 +10,7 @@ export function nodeRange(node: Node): Range {
 }
 
 /** Named children without comments (tree-sitter keeps comments as named nodes). */
-export function children(node: Node): Node[] {
+export function children(node: Node): readonly Node[] {
   return node.codeChildren;
 }
 
@@ -72,7 +72,16 @@ export interface CallArguments {
   hasSplat: boolean;
 }
 
+/** Read once per call node: every round, loop pass and scope scan asks again (callers never modify it). */
+const argumentsOfCall = new WeakMap<Node, CallArguments>();
+
 export function callArguments(call: Node): CallArguments {
+  let found = argumentsOfCall.get(call);
+  if (!found) argumentsOfCall.set(call, (found = readCallArguments(call)));
+  return found;
+}
+
+function readCallArguments(call: Node): CallArguments {
   const out: CallArguments = { positional: [], keywords: new Map(), hasSplat: false };
   const args = field(call, 'arguments');
   if (!args || args.type !== 'argument_list') {
