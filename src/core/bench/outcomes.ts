@@ -28,7 +28,7 @@ export function correctnessFailure(plan: Where, check: ProductCheck): EngineOutc
 }
 
 export function cancelledOutcome(plan: Where): EngineOutcome {
-  return { status: 'cancelled', ...where(plan), message: `Cancelled: ${plan.engine} on ${plan.device}, n = ${plan.size}.`, remedy: null };
+  return { status: 'cancelled', ...runOf(plan), message: `Cancelled: ${plan.engine} on ${plan.device}, n = ${plan.size}.`, remedy: null };
 }
 
 /** An engine that threw: the error's message only, never its stack. */
@@ -36,7 +36,7 @@ export function failedOutcome(plan: Where, error: unknown): EngineOutcome {
   const text = error instanceof Error ? error.message : String(error);
   return {
     status: 'failed',
-    ...where(plan),
+    ...runOf(plan),
     message: `The ${plan.engine} engine failed on ${plan.device}, n = ${plan.size}: ${text.split('\n')[0]}`,
     remedy: 'Try a smaller size; if it keeps failing, see the log (Device Doctor: Show Log).',
   };
@@ -54,6 +54,7 @@ export function unsupportedDtype(engine: EngineId, device: string | null, dtype:
   };
 }
 
-function where(plan: Where) {
+/** The fields every outcome of one planned run repeats: which engine, device, dtype and size. */
+export function runOf(plan: Where) {
   return { engine: plan.engine, device: plan.device, dtype: plan.dtype, size: plan.size };
 }

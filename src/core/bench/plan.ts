@@ -2,7 +2,7 @@
 // engine can run, or into a clear reason why not, before anything is allocated.
 import { engineShareWords, hostFootprint } from './footprint';
 import { BYTES_PER_ELEMENT, Dtype, EngineId, EngineOutcome, isDtype, isEngineId } from './model';
-import { unsupportedDtype } from './outcomes';
+import { runOf, unsupportedDtype } from './outcomes';
 
 export const MIN_SIZE = 1;
 /** 3·32768²·4 bytes = 12 GiB: beyond that nobody benchmarks a single matmul. */
@@ -141,10 +141,7 @@ export function checkMemory(plan: Pick<BenchPlan, 'engine' | 'device' | 'dtype' 
   const where = engineMaxBytes !== undefined && freeBytes === engineMaxBytes ? `the ${plan.engine} engine's limit` : plan.device;
   return {
     status: 'refused',
-    engine: plan.engine,
-    device: plan.device,
-    dtype: plan.dtype,
-    size: plan.size,
+    ...runOf(plan),
     neededBytes,
     freeBytes,
     message: `Refused: n = ${plan.size} ${plan.dtype} needs ${formatBytes(neededBytes)} (3 × n² × ${BYTES_PER_ELEMENT[plan.dtype]} bytes), ${formatBytes(freeBytes)} free on ${where}.`,
@@ -166,10 +163,7 @@ export function checkHostMemory(plan: Pick<BenchPlan, 'engine' | 'device' | 'dty
   const largest = largestHostSize(plan.engine, plan.dtype, plan.samples, plan.freeBytes);
   return {
     status: 'refused',
-    engine: plan.engine,
-    device: plan.device,
-    dtype: plan.dtype,
-    size: plan.size,
+    ...runOf(plan),
     neededBytes: need.totalBytes,
     freeBytes: plan.freeBytes,
     message:

@@ -6,6 +6,7 @@
 // in memory; a benchmark never starts what it cannot finish.
 import type { EngineOutcome } from './model';
 import type { BenchPlan } from './plan';
+import { runOf } from './outcomes';
 
 /** The longest one engine run of one size (warm-ups and repeats) may be estimated to take. */
 export const DEFAULT_RUN_BUDGET_SEC = 300;
@@ -61,10 +62,7 @@ export function checkTime(plan: Pick<BenchPlan, 'engine' | 'device' | 'dtype' | 
   const sized = largest > 0 ? `choose n ≤ ${largest}` : 'choose a smaller size';
   return {
     status: 'refused',
-    engine: plan.engine,
-    device: plan.device,
-    dtype: plan.dtype,
-    size: plan.size,
+    ...runOf(plan),
     estimatedSec,
     budgetSec,
     message:
