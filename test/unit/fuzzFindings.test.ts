@@ -33,6 +33,12 @@ describe('fuzzer findings, fixed', () => {
     assert.deepStrictEqual(findings.map((f) => f.code), ['DD004'], 'the innermost discarded move is still found');
   });
 
+  it('analyses a 10,000-deep attribute chain (20 KB) and keeps the file\'s other findings', () => {
+    // dottedKey and ImportTable.qualify recursed once per attribute and overflowed the stack.
+    const source = `import torch\nx = a${'.b'.repeat(10_000)}\ny = torch.zeros(2).cuda()\ny.numpy()\n`;
+    assert.deepStrictEqual(analyzeSource(source).map((f) => [f.code, f.range.start.line]), [['DD003', 3]]);
+  });
+
   it('reports discarded moves inside a tuple statement without a fix that would break or change the code', () => {
     for (const statement of ['x.cuda(), y.cuda()', 'print(x), x.cuda()', 'x.cuda(),', 'y, x.cuda()']) {
       const source = `import torch\nx = torch.zeros(2)\ny = torch.zeros(2)\n${statement}\n`;

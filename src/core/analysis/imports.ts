@@ -1,7 +1,7 @@
 // Resolves local names to qualified names through the program's imports, so that
 // `t.randn`, `nn.Linear` and `F.cross_entropy` are recognised as torch APIs.
 import type { Node } from '../python/pyNode';
-import { children, field, unparen } from '../python/syntax';
+import { children, dottedKey, field } from '../python/syntax';
 
 /** Statements that cannot contain an import: no need to look inside them. */
 const LEAF_STATEMENTS = new Set([
@@ -57,16 +57,11 @@ export class ImportTable {
 
   /** `nn.functional.relu` → `torch.nn.functional.relu`; undefined when not rooted in an import. */
   qualify(node: Node): string | undefined {
-    const n = unparen(node);
-    if (n.type === 'identifier') return this.aliases.get(n.text);
-    if (n.type === 'attribute') {
-      const obj = field(n, 'object');
-      const attr = field(n, 'attribute');
-      if (!obj || !attr) return undefined;
-      const base = this.qualify(obj);
-      return base ? `${base}.${attr.text}` : undefined;
-    }
-    return undefined;
+    const key = dottedKey(node);
+    if (!key) return undefined;
+    const dot = key.indexOf('.');
+    const base = this.aliases.get(dot < 0 ? key : key.slice(0, dot));
+    return base && (dot < 0 ? base : `${base}${key.slice(dot)}`);
   }
 
   /** True when any `torch` module is imported at all (otherwise nothing is tensor code). */

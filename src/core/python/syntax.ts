@@ -31,16 +31,19 @@ export function unparen(node: Node): Node {
 
 /** "x", "self.model", "args.device" for identifiers and attribute chains of identifiers. */
 export function dottedKey(node: Node): string | undefined {
-  const n = unparen(node);
-  if (n.type === 'identifier') return n.text;
-  if (n.type === 'attribute') {
+  // A loop, not recursion: a 10,000-deep attribute chain (20 KB of `.b`) overflowed the stack.
+  const parts: string[] = [];
+  let n = unparen(node);
+  while (n.type === 'attribute') {
     const obj = field(n, 'object');
     const attr = field(n, 'attribute');
     if (!obj || !attr) return undefined;
-    const base = dottedKey(obj);
-    return base ? `${base}.${attr.text}` : undefined;
+    parts.push(attr.text);
+    n = unparen(obj);
   }
-  return undefined;
+  if (n.type !== 'identifier') return undefined;
+  parts.push(n.text);
+  return parts.reverse().join('.');
 }
 
 /** The text of a string literal without prefix and quotes, when it has no interpolation. */
