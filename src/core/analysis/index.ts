@@ -4,3 +4,5 @@ export { RULES, ruleInfo, ruleDocsUrl, isRuleCode, DOCS_BASE_URL } from './catal
 export type { RuleInfo } from './catalog';
 export { analyzeSource, analyzeTree, analyzeNotebook } from './analyze';
 export { initPythonParser } from '../python/parser';
+export { createModuleResolver } from './project';
+export type { ModuleFile, ModuleResolver, ProjectContext, ReadFile } from './project';

@@ -1,6 +1,7 @@
 // Plain data produced by the analyzer. Exactly one layer per front end turns these
 // into editor types (the language server into LSP, the CLI into text/JSON/SARIF).
 import type { RuleCode, Severity } from './catalog';
+import type { ProjectContext } from './project';
 
 /** 0-based line, character offset in UTF-16 code units (what LSP and tree-sitter use). */
 export interface Position {
@@ -58,6 +59,8 @@ export interface RuleSelection {
 export interface AnalyzeOptions extends RuleSelection {
   /** Honour `# noqa` comments (default true). */
   noqa?: boolean;
+  /** The file's path and its project's modules: imports of them carry their classes, functions and values. */
+  project?: ProjectContext;
 }
 
 /** A finding located in one code cell of a notebook. */

@@ -1,0 +1,72 @@
+// The project around an analysed file: which of its imports are the project's own modules
+// (`from model import Net`, `from .utils import train`, `import pkg.data as d`), resolved
+// to files the way Python's import system would find them. Pure: the front end supplies
+// the file reads (the CLI reads the disk; the editor's open documents override the disk).
+import * as path from 'path';
+
+/** A Python file of the project that an analysed file imports. */
+export interface ModuleFile {
+  /** Absolute path, as the front end names files. */
+  path: string;
+  source: string;
+}
+
+/** Finds the project's own modules; called synchronously during an analysis. */
+export interface ModuleResolver {
+  /**
+   * The file of `module` as imported from `fromPath` (absolute): `a.b` is `a/b.py` or
+   * `a/b/__init__.py`; `level` counts a relative import's leading dots (`from ..x import y`
+   * is module "x", level 2). Undefined when the module is not the project's (torch, numpy).
+   */
+  resolve(fromPath: string, module: string, level: number): ModuleFile | undefined;
+}
+
+/** Where the analysed text lives and how to find what it imports. */
+export interface ProjectContext {
+  /** Absolute path of the analysed file (a notebook's path for its cells). */
+  path: string;
+  modules: ModuleResolver;
+}
+
+/** The front end's file access: the text at an absolute path, or undefined when there is no such file. */
+export type ReadFile = (absolutePath: string) => string | undefined;
+
+/**
+ * Python's search order for `import a.b` from a file: the file's own folder (a script's
+ * folder is first on sys.path), the folder above its top package (so `pkg.sub` resolves
+ * from inside `pkg/`), then the project roots (workspace folders, the CLI's paths).
+ */
+export function createModuleResolver(roots: readonly string[], read: ReadFile): ModuleResolver {
+  const hasInit = (dir: string) => read(path.join(dir, '__init__.py')) !== undefined;
+  const find = (base: string, parts: readonly string[]): ModuleFile | undefined => {
+    const stem = path.join(base, ...parts);
+    for (const file of parts.length ? [stem + '.py', path.join(stem, '__init__.py')] : [path.join(stem, '__init__.py')]) {
+      const source = read(file);
+      if (source !== undefined) return { path: file, source };
+    }
+    return undefined;
+  };
+  return {
+    resolve(fromPath, module, level) {
+      const parts = module ? module.split('.') : [];
+      if (parts.some((p) => !/^[A-Za-z_]\w*$/.test(p))) return undefined;
+      if (level > 0) {
+        let base = path.dirname(fromPath);
+        for (let i = 1; i < level; i++) base = path.dirname(base);
+        return find(base, parts);
+      }
+      if (parts.length === 0) return undefined;
+      const own = path.dirname(fromPath);
+      let top = own;
+      while (hasInit(top) && path.dirname(top) !== top) top = path.dirname(top);
+      const searched = new Set<string>();
+      for (const base of [own, top, ...roots]) {
+        if (searched.has(base)) continue;
+        searched.add(base);
+        const found = find(base, parts);
+        if (found) return found;
+      }
+      return undefined;
+    },
+  };
+}
