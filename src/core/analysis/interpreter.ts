@@ -28,19 +28,21 @@ export class Interpreter implements RoundContext {
 
   /** Runs the module scope (all units in order), then every function body. */
   run(): void {
-    const moduleEnv = new Env();
     const names = new Set<string>(this.program.imports.names());
     let moduleFrame: Frame | undefined;
     for (const unit of this.program.units) {
       const root = unit.root;
       const facts = this.program.factsOf(root);
       for (const n of facts.names) names.add(n);
+      // A cell (or a file) continues from where the previous one left the module's state:
+      // a top-level `if`/`for`/`try` replaces the frame's environment with the joined one.
       moduleFrame = {
-        id: -1, unit: unit.index, env: moduleEnv, noGrad: 0, defaultDevices: [], loops: [], muted: 0, names,
+        id: -1, unit: unit.index, env: moduleFrame?.env ?? new Env(), noGrad: 0, defaultDevices: [], loops: [], muted: 0, names,
         deviceAware: facts.deviceAware || (moduleFrame?.deviceAware ?? false), evidence: facts.evidence, scopeNode: root,
       };
       this.execBlock(moduleFrame, root);
     }
+    const moduleEnv = moduleFrame?.env ?? new Env();
     const finals = new Map<number, Env>();
     for (const fn of this.program.functions) {
       const outer = fn.parent === -1 ? moduleEnv : finals.get(fn.parent) ?? moduleEnv;
