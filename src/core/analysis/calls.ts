@@ -5,7 +5,7 @@ import { callArguments, CallArguments, dottedKey, field, isNumberLiteral, unpare
 import type { Evaluator, RoundContext } from './roundContext';
 import { evalDevice, toTarget } from './devices';
 import type { Frame } from './frame';
-import type { FunctionInfo } from './program';
+import type { ClassInfo, FunctionInfo } from './program';
 import {
   CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
   VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, isModelZooConstructor,
@@ -18,8 +18,14 @@ export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   const callee = field(call, 'function');
   if (!callee) return UNKNOWN;
   const args = callArguments(call);
-  const qualified = ctx.program.imports.qualify(callee);
-  if (qualified) return evalTorchCall(ctx, ex, frame, call, qualified, args);
+  const qualified = ctx.program.importsAt(frame.unit).qualify(callee);
+  if (qualified) {
+    const member = ctx.program.member(frame.unit, qualified);
+    if (member?.kind === 'class') return instantiate(ctx, ex, frame, call, member.cls, args);
+    if (member?.kind === 'function') return callFunction(ctx, ex, frame, member.fn, args);
+    if (member?.kind === 'value') return evalValueCall(ctx, ex, frame, call, callee, ex.eval(frame, callee), args);
+    return evalTorchCall(ctx, ex, frame, call, qualified, args);
+  }
   if (callee.type === 'attribute') return evalMethodCall(ctx, ex, frame, call, callee, args, discarded);
   if (callee.type === 'identifier') {
     const local = evalLocalCall(ctx, ex, frame, call, callee.text, args);
@@ -159,20 +165,10 @@ function flattenTensorArgs(ex: Evaluator, frame: Frame, args: Arg[], q: string):
 /** Calls of the program's own functions and classes: record the call site, use the summary. */
 function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, name: string, args: CallArguments): Value | undefined {
   if (frame.env.has(name)) return undefined; // a local variable shadows the definition
-  const fn = ctx.program.topFunctions.get(name);
-  if (fn) {
-    recordCallSite(ctx, ex, frame, fn, args, 0);
-    return ctx.previous.returns.get(fn.id) ?? UNKNOWN;
-  }
-  const cls = ctx.program.classes.get(name);
-  if (cls) {
-    const init = ctx.program.methodOf(cls.name, '__init__');
-    if (init) recordCallSite(ctx, ex, frame, init, args, 1);
-    else evalArgs(ex, frame, args);
-    return cls.isModule
-      ? value('module', CPU, { className: cls.name, origin: { unit: frame.unit, node: call, what: 'created on the CPU here' }, factory: { unit: frame.unit, node: call, scope: frame.id } })
-      : value('other', UNTRACKED, { className: cls.name });
-  }
+  const fn = ctx.program.localFunction(frame.unit, name);
+  if (fn) return callFunction(ctx, ex, frame, fn, args);
+  const cls = ctx.program.localClass(frame.unit, name);
+  if (cls) return instantiate(ctx, ex, frame, call, cls, args);
   if (name === 'next' || name === 'iter') {
     const inner = args.positional[0];
     const v = inner ? ex.eval(frame, inner) : UNKNOWN;
@@ -182,6 +178,22 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     return isLoader ? value('tensor', CPU, { grad: 'no', origin: { unit: frame.unit, node: call, what: 'loaded on the CPU here' } }) : UNKNOWN;
   }
   return undefined;
+}
+
+/** A call of one of the program's functions (this module's or an imported one's). */
+function callFunction(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: FunctionInfo, args: CallArguments): Value {
+  recordCallSite(ctx, ex, frame, fn, args, 0);
+  return ctx.previous.returns.get(fn.id) ?? UNKNOWN;
+}
+
+/** `Net(...)`: an instance of one of the program's classes; an nn.Module subclass starts on the CPU. */
+function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, cls: ClassInfo, args: CallArguments): Value {
+  const init = ctx.program.methodOf(cls.key, '__init__');
+  if (init) recordCallSite(ctx, ex, frame, init, args, 1);
+  else evalArgs(ex, frame, args);
+  return cls.isModule
+    ? value('module', CPU, { className: cls.key, origin: { unit: frame.unit, node: call, what: 'created on the CPU here' }, factory: { unit: frame.unit, node: call, scope: frame.id } })
+    : value('other', UNTRACKED, { className: cls.key });
 }
 
 /** Builtins that never move a module they are given. */
@@ -258,7 +270,7 @@ function evalMethodCall(
   const operands = argValues.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
   if (method === 'type' && args.positional[0]) {
     // Legacy `x.type(torch.cuda.FloatTensor)` moves; `x.type(torch.FloatTensor)` brings back to the CPU.
-    const q = ctx.program.imports.qualify(args.positional[0]) ?? '';
+    const q = ctx.program.importsAt(frame.unit).qualify(args.positional[0]) ?? '';
     if (/^torch\.cuda\.\w+Tensor$/.test(q)) return { ...recv, kind: 'tensor', place: ACCEL, deviceText: '"cuda"', origin: { unit: frame.unit, node: call, what: 'moved to "cuda" here' }, factory: undefined, batch: undefined };
     if (/^torch\.\w+Tensor$/.test(q)) return { ...recv, kind: 'tensor', place: CPU, origin: { unit: frame.unit, node: call, what: 'moved to the CPU here' }, factory: undefined, batch: undefined };
   }

@@ -13,6 +13,8 @@ export interface RoundContext {
   next: Summaries;
   /** Where evaluation reports what the rules look at; the dispatcher decides who hears it. */
   events: AnalysisEvents;
+  /** A module-level variable of a module of the program (its final state), for importers. */
+  moduleValue(module: number, name: string): Value | undefined;
   /** Binds `value` to an assignment target (identifier, attribute, pattern). */
   assign(frame: Frame, target: Node, value: Value): void;
 }
