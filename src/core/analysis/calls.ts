@@ -180,10 +180,23 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   return undefined;
 }
 
-/** A call of one of the program's functions (this module's or an imported one's). */
-function callFunction(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: FunctionInfo, args: CallArguments): Value {
-  recordCallSite(ctx, ex, frame, fn, args, 0);
-  return ctx.previous.returns.get(fn.id) ?? UNKNOWN;
+/**
+ * A call of one of the program's functions (this module's or an imported one's, or a
+ * method with `skip` 1 for its `self`): what it returns for these arguments, and the
+ * modules it moved in place, from its parametric summary; the joined summary otherwise.
+ */
+function callFunction(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: FunctionInfo, args: CallArguments, skip = 0): Value {
+  const site = recordCallSite(ctx, ex, frame, fn, args, skip);
+  const result = ctx.callInContext(fn, site.bound);
+  if (!result) return ctx.previous.returns.get(fn.id) ?? UNKNOWN;
+  for (const { node, param } of site.args) {
+    const before = site.bound.get(param);
+    const after = result.params.get(param);
+    const key = dottedKey(node);
+    // `def prepare(model, device): model.to(device)` moves the caller's model too.
+    if (key && before?.kind === 'module' && after?.kind === 'module' && after.origin?.what.startsWith('moved')) frame.env.set(key, after);
+  }
+  return result.returned ?? ctx.previous.returns.get(fn.id) ?? UNKNOWN;
 }
 
 /** `Net(...)`: an instance of one of the program's classes; an nn.Module subclass starts on the CPU. */
@@ -211,8 +224,15 @@ function forgetMovableModules(frame: Frame, args: Arg[], keep?: (key: string, in
   });
 }
 
+interface CallSite {
+  /** Each parameter's value at this call (defaults included; unknown where nothing binds it). */
+  bound: Map<string, Value>;
+  /** Argument expressions with the parameter each binds. */
+  args: Array<{ node: Node; param: string }>;
+}
+
 /** Joins this call's argument values into the callee's parameter summary. */
-function recordCallSite(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: FunctionInfo, args: CallArguments, skip: number): void {
+function recordCallSite(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: FunctionInfo, args: CallArguments, skip: number): CallSite {
   const positional = args.positional.map((n) => ex.eval(frame, n));
   const keywords = new Map([...args.keywords].map(([k, n]) => [k, ex.eval(frame, n)] as const));
   const params = fn.params.slice(skip);
@@ -223,12 +243,21 @@ function recordCallSite(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: Func
     ...args.positional.map((node, i) => ({ node, value: positional[i], param: paramOf(i) })),
     ...[...args.keywords].map(([k, node]) => ({ node, value: keywords.get(k)!, param: k })),
   ].filter((a) => a.param !== undefined && movedParams.has(a.param)));
+  const bound = new Map<string, Value>();
+  const argNodes: CallSite['args'] = [];
   params.forEach((p, i) => {
     let v: Value | undefined = !p.variadic && !args.hasSplat ? positional[i] : undefined;
-    v ??= keywords.get(p.name);
+    if (v) argNodes.push({ node: args.positional[i], param: p.name });
+    const keyword = args.keywords.get(p.name);
+    if (!v && keyword) {
+      v = keywords.get(p.name);
+      argNodes.push({ node: keyword, param: p.name });
+    }
     if (!v && p.defaultNode && !args.hasSplat) v = ex.eval(frame, p.defaultNode);
     ctx.next.addParam(fn.id, p.name, v ?? UNKNOWN);
+    bound.set(p.name, v ?? UNKNOWN);
   });
+  return { bound, args: argNodes };
 }
 
 function evalMethodCall(
@@ -241,10 +270,7 @@ function evalMethodCall(
   const ownClass = frame.fn?.selfName && recvKey === frame.fn.selfName ? frame.fn.className : undefined;
   const recv = ownClass ? value('other', UNTRACKED, { className: ownClass }) : ex.eval(frame, objNode);
   const userMethod = ctx.program.methodOf(recv.className, method);
-  if (userMethod && !['to', 'cuda', 'cpu'].includes(method)) {
-    recordCallSite(ctx, ex, frame, userMethod, args, userMethod.selfName ? 1 : 0);
-    return ctx.previous.returns.get(userMethod.id) ?? UNKNOWN;
-  }
+  if (userMethod && !['to', 'cuda', 'cpu'].includes(method)) return callFunction(ctx, ex, frame, userMethod, args, userMethod.selfName ? 1 : 0);
   if (method === 'to' || method === 'cuda' || method === 'cpu') {
     return evalMove(ctx, ex, frame, call, objNode, recvKey, recv, method, discarded);
   }

@@ -79,4 +79,6 @@ export interface Frame {
   evidence: Map<string, 'tensor' | 'module' | 'both'>;
   /** Node of the `if __name__ == "__main__"` style blocks are plain code. */
   scopeNode: Node;
+  /** A call interpreted for one call site's arguments collects what it returns here. */
+  returns?: Value[];
 }

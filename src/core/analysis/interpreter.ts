@@ -11,8 +11,9 @@ import { Frame, Summaries } from './frame';
 import { bindLoopTarget } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { NO_GRAD_CONTEXTS } from './torchApi';
-import { UNKNOWN, Value } from './values';
+import { joinValues, UNKNOWN, Value } from './values';
 import { evalCall } from './calls';
+import { CallContexts, CallResult } from './callContexts';
 
 export class Interpreter implements RoundContext {
   readonly next = new Summaries();
@@ -28,6 +29,9 @@ export class Interpreter implements RoundContext {
 
   /** Each module's final environment: what its functions and its importers read. */
   readonly moduleEnvs: Env[] = [];
+  /** Module frames while their scope runs: a call from module code sees the globals of that moment. */
+  private readonly liveModuleFrames: Frame[] = [];
+  private readonly contexts = new CallContexts();
 
   /**
    * Runs the module scopes (imported project modules first, deepest first, so their values
@@ -63,9 +67,33 @@ export class Interpreter implements RoundContext {
         id: -1, unit: unit.index, env: moduleFrame?.env ?? new Env(), noGrad: 0, defaultDevices: [], loops: [], muted: module === 0 ? 0 : 1, names,
         deviceAware: facts.deviceAware || (moduleFrame?.deviceAware ?? false), evidence: facts.evidence, scopeNode: root,
       };
+      this.liveModuleFrames[module] = moduleFrame;
       this.execBlock(moduleFrame, root);
     }
     return moduleFrame?.env ?? new Env();
+  }
+
+  /** `fn` called with these parameter values (a parametric summary; see callContexts.ts). */
+  callInContext(fn: FunctionInfo, args: ReadonlyMap<string, Value>): CallResult | undefined {
+    return this.contexts.resultOf(fn, args, () => {
+      const outer = this.moduleEnvs[fn.module] ?? this.liveModuleFrames[fn.module]?.env ?? new Env();
+      const env = new Env();
+      for (const p of fn.params) env.set(p.name, args.get(p.name) ?? UNKNOWN);
+      if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
+      const facts = this.program.factsOf(fn.body);
+      const frame: Frame = {
+        id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, defaultDevices: [], loops: [], muted: 1,
+        names: facts.names, evidence: facts.evidence, scopeNode: fn.node, deviceAware: facts.deviceAware, returns: [],
+      };
+      this.execBlock(frame, fn.body);
+      const params = new Map<string, Value>();
+      for (const p of fn.params) {
+        const v = frame.env.get(p.name);
+        if (v) params.set(p.name, v);
+      }
+      const returned = frame.returns!.length ? frame.returns!.reduce(joinValues) : undefined;
+      return { returned, params };
+    });
   }
 
   private runFunction(fn: FunctionInfo, outer: Env): Env {
@@ -111,7 +139,10 @@ export class Interpreter implements RoundContext {
       case 'match_statement': return this.execMatch(frame, stmt);
       case 'return_statement': {
         const v = children(stmt)[0];
-        if (v && frame.fn) this.next.addReturn(frame.fn.id, this.ex.eval(frame, v));
+        if (!v || !frame.fn) return;
+        const returned = this.ex.eval(frame, v);
+        if (frame.returns) frame.returns.push(returned);
+        else this.next.addReturn(frame.fn.id, returned);
         return;
       }
       case 'function_definition': case 'class_definition': case 'decorated_definition':
