@@ -56,8 +56,10 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   // lengths must): a batch element counts only as the first input or a keyword input.
   const inputs = argValues.filter((a, i) => !a.value.batch || i === 0 || i >= args.positional.length);
   ctx.events.tensorsReachConsumer(frame, inputs);
-  const tensors = inputs.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
+  // `self.lstm(x, (h0, c0))`: the tensors of a tuple or list argument are inputs too.
+  const tensors = inputs.flatMap(elementArgs).filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
   ctx.events.moduleCall(frame, call, calleeNode, callee, tensors);
+  recordForwardInputs(ctx, callee, args, argValues);
   const noGrad = frame.noGrad > 0;
   if (callee.place !== UNTRACKED) {
     return value('tensor', callee.place, {
@@ -66,6 +68,36 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   }
   const fromInputs = tensors.length ? resultOf(tensors, noGrad) : value('tensor');
   return { ...fromInputs, grad: noGrad ? 'no' : callee.kind === 'module' ? 'yes' : 'unknown' };
+}
+
+/** A tuple or list display's elements, each with its own node; any other argument as itself. */
+function elementArgs(a: Arg): Arg[] {
+  const n = unparen(a.node);
+  if (!a.value.elements || (n.type !== 'tuple' && n.type !== 'list')) return [a];
+  const nodes = n.namedChildren.filter((c) => c.type !== 'comment');
+  if (nodes.length !== a.value.elements.length) return [a];
+  return nodes.map((node, i) => ({ node, value: a.value.elements![i] }));
+}
+
+/**
+ * `model(x)` runs `forward(x)` of the model's class: its inputs are on the model's device
+ * when the model's place is known (the call fails otherwise, and that is reported here),
+ * so tensors that forward creates without a device are seen meeting them.
+ */
+function recordForwardInputs(ctx: RoundContext, callee: Value, args: CallArguments, argValues: Arg[]): void {
+  const forward = callee.kind === 'module' ? ctx.program.methodOf(callee.className, 'forward') : undefined;
+  if (!forward?.selfName) return;
+  const keywordNames = [...args.keywords.keys()];
+  forward.params.slice(1).forEach((p, i) => {
+    const k = keywordNames.indexOf(p.name);
+    const positional = !p.variadic && !args.hasSplat && i < args.positional.length ? argValues[i] : undefined;
+    const given = positional ?? (k >= 0 ? argValues[args.positional.length + k] : undefined);
+    let v = given?.value ?? (p.defaultNode ? OTHER : UNKNOWN);
+    if (v.kind === 'tensor' && callee.place !== UNTRACKED) {
+      v = { ...v, place: callee.place, deviceText: callee.deviceText, origin: callee.origin, batch: undefined, factory: undefined };
+    }
+    ctx.next.addParam(forward.id, p.name, v);
+  });
 }
 
 function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, q: string, args: CallArguments): Value {
@@ -349,5 +381,9 @@ function evalMove(
     origin: { unit: frame.unit, node: call, what: `moved to ${target.text} here` },
   };
   if (kind === 'module' && recvKey && !recv.placeless) frame.env.set(recvKey, moved);
+  // The class's own methods (forward) see their submodules and parameters where instances go.
+  if (kind === 'module' && recv.className) {
+    for (const cls of ctx.program.classLineage(recv.className)) ctx.next.addClassPlace(cls, moved);
+  }
   return recv.placeless ? recv : moved;
 }

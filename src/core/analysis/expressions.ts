@@ -132,8 +132,14 @@ export class Expressions implements Evaluator {
       .map((name) => this.ctx.previous.classAttrs.get(name)?.get(attr))
       .find((found) => found !== undefined);
     if (!v) return UNKNOWN;
-    // Inside an nn.Module the submodules follow the instance, whose device is unknown here.
-    if (cls?.isModule && (v.kind === 'module' || v.kind === 'unknown')) return { ...v, place: UNTRACKED };
+    // Inside an nn.Module the submodules and parameters follow the instance: they are where
+    // the program moves its instances (`Net().to(device)`), unknown when it never does.
+    if (cls?.isModule && (v.kind === 'module' || v.kind === 'unknown' || (v.kind === 'tensor' && v.grad === 'yes'))) {
+      const placed = this.ctx.previous.classPlaces.get(cls.key);
+      return placed
+        ? { ...v, place: placed.place, deviceText: placed.deviceText, origin: placed.origin, factory: undefined }
+        : { ...v, place: UNTRACKED };
+    }
     return v;
   }
 
