@@ -78,12 +78,15 @@ export class Interpreter implements RoundContext {
     return this.contexts.resultOf(fn, args, () => {
       const outer = this.moduleEnvs[fn.module] ?? this.liveModuleFrames[fn.module]?.env ?? new Env();
       const env = new Env();
-      for (const p of fn.params) env.set(p.name, args.get(p.name) ?? UNKNOWN);
+      for (const p of fn.params) {
+        const v = args.get(p.name);
+        env.set(p.name, v && v.kind !== 'unknown' ? { ...v, param: p.name } : v ?? UNKNOWN);
+      }
       if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
       const facts = this.program.factsOf(fn.body);
       const frame: Frame = {
         id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, defaultDevices: [], loops: [], muted: 1,
-        names: facts.names, evidence: facts.evidence, scopeNode: fn.node, deviceAware: facts.deviceAware, returns: [],
+        names: facts.names, evidence: facts.evidence, scopeNode: fn.node, deviceAware: facts.deviceAware, returns: [], meetings: [],
       };
       this.execBlock(frame, fn.body);
       const params = new Map<string, Value>();
@@ -91,8 +94,11 @@ export class Interpreter implements RoundContext {
         const v = frame.env.get(p.name);
         if (v) params.set(p.name, v);
       }
-      const returned = frame.returns!.length ? frame.returns!.reduce(joinValues) : undefined;
-      return { returned, params };
+      // The tags name this function's parameters: they mean nothing to the caller.
+      for (const [name, v] of params) if (v.param) params.set(name, { ...v, param: undefined });
+      const joined = frame.returns!.length ? frame.returns!.reduce(joinValues) : undefined;
+      const returned = joined?.param ? { ...joined, param: undefined } : joined;
+      return { returned, params, meetings: frame.meetings! };
     });
   }
 
@@ -265,7 +271,7 @@ export class Interpreter implements RoundContext {
     const body = field(stmt, 'body');
     if (!left || !right || !body) return;
     this.ex.eval(frame, right);
-    const loop = bindLoopTarget(this, frame, stmt, left, right);
+    const loop = bindLoopTarget(this, frame, stmt, left, right, (key) => this.ex.lookup(frame, key));
     if (loop) frame.loops.push(loop.info);
     this.loop(frame, body, () => loop ? loop.bind() : this.assign(frame, left, UNKNOWN));
     if (loop) {
