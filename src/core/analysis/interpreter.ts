@@ -11,7 +11,7 @@ import { Frame, Summaries } from './frame';
 import { bindLoopTarget } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { NO_GRAD_CONTEXTS } from './torchApi';
-import { joinValues, UNKNOWN, Value } from './values';
+import { CPU, joinValues, UNKNOWN, Value } from './values';
 import { evalCall } from './calls';
 import { CallContexts, CallResult } from './callContexts';
 
@@ -178,7 +178,27 @@ export class Interpreter implements RoundContext {
     const left = field(node, 'left');
     if (!right) return; // annotation only: `x: int`
     const v = right.type === 'assignment' ? this.execChained(frame, right) : this.ex.eval(frame, right);
-    if (left) this.assign(frame, left, v);
+    if (left) this.assign(frame, left, v === UNKNOWN ? this.importedModuleInstance(frame, left, right) ?? v : v);
+  }
+
+  /**
+   * `net = TransformerNet()` of a class imported from outside the analysed program, where
+   * the scope treats `net` as a module (`net.parameters()`, `net.eval()`): an nn.Module is
+   * built on the CPU, as the program's own would be. Not when the call names a device (it
+   * may place itself) or the class is one of the project's (its own summary says).
+   */
+  private importedModuleInstance(frame: Frame, left: Node, right: Node): Value | undefined {
+    const key = dottedKey(unparen(left));
+    if (!key || right.type !== 'call' || frame.evidence.get(key) !== 'module') return undefined;
+    const callee = field(right, 'function');
+    const q = callee && this.program.importsAt(frame.unit).qualify(callee);
+    if (!q || q.startsWith('torch') || !/^[A-Z][A-Za-z0-9]*$/.test(q.slice(q.lastIndexOf('.') + 1))) return undefined;
+    if (/device|cuda|mps|gpu/i.test(right.text) || this.program.member(frame.unit, q)) return undefined;
+    return {
+      kind: 'module', place: CPU, grad: 'unknown',
+      origin: { unit: frame.unit, node: right, what: 'created on the CPU here' },
+      factory: { unit: frame.unit, node: right, scope: frame.id },
+    };
   }
 
   /** `a = b = value`: tree-sitter nests the second assignment as the right side. */
