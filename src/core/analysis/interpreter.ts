@@ -59,7 +59,7 @@ export class Interpreter implements RoundContext {
     let moduleFrame: Frame | undefined;
     for (const unit of info.units) {
       const root = unit.root;
-      const facts = this.program.factsOf(root);
+      const facts = this.program.factsOf(root, unit.index);
       for (const n of facts.names) names.add(n);
       // A cell (or a file) continues from where the previous one left the module's state:
       // a top-level `if`/`for`/`try` replaces the frame's environment with the joined one.
@@ -83,7 +83,7 @@ export class Interpreter implements RoundContext {
         env.set(p.name, v && v.kind !== 'unknown' ? { ...v, param: p.name } : v ?? UNKNOWN);
       }
       if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
-      const facts = this.program.factsOf(fn.body);
+      const facts = this.program.factsOf(fn.body, fn.unit);
       const frame: Frame = {
         id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, defaultDevices: [], loops: [], muted: 1,
         names: facts.names, evidence: facts.evidence, scopeNode: fn.node, deviceAware: facts.deviceAware, returns: [], meetings: [],
@@ -103,7 +103,7 @@ export class Interpreter implements RoundContext {
   }
 
   private runFunction(fn: FunctionInfo, outer: Env): Env {
-    const facts = this.program.factsOf(fn.body);
+    const facts = this.program.factsOf(fn.body, fn.unit);
     const names = new Set([...facts.names, ...fn.params.map((p) => p.name)]);
     const env = new Env();
     const params = this.previous.params.get(fn.id);
@@ -189,7 +189,8 @@ export class Interpreter implements RoundContext {
    */
   private importedModuleInstance(frame: Frame, left: Node, right: Node): Value | undefined {
     const key = dottedKey(unparen(left));
-    if (!key || right.type !== 'call' || frame.evidence.get(key) !== 'module') return undefined;
+    const facts = this.program.factsOf(frame.fn ? frame.fn.body : frame.scopeNode, frame.unit);
+    if (!key || right.type !== 'call' || !facts.moduleMethods.has(key) || frame.evidence.get(key) !== 'module') return undefined;
     const callee = field(right, 'function');
     const q = callee && this.program.importsAt(frame.unit).qualify(callee);
     if (!q || q.startsWith('torch') || !/^[A-Z][A-Za-z0-9]*$/.test(q.slice(q.lastIndexOf('.') + 1))) return undefined;
