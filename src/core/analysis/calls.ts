@@ -4,6 +4,7 @@ import type { Node } from '../python/pyNode';
 import { callArguments, CallArguments, dottedKey, field, isNumberLiteral, unparen } from '../python/syntax';
 import type { Evaluator, RoundContext } from './roundContext';
 import { evalDevice, toTarget } from './devices';
+import { cpuModuleMeeting, moduleCallMeetings } from './meetings';
 import type { Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
 import {
@@ -61,6 +62,11 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   ctx.events.moduleCall(frame, call, calleeNode, callee, tensors);
   recordForwardInputs(ctx, callee, args, argValues);
   const noGrad = frame.noGrad > 0;
+  const model = { node: calleeNode, value: callee };
+  if (cpuModuleMeeting(model, tensors) || (callee.place !== UNTRACKED && moduleCallMeetings(model, tensors).length)) {
+    // The call raises there: what follows never sees its output (no cascade of findings).
+    return value('tensor', UNTRACKED, { grad: noGrad ? 'no' : 'unknown' });
+  }
   if (callee.place !== UNTRACKED) {
     return value('tensor', callee.place, {
       grad: noGrad ? 'no' : isModule ? 'yes' : 'unknown', deviceText: callee.deviceText, origin: callee.origin,
@@ -87,6 +93,7 @@ function elementArgs(a: Arg): Arg[] {
 function recordForwardInputs(ctx: RoundContext, callee: Value, args: CallArguments, argValues: Arg[]): void {
   const forward = callee.kind === 'module' ? ctx.program.methodOf(callee.className, 'forward') : undefined;
   if (!forward?.selfName) return;
+  ctx.next.plainCalls.add(forward.id);
   const keywordNames = [...args.keywords.keys()];
   forward.params.slice(1).forEach((p, i) => {
     const k = keywordNames.indexOf(p.name);
@@ -196,7 +203,14 @@ function flattenTensorArgs(ex: Evaluator, frame: Frame, args: Arg[], q: string):
 
 /** Calls of the program's own functions and classes: record the call site, use the summary. */
 function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, name: string, args: CallArguments): Value | undefined {
-  if (frame.env.has(name)) return undefined; // a local variable shadows the definition
+  // The definition in effect here (a `def` binds its name when it runs), else a local
+  // variable that shadows it, else the module's last definition (a call from a function
+  // body runs after the whole module ran).
+  const bound = frame.env.get(name) ?? frame.outer?.get(name);
+  if (bound?.functionId !== undefined) return callFunction(ctx, ex, frame, call, ctx.program.functions[bound.functionId], args);
+  const boundClass = bound?.classKey ? ctx.program.classes.get(bound.classKey) : undefined;
+  if (boundClass) return instantiate(ctx, ex, frame, call, boundClass, args);
+  if (frame.env.has(name)) return undefined;
   const fn = ctx.program.localFunction(frame.unit, name);
   if (fn) return callFunction(ctx, ex, frame, call, fn, args);
   const cls = ctx.program.localClass(frame.unit, name);
@@ -220,7 +234,11 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
 function callFunction(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, fn: FunctionInfo, args: CallArguments, skip = 0): Value {
   const site = recordCallSite(ctx, ex, frame, fn, args, skip);
   const result = ctx.callInContext(fn, site.bound);
-  if (!result) return ctx.previous.returns.get(fn.id) ?? UNKNOWN;
+  if (!result) {
+    ctx.next.plainCalls.add(fn.id);
+    return ctx.previous.returns.get(fn.id) ?? UNKNOWN;
+  }
+  ctx.next.contextCalls.add(fn.id);
   for (const m of result.meetings) {
     const arg = site.args.find((a) => a.param === m.param);
     const value = site.bound.get(m.param);
@@ -245,6 +263,7 @@ function callFunction(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node
 /** `Net(...)`: an instance of one of the program's classes; an nn.Module subclass starts on the CPU. */
 function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, cls: ClassInfo, args: CallArguments): Value {
   const init = ctx.program.methodOf(cls.key, '__init__');
+  if (init) ctx.next.plainCalls.add(init.id);
   if (init) recordCallSite(ctx, ex, frame, init, args, 1);
   else evalArgs(ex, frame, args);
   return cls.isModule

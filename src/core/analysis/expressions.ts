@@ -6,6 +6,7 @@ import { evalCall } from './calls';
 import { Evaluator, MAX_EXPRESSION_DEPTH, RoundContext } from './roundContext';
 import type { OperationRole } from './ruleApi';
 import { deviceFromString } from './devices';
+import { operationMeetings } from './meetings';
 import type { Frame } from './frame';
 import { Arg, isTensorLike, joinValues, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 
@@ -200,7 +201,9 @@ export class Expressions implements Evaluator {
     const tensors = args.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
     if (tensors.length === 0) return args.some((a) => a.value.kind === 'unknown') ? UNKNOWN : OTHER;
     this.ctx.events.tensorOperation(frame, node, tensors, role);
-    return resultOf(tensors, frame.noGrad > 0);
+    const result = resultOf(tensors, frame.noGrad > 0);
+    // The operation raises there: what follows never sees its value (no cascade of findings).
+    return operationMeetings(tensors).length ? { ...result, place: UNTRACKED, origin: undefined, deviceText: undefined } : result;
   }
 }
 

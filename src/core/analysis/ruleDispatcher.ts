@@ -9,7 +9,7 @@ import type { Program } from './program';
 import { AnalysisEvents, EVENT_NAMES, RuleHost, UnitFinding } from './ruleApi';
 import { RULE_FACTORIES } from './rules';
 import type { RelatedLocation } from './types';
-import { Meeting, moduleCallMeetings, operationMeetings } from './rules/shared/meetings';
+import { cpuModuleMeeting, Meeting, moduleCallMeetings, operationMeetings } from './meetings';
 import type { Arg, Value } from './values';
 
 type EventName = keyof AnalysisEvents;
@@ -68,7 +68,9 @@ function captureMeetings(frame: Frame, name: EventName, rest: unknown[]): void {
   let at: Node | undefined;
   if (name === 'moduleCall') {
     const [, calleeNode, callee, args] = rest as [Node, Node, Value, Arg[]];
-    meetings = moduleCallMeetings({ node: calleeNode, value: callee }, args);
+    const model = { node: calleeNode, value: callee };
+    const cpuModel = cpuModuleMeeting(model, args);
+    meetings = cpuModel ? [cpuModel] : moduleCallMeetings(model, args);
     at = calleeNode;
   } else if (name === 'tensorOperation') {
     const [node, args] = rest as [Node, Arg[]];

@@ -53,6 +53,10 @@ export interface Value {
   elements?: Value[];
   /** An instance of a class defined in the analysed program. */
   className?: string;
+  /** A `def` of the program, by FunctionInfo id: what a call of this name runs at this point. */
+  functionId?: number;
+  /** A `class` of the program (the class object, not an instance), by ClassInfo key. */
+  classKey?: string;
   /**
    * This value is parameter `param` of a function interpreted for one call site: a CPU
    * tensor it passes that meets an accelerator inside is reported at that call's argument.
@@ -123,6 +127,8 @@ export function joinValues(a: Value, b: Value): Value {
   if (a.factory && b.factory && a.factory.node.id === b.factory.node.id) joined.factory = a.factory;
   if (a.batch && b.batch && a.batch.loop === b.batch.loop && a.batch.name === b.batch.name) joined.batch = a.batch;
   if (a.className && a.className === b.className) joined.className = a.className;
+  if (a.functionId !== undefined && a.functionId === b.functionId) joined.functionId = a.functionId;
+  if (a.classKey && a.classKey === b.classKey) joined.classKey = a.classKey;
   if (a.elements && b.elements && a.elements.length === b.elements.length) {
     joined.elements = a.elements.map((e, i) => joinValues(e, b.elements![i]));
   }
