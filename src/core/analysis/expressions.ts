@@ -8,7 +8,7 @@ import type { OperationRole } from './ruleApi';
 import { deviceFromString } from './devices';
 import { operationMeetings } from './meetings';
 import type { Frame } from './frame';
-import { Arg, isTensorLike, joinValues, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { Arg, hasAccel, isExactlyCpu, isTensorLike, joinValues, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 
 const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
 
@@ -164,7 +164,7 @@ export class Expressions implements Evaluator {
     if (!objNode) return UNKNOWN;
     const recv = this.eval(frame, objNode);
     const index = field(node, 'subscript');
-    if (index) this.eval(frame, index);
+    this.checkIndices(frame, node, { node: objNode, value: recv });
     if (recv.elements && index && unparen(index).type === 'integer') {
       const i = Number(unparen(index).text);
       return recv.elements[i < 0 ? recv.elements.length + i : i] ?? UNKNOWN;
@@ -175,6 +175,21 @@ export class Expressions implements Evaluator {
       return { ...recv, factory: undefined, scalar: undefined, elements: undefined, batch };
     }
     return UNKNOWN;
+  }
+
+  /**
+   * `a[idx]` (or `a[idx] = v`): PyTorch's rule is one-sided. An accelerator tensor indexed
+   * by a CPU index or mask works; a CPU tensor indexed by an accelerator index or mask
+   * raises "indices should be either on cpu or on the same device as the indexed tensor".
+   */
+  checkIndices(frame: Frame, subscript: Node, indexed: Arg): void {
+    for (const idxNode of children(subscript).slice(1)) {
+      const idx = this.eval(frame, idxNode);
+      const onAccel = (idx.kind === 'tensor' || (idx.kind === 'unknown' && idx.place !== UNTRACKED)) && hasAccel(idx.place) && !idx.scalar;
+      if (onAccel && indexed.value.kind === 'tensor' && isExactlyCpu(indexed.value.place) && !indexed.value.scalar) {
+        this.ctx.events.tensorOperation(frame, subscript, [indexed, { node: idxNode, value: idx }], 'op');
+      }
+    }
   }
 
   private evalBinary(frame: Frame, node: Node): Value {

@@ -249,6 +249,11 @@ export class Interpreter implements RoundContext {
       frame.env.set(key, v);
       return;
     }
+    if (t.type === 'subscript') {
+      const objNode = field(t, 'value');
+      if (objNode) this.ex.checkIndices(frame, t, { node: objNode, value: this.ex.eval(frame, objNode) });
+      return;
+    }
     if (['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'expression_list'].includes(t.type)) {
       const targets = children(t);
       targets.forEach((sub, i) => {
