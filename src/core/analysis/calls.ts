@@ -12,7 +12,7 @@ import {
   VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, isModelZooConstructor,
   isPlacelessModuleClass, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, WRAPPER_MODULES,
 } from './torchApi';
-import { ACCEL, Arg, CPU, isTensorLike, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, containedValues, CPU, isTensorLike, joinValues, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 
 
 export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, discarded: boolean): Value {
@@ -57,6 +57,17 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   // lengths must): a batch element counts only as the first input or a keyword input.
   const inputs = argValues.filter((a, i) => !a.value.batch || i === 0 || i >= args.positional.length);
   ctx.events.tensorsReachConsumer(frame, inputs);
+  // `model(**batch)`, `model(*inputs)`: what is unpacked is an input too.
+  const unpacked: Arg[] = [];
+  for (const node of args.splats) {
+    const v = ex.eval(frame, node);
+    if (isTensorLike(v)) unpacked.push({ node, value: v });
+    else for (const e of containedValues(v)) unpacked.push({ node, value: e });
+  }
+  if (unpacked.length) {
+    ctx.events.tensorsReachConsumer(frame, unpacked);
+    inputs.push(...unpacked);
+  }
   // `self.lstm(x, (h0, c0))`: the tensors of a tuple or list argument are inputs too.
   const tensors = inputs.flatMap(elementArgs).filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
   ctx.events.moduleCall(frame, call, calleeNode, callee, tensors);
@@ -134,7 +145,10 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   const last = q.slice(q.lastIndexOf('.') + 1);
   if (NUMPY_CONVERTERS.has(q)) {
     const first = argValues[0];
-    if (first) ctx.events.numpyConversion(frame, call, first.node, first.value, 'function');
+    // `np.array([t1, t2])`, `np.mean(losses)`: each tensor in the list is converted.
+    const converted = first && !isTensorLike(first.value) ? containedValues(first.value) : [];
+    if (first && converted.length === 0) ctx.events.numpyConversion(frame, call, first.node, first.value, 'function');
+    for (const v of converted) if (v.kind === 'tensor') ctx.events.numpyConversion(frame, call, first.node, v, 'elements');
     return OTHER;
   }
   if (q === 'torch.nn.Parameter' || q === 'torch.nn.parameter.Parameter') {
@@ -192,7 +206,11 @@ function flattenTensorArgs(ex: Evaluator, frame: Frame, args: Arg[], q: string):
   if (!/^torch\.(cat|concat|concatenate|stack|hstack|vstack|dstack|column_stack|block_diag|broadcast_tensors)$/.test(q)) return args;
   const first = args[0];
   const seq = first && unparen(first.node);
-  if (!seq || (seq.type !== 'list' && seq.type !== 'tuple')) return args.slice(1);
+  if (!seq) return args;
+  if (seq.type !== 'list' && seq.type !== 'tuple') {
+    // `torch.cat(outputs)` of a list grown with append: its elements, at the argument.
+    return [...containedValues(first.value).map((v) => ({ node: first.node, value: v })), ...args.slice(1)];
+  }
   const elems: Arg[] = [];
   for (let i = 0; i < seq.namedChildCount; i++) {
     const n = seq.namedChild(i);
@@ -335,6 +353,14 @@ function evalMethodCall(
   if (userMethod && !['to', 'cuda', 'cpu'].includes(method)) return callFunction(ctx, ex, frame, call, userMethod, args, userMethod.selfName ? 1 : 0);
   if (method === 'to' || method === 'cuda' || method === 'cpu') {
     return evalMove(ctx, ex, frame, call, objNode, recvKey, recv, method, discarded);
+  }
+  if ((method === 'append' || method === 'extend') && recvKey && (recv.elements || recv.anyElement)) {
+    // `outputs.append(model(x))`: the list holds what was appended (any element, any count).
+    const added = args.positional[0] ? ex.eval(frame, args.positional[0]) : UNKNOWN;
+    const items = method === 'extend' ? (containedValues(added).length ? containedValues(added) : [UNKNOWN]) : [added];
+    const all = [...containedValues(recv), ...items];
+    frame.env.set(recvKey, { ...recv, elements: undefined, entries: undefined, anyElement: all.reduce((a, b) => joinValues(a, b)) });
+    return OTHER;
   }
   if (method === 'numpy') {
     // `.numpy(force=True)` detaches and copies to the host itself.

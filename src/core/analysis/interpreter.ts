@@ -11,7 +11,7 @@ import { Frame, Summaries } from './frame';
 import { bindLoopTarget } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { NO_GRAD_CONTEXTS } from './torchApi';
-import { CPU, joinValues, UNKNOWN, Value } from './values';
+import { containedValues, CPU, joinValues, UNKNOWN, Value } from './values';
 import { evalCall } from './calls';
 import { CallContexts, CallResult } from './callContexts';
 
@@ -317,10 +317,13 @@ export class Interpreter implements RoundContext {
     const right = field(stmt, 'right');
     const body = field(stmt, 'body');
     if (!left || !right || !body) return;
-    this.ex.eval(frame, right);
+    const iterated = this.ex.eval(frame, right);
     const loop = bindLoopTarget(this, frame, stmt, left, right, (key) => this.ex.lookup(frame, key));
     if (loop) frame.loops.push(loop.info);
-    this.loop(frame, body, () => loop ? loop.bind() : this.assign(frame, left, UNKNOWN));
+    // `for out in outputs:` over a list the program filled: each item is what went in.
+    const items = containedValues(iterated);
+    const item = items.length ? items.reduce((a, b) => joinValues(a, b)) : UNKNOWN;
+    this.loop(frame, body, () => loop ? loop.bind() : this.assign(frame, left, item));
     if (loop) {
       frame.loops.pop();
       this.events.loopFinished(frame, loop.info);

@@ -51,6 +51,13 @@ export interface Value {
   batch?: { loop: LoaderLoop; name: string; container?: 'dict' | 'list' };
   /** Elements of a tuple or list display, for unpacking. */
   elements?: Value[];
+  /**
+   * What every element of a container of unknown length or keys is: a list grown with
+   * `append`, a dict built by a comprehension (`{k: v.to(device) for k, v in batch.items()}`).
+   */
+  anyElement?: Value;
+  /** A dict's values by string key (`{"x": t}`, `batch["x"] = t`). */
+  entries?: Map<string, Value>;
   /** An instance of a class defined in the analysed program. */
   className?: string;
   /** A `def` of the program, by FunctionInfo id: what a call of this name runs at this point. */
@@ -132,6 +139,19 @@ export function joinValues(a: Value, b: Value): Value {
   if (a.elements && b.elements && a.elements.length === b.elements.length) {
     joined.elements = a.elements.map((e, i) => joinValues(e, b.elements![i]));
   }
+  // A list before and after appending to it in a loop: it holds what was appended.
+  if (isContainer(a) && isContainer(b) && !(joined.elements && !a.anyElement && !b.anyElement)) {
+    const items = [...containedValues(a), ...containedValues(b)];
+    if (items.length) joined.anyElement = items.reduce((x, y) => joinValues(x, y));
+    else joined.elements = [];
+  }
+  if (a.entries && b.entries) {
+    joined.entries = new Map();
+    for (const [k, v] of a.entries) {
+      const w = b.entries.get(k);
+      if (w) joined.entries.set(k, joinValues(v, w));
+    }
+  }
   return joined;
 }
 
@@ -140,4 +160,15 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
   if (!a || !b) return false;
   return a.kind === b.kind && a.place === b.place && a.grad === b.grad && !!a.batch === !!b.batch &&
     a.deviceText === b.deviceText && a.className === b.className;
+}
+
+function isContainer(v: Value): boolean {
+  return v.elements !== undefined || v.entries !== undefined || v.anyElement !== undefined;
+}
+
+/** Every value a container holds, as far as it is known (elements, entries, any element). */
+export function containedValues(v: Value): Value[] {
+  const out: Value[] = [...(v.elements ?? []), ...(v.entries?.values() ?? [])];
+  if (v.anyElement) out.push(v.anyElement);
+  return out;
 }
