@@ -5,6 +5,7 @@ import { callArguments, CallArguments, dottedKey, field, isNumberLiteral, unpare
 import type { Evaluator, RoundContext } from './roundContext';
 import { evalDevice, toTarget } from './devices';
 import { cpuModuleMeeting, moduleCallMeetings } from './meetings';
+import { shortText } from './rules/shared/describe';
 import type { Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
 import {
@@ -79,9 +80,12 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     return value('tensor', UNTRACKED, { grad: noGrad ? 'no' : 'unknown' });
   }
   if (callee.place !== UNTRACKED) {
-    return value('tensor', callee.place, {
-      grad: noGrad ? 'no' : isModule ? 'yes' : 'unknown', deviceText: callee.deviceText, origin: callee.origin,
-    });
+    // The output is where the model is: say so, and where the model got there.
+    const name = shortText(calleeNode);
+    const origin = callee.origin
+      ? { unit: frame.unit, node: call, what: `computed by \`${name}(…)\` here`, from: { ...callee.origin, what: `\`${name}\` ${callee.origin.what}` } }
+      : undefined;
+    return value('tensor', callee.place, { grad: noGrad ? 'no' : isModule ? 'yes' : 'unknown', deviceText: callee.deviceText, origin });
   }
   const fromInputs = tensors.length ? resultOf(tensors, noGrad) : value('tensor');
   return { ...fromInputs, grad: noGrad ? 'no' : callee.kind === 'module' ? 'yes' : 'unknown' };

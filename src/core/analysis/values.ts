@@ -18,6 +18,13 @@ export interface Located {
   node: Node;
 }
 
+/** Where a value's place was established, and the step before it (a model's output comes from the model, which was moved). */
+export interface Origin extends Located {
+  what: string;
+  /** The earlier step, its `what` naming its subject (`model` moved to device here). */
+  from?: Origin;
+}
+
 /** An expression node with its abstract value: a call's argument, an operation's operand. */
 export interface Arg {
   node: Node;
@@ -44,7 +51,7 @@ export interface Value {
   /** Source text of the device this value was placed with (`device`, `"cuda"`), for fixes. */
   deviceText?: string;
   /** Where the place was established: the `.to()` call, the factory, the model call. */
-  origin?: Located & { what: string };
+  origin?: Origin;
   /** Created by a torch factory that accepts `device=` (DD001's preferred fix). */
   factory?: Located & { scope: number };
   /** A batch element yielded by a loader loop and not moved since. */

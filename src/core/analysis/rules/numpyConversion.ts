@@ -36,7 +36,7 @@ function checkNumpyConversion(c: RuleHost, frame: Frame, call: Node, recvNode: N
       unit: frame.unit, code: 'DD003', node: call, startNode,
       message: `${style === 'elements' ? name : `\`${name}\``} ${accelPhrase(recv).replace(/^is/, style === 'elements' ? 'are' : 'is')}${lineOf(recv)}; ${conversion} needs a CPU tensor ` +
         `("can't convert cuda:0 device type tensor to numpy"). Copy it to the host with .cpu() first.`,
-      related: c.related(recv.origin, `${shortText(target)} ${recv.origin?.what ?? 'placed here'}`),
+      related: c.related(recv.origin, `\`${shortText(target)}\` ${recv.origin?.what ?? 'placed here'}`),
       fixes,
     });
   }
@@ -45,7 +45,7 @@ function checkNumpyConversion(c: RuleHost, frame: Frame, call: Node, recvNode: N
       unit: frame.unit, code: 'DD010', node: call, startNode,
       message: `${style === 'elements' ? name : `\`${name}\``} require${style === 'elements' ? '' : 's'} grad${frame.noGrad ? '' : ' (computed outside torch.no_grad())'}; ${conversion} raises ` +
         `"Can't call numpy() on Tensor that requires grad". Call .detach() first.`,
-      related: c.related(recv.origin, `${shortText(target)} ${recv.origin?.what ?? 'computed here'}`),
+      related: c.related(recv.origin, `\`${shortText(target)}\` ${recv.origin?.what ?? 'computed here'}`),
       fixes,
     });
   }
