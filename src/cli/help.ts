@@ -43,7 +43,7 @@ Options:
   --ignore-noqa            Report findings on lines marked '# noqa' too
   --exit-zero              Exit with 0 even when findings remain
   --max-bytes <n>          Skip files larger than n bytes (a notebook: its code cells), reported
-                           as not checked; default 262144 (256 KiB), 0 for no limit
+                           as not checked; default 2097152 (2 MiB), 0 for no limit
   -q, --quiet              Print findings only, without the summary line
   -h, --help               Show this help
 
