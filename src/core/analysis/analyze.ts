@@ -2,6 +2,7 @@
 // function parameters), then turn the final round's findings into plain Findings.
 import { parsePython, Tree } from '../python/parser';
 import { NodeRegistry } from '../python/pyNode';
+import { recoverFromSyntaxErrors, touchesSkipped, type RecoveredParse } from '../python/recovery';
 import { nodeRange } from '../python/syntax';
 import { ruleInfo } from './catalog';
 import { Summaries } from './frame';
@@ -11,7 +12,7 @@ import { Program, Unit } from './program';
 import { RuleDispatcher } from './ruleDispatcher';
 import type { UnitFinding } from './ruleApi';
 import { enabledRules, isSuppressedByNoqa } from './suppression';
-import type { AnalyzeOptions, CellFinding, Finding, Fix, TextEdit } from './types';
+import type { AnalyzeOptions, CellFinding, Finding, Fix, Range, TextEdit } from './types';
 
 /**
  * Rounds of whole-program interpretation; each feeds call sites to the next. A round
@@ -21,8 +22,24 @@ import type { AnalyzeOptions, CellFinding, Finding, Fix, TextEdit } from './type
  */
 const MAX_ROUNDS = 3;
 
-function makeUnit(index: number, tree: Tree, source: string, registry: NodeRegistry): Unit {
+/** A unit of the recovered tree and text (recovery.ts): same lines and columns as the original source. */
+function makeUnit(index: number, parsed: RecoveredParse, registry: NodeRegistry): Unit {
+  const { tree, text: source } = parsed;
   return { index, tree, root: registry.root(tree, source), source, lines: source.split(/\r?\n|\r/), eol: /\r\n/.test(source) ? '\r\n' : '\n' };
+}
+
+/**
+ * Tells the caller which statements were skipped, and drops the fixes that would edit a
+ * line of one (the analysis never saw what is there).
+ */
+function aroundSkipped(findings: UnitFinding[], parses: readonly RecoveredParse[], options: AnalyzeOptions, isNotebook: boolean): UnitFinding[] {
+  if (parses.every((p) => p.skipped.length === 0)) return findings;
+  parses.forEach((p, cell) => p.skipped.forEach((range) => options.onSyntaxError?.(isNotebook ? { range, cellIndex: cell } : { range })));
+  const skippedIn = (cell: number): Range[] => parses[cell]?.skipped ?? [];
+  return findings.map((f) => {
+    const fixes = f.fixes.filter((fix) => !fix.edits.some((e) => touchesSkipped(e.range, skippedIn(e.cellIndex ?? f.unit))));
+    return fixes.length === f.fixes.length ? f : { ...f, fixes };
+  });
 }
 
 function interpret(units: Unit[], isNotebook = false): UnitFinding[] {
@@ -80,8 +97,13 @@ function byPosition(a: { range: Finding['range']; code: string }, b: { range: Fi
 
 /** Analyzes an already parsed file (the language server keeps trees incrementally). */
 export function analyzeTree(tree: Tree, source: string, options: AnalyzeOptions = {}): Finding[] {
-  const units = [makeUnit(0, tree, source, new NodeRegistry())];
-  return select(interpret(units), units, options).map((f) => toFinding(f, false)).sort(byPosition);
+  const parsed = recoverFromSyntaxErrors(tree, source);
+  try {
+    const units = [makeUnit(0, parsed, new NodeRegistry())];
+    return aroundSkipped(select(interpret(units), units, options), [parsed], options, false).map((f) => toFinding(f, false)).sort(byPosition);
+  } finally {
+    if (parsed.owned) parsed.tree.delete();
+  }
 }
 
 /** Parses and analyzes one Python file. */
@@ -97,15 +119,20 @@ export function analyzeSource(source: string, options: AnalyzeOptions = {}): Fin
 /** Analyzes a notebook's code cells in order as one program; ranges are cell-local. */
 export function analyzeNotebook(cells: readonly string[], options: AnalyzeOptions = {}): CellFinding[] {
   const registry = new NodeRegistry();
-  const units = cells.map((cell, i) => {
+  const trees: Tree[] = [];
+  const parses = cells.map((cell) => {
     const python = blankIPythonSyntax(cell);
-    return makeUnit(i, parsePython(python), python, registry);
+    const tree = parsePython(python);
+    trees.push(tree);
+    return recoverFromSyntaxErrors(tree, python);
   });
   try {
-    return select(interpret(units, true), units, options)
+    const units = parses.map((parsed, i) => makeUnit(i, parsed, registry));
+    return aroundSkipped(select(interpret(units, true), units, options), parses, options, true)
       .map((f) => ({ cellIndex: f.unit, finding: toFinding(f, true) }))
       .sort((a, b) => a.cellIndex - b.cellIndex || byPosition(a.finding, b.finding));
   } finally {
-    for (const u of units) u.tree.delete();
+    for (const p of parses) if (p.owned) p.tree.delete();
+    for (const t of trees) t.delete();
   }
 }
