@@ -244,6 +244,14 @@ export function editTree(tree: Tree, edit: TreeEdit): void {
   }
 }
 
+/** A copy of `tree` to edit and re-parse from, leaving `tree` as it is (shallow: very fast). */
+export function copyTree(tree: Tree): Tree {
+  const owner = treeOwners.get(tree);
+  const copy = tree.copy();
+  if (owner) treeOwners.set(copy, owner);
+  return copy;
+}
+
 /** Frees `tree` unless it belongs to a crashed parser (whose memory is gone with it). */
 export function deleteTree(tree: Tree): void {
   if (isLiveTree(tree)) tree.delete();

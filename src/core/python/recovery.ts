@@ -8,7 +8,7 @@
 import type { Node as TsNode } from 'web-tree-sitter';
 import type { Range } from '../analysis/types';
 import { CLAUSE, scanLines, type LineInfo } from './logicalLines';
-import { parsePython, parserText, type Tree } from './parser';
+import { copyTree, deleteTree, editTree, parsePython, parserText, type Tree, type TreeEdit } from './parser';
 
 /** Enough for a file with a few half-typed statements; each round costs a parse. */
 export const MAX_RECOVERY_ROUNDS = 20;
@@ -49,15 +49,17 @@ function firstError(tree: Tree): TsNode | undefined {
   }
 }
 
-/** The first and last rows of each ERROR and MISSING node. */
+/** The first and last rows of each outermost ERROR node and each MISSING node. */
 function errorSpans(tree: Tree): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   const cursor = tree.walk();
   try {
     for (;;) {
       const node = cursor.currentNode;
-      if (node.isError || node.isMissing) spans.push([node.startPosition.row, node.endPosition.row]);
-      if (node.hasError && cursor.gotoFirstChild()) continue;
+      const isError = node.isError || node.isMissing;
+      if (isError) spans.push([node.startPosition.row, node.endPosition.row]);
+      // The errors inside an ERROR are within its rows: one ERROR swallowing a file has thousands.
+      if (!isError && node.hasError && cursor.gotoFirstChild()) continue;
       while (!cursor.gotoNextSibling()) {
         if (!cursor.gotoParent()) return spans;
       }
@@ -115,15 +117,27 @@ function isCompoundHeader(line: string, indent: number): boolean {
   return /^(?:if|elif|else|for|while|with|try|except|finally|async)\b/.test(line.slice(indent));
 }
 
-/** `text` with the lines of `range` blanked (line breaks kept), and `pass` at its start. */
-function blank(text: string, starts: readonly number[], range: Range): string {
+/**
+ * `text` with the lines of `range` blanked (line breaks kept) and `pass` at its start, and the
+ * edit that tells tree-sitter so.
+ */
+function blank(text: string, starts: readonly number[], range: Range): { text: string; edit: TreeEdit } {
   const from = starts[range.start.line] + range.start.character;
   const to = range.end.line + 1 < starts.length ? starts[range.end.line + 1] : text.length;
   const blanked = text.slice(from, to).replace(/[^\r\n]/g, ' ');
   // `pass` may lengthen a line shorter than it (`(` alone): only columns on that line move, all blank.
   const firstBreak = blanked.search(/[\r\n]|$/);
-  const first = 'pass' + blanked.slice(Math.min(4, firstBreak), firstBreak);
-  return text.slice(0, from) + first + blanked.slice(firstBreak) + text.slice(to);
+  const replacement = 'pass' + blanked.slice(Math.min(4, firstBreak), firstBreak) + blanked.slice(firstBreak);
+  const startPosition = { row: range.start.line, column: range.start.character };
+  const endOf = (s: string) => {
+    const lastBreak = s.lastIndexOf('\n');
+    return lastBreak < 0 ? { row: startPosition.row, column: startPosition.column + s.length } : { row: startPosition.row + (s.match(/\n/g)?.length ?? 0), column: s.length - lastBreak - 1 };
+  };
+  const edit: TreeEdit = {
+    startIndex: from, oldEndIndex: to, newEndIndex: from + replacement.length,
+    startPosition, oldEndPosition: endOf(parserText(text.slice(from, to))), newEndPosition: endOf(parserText(replacement)),
+  };
+  return { text: text.slice(0, from) + replacement + text.slice(to), edit };
 }
 
 function lineStartsOf(text: string): number[] {
@@ -142,8 +156,11 @@ export function recoverFromSyntaxErrors(tree: Tree, source: string): RecoveredPa
   for (let round = 0; round < MAX_RECOVERY_ROUNDS && current.tree.rootNode.hasError; round++) {
     const ranges = brokenStatements(current);
     if (ranges.length === 0) break;
-    const next = parsePython(ranges.text);
-    if (current.owned) current.tree.delete();
+    // Re-parsed incrementally: only the blanked statements and what they touched are read again.
+    const edited = current.owned ? current.tree : copyTree(current.tree);
+    for (const edit of ranges.edits) editTree(edited, edit);
+    const next = parsePython(ranges.text, edited);
+    deleteTree(edited);
     current = { tree: next, text: ranges.text, owned: true, skipped: [...current.skipped, ...ranges] };
   }
   current.skipped.sort((a, b) => a.start.line - b.start.line);
@@ -157,7 +174,7 @@ export function recoverFromSyntaxErrors(tree: Tree, source: string): RecoveredPa
  * such as a keyword argument `a = 1` unindented inside a call, is then left alone in valid
  * code); any other error is located by the tree.
  */
-function brokenStatements(current: RecoveredParse): Range[] & { text: string } {
+function brokenStatements(current: RecoveredParse): Range[] & { text: string; edits: TreeEdit[] } {
   // Rows are tree-sitter's: lines end at `\n` (a lone `\r` is `\n` to the parser).
   const parsed = parserText(current.text);
   const { lines, unbalanced } = scanLines(parsed);
@@ -182,9 +199,14 @@ function brokenStatements(current: RecoveredParse): Range[] & { text: string } {
   const ranges = all.filter((r) => !all.some((o) => o !== r && o.start.line < r.start.line && r.start.line <= o.end.line));
   const lineStarts = lineStartsOf(parsed);
   let text = current.text;
+  const edits: TreeEdit[] = [];
   // From the last to the first, so that a lengthened line (`pass`) moves no offset still to be used.
-  for (const range of [...ranges].sort((a, b) => b.start.line - a.start.line)) text = blank(text, lineStarts, range);
-  return Object.assign(ranges, { text });
+  for (const range of [...ranges].sort((a, b) => b.start.line - a.start.line)) {
+    const blanked = blank(text, lineStarts, range);
+    text = blanked.text;
+    edits.push(blanked.edit);
+  }
+  return Object.assign(ranges, { text, edits });
 }
 
 /** Whether any line of `range` is a line of one of `skipped` (a fix there would edit unseen code). */
