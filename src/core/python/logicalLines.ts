@@ -26,7 +26,7 @@ export interface ScannedLines {
    * statement came (or the text ended), or a closing bracket without its opener. Each is the
    * row where it starts and the last row it can reach (before the next statement).
    */
-  unbalanced: Array<{ start: number; end: number }>;
+  unbalanced: Array<{ start: number; end: number; unclosed: boolean }>;
 }
 
 /** Never mistaken for a continuation when they start a line, inside brackets or not. */
@@ -58,7 +58,7 @@ export function scanLines(text: string): ScannedLines {
   const unbalanced: ScannedLines['unbalanced'] = [];
   const state: ScanState = { depth: 0, statementRow: 0, unbalanced: false, quote: undefined, backslash: false, statementIndent: 0 };
   const endStatement = (end: number) => {
-    if (state.unbalanced || state.depth > 0) unbalanced.push({ start: state.statementRow, end });
+    if (state.unbalanced || state.depth > 0) unbalanced.push({ start: state.statementRow, end, unclosed: state.depth > 0 });
   };
   let start = 0;
   for (let row = 0; ; row++) {

@@ -182,8 +182,8 @@ function brokenStatements(current: RecoveredParse): Range[] & { text: string; ed
   const errors = errorSpans(current.tree);
   const blankedBefore = (row: number) => current.skipped.some((r) => r.start.line <= row && row <= r.end.line);
   const starts: Array<{ row: number; column: number }> = unbalanced
-    // Up to the next statement's first row: the error of an unclosed `(` often shows only there.
-    .filter((u) => !blankedBefore(u.start) && errors.some(([first, last]) => first <= u.end + 1 && last >= u.start))
+    // An unclosed `(` often shows its error only on the next statement's first row.
+    .filter((u) => !blankedBefore(u.start) && errors.some(([first, last]) => first <= u.end + (u.unclosed ? 1 : 0) && last >= u.start))
     .map((u) => ({ row: u.start, column: lines[u.start].indent }));
   if (starts.length === 0) {
     const error = firstError(current.tree);
