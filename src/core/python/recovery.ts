@@ -69,10 +69,47 @@ function errorSpans(tree: Tree): Array<[number, number]> {
   }
 }
 
-/** The node itself or its ancestor that is a statement of a block or of the module. */
+const STATEMENTS = new Set([
+  ...SIMPLE_STATEMENTS, 'function_definition', 'class_definition', 'decorated_definition', 'if_statement', 'for_statement',
+  'while_statement', 'try_statement', 'with_statement', 'match_statement',
+]);
+
+/** Holds statements: an ERROR in a block's or the module's place holds those it swallowed. */
+function holdsStatements(node: TsNode | null): boolean {
+  return !node || node.type === 'module' || node.type === 'block' || node.isError;
+}
+
+/**
+ * Where in `error` the trouble starts. An ERROR in a statement's place, or in a block's (after
+ * a `def ...:`), may begin with the well-formed statements it swallowed (tree-sitter made the
+ * whole module one ERROR after a half-typed `x if y`, from the docstring on): the first child
+ * that is not one is the place.
+ */
+function troubleIn(error: TsNode): TsNode {
+  let e = error;
+  while (e.isError && (holdsStatements(e.parent) || (STATEMENTS.has(e.parent!.type) && !SIMPLE_STATEMENTS.has(e.parent!.type)))) {
+    const first = e.children.find((c) => !!c && c.type !== 'comment' && !(STATEMENTS.has(c.type) && !c.hasError));
+    if (!first) break;
+    if (!first.isError && STATEMENTS.has(first.type)) return firstErrorWithin(first) ?? first;
+    e = first;
+  }
+  return e;
+}
+
+/** The first ERROR or MISSING node inside `node`, in reading order. */
+function firstErrorWithin(node: TsNode): TsNode | undefined {
+  for (const child of node.children) {
+    if (!child) continue;
+    if (child.isError || child.isMissing) return child;
+    if (child.hasError) return firstErrorWithin(child);
+  }
+  return undefined;
+}
+
+/** The node itself or its ancestor that is a statement of a block or of the module (or of an ERROR in their place). */
 function statementOf(node: TsNode): TsNode {
   let n = node;
-  while (n.parent && n.parent.type !== 'module' && n.parent.type !== 'block') n = n.parent;
+  while (!holdsStatements(n.parent)) n = n.parent!;
   return n;
 }
 
@@ -84,7 +121,8 @@ function statementLineOf(lines: readonly LineInfo[], row: number): number {
 }
 
 /** Where the broken statement starts: row and column. */
-function brokenStart(error: TsNode, lines: readonly LineInfo[]): { row: number; column: number } {
+function brokenStart(firstError: TsNode, lines: readonly LineInfo[]): { row: number; column: number } {
+  const error = troubleIn(firstError);
   const statement = statementOf(error);
   const own = statementLineOf(lines, error.startPosition.row);
   const row = statement.startPosition.row;
