@@ -98,10 +98,12 @@ function troubleIn(error: TsNode): TsNode {
 
 /** The first ERROR or MISSING node inside `node`, in reading order. */
 function firstErrorWithin(node: TsNode): TsNode | undefined {
-  for (const child of node.children) {
-    if (!child) continue;
-    if (child.isError || child.isMissing) return child;
-    if (child.hasError) return firstErrorWithin(child);
+  // A loop, not recursion: a broken expression may be nested thousands deep.
+  let n: TsNode | undefined = node;
+  while (n) {
+    const child: TsNode | null | undefined = n.children.find((c) => !!c && (c.isError || c.isMissing || c.hasError));
+    if (!child || child.isError || child.isMissing) return child ?? undefined;
+    n = child;
   }
   return undefined;
 }
