@@ -9,6 +9,9 @@
 //    into a function above (call-site propagation), so "every finding of the original outside
 //    the broken statement" cannot hold; only recovery's own losses are failures;
 //  - the broken statement is reported as skipped, starting on its own first line.
+// When written: 349 broken variants with a syntax error; of the 372 original findings outside
+// the broken statement 342 were found (before recovery.ts: 312), and the 30 others are lost
+// with `pass` in its place too; of the 342 `pass` findings all were found (before: 310).
 import { strict as assert } from 'assert';
 import type { Node as TsNode } from 'web-tree-sitter';
 import { analyzeSource, initPythonParser } from '../../src/core/analysis';
