@@ -71,6 +71,13 @@ describe('core: recovery from syntax errors', () => {
     assert.deepStrictEqual([r.skipped, r.clean], [[[6, 1, 6]], true]);
   });
 
+  it('skips only the line of a one-line docstring cut open, which would read the code up to the next docstring as a string', () => {
+    const source = `${PRELUDE}def f(x):\n    \"\"\"Moves x\n    t = torch.zeros(4)\n    return model(t)\n\ndef g():\n    \"\"\"Nothing.\"\"\"\n    return 1\n`;
+    const r = recover(source);
+    assert.deepStrictEqual([r.skipped, r.clean], [[[4, 5, 4]], true]);
+    assert.deepStrictEqual(analyzed(source).findings, ['DD001@6']);
+  });
+
   it('skips an unclosed call on the last line (a MISSING `)` at the end of the file)', () => {
     const r = recover(`${PRELUDE}t = torch.zeros(4)\nmodel(t`);
     assert.deepStrictEqual([r.skipped, r.clean], [[[4, 1, 4]], true]);

@@ -23,10 +23,14 @@ export interface ScannedLines {
   lines: LineInfo[];
   /**
    * Statements whose brackets do not match: one left open when a line that can only be a new
-   * statement came (or the text ended), or a closing bracket without its opener. Each is the
-   * row where it starts and the last row it can reach (before the next statement).
+   * statement came (or the text ended), or a closing bracket without its opener; or a
+   * triple-quoted string that looks unclosed: its "closing" quotes are followed by words, so
+   * they open the next string (a one-line docstring cut open), and from there on strings and
+   * code are read swapped, so nothing after it is reported. Each is the row where it starts
+   * and the last row it can reach (before the next statement); `stringRow`, for a string, is
+   * the row it opens on: the broken part ends there.
    */
-  unbalanced: Array<{ start: number; end: number; unclosed: boolean }>;
+  unbalanced: Array<{ start: number; end: number; unclosed: boolean; stringRow?: number }>;
 }
 
 /** Never mistaken for a continuation when they start a line, inside brackets or not. */
@@ -37,6 +41,8 @@ const COMPOUND_HEADER = /^(?:if|elif|else|for|while|with|try|except|finally|asyn
 const ASSIGNMENT = /^[A-Za-z_][\w.]*(?:\[[^\]]*\])?(?:\s*,\s*[A-Za-z_][\w.]*)*\s+(?:[-+*/%&|^@]|\/\/|\*\*|<<|>>)?=\s/;
 /** Words that continue an expression at the start of a line (`and b`, `for x in y]`). */
 const EXPRESSION_WORD = /^(?:and|or|not|in|is|if|else|for|async|lambda|await)\b/;
+/** After a string's closing quotes, text no expression has there: the quotes opened a string instead. */
+const WORDS_AFTER_STRING = /^\s*(?!(?:if|else|for|in|and|or|not|is)\b)[A-Za-z0-9_]/;
 /** Clauses that continue a compound statement at its own indentation. */
 export const CLAUSE = /^(?:elif|else|except|finally)\b/;
 
@@ -45,8 +51,12 @@ interface ScanState {
   /** Row of the statement being read, and whether its brackets went wrong. */
   statementRow: number;
   unbalanced: boolean;
-  /** The quote of an open string that spans lines (triple-quoted, or single with `\`). */
+  /** The quote of an open string that spans lines (triple-quoted, or single with `\`), and the row it opened on. */
   quote: string | undefined;
+  quoteRow: number;
+  row: number;
+  /** The row of a triple-quoted string of this statement that looks unclosed. */
+  unclosedStringRow: number | undefined;
   backslash: boolean;
   /** Indentation of the statement the open brackets belong to. */
   statementIndent: number;
@@ -56,9 +66,14 @@ interface ScanState {
 export function scanLines(text: string): ScannedLines {
   const lines: LineInfo[] = [];
   const unbalanced: ScannedLines['unbalanced'] = [];
-  const state: ScanState = { depth: 0, statementRow: 0, unbalanced: false, quote: undefined, backslash: false, statementIndent: 0 };
+  const state: ScanState = { depth: 0, statementRow: 0, unbalanced: false, quote: undefined, quoteRow: 0, row: 0, unclosedStringRow: undefined, backslash: false, statementIndent: 0 };
+  let swapped = false;
   const endStatement = (end: number) => {
-    if (state.unbalanced || state.depth > 0) unbalanced.push({ start: state.statementRow, end, unclosed: state.depth > 0 });
+    if (swapped) return;
+    if (state.unclosedStringRow !== undefined) {
+      unbalanced.push({ start: state.statementRow, end, unclosed: true, stringRow: state.unclosedStringRow });
+      swapped = true;
+    } else if (state.unbalanced || state.depth > 0) unbalanced.push({ start: state.statementRow, end, unclosed: state.depth > 0 });
   };
   let start = 0;
   for (let row = 0; ; row++) {
@@ -70,9 +85,11 @@ export function scanLines(text: string): ScannedLines {
       state.depth = 0;
       state.statementRow = row;
       state.unbalanced = false;
+      state.unclosedStringRow = undefined;
       state.statementIndent = info.indent;
     }
     lines.push(info);
+    state.row = row;
     scanLine(line, state);
     if (newline < 0) {
       endStatement(row);
@@ -122,6 +139,7 @@ function scanLine(line: string, state: ScanState): void {
       }
       if (line.startsWith(state.quote, i)) {
         i += state.quote.length;
+        if (state.quote.length === 3 && state.row > state.quoteRow && WORDS_AFTER_STRING.test(line.slice(i))) state.unclosedStringRow ??= state.quoteRow;
         state.quote = undefined;
         continue;
       }
@@ -131,6 +149,7 @@ function scanLine(line: string, state: ScanState): void {
     if (ch === '#') break;
     if (ch === '"' || ch === "'") {
       state.quote = line.startsWith(ch.repeat(3), i) ? ch.repeat(3) : ch;
+      state.quoteRow = state.row;
       i += state.quote.length;
       continue;
     }

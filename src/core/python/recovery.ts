@@ -221,18 +221,19 @@ function brokenStatements(current: RecoveredParse): Range[] & { text: string; ed
   const lineTexts = parsed.split('\n');
   const errors = errorSpans(current.tree);
   const blankedBefore = (row: number) => current.skipped.some((r) => r.start.line <= row && row <= r.end.line);
-  const starts: Array<{ row: number; column: number }> = unbalanced
-    // An unclosed `(` often shows its error only on the next statement's first row.
-    .filter((u) => !blankedBefore(u.start) && errors.some(([first, last]) => first <= u.end + (u.unclosed ? 1 : 0) && last >= u.start))
-    .map((u) => ({ row: u.start, column: lines[u.start].indent }));
+  const starts: Array<{ row: number; column: number; endRow?: number }> = unbalanced
+    // An unclosed `(` often shows its error only on the next statement's first row; a string
+    // read swapped, anywhere after it.
+    .filter((u) => !blankedBefore(u.start) && errors.some(([first, last]) => (u.stringRow !== undefined || first <= u.end + (u.unclosed ? 1 : 0)) && last >= u.start))
+    .map((u) => ({ row: u.start, column: lines[u.start].indent, endRow: u.stringRow }));
   if (starts.length === 0) {
     const error = firstError(current.tree);
     const start = error && brokenStart(error, lines);
     // A statement blanked already cannot be blanked again: recovery made no progress.
     if (start && !blankedBefore(start.row)) starts.push(start);
   }
-  const all = starts.map(({ row, column }): Range => {
-    const endRow = brokenEnd(lines, row, lineTexts);
+  const all = starts.map(({ row, column, endRow: through }): Range => {
+    const endRow = through ?? brokenEnd(lines, row, lineTexts);
     return { start: { line: row, character: column }, end: { line: endRow, character: lineTexts[endRow].replace(/\r$/, '').length } };
   });
   // A broken statement inside another (in the body of a broken `for`) goes with it.
