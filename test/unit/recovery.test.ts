@@ -45,6 +45,27 @@ describe('core: recovery from syntax errors', () => {
     after.forEach((line, i) => assert.strictEqual(line, i === 3 ? `pass${' '.repeat('x = torch.zeros(3'.length - 4)}\r` : before[i], `line ${i + 1}`));
   });
 
+  it('re-parses incrementally to the very tree a full parse of the recovered text gives', () => {
+    const sources = [
+      `${PRELUDE}a = torch.zeros(4)\r\nx = torch.zeros(3\r\nb = 1\r\n`,
+      `${PRELUDE}def f():\n    x = (\n\ndef g():\n    y = [1,\n    return 2\n(\nz = 3)\n`,
+      `${PRELUDE}for i in range(3):\n    if i = 2:\n        pass\n    else:\n        y = i.\nw = {1: 2\n`,
+    ];
+    for (const source of sources) {
+      const tree = parsePython(source);
+      const recovered = recoverFromSyntaxErrors(tree, source);
+      const full = parsePython(recovered.text);
+      try {
+        assert.ok(recovered.owned && recovered.skipped.length > 0, source);
+        assert.strictEqual(recovered.tree.rootNode.toString(), full.rootNode.toString(), source);
+      } finally {
+        full.delete();
+        recovered.tree.delete();
+        tree.delete();
+      }
+    }
+  });
+
   it('keeps a pass where a block would be left empty, so the function after it still parses', () => {
     const source = `${PRELUDE}def f():\n    x = torch.zeros(3\n\ndef g():\n    t = torch.zeros(2)\n    model(t)\n`;
     const r = recover(source);
