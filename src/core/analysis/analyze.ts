@@ -120,13 +120,14 @@ export function analyzeSource(source: string, options: AnalyzeOptions = {}): Fin
 export function analyzeNotebook(cells: readonly string[], options: AnalyzeOptions = {}): CellFinding[] {
   const registry = new NodeRegistry();
   const trees: Tree[] = [];
-  const parses = cells.map((cell) => {
-    const python = blankIPythonSyntax(cell);
-    const tree = parsePython(python);
-    trees.push(tree);
-    return recoverFromSyntaxErrors(tree, python);
-  });
+  const parses: RecoveredParse[] = [];
   try {
+    // Inside the try: a parser crash on a later cell frees the trees of the earlier ones.
+    for (const cell of cells) {
+      const python = blankIPythonSyntax(cell);
+      trees.push(parsePython(python));
+      parses.push(recoverFromSyntaxErrors(trees[trees.length - 1], python));
+    }
     const units = parses.map((parsed, i) => makeUnit(i, parsed, registry));
     return aroundSkipped(select(interpret(units, true), units, options), parses, options, true)
       .map((f) => ({ cellIndex: f.unit, finding: toFinding(f, true) }))
