@@ -132,6 +132,14 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     return value('device', place, { deviceText: call.text, origin: { unit: frame.unit, node: call, what: 'device chosen here' } });
   }
   if (q === 'torch.accelerator.current_accelerator') return value('device', ACCEL, { deviceText: call.text });
+  if (q === 'torch.load') {
+    // `torch.load(f, map_location=device)`: what was saved (a whole model, tensors) is loaded onto that device.
+    const target = args.keywords.get('map_location') ?? args.positional[1];
+    const where = target ? ex.eval(frame, target) : undefined;
+    for (const n of args.positional) ex.eval(frame, n);
+    if (!target || where?.kind !== 'device' || where.place === UNTRACKED) return UNKNOWN;
+    return value('unknown', where.place, { deviceText: target.text, origin: { unit: frame.unit, node: call, what: `loaded onto ${target.text} here` } });
+  }
   if (DEVICE_FACTORIES.has(q) || CPU_ONLY_FACTORIES.has(q) || LIKE_FACTORIES.has(q)) {
     const argValues = evalArgs(ex, frame, args);
     const like = LIKE_FACTORIES.has(q) ? argValues[0]?.value : undefined;
