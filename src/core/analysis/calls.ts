@@ -91,6 +91,19 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   return { ...fromInputs, grad: noGrad ? 'no' : callee.kind === 'module' ? 'yes' : 'unknown' };
 }
 
+/**
+ * `model.parameters()` / `model.named_parameters()` (and buffers): tensors where the model
+ * is, parameters with grad; `for name, p in model.named_parameters()` and
+ * `next(model.parameters())` see them.
+ */
+function parametersOf(model: Value, method: string): Value | undefined {
+  if (!/^(named_)?(parameters|buffers)$/.test(method) || model.placeless) return undefined;
+  const tensor = value('tensor', model.place, {
+    grad: method.endsWith('parameters') ? 'yes' : 'unknown', deviceText: model.deviceText, origin: model.origin,
+  });
+  return value('other', UNTRACKED, { anyElement: method.startsWith('named_') ? value('other', UNTRACKED, { elements: [OTHER, tensor] }) : tensor });
+}
+
 /** A tuple or list display's elements, each with its own node; any other argument as itself. */
 function elementArgs(a: Arg): Arg[] {
   const n = unparen(a.node);
@@ -249,7 +262,8 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     const inner = args.positional[0];
     const v = inner ? ex.eval(frame, inner) : UNKNOWN;
     const isLoader = v.kind === 'loader' || (inner !== undefined && /loader$/i.test(dottedKey(unparen(inner)) ?? ''));
-    if (name === 'iter') return isLoader ? value('loader') : UNKNOWN;
+    if (name === 'iter') return isLoader ? value('loader') : v.anyElement ? v : UNKNOWN;
+    if (!isLoader && v.anyElement) return v.anyElement;
     // `next(iter(loader))`: one batch, on the CPU, outside any loop.
     return isLoader ? value('tensor', CPU, { grad: 'no', origin: { unit: frame.unit, node: call, what: 'loaded on the CPU here' } }) : UNKNOWN;
   }
@@ -387,6 +401,8 @@ function evalMethodCall(
   const tensorRecv = recv.kind === 'tensor' || (recv.kind === 'unknown' && recv.place !== UNTRACKED);
   if (recv.kind === 'module') {
     if (MODULE_SELF_METHODS.has(method)) return recv;
+    const parameters = parametersOf(recv, method);
+    if (parameters) return parameters;
     if (method === 'forward') return evalValueCall(ctx, ex, frame, call, objNode, recv, args);
     return UNKNOWN;
   }
