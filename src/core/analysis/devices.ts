@@ -58,6 +58,8 @@ export function toTarget(ctx: RoundContext, frame: Frame, call: Node, evaluate: 
   if (!first) return { kind: 'dtype' }; // `.to(dtype=...)`, `.to(memory_format=...)`
   if (!deviceKw && isDtypeExpression(ctx, first)) return { kind: 'dtype' };
   const firstValue = unparen(first);
+  // `.to(None)` (a `device=None` parameter no caller set) leaves the tensor where it is, like a dtype cast.
+  if (firstValue.type === 'none' || (firstValue.type === 'identifier' && evaluate(frame, firstValue).isNone)) return { kind: 'dtype' };
   if (!deviceKw && firstValue.type === 'attribute' && field(firstValue, 'attribute')?.text === 'dtype') return { kind: 'dtype' };
   return { kind: 'device', place: evalDevice(ctx, frame, first, evaluate), text: first.text };
 }

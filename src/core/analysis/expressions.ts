@@ -7,7 +7,8 @@ import { Evaluator, MAX_EXPRESSION_DEPTH, RoundContext } from './roundContext';
 import type { OperationRole } from './ruleApi';
 import { deviceFromString } from './devices';
 import type { Frame } from './frame';
-import { Arg, isTensorLike, joinValues, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { Arg, isTensorLike, joinValues, NONE, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
 
 const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
 
@@ -34,7 +35,9 @@ export class Expressions implements Evaluator {
         return inner ? this.eval(frame, inner) : UNKNOWN;
       }
       case 'string': case 'concatenated_string': return deviceFromString(node) ?? OTHER;
-      case 'integer': case 'float': case 'true': case 'false': case 'none': return OTHER;
+      case 'integer': case 'float': case 'true': case 'false': return OTHER;
+      case 'none': return NONE;
+      case 'dictionary': return deviceKwargsDisplay(this.ctx, this, frame, node) ?? UNKNOWN;
       case 'call': return evalCall(this.ctx, this, frame, node, false);
       case 'attribute': return this.evalAttribute(frame, node);
       case 'subscript': return this.evalSubscript(frame, node);
@@ -138,7 +141,7 @@ export class Expressions implements Evaluator {
     const attr = field(node, 'attribute')?.text ?? '';
     if (!obj) return UNKNOWN;
     const recv = this.eval(frame, obj);
-    return attributeOf(recv, attr, obj.text);
+    return frameworkAttribute(this.ctx, obj, recv, attr) ?? attributeOf(recv, attr, obj.text);
   }
 
   private evalSubscript(frame: Frame, node: Node): Value {

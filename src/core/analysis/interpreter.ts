@@ -13,6 +13,7 @@ import type { FunctionInfo, Program } from './program';
 import { NO_GRAD_CONTEXTS } from './torchApi';
 import { UNKNOWN, Value } from './values';
 import { evalCall } from './calls';
+import { deviceContextPlace, enterFrameworkScope } from './frameworks';
 
 export class Interpreter implements RoundContext {
   readonly next = new Summaries();
@@ -55,6 +56,7 @@ export class Interpreter implements RoundContext {
     const params = this.previous.params.get(fn.id);
     for (const p of fn.params) env.set(p.name, params?.get(p.name) ?? UNKNOWN);
     if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
+    enterFrameworkScope(this.program, fn, env);
     const frame: Frame = {
       id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, defaultDevices: [], loops: [], muted: 0,
       names, evidence: facts.evidence, scopeNode: fn.node,
@@ -267,9 +269,10 @@ export class Interpreter implements RoundContext {
       const q = callee ? this.program.imports.qualify(callee) : undefined;
       if (q && (NO_GRAD_CONTEXTS.has(q) || (q === 'torch.set_grad_enabled' && /\(\s*False\s*\)$/.test(expr.text)))) noGrad = true;
       const v = this.ex.eval(frame, expr);
-      if (q === 'torch.device' && v.kind === 'device') {
-        // `with torch.device("cuda"):` makes factories inside default to that device.
-        frame.defaultDevices.push(v.place);
+      const place = deviceContextPlace(q, v);
+      if (place !== undefined) {
+        // `with torch.device("cuda"):` makes factories and modules inside default to that device.
+        frame.defaultDevices.push(place);
         devices++;
       }
       const alias = valueNode.type === 'as_pattern' ? field(valueNode, 'alias') : null;

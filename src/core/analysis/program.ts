@@ -4,6 +4,7 @@ import type { Tree } from '../python/parser';
 import type { Node } from '../python/pyNode';
 import { children, field } from '../python/syntax';
 import { ImportTable } from './imports';
+import { isLightningModuleBase, markLightningClasses } from './frameworkNames';
 import { scanScope, ScopeFacts } from './scopeScan';
 
 export interface Unit {
@@ -45,6 +46,8 @@ export interface ClassInfo {
   baseNodes: Node[];
   methods: Map<string, FunctionInfo>;
   isModule: boolean;
+  /** Subclasses a Lightning `LightningModule`: its hooks run on the Trainer's device (frameworks.ts). */
+  lightning?: boolean;
 }
 
 export class Program {
@@ -64,6 +67,7 @@ export class Program {
     for (const unit of units) this.imports.addFrom(unit.root);
     for (const unit of units) this.indexBlock(unit.index, unit.root, -1, undefined);
     for (const cls of this.classes.values()) cls.isModule = this.subclassesModule(cls, new Set());
+    markLightningClasses(this.classes, (n) => this.imports.qualify(n));
   }
 
   private indexBlock(unit: number, block: Node, parent: number, cls: ClassInfo | undefined): void {
@@ -162,7 +166,7 @@ export class Program {
     seen.add(cls.name);
     return cls.baseNodes.some((base) => {
       const q = this.imports.qualify(base);
-      if (q === 'torch.nn.Module' || q === 'torch.nn.modules.module.Module' || (q && /^torch\.nn\.[A-Z]\w*$/.test(q))) return true;
+      if (q === 'torch.nn.Module' || q === 'torch.nn.modules.module.Module' || (q && /^torch\.nn\.[A-Z]\w*$/.test(q)) || isLightningModuleBase(q)) return true;
       const local = this.classes.get(base.text);
       return !!local && this.subclassesModule(local, seen);
     });
