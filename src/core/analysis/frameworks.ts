@@ -277,8 +277,9 @@ function kwargsValue(ctx: RoundContext, ex: Evaluator, frame: Frame, device: Nod
  * `torch.cuda.device(i)` only selects the current CUDA device: not one of these.
  */
 export function deviceContextPlace(q: string | undefined, v: Value): Place | undefined {
-  if (v.kind !== 'device' || v.place === UNTRACKED) return undefined;
-  return q === undefined || q === 'torch.device' ? v.place : undefined;
+  if (v.kind !== 'device' || v.place === UNTRACKED || (q !== undefined && q !== 'torch.device')) return undefined;
+  // `with torch.device("meta"):` builds shapes only; they are materialized later (`to_empty`).
+  return /^torch\.device\(\s*['"]meta['"]/.test(v.deviceText ?? '') ? UNTRACKED : v.place;
 }
 
 // ---- Lightning (classes are marked in frameworkNames.ts) -----------------------------
