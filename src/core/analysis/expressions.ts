@@ -169,7 +169,10 @@ export class Expressions implements Evaluator {
     if (!left || !right) return UNKNOWN;
     const args = [{ node: left, value: this.eval(frame, left) }, { node: right, value: this.eval(frame, right) }];
     if (!TENSOR_BINARY_OPERATORS.has(op)) return UNKNOWN;
-    return this.tensorOperation(frame, node, args);
+    const result = this.tensorOperation(frame, node, args);
+    // `0.5 * torch.tensor(2.0)`: arithmetic on a 0-dim tensor and a number stays 0-dim.
+    const scalar = args.some((a) => a.value.scalar) && args.every((a) => a.value.scalar || !isTensorLike(a.value));
+    return scalar ? { ...result, scalar: true } : result;
   }
 
   private evalComparison(frame: Frame, node: Node): Value {

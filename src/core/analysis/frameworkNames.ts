@@ -16,8 +16,8 @@ export function isLightningModuleBase(qualified: string | undefined): boolean {
 
 /** Hooks the Trainer calls with the module, and the batch, on the module's device. */
 export const DEVICE_HOOK = /^(?:(?:training|validation|test|predict)_step(?:_end)?|on_\w+|\w+_epoch_end)$/;
-/** Hooks the Trainer runs without autograd. */
-const NO_GRAD_HOOK = /^(?:(?:validation|test|predict)_step(?:_end)?|on_(?:validation|test|predict)_batch_\w+|(?:validation|test|predict)_epoch_end)$/;
+/** Hooks the Trainer runs without autograd (the whole evaluation and prediction loops run under no_grad). */
+const NO_GRAD_HOOK = /^(?:(?:validation|test|predict)_step(?:_end)?|on_(?:validation|test|predict)_\w+|(?:validation|test|predict)_epoch_end)$/;
 
 /** The parts of the program's class index that Lightning detection reads and marks. */
 interface IndexedClass {

@@ -144,7 +144,10 @@ function moveTo(frame: Frame, a: Arg, fw: PlacedBy, origin: Value['origin']): Va
 
 // ---- constructors and functions reached by qualified name ------------------------------
 
-const TIMM_LOADERS = new Set(['timm.data.create_loader', 'timm.data.loader.create_loader', 'timm.data.create_naflex_loader', 'timm.data.naflex_loader.create_naflex_loader']);
+const TIMM_LOADERS = new Set([
+  'timm.data.create_loader', 'timm.data.loader.create_loader', 'timm.data.create_naflex_loader',
+  'timm.data.naflex_loader.create_naflex_loader', 'timm.data.PrefetchLoader', 'timm.data.loader.PrefetchLoader',
+]);
 
 /** Calls that return their (module) argument on the same device: copies, fusions, traces. */
 const PLACE_KEEPING_CONVERTERS = new Set([
@@ -176,7 +179,7 @@ export function frameworkCall(ctx: RoundContext, ex: Evaluator, frame: Frame, ca
   return value('module');
 }
 
-/** timm's `create_loader(..., device=d)` prefetches batches onto `d` (cuda by default) unless `use_prefetcher=False`. */
+/** timm's `create_loader(..., device=d)` and `PrefetchLoader(loader, device=d)` prefetch batches onto `d` (cuda by default) unless `use_prefetcher=False`. */
 function timmLoader(ctx: RoundContext, ex: Evaluator, frame: Frame, args: ReturnType<typeof callArguments>): Value {
   if (args.keywords.get('use_prefetcher')?.text === 'False') return value('loader');
   const device = args.keywords.get('device');
