@@ -213,7 +213,7 @@ export function placedBatch(frame: Frame, loaderNode: Node, loaderText: string):
   const v = key ? frame.env.get(key) ?? frame.outer?.get(key) : undefined;
   const by = v?.kind === 'loader' ? v.placedBy : undefined;
   if (!by) return undefined;
-  return value('unknown', by.place, {
+  return value('tensor', by.place, {
     grad: 'no', deviceText: by.deviceText, origin: { unit: frame.unit, node: loaderNode, what: `loaded on ${by.deviceText} by ${loaderText}` },
   });
 }
@@ -295,10 +295,13 @@ export function enterFrameworkScope(program: Program, fn: FunctionInfo, env: Env
   const cls = fn.className ? program.classes.get(fn.className) : undefined;
   if (!cls?.lightning || !fn.selfName || !DEVICE_HOOK.test(fn.name) || /transfer/.test(fn.name)) return;
   const deviceText = `${fn.selfName}.device`;
-  env.set(fn.selfName, value('module', EITHER, { className: cls.name, deviceText }));
+  const where = { unit: fn.unit, node: field(fn.node, 'name') ?? fn.node };
+  const module = { ...where, what: `on the Trainer's device in ${fn.name}` };
+  env.set(fn.selfName, value('module', EITHER, { className: cls.name, deviceText, origin: module }));
   fn.params.slice(1).forEach((p, i) => {
     if (ON_DEVICE_PARAMS.has(p.name) || (i === 0 && /_step$/.test(fn.name))) {
-      env.set(p.name, value('unknown', EITHER, { grad: 'no', deviceText }));
+      const origin = { ...where, what: `moved to ${deviceText} by the Trainer before ${fn.name}` };
+      env.set(p.name, value('tensor', EITHER, { grad: 'no', deviceText, origin }));
     }
   });
 }

@@ -51,13 +51,14 @@ export function bindLoopTarget(ctx: RoundContext, frame: Frame, stmt: Node, left
   if (!loaderText) return undefined;
   const targets = bindings.filter((b) => b.kind === 'batch' && !b.placed).map((b) => b.target.text);
   const info: LoaderLoop = { unit: frame.unit, node: stmt, loaderText, targets };
-  const keywordBatches = keywordBatchNames(stmt, targets);
+  const keywordBatches = keywordBatchNames(stmt, bindings.filter((b) => b.kind === 'batch').map((b) => b.target.text));
   return {
     info,
     bind() {
       for (const b of bindings) {
-        const v = b.placed ?? (b.kind === 'batch'
-          ? value(keywordBatches.has(b.target.text) ? 'unknown' : 'tensor', CPU, { grad: 'no', batch: { loop: info, name: b.target.text }, origin: { unit: frame.unit, node: right, what: `loaded on the CPU from ${loaderText}` } })
+        const kind = keywordBatches.has(b.target.text) ? 'unknown' as const : 'tensor' as const;
+        const v = b.placed ? { ...b.placed, kind } : (b.kind === 'batch'
+          ? value(kind, CPU, { grad: 'no', batch: { loop: info, name: b.target.text }, origin: { unit: frame.unit, node: right, what: `loaded on the CPU from ${loaderText}` } })
           : b.kind === 'index' ? OTHER : UNKNOWN);
         ctx.assign(frame, b.target, v);
       }
