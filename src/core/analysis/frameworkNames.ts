@@ -42,6 +42,13 @@ export function markLightningClasses(classes: Map<string, IndexedClass>, qualify
   }
 }
 
+/** torch functions whose first argument is a module (saved, exported, sharded, fused, pruned), not a tensor. */
+const MODULE_TAKING_TORCH = /^torch\.(?:save|onnx\.export|export\.\w+|fx\.symbolic_trace|ao\.quantization\.\w+|quantization\.\w+|distributed\.(?:[\w.]+\.)?(?:parallelize_module|fully_shard|replicate|checkpoint_wrapper|apply_activation_checkpointing)|nn\.utils\.(?:prune\.\w+|parametrize\.\w+|fusion\.\w+|weight_norm|spectral_norm|remove_weight_norm|remove_spectral_norm|parametrizations\.\w+))$/;
+
+export function takesModule(qualified: string): boolean {
+  return MODULE_TAKING_TORCH.test(qualified);
+}
+
 /** `create_model`, `build_model`, `reparameterize_model`: a function that returns a module, not a model being called. */
 const MODEL_FUNCTION_NAME = /^(?:[a-z]+_)*(?:create|build|get|make|load|convert|reparameteri[sz]e|fuse|prepare|init|initialize|setup|wrap|unwrap|export|quantize|compile|instantiate|construct|clone|copy|freeze|replace|patch|apply|restore|optimize|prune|deepcopy|to)(?:_[a-z0-9]+)*_model$/i;
 

@@ -5,7 +5,7 @@ import type { Node } from '../python/pyNode';
 import { callArguments, children, dottedKey, field } from '../python/syntax';
 import type { ImportTable } from './imports';
 import { LOSS_LIKE_NAME, MODEL_LIKE_NAME, MODULE_EVIDENCE_METHODS, TENSOR_EVIDENCE_METHODS, WRAPPER_MODULES } from './torchApi';
-import { isModelFunctionName } from './frameworkNames';
+import { isModelFunctionName, takesModule } from './frameworkNames';
 
 export interface ScopeFacts {
   names: Set<string>;
@@ -97,7 +97,7 @@ function noteCall(
     return;
   }
   const last = qualified.split('.').pop() ?? '';
-  if (!qualified.startsWith('torch.') || WRAPPER_MODULES.has(qualified) || /^[A-Z]/.test(last)) return;
+  if (!qualified.startsWith('torch.') || WRAPPER_MODULES.has(qualified) || /^[A-Z]/.test(last) || takesModule(qualified)) return;
   for (const arg of callArguments(call).positional) note(keyOf(arg), 'tensor');
 }
 
