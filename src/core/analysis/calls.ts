@@ -98,7 +98,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   }
   if (q === 'torch.nn.Parameter' || q === 'torch.nn.parameter.Parameter') {
     const data = argValues[0]?.value;
-    return value('tensor', data?.place ?? UNTRACKED, { grad: 'yes', origin: data?.origin, deviceText: data?.deviceText });
+    return value('tensor', data?.place ?? UNTRACKED, { grad: 'yes', origin: data?.origin, deviceText: data?.deviceText, parameter: true });
   }
   if (WRAPPER_MODULES.has(q)) {
     const model = argValues[0]?.value ?? UNKNOWN;

@@ -125,8 +125,8 @@ export class Expressions implements Evaluator {
       .map((name) => this.ctx.previous.classAttrs.get(name)?.get(attr))
       .find((found) => found !== undefined);
     if (!v) return UNKNOWN;
-    // Inside an nn.Module the submodules follow the instance, whose device is unknown here.
-    if (cls?.isModule && (v.kind === 'module' || v.kind === 'unknown')) return { ...v, place: UNTRACKED };
+    // Inside an nn.Module the submodules and parameters follow the instance, whose device is unknown here.
+    if (cls?.isModule && (v.kind === 'module' || v.kind === 'unknown' || v.parameter)) return { ...v, place: UNTRACKED };
     return v;
   }
 

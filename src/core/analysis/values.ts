@@ -62,6 +62,8 @@ export interface Value {
   kwargsDevice?: { place: Place; text: string };
   /** The value `None` (a `device=None` parameter no caller sets is the default device). */
   isNone?: boolean;
+  /** An `nn.Parameter`: assigned to a module's attribute, it moves with the module. */
+  parameter?: boolean;
 }
 
 /** Who places a value, on which device, and how code names that device (`fabric.device`). */
@@ -140,6 +142,7 @@ export function joinValues(a: Value, b: Value): Value {
   }
   if (a.kwargsDevice && b.kwargsDevice) joined.kwargsDevice = { ...a.kwargsDevice, place: (a.kwargsDevice.place | b.kwargsDevice.place) as Place };
   if (a.isNone && b.isNone) joined.isNone = true;
+  if (a.parameter && b.parameter) joined.parameter = true;
   if (a.elements && b.elements && a.elements.length === b.elements.length) {
     joined.elements = a.elements.map((e, i) => joinValues(e, b.elements![i]));
   }
