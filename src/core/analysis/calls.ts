@@ -86,7 +86,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
       scalar: scalar || undefined,
       deviceText: device?.text ?? like?.deviceText,
       origin: { unit: frame.unit, node: call, what: device?.text ? `created on ${device.text} here` : createdWhat(place) },
-      factory: !device && DEVICE_FACTORIES.has(q) && !args.hasSplat ? { unit: frame.unit, node: call, scope: frame.id } : undefined,
+      factory: !device && !args.keywords.has('device') && DEVICE_FACTORIES.has(q) && !args.hasSplat ? { unit: frame.unit, node: call, scope: frame.id } : undefined,
     });
   }
   const argValues = evalArgs(ex, frame, args);
@@ -193,7 +193,7 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     const isLoader = v.kind === 'loader' || (v.kind === 'unknown' && !v.className && inner !== undefined && /loader$/i.test(dottedKey(unparen(inner)) ?? ''));
     if (name === 'iter') return isLoader ? { ...v, kind: 'loader' } : UNKNOWN;
     // `next(iter(loader))`: one batch, on the CPU (or where the framework that made the loader puts it), outside any loop.
-    if (isLoader && v.placedBy) return value('unknown', v.placedBy.place, { grad: 'no', deviceText: v.placedBy.deviceText });
+    if (isLoader && v.placedBy) return value('tensor', v.placedBy.place, { grad: 'no', deviceText: v.placedBy.deviceText });
     return isLoader ? value('tensor', CPU, { grad: 'no', origin: { unit: frame.unit, node: call, what: 'loaded on the CPU here' } }) : UNKNOWN;
   }
   return undefined;
