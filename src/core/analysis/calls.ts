@@ -13,7 +13,8 @@ import {
   VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, isModelZooConstructor,
   isPlacelessModuleClass, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, WRAPPER_MODULES,
 } from './torchApi';
-import { ACCEL, Arg, containedValues, CPU, isTensorLike, joinValues, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, containedValues, CPU, isTensorLike, joinValues, OTHER, Place, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenDevice } from './frameworks';
 
 
 export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, discarded: boolean): Value {
@@ -45,6 +46,7 @@ function evalArgs(ex: Evaluator, frame: Frame, args: CallArguments): Arg[] {
 /** Calling a value: a model (module call), a loss, or something unknown. */
 function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, calleeNode: Node, callee: Value, args: CallArguments): Value {
   const argValues = evalArgs(ex, frame, args);
+  if (convertsModel(calleeNode.text, callee, argValues, frame)) return value('module');
   const isModule = callee.kind === 'module' || (callee.kind === 'unknown' && callee.place !== UNTRACKED);
   if (callee.placeless || (!isModule && LOSS_LIKE_NAME.test(calleeNode.text))) {
     ctx.events.tensorsReachConsumer(frame, argValues);
@@ -75,7 +77,11 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   recordForwardInputs(ctx, callee, args, argValues);
   const noGrad = frame.noGrad > 0;
   const model = { node: calleeNode, value: callee };
-  if (cpuModuleMeeting(model, tensors) || (callee.place !== UNTRACKED && moduleCallMeetings(model, tensors).length)) {
+  const meetings = callee.place !== UNTRACKED ? moduleCallMeetings(model, tensors) : [];
+  // Batch elements are DD002's, which moves them all at the loop's top: then the output is
+  // where the model is, and what it meets later (the targets) is part of that finding.
+  const onlyBatches = meetings.length > 0 && meetings.every((m) => m.cpu.value.batch && frame.loops.includes(m.cpu.value.batch.loop));
+  if (cpuModuleMeeting(model, tensors) || (meetings.length && !onlyBatches)) {
     // The call raises there: what follows never sees its output (no cascade of findings).
     return value('tensor', UNTRACKED, { grad: noGrad ? 'no' : 'unknown' });
   }
@@ -136,7 +142,8 @@ function recordForwardInputs(ctx: RoundContext, callee: Value, args: CallArgumen
 }
 
 function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, q: string, args: CallArguments): Value {
-  const device = args.keywords.get('device');
+  const framework = frameworkCall(ctx, ex, frame, call, q);
+  if (framework) return framework;
   const requiresGrad = args.keywords.get('requires_grad')?.text === 'True';
   if (q === 'torch.device') {
     const first = args.positional[0] ?? args.keywords.get('type');
@@ -156,14 +163,15 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   if (DEVICE_FACTORIES.has(q) || CPU_ONLY_FACTORIES.has(q) || LIKE_FACTORIES.has(q)) {
     const argValues = evalArgs(ex, frame, args);
     const like = LIKE_FACTORIES.has(q) ? argValues[0]?.value : undefined;
-    const place = device ? evalDevice(ctx, frame, device, (f, n) => ex.eval(f, n)) : like ? like.place : defaultPlace(ctx, frame);
+    const device = givenDevice(ctx, ex, frame, call);
+    const place = device ? device.place : like ? like.place : defaultPlace(ctx, frame);
     const scalar = q === 'torch.tensor' && args.positional.length > 0 && isNumberLiteral(args.positional[0]);
     return value('tensor', place, {
       grad: requiresGrad ? 'yes' : 'no',
       scalar: scalar || undefined,
       deviceText: device?.text ?? like?.deviceText,
-      origin: { unit: frame.unit, node: call, what: device ? `created on ${device.text} here` : 'created on the CPU here' },
-      factory: !device && DEVICE_FACTORIES.has(q) && !args.hasSplat ? { unit: frame.unit, node: call, scope: frame.id } : undefined,
+      origin: { unit: frame.unit, node: call, what: device?.text ? `created on ${device.text} here` : createdWhat(place) },
+      factory: !device && !args.keywords.has('device') && DEVICE_FACTORIES.has(q) && !args.hasSplat ? { unit: frame.unit, node: call, scope: frame.id } : undefined,
     });
   }
   const argValues = evalArgs(ex, frame, args);
@@ -178,7 +186,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   }
   if (q === 'torch.nn.Parameter' || q === 'torch.nn.parameter.Parameter') {
     const data = argValues[0]?.value;
-    return value('tensor', data?.place ?? UNTRACKED, { grad: 'yes', origin: data?.origin, deviceText: data?.deviceText });
+    return value('tensor', data?.place ?? UNTRACKED, { grad: 'yes', origin: data?.origin, deviceText: data?.deviceText, parameter: true });
   }
   if (WRAPPER_MODULES.has(q)) {
     const model = argValues[0]?.value ?? UNKNOWN;
@@ -189,9 +197,9 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   if (/^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(q)) {
     return isPlacelessModuleClass(last)
       ? value('module', UNTRACKED, { placeless: true })
-      : value('module', CPU, { origin: { unit: frame.unit, node: call, what: 'created on the CPU here' }, factory: { unit: frame.unit, node: call, scope: frame.id } });
+      : createdModule(ctx, frame, call, givenDevice(ctx, ex, frame, call));
   }
-  if (isModelZooConstructor(q)) return value('module', CPU, { origin: { unit: frame.unit, node: call, what: 'created on the CPU here' }, factory: { unit: frame.unit, node: call, scope: frame.id } });
+  if (isModelZooConstructor(q)) return createdModule(ctx, frame, call);
   if (isTensorFunction(q)) {
     const tensors = flattenTensorArgs(ex, frame, argValues, q);
     ctx.events.tensorsReachConsumer(frame, tensors);
@@ -212,6 +220,17 @@ function defaultPlace(ctx: RoundContext, frame: Frame) {
   const scoped = frame.defaultDevices[frame.defaultDevices.length - 1];
   if (scoped !== undefined) return scoped;
   return ctx.program.setsDefaultDevice ? UNTRACKED : CPU;
+}
+
+function createdWhat(place: Place): string {
+  return place === CPU ? 'created on the CPU here' : 'created on the default device here';
+}
+
+/** A new module: on its `device=` (or `**kwargs`) device, else the default device (`with torch.device(d):`). */
+function createdModule(ctx: RoundContext, frame: Frame, call: Node, device?: { place: Place; text?: string }, extra: Partial<Value> = {}): Value {
+  const place = device ? device.place : defaultPlace(ctx, frame);
+  const what = device?.text ? `created on ${device.text} here` : createdWhat(place);
+  return value('module', place, { ...extra, deviceText: device?.text, origin: { unit: frame.unit, node: call, what }, factory: { unit: frame.unit, node: call, scope: frame.id } });
 }
 
 const NON_TENSOR_TORCH = /^(is_\w+|set_\w+|get_\w+|manual_seed|seed|initial_seed|save|load|compile|no_grad|enable_grad|inference_mode|autocast|use_deterministic_algorithms|typename|numel|result_type|promote_types|can_cast|finfo|iinfo|device|Size|Generator|empty_cache|synchronize)$/;
@@ -258,13 +277,15 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   if (fn) return callFunction(ctx, ex, frame, call, fn, args);
   const cls = ctx.program.localClass(frame.unit, name);
   if (cls) return instantiate(ctx, ex, frame, call, cls, args);
+  if (name === 'dict') return deviceKwargsCall(ctx, ex, frame, call);
   if (name === 'next' || name === 'iter') {
     const inner = args.positional[0];
     const v = inner ? ex.eval(frame, inner) : UNKNOWN;
-    const isLoader = v.kind === 'loader' || (inner !== undefined && /loader$/i.test(dottedKey(unparen(inner)) ?? ''));
-    if (name === 'iter') return isLoader ? value('loader') : v.anyElement ? v : UNKNOWN;
+    const isLoader = v.kind === 'loader' || (v.kind === 'unknown' && !v.className && inner !== undefined && /loader$/i.test(dottedKey(unparen(inner)) ?? ''));
+    if (name === 'iter') return isLoader ? { ...v, kind: 'loader' } : v.anyElement ? v : UNKNOWN;
     if (!isLoader && v.anyElement) return v.anyElement;
-    // `next(iter(loader))`: one batch, on the CPU, outside any loop.
+    // `next(iter(loader))`: one batch, on the CPU (or where the framework that made the loader puts it), outside any loop.
+    if (isLoader && v.placedBy) return value('tensor', v.placedBy.place, { grad: 'no', deviceText: v.placedBy.deviceText });
     return isLoader ? value('tensor', CPU, { grad: 'no', origin: { unit: frame.unit, node: call, what: 'loaded on the CPU here' } }) : UNKNOWN;
   }
   return undefined;
@@ -310,9 +331,7 @@ function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node,
   if (init) ctx.next.plainCalls.add(init.id);
   if (init) recordCallSite(ctx, ex, frame, init, args, 1);
   else evalArgs(ex, frame, args);
-  return cls.isModule
-    ? value('module', CPU, { className: cls.key, origin: { unit: frame.unit, node: call, what: 'created on the CPU here' }, factory: { unit: frame.unit, node: call, scope: frame.id } })
-    : value('other', UNTRACKED, { className: cls.key });
+  return cls.isModule ? createdModule(ctx, frame, call, undefined, { className: cls.key }) : value('other', UNTRACKED, { className: cls.key });
 }
 
 /** Builtins that never move a module they are given. */
@@ -375,6 +394,8 @@ function evalMethodCall(
   const recvKey = dottedKey(objNode);
   const ownClass = frame.fn?.selfName && recvKey === frame.fn.selfName ? frame.fn.className : undefined;
   const recv = ownClass ? value('other', UNTRACKED, { className: ownClass }) : ex.eval(frame, objNode);
+  const framed = frameworkMethod(ctx, ex, frame, call, objNode, recv, method);
+  if (framed) return framed;
   const userMethod = ctx.program.methodOf(recv.className, method);
   if (userMethod && !['to', 'cuda', 'cpu'].includes(method)) return callFunction(ctx, ex, frame, call, userMethod, args, userMethod.selfName ? 1 : 0);
   if (method === 'to' || method === 'cuda' || method === 'cpu') {
@@ -465,6 +486,8 @@ function evalMove(
     origin: { unit: frame.unit, node: call, what: `moved to ${target.text} here` },
   };
   if (kind === 'module' && recvKey && !recv.placeless) frame.env.set(recvKey, moved);
+  // A mapping batch (`model(**batch)`, a Hugging Face BatchEncoding) moves its tensors in place.
+  if (kind === 'unknown' && recv.batch && recvKey) frame.env.set(recvKey, { ...moved, batch: undefined });
   // The class's own methods (forward) see their submodules and parameters where instances go.
   if (kind === 'module' && recv.className) {
     for (const cls of ctx.program.classLineage(recv.className)) ctx.next.addClassPlace(cls, moved);

@@ -43,6 +43,9 @@ export function evalDevice(ctx: RoundContext, frame: Frame, node: Node, evaluate
   }
   const v = evaluate(frame, n);
   if ((v.kind === 'device' || v.kind === 'tensor' || v.kind === 'module') && v.place !== UNTRACKED) return v.place;
+  // `x.to(model.device)` where the model's place is unknown: wherever the model is, which
+  // never mismatches it; not "maybe an accelerator".
+  if (v.kind === 'device' && v.place === UNTRACKED) return UNTRACKED;
   if (v.kind === 'other') {
     // A string variable holding "cpu" was evaluated as a device already; other values are unknown.
     return EITHER;
@@ -58,6 +61,8 @@ export function toTarget(ctx: RoundContext, frame: Frame, call: Node, evaluate: 
   if (!first) return { kind: 'dtype' }; // `.to(dtype=...)`, `.to(memory_format=...)`
   if (!deviceKw && isDtypeExpression(ctx, frame, first)) return { kind: 'dtype' };
   const firstValue = unparen(first);
+  // `.to(None)` (a `device=None` parameter no caller set) leaves the tensor where it is, like a dtype cast.
+  if (firstValue.type === 'none' || (firstValue.type === 'identifier' && evaluate(frame, firstValue).isNone)) return { kind: 'dtype' };
   if (!deviceKw && firstValue.type === 'attribute' && field(firstValue, 'attribute')?.text === 'dtype') return { kind: 'dtype' };
   return { kind: 'device', place: evalDevice(ctx, frame, first, evaluate), text: first.text };
 }

@@ -8,7 +8,8 @@ import type { OperationRole } from './ruleApi';
 import { deviceFromString } from './devices';
 import { operationMeetings } from './meetings';
 import type { Frame } from './frame';
-import { Arg, hasAccel, isExactlyCpu, isTensorLike, joinValues, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { Arg, hasAccel, isExactlyCpu, isTensorLike, joinValues, NONE, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
 
 const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
 
@@ -35,7 +36,8 @@ export class Expressions implements Evaluator {
         return inner ? this.eval(frame, inner) : UNKNOWN;
       }
       case 'string': case 'concatenated_string': return deviceFromString(node) ?? OTHER;
-      case 'integer': case 'float': case 'true': case 'false': case 'none': return OTHER;
+      case 'integer': case 'float': case 'true': case 'false': return OTHER;
+      case 'none': return NONE;
       case 'call': return evalCall(this.ctx, this, frame, node, false);
       case 'attribute': return this.evalAttribute(frame, node);
       case 'subscript': return this.evalSubscript(frame, node);
@@ -99,7 +101,9 @@ export class Expressions implements Evaluator {
         anyElement = UNKNOWN;
       }
     }
-    return value('other', UNTRACKED, { entries, anyElement });
+    // `{"device": d}` passed on with `**` also says where a factory puts its tensor.
+    const kwargs = deviceKwargsDisplay(this.ctx, this, frame, node);
+    return value('other', UNTRACKED, { entries, anyElement, kwargsDevice: kwargs?.kwargsDevice });
   }
 
   /** The element expression runs with the loop variables unknown, in a scope of its own; its value is returned. */
@@ -158,7 +162,7 @@ export class Expressions implements Evaluator {
     if (!v) return UNKNOWN;
     // Inside an nn.Module the submodules and parameters follow the instance: they are where
     // the program moves its instances (`Net().to(device)`), unknown when it never does.
-    if (cls?.isModule && (v.kind === 'module' || v.kind === 'unknown' || (v.kind === 'tensor' && v.grad === 'yes'))) {
+    if (cls?.isModule && (v.kind === 'module' || v.kind === 'unknown' || v.parameter)) {
       const placed = this.ctx.previous.classPlaces.get(cls.key);
       return placed
         ? { ...v, place: placed.place, deviceText: placed.deviceText, origin: placed.origin, factory: undefined }
@@ -179,7 +183,7 @@ export class Expressions implements Evaluator {
     const attr = field(node, 'attribute')?.text ?? '';
     if (!obj) return UNKNOWN;
     const recv = this.eval(frame, obj);
-    return attributeOf(recv, attr, obj.text);
+    return frameworkAttribute(this.ctx, obj, recv, attr) ?? attributeOf(recv, attr, obj.text);
   }
 
   private evalSubscript(frame: Frame, node: Node): Value {
@@ -227,7 +231,10 @@ export class Expressions implements Evaluator {
     if (!left || !right) return UNKNOWN;
     const args = [{ node: left, value: this.eval(frame, left) }, { node: right, value: this.eval(frame, right) }];
     if (!TENSOR_BINARY_OPERATORS.has(op)) return UNKNOWN;
-    return this.tensorOperation(frame, node, args);
+    const result = this.tensorOperation(frame, node, args);
+    // `0.5 * torch.tensor(2.0)`: arithmetic on a 0-dim tensor and a number stays 0-dim.
+    const scalar = args.some((a) => a.value.scalar) && args.every((a) => a.value.scalar || !isTensorLike(a.value));
+    return scalar ? { ...result, scalar: true } : result;
   }
 
   private evalComparison(frame: Frame, node: Node): Value {
@@ -245,8 +252,11 @@ export class Expressions implements Evaluator {
     if (tensors.length === 0) return args.some((a) => a.value.kind === 'unknown') ? UNKNOWN : OTHER;
     this.ctx.events.tensorOperation(frame, node, tensors, role);
     const result = resultOf(tensors, frame.noGrad > 0);
-    // The operation raises there: what follows never sees its value (no cascade of findings).
-    return operationMeetings(tensors).length ? { ...result, place: UNTRACKED, origin: undefined, deviceText: undefined } : result;
+    // The operation raises there: what follows never sees its value (no cascade of findings);
+    // unless only batch elements of a running loop are on the CPU (DD002 moves them all).
+    const meetings = operationMeetings(tensors);
+    const onlyBatches = meetings.every((m) => m.cpu.value.batch && frame.loops.includes(m.cpu.value.batch.loop));
+    return meetings.length && !onlyBatches ? { ...result, place: UNTRACKED, origin: undefined, deviceText: undefined } : result;
   }
 }
 
@@ -267,7 +277,7 @@ export function attributeOf(recv: Value, attr: string, recvText: string): Value 
   if (recv.kind === 'module') {
     if (attr === 'module' || attr === '_orig_mod') return recv;
     if (attr === 'weight' || attr === 'bias') return value('tensor', recv.place, { grad: 'yes', origin: recv.origin, deviceText: recv.deviceText });
-    if (attr === 'device' && recv.place !== UNTRACKED) return value('device', recv.place, { deviceText: `${recvText}.device` });
+    if (attr === 'device') return value('device', recv.place, { deviceText: `${recvText}.device` });
   }
   if (recv.kind === 'device' && attr === 'type') return OTHER;
   return UNKNOWN;

@@ -2,7 +2,7 @@
 // loops run twice (the first pass only gathers state), and scopes for the module and
 // each function of the program.
 import type { Node } from '../python/pyNode';
-import { children, dottedKey, field, unparen } from '../python/syntax';
+import { children, dottedKey, field, stringLiteralValue, unparen } from '../python/syntax';
 import type { RoundContext } from './roundContext';
 import type { AnalysisEvents } from './ruleApi';
 import { Env } from './env';
@@ -14,6 +14,7 @@ import { NO_GRAD_CONTEXTS } from './torchApi';
 import { containedValues, CPU, joinValues, UNKNOWN, Value } from './values';
 import { evalCall } from './calls';
 import { CallContexts, CallResult } from './callContexts';
+import { deviceContextPlace, enterFrameworkScope } from './frameworks';
 
 export class Interpreter implements RoundContext {
   readonly next = new Summaries();
@@ -115,6 +116,7 @@ export class Interpreter implements RoundContext {
       env.set(p.name, reportedAtCalls && v.place !== 0 ? { ...v, param: p.name } : v);
     }
     if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
+    enterFrameworkScope(this.program, fn, env);
     const frame: Frame = {
       id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, defaultDevices: [], loops: [], muted: fn.module === 0 ? 0 : 1,
       names, evidence: facts.evidence, scopeNode: fn.node,
@@ -281,7 +283,21 @@ export class Interpreter implements RoundContext {
     }
     if (t.type === 'subscript') {
       const objNode = field(t, 'value');
-      if (objNode) this.ex.checkIndices(frame, t, { node: objNode, value: this.ex.eval(frame, objNode) });
+      if (!objNode) return;
+      const container = this.ex.eval(frame, objNode);
+      this.ex.checkIndices(frame, t, { node: objNode, value: container });
+      // `models[i] = fabric.setup(models[i])`, `batch["x"] = x.to(device)`: the container now holds v too.
+      const key = dottedKey(unparen(objNode));
+      if (key && (container.elements || container.entries || container.anyElement)) {
+        const index = field(t, 'subscript');
+        const name = index?.type === 'string' ? stringLiteralValue(index) : undefined;
+        if (name !== undefined && container.entries && !container.anyElement) {
+          frame.env.set(key, { ...container, entries: new Map([...container.entries, [name, v]]) });
+        } else {
+          const all = [...containedValues(container), v];
+          frame.env.set(key, { ...container, elements: undefined, entries: undefined, anyElement: all.reduce((a, b) => joinValues(a, b)) });
+        }
+      }
       return;
     }
     if (['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'expression_list'].includes(t.type)) {
@@ -408,9 +424,10 @@ export class Interpreter implements RoundContext {
       const q = callee ? this.program.importsAt(frame.unit).qualify(callee) : undefined;
       if (q && (NO_GRAD_CONTEXTS.has(q) || (q === 'torch.set_grad_enabled' && /\(\s*False\s*\)$/.test(expr.text)))) noGrad = true;
       const v = this.ex.eval(frame, expr);
-      if (q === 'torch.device' && v.kind === 'device') {
-        // `with torch.device("cuda"):` makes factories inside default to that device.
-        frame.defaultDevices.push(v.place);
+      const place = deviceContextPlace(q, v);
+      if (place !== undefined) {
+        // `with torch.device("cuda"):` makes factories and modules inside default to that device.
+        frame.defaultDevices.push(place);
         devices++;
       }
       const alias = valueNode.type === 'as_pattern' ? field(valueNode, 'alias') : null;

@@ -4,7 +4,8 @@ import type { Node } from '../python/pyNode';
 import { callArguments, children, dottedKey, field, unparen } from '../python/syntax';
 import type { RoundContext } from './roundContext';
 import type { Frame } from './frame';
-import { CPU, LoaderLoop, OTHER, UNKNOWN, value, Value } from './values';
+import { CPU, LoaderLoop, OTHER, UNKNOWN, Value, value } from './values';
+import { keywordBatchNames, placedBatch } from './frameworks';
 
 const PROGRESS_WRAPPERS = new Set(['tqdm', 'tqdm.tqdm', 'tqdm.auto.tqdm', 'tqdm.notebook.tqdm', 'tqdm.rich.tqdm', 'rich.progress.track', 'track', 'iter']);
 
@@ -14,7 +15,8 @@ export interface BoundLoop {
   bind(): void;
 }
 
-type Binding = { target: Node; kind: 'batch' | 'index' | 'unknown' };
+/** `placed`: a batch element of a loader a framework placed (frameworks.ts): not one to move. */
+type Binding = { target: Node; kind: 'batch' | 'index' | 'unknown'; placed?: Value };
 
 /** `lookup` reads a variable as expressions do (a method's `self.loader` is the class's attribute). */
 export function bindLoopTarget(
@@ -40,22 +42,27 @@ export function bindLoopTarget(
     }
     if (isLoader(ctx, frame, it, lookup)) {
       loaderText ??= it.text;
+      const start = bindings.length;
       collectNames(target, bindings);
+      const placed = placedBatch(frame, it, it.text);
+      if (placed) for (const b of bindings.slice(start)) if (b.kind === 'batch') b.placed = placed;
       return;
     }
     bindings.push({ target, kind: 'unknown' });
   };
   visit(left, right);
   if (!loaderText) return undefined;
-  const targets = bindings.filter((b) => b.kind === 'batch').map((b) => b.target.text);
+  const targets = bindings.filter((b) => b.kind === 'batch' && !b.placed).map((b) => b.target.text);
   const info: LoaderLoop = { unit: frame.unit, node: stmt, loaderText, targets };
+  const keywordBatches = keywordBatchNames(stmt, bindings.filter((b) => b.kind === 'batch').map((b) => b.target.text));
   return {
     info,
     bind() {
       for (const b of bindings) {
-        const v = b.kind === 'batch'
-          ? value('tensor', CPU, { grad: 'no', batch: { loop: info, name: b.target.text }, origin: { unit: frame.unit, node: right, what: `loaded on the CPU from ${loaderText}` } })
-          : b.kind === 'index' ? OTHER : UNKNOWN;
+        const kind = keywordBatches.has(b.target.text) ? 'unknown' as const : 'tensor' as const;
+        const v = b.placed ? { ...b.placed, kind } : (b.kind === 'batch'
+          ? value(kind, CPU, { grad: 'no', batch: { loop: info, name: b.target.text }, origin: { unit: frame.unit, node: right, what: `loaded on the CPU from ${loaderText}` } })
+          : b.kind === 'index' ? OTHER : UNKNOWN);
         ctx.assign(frame, b.target, v);
       }
     },

@@ -5,6 +5,7 @@ import type { Tree } from '../python/parser';
 import type { Node } from '../python/pyNode';
 import { children, field } from '../python/syntax';
 import { ImportTable } from './imports';
+import { isLightningModuleBase, markLightningClasses } from './frameworkNames';
 import { scanScope, ScopeFacts } from './scopeScan';
 
 export interface Unit {
@@ -53,6 +54,8 @@ export interface ClassInfo {
   baseNodes: Node[];
   methods: Map<string, FunctionInfo>;
   isModule: boolean;
+  /** Subclasses a Lightning `LightningModule`: its hooks run on the Trainer's device (frameworks.ts). */
+  lightning?: boolean;
 }
 
 /** One Python module of the program: its imports and top-level names. */
@@ -111,6 +114,7 @@ export class Program {
     this.addModule(units, path, 0);
     if (loader) this.link(loader);
     for (const cls of this.classes.values()) cls.isModule = this.subclassesModule(cls, new Set());
+    markLightningClasses(this.classes, (n) => this.imports.qualify(n));
   }
 
   /** The analysed file's imports (for `importsTorch`). */
@@ -327,7 +331,7 @@ export class Program {
     seen.add(cls.key);
     return cls.baseNodes.some((base) => {
       const q = this.importsAt(cls.unit).qualify(base);
-      if (q === 'torch.nn.Module' || q === 'torch.nn.modules.module.Module' || (q && /^torch\.nn\.[A-Z]\w*$/.test(q))) return true;
+      if (q === 'torch.nn.Module' || q === 'torch.nn.modules.module.Module' || (q && /^torch\.nn\.[A-Z]\w*$/.test(q)) || isLightningModuleBase(q)) return true;
       const local = this.baseClass(cls, base);
       return !!local && this.subclassesModule(local, seen);
     });

@@ -5,6 +5,7 @@ import type { Node } from '../python/pyNode';
 import { callArguments, children, dottedKey, field } from '../python/syntax';
 import type { ImportTable } from './imports';
 import { LOSS_LIKE_NAME, MODEL_LIKE_NAME, MODULE_EVIDENCE_METHODS, TENSOR_EVIDENCE_METHODS, WRAPPER_MODULES } from './torchApi';
+import { isModelFunctionName, takesModule } from './frameworkNames';
 
 export interface ScopeFacts {
   names: Set<string>;
@@ -87,8 +88,10 @@ function noteCall(
   }
   const qualified = imports.qualify(callee);
   const calleeKey = keyOf(callee);
-  if (calleeKey && (MODEL_LIKE_NAME.test(calleeKey) || LOSS_LIKE_NAME.test(calleeKey))) {
-    // What is passed to a model or a loss is a tensor.
+  // What is passed to a model or a loss is a tensor; an imported `create_model(...)` or a
+  // `reparameterize_model(model)` is a function that takes (and returns) a module.
+  const modelFunction = qualified !== undefined || isModelFunctionName(calleeKey ?? '');
+  if (calleeKey && !modelFunction && (MODEL_LIKE_NAME.test(calleeKey) || LOSS_LIKE_NAME.test(calleeKey))) {
     for (const arg of callArguments(call).positional) note(keyOf(arg), 'tensor');
   }
   if (qualified === undefined) {
@@ -99,7 +102,7 @@ function noteCall(
     return;
   }
   const last = qualified.split('.').pop() ?? '';
-  if (!qualified.startsWith('torch.') || WRAPPER_MODULES.has(qualified) || /^[A-Z]/.test(last)) return;
+  if (!qualified.startsWith('torch.') || WRAPPER_MODULES.has(qualified) || /^[A-Z]/.test(last) || takesModule(qualified)) return;
   for (const arg of callArguments(call).positional) note(keyOf(arg), 'tensor');
 }
 

@@ -76,10 +76,29 @@ export interface Value {
    * tensor it passes that meets an accelerator inside is reported at that call's argument.
    */
   param?: string;
+  /**
+   * A framework object that places what it is given (an `Accelerator`, a `Fabric`), or a
+   * loader whose batches it places: the framework's device (frameworks.ts).
+   */
+  placedBy?: PlacedBy;
+  /** A keyword dict holding `device=` (`dict(device=d)`, `{"device": d}`), passed on by `**`. */
+  kwargsDevice?: { place: Place; text: string };
+  /** The value `None` (a `device=None` parameter no caller sets is the default device). */
+  isNone?: boolean;
+  /** An `nn.Parameter`: assigned to a module's attribute, it moves with the module. */
+  parameter?: boolean;
+}
+
+/** Who places a value, on which device, and how code names that device (`fabric.device`). */
+export interface PlacedBy {
+  framework: string;
+  place: Place;
+  deviceText: string;
 }
 
 export const UNKNOWN: Value = Object.freeze({ kind: 'unknown', place: UNTRACKED, grad: 'unknown' }) as Value;
 export const OTHER: Value = Object.freeze({ kind: 'other', place: UNTRACKED, grad: 'unknown' }) as Value;
+export const NONE: Value = Object.freeze({ kind: 'other', place: UNTRACKED, grad: 'unknown', isNone: true }) as Value;
 
 export function value(kind: Kind, place: Place = UNTRACKED, extra: Partial<Value> = {}): Value {
   return { kind, place, grad: 'unknown', ...extra };
@@ -143,6 +162,12 @@ export function joinValues(a: Value, b: Value): Value {
   if (a.className && a.className === b.className) joined.className = a.className;
   if (a.functionId !== undefined && a.functionId === b.functionId) joined.functionId = a.functionId;
   if (a.classKey && a.classKey === b.classKey) joined.classKey = a.classKey;
+  if (a.placedBy && b.placedBy && a.placedBy.framework === b.placedBy.framework) {
+    joined.placedBy = { ...a.placedBy, place: (a.placedBy.place | b.placedBy.place) as Place };
+  }
+  if (a.kwargsDevice && b.kwargsDevice) joined.kwargsDevice = { ...a.kwargsDevice, place: (a.kwargsDevice.place | b.kwargsDevice.place) as Place };
+  if (a.isNone && b.isNone) joined.isNone = true;
+  if (a.parameter && b.parameter) joined.parameter = true;
   if (a.elements && b.elements && a.elements.length === b.elements.length) {
     joined.elements = a.elements.map((e, i) => joinValues(e, b.elements![i]));
   }
@@ -166,7 +191,8 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
   if (a === b) return true;
   if (!a || !b) return false;
   return a.kind === b.kind && a.place === b.place && a.grad === b.grad && !!a.batch === !!b.batch &&
-    a.deviceText === b.deviceText && a.className === b.className;
+    a.deviceText === b.deviceText && a.className === b.className && !!a.isNone === !!b.isNone &&
+    a.placedBy?.place === b.placedBy?.place && a.kwargsDevice?.place === b.kwargsDevice?.place;
 }
 
 function isContainer(v: Value): boolean {

@@ -1,0 +1,307 @@
+// Frameworks that place models and batches themselves, and the other ways code says
+// where things are created (ANALYZER.md, "Frameworks own placement", "Device contexts").
+// Lightning hooks get batches on `self.device`; Fabric's `setup`/`setup_dataloaders`,
+// Accelerate's `prepare` and timm's prefetching loaders put what they return on their
+// device. A value that went through one of them is on the framework's device or of
+// unknown place: never "never moved", never "on the CPU" by default. Also here:
+// `**dict(device=d)` keyword dicts, `device=None` defaults, device context managers, and
+// calls that return a module (`create_model`, `copy.deepcopy(m)`, `fuse_modules(m)`).
+import type { Node } from '../python/pyNode';
+import { callArguments, children, dottedKey, field, stringLiteralValue, unparen } from '../python/syntax';
+import { evalDevice } from './devices';
+import type { Env } from './env';
+import type { Frame } from './frame';
+import { DEVICE_HOOK, isModelFunctionName } from './frameworkNames';
+import type { FunctionInfo, Program } from './program';
+import type { Evaluator, RoundContext } from './roundContext';
+import { isAcceleratorDeviceString, MODEL_LIKE_NAME } from './torchApi';
+import { Arg, CPU, EITHER, ACCEL, OTHER, Place, PlacedBy, UNTRACKED, Value, value } from './values';
+
+// ---- framework objects: Accelerator, Fabric -------------------------------------------
+
+const FRAMEWORK_CLASSES = new Map<string, 'accelerate' | 'fabric'>([
+  ['accelerate.Accelerator', 'accelerate'], ['accelerate.accelerator.Accelerator', 'accelerate'],
+  ['lightning.Fabric', 'fabric'], ['lightning.fabric.Fabric', 'fabric'], ['lightning.fabric.fabric.Fabric', 'fabric'],
+  ['lightning_fabric.Fabric', 'fabric'], ['lightning_fabric.fabric.Fabric', 'fabric'],
+]);
+
+/** What a framework method returns: `each` argument placed, the first one placed, ... */
+type MethodEffect = 'each' | 'module' | 'loaders' | 'setup' | 'same' | 'move' | 'context';
+
+const FRAMEWORK_METHODS: Record<'accelerate' | 'fabric', Record<string, MethodEffect>> = {
+  accelerate: {
+    prepare: 'each', prepare_model: 'module', prepare_data_loader: 'loaders', prepare_optimizer: 'same',
+    prepare_scheduler: 'same', unwrap_model: 'same', gather: 'same', gather_for_metrics: 'same', reduce: 'same',
+    pad_across_processes: 'same', skip_first_batches: 'same',
+  },
+  fabric: {
+    setup: 'setup', setup_module: 'module', setup_optimizers: 'same', setup_dataloaders: 'loaders', to_device: 'move',
+    all_gather: 'same', all_reduce: 'same', broadcast: 'same', init_module: 'context', init_tensor: 'context',
+  },
+};
+
+/** Libraries whose import makes a bare `accelerator` / `fabric` name that library's object. */
+const FRAMEWORK_IMPORTS: Record<'accelerate' | 'fabric', RegExp> = {
+  accelerate: /^[ \t]*(?:from|import)[ \t]+accelerate\b/m,
+  fabric: /^[ \t]*(?:from|import)[ \t]+(?:lightning|lightning_fabric)\b/m,
+};
+
+const importCache = new WeakMap<Program, Map<string, boolean>>();
+
+function imports(program: Program, framework: 'accelerate' | 'fabric'): boolean {
+  let m = importCache.get(program);
+  if (!m) importCache.set(program, (m = new Map()));
+  let found = m.get(framework);
+  if (found === undefined) m.set(framework, (found = program.units.some((u) => FRAMEWORK_IMPORTS[framework].test(u.source))));
+  return found;
+}
+
+/** `Accelerator(cpu=True)`, `Fabric(accelerator="cuda")`: the device the framework places things on. */
+function frameworkPlace(framework: 'accelerate' | 'fabric', call: Node): Place | undefined {
+  const kw = callArguments(call).keywords;
+  if (framework === 'accelerate') {
+    if (kw.get('device_placement')?.text === 'False') return undefined; // nothing is moved for you
+    return kw.get('cpu')?.text === 'True' ? CPU : EITHER;
+  }
+  const accel = kw.get('accelerator');
+  const name = accel ? stringLiteralValue(accel) : undefined;
+  if (name === undefined || name === 'auto') return EITHER;
+  if (name === 'cpu') return CPU;
+  return name === 'gpu' || name === 'tpu' || isAcceleratorDeviceString(name) ? ACCEL : EITHER;
+}
+
+/** The framework object a receiver is: by its value, or by its name in a file importing the framework. */
+function frameworkOf(ctx: RoundContext, recvNode: Node, recv: Value): (PlacedBy & { framework: 'accelerate' | 'fabric' }) | undefined {
+  const deviceText = `${recvNode.text}.device`;
+  const known = recv.kind === 'other' ? recv.placedBy : undefined;
+  if (known && (known.framework === 'accelerate' || known.framework === 'fabric')) return { ...known, framework: known.framework, deviceText };
+  if (recv.kind !== 'unknown' || recv.place !== UNTRACKED || recv.className) return undefined;
+  const name = (dottedKey(recvNode) ?? '').replace(/^.*\./, '');
+  if (name === 'accelerator' && imports(ctx.program, 'accelerate')) return { framework: 'accelerate', place: EITHER, deviceText };
+  if (name === 'fabric' && imports(ctx.program, 'fabric')) return { framework: 'fabric', place: EITHER, deviceText };
+  return undefined;
+}
+
+/** `accelerator.device`, `fabric.device`. */
+export function frameworkAttribute(ctx: RoundContext, objNode: Node, recv: Value, attr: string): Value | undefined {
+  if (attr !== 'device') return undefined;
+  const fw = frameworkOf(ctx, objNode, recv);
+  return fw && value('device', fw.place, { deviceText: fw.deviceText });
+}
+
+/** `accelerator.prepare(...)`, `fabric.setup(...)`, `fabric.setup_dataloaders(...)`, `fabric.to_device(x)`. */
+export function frameworkMethod(
+  ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, objNode: Node, recv: Value, method: string,
+): Value | undefined {
+  const fw = frameworkOf(ctx, objNode, recv);
+  const effect = fw && FRAMEWORK_METHODS[fw.framework][method];
+  if (!fw || !effect) return undefined;
+  const args = callArguments(call);
+  const argValues: Arg[] = args.positional.map((n) => ({ node: n, value: ex.eval(frame, n) }));
+  for (const n of args.keywords.values()) ex.eval(frame, n);
+  if (effect === 'context') return value('device', fw.place, { deviceText: fw.deviceText });
+  const origin = { unit: frame.unit, node: call, what: `placed on ${fw.deviceText} by ${method}() here` };
+  const placeOne = (a: Arg, as?: 'module' | 'loader'): Value => placed(frame, a, fw, origin, as);
+  if (effect === 'same') return argValues[0] ? strip(argValues[0].value) : OTHER;
+  if (effect === 'move') return argValues[0] ? moveTo(frame, argValues[0], fw, origin) : OTHER;
+  if (effect === 'module') return argValues[0] ? placeOne(argValues[0], 'module') : OTHER;
+  const moves = effect !== 'loaders' || args.keywords.get('move_to_device')?.text !== 'False';
+  const results = argValues.map((a, i) => {
+    if (effect === 'loaders') return moves ? placeOne(a, 'loader') : strip(a.value);
+    if (effect === 'setup') return i === 0 ? placeOne(a, 'module') : strip(a.value);
+    return placeOne(a);
+  });
+  return results.length === 1 ? results[0] : value('other', UNTRACKED, { elements: results });
+}
+
+function strip(v: Value): Value {
+  return v.factory || v.batch ? { ...v, factory: undefined, batch: undefined } : v;
+}
+
+/** What a framework returns for one value it was given: a module on its device, a placing loader. */
+function placed(frame: Frame, a: Arg, fw: PlacedBy, origin: Value['origin'], as?: 'module' | 'loader'): Value {
+  const v = a.value;
+  const key = dottedKey(unparen(a.node));
+  let kind = as ?? v.kind;
+  if (kind === 'unknown') kind = key && MODEL_LIKE_NAME.test(key) ? 'module' : key && /(loader|_dl)$/i.test(key) ? 'loader' : 'other';
+  if (kind === 'loader') return value('loader', UNTRACKED, { placedBy: fw });
+  if (kind === 'module') {
+    if (v.placeless) return v;
+    const moved = value('module', fw.place, { className: v.className, deviceText: fw.deviceText, origin });
+    if (key && v.kind === 'module') frame.env.set(key, moved); // moved in place before it is wrapped
+    return moved;
+  }
+  // Something the framework handed back that the analysis cannot see into: never a bare loader or model.
+  return kind === 'other' && v.kind === 'unknown' ? value('other') : strip(v);
+}
+
+function moveTo(frame: Frame, a: Arg, fw: PlacedBy, origin: Value['origin']): Value {
+  const v = a.value;
+  if (v.kind === 'module') return placed(frame, a, fw, origin, 'module');
+  if (v.kind !== 'tensor' && v.kind !== 'unknown') return v;
+  return { ...v, place: fw.place, deviceText: fw.deviceText, origin, factory: undefined, batch: undefined, elements: undefined };
+}
+
+// ---- constructors and functions reached by qualified name ------------------------------
+
+const TIMM_LOADERS = new Set([
+  'timm.data.create_loader', 'timm.data.loader.create_loader', 'timm.data.create_naflex_loader',
+  'timm.data.naflex_loader.create_naflex_loader', 'timm.data.PrefetchLoader', 'timm.data.loader.PrefetchLoader',
+]);
+
+/** Calls that return their (module) argument on the same device: copies, fusions, traces. */
+const PLACE_KEEPING_CONVERTERS = new Set([
+  'copy.deepcopy', 'torch.ao.quantization.fuse_modules', 'torch.quantization.fuse_modules',
+  'torch.ao.quantization.fuse_modules_qat', 'torch.quantization.fuse_modules_qat', 'torch.fx.symbolic_trace',
+  'torch.jit.freeze', 'torch.jit.optimize_for_inference', 'torch.nn.utils.fusion.fuse_conv_bn_eval',
+]);
+
+/**
+ * Qualified calls the frameworks answer: `Accelerator()`, `Fabric()`, timm's loaders,
+ * converters that keep a module's place, and other libraries' model factories.
+ */
+export function frameworkCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, q: string): Value | undefined {
+  const framework = FRAMEWORK_CLASSES.get(q);
+  const isLoader = TIMM_LOADERS.has(q);
+  const keeps = PLACE_KEEPING_CONVERTERS.has(q);
+  const factory = !q.startsWith('torch.') && (isModelFunctionName(q) || /^timm\.(models\.)?create_model$/.test(q));
+  if (!framework && !isLoader && !keeps && !factory) return undefined;
+  const args = callArguments(call);
+  const argValues: Arg[] = args.positional.map((n) => ({ node: n, value: ex.eval(frame, n) }));
+  for (const n of args.keywords.values()) ex.eval(frame, n);
+  if (framework) {
+    const place = frameworkPlace(framework, call);
+    return place === undefined ? value('other') : value('other', UNTRACKED, { placedBy: { framework, place, deviceText: '' } });
+  }
+  if (isLoader) return timmLoader(ctx, ex, frame, args);
+  if (keeps) return argValues[0] ? strip(argValues[0].value) : OTHER;
+  forgetPlaces(frame, argValues);
+  return value('module');
+}
+
+/** timm's `create_loader(..., device=d)` and `PrefetchLoader(loader, device=d)` prefetch batches onto `d` (cuda by default) unless `use_prefetcher=False`. */
+function timmLoader(ctx: RoundContext, ex: Evaluator, frame: Frame, args: ReturnType<typeof callArguments>): Value {
+  if (args.keywords.get('use_prefetcher')?.text === 'False') return value('loader');
+  const device = args.keywords.get('device');
+  const place = device ? evalDevice(ctx, frame, device, (f, n) => ex.eval(f, n)) : ACCEL;
+  return value('loader', UNTRACKED, { placedBy: { framework: 'timm', place, deviceText: device?.text ?? '"cuda"' } });
+}
+
+/** A module handed to a function that returns a (possibly moved) module: its place is unknown now. */
+function forgetPlaces(frame: Frame, args: Arg[]): void {
+  for (const a of args) {
+    const key = dottedKey(a.node);
+    if (key && a.value.kind === 'module' && a.value.place !== UNTRACKED && !a.value.placeless) {
+      frame.env.set(key, { ...a.value, place: UNTRACKED, origin: undefined, deviceText: undefined, factory: undefined });
+    }
+  }
+}
+
+/** `reparameterize_model(model)` through an unknown name: a converter returning a module of unknown place. */
+export function convertsModel(calleeText: string, callee: Value, args: Arg[], frame: Frame): boolean {
+  if (callee.kind !== 'unknown' || callee.place !== UNTRACKED || !/_model$/.test(calleeText)) return false;
+  if (!isModelFunctionName(calleeText) && args[0]?.value.kind !== 'module') return false;
+  forgetPlaces(frame, args);
+  return true;
+}
+
+// ---- batches of loaders a framework placed -------------------------------------------
+
+/** A batch element from a loader the framework placed: on its device, not a batch to move. */
+export function placedBatch(frame: Frame, loaderNode: Node, loaderText: string): Value | undefined {
+  const key = dottedKey(loaderNode);
+  const v = key ? frame.env.get(key) ?? frame.outer?.get(key) : undefined;
+  const by = v?.kind === 'loader' ? v.placedBy : undefined;
+  if (!by) return undefined;
+  return value('tensor', by.place, {
+    grad: 'no', deviceText: by.deviceText, origin: { unit: frame.unit, node: loaderNode, what: `loaded on ${by.deviceText} by ${loaderText}` },
+  });
+}
+
+/**
+ * Batch names passed as `model(**batch)` in the loop: mappings (a Hugging Face BatchEncoding,
+ * whose `.to()` works in place), not tensors — of unknown kind, so DD004 needs other evidence.
+ */
+export function keywordBatchNames(loop: Node, names: string[]): Set<string> {
+  const body = field(loop, 'body')?.text ?? '';
+  return new Set(names.filter((n) => new RegExp(`\\*\\*\\s*${n}\\b`).test(body)));
+}
+
+// ---- device given in other ways -----------------------------------------------------
+
+/**
+ * Where `device=` or a `**kwargs` dict puts what a factory or module constructor creates;
+ * undefined when neither says (the default device). `device=None` is the default;
+ * a `**` dict of unknown content may hold any device (place not tracked).
+ */
+export function givenDevice(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node): { place: Place; text?: string } | undefined {
+  const kw = callArguments(call).keywords.get('device');
+  if (kw) {
+    const n = unparen(kw);
+    if (n.type === 'none' || ((n.type === 'identifier' || n.type === 'attribute') && ex.eval(frame, n).isNone)) return undefined;
+    return { place: evalDevice(ctx, frame, kw, (f, x) => ex.eval(f, x)), text: kw.text };
+  }
+  const list = field(call, 'arguments');
+  for (const a of list ? children(list) : []) {
+    if (a.type !== 'dictionary_splat') continue;
+    const inner = children(a)[0];
+    const v = inner ? ex.eval(frame, inner) : undefined;
+    return v?.kwargsDevice ? { place: v.kwargsDevice.place, text: v.kwargsDevice.text } : { place: UNTRACKED };
+  }
+  return undefined;
+}
+
+/** `dict(device=d, dtype=t)`: a keyword dict that passes its device on through `**`. */
+export function deviceKwargsCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node): Value | undefined {
+  const args = callArguments(call);
+  const device = args.keywords.get('device');
+  if (!device || args.positional.length || args.hasSplat) return undefined;
+  for (const [k, n] of args.keywords) if (k !== 'device') ex.eval(frame, n);
+  return kwargsValue(ctx, ex, frame, device);
+}
+
+/** `{"device": d, "dtype": t}`. */
+export function deviceKwargsDisplay(ctx: RoundContext, ex: Evaluator, frame: Frame, dict: Node): Value | undefined {
+  const device = children(dict).find((p) => p.type === 'pair' && stringLiteralValue(field(p, 'key') ?? p) === 'device');
+  const v = device && field(device, 'value');
+  if (!v || children(dict).some((p) => p.type === 'dictionary_splat')) return undefined;
+  return kwargsValue(ctx, ex, frame, v);
+}
+
+function kwargsValue(ctx: RoundContext, ex: Evaluator, frame: Frame, device: Node): Value | undefined {
+  const n = unparen(device);
+  if (n.type === 'none' || ex.eval(frame, n).isNone) return undefined;
+  return value('other', UNTRACKED, { kwargsDevice: { place: evalDevice(ctx, frame, device, (f, x) => ex.eval(f, x)), text: device.text } });
+}
+
+/**
+ * A `with` item that makes factories and new modules default to a device:
+ * `with torch.device("cuda"):`, `with device:` (a device value), `with fabric.init_module():`.
+ * `torch.cuda.device(i)` only selects the current CUDA device: not one of these.
+ */
+export function deviceContextPlace(q: string | undefined, v: Value): Place | undefined {
+  if (v.kind !== 'device' || v.place === UNTRACKED || (q !== undefined && q !== 'torch.device')) return undefined;
+  // `with torch.device("meta"):` builds shapes only; they are materialized later (`to_empty`).
+  return /^torch\.device\(\s*['"]meta['"]/.test(v.deviceText ?? '') ? UNTRACKED : v.place;
+}
+
+// ---- Lightning (classes are marked in frameworkNames.ts) -----------------------------
+
+/** Batch-carrying parameters of the hooks (before the transfer hooks, batches are still on the CPU). */
+const ON_DEVICE_PARAMS = new Set(['batch', 'outputs']);
+
+/** In a Lightning hook, `self` is a module on the Trainer's device and the batch is already there. */
+export function enterFrameworkScope(program: Program, fn: FunctionInfo, env: Env): void {
+  const cls = fn.className ? program.classes.get(fn.className) : undefined;
+  if (!cls?.lightning || !fn.selfName || !DEVICE_HOOK.test(fn.name) || /transfer/.test(fn.name)) return;
+  const deviceText = `${fn.selfName}.device`;
+  const where = { unit: fn.unit, node: field(fn.node, 'name') ?? fn.node };
+  const module = { ...where, what: `on the Trainer's device in ${fn.name}` };
+  env.set(fn.selfName, value('module', EITHER, { className: cls.key, deviceText, origin: module }));
+  fn.params.slice(1).forEach((p, i) => {
+    if (ON_DEVICE_PARAMS.has(p.name) || (i === 0 && /_step$/.test(fn.name))) {
+      const origin = { ...where, what: `moved to ${deviceText} by the Trainer before ${fn.name}` };
+      env.set(p.name, value('tensor', EITHER, { grad: 'no', deviceText, origin }));
+    }
+  });
+}
