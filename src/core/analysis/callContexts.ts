@@ -38,12 +38,14 @@ export class CallContexts {
   /**
    * The result of calling `fn` with `args` (parameter name to value): remembered, or
    * computed by `run`. Undefined where a summary cannot be parametric: recursion, a
-   * generator (its call returns an iterator, not what it yields), nested functions
-   * (their closure state is not tracked per call), or too deep or too many calls.
+   * generator (its call returns an iterator, not what it yields), a nested function
+   * called from elsewhere than its enclosing function (`closureSite`: the call, whose
+   * frame is the closure), or too deep or too many calls.
    */
-  resultOf(fn: FunctionInfo, args: ReadonlyMap<string, Value>, run: () => CallResult): CallResult | undefined {
-    if (fn.parent !== -1 || this.active.has(fn.id) || this.active.size >= MAX_CONTEXT_DEPTH || this.isGenerator(fn)) return undefined;
-    const key = `${fn.id}(${[...args].map(([name, v]) => `${name}=${valueKey(v)}`).join(',')})`;
+  resultOf(fn: FunctionInfo, args: ReadonlyMap<string, Value>, run: () => CallResult, closureSite?: number): CallResult | undefined {
+    // A nested function is followed only where its enclosing function calls it (its closure is that frame's state then).
+    if ((fn.parent !== -1 && closureSite === undefined) || this.active.has(fn.id) || this.active.size >= MAX_CONTEXT_DEPTH || this.isGenerator(fn)) return undefined;
+    const key = `${fn.id}${closureSite === undefined ? '' : `@${closureSite}`}(${[...args].map(([name, v]) => `${name}=${valueKey(v)}`).join(',')})`;
     const known = this.results.get(key);
     if (known) return known;
     if (this.results.size >= MAX_CONTEXTS) return undefined;

@@ -298,7 +298,7 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
  */
 function callFunction(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, fn: FunctionInfo, args: CallArguments, skip = 0): Value {
   const site = recordCallSite(ctx, ex, frame, fn, args, skip);
-  const result = ctx.callInContext(fn, site.bound);
+  const result = ctx.callInContext(fn, site.bound, frame, call);
   if (!result) {
     ctx.next.plainCalls.add(fn.id);
     return ctx.previous.returns.get(fn.id) ?? UNKNOWN;

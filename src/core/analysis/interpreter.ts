@@ -75,9 +75,11 @@ export class Interpreter implements RoundContext {
   }
 
   /** `fn` called with these parameter values (a parametric summary; see callContexts.ts). */
-  callInContext(fn: FunctionInfo, args: ReadonlyMap<string, Value>): CallResult | undefined {
+  callInContext(fn: FunctionInfo, args: ReadonlyMap<string, Value>, caller?: Frame, call?: Node): CallResult | undefined {
+    // A nested function called by its enclosing function reads that frame's variables as they are now.
+    const closure = fn.parent !== -1 && caller?.id === fn.parent && call ? caller.env : undefined;
     return this.contexts.resultOf(fn, args, () => {
-      const outer = this.moduleEnvs[fn.module] ?? this.liveModuleFrames[fn.module]?.env ?? new Env();
+      const outer = closure ?? this.moduleEnvs[fn.module] ?? this.liveModuleFrames[fn.module]?.env ?? new Env();
       const env = new Env();
       for (const p of fn.params) {
         const v = args.get(p.name);
@@ -100,7 +102,7 @@ export class Interpreter implements RoundContext {
       const joined = frame.returns!.length ? frame.returns!.reduce(joinValues) : undefined;
       const returned = joined?.param ? { ...joined, param: undefined } : joined;
       return { returned, params, meetings: frame.meetings! };
-    });
+    }, closure && call ? call.id : undefined);
   }
 
   private runFunction(fn: FunctionInfo, outer: Env): Env {

@@ -17,7 +17,7 @@ export interface RoundContext {
   /** A module-level variable of a module of the program (its final state), for importers. */
   moduleValue(module: number, name: string): Value | undefined;
   /** What `fn` does when called with these parameter values; undefined when it cannot say (recursion, depth). */
-  callInContext(fn: FunctionInfo, args: ReadonlyMap<string, Value>): CallResult | undefined;
+  callInContext(fn: FunctionInfo, args: ReadonlyMap<string, Value>, caller?: Frame, call?: Node): CallResult | undefined;
   /** Binds `value` to an assignment target (identifier, attribute, pattern). */
   assign(frame: Frame, target: Node, value: Value): void;
 }
