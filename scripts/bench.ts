@@ -22,6 +22,7 @@ import * as path from 'path';
 import { Workspace, PositionEncoding } from '@astral-sh/ruff-wasm-nodejs';
 import { analyzeSource, initPythonParser } from '../src/core/analysis';
 import { parsePython } from '../src/core/python/parser';
+import { blankIPythonSyntax } from '../src/core/analysis/notebook';
 import { generateTrainingScript } from '../test/unit/helpers/bigScript';
 import { TestClient } from '../test/process/serverClient';
 import { buildDist, torchAgreementSection } from './bench-torch-agreement';
@@ -62,13 +63,14 @@ function filesUnder(dir: string, ext: string): string[] {
   return out;
 }
 
-/** A notebook's code cells as one Python text; IPython magics and shell lines become comments. */
+/** A notebook's code cells as one Python text, IPython syntax blanked as notebook analysis does. */
 function notebookCode(file: string): string | undefined {
   try {
     const notebook = JSON.parse(fs.readFileSync(file, 'utf8')) as { cells?: Array<{ cell_type?: string; source?: string | string[] }> };
     const cells = (notebook.cells ?? []).filter((c) => c.cell_type === 'code');
-    const code = cells.map((c) => (Array.isArray(c.source) ? c.source.join('') : c.source ?? '')).join('\n\n');
-    return code.replace(/^(\s*)([%!])/gm, '$1# $2');
+    // The analyzer's own blanking of IPython syntax (a %%writefile cell is not Python), so
+    // the inputs are what notebook analysis reads, not syntax errors of the concatenation.
+    return cells.map((c) => blankIPythonSyntax(Array.isArray(c.source) ? c.source.join('') : c.source ?? '')).join('\n\n');
   } catch {
     return undefined;
   }
