@@ -7,7 +7,8 @@
 //   2. keystroke -> publishDiagnostics through the real server (dist/server.js --stdio);
 //   3. the server's memory after opening a 10,000-line file;
 //   4. the start-up of `device-doctor lint` on a 10-line file over `node -e 0`;
-//   5. cross-file figures (none yet).
+//   5. across files: first diagnostics of a file importing a 200-file project, and its
+//      re-analysis after an edit in an imported module (scripts/bench-cross-file.ts).
 // Real code: `npm run bench -- --real-code DIR` or BENCH_REAL_CODE=DIR, a folder of .py
 // files and notebooks from public PyTorch repositories (../shared/tools/extract.sh). They
 // are read at bench time and never committed. Without one, the generated training script
@@ -24,6 +25,7 @@ import { parsePython } from '../src/core/python/parser';
 import { generateTrainingScript } from '../test/unit/helpers/bigScript';
 import { TestClient } from '../test/process/serverClient';
 import { buildDist, torchAgreementSection } from './bench-torch-agreement';
+import { crossFileSection } from './bench-cross-file';
 
 const ROOT = path.join(__dirname, '..');
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
@@ -347,13 +349,6 @@ function startupSection(): void {
   }
 }
 
-// ---- 5. across files ----
-
-function crossFileSection(): void {
-  console.log('\n## 5. Across files');
-  console.log('n/a: no cross-file analysis yet');
-}
-
 async function main(): Promise<void> {
   buildDist(); // sections 2 and 3 measure the bundles: never stale ones
   const folder = realCodeFolder();
@@ -383,7 +378,7 @@ async function main(): Promise<void> {
   ]);
   await serverSections([[1_000, sized.get(1_000)!], [10_000, sized.get(10_000)!]]);
   startupSection();
-  crossFileSection();
+  await crossFileSection();
 }
 
 // ---- the torch engine against a direct torch timing, within 10% (scripts/bench-torch-agreement.ts) ----
