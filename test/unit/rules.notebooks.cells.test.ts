@@ -44,6 +44,18 @@ describe('notebooks: cells as one program', () => {
     assert.ok(fixed[2].startsWith('x = torch.randn(8, 20, device=device)\n'), fixed[2]);
   });
 
+  it('continues each cell from the state the previous cell left, also after a top-level if/for/try', () => {
+    const choose = 'if torch.cuda.is_available():\n    device = torch.device("cuda")\nelse:\n    device = torch.device("cpu")\nmodel.to(device)\n';
+    const use = 'x = torch.randn(2, 4).to(device)\ny = model(x)\n';
+    assert.deepEqual(coreCellFindings([DEVICE_CELL, MODEL_CELL, choose, use]), []);
+    const tried = 'try:\n    import apex\nexcept ImportError:\n    apex = None\nmodel = model.to("cuda")\n';
+    assert.deepEqual(coreCellFindings([DEVICE_CELL, MODEL_CELL, tried, 'y = model(torch.ones(1, 4).cuda())\n']), []);
+    // The state that carries over is real: moving back to the CPU after the block is seen.
+    const back = 'for _ in range(2):\n    pass\nmodel.cpu()\n';
+    const findings = coreCellFindings([DEVICE_CELL, MODEL_CELL, choose, back, use]);
+    assert.deepEqual(findings.map((c) => [c.cellIndex, c.finding.code, c.finding.range.start.line]), [[4, 'DD001', 1]]);
+  });
+
   it('treats the last expression of a cell as displayed, not discarded (no DD004 there)', () => {
     const move = 'import torch\nx = torch.ones(2)\nx.to("cuda")\n';
     assert.deepEqual(coreCellFindings([move]), []);

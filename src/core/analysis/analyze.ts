@@ -7,7 +7,8 @@ import { ruleInfo } from './catalog';
 import { Summaries } from './frame';
 import { Interpreter } from './interpreter';
 import { blankIPythonSyntax } from './notebook';
-import { Program, Unit } from './program';
+import { ModuleInfo, ModuleLoader, Program, Unit } from './program';
+import type { ProjectContext } from './project';
 import { RuleDispatcher } from './ruleDispatcher';
 import type { UnitFinding } from './ruleApi';
 import { enabledRules, isSuppressedByNoqa } from './suppression';
@@ -21,12 +22,51 @@ import type { AnalyzeOptions, CellFinding, Finding, Fix, TextEdit } from './type
  */
 const MAX_ROUNDS = 3;
 
-function makeUnit(index: number, tree: Tree, source: string, registry: NodeRegistry): Unit {
-  return { index, tree, root: registry.root(tree, source), source, lines: source.split(/\r?\n|\r/), eol: /\r\n/.test(source) ? '\r\n' : '\n' };
+function makeUnit(index: number, tree: Tree, source: string, registry: NodeRegistry, module = 0): Unit {
+  return { index, module, tree, root: registry.root(tree, source), source, lines: source.split(/\r?\n|\r/), eol: /\r\n/.test(source) ? '\r\n' : '\n' };
 }
 
-function interpret(units: Unit[], isNotebook = false): UnitFinding[] {
-  const program = new Program(units, isNotebook);
+/**
+ * An imported project module bigger than this is not followed: its classes and values stay
+ * unknown (silence), and one import never costs more than a large file's analysis.
+ */
+const MAX_MODULE_BYTES = 512 * 1024;
+
+/** Reads imported project modules through the front end's resolver and parses them; frees their trees after. */
+class ProjectModuleLoader implements ModuleLoader {
+  readonly trees: Tree[] = [];
+
+  constructor(private readonly project: ProjectContext, private readonly registry: NodeRegistry) {}
+
+  load(from: ModuleInfo, name: string, unitIndex: number, moduleIndex: number): { path: string; unit: Unit } | undefined {
+    const dots = /^\.*/.exec(name)![0].length;
+    let file;
+    try {
+      file = this.project.modules.resolve(from.path ?? this.project.path, name.slice(dots), dots);
+    } catch {
+      return undefined; // a front end's read failing is a module we cannot see, not a failed analysis
+    }
+    if (!file || file.source.length > MAX_MODULE_BYTES || file.path === this.project.path) return undefined;
+    const tree = parsePython(file.source);
+    this.trees.push(tree);
+    return { path: file.path, unit: makeUnit(unitIndex, tree, file.source, this.registry, moduleIndex) };
+  }
+
+  dispose(): void {
+    for (const t of this.trees) t.delete();
+  }
+}
+
+function interpret(units: Unit[], isNotebook: boolean, project: ProjectContext | undefined, registry: NodeRegistry): UnitFinding[] {
+  const loader = project ? new ProjectModuleLoader(project, registry) : undefined;
+  try {
+    return interpretProgram(new Program(units, isNotebook, loader, project?.path));
+  } finally {
+    loader?.dispose();
+  }
+}
+
+function interpretProgram(program: Program): UnitFinding[] {
   if (!program.imports.importsTorch) return [];
   let summaries = new Summaries();
   for (let round = 1; ; round++) {
@@ -80,8 +120,9 @@ function byPosition(a: { range: Finding['range']; code: string }, b: { range: Fi
 
 /** Analyzes an already parsed file (the language server keeps trees incrementally). */
 export function analyzeTree(tree: Tree, source: string, options: AnalyzeOptions = {}): Finding[] {
-  const units = [makeUnit(0, tree, source, new NodeRegistry())];
-  return select(interpret(units), units, options).map((f) => toFinding(f, false)).sort(byPosition);
+  const registry = new NodeRegistry();
+  const units = [makeUnit(0, tree, source, registry)];
+  return select(interpret(units, false, options.project, registry), units, options).map((f) => toFinding(f, false)).sort(byPosition);
 }
 
 /** Parses and analyzes one Python file. */
@@ -102,7 +143,7 @@ export function analyzeNotebook(cells: readonly string[], options: AnalyzeOption
     return makeUnit(i, parsePython(python), python, registry);
   });
   try {
-    return select(interpret(units, true), units, options)
+    return select(interpret(units, true, options.project, registry), units, options)
       .map((f) => ({ cellIndex: f.unit, finding: toFinding(f, true) }))
       .sort((a, b) => a.cellIndex - b.cellIndex || byPosition(a.finding, b.finding));
   } finally {

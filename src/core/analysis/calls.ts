@@ -5,7 +5,7 @@ import { callArguments, CallArguments, dottedKey, field, isNumberLiteral, unpare
 import type { Evaluator, RoundContext } from './roundContext';
 import { evalDevice, toTarget } from './devices';
 import type { Frame } from './frame';
-import type { FunctionInfo } from './program';
+import type { ClassInfo, FunctionInfo } from './program';
 import {
   CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
   VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, isModelZooConstructor,
@@ -18,8 +18,14 @@ export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   const callee = field(call, 'function');
   if (!callee) return UNKNOWN;
   const args = callArguments(call);
-  const qualified = ctx.program.imports.qualify(callee);
-  if (qualified) return evalTorchCall(ctx, ex, frame, call, qualified, args);
+  const qualified = ctx.program.importsAt(frame.unit).qualify(callee);
+  if (qualified) {
+    const member = ctx.program.member(frame.unit, qualified);
+    if (member?.kind === 'class') return instantiate(ctx, ex, frame, call, member.cls, args);
+    if (member?.kind === 'function') return callFunction(ctx, ex, frame, member.fn, args);
+    if (member?.kind === 'value') return evalValueCall(ctx, ex, frame, call, callee, ex.eval(frame, callee), args);
+    return evalTorchCall(ctx, ex, frame, call, qualified, args);
+  }
   if (callee.type === 'attribute') return evalMethodCall(ctx, ex, frame, call, callee, args, discarded);
   if (callee.type === 'identifier') {
     const local = evalLocalCall(ctx, ex, frame, call, callee.text, args);
@@ -50,8 +56,10 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   // lengths must): a batch element counts only as the first input or a keyword input.
   const inputs = argValues.filter((a, i) => !a.value.batch || i === 0 || i >= args.positional.length);
   ctx.events.tensorsReachConsumer(frame, inputs);
-  const tensors = inputs.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
+  // `self.lstm(x, (h0, c0))`: the tensors of a tuple or list argument are inputs too.
+  const tensors = inputs.flatMap(elementArgs).filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
   ctx.events.moduleCall(frame, call, calleeNode, callee, tensors);
+  recordForwardInputs(ctx, callee, args, argValues);
   const noGrad = frame.noGrad > 0;
   if (callee.place !== UNTRACKED) {
     return value('tensor', callee.place, {
@@ -60,6 +68,36 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   }
   const fromInputs = tensors.length ? resultOf(tensors, noGrad) : value('tensor');
   return { ...fromInputs, grad: noGrad ? 'no' : callee.kind === 'module' ? 'yes' : 'unknown' };
+}
+
+/** A tuple or list display's elements, each with its own node; any other argument as itself. */
+function elementArgs(a: Arg): Arg[] {
+  const n = unparen(a.node);
+  if (!a.value.elements || (n.type !== 'tuple' && n.type !== 'list')) return [a];
+  const nodes = n.namedChildren.filter((c) => c.type !== 'comment');
+  if (nodes.length !== a.value.elements.length) return [a];
+  return nodes.map((node, i) => ({ node, value: a.value.elements![i] }));
+}
+
+/**
+ * `model(x)` runs `forward(x)` of the model's class: its inputs are on the model's device
+ * when the model's place is known (the call fails otherwise, and that is reported here),
+ * so tensors that forward creates without a device are seen meeting them.
+ */
+function recordForwardInputs(ctx: RoundContext, callee: Value, args: CallArguments, argValues: Arg[]): void {
+  const forward = callee.kind === 'module' ? ctx.program.methodOf(callee.className, 'forward') : undefined;
+  if (!forward?.selfName) return;
+  const keywordNames = [...args.keywords.keys()];
+  forward.params.slice(1).forEach((p, i) => {
+    const k = keywordNames.indexOf(p.name);
+    const positional = !p.variadic && !args.hasSplat && i < args.positional.length ? argValues[i] : undefined;
+    const given = positional ?? (k >= 0 ? argValues[args.positional.length + k] : undefined);
+    let v = given?.value ?? (p.defaultNode ? OTHER : UNKNOWN);
+    if (v.kind === 'tensor' && callee.place !== UNTRACKED) {
+      v = { ...v, place: callee.place, deviceText: callee.deviceText, origin: callee.origin, batch: undefined, factory: undefined };
+    }
+    ctx.next.addParam(forward.id, p.name, v);
+  });
 }
 
 function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, q: string, args: CallArguments): Value {
@@ -159,20 +197,10 @@ function flattenTensorArgs(ex: Evaluator, frame: Frame, args: Arg[], q: string):
 /** Calls of the program's own functions and classes: record the call site, use the summary. */
 function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, name: string, args: CallArguments): Value | undefined {
   if (frame.env.has(name)) return undefined; // a local variable shadows the definition
-  const fn = ctx.program.topFunctions.get(name);
-  if (fn) {
-    recordCallSite(ctx, ex, frame, fn, args, 0);
-    return ctx.previous.returns.get(fn.id) ?? UNKNOWN;
-  }
-  const cls = ctx.program.classes.get(name);
-  if (cls) {
-    const init = ctx.program.methodOf(cls.name, '__init__');
-    if (init) recordCallSite(ctx, ex, frame, init, args, 1);
-    else evalArgs(ex, frame, args);
-    return cls.isModule
-      ? value('module', CPU, { className: cls.name, origin: { unit: frame.unit, node: call, what: 'created on the CPU here' }, factory: { unit: frame.unit, node: call, scope: frame.id } })
-      : value('other', UNTRACKED, { className: cls.name });
-  }
+  const fn = ctx.program.localFunction(frame.unit, name);
+  if (fn) return callFunction(ctx, ex, frame, fn, args);
+  const cls = ctx.program.localClass(frame.unit, name);
+  if (cls) return instantiate(ctx, ex, frame, call, cls, args);
   if (name === 'next' || name === 'iter') {
     const inner = args.positional[0];
     const v = inner ? ex.eval(frame, inner) : UNKNOWN;
@@ -182,6 +210,35 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     return isLoader ? value('tensor', CPU, { grad: 'no', origin: { unit: frame.unit, node: call, what: 'loaded on the CPU here' } }) : UNKNOWN;
   }
   return undefined;
+}
+
+/**
+ * A call of one of the program's functions (this module's or an imported one's, or a
+ * method with `skip` 1 for its `self`): what it returns for these arguments, and the
+ * modules it moved in place, from its parametric summary; the joined summary otherwise.
+ */
+function callFunction(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: FunctionInfo, args: CallArguments, skip = 0): Value {
+  const site = recordCallSite(ctx, ex, frame, fn, args, skip);
+  const result = ctx.callInContext(fn, site.bound);
+  if (!result) return ctx.previous.returns.get(fn.id) ?? UNKNOWN;
+  for (const { node, param } of site.args) {
+    const before = site.bound.get(param);
+    const after = result.params.get(param);
+    const key = dottedKey(node);
+    // `def prepare(model, device): model.to(device)` moves the caller's model too.
+    if (key && before?.kind === 'module' && after?.kind === 'module' && after.origin?.what.startsWith('moved')) frame.env.set(key, after);
+  }
+  return result.returned ?? ctx.previous.returns.get(fn.id) ?? UNKNOWN;
+}
+
+/** `Net(...)`: an instance of one of the program's classes; an nn.Module subclass starts on the CPU. */
+function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, cls: ClassInfo, args: CallArguments): Value {
+  const init = ctx.program.methodOf(cls.key, '__init__');
+  if (init) recordCallSite(ctx, ex, frame, init, args, 1);
+  else evalArgs(ex, frame, args);
+  return cls.isModule
+    ? value('module', CPU, { className: cls.key, origin: { unit: frame.unit, node: call, what: 'created on the CPU here' }, factory: { unit: frame.unit, node: call, scope: frame.id } })
+    : value('other', UNTRACKED, { className: cls.key });
 }
 
 /** Builtins that never move a module they are given. */
@@ -199,8 +256,15 @@ function forgetMovableModules(frame: Frame, args: Arg[], keep?: (key: string, in
   });
 }
 
+interface CallSite {
+  /** Each parameter's value at this call (defaults included; unknown where nothing binds it). */
+  bound: Map<string, Value>;
+  /** Argument expressions with the parameter each binds. */
+  args: Array<{ node: Node; param: string }>;
+}
+
 /** Joins this call's argument values into the callee's parameter summary. */
-function recordCallSite(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: FunctionInfo, args: CallArguments, skip: number): void {
+function recordCallSite(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: FunctionInfo, args: CallArguments, skip: number): CallSite {
   const positional = args.positional.map((n) => ex.eval(frame, n));
   const keywords = new Map([...args.keywords].map(([k, n]) => [k, ex.eval(frame, n)] as const));
   const params = fn.params.slice(skip);
@@ -211,12 +275,21 @@ function recordCallSite(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: Func
     ...args.positional.map((node, i) => ({ node, value: positional[i], param: paramOf(i) })),
     ...[...args.keywords].map(([k, node]) => ({ node, value: keywords.get(k)!, param: k })),
   ].filter((a) => a.param !== undefined && movedParams.has(a.param)));
+  const bound = new Map<string, Value>();
+  const argNodes: CallSite['args'] = [];
   params.forEach((p, i) => {
     let v: Value | undefined = !p.variadic && !args.hasSplat ? positional[i] : undefined;
-    v ??= keywords.get(p.name);
+    if (v) argNodes.push({ node: args.positional[i], param: p.name });
+    const keyword = args.keywords.get(p.name);
+    if (!v && keyword) {
+      v = keywords.get(p.name);
+      argNodes.push({ node: keyword, param: p.name });
+    }
     if (!v && p.defaultNode && !args.hasSplat) v = ex.eval(frame, p.defaultNode);
     ctx.next.addParam(fn.id, p.name, v ?? UNKNOWN);
+    bound.set(p.name, v ?? UNKNOWN);
   });
+  return { bound, args: argNodes };
 }
 
 function evalMethodCall(
@@ -229,10 +302,7 @@ function evalMethodCall(
   const ownClass = frame.fn?.selfName && recvKey === frame.fn.selfName ? frame.fn.className : undefined;
   const recv = ownClass ? value('other', UNTRACKED, { className: ownClass }) : ex.eval(frame, objNode);
   const userMethod = ctx.program.methodOf(recv.className, method);
-  if (userMethod && !['to', 'cuda', 'cpu'].includes(method)) {
-    recordCallSite(ctx, ex, frame, userMethod, args, userMethod.selfName ? 1 : 0);
-    return ctx.previous.returns.get(userMethod.id) ?? UNKNOWN;
-  }
+  if (userMethod && !['to', 'cuda', 'cpu'].includes(method)) return callFunction(ctx, ex, frame, userMethod, args, userMethod.selfName ? 1 : 0);
   if (method === 'to' || method === 'cuda' || method === 'cpu') {
     return evalMove(ctx, ex, frame, call, objNode, recvKey, recv, method, discarded);
   }
@@ -258,7 +328,7 @@ function evalMethodCall(
   const operands = argValues.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
   if (method === 'type' && args.positional[0]) {
     // Legacy `x.type(torch.cuda.FloatTensor)` moves; `x.type(torch.FloatTensor)` brings back to the CPU.
-    const q = ctx.program.imports.qualify(args.positional[0]) ?? '';
+    const q = ctx.program.importsAt(frame.unit).qualify(args.positional[0]) ?? '';
     if (/^torch\.cuda\.\w+Tensor$/.test(q)) return { ...recv, kind: 'tensor', place: ACCEL, deviceText: '"cuda"', origin: { unit: frame.unit, node: call, what: 'moved to "cuda" here' }, factory: undefined, batch: undefined };
     if (/^torch\.\w+Tensor$/.test(q)) return { ...recv, kind: 'tensor', place: CPU, origin: { unit: frame.unit, node: call, what: 'moved to the CPU here' }, factory: undefined, batch: undefined };
   }
@@ -311,5 +381,9 @@ function evalMove(
     origin: { unit: frame.unit, node: call, what: `moved to ${target.text} here` },
   };
   if (kind === 'module' && recvKey && !recv.placeless) frame.env.set(recvKey, moved);
+  // The class's own methods (forward) see their submodules and parameters where instances go.
+  if (kind === 'module' && recv.className) {
+    for (const cls of ctx.program.classLineage(recv.className)) ctx.next.addClassPlace(cls, moved);
+  }
   return recv.placeless ? recv : moved;
 }

@@ -19,9 +19,9 @@ export function deviceFromString(node: Node): Value | undefined {
   return value('device', accel ? ACCEL : CPU, { deviceText: node.text });
 }
 
-function isDtypeExpression(ctx: RoundContext, node: Node): boolean {
+function isDtypeExpression(ctx: RoundContext, frame: Frame, node: Node): boolean {
   const n = unparen(node);
-  const q = ctx.program.imports.qualify(n);
+  const q = ctx.program.importsAt(frame.unit).qualify(n);
   if (q && q.startsWith('torch.') && DTYPE_NAMES.has(q.slice(6))) return true;
   if (n.type === 'identifier' || n.type === 'attribute') return /dtype$/i.test(n.text);
   return false;
@@ -56,7 +56,7 @@ export function toTarget(ctx: RoundContext, frame: Frame, call: Node, evaluate: 
   const deviceKw = args.keywords.get('device');
   const first = deviceKw ?? args.positional[0];
   if (!first) return { kind: 'dtype' }; // `.to(dtype=...)`, `.to(memory_format=...)`
-  if (!deviceKw && isDtypeExpression(ctx, first)) return { kind: 'dtype' };
+  if (!deviceKw && isDtypeExpression(ctx, frame, first)) return { kind: 'dtype' };
   const firstValue = unparen(first);
   if (!deviceKw && firstValue.type === 'attribute' && field(firstValue, 'attribute')?.text === 'dtype') return { kind: 'dtype' };
   return { kind: 'device', place: evalDevice(ctx, frame, first, evaluate), text: first.text };

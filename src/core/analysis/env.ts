@@ -1,56 +1,140 @@
 // A flow-sensitive environment: variable keys ("x", "self.model", "args.device") to values.
+//
+// Branches clone the environment and joins merge it at every `if`, loop and `try`; in a
+// long script the module environment holds thousands of keys, and copying and joining
+// all of them at each block made analysis quadratic (a 20,000-line script spent a quarter
+// of its time there). So an environment is a small map of its own bindings over a frozen
+// parent: a clone shares the parent, and a join visits only the keys either side bound
+// since their common ancestor.
 import { joinValues, UNKNOWN, Value } from './values';
 
-export class Env {
-  private dotted: number;
+interface Binding {
+  value: Value;
+  /** When it was bound (one counter for all environments): orders a key against its prefixes. */
+  seq: number;
+}
 
-  constructor(private readonly vars: Map<string, Value> = new Map()) {
-    this.dotted = 0;
-    for (const k of vars.keys()) if (k.includes('.')) this.dotted++;
+let nextSeq = 1;
+
+/** Chains longer than this are flattened into one map, so a lookup stays a few map reads. */
+const MAX_DEPTH = 12;
+
+export class Env {
+  private own: Map<string, Binding>;
+  /** A frozen environment: nothing ever binds into it again. */
+  private parent: Env | undefined;
+  private depth: number;
+
+  constructor(parent?: Env, own: Map<string, Binding> = new Map()) {
+    this.parent = parent;
+    this.own = own;
+    this.depth = parent ? parent.depth + 1 : 0;
   }
 
+  private binding(key: string): Binding | undefined {
+    for (let e: Env | undefined = this; e; e = e.parent) {
+      const b = e.own.get(key);
+      if (b) return b;
+    }
+    return undefined;
+  }
+
+  /**
+   * Rebinding `x` forgets what was known about `x.attr`: a dotted key counts only when
+   * none of its prefixes was bound after it (checked here, so rebinding never scans keys).
+   */
   get(key: string): Value | undefined {
-    return this.vars.get(key);
+    const b = this.binding(key);
+    if (!b) return undefined;
+    for (let i = key.indexOf('.'); i > 0; i = key.indexOf('.', i + 1)) {
+      const prefix = this.binding(key.slice(0, i));
+      if (prefix && prefix.seq > b.seq) return undefined;
+    }
+    return b.value;
   }
 
   set(key: string, v: Value): void {
-    if (!this.vars.has(key) && key.includes('.')) this.dotted++;
-    this.vars.set(key, v);
-    // Rebinding `x` forgets what was known about `x.attr` (rare: skip the scan when no dotted keys).
-    if (this.dotted === 0) return;
-    const prefix = key + '.';
-    for (const k of this.vars.keys()) {
-      if (k.startsWith(prefix)) {
-        this.vars.delete(k);
-        this.dotted--;
-      }
-    }
+    this.own.set(key, { value: v, seq: nextSeq++ });
   }
 
   has(key: string): boolean {
-    return this.vars.has(key);
+    return this.get(key) !== undefined;
   }
 
-  keys(): IterableIterator<string> {
-    return this.vars.keys();
+  /** The keys bound here, forgotten ones excluded. */
+  keys(): string[] {
+    const out: string[] = [];
+    const seen = new Set<string>();
+    for (let e: Env | undefined = this; e; e = e.parent) {
+      for (const k of e.own.keys()) {
+        if (seen.has(k)) continue;
+        seen.add(k);
+        if (this.get(k) !== undefined) out.push(k);
+      }
+    }
+    return out;
   }
 
   clone(): Env {
-    return new Env(new Map(this.vars));
+    return new Env(this.freeze());
+  }
+
+  /** This environment's bindings as a frozen parent; this environment continues over it. */
+  private freeze(): Env {
+    if (this.own.size === 0 && this.parent) return this.parent;
+    let frozen = new Env(this.parent, this.own);
+    if (frozen.depth > MAX_DEPTH) frozen = frozen.flattened();
+    this.parent = frozen;
+    this.own = new Map();
+    this.depth = frozen.depth + 1;
+    return frozen;
+  }
+
+  private flattened(): Env {
+    const own = new Map<string, Binding>();
+    for (const k of this.keys()) own.set(k, this.binding(k)!);
+    return new Env(undefined, own);
+  }
+
+  private ancestors(): Set<Env> {
+    const out = new Set<Env>();
+    for (let e: Env | undefined = this; e; e = e.parent) out.add(e);
+    return out;
+  }
+
+  /** Keys bound between this environment and `base` (exclusive), or every key without a base. */
+  private keysSince(base: Env | undefined, into: Set<string>): void {
+    for (let e: Env | undefined = this; e && e !== base; e = e.parent) for (const k of e.own.keys()) into.add(k);
   }
 
   /** Both paths merge: a key bound on only one path is unknown afterwards. */
   static join(a: Env, b: Env): Env {
-    const out = new Map<string, Value>();
-    for (const [k, va] of a.vars) {
-      const vb = b.vars.get(k);
-      out.set(k, vb ? joinValues(va, vb) : UNKNOWN);
+    if (a === b) return a;
+    const ofA = a.ancestors();
+    let base: Env | undefined = b;
+    while (base && !ofA.has(base)) base = base.parent;
+    const changed = new Set<string>();
+    a.keysSince(base, changed);
+    b.keysSince(base, changed);
+    const out = new Env(base);
+    // Prefixes first, so a joined `x.attr` is bound after the joined `x` and stays valid.
+    const ordered = [...changed].sort((x, y) => dots(x) - dots(y));
+    for (const k of ordered) {
+      const va = a.get(k);
+      const vb = b.get(k);
+      if (va === undefined && vb === undefined) continue;
+      out.set(k, va && vb ? joinValues(va, vb) : UNKNOWN);
     }
-    for (const k of b.vars.keys()) if (!a.vars.has(k)) out.set(k, UNKNOWN);
-    return new Env(out);
+    return out;
   }
 
   static joinAll(envs: Env[]): Env {
     return envs.reduce((acc, e) => Env.join(acc, e));
   }
+}
+
+function dots(key: string): number {
+  let n = 0;
+  for (let i = key.indexOf('.'); i >= 0; i = key.indexOf('.', i + 1)) n++;
+  return n;
 }

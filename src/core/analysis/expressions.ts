@@ -110,9 +110,19 @@ export class Expressions implements Evaluator {
     const outer = frame.outer?.get(key);
     if (outer) return outer;
     if (!key.includes('.')) {
-      if (this.ctx.program.classes.has(key) || this.ctx.program.topFunctions.has(key)) return OTHER;
+      if (this.ctx.program.localClass(frame.unit, key) || this.ctx.program.localFunction(frame.unit, key)) return OTHER;
+      const q = this.ctx.program.importsAt(frame.unit).qualifyName(key);
+      if (q) return this.imported(frame, q) ?? UNKNOWN;
     }
     return UNKNOWN;
+  }
+
+  /** A value another project module defines (`from config import device`, `cfg.device`). */
+  private imported(frame: Frame, qualified: string): Value | undefined {
+    const member = this.ctx.program.member(frame.unit, qualified);
+    if (!member) return undefined;
+    if (member.kind === 'value') return this.ctx.moduleValue(member.module, member.name);
+    return OTHER;
   }
 
   /** `self.x` read in a method: the join of what every method left in it (previous round). */
@@ -122,8 +132,14 @@ export class Expressions implements Evaluator {
       .map((name) => this.ctx.previous.classAttrs.get(name)?.get(attr))
       .find((found) => found !== undefined);
     if (!v) return UNKNOWN;
-    // Inside an nn.Module the submodules follow the instance, whose device is unknown here.
-    if (cls?.isModule && (v.kind === 'module' || v.kind === 'unknown')) return { ...v, place: UNTRACKED };
+    // Inside an nn.Module the submodules and parameters follow the instance: they are where
+    // the program moves its instances (`Net().to(device)`), unknown when it never does.
+    if (cls?.isModule && (v.kind === 'module' || v.kind === 'unknown' || (v.kind === 'tensor' && v.grad === 'yes'))) {
+      const placed = this.ctx.previous.classPlaces.get(cls.key);
+      return placed
+        ? { ...v, place: placed.place, deviceText: placed.deviceText, origin: placed.origin, factory: undefined }
+        : { ...v, place: UNTRACKED };
+    }
     return v;
   }
 
@@ -133,7 +149,8 @@ export class Expressions implements Evaluator {
       const known = frame.env.get(key) ?? (frame.fn?.selfName && key.startsWith(frame.fn.selfName + '.') ? this.lookup(frame, key) : undefined);
       if (known && known !== UNKNOWN) return known;
     }
-    if (this.ctx.program.imports.qualify(node)) return OTHER;
+    const q = this.ctx.program.importsAt(frame.unit).qualify(node);
+    if (q) return this.imported(frame, q) ?? OTHER;
     const obj = field(node, 'object');
     const attr = field(node, 'attribute')?.text ?? '';
     if (!obj) return UNKNOWN;

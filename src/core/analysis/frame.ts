@@ -9,17 +9,20 @@ import { joinValues, LoaderLoop, Place, sameValue, Value } from './values';
 export class Summaries {
   /** Same parameter, return and attribute states: another round would change nothing. */
   equals(other: Summaries): boolean {
-    return sameMaps(this.params, other.params) && sameMap(this.returns, other.returns) && sameMaps(this.classAttrs, other.classAttrs);
+    return sameMaps(this.params, other.params) && sameMap(this.returns, other.returns) && sameMaps(this.classAttrs, other.classAttrs)
+      && sameMap(this.classPlaces, other.classPlaces);
   }
 
   /** No parameter, return or attribute state at all (a program without functions). */
   isEmpty(): boolean {
-    return this.params.size === 0 && this.returns.size === 0 && this.classAttrs.size === 0;
+    return this.params.size === 0 && this.returns.size === 0 && this.classAttrs.size === 0 && this.classPlaces.size === 0;
   }
 
   readonly params = new Map<number, Map<string, Value>>();
   readonly returns = new Map<number, Value>();
   readonly classAttrs = new Map<string, Map<string, Value>>();
+  /** Where instances of the program's nn.Module classes are moved to (`Net().to(device)`), by class key. */
+  readonly classPlaces = new Map<string, Value>();
 
   addParam(fn: number, name: string, v: Value): void {
     let m = this.params.get(fn);
@@ -31,6 +34,11 @@ export class Summaries {
   addReturn(fn: number, v: Value): void {
     const old = this.returns.get(fn);
     this.returns.set(fn, old ? joinValues(old, v) : v);
+  }
+
+  addClassPlace(cls: string, moved: Value): void {
+    const old = this.classPlaces.get(cls);
+    this.classPlaces.set(cls, old ? joinValues(old, moved) : moved);
   }
 
   addClassAttr(cls: string, attr: string, v: Value): void {
@@ -79,4 +87,6 @@ export interface Frame {
   evidence: Map<string, 'tensor' | 'module' | 'both'>;
   /** Node of the `if __name__ == "__main__"` style blocks are plain code. */
   scopeNode: Node;
+  /** A call interpreted for one call site's arguments collects what it returns here. */
+  returns?: Value[];
 }

@@ -13,6 +13,8 @@ const LEAF_STATEMENTS = new Set([
 
 export class ImportTable {
   private readonly aliases = new Map<string, string>();
+  /** `import a.b.c` binds only `a` but loads `a.b.c`: kept for resolving project modules. */
+  private readonly plainImports = new Set<string>();
 
   /** Collects every import statement (module level and inside functions and blocks). */
   addFrom(root: Node): void {
@@ -32,6 +34,7 @@ export class ImportTable {
         // `import torch.nn` binds `torch`.
         const root = item.text.split('.')[0];
         this.aliases.set(root, root);
+        this.plainImports.add(item.text);
       } else if (item.type === 'aliased_import') {
         const name = field(item, 'name');
         const alias = field(item, 'alias');
@@ -42,17 +45,23 @@ export class ImportTable {
 
   private addImportFrom(node: Node): void {
     const moduleNode = field(node, 'module_name');
-    if (!moduleNode || moduleNode.type !== 'dotted_name') return;
-    const module = moduleNode.text;
+    if (!moduleNode || (moduleNode.type !== 'dotted_name' && moduleNode.type !== 'relative_import')) return;
+    // `from ..pkg import x` qualifies `x` as `..pkg.x`: never a torch name, resolvable as a project module.
+    const module = moduleNode.text.replace(/\s+/g, '');
     for (const item of children(node)) {
       if (item.id === moduleNode.id) continue;
-      if (item.type === 'dotted_name') this.aliases.set(item.text, `${module}.${item.text}`);
+      if (item.type === 'dotted_name') this.aliases.set(item.text, module.endsWith('.') ? `${module}${item.text}` : `${module}.${item.text}`);
       else if (item.type === 'aliased_import') {
         const name = field(item, 'name');
         const alias = field(item, 'alias');
-        if (name && alias) this.aliases.set(alias.text, `${module}.${name.text}`);
+        if (name && alias) this.aliases.set(alias.text, module.endsWith('.') ? `${module}${name.text}` : `${module}.${name.text}`);
       }
     }
+  }
+
+  /** Every qualified name an import binds (`torch.nn`, `model.Net`, `.utils.train`), for resolving project modules. */
+  qualifiedNames(): string[] {
+    return [...new Set([...this.aliases.values(), ...this.plainImports])];
   }
 
   /** `nn.functional.relu` → `torch.nn.functional.relu`; undefined when not rooted in an import. */
@@ -62,6 +71,11 @@ export class ImportTable {
     const dot = key.indexOf('.');
     const base = this.aliases.get(dot < 0 ? key : key.slice(0, dot));
     return base && (dot < 0 ? base : `${base}${key.slice(dot)}`);
+  }
+
+  /** What a bare imported name stands for (`Net` → `model.Net`). */
+  qualifyName(name: string): string | undefined {
+    return this.aliases.get(name);
   }
 
   /** True when any `torch` module is imported at all (otherwise nothing is tensor code). */

@@ -11,8 +11,9 @@ import { Frame, Summaries } from './frame';
 import { bindLoopTarget } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { NO_GRAD_CONTEXTS } from './torchApi';
-import { UNKNOWN, Value } from './values';
+import { joinValues, UNKNOWN, Value } from './values';
 import { evalCall } from './calls';
+import { CallContexts, CallResult } from './callContexts';
 
 export class Interpreter implements RoundContext {
   readonly next = new Summaries();
@@ -26,26 +27,73 @@ export class Interpreter implements RoundContext {
     this.ex = new Expressions(this);
   }
 
-  /** Runs the module scope (all units in order), then every function body. */
+  /** Each module's final environment: what its functions and its importers read. */
+  readonly moduleEnvs: Env[] = [];
+  /** Module frames while their scope runs: a call from module code sees the globals of that moment. */
+  private readonly liveModuleFrames: Frame[] = [];
+  private readonly contexts = new CallContexts();
+
+  /**
+   * Runs the module scopes (imported project modules first, deepest first, so their values
+   * exist when an importer reads them; then the analysed units in order), then every
+   * function body. Imported modules run muted: only the analysed file reports.
+   */
   run(): void {
-    const moduleEnv = new Env();
-    const names = new Set<string>(this.program.imports.names());
+    const modules = this.program.modules;
+    for (let m = modules.length - 1; m >= 0; m--) this.moduleEnvs[m] = this.runModuleScope(modules[m].index);
+    const finals = new Map<number, Env>();
+    for (const fn of this.program.functions) {
+      const globals = this.moduleEnvs[fn.module];
+      const outer = fn.parent === -1 ? globals : finals.get(fn.parent) ?? globals;
+      finals.set(fn.id, this.runFunction(fn, outer));
+    }
+  }
+
+  moduleValue(module: number, name: string): Value | undefined {
+    return this.moduleEnvs[module]?.get(name);
+  }
+
+  private runModuleScope(module: number): Env {
+    const info = this.program.modules[module];
+    const names = new Set<string>(info.imports.names());
     let moduleFrame: Frame | undefined;
-    for (const unit of this.program.units) {
+    for (const unit of info.units) {
       const root = unit.root;
       const facts = this.program.factsOf(root);
       for (const n of facts.names) names.add(n);
+      // A cell (or a file) continues from where the previous one left the module's state:
+      // a top-level `if`/`for`/`try` replaces the frame's environment with the joined one.
       moduleFrame = {
-        id: -1, unit: unit.index, env: moduleEnv, noGrad: 0, defaultDevices: [], loops: [], muted: 0, names,
+        id: -1, unit: unit.index, env: moduleFrame?.env ?? new Env(), noGrad: 0, defaultDevices: [], loops: [], muted: module === 0 ? 0 : 1, names,
         deviceAware: facts.deviceAware || (moduleFrame?.deviceAware ?? false), evidence: facts.evidence, scopeNode: root,
       };
+      this.liveModuleFrames[module] = moduleFrame;
       this.execBlock(moduleFrame, root);
     }
-    const finals = new Map<number, Env>();
-    for (const fn of this.program.functions) {
-      const outer = fn.parent === -1 ? moduleEnv : finals.get(fn.parent) ?? moduleEnv;
-      finals.set(fn.id, this.runFunction(fn, outer));
-    }
+    return moduleFrame?.env ?? new Env();
+  }
+
+  /** `fn` called with these parameter values (a parametric summary; see callContexts.ts). */
+  callInContext(fn: FunctionInfo, args: ReadonlyMap<string, Value>): CallResult | undefined {
+    return this.contexts.resultOf(fn, args, () => {
+      const outer = this.moduleEnvs[fn.module] ?? this.liveModuleFrames[fn.module]?.env ?? new Env();
+      const env = new Env();
+      for (const p of fn.params) env.set(p.name, args.get(p.name) ?? UNKNOWN);
+      if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
+      const facts = this.program.factsOf(fn.body);
+      const frame: Frame = {
+        id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, defaultDevices: [], loops: [], muted: 1,
+        names: facts.names, evidence: facts.evidence, scopeNode: fn.node, deviceAware: facts.deviceAware, returns: [],
+      };
+      this.execBlock(frame, fn.body);
+      const params = new Map<string, Value>();
+      for (const p of fn.params) {
+        const v = frame.env.get(p.name);
+        if (v) params.set(p.name, v);
+      }
+      const returned = frame.returns!.length ? frame.returns!.reduce(joinValues) : undefined;
+      return { returned, params };
+    });
   }
 
   private runFunction(fn: FunctionInfo, outer: Env): Env {
@@ -56,7 +104,7 @@ export class Interpreter implements RoundContext {
     for (const p of fn.params) env.set(p.name, params?.get(p.name) ?? UNKNOWN);
     if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
     const frame: Frame = {
-      id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, defaultDevices: [], loops: [], muted: 0,
+      id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, defaultDevices: [], loops: [], muted: fn.module === 0 ? 0 : 1,
       names, evidence: facts.evidence, scopeNode: fn.node,
       deviceAware: facts.deviceAware || fn.params.some((p) => /device/i.test(p.name)),
     };
@@ -91,7 +139,10 @@ export class Interpreter implements RoundContext {
       case 'match_statement': return this.execMatch(frame, stmt);
       case 'return_statement': {
         const v = children(stmt)[0];
-        if (v && frame.fn) this.next.addReturn(frame.fn.id, this.ex.eval(frame, v));
+        if (!v || !frame.fn) return;
+        const returned = this.ex.eval(frame, v);
+        if (frame.returns) frame.returns.push(returned);
+        else this.next.addReturn(frame.fn.id, returned);
         return;
       }
       case 'function_definition': case 'class_definition': case 'decorated_definition':
@@ -264,7 +315,7 @@ export class Interpreter implements RoundContext {
       if (!valueNode) continue;
       const expr = unparen(valueNode.type === 'as_pattern' ? children(valueNode)[0] ?? valueNode : valueNode);
       const callee = expr.type === 'call' ? field(expr, 'function') : expr;
-      const q = callee ? this.program.imports.qualify(callee) : undefined;
+      const q = callee ? this.program.importsAt(frame.unit).qualify(callee) : undefined;
       if (q && (NO_GRAD_CONTEXTS.has(q) || (q === 'torch.set_grad_enabled' && /\(\s*False\s*\)$/.test(expr.text)))) noGrad = true;
       const v = this.ex.eval(frame, expr);
       if (q === 'torch.device' && v.kind === 'device') {

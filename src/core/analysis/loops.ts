@@ -21,7 +21,7 @@ export function bindLoopTarget(ctx: RoundContext, frame: Frame, stmt: Node, left
   let loaderText: string | undefined;
   const visit = (target: Node, iterable: Node): void => {
     const it = unparen(iterable);
-    const wrapped = wrapperOf(ctx, it);
+    const wrapped = wrapperOf(ctx, frame, it);
     if (wrapped) {
       const args = callArguments(it).positional;
       const parts = tupleParts(target);
@@ -59,11 +59,11 @@ export function bindLoopTarget(ctx: RoundContext, frame: Frame, stmt: Node, left
   };
 }
 
-function wrapperOf(ctx: RoundContext, node: Node): 'enumerate' | 'zip' | 'progress' | undefined {
+function wrapperOf(ctx: RoundContext, frame: Frame, node: Node): 'enumerate' | 'zip' | 'progress' | undefined {
   if (node.type !== 'call') return undefined;
   const callee = field(node, 'function');
   if (!callee) return undefined;
-  const name = ctx.program.imports.qualify(callee) ?? callee.text;
+  const name = ctx.program.importsAt(frame.unit).qualify(callee) ?? callee.text;
   if (name === 'enumerate') return 'enumerate';
   if (name === 'zip') return 'zip';
   return PROGRESS_WRAPPERS.has(name) ? 'progress' : undefined;
@@ -81,7 +81,7 @@ function isLoader(ctx: RoundContext, frame: Frame, node: Node): boolean {
   }
   if (node.type === 'call') {
     const callee = field(node, 'function');
-    const q = callee && ctx.program.imports.qualify(callee);
+    const q = callee && ctx.program.importsAt(frame.unit).qualify(callee);
     return q === 'torch.utils.data.DataLoader';
   }
   return false;

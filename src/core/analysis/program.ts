@@ -1,5 +1,6 @@
 // The analysed program: one or more units (a file, or a notebook's code cells in order)
-// and an index of its functions and classes, for call-site propagation.
+// and an index of its functions and classes, for call-site propagation; with a project,
+// also the project modules it imports (and they import), each with its own names.
 import type { Tree } from '../python/parser';
 import type { Node } from '../python/pyNode';
 import { children, field } from '../python/syntax';
@@ -8,6 +9,8 @@ import { scanScope, ScopeFacts } from './scopeScan';
 
 export interface Unit {
   index: number;
+  /** The module this unit belongs to: 0 for the analysed file or notebook. */
+  module: number;
   tree: Tree;
   root: Node;
   source: string;
@@ -26,11 +29,13 @@ export interface ParamInfo {
 export interface FunctionInfo {
   id: number;
   unit: number;
+  module: number;
   node: Node;
   name: string;
   params: ParamInfo[];
   /** Enclosing function's id, or -1 for module level. */
   parent: number;
+  /** The key of the class (ClassInfo.key) whose method this is. */
   className?: string;
   /** Name of the instance parameter (`self`) for ordinary methods. */
   selfName?: string;
@@ -40,30 +45,171 @@ export interface FunctionInfo {
 
 export interface ClassInfo {
   name: string;
+  /** Unique in the program: the name for the analysed file's classes, `name@module` for imported ones. */
+  key: string;
   unit: number;
+  module: number;
   node: Node;
   baseNodes: Node[];
   methods: Map<string, FunctionInfo>;
   isModule: boolean;
 }
 
-export class Program {
-  readonly imports = new ImportTable();
-  readonly functions: FunctionInfo[] = [];
+/** One Python module of the program: its imports and top-level names. */
+export interface ModuleInfo {
+  index: number;
+  /** Absolute path (from the project context); undefined without one. */
+  path?: string;
+  units: Unit[];
+  imports: ImportTable;
   /** Module-level functions by name (the last definition wins, as in Python). */
-  readonly topFunctions = new Map<string, FunctionInfo>();
+  topFunctions: Map<string, FunctionInfo>;
+  /** Module-level classes by their name in this module. */
+  classes: Map<string, ClassInfo>;
+  /** Project modules this one imports, by the name it imports them as (`model`, `.utils`). */
+  linked: Map<string, number>;
+  depth: number;
+}
+
+/** Reads and parses project modules for the program (analyze.ts, with the front end's resolver). */
+export interface ModuleLoader {
+  /** The module `name` (`pkg.data`, `.utils`, `..`) imported from `from`, as a unit numbered `unitIndex`. */
+  load(from: ModuleInfo, name: string, unitIndex: number, moduleIndex: number): { path: string; unit: Unit } | undefined;
+}
+
+/** What a qualified name (`model.Net`, `.utils.train`, `config.device`) is in the project. */
+export type ProjectMember =
+  | { kind: 'class'; cls: ClassInfo }
+  | { kind: 'function'; fn: FunctionInfo }
+  | { kind: 'value'; module: number; name: string }
+  | { kind: 'module'; module: number };
+
+/** Imported modules are followed this many imports deep, and at most this many in all. */
+const MAX_IMPORT_DEPTH = 3;
+const MAX_MODULES = 48;
+
+export class Program {
+  readonly functions: FunctionInfo[] = [];
+  /** Every class of every module, by ClassInfo.key. */
   readonly classes = new Map<string, ClassInfo>();
+  /** modules[0] is the analysed file or notebook; the rest are project modules it imports. */
+  readonly modules: ModuleInfo[] = [];
+  /** Every unit: the analysed ones first (their indices are cell indices), imported modules after. */
+  readonly units: Unit[];
   private readonly scopeFacts = new Map<number, ScopeFacts>();
 
   /** `torch.set_default_device(...)` anywhere: factories without `device=` are not known to be on the CPU. */
   readonly setsDefaultDevice: boolean;
 
   /** Notebook cells display their last expression's value: it is not discarded. */
-  constructor(readonly units: Unit[], readonly isNotebook = false) {
+  constructor(units: Unit[], readonly isNotebook = false, loader?: ModuleLoader, path?: string) {
+    this.units = [...units];
     this.setsDefaultDevice = units.some((u) => /\bset_default_(device|tensor_type)\s*\(/.test(u.source));
-    for (const unit of units) this.imports.addFrom(unit.root);
-    for (const unit of units) this.indexBlock(unit.index, unit.root, -1, undefined);
+    this.addModule(units, path, 0);
+    if (loader) this.link(loader);
     for (const cls of this.classes.values()) cls.isModule = this.subclassesModule(cls, new Set());
+  }
+
+  /** The analysed file's imports (for `importsTorch`). */
+  get imports(): ImportTable {
+    return this.modules[0].imports;
+  }
+
+  /** The analysed file's module-level functions. */
+  get topFunctions(): Map<string, FunctionInfo> {
+    return this.modules[0].topFunctions;
+  }
+
+  moduleOf(unit: number): ModuleInfo {
+    return this.modules[this.units[unit]?.module ?? 0];
+  }
+
+  /** The import table that names in this unit resolve through. */
+  importsAt(unit: number): ImportTable {
+    return this.moduleOf(unit).imports;
+  }
+
+  private addModule(units: Unit[], path: string | undefined, depth: number): ModuleInfo {
+    const info: ModuleInfo = {
+      index: this.modules.length, path, units, imports: new ImportTable(), topFunctions: new Map(), classes: new Map(), linked: new Map(), depth,
+    };
+    this.modules.push(info);
+    for (const unit of units) info.imports.addFrom(unit.root);
+    for (const unit of units) this.indexBlock(unit.index, unit.root, -1, undefined);
+    return info;
+  }
+
+  /** Follows imports of project modules breadth first, each file once. */
+  private link(loader: ModuleLoader): void {
+    const byPath = new Map<string, number>();
+    if (this.modules[0].path) byPath.set(this.modules[0].path, 0);
+    for (let m = 0; m < this.modules.length; m++) {
+      const from = this.modules[m];
+      if (from.depth >= MAX_IMPORT_DEPTH) continue;
+      for (const name of moduleCandidates(from.imports.qualifiedNames())) {
+        if (this.modules.length >= MAX_MODULES) return;
+        if (/^torch(\.|$)/.test(name)) continue;
+        const loaded = loader.load(from, name, this.units.length, this.modules.length);
+        if (!loaded) continue;
+        const known = byPath.get(loaded.path);
+        if (known !== undefined) {
+          from.linked.set(name, known);
+          continue;
+        }
+        this.units.push(loaded.unit);
+        const info = this.addModule([loaded.unit], loaded.path, from.depth + 1);
+        byPath.set(loaded.path, info.index);
+        from.linked.set(name, info.index);
+      }
+    }
+  }
+
+  /** `model.Net` seen in `unit`: the class, function, value or module of the project it names. */
+  member(unit: number, qualified: string): ProjectMember | undefined {
+    const mod = this.moduleOf(unit);
+    if (mod.linked.size === 0) return undefined;
+    const whole = mod.linked.get(qualified);
+    if (whole !== undefined) return { kind: 'module', module: whole };
+    const dot = qualified.lastIndexOf('.');
+    if (dot < 0 || dot === qualified.length - 1) return undefined;
+    // `..train` (from `from .. import train`) is member `train` of module `..`.
+    const target = mod.linked.get(qualified.slice(0, dot === 0 || qualified[dot - 1] === '.' ? dot + 1 : dot));
+    if (target === undefined) return undefined;
+    const name = qualified.slice(dot + 1);
+    const other = this.modules[target];
+    const cls = other.classes.get(name);
+    if (cls) return { kind: 'class', cls };
+    const fn = other.topFunctions.get(name);
+    if (fn) return { kind: 'function', fn };
+    // `from pkg import data` where data is re-exported by pkg/__init__.py from a submodule.
+    const reexported = other.imports.qualifiedNames().length ? this.reexport(other, name) : undefined;
+    return reexported ?? { kind: 'value', module: target, name };
+  }
+
+  private reexport(mod: ModuleInfo, name: string): ProjectMember | undefined {
+    const unit = mod.units[0];
+    if (!unit) return undefined;
+    const q = mod.imports.qualifyName(name);
+    return q && q !== name ? this.member(unit.index, q) : undefined;
+  }
+
+  /** A class or function named by a bare identifier in `unit`: its own module's, or an imported one. */
+  localClass(unit: number, name: string): ClassInfo | undefined {
+    const mod = this.moduleOf(unit);
+    const own = mod.classes.get(name);
+    if (own) return own;
+    const q = mod.imports.qualifyName(name);
+    const m = q ? this.member(unit, q) : undefined;
+    return m?.kind === 'class' ? m.cls : undefined;
+  }
+
+  localFunction(unit: number, name: string): FunctionInfo | undefined {
+    const mod = this.moduleOf(unit);
+    const own = mod.topFunctions.get(name);
+    if (own) return own;
+    const q = mod.imports.qualifyName(name);
+    const m = q ? this.member(unit, q) : undefined;
+    return m?.kind === 'function' ? m.fn : undefined;
   }
 
   private indexBlock(unit: number, block: Node, parent: number, cls: ClassInfo | undefined): void {
@@ -96,31 +242,32 @@ export class Program {
     const body = field(node, 'body');
     if (!body) return;
     const params = this.parseParams(field(node, 'parameters'));
-    const decoratorNames = decorators.map((d) => (children(d)[0] ? this.decoratorName(children(d)[0]) : ''));
+    const decoratorNames = decorators.map((d) => (children(d)[0] ? this.decoratorName(unit, children(d)[0]) : ''));
     const isStatic = decoratorNames.some((d) => d === 'staticmethod');
     const isClassMethod = decoratorNames.some((d) => d === 'classmethod');
     const info: FunctionInfo = {
       id: this.functions.length,
       unit,
+      module: this.units[unit].module,
       node,
       name,
       params,
       parent,
-      className: cls?.name,
+      className: cls?.key,
       selfName: cls && !isStatic && !isClassMethod && params.length > 0 && !params[0].variadic ? params[0].name : undefined,
       noGrad: decoratorNames.some((d) => d === 'torch.no_grad' || d === 'torch.inference_mode'),
       body,
     };
     this.functions.push(info);
     if (cls) cls.methods.set(name, info);
-    else if (parent === -1) this.topFunctions.set(name, info);
+    else if (parent === -1) this.moduleOf(unit).topFunctions.set(name, info);
     this.indexBlock(unit, body, info.id, undefined);
   }
 
-  private decoratorName(expr: Node): string {
+  private decoratorName(unit: number, expr: Node): string {
     const callee = expr.type === 'call' ? field(expr, 'function') : expr;
     if (!callee) return '';
-    return this.imports.qualify(callee) ?? callee.text;
+    return this.importsAt(unit).qualify(callee) ?? callee.text;
   }
 
   private indexClass(unit: number, node: Node, parent: number): void {
@@ -129,8 +276,12 @@ export class Program {
     if (!name || !body) return;
     const superclasses = field(node, 'superclasses');
     const baseNodes = superclasses ? children(superclasses).filter((c) => c.type !== 'keyword_argument') : [];
-    const cls: ClassInfo = { name, unit, node, baseNodes, methods: new Map(), isModule: false };
-    if (parent === -1) this.classes.set(name, cls);
+    const module = this.units[unit].module;
+    const cls: ClassInfo = { name, key: module === 0 ? name : `${name}@${module}`, unit, module, node, baseNodes, methods: new Map(), isModule: false };
+    if (parent === -1) {
+      this.classes.set(cls.key, cls);
+      this.modules[module].classes.set(name, cls);
+    }
     this.indexBlock(unit, body, parent, cls);
   }
 
@@ -158,14 +309,30 @@ export class Program {
   }
 
   private subclassesModule(cls: ClassInfo, seen: Set<string>): boolean {
-    if (seen.has(cls.name)) return false;
-    seen.add(cls.name);
+    if (seen.has(cls.key)) return false;
+    seen.add(cls.key);
     return cls.baseNodes.some((base) => {
-      const q = this.imports.qualify(base);
+      const q = this.importsAt(cls.unit).qualify(base);
       if (q === 'torch.nn.Module' || q === 'torch.nn.modules.module.Module' || (q && /^torch\.nn\.[A-Z]\w*$/.test(q))) return true;
-      const local = this.classes.get(base.text);
+      const local = this.baseClass(cls, base);
       return !!local && this.subclassesModule(local, seen);
     });
+  }
+
+  /** A base class written in `cls`'s module: one of that module's classes, or an imported one. */
+  private baseClass(cls: ClassInfo, base: Node): ClassInfo | undefined {
+    if (base.type === 'identifier') return this.localClass(cls.unit, base.text);
+    const q = this.importsAt(cls.unit).qualify(base);
+    const m = q ? this.member(cls.unit, q) : undefined;
+    return m?.kind === 'class' ? m.cls : undefined;
+  }
+
+  private firstBase(cls: ClassInfo): ClassInfo | undefined {
+    for (const b of cls.baseNodes) {
+      const found = this.baseClass(cls, b);
+      if (found) return found;
+    }
+    return undefined;
   }
 
   /** Names and evidence of a scope's body; computed once, shared by every round. */
@@ -175,28 +342,40 @@ export class Program {
     return facts;
   }
 
-  /** The class and its base classes defined in the program, nearest first. */
-  classLineage(className: string): string[] {
+  /** The class and its base classes defined in the program, nearest first (ClassInfo keys). */
+  classLineage(classKey: string): string[] {
     const out: string[] = [];
-    let cls = this.classes.get(className);
-    while (cls && !out.includes(cls.name)) {
-      out.push(cls.name);
-      cls = cls.baseNodes.map((b) => this.classes.get(b.text)).find((c) => !!c);
+    let cls = this.classes.get(classKey);
+    while (cls && !out.includes(cls.key)) {
+      out.push(cls.key);
+      cls = this.firstBase(cls);
     }
     return out;
   }
 
   /** The function or class method a call names, with how many leading params the call skips. */
-  methodOf(className: string | undefined, method: string): FunctionInfo | undefined {
-    if (!className) return undefined;
+  methodOf(classKey: string | undefined, method: string): FunctionInfo | undefined {
+    if (!classKey) return undefined;
     const seen = new Set<string>();
-    let cls = this.classes.get(className);
-    while (cls && !seen.has(cls.name)) {
-      seen.add(cls.name);
+    let cls = this.classes.get(classKey);
+    while (cls && !seen.has(cls.key)) {
+      seen.add(cls.key);
       const m = cls.methods.get(method);
       if (m) return m;
-      cls = cls.baseNodes.map((b) => this.classes.get(b.text)).find((c) => !!c);
+      cls = this.firstBase(cls);
     }
     return undefined;
   }
+}
+
+/** Every module an import may load: `a.b.c` loads `a`, `a.b` and `a.b.c`; `.utils.train` may be a submodule. */
+function moduleCandidates(qualified: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const q of qualified) {
+    const dots = /^\.*/.exec(q)![0];
+    const parts = q.slice(dots.length).split('.').filter((p) => p !== '');
+    if (dots && parts.length <= 1) out.add(dots);
+    for (let i = 1; i <= parts.length; i++) out.add(dots + parts.slice(0, i).join('.'));
+  }
+  return [...out];
 }

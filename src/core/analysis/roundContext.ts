@@ -1,7 +1,8 @@
 // What expression evaluation and statement execution share during one round.
 import type { Node } from '../python/pyNode';
 import type { Frame, Summaries } from './frame';
-import type { Program } from './program';
+import type { CallResult } from './callContexts';
+import type { FunctionInfo, Program } from './program';
 import type { AnalysisEvents, OperationRole } from './ruleApi';
 import type { Arg, Value } from './values';
 
@@ -13,6 +14,10 @@ export interface RoundContext {
   next: Summaries;
   /** Where evaluation reports what the rules look at; the dispatcher decides who hears it. */
   events: AnalysisEvents;
+  /** A module-level variable of a module of the program (its final state), for importers. */
+  moduleValue(module: number, name: string): Value | undefined;
+  /** What `fn` does when called with these parameter values; undefined when it cannot say (recursion, depth). */
+  callInContext(fn: FunctionInfo, args: ReadonlyMap<string, Value>): CallResult | undefined;
   /** Binds `value` to an assignment target (identifier, attribute, pattern). */
   assign(frame: Frame, target: Node, value: Value): void;
 }

@@ -1,0 +1,62 @@
+// Per-function summaries, parametric in their inputs: a call of one of the program's
+// functions is understood with the values this call passes, not the join of every call
+// site. `def calc_loss(inputs, targets, model, device)` that moves its inputs returns a
+// tensor on the model's device at each call; `def to_cpu(t): return t.cpu()` returns the
+// CPU for any input. Each (function, argument values) pair is interpreted once per round,
+// muted (the body's own findings come from its ordinary run), and remembered.
+import type { FunctionInfo } from './program';
+import type { Value } from './values';
+
+/** What one call of a function did, for these arguments. */
+export interface CallResult {
+  /** The join of the values it returned; undefined when it never returns a value. */
+  returned?: Value;
+  /** Each parameter's value when the body ended (a module moved in place shows here). */
+  params: Map<string, Value>;
+}
+
+/** Nested calls are followed this deep; deeper ones use the joined summary. */
+export const MAX_CONTEXT_DEPTH = 4;
+/** Distinct (function, arguments) pairs interpreted per round, at most. */
+const MAX_CONTEXTS = 2000;
+
+export class CallContexts {
+  private readonly results = new Map<string, CallResult>();
+  private readonly active = new Set<number>();
+  private readonly generators = new Map<number, boolean>();
+
+  /**
+   * The result of calling `fn` with `args` (parameter name to value): remembered, or
+   * computed by `run`. Undefined where a summary cannot be parametric: recursion, a
+   * generator (its call returns an iterator, not what it yields), nested functions
+   * (their closure state is not tracked per call), or too deep or too many calls.
+   */
+  resultOf(fn: FunctionInfo, args: ReadonlyMap<string, Value>, run: () => CallResult): CallResult | undefined {
+    if (fn.parent !== -1 || this.active.has(fn.id) || this.active.size >= MAX_CONTEXT_DEPTH || this.isGenerator(fn)) return undefined;
+    const key = `${fn.id}(${[...args].map(([name, v]) => `${name}=${valueKey(v)}`).join(',')})`;
+    const known = this.results.get(key);
+    if (known) return known;
+    if (this.results.size >= MAX_CONTEXTS) return undefined;
+    this.active.add(fn.id);
+    try {
+      const result = run();
+      this.results.set(key, result);
+      return result;
+    } finally {
+      this.active.delete(fn.id);
+    }
+  }
+
+  private isGenerator(fn: FunctionInfo): boolean {
+    let g = this.generators.get(fn.id);
+    if (g === undefined) this.generators.set(fn.id, (g = /\byield\b/.test(fn.body.text)));
+    return g;
+  }
+}
+
+/** What of a value can change what a function does with it (its origin only changes messages). */
+function valueKey(v: Value): string {
+  const flags = `${v.scalar ? 's' : ''}${v.placeless ? 'p' : ''}${v.movesInputs ? 'm' : ''}${v.batch ? 'b' : ''}`;
+  const elements = v.elements ? `[${v.elements.map(valueKey).join(',')}]` : '';
+  return `${v.kind[0]}${v.place}${v.grad[0]}${flags}${v.className ?? ''}${v.deviceText ? `@${v.deviceText}` : ''}${elements}`;
+}

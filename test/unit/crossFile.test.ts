@@ -1,0 +1,102 @@
+// Imports of the project's own modules: classes, functions and module-level values of
+// model.py / config.py / a package reach the analysed file (issue 10, "Across files").
+import { strict as assert } from 'assert';
+import * as path from 'path';
+import { createModuleResolver, initPythonParser } from '../../src/core/analysis';
+import type { ProjectContext } from '../../src/core/analysis';
+import { coreCellFindings, coreFindings, formatFindings } from './helpers/analysis';
+
+const ROOT = path.resolve('/project');
+
+/** A project in memory: relative path → text; reads of anything else find nothing. */
+function project(files: Record<string, string>, analysed = 'train.py'): ProjectContext {
+  const byPath = new Map(Object.entries(files).map(([rel, text]) => [path.join(ROOT, rel), text]));
+  return { path: path.join(ROOT, analysed), modules: createModuleResolver([ROOT], (p) => byPath.get(p)) };
+}
+
+const CONFIG_CUDA = 'import torch\ndevice = torch.device("cuda")\n';
+const CONFIG_CPU = 'import torch\ndevice = torch.device("cpu")\n';
+const MODEL = [
+  'import torch.nn as nn',
+  '',
+  'class Net(nn.Module):',
+  '    def __init__(self):',
+  '        super().__init__()',
+  '        self.fc = nn.Linear(10, 2)',
+  '',
+  '    def forward(self, x):',
+  '        return self.fc(x)',
+  '',
+].join('\n');
+const TRAIN = [
+  'import torch',
+  'from model import Net',
+  'from config import device',
+  '',
+  'predictor = Net()',
+  'predictor.to(device)',
+  'x = torch.randn(4, 10)',
+  'y = predictor(x)',
+  '',
+].join('\n');
+
+function codesAndLines(source: string, ctx: ProjectContext): Array<[string, number]> {
+  return coreFindings(source, { project: ctx }).map((f) => [f.code, f.range.start.line + 1]);
+}
+
+/** Findings that claim a place for certain ("is on an accelerator"), not a guess from a called name ("may be"). */
+function certain(source: string, ctx?: ProjectContext): Array<[string, number]> {
+  return coreFindings(source, ctx ? { project: ctx } : {}).filter((f) => !/ may be /.test(f.message)).map((f) => [f.code, f.range.start.line + 1]);
+}
+
+describe('analysis across files: imports of project modules', () => {
+  before(async () => {
+    await initPythonParser();
+  });
+
+  it('finds DD001 in train.py only because model.py defines a Module and config.py a CUDA device', () => {
+    const ctx = project({ 'train.py': TRAIN, 'model.py': MODEL, 'config.py': CONFIG_CUDA });
+    const findings = coreFindings(TRAIN, { project: ctx });
+    assert.deepEqual(findings.map((f) => [f.code, f.range.start.line + 1]), [['DD001', 8]], formatFindings(findings));
+    assert.match(findings[0].message, /`predictor` is on an accelerator \(moved to device on line 6\)/);
+    // Without the project, Net and device are unknown imports: at most a guess ("may be").
+    assert.deepEqual(certain(TRAIN), []);
+    // What the other files say decides it: a CPU device, or a Net that is not a Module.
+    assert.deepEqual(codesAndLines(TRAIN, project({ 'model.py': MODEL, 'config.py': CONFIG_CPU })), []);
+    assert.deepEqual(certain(TRAIN, project({ 'model.py': 'class Net:\n    pass\n', 'config.py': CONFIG_CUDA })), []);
+    assert.deepEqual(certain(TRAIN, project({ 'model.py': MODEL })), []);
+  });
+
+  it('follows `import config as cfg`, `import pkg.models as m` and relative imports inside a package', () => {
+    const train = 'import torch\nimport config as cfg\nimport pkg.models as m\nnet = m.Net()\nnet.to(cfg.device)\nnet(torch.ones(2, 10))\n';
+    const files = { 'config.py': CONFIG_CUDA, 'pkg/__init__.py': '', 'pkg/models.py': 'from .layers import Net\n', 'pkg/layers.py': MODEL };
+    assert.deepEqual(codesAndLines(train, project(files)), [['DD001', 6]]);
+    // From pkg/sub/train.py, `..config` is pkg/config.py (the CPU) and `...config` the root's (CUDA).
+    const relative = (dots: string) => `import torch\nfrom ${dots}config import device\nfrom .layers import Net\nnet = Net()\nnet.to(device)\nnet(torch.ones(2, 10))\n`;
+    const nested = { 'config.py': CONFIG_CUDA, 'pkg/__init__.py': '', 'pkg/config.py': CONFIG_CPU, 'pkg/sub/__init__.py': '', 'pkg/sub/layers.py': MODEL };
+    assert.deepEqual(codesAndLines(relative('..'), project(nested, 'pkg/sub/train.py')), []);
+    assert.deepEqual(codesAndLines(relative('...'), project(nested, 'pkg/sub/train.py')), [['DD001', 6]]);
+  });
+
+  it('reads what an imported function returns and what an imported base class is', () => {
+    const utils = 'import torch\n\ndef get_device():\n    return torch.device("cuda")\n\ndef make_batch():\n    return torch.zeros(2, 10)\n';
+    const train = 'from utils import get_device, make_batch\nimport torch\nfrom model import Net\nnet = Net().to(get_device())\nout = net(make_batch())\n';
+    assert.deepEqual(codesAndLines(train, project({ 'utils.py': utils, 'model.py': MODEL })), [['DD001', 5]]);
+    const sub = 'import torch\nfrom model import Net\nclass Bigger(Net):\n    pass\nnet = Bigger()\nnet.to("cuda")\nnet(torch.zeros(1, 10))\n';
+    assert.deepEqual(codesAndLines(sub, project({ 'model.py': MODEL })), [['DD001', 7]]);
+  });
+
+  it('never reports findings inside imported modules, survives import cycles and missing or failing reads', () => {
+    const broken = 'import torch\nt = torch.ones(2).cuda()\nt.numpy()\nfrom train import x\n';
+    const train = 'import torch\nfrom helpers import t\nx = 1\n';
+    assert.deepEqual(codesAndLines(train, project({ 'helpers.py': broken, 'train.py': train })), []);
+    const failing: ProjectContext = { path: path.join(ROOT, 'train.py'), modules: { resolve: () => { throw new Error('EACCES'); } } };
+    assert.deepEqual(coreFindings(TRAIN, { project: failing }), coreFindings(TRAIN));
+  });
+
+  it('resolves imports in notebook cells from the notebook’s folder', () => {
+    const cells = ['import torch\nfrom model import Net\nfrom config import device\n', 'model = Net()\nmodel.to(device)\n', 'model(torch.randn(1, 10))\n'];
+    const ctx = project({ 'model.py': MODEL, 'config.py': CONFIG_CUDA }, 'explore.ipynb');
+    assert.deepEqual(coreCellFindings(cells, { project: ctx }).map((c) => [c.cellIndex, c.finding.code]), [[2, 'DD001']]);
+  });
+});
