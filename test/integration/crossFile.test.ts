@@ -1,6 +1,7 @@
 // Cross-file analysis in the editor: train.py's DD001 exists because model.py defines an
 // nn.Module and config.py says the device is CUDA. Editing config.py in the editor, without
-// saving, updates train.py's diagnostics: open documents override the files on disk.
+// saving, updates train.py's diagnostics: open documents override the files on disk. A
+// change on disk of a file that is not open reaches the server through the file watcher.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -52,5 +53,15 @@ describe('cross-file analysis', () => {
 
     await replaceInDocument(config, 'torch.device("cpu")', 'torch.device("cuda")');
     await waitForDiagnostics(train.uri, 'DD001 back after config.py is CUDA again', (ds) => ds.some((d) => isCrossFileFinding(train, d)));
+  });
+
+  it('train.py\'s DD001 follows a change on disk of the config.py it imports (not open: the file watcher)', async () => {
+    const folder = copyProject();
+    const train = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(folder, 'train.py')));
+    await vscode.window.showTextDocument(train);
+    await waitForDiagnostics(train.uri, 'DD001 on x in model(x), through model.py and config.py', (ds) => ds.some((d) => isCrossFileFinding(train, d)));
+    const config = path.join(folder, 'config.py');
+    fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace('torch.device("cuda")', 'torch.device("cpu")'));
+    await waitForCodeGone(train.uri, 'DD001');
   });
 });
