@@ -4,7 +4,9 @@
 //   - the first diagnostics of train.py after opening it (every module it imports read from
 //     disk), against the same text as an untitled document (no project, nothing imported);
 //   - re-analysis after an edit in an imported module: both open, one didChange to
-//     models/net.py, until train.py's diagnostics are published again.
+//     models/net.py, until train.py's diagnostics are published again;
+//   - the first diagnostics again with 4,800 unrelated .py files beside the project (5,000 in
+//     the workspace): nothing is indexed up front, so they should cost nothing.
 // It measures and prints; nothing here is a test. `tsx scripts/bench-cross-file.ts` alone.
 import * as fs from 'fs';
 import * as os from 'os';
@@ -17,6 +19,7 @@ const FILES = 200;
 const OPENS = Number(process.env.BENCH_REPEATS ?? 5);
 const EDITS = Number(process.env.BENCH_KEYSTROKES ?? 40);
 const BLOCKS = 95;
+const LARGE_WORKSPACE = 5_000;
 const UTILS = FILES - BLOCKS - 5; // + config.py, train.py, models/__init__.py, models/net.py, utils/__init__.py
 
 const CONFIG = 'import torch\n\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\nlearning_rate = 0.01\n';
@@ -42,6 +45,18 @@ const TRAIN = 'import torch\nfrom config import device, learning_rate\nfrom mode
   'from utils.layers_5 import scale_5\nfrom utils.layers_50 import zeros_50\n\n' +
   'model = Net().to(device)\nextra = Block9().to(device)\noptimizer = torch.optim.SGD(model.parameters(), lr=learning_rate)\n' +
   'x = torch.randn(4, 10)\ny = model(x)\nz = scale_5(y) + zeros_50(10)\n';
+
+/** Files nobody imports, in folders of 100, so that the workspace holds `total` .py files. */
+function addUnrelatedFiles(root: string, total: number): void {
+  for (let k = 0; k < total - FILES; k++) {
+    const folder = path.join(root, 'unrelated', `part_${Math.floor(k / 100)}`);
+    if (k % 100 === 0) fs.mkdirSync(folder, { recursive: true });
+    fs.writeFileSync(path.join(folder, `script_${k}.py`), `import torch
+
+value_${k} = torch.zeros(${k % 10 + 1})
+`);
+  }
+}
 
 /** Writes the project; returns its folder. */
 export function generateProject(): string {
@@ -135,12 +150,16 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>
 
 export async function crossFileSection(): Promise<void> {
   const root = generateProject();
+  const large = generateProject();
   try {
-    const train = pathToFileURL(path.join(root, 'train.py')).href;
+    addUnrelatedFiles(large, LARGE_WORKSPACE);
+    const trainIn = (folder: string) => pathToFileURL(path.join(folder, 'train.py')).href;
     const withProject: OpenFigures[] = [];
+    const inLarge: OpenFigures[] = [];
     const alone: OpenFigures[] = [];
-    for (let r = 0; r < OPENS; r++) { // in turn, so drift hits both alike
-      withProject.push(await timeFirstDiagnostics(root, train, TRAIN));
+    for (let r = 0; r < OPENS; r++) { // in turn, so drift hits all alike
+      withProject.push(await timeFirstDiagnostics(root, trainIn(root), TRAIN));
+      inLarge.push(await timeFirstDiagnostics(large, trainIn(large), TRAIN));
       alone.push(await timeFirstDiagnostics(root, `untitled:Untitled-${r}`, TRAIN));
     }
     const updates = (await timeDependentUpdates(root, EDITS)).sort((a, b) => a - b);
@@ -151,6 +170,7 @@ export async function crossFileSection(): Promise<void> {
       ['what', 'median ms', 'p95 ms', 'runs', 'resolved (server debug log)'],
       [
         ['open train.py -> first diagnostics (fresh server)', fixed(median(withProject.map((f) => f.ms))), '-', String(OPENS), withProject[0]?.resolved ?? 'n/a'],
+        [`the same, ${LARGE_WORKSPACE.toLocaleString('en-US')} .py files in the workspace`, fixed(median(inLarge.map((f) => f.ms))), '-', String(OPENS), inLarge[0]?.resolved ?? 'n/a'],
         ['same text untitled (no project) -> first diagnostics', fixed(median(alone.map((f) => f.ms))), '-', String(OPENS), '-'],
         updates.length > 0
           ? ['edit open models/net.py -> train.py re-published', fixed(quantile(updates, 0.5)), fixed(quantile(updates, 0.95)), String(updates.length), '-']
@@ -159,6 +179,7 @@ export async function crossFileSection(): Promise<void> {
     );
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(large, { recursive: true, force: true });
   }
 }
 
