@@ -17,6 +17,7 @@ import { FileAnalyzer, type AnalysisResult } from '../../src/server/fileAnalyzer
 import { FindingStore } from '../../src/server/findingStore';
 import { Linter, LinterDeps } from '../../src/server/linter';
 import { ModuleDependents } from '../../src/server/moduleDependents';
+import { ProjectFiles } from '../../src/server/projectFiles';
 import { OverlaySync, type OpenText, type ProjectRequest } from '../../src/server/projectRequest';
 import { ServerLog } from '../../src/server/serverLog';
 import { DEFAULT_SETTINGS } from '../../src/server/settings';
@@ -173,6 +174,23 @@ describe('server: cross-file analysis', () => {
     assert.deepStrictEqual(sync.update(request()), { set: [{ path: '/w/model.py', text: '/w/model.py@2' }], drop: ['/w/config.py'] });
     sync.reset();
     assert.strictEqual(sync.update(request()).set.length, 1, 'after a reset everything but the analysed document again');
+  });
+
+  it('ProjectFiles: an open text overrides the disk, within the same size limit, and reads are recorded', () => {
+    const files = new ProjectFiles();
+    fs.writeFileSync(path.join(tmp, 'config.py'), 'disk\n');
+    fs.writeFileSync(path.join(tmp, 'big.py'), 'x'.repeat(100));
+    files.applyOverlay({ set: [{ path: path.join(tmp, 'config.py'), text: 'open\n' }, { path: path.join(tmp, 'huge.py'), text: 'é'.repeat(40) }], drop: [] });
+    const session = files.begin({ path: path.join(tmp, 'train.py'), roots: [], maxModuleBytes: 50 });
+    const resolve = (name: string) => session.context.modules.resolve(path.join(tmp, 'train.py'), name, 0)?.source;
+    assert.strictEqual(resolve('config'), 'open\n');
+    assert.strictEqual(resolve('huge'), undefined, '80 UTF-8 bytes, over 50');
+    assert.strictEqual(resolve('big'), undefined);
+    const use = session.finish();
+    assert.deepStrictEqual(use.found, [path.join(tmp, 'config.py')]);
+    assert.ok(use.missing.includes(path.join(tmp, 'huge.py')) && use.missing.includes(path.join(tmp, 'big.py')));
+    files.applyOverlay({ set: [], drop: [path.join(tmp, 'config.py')] });
+    assert.strictEqual(files.begin({ path: path.join(tmp, 'train.py'), roots: [], maxModuleBytes: 0 }).context.modules.resolve(path.join(tmp, 'train.py'), 'config', 0)?.source, 'disk\n');
   });
 
   it('ModuleDependents maps files to the documents that read them', () => {
