@@ -5,7 +5,15 @@
 // CPU for any input. Each (function, argument values) pair is interpreted once per round,
 // muted (the body's own findings come from its ordinary run), and remembered.
 import type { FunctionInfo } from './program';
-import type { Value } from './values';
+import type { Arg, Value } from './values';
+
+/** A parameter of this call, on the CPU, met an accelerator inside: `other` is what it met. */
+export interface ParamMeeting {
+  param: string;
+  other: Arg;
+  /** Where inside (the operation), for the message. */
+  at: Arg['node'];
+}
 
 /** What one call of a function did, for these arguments. */
 export interface CallResult {
@@ -13,6 +21,8 @@ export interface CallResult {
   returned?: Value;
   /** Each parameter's value when the body ended (a module moved in place shows here). */
   params: Map<string, Value>;
+  /** CPU parameters that met an accelerator inside: reported at each call site's argument. */
+  meetings: ParamMeeting[];
 }
 
 /** Nested calls are followed this deep; deeper ones use the joined summary. */

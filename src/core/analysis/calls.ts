@@ -22,7 +22,7 @@ export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   if (qualified) {
     const member = ctx.program.member(frame.unit, qualified);
     if (member?.kind === 'class') return instantiate(ctx, ex, frame, call, member.cls, args);
-    if (member?.kind === 'function') return callFunction(ctx, ex, frame, member.fn, args);
+    if (member?.kind === 'function') return callFunction(ctx, ex, frame, call, member.fn, args);
     if (member?.kind === 'value') return evalValueCall(ctx, ex, frame, call, callee, ex.eval(frame, callee), args);
     return evalTorchCall(ctx, ex, frame, call, qualified, args);
   }
@@ -198,7 +198,7 @@ function flattenTensorArgs(ex: Evaluator, frame: Frame, args: Arg[], q: string):
 function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, name: string, args: CallArguments): Value | undefined {
   if (frame.env.has(name)) return undefined; // a local variable shadows the definition
   const fn = ctx.program.localFunction(frame.unit, name);
-  if (fn) return callFunction(ctx, ex, frame, fn, args);
+  if (fn) return callFunction(ctx, ex, frame, call, fn, args);
   const cls = ctx.program.localClass(frame.unit, name);
   if (cls) return instantiate(ctx, ex, frame, call, cls, args);
   if (name === 'next' || name === 'iter') {
@@ -217,10 +217,21 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
  * method with `skip` 1 for its `self`): what it returns for these arguments, and the
  * modules it moved in place, from its parametric summary; the joined summary otherwise.
  */
-function callFunction(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: FunctionInfo, args: CallArguments, skip = 0): Value {
+function callFunction(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, fn: FunctionInfo, args: CallArguments, skip = 0): Value {
   const site = recordCallSite(ctx, ex, frame, fn, args, skip);
   const result = ctx.callInContext(fn, site.bound);
   if (!result) return ctx.previous.returns.get(fn.id) ?? UNKNOWN;
+  for (const m of result.meetings) {
+    const arg = site.args.find((a) => a.param === m.param);
+    const value = site.bound.get(m.param);
+    if (!arg || !value) continue;
+    // Inside another function interpreted for its call site: that caller's parameter, if it is one.
+    if (frame.meetings) {
+      if (value.param) frame.meetings.push({ ...m, param: value.param });
+    } else {
+      ctx.events.argumentMeetsAccelerator(frame, call, { node: arg.node, value }, m.other, { unit: fn.unit, node: m.at });
+    }
+  }
   for (const { node, param } of site.args) {
     const before = site.bound.get(param);
     const after = result.params.get(param);
@@ -302,7 +313,7 @@ function evalMethodCall(
   const ownClass = frame.fn?.selfName && recvKey === frame.fn.selfName ? frame.fn.className : undefined;
   const recv = ownClass ? value('other', UNTRACKED, { className: ownClass }) : ex.eval(frame, objNode);
   const userMethod = ctx.program.methodOf(recv.className, method);
-  if (userMethod && !['to', 'cuda', 'cpu'].includes(method)) return callFunction(ctx, ex, frame, userMethod, args, userMethod.selfName ? 1 : 0);
+  if (userMethod && !['to', 'cuda', 'cpu'].includes(method)) return callFunction(ctx, ex, frame, call, userMethod, args, userMethod.selfName ? 1 : 0);
   if (method === 'to' || method === 'cuda' || method === 'cpu') {
     return evalMove(ctx, ex, frame, call, objNode, recvKey, recv, method, discarded);
   }

@@ -3,6 +3,7 @@
 // values, and `self.x` attributes per class.
 import type { Node } from '../python/pyNode';
 import { Env } from './env';
+import type { ParamMeeting } from './callContexts';
 import type { FunctionInfo } from './program';
 import { joinValues, LoaderLoop, Place, sameValue, Value } from './values';
 
@@ -87,6 +88,8 @@ export interface Frame {
   evidence: Map<string, 'tensor' | 'module' | 'both'>;
   /** Node of the `if __name__ == "__main__"` style blocks are plain code. */
   scopeNode: Node;
-  /** A call interpreted for one call site's arguments collects what it returns here. */
+  /** A call interpreted for one call site's arguments collects what it returns here, */
   returns?: Value[];
+  /** and its CPU parameters that met an accelerator (filled by the rule dispatcher). */
+  meetings?: ParamMeeting[];
 }

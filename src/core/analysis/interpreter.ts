@@ -11,7 +11,7 @@ import { Frame, Summaries } from './frame';
 import { bindLoopTarget } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { NO_GRAD_CONTEXTS } from './torchApi';
-import { joinValues, UNKNOWN, Value } from './values';
+import { CPU, joinValues, UNKNOWN, Value } from './values';
 import { evalCall } from './calls';
 import { CallContexts, CallResult } from './callContexts';
 
@@ -59,7 +59,7 @@ export class Interpreter implements RoundContext {
     let moduleFrame: Frame | undefined;
     for (const unit of info.units) {
       const root = unit.root;
-      const facts = this.program.factsOf(root);
+      const facts = this.program.factsOf(root, unit.index);
       for (const n of facts.names) names.add(n);
       // A cell (or a file) continues from where the previous one left the module's state:
       // a top-level `if`/`for`/`try` replaces the frame's environment with the joined one.
@@ -78,12 +78,15 @@ export class Interpreter implements RoundContext {
     return this.contexts.resultOf(fn, args, () => {
       const outer = this.moduleEnvs[fn.module] ?? this.liveModuleFrames[fn.module]?.env ?? new Env();
       const env = new Env();
-      for (const p of fn.params) env.set(p.name, args.get(p.name) ?? UNKNOWN);
+      for (const p of fn.params) {
+        const v = args.get(p.name);
+        env.set(p.name, v && v.kind !== 'unknown' ? { ...v, param: p.name } : v ?? UNKNOWN);
+      }
       if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
-      const facts = this.program.factsOf(fn.body);
+      const facts = this.program.factsOf(fn.body, fn.unit);
       const frame: Frame = {
         id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, defaultDevices: [], loops: [], muted: 1,
-        names: facts.names, evidence: facts.evidence, scopeNode: fn.node, deviceAware: facts.deviceAware, returns: [],
+        names: facts.names, evidence: facts.evidence, scopeNode: fn.node, deviceAware: facts.deviceAware, returns: [], meetings: [],
       };
       this.execBlock(frame, fn.body);
       const params = new Map<string, Value>();
@@ -91,13 +94,16 @@ export class Interpreter implements RoundContext {
         const v = frame.env.get(p.name);
         if (v) params.set(p.name, v);
       }
-      const returned = frame.returns!.length ? frame.returns!.reduce(joinValues) : undefined;
-      return { returned, params };
+      // The tags name this function's parameters: they mean nothing to the caller.
+      for (const [name, v] of params) if (v.param) params.set(name, { ...v, param: undefined });
+      const joined = frame.returns!.length ? frame.returns!.reduce(joinValues) : undefined;
+      const returned = joined?.param ? { ...joined, param: undefined } : joined;
+      return { returned, params, meetings: frame.meetings! };
     });
   }
 
   private runFunction(fn: FunctionInfo, outer: Env): Env {
-    const facts = this.program.factsOf(fn.body);
+    const facts = this.program.factsOf(fn.body, fn.unit);
     const names = new Set([...facts.names, ...fn.params.map((p) => p.name)]);
     const env = new Env();
     const params = this.previous.params.get(fn.id);
@@ -172,7 +178,28 @@ export class Interpreter implements RoundContext {
     const left = field(node, 'left');
     if (!right) return; // annotation only: `x: int`
     const v = right.type === 'assignment' ? this.execChained(frame, right) : this.ex.eval(frame, right);
-    if (left) this.assign(frame, left, v);
+    if (left) this.assign(frame, left, v === UNKNOWN ? this.importedModuleInstance(frame, left, right) ?? v : v);
+  }
+
+  /**
+   * `net = TransformerNet()` of a class imported from outside the analysed program, where
+   * the scope treats `net` as a module (`net.parameters()`, `net.eval()`): an nn.Module is
+   * built on the CPU, as the program's own would be. Not when the call names a device (it
+   * may place itself) or the class is one of the project's (its own summary says).
+   */
+  private importedModuleInstance(frame: Frame, left: Node, right: Node): Value | undefined {
+    const key = dottedKey(unparen(left));
+    const facts = this.program.factsOf(frame.fn ? frame.fn.body : frame.scopeNode, frame.unit);
+    if (!key || right.type !== 'call' || !facts.moduleMethods.has(key) || frame.evidence.get(key) !== 'module') return undefined;
+    const callee = field(right, 'function');
+    const q = callee && this.program.importsAt(frame.unit).qualify(callee);
+    if (!q || q.startsWith('torch') || !/^[A-Z][A-Za-z0-9]*$/.test(q.slice(q.lastIndexOf('.') + 1))) return undefined;
+    if (/device|cuda|mps|gpu/i.test(right.text) || this.program.member(frame.unit, q)) return undefined;
+    return {
+      kind: 'module', place: CPU, grad: 'unknown',
+      origin: { unit: frame.unit, node: right, what: 'created on the CPU here' },
+      factory: { unit: frame.unit, node: right, scope: frame.id },
+    };
   }
 
   /** `a = b = value`: tree-sitter nests the second assignment as the right side. */
@@ -265,7 +292,7 @@ export class Interpreter implements RoundContext {
     const body = field(stmt, 'body');
     if (!left || !right || !body) return;
     this.ex.eval(frame, right);
-    const loop = bindLoopTarget(this, frame, stmt, left, right);
+    const loop = bindLoopTarget(this, frame, stmt, left, right, (key) => this.ex.lookup(frame, key));
     if (loop) frame.loops.push(loop.info);
     this.loop(frame, body, () => loop ? loop.bind() : this.assign(frame, left, UNKNOWN));
     if (loop) {

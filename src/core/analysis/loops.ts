@@ -4,7 +4,7 @@ import type { Node } from '../python/pyNode';
 import { callArguments, children, dottedKey, field, unparen } from '../python/syntax';
 import type { RoundContext } from './roundContext';
 import type { Frame } from './frame';
-import { CPU, LoaderLoop, OTHER, UNKNOWN, value } from './values';
+import { CPU, LoaderLoop, OTHER, UNKNOWN, value, Value } from './values';
 
 const PROGRESS_WRAPPERS = new Set(['tqdm', 'tqdm.tqdm', 'tqdm.auto.tqdm', 'tqdm.notebook.tqdm', 'tqdm.rich.tqdm', 'rich.progress.track', 'track', 'iter']);
 
@@ -16,7 +16,10 @@ export interface BoundLoop {
 
 type Binding = { target: Node; kind: 'batch' | 'index' | 'unknown' };
 
-export function bindLoopTarget(ctx: RoundContext, frame: Frame, stmt: Node, left: Node, right: Node): BoundLoop | undefined {
+/** `lookup` reads a variable as expressions do (a method's `self.loader` is the class's attribute). */
+export function bindLoopTarget(
+  ctx: RoundContext, frame: Frame, stmt: Node, left: Node, right: Node, lookup: (key: string) => Value,
+): BoundLoop | undefined {
   const bindings: Binding[] = [];
   let loaderText: string | undefined;
   const visit = (target: Node, iterable: Node): void => {
@@ -35,7 +38,7 @@ export function bindLoopTarget(ctx: RoundContext, frame: Frame, stmt: Node, left
       }
       if (wrapped === 'progress' && args[0]) return visit(target, args[0]);
     }
-    if (isLoader(ctx, frame, it)) {
+    if (isLoader(ctx, frame, it, lookup)) {
       loaderText ??= it.text;
       collectNames(target, bindings);
       return;
@@ -69,10 +72,10 @@ function wrapperOf(ctx: RoundContext, frame: Frame, node: Node): 'enumerate' | '
   return PROGRESS_WRAPPERS.has(name) ? 'progress' : undefined;
 }
 
-function isLoader(ctx: RoundContext, frame: Frame, node: Node): boolean {
+function isLoader(ctx: RoundContext, frame: Frame, node: Node, lookup: (key: string) => Value): boolean {
   const key = dottedKey(node);
   if (key) {
-    const v = frame.env.get(key) ?? frame.outer?.get(key);
+    const v = frame.env.get(key) ?? frame.outer?.get(key) ?? (frame.fn?.selfName && key.startsWith(`${frame.fn.selfName}.`) ? lookup(key) : undefined);
     if (v?.kind === 'loader') return true;
     // A name ending in "loader" is a hint only when nothing better is known: an instance
     // of a class of this program (a prefetcher) or another library's loader is not one.

@@ -336,9 +336,9 @@ export class Program {
   }
 
   /** Names and evidence of a scope's body; computed once, shared by every round. */
-  factsOf(body: Node): ScopeFacts {
+  factsOf(body: Node, unit: number): ScopeFacts {
     let facts = this.scopeFacts.get(body.id);
-    if (!facts) this.scopeFacts.set(body.id, (facts = scanScope(body, this.imports)));
+    if (!facts) this.scopeFacts.set(body.id, (facts = scanScope(body, this.importsAt(unit))));
     return facts;
   }
 

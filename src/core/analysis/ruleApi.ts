@@ -29,6 +29,11 @@ export interface EngineEvents {
   discardedMove(frame: Frame, call: Node, recvNode: Node, recv: Value, kind: Kind): void;
   /** A loop over a data loader ran both passes; its batch values are out of scope now. */
   loopFinished(frame: Frame, loop: LoaderLoop): void;
+  /**
+   * `helper(x)`: interpreted for this call, the function used its parameter `arg` (here
+   * on the CPU) with `other`, which is (or may be) on an accelerator, at `inside`.
+   */
+  argumentMeetsAccelerator(frame: Frame, call: Node, arg: Arg, other: Arg, inside: Located): void;
 }
 
 /**
@@ -54,6 +59,7 @@ export const EVENT_NAMES: Readonly<Record<keyof AnalysisEvents, true>> = {
   numpyConversion: true,
   discardedMove: true,
   loopFinished: true,
+  argumentMeetsAccelerator: true,
   batchReachedAccelerator: true,
 };
 

@@ -9,6 +9,8 @@ import type { Program } from './program';
 import { AnalysisEvents, EVENT_NAMES, RuleHost, UnitFinding } from './ruleApi';
 import { RULE_FACTORIES } from './rules';
 import type { RelatedLocation } from './types';
+import { Meeting, moduleCallMeetings, operationMeetings } from './rules/shared/meetings';
+import type { Arg, Value } from './values';
 
 type EventName = keyof AnalysisEvents;
 type Handler = (frame: Frame, ...rest: never[]) => void;
@@ -34,6 +36,7 @@ export class RuleDispatcher {
     for (const name of Object.keys(EVENT_NAMES) as EventName[]) {
       const handlers = subscribers.flatMap((s) => (s[name] ? [(s[name] as Handler).bind(s)] : []));
       events[name] = (frame, ...rest) => {
+        if (frame.meetings) return captureMeetings(frame, name, rest);
         if (this.quiet(frame)) return;
         for (const h of handlers) h(frame, ...rest);
       };
@@ -54,6 +57,25 @@ export class RuleDispatcher {
     const key = `${f.code}|${f.unit}|${r.start.line}:${r.start.character}|${end.line}:${end.character}`;
     if (!this.findings.has(key)) this.findings.set(key, f);
   }
+}
+
+/**
+ * A function interpreted for one call site reports nothing itself; it keeps its CPU
+ * parameters that meet an accelerator, which the call site reports at its argument.
+ */
+function captureMeetings(frame: Frame, name: EventName, rest: unknown[]): void {
+  let meetings: Meeting[] = [];
+  let at: Node | undefined;
+  if (name === 'moduleCall') {
+    const [, calleeNode, callee, args] = rest as [Node, Node, Value, Arg[]];
+    meetings = moduleCallMeetings({ node: calleeNode, value: callee }, args);
+    at = calleeNode;
+  } else if (name === 'tensorOperation') {
+    const [node, args] = rest as [Node, Arg[]];
+    meetings = operationMeetings(args);
+    at = node;
+  }
+  for (const m of meetings) if (m.cpu.value.param && at) frame.meetings!.push({ param: m.cpu.value.param, other: m.other, at });
 }
 
 /**

@@ -9,6 +9,8 @@ import { LOSS_LIKE_NAME, MODEL_LIKE_NAME, MODULE_EVIDENCE_METHODS, TENSOR_EVIDEN
 export interface ScopeFacts {
   names: Set<string>;
   evidence: Map<string, 'tensor' | 'module' | 'both'>;
+  /** Keys a Module-only method is called on (`net.parameters()`, `net.eval()`): stronger than being called. */
+  moduleMethods: Set<string>;
   deviceAware: boolean;
 }
 
@@ -16,7 +18,7 @@ const ARITHMETIC = new Set(['+', '-', '*', '/', '//', '%', '**', '@']);
 const NESTED_SCOPES = new Set(['function_definition', 'class_definition', 'lambda', 'decorated_definition']);
 
 export function scanScope(body: Node, imports: ImportTable): ScopeFacts {
-  const facts: ScopeFacts = { names: new Set(), evidence: new Map(), deviceAware: false };
+  const facts: ScopeFacts = { names: new Set(), evidence: new Map(), moduleMethods: new Set(), deviceAware: false };
   const note = (key: string | undefined, what: 'tensor' | 'module') => {
     if (!key) return;
     const old = facts.evidence.get(key);
@@ -77,7 +79,10 @@ function noteCall(
     const method = field(callee, 'attribute')?.text ?? '';
     const recv = keyOf(field(callee, 'object'));
     if (method === 'cuda') facts.deviceAware = true;
-    if (MODULE_EVIDENCE_METHODS.has(method)) note(recv, 'module');
+    if (MODULE_EVIDENCE_METHODS.has(method)) {
+      note(recv, 'module');
+      if (recv) facts.moduleMethods.add(recv);
+    }
     else if (TENSOR_EVIDENCE_METHODS.has(method)) note(recv, 'tensor');
   }
   const qualified = imports.qualify(callee);

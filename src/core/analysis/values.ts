@@ -53,6 +53,11 @@ export interface Value {
   elements?: Value[];
   /** An instance of a class defined in the analysed program. */
   className?: string;
+  /**
+   * This value is parameter `param` of a function interpreted for one call site: a CPU
+   * tensor it passes that meets an accelerator inside is reported at that call's argument.
+   */
+  param?: string;
 }
 
 export const UNKNOWN: Value = Object.freeze({ kind: 'unknown', place: UNTRACKED, grad: 'unknown' }) as Value;

@@ -8,7 +8,7 @@ import type { Frame } from '../frame';
 import { addDeviceKeyword, appendMove } from '../fixes';
 import type { OperationRole, Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
-import { ACCEL, Arg, hasAccel, isExactlyCpu, UNTRACKED, Value } from '../values';
+import { ACCEL, Arg, hasAccel, isExactlyCpu, Located, UNTRACKED, Value } from '../values';
 import { runningBatch } from './shared/batches';
 import { accelPhrase, lineOf, shortText } from './shared/describe';
 import { deviceTextFor } from './shared/deviceText';
@@ -16,7 +16,32 @@ import { deviceTextFor } from './shared/deviceText';
 export const deviceMismatch: Rule = (host) => ({
   moduleCall: (frame, _call, calleeNode, callee, args) => checkModuleCall(host, frame, calleeNode, callee, args),
   tensorOperation: (frame, _node, args, role) => checkTensorOperation(host, frame, args, role),
+  argumentMeetsAccelerator: (frame, call, arg, other, inside) => checkArgument(host, frame, call, arg, other, inside),
 });
+
+/** `helper(x)` with `x` on the CPU, where the helper uses it with an accelerator: reported at `x`. */
+function checkArgument(c: RuleHost, frame: Frame, call: Node, arg: Arg, other: Arg, inside: Located): void {
+  if (runningBatch(frame, arg.value)) {
+    c.emit.batchReachedAccelerator(frame, arg, other);
+    return;
+  }
+  const name = shortText(arg.node);
+  const otherName = shortText(other.node);
+  const callee = shortText(call, 30);
+  c.report({
+    unit: frame.unit,
+    code: 'DD001',
+    node: arg.node,
+    message: `\`${name}\` is on the CPU, but \`${callee}\` uses it with \`${otherName}\` (line ${inside.node.startPosition.row + 1}), which ` +
+      `${accelPhrase(other.value)}${lineOf(other.value)}: PyTorch raises "Expected all tensors to be on the same device". Move \`${name}\` to the same device.`,
+    related: [
+      ...c.related(inside, `\`${name}\` meets \`${otherName}\` here, inside \`${callee}\``),
+      ...c.related(other.value.origin, `\`${otherName}\` ${other.value.origin?.what ?? 'placed here'}`),
+      ...c.related(arg.value.origin, `\`${name}\` ${arg.value.origin?.what ?? 'created here'}`),
+    ],
+    fixes: mismatchFixes(frame, arg, other),
+  });
+}
 
 function checkModuleCall(c: RuleHost, frame: Frame, calleeNode: Node, callee: Value, args: Arg[]): void {
   if (callee.movesInputs) return;
