@@ -13,6 +13,7 @@
 // files and notebooks from public PyTorch repositories (../shared/tools/extract.sh). They
 // are read at bench time and never committed. Without one, the generated training script
 // of test/unit/helpers/bigScript.ts stands in, and the output says so.
+// `--only N[,M]` runs just those sections (e.g. `npm run bench -- --only 4` for the start-up).
 // Environment: BENCH_REPEATS (timed runs per figure, default 5), BENCH_KEYSTROKES
 // (timed keystrokes per size, default 40), BENCH_STARTS (lint start-ups, default 10).
 import { spawnSync } from 'child_process';
@@ -349,8 +350,21 @@ function startupSection(): void {
   }
 }
 
+/** The sections `--only 4` or `--only 1,4` names; every one without the flag. */
+function sectionsToRun(): Set<number> {
+  const flag = process.argv.indexOf('--only');
+  if (flag < 0) return new Set([1, 2, 3, 4, 5, 6]);
+  return new Set((process.argv[flag + 1] ?? '').split(',').map(Number).filter((n) => n >= 1 && n <= 6));
+}
+const SECTIONS = sectionsToRun();
+
 async function main(): Promise<void> {
-  buildDist(); // sections 2 and 3 measure the bundles: never stale ones
+  buildDist(); // sections 2, 3 and 4 measure the bundles: never stale ones
+  if (![1, 2, 3].some((n) => SECTIONS.has(n))) {
+    if (SECTIONS.has(4)) startupSection();
+    if (SECTIONS.has(5)) await crossFileSection();
+    return;
+  }
   const folder = realCodeFolder();
   let ofLines: (n: number) => string = generatedOfLines;
   let kind = 'generated';
@@ -370,19 +384,20 @@ async function main(): Promise<void> {
   }
   console.log('');
   const sized = new Map<number, string>([1_000, 5_000, 10_000, 20_000].map((n) => [n, ofLines(n)]));
-  await analysisSection([
+  if (SECTIONS.has(1)) await analysisSection([
     ['rule corpus', ruleCorpus(), undefined],
     [`${kind} 1k`, sized.get(1_000)!, undefined],
     [`${kind} 5k`, sized.get(5_000)!, 3],
     [`${kind} 20k`, sized.get(20_000)!, 3],
   ]);
-  await serverSections([[1_000, sized.get(1_000)!], [10_000, sized.get(10_000)!]]);
-  startupSection();
-  await crossFileSection();
+  if (SECTIONS.has(2) || SECTIONS.has(3)) await serverSections([[1_000, sized.get(1_000)!], [10_000, sized.get(10_000)!]]);
+  if (SECTIONS.has(4)) startupSection();
+  if (SECTIONS.has(5)) await crossFileSection();
 }
 
 // ---- the torch engine against a direct torch timing, within 10% (scripts/bench-torch-agreement.ts) ----
 async function torchAgreement(): Promise<void> {
+  if (!SECTIONS.has(6)) return;
   console.log('\n## 6. Torch engine against a direct torch timing');
   if (!torchAgreementSection()) process.exitCode = 1;
 }

@@ -7,6 +7,7 @@
 import { parseArgs as parseArgv } from 'util';
 import { DTYPES } from '../core/bench/model';
 import { isRuleSelector } from '../core/config';
+import { DEFAULT_MAX_BYTES } from '../core/python/limits';
 
 export type OutputFormat = 'text' | 'json' | 'sarif';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['text', 'json', 'sarif'];
@@ -29,10 +30,9 @@ export interface LintOptions {
 
 /**
  * The largest file lint parses unless told otherwise: the editor's deviceDoctor.maxFileBytes
- * default (a test keeps them equal). Tree-sitter's wasm aborts on about 20 MB of dense input,
- * and long before that one file costs seconds.
+ * default, one constant for both (limits.ts says why 2 MiB).
  */
-export const DEFAULT_MAX_BYTES = 262144;
+export { DEFAULT_MAX_BYTES };
 
 export interface DetectOptions {
   json: boolean;

@@ -1,6 +1,7 @@
 // Entry point of dist/cli.js (`device-doctor`, `npm start`). Wires the real process to runCli.
 import { processIo } from './io';
 import { runCli } from './main';
+import { useBaselineWasmCompiler } from './wasmTiering';
 
 // `device-doctor lint | head` closes our stdout early; that is not an error worth a trace.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -15,7 +16,10 @@ process.once('SIGINT', () => {
   process.exit(130);
 });
 
-runCli(process.argv.slice(2), processIo(), controller.signal).then(
+const argv = process.argv.slice(2);
+if (argv[0] === 'lint') useBaselineWasmCompiler();
+
+runCli(argv, processIo(), controller.signal).then(
   (status) => {
     process.exitCode = status;
   },

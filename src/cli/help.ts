@@ -30,6 +30,8 @@ mistakes. Folders are searched recursively; paths default to the current folder.
 Hidden folders, virtual environments, node_modules, __pycache__, site-packages,
 build and dist folders are skipped, and symbolic links to folders are not followed.
 Each file's nearest pyproject.toml with a [tool.device-doctor] table applies.
+A statement with a syntax error is skipped and the rest of the file checked; stderr
+says where: path:row:col: syntax error; analysis of this statement skipped
 
 Options:
   --format <format>        text (default), json (Ruff's JSON shape) or sarif (SARIF 2.1.0)
@@ -43,7 +45,7 @@ Options:
   --ignore-noqa            Report findings on lines marked '# noqa' too
   --exit-zero              Exit with 0 even when findings remain
   --max-bytes <n>          Skip files larger than n bytes (a notebook: its code cells), reported
-                           as not checked; default 262144 (256 KiB), 0 for no limit
+                           as not checked; default 2097152 (2 MiB), 0 for no limit
   -q, --quiet              Print findings only, without the summary line
   -h, --help               Show this help
 

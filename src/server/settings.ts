@@ -2,6 +2,7 @@
 // the client sends (other LSP editors may send nothing, or the wrong types).
 import { isRuleCode } from '../core/analysis';
 import type { RuleCode, Severity } from '../core/analysis';
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from '../core/python/limits';
 
 export type SeveritySetting = Severity | 'off';
 
@@ -29,8 +30,8 @@ export const DEFAULT_SETTINGS: Readonly<ServerSettings> = Object.freeze({
   select: [],
   ignore: [],
   debounceMs: 200,
-  maxFileLines: 10000,
-  maxFileBytes: 262144,
+  maxFileLines: DEFAULT_MAX_LINES,
+  maxFileBytes: DEFAULT_MAX_BYTES,
 });
 
 const SEVERITY_SETTINGS: readonly string[] = ['error', 'warning', 'information', 'hint', 'off'];

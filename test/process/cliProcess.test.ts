@@ -75,6 +75,48 @@ describe('cli: the bundled dist/cli.js', function () {
     assert.strictEqual(fs.readFileSync(path.join(tmp, 'bad.py'), 'utf8'), 'import torch\nt = torch.tensor([1.0]).to("cuda")\nt.cpu().numpy()\n');
   });
 
+  it('names each statement skipped for a syntax error on stderr and reports the findings around it, in every format', () => {
+    const broken = [
+      'import torch',
+      'model = torch.nn.Linear(4, 2).cuda()',
+      'a = torch.zeros(4)',
+      'model(a)',
+      '    (',
+      'for step in range(3):',
+      '    y = model(torch.randn(4).cuda())',
+      '    z = torch.zeros(3, device=',
+      '    y.numpy()',
+      'b = torch.randn(4)',
+      'model(b)',
+      '',
+    ].join('\n');
+    fs.writeFileSync(path.join(tmp, 'broken.py'), broken);
+    const cell = (source: string) => ({ cell_type: 'code', metadata: {}, outputs: [], execution_count: null, source });
+    const notebook = { cells: [{ cell_type: 'markdown', metadata: {}, source: '# notes' }, cell('import torch\nx = torch.ones(2).cuda()\n'), cell('y = x.sum(\nx.numpy()\n')],
+      metadata: { kernelspec: { name: 'python3', language: 'python', display_name: 'Python 3' } }, nbformat: 4, nbformat_minor: 5 };
+    fs.writeFileSync(path.join(tmp, 'broken.ipynb'), JSON.stringify(notebook));
+    const expectedErr = [
+      'broken.ipynb:cell 3:1:1: syntax error; analysis of this statement skipped',
+      'broken.py:5:5: syntax error; analysis of this statement skipped',
+      'broken.py:8:5: syntax error; analysis of this statement skipped',
+      '',
+    ].join('\n');
+    const text = cli(['lint'], tmp);
+    assert.strictEqual(text.err, expectedErr);
+    assert.deepStrictEqual([...text.out.matchAll(/^(broken\.\w+(?::cell \d+)?:\d+):\d+: (DD\d+)/gm)].map((m) => `${m[1]} ${m[2]}`),
+      ['broken.ipynb:cell 3:2 DD003', 'broken.py:4 DD001', 'broken.py:9 DD003', 'broken.py:9 DD010', 'broken.py:11 DD001']);
+    assert.strictEqual(text.status, 1);
+    const json = cli(['lint', '--format', 'json'], tmp);
+    assert.strictEqual(json.err, expectedErr);
+    assert.strictEqual((JSON.parse(json.out) as unknown[]).length, 5);
+    // --fix fixes around the broken statements, adds no syntax error and leaves them as they were.
+    const fixed = cli(['lint', '--fix'], tmp);
+    assert.strictEqual(fixed.err, expectedErr);
+    const after = fs.readFileSync(path.join(tmp, 'broken.py'), 'utf8').split('\n');
+    assert.deepStrictEqual([after[2], after[4], after[7], after[8], after[9]],
+      ['a = torch.zeros(4, device="cuda")', '    (', '    z = torch.zeros(3, device=', '    y.detach().cpu().numpy()', 'b = torch.randn(4, device="cuda")']);
+  });
+
   it('runs doctor (what npm start runs) and exits 0', () => {
     const result = cli(['doctor'], tmp);
     assert.strictEqual(result.status, 0, result.err);

@@ -77,7 +77,7 @@ describe('server: the language server process (stdio)', function () {
     assert.deepStrictEqual((await garbagePublished).diagnostics, []);
 
     const huge = 'file:///work/project/huge.py';
-    const hugeText = Array.from({ length: 50_000 }, (_, i) => `x${i} = torch.zeros(${i % 7}).to("cuda")`).join('\n');
+    const hugeText = Array.from({ length: 60_000 }, (_, i) => `x${i} = torch.zeros(${i % 7}).to("cuda")`).join('\n');
     const hugePublished = client.diagnosticsFor(huge);
     await client.openFile(huge, hugeText);
     assert.deepStrictEqual((await hugePublished).diagnostics, []);

@@ -114,7 +114,7 @@ describe('server: a 20 MB dense file under the default byte limit is skipped bef
 
     const warnings = client.logs.filter((m) => m.message.includes('dense.py'));
     assert.strictEqual(warnings.length, 1, JSON.stringify(client.logs.map((m) => m.message)));
-    assert.match(warnings[0].message, /dense\.py has 20,000,000 bytes, more than the limit of 262,144 \(deviceDoctor\.maxFileBytes\)/);
+    assert.match(warnings[0].message, /dense\.py has 20,000,000 bytes, more than the limit of 2,097,152 \(deviceDoctor\.maxFileBytes\)/);
     assert.ok(!client.logs.some((m) => m.message.includes('crashed')), 'the parser never saw it');
 
     const fresh = 'file:///work/project/after.py';

@@ -3,7 +3,8 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { countLines, sizeLimitProblem, utf8Length } from '../../src/core/python/limits';
+import { countLines, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, sizeLimitProblem, utf8Length } from '../../src/core/python/limits';
+import { generateTrainingScript } from './helpers/bigScript';
 import { DEFAULT_SETTINGS, parseSettings } from '../../src/server/settings';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -87,10 +88,25 @@ describe('core: size limits before parsing', () => {
     assert.strictEqual(sizeLimitProblem(cells, { maxBytes: bytes - 1 })?.actual, bytes);
   });
 
+  it('lets a file of the default line limit through the default byte limit when it is ordinary code', () => {
+    assert.strictEqual(DEFAULT_MAX_LINES, 50_000);
+    const script = generateTrainingScript(DEFAULT_MAX_LINES).text.split('\n').slice(0, DEFAULT_MAX_LINES).join('\n') + '\n';
+    assert.strictEqual(countLines(script), DEFAULT_MAX_LINES);
+    assert.strictEqual(sizeLimitProblem(script, { maxLines: DEFAULT_MAX_LINES, maxBytes: DEFAULT_MAX_BYTES }), undefined);
+    assert.strictEqual(sizeLimitProblem(`${script}x = 1\n`, { maxLines: DEFAULT_MAX_LINES, maxBytes: DEFAULT_MAX_BYTES })?.limit, 'maxLines');
+  });
+
+  it('is the server\'s deviceDoctor.maxFileLines, with the manifest\'s default', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    assert.strictEqual(manifest.contributes.configuration.properties['deviceDoctor.maxFileLines'].default, DEFAULT_SETTINGS.maxFileLines);
+    assert.strictEqual(DEFAULT_SETTINGS.maxFileLines, DEFAULT_MAX_LINES);
+  });
+
   it('is the server\'s deviceDoctor.maxFileBytes, with the manifest\'s default, 0 allowed', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
     const schema = manifest.contributes.configuration.properties['deviceDoctor.maxFileBytes'];
     assert.strictEqual(schema.default, DEFAULT_SETTINGS.maxFileBytes);
+    assert.strictEqual(DEFAULT_SETTINGS.maxFileBytes, DEFAULT_MAX_BYTES);
     assert.strictEqual(schema.minimum, 0);
     assert.strictEqual(parseSettings({ maxFileBytes: 1000 }).maxFileBytes, 1000);
     assert.strictEqual(parseSettings({ maxFileBytes: 0 }).maxFileBytes, 0);

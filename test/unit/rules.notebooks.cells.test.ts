@@ -56,6 +56,16 @@ describe('notebooks: cells as one program', () => {
     assert.deepEqual(findings.map((c) => [c.cellIndex, c.finding.code, c.finding.range.start.line]), [[4, 'DD001', 1]]);
   });
 
+  it('runs the definition in effect at each call: a function redefined in a later cell does not change an earlier call', () => {
+    const first = 'def evaluate(m, xs):\n    return m(xs)\n';
+    const second = 'def evaluate(m, xs):\n    return m(xs.to(device))\n';
+    const cpuModel = 'plain = nn.Linear(4, 2)\n';
+    assert.deepEqual(coreCellFindings([DEVICE_CELL, cpuModel, first, 'evaluate(plain, torch.randn(3, 4))\n', second]), []);
+    const findings = coreCellFindings([DEVICE_CELL, cpuModel, first, second, 'evaluate(plain, torch.randn(3, 4))\n']);
+    assert.deepEqual(findings.map((c) => [c.cellIndex, c.finding.code, c.finding.range.start.line]), [[4, 'DD001', 0]]);
+    assert.match(findings[0].finding.message, /`plain` is on the CPU \(never moved\), but `evaluate\(\)` calls it with `xs\.to\(device\)` \(line 2\)/);
+  });
+
   it('treats the last expression of a cell as displayed, not discarded (no DD004 there)', () => {
     const move = 'import torch\nx = torch.ones(2)\nx.to("cuda")\n';
     assert.deepEqual(coreCellFindings([move]), []);

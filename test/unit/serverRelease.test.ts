@@ -137,14 +137,14 @@ describe('server: memory and size limits per document', () => {
     linter.dispose();
   });
 
-  it('counts a 10,000-line file with a final line break as 10,000 lines: analysed at the default limit', async () => {
+  it('counts a 50,000-line file with a final line break as 50,000 lines: analysed at the default limit', async () => {
     const { files, openFile, logged, linter } = setup({ maxFileBytes: 0 });
-    const text = `import torch\n${Array.from({ length: 9_999 }, (_, i) => `x${i} = ${i}`).join('\n')}\n`;
+    const text = `import torch\n${Array.from({ length: 49_999 }, (_, i) => `x${i} = ${i}`).join('\n')}\n`;
     await openFile('file:///w/long.py', text);
     assert.deepStrictEqual(files.analysed, ['file:///w/long.py'], logged.join('\n'));
     await openFile('file:///w/longer.py', `${text}y = 1\n`);
     assert.deepStrictEqual(files.analysed, ['file:///w/long.py']);
-    assert.ok(logged.some((m) => m.includes('longer.py has 10,001 lines, more than the limit of 10,000 (deviceDoctor.maxFileLines)')), logged.join('\n'));
+    assert.ok(logged.some((m) => m.includes('longer.py has 50,001 lines, more than the limit of 50,000 (deviceDoctor.maxFileLines)')), logged.join('\n'));
     linter.dispose();
   });
 

@@ -3,7 +3,7 @@
 import type { LintOptions } from '../args';
 import type { SelectionLayer } from '../../core/config';
 import { formatJson } from '../formats/json';
-import type { LintReport } from '../formats/report';
+import { cellNumber, Locator, type LintedFile, type LintReport } from '../formats/report';
 import { formatSarif } from '../formats/sarif';
 import { formatText } from '../formats/text';
 import type { CliIo } from '../io';
@@ -31,6 +31,16 @@ function render(report: LintReport, options: LintOptions, io: CliIo): string {
     default:
       return formatText(report, { color: io.color, quiet: options.quiet });
   }
+}
+
+/** `path:row:col: syntax error; ...` for each statement the analysis skipped (1-based, the statement's start). */
+function syntaxErrorLines(file: LintedFile): string[] {
+  const locator = new Locator(file.sources);
+  return (file.syntaxErrors ?? []).map((skipped) => {
+    const { row, column } = locator.locate(skipped.range.start, skipped.cellIndex);
+    const cell = cellNumber(file, skipped.cellIndex);
+    return `${terminalText(file.displayPath)}${cell === undefined ? '' : `:cell ${cell}`}:${row}:${column}: syntax error; analysis of this statement skipped\n`;
+  });
 }
 
 /** `analyzer` is for tests; the CLI runs the device analyzer. */
@@ -63,6 +73,7 @@ export async function runLintCommand(options: LintOptions, io: CliIo, analyzer?:
   // Paths and reasons are made safe for the terminal, as in every format (terminalText.ts).
   for (const problem of report.problems) io.stderr(`error: ${terminalText(`${problem.displayPath}: ${problem.reason}`)}\n`);
   for (const file of report.files) {
+    for (const line of syntaxErrorLines(file)) io.stderr(line);
     for (const note of file.notes ?? []) io.stderr(`warning: ${terminalText(`${file.displayPath}: ${note}`)}\n`);
   }
   io.stdout(render(report, options, io));

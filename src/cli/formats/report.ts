@@ -1,6 +1,6 @@
 // What the formatters print: the files checked and their findings, as plain data
 // (so each format can be tested with fabricated findings, no analyzer needed).
-import type { Position } from '../../core/analysis/types';
+import type { Position, SkippedStatement } from '../../core/analysis/types';
 import { lineStarts } from '../../core/python/edits';
 import type { LocatedFinding } from '../lint/fixes';
 
@@ -21,6 +21,8 @@ export interface LintedFile {
    * link"; printed on stderr as `path: note`. The findings are still reported.
    */
   notes?: string[];
+  /** Statements of the final sources that have a syntax error and were skipped by the analysis (printed on stderr). */
+  syntaxErrors?: SkippedStatement[];
 }
 
 export interface LintReport {

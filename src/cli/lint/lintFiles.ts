@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { analyzeNotebook, analyzeSource, initPythonParser } from '../../core/analysis';
 import { ParserCrashedError } from '../../core/python/parser';
-import type { AnalyzeOptions, CellFinding, Finding } from '../../core/analysis/types';
+import type { AnalyzeOptions, CellFinding, Finding, SkippedStatement } from '../../core/analysis/types';
 import { findProjectConfig, selectionForFile, type SelectionLayer } from '../../core/config';
 import { SyntaxCheck } from '../../core/python/fixCheck';
 import { sizeLimitProblem } from '../../core/python/limits';
@@ -93,9 +93,31 @@ function checkSize(text: string | readonly string[], settings: LintSettings, wha
   if (problem) throw new UnreadableFileError(`skipped: ${problem.actual} bytes${what}, over the limit of ${problem.max}; --max-bytes to raise it`);
 }
 
+/**
+ * The statements skipped for syntax errors, remembered per analysed text: --fix analyses
+ * several texts, and the file reports those of the text it ends with.
+ */
+class SkippedBySources {
+  private readonly found = new Map<string, SkippedStatement[]>();
+
+  /** `options` that record what the analysis of `sources` skipped. */
+  recording(options: AnalyzeOptions, sources: readonly string[]): AnalyzeOptions {
+    const skipped: SkippedStatement[] = [];
+    this.found.set(sources.join('\u0000'), skipped);
+    return { ...options, onSyntaxError: (s) => skipped.push(s) };
+  }
+
+  /** For `linted`: its syntax errors, when its final sources had any. */
+  attach<T extends LintedFile>(linted: T): T {
+    const skipped = this.found.get(linted.sources.join('\u0000')) ?? [];
+    return skipped.length > 0 ? { ...linted, syntaxErrors: skipped } : linted;
+  }
+}
+
 /** Checks one file; undefined for a notebook in another language, which is not ours to check. */
 function lintOneFile(file: string, settings: LintSettings, modules: ProjectModules): LintedFile | undefined {
   const options = analyzeOptions(file, settings, modules);
+  const skipped = new SkippedBySources();
   const analyzer = settings.analyzer ?? deviceAnalyzer;
   const notes: string[] = [];
   const { bytes, mode } = readFile(file, settings.fix, notes);
@@ -108,10 +130,10 @@ function lintOneFile(file: string, settings: LintSettings, modules: ProjectModul
     modules.changed(file);
   };
   const base = { path: file, displayPath: displayPath(file, settings.cwd) };
-  const withNotes = <T extends object>(linted: T): T & { notes?: string[] } => (notes.length > 0 ? { ...linted, notes } : linted);
+  const withNotes = (linted: LintedFile): LintedFile => skipped.attach(notes.length > 0 ? { ...linted, notes } : linted);
   if (path.extname(file).toLowerCase() !== '.ipynb') {
     checkSize(decoded.text, settings, '');
-    const analyze: AnalyzeSources = (sources) => analyzer.analyzeSource(sources[0], options).map((finding) => ({ finding }));
+    const analyze: AnalyzeSources = (sources) => analyzer.analyzeSource(sources[0], skipped.recording(options, sources)).map((finding) => ({ finding }));
     const result = run([decoded.text], analyze, fix, fixOptions);
     if (result.refused.length > 0) notes.push(`fix not applied: it would leave a syntax error (${describeRefused(result.refused)})`);
     if (result.sources[0] !== decoded.text) write(result.sources[0]);
@@ -122,7 +144,7 @@ function lintOneFile(file: string, settings: LintSettings, modules: ProjectModul
   checkSize(notebook.sources, settings, ' of code cells');
   const cellNumbers = notebook.codeCellPositions.map((position) => position + 1);
   const analyze: AnalyzeSources = (sources) =>
-    analyzer.analyzeNotebook(sources, options).map(({ finding, cellIndex }) => ({ finding, cellIndex }));
+    analyzer.analyzeNotebook(sources, skipped.recording(options, sources)).map(({ finding, cellIndex }) => ({ finding, cellIndex }));
   let result = run(notebook.sources, analyze, fix, fixOptions);
   if (result.refused.length > 0) notes.push(`fix not applied: it would leave a syntax error (${describeRefused(result.refused, cellNumbers)})`);
   if (result.sources.some((source, i) => source !== notebook.sources[i])) {

@@ -2,6 +2,7 @@
 // function parameters), then turn the final round's findings into plain Findings.
 import { parsePython, Tree } from '../python/parser';
 import { NodeRegistry } from '../python/pyNode';
+import { recoverFromSyntaxErrors, touchesSkipped, type RecoveredParse } from '../python/recovery';
 import { nodeRange } from '../python/syntax';
 import { ruleInfo } from './catalog';
 import { Summaries } from './frame';
@@ -12,7 +13,7 @@ import type { ProjectContext } from './project';
 import { RuleDispatcher } from './ruleDispatcher';
 import type { UnitFinding } from './ruleApi';
 import { enabledRules, isSuppressedByNoqa } from './suppression';
-import type { AnalyzeOptions, CellFinding, Finding, Fix, TextEdit } from './types';
+import type { AnalyzeOptions, CellFinding, Finding, Fix, Range, TextEdit } from './types';
 
 /**
  * Rounds of whole-program interpretation; each feeds call sites to the next. A round
@@ -22,7 +23,9 @@ import type { AnalyzeOptions, CellFinding, Finding, Fix, TextEdit } from './type
  */
 const MAX_ROUNDS = 3;
 
-function makeUnit(index: number, tree: Tree, source: string, registry: NodeRegistry, module = 0): Unit {
+/** A unit of the recovered tree and text (recovery.ts): same lines and columns as the original source. */
+function makeUnit(index: number, parsed: RecoveredParse, registry: NodeRegistry, module = 0): Unit {
+  const { tree, text: source } = parsed;
   return { index, module, tree, root: registry.root(tree, source), source, lines: source.split(/\r?\n|\r/), eol: /\r\n/.test(source) ? '\r\n' : '\n' };
 }
 
@@ -49,12 +52,29 @@ class ProjectModuleLoader implements ModuleLoader {
     if (!file || file.source.length > MAX_MODULE_BYTES || file.path === this.project.path) return undefined;
     const tree = parsePython(file.source);
     this.trees.push(tree);
-    return { path: file.path, unit: makeUnit(unitIndex, tree, file.source, this.registry, moduleIndex) };
+    // An imported module with a syntax error still says what its intact statements define.
+    const parsed = recoverFromSyntaxErrors(tree, file.source);
+    if (parsed.owned) this.trees.push(parsed.tree);
+    return { path: file.path, unit: makeUnit(unitIndex, parsed, this.registry, moduleIndex) };
   }
 
   dispose(): void {
     for (const t of this.trees) t.delete();
   }
+}
+
+/**
+ * Tells the caller which statements were skipped, and drops the fixes that would edit a
+ * line of one (the analysis never saw what is there).
+ */
+function aroundSkipped(findings: UnitFinding[], parses: readonly RecoveredParse[], options: AnalyzeOptions, isNotebook: boolean): UnitFinding[] {
+  if (parses.every((p) => p.skipped.length === 0)) return findings;
+  parses.forEach((p, cell) => p.skipped.forEach((range) => options.onSyntaxError?.(isNotebook ? { range, cellIndex: cell } : { range })));
+  const skippedIn = (cell: number): Range[] => parses[cell]?.skipped ?? [];
+  return findings.map((f) => {
+    const fixes = f.fixes.filter((fix) => !fix.edits.some((e) => touchesSkipped(e.range, skippedIn(e.cellIndex ?? f.unit))));
+    return fixes.length === f.fixes.length ? f : { ...f, fixes };
+  });
 }
 
 function interpret(units: Unit[], isNotebook: boolean, project: ProjectContext | undefined, registry: NodeRegistry): UnitFinding[] {
@@ -120,9 +140,15 @@ function byPosition(a: { range: Finding['range']; code: string }, b: { range: Fi
 
 /** Analyzes an already parsed file (the language server keeps trees incrementally). */
 export function analyzeTree(tree: Tree, source: string, options: AnalyzeOptions = {}): Finding[] {
-  const registry = new NodeRegistry();
-  const units = [makeUnit(0, tree, source, registry)];
-  return select(interpret(units, false, options.project, registry), units, options).map((f) => toFinding(f, false)).sort(byPosition);
+  const parsed = recoverFromSyntaxErrors(tree, source);
+  try {
+    const registry = new NodeRegistry();
+    const units = [makeUnit(0, parsed, registry)];
+    return aroundSkipped(select(interpret(units, false, options.project, registry), units, options), [parsed], options, false)
+      .map((f) => toFinding(f, false)).sort(byPosition);
+  } finally {
+    if (parsed.owned) parsed.tree.delete();
+  }
 }
 
 /** Parses and analyzes one Python file. */
@@ -138,15 +164,21 @@ export function analyzeSource(source: string, options: AnalyzeOptions = {}): Fin
 /** Analyzes a notebook's code cells in order as one program; ranges are cell-local. */
 export function analyzeNotebook(cells: readonly string[], options: AnalyzeOptions = {}): CellFinding[] {
   const registry = new NodeRegistry();
-  const units = cells.map((cell, i) => {
-    const python = blankIPythonSyntax(cell);
-    return makeUnit(i, parsePython(python), python, registry);
-  });
+  const trees: Tree[] = [];
+  const parses: RecoveredParse[] = [];
   try {
-    return select(interpret(units, true, options.project, registry), units, options)
+    // Inside the try: a parser crash on a later cell frees the trees of the earlier ones.
+    for (const cell of cells) {
+      const python = blankIPythonSyntax(cell);
+      trees.push(parsePython(python));
+      parses.push(recoverFromSyntaxErrors(trees[trees.length - 1], python));
+    }
+    const units = parses.map((parsed, i) => makeUnit(i, parsed, registry));
+    return aroundSkipped(select(interpret(units, true, options.project, registry), units, options), parses, options, true)
       .map((f) => ({ cellIndex: f.unit, finding: toFinding(f, true) }))
       .sort((a, b) => a.cellIndex - b.cellIndex || byPosition(a.finding, b.finding));
   } finally {
-    for (const u of units) u.tree.delete();
+    for (const p of parses) if (p.owned) p.tree.delete();
+    for (const t of trees) t.delete();
   }
 }

@@ -4,6 +4,8 @@ import type { Node } from '../python/pyNode';
 import { callArguments, CallArguments, dottedKey, field, isNumberLiteral, unparen } from '../python/syntax';
 import type { Evaluator, RoundContext } from './roundContext';
 import { evalDevice, toTarget } from './devices';
+import { cpuModuleMeeting, moduleCallMeetings } from './meetings';
+import { shortText } from './rules/shared/describe';
 import type { Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
 import {
@@ -11,7 +13,7 @@ import {
   VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, isModelZooConstructor,
   isPlacelessModuleClass, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, WRAPPER_MODULES,
 } from './torchApi';
-import { ACCEL, Arg, CPU, isTensorLike, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, containedValues, CPU, isTensorLike, joinValues, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 
 
 export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, discarded: boolean): Value {
@@ -56,15 +58,34 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   // lengths must): a batch element counts only as the first input or a keyword input.
   const inputs = argValues.filter((a, i) => !a.value.batch || i === 0 || i >= args.positional.length);
   ctx.events.tensorsReachConsumer(frame, inputs);
+  // `model(**batch)`, `model(*inputs)`: what is unpacked is an input too.
+  const unpacked: Arg[] = [];
+  for (const node of args.splats) {
+    const v = ex.eval(frame, node);
+    if (isTensorLike(v)) unpacked.push({ node, value: v });
+    else for (const e of containedValues(v)) unpacked.push({ node, value: e });
+  }
+  if (unpacked.length) {
+    ctx.events.tensorsReachConsumer(frame, unpacked);
+    inputs.push(...unpacked);
+  }
   // `self.lstm(x, (h0, c0))`: the tensors of a tuple or list argument are inputs too.
   const tensors = inputs.flatMap(elementArgs).filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
   ctx.events.moduleCall(frame, call, calleeNode, callee, tensors);
   recordForwardInputs(ctx, callee, args, argValues);
   const noGrad = frame.noGrad > 0;
+  const model = { node: calleeNode, value: callee };
+  if (cpuModuleMeeting(model, tensors) || (callee.place !== UNTRACKED && moduleCallMeetings(model, tensors).length)) {
+    // The call raises there: what follows never sees its output (no cascade of findings).
+    return value('tensor', UNTRACKED, { grad: noGrad ? 'no' : 'unknown' });
+  }
   if (callee.place !== UNTRACKED) {
-    return value('tensor', callee.place, {
-      grad: noGrad ? 'no' : isModule ? 'yes' : 'unknown', deviceText: callee.deviceText, origin: callee.origin,
-    });
+    // The output is where the model is: say so, and where the model got there.
+    const name = shortText(calleeNode);
+    const origin = callee.origin
+      ? { unit: frame.unit, node: call, what: `computed by \`${name}(…)\` here`, from: { ...callee.origin, what: `\`${name}\` ${callee.origin.what}` } }
+      : undefined;
+    return value('tensor', callee.place, { grad: noGrad ? 'no' : isModule ? 'yes' : 'unknown', deviceText: callee.deviceText, origin });
   }
   const fromInputs = tensors.length ? resultOf(tensors, noGrad) : value('tensor');
   return { ...fromInputs, grad: noGrad ? 'no' : callee.kind === 'module' ? 'yes' : 'unknown' };
@@ -87,6 +108,7 @@ function elementArgs(a: Arg): Arg[] {
 function recordForwardInputs(ctx: RoundContext, callee: Value, args: CallArguments, argValues: Arg[]): void {
   const forward = callee.kind === 'module' ? ctx.program.methodOf(callee.className, 'forward') : undefined;
   if (!forward?.selfName) return;
+  ctx.next.plainCalls.add(forward.id);
   const keywordNames = [...args.keywords.keys()];
   forward.params.slice(1).forEach((p, i) => {
     const k = keywordNames.indexOf(p.name);
@@ -127,7 +149,10 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   const last = q.slice(q.lastIndexOf('.') + 1);
   if (NUMPY_CONVERTERS.has(q)) {
     const first = argValues[0];
-    if (first) ctx.events.numpyConversion(frame, call, first.node, first.value, 'function');
+    // `np.array([t1, t2])`, `np.mean(losses)`: each tensor in the list is converted.
+    const converted = first && !isTensorLike(first.value) ? containedValues(first.value) : [];
+    if (first && converted.length === 0) ctx.events.numpyConversion(frame, call, first.node, first.value, 'function');
+    for (const v of converted) if (v.kind === 'tensor') ctx.events.numpyConversion(frame, call, first.node, v, 'elements');
     return OTHER;
   }
   if (q === 'torch.nn.Parameter' || q === 'torch.nn.parameter.Parameter') {
@@ -185,7 +210,11 @@ function flattenTensorArgs(ex: Evaluator, frame: Frame, args: Arg[], q: string):
   if (!/^torch\.(cat|concat|concatenate|stack|hstack|vstack|dstack|column_stack|block_diag|broadcast_tensors)$/.test(q)) return args;
   const first = args[0];
   const seq = first && unparen(first.node);
-  if (!seq || (seq.type !== 'list' && seq.type !== 'tuple')) return args.slice(1);
+  if (!seq) return args;
+  if (seq.type !== 'list' && seq.type !== 'tuple') {
+    // `torch.cat(outputs)` of a list grown with append: its elements, at the argument.
+    return [...containedValues(first.value).map((v) => ({ node: first.node, value: v })), ...args.slice(1)];
+  }
   const elems: Arg[] = [];
   for (let i = 0; i < seq.namedChildCount; i++) {
     const n = seq.namedChild(i);
@@ -196,7 +225,14 @@ function flattenTensorArgs(ex: Evaluator, frame: Frame, args: Arg[], q: string):
 
 /** Calls of the program's own functions and classes: record the call site, use the summary. */
 function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, name: string, args: CallArguments): Value | undefined {
-  if (frame.env.has(name)) return undefined; // a local variable shadows the definition
+  // The definition in effect here (a `def` binds its name when it runs), else a local
+  // variable that shadows it, else the module's last definition (a call from a function
+  // body runs after the whole module ran).
+  const bound = frame.env.get(name) ?? frame.outer?.get(name);
+  if (bound?.functionId !== undefined) return callFunction(ctx, ex, frame, call, ctx.program.functions[bound.functionId], args);
+  const boundClass = bound?.classKey ? ctx.program.classes.get(bound.classKey) : undefined;
+  if (boundClass) return instantiate(ctx, ex, frame, call, boundClass, args);
+  if (frame.env.has(name)) return undefined;
   const fn = ctx.program.localFunction(frame.unit, name);
   if (fn) return callFunction(ctx, ex, frame, call, fn, args);
   const cls = ctx.program.localClass(frame.unit, name);
@@ -220,7 +256,11 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
 function callFunction(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, fn: FunctionInfo, args: CallArguments, skip = 0): Value {
   const site = recordCallSite(ctx, ex, frame, fn, args, skip);
   const result = ctx.callInContext(fn, site.bound);
-  if (!result) return ctx.previous.returns.get(fn.id) ?? UNKNOWN;
+  if (!result) {
+    ctx.next.plainCalls.add(fn.id);
+    return ctx.previous.returns.get(fn.id) ?? UNKNOWN;
+  }
+  ctx.next.contextCalls.add(fn.id);
   for (const m of result.meetings) {
     const arg = site.args.find((a) => a.param === m.param);
     const value = site.bound.get(m.param);
@@ -245,6 +285,7 @@ function callFunction(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node
 /** `Net(...)`: an instance of one of the program's classes; an nn.Module subclass starts on the CPU. */
 function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, cls: ClassInfo, args: CallArguments): Value {
   const init = ctx.program.methodOf(cls.key, '__init__');
+  if (init) ctx.next.plainCalls.add(init.id);
   if (init) recordCallSite(ctx, ex, frame, init, args, 1);
   else evalArgs(ex, frame, args);
   return cls.isModule
@@ -316,6 +357,14 @@ function evalMethodCall(
   if (userMethod && !['to', 'cuda', 'cpu'].includes(method)) return callFunction(ctx, ex, frame, call, userMethod, args, userMethod.selfName ? 1 : 0);
   if (method === 'to' || method === 'cuda' || method === 'cpu') {
     return evalMove(ctx, ex, frame, call, objNode, recvKey, recv, method, discarded);
+  }
+  if ((method === 'append' || method === 'extend') && recvKey && (recv.elements || recv.anyElement)) {
+    // `outputs.append(model(x))`: the list holds what was appended (any element, any count).
+    const added = args.positional[0] ? ex.eval(frame, args.positional[0]) : UNKNOWN;
+    const items = method === 'extend' ? (containedValues(added).length ? containedValues(added) : [UNKNOWN]) : [added];
+    const all = [...containedValues(recv), ...items];
+    frame.env.set(recvKey, { ...recv, elements: undefined, entries: undefined, anyElement: all.reduce((a, b) => joinValues(a, b)) });
+    return OTHER;
   }
   if (method === 'numpy') {
     // `.numpy(force=True)` detaches and copies to the host itself.

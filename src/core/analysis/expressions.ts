@@ -1,13 +1,14 @@
 // Abstract evaluation of Python expressions: what each expression's value is, and
 // the events the rules look at (module calls, tensor operations, .numpy()).
 import type { Node } from '../python/pyNode';
-import { children, dottedKey, field, unparen } from '../python/syntax';
+import { children, dottedKey, field, stringLiteralValue, unparen } from '../python/syntax';
 import { evalCall } from './calls';
 import { Evaluator, MAX_EXPRESSION_DEPTH, RoundContext } from './roundContext';
 import type { OperationRole } from './ruleApi';
 import { deviceFromString } from './devices';
+import { operationMeetings } from './meetings';
 import type { Frame } from './frame';
-import { Arg, isTensorLike, joinValues, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { Arg, hasAccel, isExactlyCpu, isTensorLike, joinValues, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 
 const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
 
@@ -69,17 +70,40 @@ export class Expressions implements Evaluator {
         const v = field(node, 'value');
         return v ? this.eval(frame, v) : UNKNOWN;
       }
-      case 'list_comprehension': case 'set_comprehension': case 'generator_expression': case 'dictionary_comprehension':
-        this.evalComprehension(frame, node);
-        return UNKNOWN;
+      case 'list_comprehension': case 'set_comprehension': case 'generator_expression': case 'dictionary_comprehension': {
+        // `{k: v.to(device) for k, v in batch.items()}`: every element is what the body makes.
+        const element = this.evalComprehension(frame, node);
+        return value('other', UNTRACKED, { anyElement: element });
+      }
+      case 'dictionary': return this.evalDictionary(frame, node);
       default:
         // Lambdas, dictionaries, f-strings: not tracked (silence is safe).
         return UNKNOWN;
     }
   }
 
-  /** The element expression runs with the loop variables unknown, in a scope of its own. */
-  private evalComprehension(frame: Frame, node: Node): void {
+  /** `{"x": t, **rest}`: string keys keep their values; other keys and unpacked dicts are any element. */
+  private evalDictionary(frame: Frame, node: Node): Value {
+    const entries = new Map<string, Value>();
+    let anyElement: Value | undefined;
+    for (const item of children(node)) {
+      if (item.type === 'pair') {
+        const key = field(item, 'key');
+        const v = field(item, 'value') ? this.eval(frame, field(item, 'value')!) : UNKNOWN;
+        const name = key?.type === 'string' ? stringLiteralValue(key) : undefined;
+        if (name !== undefined) entries.set(name, v);
+        else anyElement = anyElement ? joinValues(anyElement, v) : v;
+      } else if (item.type === 'dictionary_splat') {
+        const inner = children(item)[0];
+        if (inner) this.eval(frame, inner);
+        anyElement = UNKNOWN;
+      }
+    }
+    return value('other', UNTRACKED, { entries, anyElement });
+  }
+
+  /** The element expression runs with the loop variables unknown, in a scope of its own; its value is returned. */
+  private evalComprehension(frame: Frame, node: Node): Value {
     const saved = frame.env;
     frame.env = saved.clone();
     try {
@@ -95,7 +119,7 @@ export class Expressions implements Evaluator {
         }
       }
       const body = field(node, 'body');
-      if (body) this.eval(frame, body.type === 'pair' ? field(body, 'value') ?? body : body);
+      return body ? this.eval(frame, body.type === 'pair' ? field(body, 'value') ?? body : body) : UNKNOWN;
     } finally {
       frame.env = saved;
     }
@@ -163,10 +187,15 @@ export class Expressions implements Evaluator {
     if (!objNode) return UNKNOWN;
     const recv = this.eval(frame, objNode);
     const index = field(node, 'subscript');
-    if (index) this.eval(frame, index);
-    if (recv.elements && index && unparen(index).type === 'integer') {
-      const i = Number(unparen(index).text);
-      return recv.elements[i < 0 ? recv.elements.length + i : i] ?? UNKNOWN;
+    this.checkIndices(frame, node, { node: objNode, value: recv });
+    const idx = index ? unparen(index) : undefined;
+    if (recv.elements && idx?.type === 'integer') {
+      const i = Number(idx.text);
+      return recv.elements[i < 0 ? recv.elements.length + i : i] ?? recv.anyElement ?? UNKNOWN;
+    }
+    if (recv.entries || recv.anyElement) {
+      const key = idx?.type === 'string' ? stringLiteralValue(idx) : undefined;
+      return (key !== undefined ? recv.entries?.get(key) : undefined) ?? recv.anyElement ?? UNKNOWN;
     }
     if (recv.kind === 'tensor') {
       const container = index && unparen(index).type === 'string' ? 'dict' as const : 'list' as const;
@@ -174,6 +203,21 @@ export class Expressions implements Evaluator {
       return { ...recv, factory: undefined, scalar: undefined, elements: undefined, batch };
     }
     return UNKNOWN;
+  }
+
+  /**
+   * `a[idx]` (or `a[idx] = v`): PyTorch's rule is one-sided. An accelerator tensor indexed
+   * by a CPU index or mask works; a CPU tensor indexed by an accelerator index or mask
+   * raises "indices should be either on cpu or on the same device as the indexed tensor".
+   */
+  checkIndices(frame: Frame, subscript: Node, indexed: Arg): void {
+    for (const idxNode of children(subscript).slice(1)) {
+      const idx = this.eval(frame, idxNode);
+      const onAccel = (idx.kind === 'tensor' || (idx.kind === 'unknown' && idx.place !== UNTRACKED)) && hasAccel(idx.place) && !idx.scalar;
+      if (onAccel && indexed.value.kind === 'tensor' && isExactlyCpu(indexed.value.place) && !indexed.value.scalar) {
+        this.ctx.events.tensorOperation(frame, subscript, [indexed, { node: idxNode, value: idx }], 'op');
+      }
+    }
   }
 
   private evalBinary(frame: Frame, node: Node): Value {
@@ -200,7 +244,9 @@ export class Expressions implements Evaluator {
     const tensors = args.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
     if (tensors.length === 0) return args.some((a) => a.value.kind === 'unknown') ? UNKNOWN : OTHER;
     this.ctx.events.tensorOperation(frame, node, tensors, role);
-    return resultOf(tensors, frame.noGrad > 0);
+    const result = resultOf(tensors, frame.noGrad > 0);
+    // The operation raises there: what follows never sees its value (no cascade of findings).
+    return operationMeetings(tensors).length ? { ...result, place: UNTRACKED, origin: undefined, deviceText: undefined } : result;
   }
 }
 

@@ -37,6 +37,11 @@ export function appendAfter(node: Node, text: string, unit: number): TextEdit[] 
   return [insertAt(at(node, false), '(', unit), insertAt(at(node, true), `)${text}`, unit)];
 }
 
+/** `losses` → `[t.cpu() for t in losses]`: each element converted (a comprehension's name never leaks). */
+export function mapElements(node: Node, suffix: string, unit: number): TextEdit[] {
+  return [insertAt(at(node, false), '[t' + suffix + ' for t in ', unit), insertAt(at(node, true), ']', unit)];
+}
+
 /** A statement inserted as the first line of a block, at the block's indentation. */
 export function insertFirstInBlock(block: Node, statements: string[], lines: string[], eol: string, unit: number): TextEdit | undefined {
   const first = children(block)[0];

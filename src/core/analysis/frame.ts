@@ -11,7 +11,7 @@ export class Summaries {
   /** Same parameter, return and attribute states: another round would change nothing. */
   equals(other: Summaries): boolean {
     return sameMaps(this.params, other.params) && sameMap(this.returns, other.returns) && sameMaps(this.classAttrs, other.classAttrs)
-      && sameMap(this.classPlaces, other.classPlaces);
+      && sameMap(this.classPlaces, other.classPlaces) && sameSet(this.contextCalls, other.contextCalls) && sameSet(this.plainCalls, other.plainCalls);
   }
 
   /** No parameter, return or attribute state at all (a program without functions). */
@@ -24,15 +24,20 @@ export class Summaries {
   readonly classAttrs = new Map<string, Map<string, Value>>();
   /** Where instances of the program's nn.Module classes are moved to (`Net().to(device)`), by class key. */
   readonly classPlaces = new Map<string, Value>();
+  /** Functions called with a parametric summary at some call site (which reports its arguments' mismatches), */
+  readonly contextCalls = new Set<number>();
+  /** and those called at least once without one (model(x) into forward, a constructor, a recursive call). */
+  readonly plainCalls = new Set<number>();
 
   addParam(fn: number, name: string, v: Value): void {
     let m = this.params.get(fn);
     if (!m) this.params.set(fn, (m = new Map()));
     const old = m.get(name);
-    m.set(name, old ? joinValues(old, v) : v);
+    m.set(name, old ? joinValues(old, untagged(v)) : untagged(v));
   }
 
-  addReturn(fn: number, v: Value): void {
+  addReturn(fn: number, value: Value): void {
+    const v = untagged(value);
     const old = this.returns.get(fn);
     this.returns.set(fn, old ? joinValues(old, v) : v);
   }
@@ -42,12 +47,22 @@ export class Summaries {
     this.classPlaces.set(cls, old ? joinValues(old, moved) : moved);
   }
 
-  addClassAttr(cls: string, attr: string, v: Value): void {
+  addClassAttr(cls: string, attr: string, value: Value): void {
+    const v = untagged(value);
     let m = this.classAttrs.get(cls);
     if (!m) this.classAttrs.set(cls, (m = new Map()));
     const old = m.get(attr);
     m.set(attr, old ? joinValues(old, v) : v);
   }
+}
+
+/** A parameter tag names a parameter of the function that was running: it means nothing in a summary. */
+function untagged(v: Value): Value {
+  return v.param ? { ...v, param: undefined } : v;
+}
+
+function sameSet<K>(a: Set<K>, b: Set<K>): boolean {
+  return a.size === b.size && [...a].every((k) => b.has(k));
 }
 
 function sameMap<K>(a: Map<K, Value>, b: Map<K, Value>): boolean {

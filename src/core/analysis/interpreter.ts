@@ -11,7 +11,7 @@ import { Frame, Summaries } from './frame';
 import { bindLoopTarget } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { NO_GRAD_CONTEXTS } from './torchApi';
-import { CPU, joinValues, UNKNOWN, Value } from './values';
+import { containedValues, CPU, joinValues, UNKNOWN, Value } from './values';
 import { evalCall } from './calls';
 import { CallContexts, CallResult } from './callContexts';
 
@@ -107,7 +107,13 @@ export class Interpreter implements RoundContext {
     const names = new Set([...facts.names, ...fn.params.map((p) => p.name)]);
     const env = new Env();
     const params = this.previous.params.get(fn.id);
-    for (const p of fn.params) env.set(p.name, params?.get(p.name) ?? UNKNOWN);
+    // Where every call site interprets this function for its own arguments, a CPU argument
+    // meeting an accelerator inside is reported at those calls: the tag says so to DD001.
+    const reportedAtCalls = this.previous.contextCalls.has(fn.id) && !this.previous.plainCalls.has(fn.id);
+    for (const p of fn.params) {
+      const v = params?.get(p.name) ?? UNKNOWN;
+      env.set(p.name, reportedAtCalls && v.place !== 0 ? { ...v, param: p.name } : v);
+    }
     if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
     const frame: Frame = {
       id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, defaultDevices: [], loops: [], muted: fn.module === 0 ? 0 : 1,
@@ -152,7 +158,7 @@ export class Interpreter implements RoundContext {
         return;
       }
       case 'function_definition': case 'class_definition': case 'decorated_definition':
-        return; // bodies run as their own scopes; calls resolve through the program index
+        return this.bindDefinition(frame, stmt);
       case 'ERROR': case 'block':
         // Keep analysing the valid statements inside a broken region.
         return this.execBlock(frame, stmt);
@@ -162,6 +168,21 @@ export class Interpreter implements RoundContext {
       default:
         return;
     }
+  }
+
+  /**
+   * Bodies run as their own scopes. The name is bound here, so a call made before a later
+   * redefinition (a notebook that redefines `eval_model` two cells on) runs the definition
+   * in effect at that point, as Python does.
+   */
+  private bindDefinition(frame: Frame, stmt: Node): void {
+    const def = stmt.type === 'decorated_definition' ? field(stmt, 'definition') : stmt;
+    const name = def && field(def, 'name')?.text;
+    if (!def || !name) return;
+    const fn = def.type === 'function_definition' ? this.program.functionDefinedBy(def) : undefined;
+    const cls = def.type === 'class_definition' ? this.program.classDefinedBy(def) : undefined;
+    if (fn && !fn.className) frame.env.set(name, { kind: 'other', place: 0, grad: 'unknown', functionId: fn.id });
+    else if (cls) frame.env.set(name, { kind: 'other', place: 0, grad: 'unknown', classKey: cls.key });
   }
 
   private execExpressionStatement(frame: Frame, stmt: Node): void {
@@ -228,6 +249,11 @@ export class Interpreter implements RoundContext {
       frame.env.set(key, v);
       return;
     }
+    if (t.type === 'subscript') {
+      const objNode = field(t, 'value');
+      if (objNode) this.ex.checkIndices(frame, t, { node: objNode, value: this.ex.eval(frame, objNode) });
+      return;
+    }
     if (['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'expression_list'].includes(t.type)) {
       const targets = children(t);
       targets.forEach((sub, i) => {
@@ -291,10 +317,13 @@ export class Interpreter implements RoundContext {
     const right = field(stmt, 'right');
     const body = field(stmt, 'body');
     if (!left || !right || !body) return;
-    this.ex.eval(frame, right);
+    const iterated = this.ex.eval(frame, right);
     const loop = bindLoopTarget(this, frame, stmt, left, right, (key) => this.ex.lookup(frame, key));
     if (loop) frame.loops.push(loop.info);
-    this.loop(frame, body, () => loop ? loop.bind() : this.assign(frame, left, UNKNOWN));
+    // `for out in outputs:` over a list the program filled: each item is what went in.
+    const items = containedValues(iterated);
+    const item = items.length ? items.reduce((a, b) => joinValues(a, b)) : UNKNOWN;
+    this.loop(frame, body, () => loop ? loop.bind() : this.assign(frame, left, item));
     if (loop) {
       frame.loops.pop();
       this.events.loopFinished(frame, loop.info);

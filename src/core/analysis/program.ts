@@ -97,6 +97,9 @@ export class Program {
   /** Every unit: the analysed ones first (their indices are cell indices), imported modules after. */
   readonly units: Unit[];
   private readonly scopeFacts = new Map<number, ScopeFacts>();
+  /** Definitions by the node id of their `def` / `class` statement. */
+  private readonly functionsByNode = new Map<number, FunctionInfo>();
+  private readonly classesByNode = new Map<number, ClassInfo>();
 
   /** `torch.set_default_device(...)` anywhere: factories without `device=` are not known to be on the CPU. */
   readonly setsDefaultDevice: boolean;
@@ -193,6 +196,15 @@ export class Program {
     return q && q !== name ? this.member(unit.index, q) : undefined;
   }
 
+  /** The function a `def` statement defines (the node of the `function_definition`). */
+  functionDefinedBy(node: Node): FunctionInfo | undefined {
+    return this.functionsByNode.get(node.id);
+  }
+
+  classDefinedBy(node: Node): ClassInfo | undefined {
+    return this.classesByNode.get(node.id);
+  }
+
   /** A class or function named by a bare identifier in `unit`: its own module's, or an imported one. */
   localClass(unit: number, name: string): ClassInfo | undefined {
     const mod = this.moduleOf(unit);
@@ -259,6 +271,7 @@ export class Program {
       body,
     };
     this.functions.push(info);
+    this.functionsByNode.set(node.id, info);
     if (cls) cls.methods.set(name, info);
     else if (parent === -1) this.moduleOf(unit).topFunctions.set(name, info);
     this.indexBlock(unit, body, info.id, undefined);
@@ -278,6 +291,7 @@ export class Program {
     const baseNodes = superclasses ? children(superclasses).filter((c) => c.type !== 'keyword_argument') : [];
     const module = this.units[unit].module;
     const cls: ClassInfo = { name, key: module === 0 ? name : `${name}@${module}`, unit, module, node, baseNodes, methods: new Map(), isModule: false };
+    this.classesByNode.set(node.id, cls);
     if (parent === -1) {
       this.classes.set(cls.key, cls);
       this.modules[module].classes.set(name, cls);

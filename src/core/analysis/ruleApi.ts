@@ -23,8 +23,8 @@ export interface EngineEvents {
   tensorOperation(frame: Frame, node: Node, args: Arg[], role: OperationRole): void;
   /** Values passed to a model, loss or torch function: batch elements among them are used. */
   tensorsReachConsumer(frame: Frame, args: Arg[]): void;
-  /** `t.numpy()` (method) or `np.array(t)` (function) on `recv`. */
-  numpyConversion(frame: Frame, call: Node, recvNode: Node, recv: Value, style: 'method' | 'function'): void;
+  /** `t.numpy()` (method), `np.array(t)` (function) on `recv`, or `np.mean(losses)` on each tensor of a list (elements). */
+  numpyConversion(frame: Frame, call: Node, recvNode: Node, recv: Value, style: 'method' | 'function' | 'elements'): void;
   /** An expression statement `x.to(...)` / `.cuda()` / `.cpu()` whose result is thrown away. */
   discardedMove(frame: Frame, call: Node, recvNode: Node, recv: Value, kind: Kind): void;
   /** A loop over a data loader ran both passes; its batch values are out of scope now. */

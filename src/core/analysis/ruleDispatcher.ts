@@ -9,8 +9,8 @@ import type { Program } from './program';
 import { AnalysisEvents, EVENT_NAMES, RuleHost, UnitFinding } from './ruleApi';
 import { RULE_FACTORIES } from './rules';
 import type { RelatedLocation } from './types';
-import { Meeting, moduleCallMeetings, operationMeetings } from './rules/shared/meetings';
-import type { Arg, Value } from './values';
+import { cpuModuleMeeting, Meeting, moduleCallMeetings, operationMeetings } from './meetings';
+import type { Arg, Origin, Value } from './values';
 
 type EventName = keyof AnalysisEvents;
 type Handler = (frame: Frame, ...rest: never[]) => void;
@@ -28,7 +28,13 @@ export class RuleDispatcher {
     const host: RuleHost = {
       program,
       report: (f) => this.report(f),
-      related: (loc, message): RelatedLocation[] => (loc ? [{ range: nodeRange(loc.node), message, cellIndex: loc.unit }] : []),
+      related: (loc, message): RelatedLocation[] => {
+        if (!loc) return [];
+        const out: RelatedLocation[] = [{ range: nodeRange(loc.node), message, cellIndex: loc.unit }];
+        // Each earlier step of where the value came from is a location of its own.
+        for (let o = (loc as Origin).from; o && out.length < 4; o = o.from) out.push({ range: nodeRange(o.node), message: o.what, cellIndex: o.unit });
+        return out;
+      },
       severityOf: (code) => ruleInfo(code).severity,
       emit: this.events,
     };
@@ -68,7 +74,9 @@ function captureMeetings(frame: Frame, name: EventName, rest: unknown[]): void {
   let at: Node | undefined;
   if (name === 'moduleCall') {
     const [, calleeNode, callee, args] = rest as [Node, Node, Value, Arg[]];
-    meetings = moduleCallMeetings({ node: calleeNode, value: callee }, args);
+    const model = { node: calleeNode, value: callee };
+    const cpuModel = cpuModuleMeeting(model, args);
+    meetings = cpuModel ? [cpuModel] : moduleCallMeetings(model, args);
     at = calleeNode;
   } else if (name === 'tensorOperation') {
     const [node, args] = rest as [Node, Arg[]];

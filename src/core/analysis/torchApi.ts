@@ -110,4 +110,9 @@ export const VALUES_INDICES_FUNCTIONS = new Set(['max', 'min', 'sort', 'topk', '
 /** torch functions returning integer tensors, which never require grad. */
 export const INTEGER_RESULT_FUNCTIONS = new Set(['argmax', 'argmin', 'argsort', 'argwhere', 'nonzero', 'bucketize', 'searchsorted', 'eq', 'ne', 'lt', 'gt', 'le', 'ge', 'isnan', 'isinf', 'isfinite', 'bincount', 'unique']);
 
-export const NUMPY_CONVERTERS = new Set(['numpy.array', 'numpy.asarray', 'numpy.asanyarray', 'numpy.ascontiguousarray']);
+/** numpy functions that turn their tensor argument (or each tensor of a list) into an array first. */
+export const NUMPY_CONVERTERS = new Set([
+  'numpy.array', 'numpy.asarray', 'numpy.asanyarray', 'numpy.ascontiguousarray',
+  'numpy.mean', 'numpy.sum', 'numpy.std', 'numpy.var', 'numpy.median', 'numpy.max', 'numpy.min', 'numpy.average',
+  'numpy.stack', 'numpy.concatenate', 'numpy.vstack', 'numpy.hstack',
+]);

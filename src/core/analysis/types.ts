@@ -61,6 +61,18 @@ export interface AnalyzeOptions extends RuleSelection {
   noqa?: boolean;
   /** The file's path and its project's modules: imports of them carry their classes, functions and values. */
   project?: ProjectContext;
+  /**
+   * Called for each statement the analysis skipped because it has a syntax error (the rest
+   * of the file is analysed around it); in reading order, before the findings are returned.
+   */
+  onSyntaxError?: (skipped: SkippedStatement) => void;
+}
+
+/** A statement with a syntax error, blanked out for the analysis; fixes never touch its lines. */
+export interface SkippedStatement {
+  range: Range;
+  /** Notebook results only: the code cell it is in. */
+  cellIndex?: number;
 }
 
 /** A finding located in one code cell of a notebook. */

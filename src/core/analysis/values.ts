@@ -18,6 +18,13 @@ export interface Located {
   node: Node;
 }
 
+/** Where a value's place was established, and the step before it (a model's output comes from the model, which was moved). */
+export interface Origin extends Located {
+  what: string;
+  /** The earlier step, its `what` naming its subject (`model` moved to device here). */
+  from?: Origin;
+}
+
 /** An expression node with its abstract value: a call's argument, an operation's operand. */
 export interface Arg {
   node: Node;
@@ -44,15 +51,26 @@ export interface Value {
   /** Source text of the device this value was placed with (`device`, `"cuda"`), for fixes. */
   deviceText?: string;
   /** Where the place was established: the `.to()` call, the factory, the model call. */
-  origin?: Located & { what: string };
+  origin?: Origin;
   /** Created by a torch factory that accepts `device=` (DD001's preferred fix). */
   factory?: Located & { scope: number };
   /** A batch element yielded by a loader loop and not moved since. */
   batch?: { loop: LoaderLoop; name: string; container?: 'dict' | 'list' };
   /** Elements of a tuple or list display, for unpacking. */
   elements?: Value[];
+  /**
+   * What every element of a container of unknown length or keys is: a list grown with
+   * `append`, a dict built by a comprehension (`{k: v.to(device) for k, v in batch.items()}`).
+   */
+  anyElement?: Value;
+  /** A dict's values by string key (`{"x": t}`, `batch["x"] = t`). */
+  entries?: Map<string, Value>;
   /** An instance of a class defined in the analysed program. */
   className?: string;
+  /** A `def` of the program, by FunctionInfo id: what a call of this name runs at this point. */
+  functionId?: number;
+  /** A `class` of the program (the class object, not an instance), by ClassInfo key. */
+  classKey?: string;
   /**
    * This value is parameter `param` of a function interpreted for one call site: a CPU
    * tensor it passes that meets an accelerator inside is reported at that call's argument.
@@ -123,8 +141,23 @@ export function joinValues(a: Value, b: Value): Value {
   if (a.factory && b.factory && a.factory.node.id === b.factory.node.id) joined.factory = a.factory;
   if (a.batch && b.batch && a.batch.loop === b.batch.loop && a.batch.name === b.batch.name) joined.batch = a.batch;
   if (a.className && a.className === b.className) joined.className = a.className;
+  if (a.functionId !== undefined && a.functionId === b.functionId) joined.functionId = a.functionId;
+  if (a.classKey && a.classKey === b.classKey) joined.classKey = a.classKey;
   if (a.elements && b.elements && a.elements.length === b.elements.length) {
     joined.elements = a.elements.map((e, i) => joinValues(e, b.elements![i]));
+  }
+  // A list before and after appending to it in a loop: it holds what was appended.
+  if (isContainer(a) && isContainer(b) && !(joined.elements && !a.anyElement && !b.anyElement)) {
+    const items = [...containedValues(a), ...containedValues(b)];
+    if (items.length) joined.anyElement = items.reduce((x, y) => joinValues(x, y));
+    else joined.elements = [];
+  }
+  if (a.entries && b.entries) {
+    joined.entries = new Map();
+    for (const [k, v] of a.entries) {
+      const w = b.entries.get(k);
+      if (w) joined.entries.set(k, joinValues(v, w));
+    }
   }
   return joined;
 }
@@ -134,4 +167,15 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
   if (!a || !b) return false;
   return a.kind === b.kind && a.place === b.place && a.grad === b.grad && !!a.batch === !!b.batch &&
     a.deviceText === b.deviceText && a.className === b.className;
+}
+
+function isContainer(v: Value): boolean {
+  return v.elements !== undefined || v.entries !== undefined || v.anyElement !== undefined;
+}
+
+/** Every value a container holds, as far as it is known (elements, entries, any element). */
+export function containedValues(v: Value): Value[] {
+  const out: Value[] = [...(v.elements ?? []), ...(v.entries?.values() ?? [])];
+  if (v.anyElement) out.push(v.anyElement);
+  return out;
 }

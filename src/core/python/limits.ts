@@ -3,6 +3,20 @@
 // before that a dense file costs seconds per analysis. The language server and the CLI both
 // ask `sizeLimitProblem` first and skip a text it objects to.
 
+/**
+ * The editor's deviceDoctor.maxFileLines default. Ordinary code up to this length is
+ * analysed: 50,000 lines of public PyTorch code took 3.0-3.5 s on a 2-core machine.
+ */
+export const DEFAULT_MAX_LINES = 50_000;
+
+/**
+ * The editor's deviceDoctor.maxFileBytes default and the CLI's --max-bytes default (2 MiB):
+ * 50,000 lines of real PyTorch code are 1.8 MB (37 bytes a line), so they pass; dense code
+ * of that size costs more (a 2 MiB one-line sum: parse 1.5-2.4 s, analysis 9-12 s), and
+ * the parser's wasm runs out of memory at about 20 MB.
+ */
+export const DEFAULT_MAX_BYTES = 2 * 1024 * 1024;
+
 export interface SizeLimits {
   /** More lines than this are refused; 0 or absent: no limit. */
   maxLines?: number;

@@ -120,7 +120,9 @@ async function load(wasmDir: string | undefined): Promise<Instance> {
     if (instance) markDead(instance);
   };
   await module.Parser.init(emscripten);
-  const language = await module.Language.load(locateWasm('tree-sitter-python.wasm', wasmDir));
+  // Bytes, not a path: given a path, web-tree-sitter reads it through `import('fs/promises')`,
+  // and that first dynamic import starts Node's ESM loader (6 ms of every CLI start).
+  const language = await module.Language.load(fs.readFileSync(locateWasm('tree-sitter-python.wasm', wasmDir)));
   const parser = new module.Parser();
   parser.setLanguage(language);
   instance = { generation: ++generations, module, emscripten, language, parser, dead: false, stderr };
@@ -240,6 +242,14 @@ export function editTree(tree: Tree, edit: TreeEdit): void {
   } catch (error) {
     throw crashed(owner, 0, error);
   }
+}
+
+/** A copy of `tree` to edit and re-parse from, leaving `tree` as it is (shallow: very fast). */
+export function copyTree(tree: Tree): Tree {
+  const owner = treeOwners.get(tree);
+  const copy = tree.copy();
+  if (owner) treeOwners.set(copy, owner);
+  return copy;
 }
 
 /** Frees `tree` unless it belongs to a crashed parser (whose memory is gone with it). */

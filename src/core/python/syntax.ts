@@ -73,6 +73,8 @@ export interface CallArguments {
   keywords: Map<string, Node>;
   /** Has *args or **kwargs: positions after it are unknown. */
   hasSplat: boolean;
+  /** The expressions unpacked by `*xs` and `**batch`, in order. */
+  splats: Node[];
 }
 
 /** Read once per call node: every round, loop pass and scope scan asks again (callers never modify it). */
@@ -85,7 +87,7 @@ export function callArguments(call: Node): CallArguments {
 }
 
 function readCallArguments(call: Node): CallArguments {
-  const out: CallArguments = { positional: [], keywords: new Map(), hasSplat: false };
+  const out: CallArguments = { positional: [], keywords: new Map(), hasSplat: false, splats: [] };
   const args = field(call, 'arguments');
   if (!args || args.type !== 'argument_list') {
     if (args) out.positional.push(args); // generator expression argument
@@ -98,6 +100,8 @@ function readCallArguments(call: Node): CallArguments {
       if (name && val) out.keywords.set(name.text, val);
     } else if (a.type === 'list_splat' || a.type === 'dictionary_splat') {
       out.hasSplat = true;
+      const inner = children(a)[0];
+      if (inner) out.splats.push(inner);
     } else {
       out.positional.push(a);
     }

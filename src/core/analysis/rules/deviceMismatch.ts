@@ -3,7 +3,7 @@
 // are left to DD002, which fixes the whole loop at once: they are handed over as
 // `batchReachedAccelerator` events, not reported.
 import type { Node } from '../../python/pyNode';
-import { unparen } from '../../python/syntax';
+import { field, unparen } from '../../python/syntax';
 import type { Frame } from '../frame';
 import { addDeviceKeyword, appendMove } from '../fixes';
 import type { OperationRole, Rule, RuleHost } from '../ruleApi';
@@ -27,7 +27,8 @@ function checkArgument(c: RuleHost, frame: Frame, call: Node, arg: Arg, other: A
   }
   const name = shortText(arg.node);
   const otherName = shortText(other.node);
-  const callee = shortText(call, 30);
+  const callee = calledName(call);
+  if (arg.value.kind === 'module') return modelArgumentOnCpu(c, frame, call, arg, other, inside);
   c.report({
     unit: frame.unit,
     code: 'DD001',
@@ -40,6 +41,37 @@ function checkArgument(c: RuleHost, frame: Frame, call: Node, arg: Arg, other: A
       ...c.related(arg.value.origin, `\`${name}\` ${arg.value.origin?.what ?? 'created here'}`),
     ],
     fixes: mismatchFixes(frame, arg, other),
+  });
+}
+
+/** `evaluate()`, `self.step()`: the function a call runs, for messages. */
+function calledName(call: Node): string {
+  const fn = field(call, 'function');
+  return `${shortText(fn ?? call, 30)}()`;
+}
+
+/** `train(model, ...)` with `model` never moved, where train() calls it with inputs on an accelerator. */
+function modelArgumentOnCpu(c: RuleHost, frame: Frame, call: Node, model: Arg, input: Arg, inside: Located): void {
+  const name = shortText(model.node);
+  const inputName = shortText(input.node);
+  const callee = calledName(call);
+  const dev = deviceTextFor(frame, input);
+  const created = model.value.factory;
+  const fixes: Fix[] = dev && created && created.scope === frame.id
+    ? [{ title: `Move \`${shortText(model.node, 30)}\` to ${dev} where it is created`, edits: appendMove(created.node, dev, created.unit), preferred: true }]
+    : [];
+  c.report({
+    unit: frame.unit,
+    code: 'DD001',
+    node: model.node,
+    message: `\`${name}\` is on the CPU (never moved), but \`${callee}\` calls it with \`${inputName}\` (line ${inside.node.startPosition.row + 1}), which ` +
+      `${accelPhrase(input.value)}${lineOf(input.value)}: PyTorch raises "Expected all tensors to be on the same device". Move \`${name}\` with .to(device).`,
+    related: [
+      ...c.related(inside, `\`${name}\` is called with \`${inputName}\` here, inside \`${callee}\``),
+      ...c.related(input.value.origin, `\`${inputName}\` ${input.value.origin?.what ?? 'placed here'}`),
+      ...c.related(model.value.origin, `\`${name}\` ${model.value.origin?.what ?? 'created here'}`),
+    ],
+    fixes,
   });
 }
 
@@ -74,6 +106,7 @@ function checkTensorOperation(c: RuleHost, frame: Frame, args: Arg[], via: Opera
 
 /** The model itself was never moved, but its input was. */
 function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
+  if (model.value.param) return; // the caller's argument: reported at each call (checkArgument)
   const name = shortText(model.node);
   const inputName = shortText(input.node);
   const dev = deviceTextFor(frame, input);
@@ -100,6 +133,7 @@ function isCpuOperand(v: Value): boolean {
 }
 
 function mismatch(c: RuleHost, frame: Frame, cpu: Arg, other: Arg, via: OperationRole): void {
+  if (cpu.value.param) return; // the caller's argument: reported at each call (checkArgument)
   if (via === 'consumer' && runningBatch(frame, cpu.value)) {
     c.emit.batchReachedAccelerator(frame, cpu, other);
     return;

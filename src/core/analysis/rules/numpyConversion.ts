@@ -3,7 +3,7 @@
 import type { Node } from '../../python/pyNode';
 import { field, unparen } from '../../python/syntax';
 import type { Frame } from '../frame';
-import { appendAfter } from '../fixes';
+import { appendAfter, mapElements } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
 import { hasAccel, UNTRACKED, Value } from '../values';
 import { accelPhrase, lineOf, shortText } from './shared/describe';
@@ -12,7 +12,7 @@ export const numpyConversion: Rule = (host) => ({
   numpyConversion: (frame, call, recvNode, recv, style) => checkNumpyConversion(host, frame, call, recvNode, recv, style),
 });
 
-function checkNumpyConversion(c: RuleHost, frame: Frame, call: Node, recvNode: Node, recv: Value, style: 'method' | 'function'): void {
+function checkNumpyConversion(c: RuleHost, frame: Frame, call: Node, recvNode: Node, recv: Value, style: 'method' | 'function' | 'elements'): void {
   const tensorish = recv.kind === 'tensor' || (recv.kind === 'unknown' && recv.place !== UNTRACKED);
   if (!tensorish) return;
   const onAccel = hasAccel(recv.place);
@@ -20,30 +20,33 @@ function checkNumpyConversion(c: RuleHost, frame: Frame, call: Node, recvNode: N
   if (!onAccel && !grad) return;
   const insert = `${grad ? '.detach()' : ''}${onAccel ? '.cpu()' : ''}`;
   const target = unparen(recvNode);
-  const name = shortText(target);
-  const fix = {
-    title: style === 'method' ? `Insert ${insert} before .numpy()` : `Convert \`${shortText(target, 30)}${insert}\` instead`,
-    edits: appendAfter(target, insert, frame.unit),
-    preferred: true,
-  };
+  const name = style === 'elements' ? `the tensors in \`${shortText(target)}\`` : shortText(target);
+  // A list of tensors has no .cpu(): each element is converted instead.
+  const fixes = [style === 'elements'
+    ? { title: `Convert each tensor: [t${insert} for t in ${shortText(target, 30)}]`, edits: mapElements(target, insert, frame.unit), preferred: true }
+    : {
+      title: style === 'method' ? `Insert ${insert} before .numpy()` : `Convert \`${shortText(target, 30)}${insert}\` instead`,
+      edits: appendAfter(target, insert, frame.unit),
+      preferred: true,
+    }];
   const startNode = style === 'method' ? field(field(call, 'function') ?? call, 'attribute') ?? call : call;
   const conversion = style === 'method' ? '.numpy()' : shortText(field(call, 'function') ?? call) + '()';
   if (onAccel) {
     c.report({
       unit: frame.unit, code: 'DD003', node: call, startNode,
-      message: `\`${name}\` ${accelPhrase(recv)}${lineOf(recv)}; ${conversion} needs a CPU tensor ` +
+      message: `${style === 'elements' ? name : `\`${name}\``} ${accelPhrase(recv).replace(/^is/, style === 'elements' ? 'are' : 'is')}${lineOf(recv)}; ${conversion} needs a CPU tensor ` +
         `("can't convert cuda:0 device type tensor to numpy"). Copy it to the host with .cpu() first.`,
-      related: c.related(recv.origin, `\`${name}\` ${recv.origin?.what ?? 'placed here'}`),
-      fixes: [fix],
+      related: c.related(recv.origin, `\`${shortText(target)}\` ${recv.origin?.what ?? 'placed here'}`),
+      fixes,
     });
   }
   if (grad) {
     c.report({
       unit: frame.unit, code: 'DD010', node: call, startNode,
-      message: `\`${name}\` requires grad${frame.noGrad ? '' : ' (computed outside torch.no_grad())'}; ${conversion} raises ` +
+      message: `${style === 'elements' ? name : `\`${name}\``} require${style === 'elements' ? '' : 's'} grad${frame.noGrad ? '' : ' (computed outside torch.no_grad())'}; ${conversion} raises ` +
         `"Can't call numpy() on Tensor that requires grad". Call .detach() first.`,
-      related: c.related(recv.origin, `\`${name}\` ${recv.origin?.what ?? 'computed here'}`),
-      fixes: [fix],
+      related: c.related(recv.origin, `\`${shortText(target)}\` ${recv.origin?.what ?? 'computed here'}`),
+      fixes,
     });
   }
 }

@@ -11,9 +11,12 @@ export function accelPhrase(v: Value): string {
   return v.place === EITHER ? 'may be on an accelerator' : 'is on an accelerator';
 }
 
-/** " (moved to device on line 3)": where the value got its place, for messages. */
+/**
+ * " (moved to device on line 3)": where the value got its place, for messages; with the
+ * steps before it: " (computed by `model(…)` on line 9; `model` moved to device on line 3)".
+ */
 export function lineOf(v: Value): string {
-  if (!v.origin) return '';
-  const what = v.origin.what.replace(/ here$/, '');
-  return ` (${what} on line ${v.origin.node.startPosition.row + 1})`;
+  const steps: string[] = [];
+  for (let o = v.origin; o && steps.length < 3; o = o.from) steps.push(`${o.what.replace(/ here$/, '')} on line ${o.node.startPosition.row + 1}`);
+  return steps.length ? ` (${steps.join('; ')})` : '';
 }

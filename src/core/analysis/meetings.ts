@@ -1,7 +1,7 @@
 // Where a CPU tensor meets an accelerator in one operation: the condition DD001 reports,
 // shared with the engine's call-site capture (a parameter of a function interpreted for
 // one call that meets an accelerator inside is reported at the caller's argument).
-import { ACCEL, Arg, hasAccel, isExactlyCpu, UNTRACKED, Value } from '../../values';
+import { ACCEL, Arg, hasAccel, isExactlyCpu, UNTRACKED, Value } from './values';
 
 export interface Meeting {
   /** The operand exactly on the CPU. */
@@ -28,4 +28,11 @@ export function moduleCallMeetings(callee: Arg, args: readonly Arg[]): Meeting[]
   if (callee.value.place === UNTRACKED) return operationMeetings(args);
   if (!hasAccel(callee.value.place)) return [];
   return args.filter((a) => isCpuOperand(a.value)).map((cpu) => ({ cpu, other: callee }));
+}
+
+/** `model(x)` with the model exactly on the CPU and an input on an accelerator: the model is the CPU side. */
+export function cpuModuleMeeting(callee: Arg, args: readonly Arg[]): Meeting | undefined {
+  if (!isExactlyCpu(callee.value.place) || callee.value.placeless || callee.value.movesInputs) return undefined;
+  const input = args.find((a) => hasAccel(a.value.place) && !a.value.scalar && a.value.kind !== 'module');
+  return input ? { cpu: callee, other: input } : undefined;
 }

@@ -1,0 +1,53 @@
+// Messages and related locations name where a value really came from, step by step
+// (issue 11): a model's output comes from the model call, and the model from its move.
+import { strict as assert } from 'assert';
+import { initPythonParser } from '../../src/core/analysis';
+import type { Finding } from '../../src/core/analysis';
+import { coreFindings } from './helpers/analysis';
+
+/** [1-based line, message] of each related location. */
+function related(f: Finding): Array<[number, string]> {
+  return f.related.map((r) => [r.range.start.line + 1, r.message]);
+}
+
+const HEAD = [
+  'import torch',
+  'import torch.nn as nn',
+  'from torch.utils.data import DataLoader',
+  '',
+  'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")',
+  'model = nn.Linear(4, 2).to(device)',
+];
+
+describe('rule messages: where a value came from', () => {
+  before(async () => {
+    await initPythonParser();
+  });
+
+  it('DD003 on a model output names the model call and the move, each with its line', () => {
+    const source = [...HEAD, 'x = torch.randn(3, 4).to(device)', 'logits = model(x)', 'probs = logits.softmax(dim=1)', 'print(probs.detach().numpy())', ''].join('\n');
+    const [f] = coreFindings(source).filter((x) => x.code === 'DD003');
+    assert.ok(f, 'DD003 expected');
+    assert.equal(f.message.split(';')[0] + ';' + f.message.split(';')[1], '`probs.detach()` may be on an accelerator (computed by `model(…)` on line 8; `model` moved to device on line 6)');
+    assert.deepEqual(related(f), [[8, '`probs.detach()` computed by `model(…)` here'], [6, '`model` moved to device here']]);
+  });
+
+  it('DD002 names the model output a batch meets, the model call and the move', () => {
+    const source = [...HEAD, 'loss_fn = nn.CrossEntropyLoss()', 'for xb, yb in DataLoader([]):', '    xb = xb.to(device)', '    outputs = model(xb)', '    loss = loss_fn(outputs, yb)', ''].join('\n');
+    const [f] = coreFindings(source).filter((x) => x.code === 'DD002');
+    assert.ok(f, 'DD002 expected');
+    assert.match(f.message, /^Batches from `DataLoader\(\[\]\)` reach `outputs`, which may be on an accelerator \(computed by `model\(…\)` on line 10; `model` moved to device on line 6\), but `yb` is never moved/);
+    assert.deepEqual(related(f), [[10, '`outputs` computed by `model(…)` here'], [6, '`model` moved to device here'], [11, 'batch reaches `outputs` here']]);
+  });
+
+  it('DD001 at a call names the helper, the line inside it and where the model was created', () => {
+    const source = [
+      ...HEAD.slice(0, 5), 'net = nn.Linear(4, 2)', '', 'def run(m, xs):', '    return m(xs.to(device))', '', 'run(net, torch.randn(2, 4))', '',
+    ].join('\n');
+    const [f] = coreFindings(source).filter((x) => x.code === 'DD001');
+    assert.ok(f, 'DD001 expected');
+    assert.equal(f.range.start.line + 1, 11);
+    assert.match(f.message, /^`net` is on the CPU \(never moved\), but `run\(\)` calls it with `xs\.to\(device\)` \(line 9\), which may be on an accelerator \(moved to device on line 9\)/);
+    assert.deepEqual(related(f), [[9, '`net` is called with `xs.to(device)` here, inside `run()`'], [9, '`xs.to(device)` moved to device here'], [6, '`net` created on the CPU here']]);
+  });
+});
