@@ -91,6 +91,19 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   return { ...fromInputs, grad: noGrad ? 'no' : callee.kind === 'module' ? 'yes' : 'unknown' };
 }
 
+/**
+ * `model.parameters()` / `model.named_parameters()` (and buffers): tensors where the model
+ * is, parameters with grad; `for name, p in model.named_parameters()` and
+ * `next(model.parameters())` see them.
+ */
+function parametersOf(model: Value, method: string): Value | undefined {
+  if (!/^(named_)?(parameters|buffers)$/.test(method) || model.placeless) return undefined;
+  const tensor = value('tensor', model.place, {
+    grad: method.endsWith('parameters') ? 'yes' : 'unknown', deviceText: model.deviceText, origin: model.origin,
+  });
+  return value('other', UNTRACKED, { anyElement: method.startsWith('named_') ? value('other', UNTRACKED, { elements: [OTHER, tensor] }) : tensor });
+}
+
 /** A tuple or list display's elements, each with its own node; any other argument as itself. */
 function elementArgs(a: Arg): Arg[] {
   const n = unparen(a.node);
@@ -132,6 +145,14 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     return value('device', place, { deviceText: call.text, origin: { unit: frame.unit, node: call, what: 'device chosen here' } });
   }
   if (q === 'torch.accelerator.current_accelerator') return value('device', ACCEL, { deviceText: call.text });
+  if (q === 'torch.load') {
+    // `torch.load(f, map_location=device)`: what was saved (a whole model, tensors) is loaded onto that device.
+    const target = args.keywords.get('map_location') ?? args.positional[1];
+    const where = target ? ex.eval(frame, target) : undefined;
+    for (const n of args.positional) ex.eval(frame, n);
+    if (!target || where?.kind !== 'device' || where.place === UNTRACKED) return UNKNOWN;
+    return value('unknown', where.place, { deviceText: target.text, origin: { unit: frame.unit, node: call, what: `loaded onto ${target.text} here` } });
+  }
   if (DEVICE_FACTORIES.has(q) || CPU_ONLY_FACTORIES.has(q) || LIKE_FACTORIES.has(q)) {
     const argValues = evalArgs(ex, frame, args);
     const like = LIKE_FACTORIES.has(q) ? argValues[0]?.value : undefined;
@@ -241,7 +262,8 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     const inner = args.positional[0];
     const v = inner ? ex.eval(frame, inner) : UNKNOWN;
     const isLoader = v.kind === 'loader' || (inner !== undefined && /loader$/i.test(dottedKey(unparen(inner)) ?? ''));
-    if (name === 'iter') return isLoader ? value('loader') : UNKNOWN;
+    if (name === 'iter') return isLoader ? value('loader') : v.anyElement ? v : UNKNOWN;
+    if (!isLoader && v.anyElement) return v.anyElement;
     // `next(iter(loader))`: one batch, on the CPU, outside any loop.
     return isLoader ? value('tensor', CPU, { grad: 'no', origin: { unit: frame.unit, node: call, what: 'loaded on the CPU here' } }) : UNKNOWN;
   }
@@ -379,6 +401,8 @@ function evalMethodCall(
   const tensorRecv = recv.kind === 'tensor' || (recv.kind === 'unknown' && recv.place !== UNTRACKED);
   if (recv.kind === 'module') {
     if (MODULE_SELF_METHODS.has(method)) return recv;
+    const parameters = parametersOf(recv, method);
+    if (parameters) return parameters;
     if (method === 'forward') return evalValueCall(ctx, ex, frame, call, objNode, recv, args);
     return UNKNOWN;
   }

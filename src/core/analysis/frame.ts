@@ -93,8 +93,10 @@ export interface Frame {
   defaultDevices: Place[];
   /** Loader loops currently being executed, innermost last. */
   loops: LoaderLoop[];
-  /** >0 while a loop body's first (state-gathering) pass runs: rules stay quiet. */
+  /** >0 while a loop body's first (state-gathering) pass runs, or for code that never reports: rules stay quiet. */
   muted: number;
+  /** The muting is only that of a loop's first pass (the first iteration): single-operation checks still speak. */
+  firstPass?: boolean;
   /** Names bound in this scope (params, assignments, imports, globals) for fix validity. */
   names: Set<string>;
   /** The scope mentions a device (parameter, variable or `.cuda()`): models may be on one (DD002). */

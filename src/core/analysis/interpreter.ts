@@ -189,8 +189,38 @@ export class Interpreter implements RoundContext {
     for (const expr of children(stmt)) {
       if (expr.type === 'assignment') this.execAssignment(frame, expr);
       else if (expr.type === 'augmented_assignment') this.execAugmented(frame, expr);
-      else if (expr.type === 'call') evalCall(this, this.ex, frame, expr, true);
+      else if (expr.type === 'call') {
+        evalCall(this, this.ex, frame, expr, true);
+        this.checkDiscardedChain(frame, expr);
+      }
       else this.ex.eval(frame, expr);
+    }
+  }
+
+  /**
+   * `x.to(device).view(-1, n)` as a statement: views and casts return new tensors too, so
+   * the move is discarded just as in `x.to(device)` (DD004 on the whole statement).
+   */
+  private checkDiscardedChain(frame: Frame, statementCall: Node): void {
+    let inner: Node | null = statementCall;
+    let pure = 0;
+    while (inner?.type === 'call') {
+      const callee = field(inner, 'function');
+      const method = callee?.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
+      const obj = callee?.type === 'attribute' ? field(callee, 'object') : null;
+      if (!method || !obj) return;
+      if (method === 'to' || method === 'cuda' || method === 'cpu') {
+        if (pure === 0) return; // the plain `x.to(d)` statement: reported by the move itself
+        const recv = this.ex.eval(frame, obj);
+        const key = dottedKey(unparen(obj));
+        const evidence = key ? frame.evidence.get(key) : undefined;
+        const kind = recv.kind === 'unknown' && evidence && evidence !== 'both' ? evidence : recv.kind;
+        this.events.discardedMove(frame, statementCall, obj, recv, kind);
+        return;
+      }
+      if (!PURE_TENSOR_METHODS.has(method)) return;
+      pure++;
+      inner = obj;
     }
   }
 
@@ -296,14 +326,18 @@ export class Interpreter implements RoundContext {
   /**
    * A loop body runs twice: once muted to reach the back edge's state, then for real. Inside
    * a muted pass one pass is enough (it only gathers state), so N nested loops cost about
-   * N² bodies instead of 2^N (24 nested `while`s took 42 s before).
+   * N² bodies instead of 2^N (24 nested `while`s took 42 s before). The first pass is the
+   * first iteration exactly, so a mismatch there is a crash as real as any (rules that judge
+   * the whole loop, DD002, still wait for the second).
    */
   private loop(frame: Frame, body: Node, beforeEach: () => void): void {
     const entry = frame.env.clone();
     if (frame.muted === 0) {
       frame.muted++;
+      frame.firstPass = true;
       beforeEach();
       this.execBlock(frame, body);
+      frame.firstPass = false;
       frame.muted--;
       frame.env = Env.join(entry, frame.env);
     }
@@ -405,6 +439,12 @@ export class Interpreter implements RoundContext {
     frame.env = Env.joinAll(outcomes);
   }
 }
+
+/** Tensor methods that return a new tensor and change nothing in place. */
+const PURE_TENSOR_METHODS = new Set([
+  'view', 'reshape', 'float', 'double', 'half', 'bfloat16', 'long', 'int', 'bool', 'contiguous', 'permute', 'transpose',
+  'unsqueeze', 'squeeze', 'flatten', 'detach', 'clone', 'type', 'type_as', 'expand', 'repeat', 't',
+]);
 
 /** The i-th of n values unpacked from v. Tensors unpack into tensors on the same place. */
 function elementOf(v: Value, i: number, n: number): Value {

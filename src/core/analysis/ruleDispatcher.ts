@@ -13,6 +13,9 @@ import { cpuModuleMeeting, Meeting, moduleCallMeetings, operationMeetings } from
 import type { Arg, Origin, Value } from './values';
 
 type EventName = keyof AnalysisEvents;
+
+/** Events judged by one operation alone, which the first iteration of a loop can already raise. */
+const FIRST_ITERATION_EVENTS = new Set<EventName>(['moduleCall', 'tensorOperation', 'numpyConversion', 'argumentMeetsAccelerator']);
 type Handler = (frame: Frame, ...rest: never[]) => void;
 
 export class RuleDispatcher {
@@ -43,14 +46,17 @@ export class RuleDispatcher {
       const handlers = subscribers.flatMap((s) => (s[name] ? [(s[name] as Handler).bind(s)] : []));
       events[name] = (frame, ...rest) => {
         if (frame.meetings) return captureMeetings(frame, name, rest);
-        if (this.quiet(frame)) return;
+        if (this.quiet(frame, name)) return;
         for (const h of handlers) h(frame, ...rest);
       };
     }
   }
 
-  private quiet(frame: Frame): boolean {
-    return !this.final || frame.muted > 0;
+  private quiet(frame: Frame, name: EventName): boolean {
+    if (!this.final) return true;
+    if (frame.muted === 0) return false;
+    // A loop's first pass is its first iteration: one operation's mismatch there raises.
+    return !(frame.firstPass && frame.muted === 1 && FIRST_ITERATION_EVENTS.has(name));
   }
 
   /** A range reached again in the same round (an expression evaluated twice) keeps its first report. */

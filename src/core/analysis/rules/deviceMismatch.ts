@@ -114,6 +114,24 @@ function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
   const fixes: Fix[] = dev && created && created.scope === frame.id
     ? [{ title: `Move \`${shortText(model.node, 30)}\` to ${dev} where it is created`, edits: appendMove(created.node, dev, created.unit), preferred: true }]
     : [];
+  if (created && fixes.length) {
+    // The mistake is the missing .to() where the model is built: say it there, once for
+    // all its uses, with the use where PyTorch raises as related information.
+    c.report({
+      unit: created.unit,
+      code: 'DD001',
+      node: created.node,
+      message: `\`${name}\` is created on the CPU here and never moved, but \`${name}(…)\` on line ${model.node.startPosition.row + 1} gets ` +
+        `\`${inputName}\`, which ${accelPhrase(input.value)}${lineOf(input.value)}: PyTorch raises "Expected all tensors to be on the same device". ` +
+        `Move \`${name}\` to ${dev} here.`,
+      related: [
+        ...c.related({ unit: frame.unit, node: model.node }, `\`${name}\` is called with \`${inputName}\` here`),
+        ...c.related(input.value.origin, `\`${inputName}\` ${input.value.origin?.what ?? 'placed here'}`),
+      ],
+      fixes,
+    });
+    return;
+  }
   c.report({
     unit: frame.unit,
     code: 'DD001',
