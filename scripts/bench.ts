@@ -7,7 +7,8 @@
 //   2. keystroke -> publishDiagnostics through the real server (dist/server.js --stdio);
 //   3. the server's memory after opening a 10,000-line file;
 //   4. the start-up of `device-doctor lint` on a 10-line file over `node -e 0`;
-//   5. cross-file figures (none yet).
+//   5. across files: first diagnostics of a file importing a 200-file project, and its
+//      re-analysis after an edit in an imported module (scripts/bench-cross-file.ts).
 // Real code: `npm run bench -- --real-code DIR` or BENCH_REAL_CODE=DIR, a folder of .py
 // files and notebooks from public PyTorch repositories (../shared/tools/extract.sh). They
 // are read at bench time and never committed. Without one, the generated training script
@@ -26,6 +27,7 @@ import { blankIPythonSyntax } from '../src/core/analysis/notebook';
 import { generateTrainingScript } from '../test/unit/helpers/bigScript';
 import { TestClient } from '../test/process/serverClient';
 import { buildDist, torchAgreementSection } from './bench-torch-agreement';
+import { crossFileSection } from './bench-cross-file';
 
 const ROOT = path.join(__dirname, '..');
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
@@ -350,13 +352,6 @@ function startupSection(): void {
   }
 }
 
-// ---- 5. across files ----
-
-function crossFileSection(): void {
-  console.log('\n## 5. Across files');
-  console.log('n/a: no cross-file analysis yet');
-}
-
 /** The sections `--only 4` or `--only 1,4` names; every one without the flag. */
 function sectionsToRun(): Set<number> {
   const flag = process.argv.indexOf('--only');
@@ -369,7 +364,7 @@ async function main(): Promise<void> {
   buildDist(); // sections 2, 3 and 4 measure the bundles: never stale ones
   if (![1, 2, 3].some((n) => SECTIONS.has(n))) {
     if (SECTIONS.has(4)) startupSection();
-    if (SECTIONS.has(5)) crossFileSection();
+    if (SECTIONS.has(5)) await crossFileSection();
     return;
   }
   const folder = realCodeFolder();
@@ -399,7 +394,7 @@ async function main(): Promise<void> {
   ]);
   if (SECTIONS.has(2) || SECTIONS.has(3)) await serverSections([[1_000, sized.get(1_000)!], [10_000, sized.get(10_000)!]]);
   if (SECTIONS.has(4)) startupSection();
-  if (SECTIONS.has(5)) crossFileSection();
+  if (SECTIONS.has(5)) await crossFileSection();
 }
 
 // ---- the torch engine against a direct torch timing, within 10% (scripts/bench-torch-agreement.ts) ----

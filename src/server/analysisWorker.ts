@@ -17,14 +17,20 @@ async function handle(request: AnalysisRequest): Promise<void> {
     files.release(request.uri);
     return;
   }
+  if (request.kind === 'filesChanged') {
+    files.filesChanged(request.paths);
+    return;
+  }
+  // Open documents' texts first: even an analysis that fails below must leave them current.
+  files.projectFiles.applyOverlay(request.overlay);
   try {
     // A parser that crashed on an earlier request is reloading: wait for it.
     await initPythonParser(__dirname);
     if (request.kind === 'file') {
       files.recordChanges(request.uri, request.changes);
-      send({ kind: 'file', id: request.id, findings: files.analyze(request.uri, request.text, request.options) });
+      send({ kind: 'file', id: request.id, ...files.analyzeFile(request.uri, request.text, request.options, request.project) });
     } else {
-      send({ kind: 'notebook', id: request.id, findings: files.analyzeNotebook(request.cells, request.options) });
+      send({ kind: 'notebook', id: request.id, ...files.analyzeCells(request.cells, request.options, request.project) });
     }
   } catch (error) {
     if (error instanceof ParserCrashedError) {

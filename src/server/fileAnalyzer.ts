@@ -6,6 +6,9 @@ import { analyzeNotebook, analyzeTree } from '../core/analysis';
 import type { AnalyzeOptions, CellFinding, Finding } from '../core/analysis';
 import { ParsedDocument, TextChange } from '../core/python/document';
 import { ParserCrashedError } from '../core/python/parser';
+import type { ModuleUse, PlainAnalyzeOptions, ProjectSpec } from './analysisMessages';
+import { ProjectFiles } from './projectFiles';
+import { OverlaySync, plainOptions, specOf, type ProjectRequest } from './projectRequest';
 
 interface FileState {
   parsed?: ParsedDocument;
@@ -18,15 +21,28 @@ interface FileState {
  */
 export interface DocumentAnalyzer {
   recordChanges(uri: string, changes: readonly TextChange[]): void;
-  analyze(uri: string, text: string, options: AnalyzeOptions): Finding[] | Promise<Finding[]>;
+  /** `project`: the document's path and workspace, so that its imports of local modules are followed. */
+  analyze(uri: string, text: string, options: AnalyzeOptions, project?: ProjectRequest): Finding[] | Promise<Finding[]>;
   /** A notebook's code cells as one program; no tree is kept between analyses. */
-  analyzeNotebook(cells: readonly string[], options: AnalyzeOptions, uri: string): CellFinding[] | Promise<CellFinding[]>;
+  analyzeNotebook(cells: readonly string[], options: AnalyzeOptions, uri: string, project?: ProjectRequest): CellFinding[] | Promise<CellFinding[]>;
   release(uri: string): void;
+  /** Files changed on disk: what was cached of them is dropped. */
+  filesChanged(paths: readonly string[]): void;
   dispose(): void;
+}
+
+/** Findings and, with a project, what the analysis read. */
+export interface AnalysisResult<T> {
+  findings: T[];
+  modules?: ModuleUse;
 }
 
 export class FileAnalyzer implements DocumentAnalyzer {
   private readonly files = new Map<string, FileState>();
+  /** Open documents' texts and the disk, for the modules an analysed file imports. */
+  readonly projectFiles = new ProjectFiles();
+  /** In this thread (unit tests): which open documents' texts projectFiles holds. */
+  private readonly overlay = new OverlaySync();
   /** How often a whole file was parsed versus a tree updated (a mismatch shows in the log and the tests). */
   readonly parses = { full: 0, incremental: 0 };
 
@@ -37,13 +53,43 @@ export class FileAnalyzer implements DocumentAnalyzer {
   }
 
   /** Analyses `text` (the client's current text), re-parsing incrementally when possible. */
-  analyze(uri: string, text: string, options: AnalyzeOptions): Finding[] {
-    const parsed = this.parsedFor(uri, text);
-    return analyzeTree(parsed.tree, parsed.text, options);
+  analyze(uri: string, text: string, options: AnalyzeOptions, project?: ProjectRequest): Finding[] {
+    this.syncOverlay(project);
+    const result = this.analyzeFile(uri, text, project ? plainOptions(options) : options, project && specOf(project));
+    if (result.modules) project?.resolved?.(result.modules);
+    return result.findings;
   }
 
-  analyzeNotebook(cells: readonly string[], options: AnalyzeOptions): CellFinding[] {
-    return analyzeNotebook(cells, options);
+  analyzeNotebook(cells: readonly string[], options: AnalyzeOptions, _uri?: string, project?: ProjectRequest): CellFinding[] {
+    this.syncOverlay(project);
+    const result = this.analyzeCells(cells, project ? plainOptions(options) : options, project && specOf(project));
+    if (result.modules) project?.resolved?.(result.modules);
+    return result.findings;
+  }
+
+  /**
+   * The analysis worker's entry, with the open documents' texts already applied to
+   * `projectFiles` from the request: `spec` gives the file's project, if it has one.
+   */
+  analyzeFile(uri: string, text: string, options: AnalyzeOptions, spec?: ProjectSpec): AnalysisResult<Finding> {
+    const parsed = this.parsedFor(uri, text);
+    if (!spec) return { findings: analyzeTree(parsed.tree, parsed.text, options) };
+    // The analysed text is the newest of this file, for any module it imports that imports it back.
+    this.projectFiles.setOpen(spec.path, text);
+    const session = this.projectFiles.begin(spec);
+    const findings = analyzeTree(parsed.tree, parsed.text, { ...options, project: session.context });
+    return { findings, modules: session.finish() };
+  }
+
+  analyzeCells(cells: readonly string[], options: PlainAnalyzeOptions, spec?: ProjectSpec): AnalysisResult<CellFinding> {
+    if (!spec) return { findings: analyzeNotebook(cells, options) };
+    const session = this.projectFiles.begin(spec);
+    const findings = analyzeNotebook(cells, { ...options, project: session.context });
+    return { findings, modules: session.finish() };
+  }
+
+  filesChanged(paths: readonly string[]): void {
+    this.projectFiles.changedOnDisk(paths);
   }
 
   /** The text the kept tree was parsed from, if any (lets tests check the incremental path). */
@@ -64,6 +110,10 @@ export class FileAnalyzer implements DocumentAnalyzer {
 
   dispose(): void {
     for (const uri of [...this.files.keys()]) this.release(uri);
+  }
+
+  private syncOverlay(project: ProjectRequest | undefined): void {
+    if (project) this.projectFiles.applyOverlay(this.overlay.update(project));
   }
 
   private parsedFor(uri: string, text: string): ParsedDocument {

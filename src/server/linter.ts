@@ -9,6 +9,8 @@ import type { AnalyzeOptions } from '../core/analysis';
 import { sizeLimitProblem } from '../core/python/limits';
 import { initPythonParser, ParserCrashedError } from '../core/python/parser';
 import { Debouncer } from './debouncer';
+import { documentPath } from './documentPath';
+import { DocumentProjects } from './documentProjects';
 import type { DocumentAnalyzer } from './fileAnalyzer';
 import type { FindingStore } from './findingStore';
 import { groupByUri, LocatedFinding, locateCellFindings, locateFileFindings } from './locatedFinding';
@@ -27,6 +29,8 @@ export interface LinterDeps {
   settings: SettingsProvider;
   store: FindingStore;
   log: ServerLog;
+  /** The workspace folders as paths: imports are searched there too. Absent: none. */
+  workspaceRoots?: () => readonly string[];
 }
 
 interface CodeCell {
@@ -47,22 +51,36 @@ export class Linter {
   private readonly opening = new Set<string>();
   /** Documents the parser crashed on: not analysed again until they are closed and reopened. */
   private readonly crashedParser = new Set<string>();
+  /** Each document's project, and which open documents read which files while following imports. */
+  private readonly projects: DocumentProjects;
   private disposed = false;
 
   constructor(private readonly deps: LinterDeps) {
     this.debouncer = new Debouncer((key, error) => deps.log.error(`Analysis of ${key} failed`, error));
+    this.projects = new DocumentProjects({
+      documents: deps.documents,
+      log: deps.log,
+      workspaceRoots: deps.workspaceRoots ?? (() => []),
+      isOpen: (uri) => deps.documents.get(uri) !== undefined || this.notebookCells.has(uri),
+      languageId: PYTHON_LANGUAGE,
+    });
   }
 
   /** A newly opened document is analysed at once; typing waits for a pause. */
   fileOpened(uri: string): void {
     this.opening.add(uri);
     this.schedule(uri, true, () => this.lintFile(uri));
+    // Its text now overrides the disk for the documents that import it (it may be unsaved).
+    this.relintDependents(uri);
   }
 
   fileChanged(uri: string): void {
     // The open event is followed by a change event for the same text: keep the prompt run.
     if (this.opening.has(uri)) return;
     this.schedule(uri, false, () => this.lintFile(uri));
+    // Scheduled after its own run, with the same debounce: the worker analyses it first, and
+    // each dependent's request carries this document's new text.
+    this.relintDependents(uri);
   }
 
   fileClosed(uri: string): void {
@@ -74,6 +92,9 @@ export class Linter {
     this.deps.settings.forget(uri);
     this.deps.log.forget(uri);
     this.clear(uri);
+    this.projects.forget(uri);
+    // Those that import it now read the file on disk, without its unsaved edits.
+    this.relintDependents(uri);
   }
 
   notebookOpened(uri: string): void {
@@ -96,6 +117,15 @@ export class Linter {
     this.deps.log.forget(uri);
     for (const cellUri of this.notebookCells.get(uri) ?? []) this.clear(cellUri);
     this.notebookCells.delete(uri);
+    this.projects.forget(uri);
+  }
+
+  /** Files changed on disk (the client's file watcher): what was cached of them goes, their dependents are analysed again. */
+  filesChangedOnDisk(uris: readonly string[]): void {
+    const paths = uris.map(documentPath).filter((p): p is string => p !== undefined);
+    if (paths.length === 0) return;
+    this.deps.files.filesChanged(paths);
+    for (const dependent of this.projects.dependentsOfFiles(paths)) this.relint(dependent);
   }
 
   /** Settings or pyproject.toml changed: everything open is analysed again. */
@@ -116,6 +146,18 @@ export class Linter {
   dispose(): void {
     this.disposed = true;
     this.debouncer.dispose();
+  }
+
+  private relintDependents(uri: string): void {
+    for (const dependent of this.projects.dependentsOf(uri)) this.relint(dependent);
+  }
+
+  /** Analyses an open document again because a file it imports changed; its dependents are not (no cascade, no cycle). */
+  private relint(uri: string): void {
+    // A first analysis is on its way and will read the latest texts.
+    if (this.opening.has(uri)) return;
+    if (this.notebookCells.has(uri)) this.schedule(uri, false, () => this.lintNotebook(uri));
+    else if (this.deps.documents.get(uri)) this.schedule(uri, false, () => this.lintFile(uri));
   }
 
   /**
@@ -195,7 +237,7 @@ export class Linter {
     let located: LocatedFinding[] | undefined = [];
     if (this.shouldAnalyse(uri, text, settings)) {
       located = await this.timed(uri, async () => {
-        const findings = await this.deps.files.analyze(uri, text, this.optionsFor(uri, settings));
+        const findings = await this.deps.files.analyze(uri, text, this.optionsFor(uri, settings), this.projects.requestFor(uri, settings, version));
         return locateFileFindings(uri, findings, settings);
       });
       // Edited, closed or reopened meanwhile: this result is stale and dropped; the edit scheduled a newer run.
@@ -219,7 +261,7 @@ export class Linter {
     let located: LocatedFinding[] | undefined = [];
     if (this.shouldAnalyse(uri, texts, settings)) {
       located = await this.timed(uri, async () => {
-        const results = await this.deps.files.analyzeNotebook(texts, this.optionsFor(uri, settings), uri);
+        const results = await this.deps.files.analyzeNotebook(texts, this.optionsFor(uri, settings), uri, this.projects.requestFor(uri, settings));
         return locateCellFindings(cellUris, results, settings);
       });
       if (!located || !this.sameCells(uri, notebook, cellUris, versions)) return; // stale: a newer run is scheduled

@@ -23,6 +23,7 @@ import { Linter, PYTHON_LANGUAGE } from './linter';
 import { ServerLog } from './serverLog';
 import { SettingsProvider } from './settingsProvider';
 import { WorkerAnalyzer } from './workerAnalyzer';
+import { WorkspaceRoots } from './workspaceRoots';
 
 const connection = createConnection(ProposedFeatures.all);
 const log = new ServerLog(connection.console);
@@ -35,7 +36,7 @@ const files = new WorkerAnalyzer(() => new Worker(path.join(__dirname, 'analysis
   },
 });
 const store = new FindingStore();
-const capabilities = { pullConfiguration: false, versionedEdits: false, watchFiles: false };
+const capabilities = { pullConfiguration: false, versionedEdits: false, watchFiles: false, workspaceFolders: false };
 const settings = new SettingsProvider(connection, () => capabilities.pullConfiguration);
 
 // Incremental changes are recorded as they arrive and sent with the next analysis, so that the
@@ -48,7 +49,9 @@ const documents = new TextDocuments<TextDocument>({
   },
 });
 const notebooks = new NotebookDocuments(TextDocument);
-const linter = new Linter({ connection, documents, notebooks, files, settings, store, log });
+// Searched for imports (cross-file analysis) after each file's own folder and package root.
+const roots = new WorkspaceRoots();
+const linter = new Linter({ connection, documents, notebooks, files, settings, store, log, workspaceRoots: () => roots.paths });
 
 // A bug in one analysis must never take the server down with it.
 process.on('uncaughtException', (error) => log.error('Unexpected error', error));
@@ -59,6 +62,8 @@ connection.onInitialize(async (params: InitializeParams): Promise<InitializeResu
   capabilities.pullConfiguration = workspace?.configuration === true;
   capabilities.versionedEdits = workspace?.workspaceEdit?.documentChanges === true;
   capabilities.watchFiles = workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
+  capabilities.workspaceFolders = workspace?.workspaceFolders === true;
+  roots.initialize(params);
   try {
     // This thread's own parser checks that a quick fix adds no syntax error; the worker loads its own.
     await initPythonParser(__dirname);
@@ -70,16 +75,20 @@ connection.onInitialize(async (params: InitializeParams): Promise<InitializeResu
       textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
       notebookDocumentSync: { notebookSelector: [{ notebook: '*', cells: [{ language: PYTHON_LANGUAGE }] }] },
       codeActionProvider: { codeActionKinds: PROVIDED_CODE_ACTION_KINDS, resolveProvider: false },
+      ...(capabilities.workspaceFolders ? { workspace: { workspaceFolders: { supported: true, changeNotifications: true } } } : {}),
     },
     serverInfo: { name: 'Device Doctor' },
   };
 });
 
 connection.onInitialized(() => {
+  if (capabilities.workspaceFolders) connection.workspace.onDidChangeWorkspaceFolders((event) => roots.change(event));
   if (!capabilities.watchFiles) return;
+  // Python files too: a module changed on disk (a save, a git checkout) re-analyses the open
+  // documents that import it. The client watches; nothing here walks the workspace.
   connection.client
-    .register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/pyproject.toml' }] })
-    .catch((error: unknown) => log.error('Could not watch pyproject.toml files', error));
+    .register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/pyproject.toml' }, { globPattern: '**/*.py' }] })
+    .catch((error: unknown) => log.error('Could not watch pyproject.toml and Python files', error));
 });
 
 connection.onDidChangeConfiguration((change) => {
@@ -89,6 +98,7 @@ connection.onDidChangeConfiguration((change) => {
 });
 
 connection.onDidChangeWatchedFiles((change) => {
+  linter.filesChangedOnDisk(change.changes.map((c) => c.uri).filter((uri) => uri.endsWith('.py')));
   if (!change.changes.some((c) => c.uri.endsWith('pyproject.toml'))) return;
   clearProjectConfigCache();
   log.forget('pyproject:');

@@ -7,6 +7,11 @@ export class ServerLog {
 
   constructor(private readonly console: RemoteConsole) {}
 
+  /** Hidden unless the user raises the output's log level: per-analysis details (modules resolved). */
+  debug(message: string): void {
+    this.console.debug(message);
+  }
+
   info(message: string): void {
     this.console.info(message);
   }

@@ -14,6 +14,7 @@ import type { TextChange } from '../core/python/document';
 import { ParserCrashedError, ParserReload } from '../core/python/parser';
 import type { AnalysisReply, AnalysisRequest } from './analysisMessages';
 import type { DocumentAnalyzer } from './fileAnalyzer';
+import { OverlaySync, plainOptions, specOf, type ProjectRequest } from './projectRequest';
 
 /** The worker thread stopped while it analysed this document; a fresh one takes the next request. */
 export class AnalysisWorkerCrashedError extends Error {
@@ -31,10 +32,12 @@ export class AnalysisStoppedError extends Error {
   }
 }
 
-type Request = Exclude<AnalysisRequest, { kind: 'release' }>;
+type Request = Extract<AnalysisRequest, { kind: 'file' | 'notebook' }>;
 
 interface Job {
   request: Request;
+  /** Stays in this thread: the open documents to bring the worker's copy of up to date, and who hears what was read. */
+  project?: ProjectRequest;
   resolve: (findings: Finding[] | CellFinding[]) => void;
   reject: (error: unknown) => void;
 }
@@ -63,6 +66,8 @@ export class WorkerAnalyzer implements DocumentAnalyzer {
   private readonly known = new Set<string>();
   private readonly pendingChanges = new Map<string, TextChange[]>();
   private readonly reloads = new Map<number, PendingReload>();
+  /** Which open documents' texts the current worker holds. */
+  private readonly overlay = new OverlaySync();
 
   constructor(private readonly spawn: () => Worker, private readonly events: WorkerAnalyzerEvents = {}) {}
 
@@ -73,15 +78,22 @@ export class WorkerAnalyzer implements DocumentAnalyzer {
     this.pendingChanges.set(uri, pending);
   }
 
-  analyze(uri: string, text: string, options: AnalyzeOptions): Promise<Finding[]> {
+  analyze(uri: string, text: string, options: AnalyzeOptions, project?: ProjectRequest): Promise<Finding[]> {
     const changes = this.pendingChanges.get(uri) ?? [];
     this.pendingChanges.delete(uri);
     this.known.add(uri);
-    return this.enqueue({ kind: 'file', id: this.nextId++, uri, text, changes, options }) as Promise<Finding[]>;
+    const request: Request = { kind: 'file', id: this.nextId++, uri, text, changes, options: plainOptions(options), ...(project ? { project: specOf(project) } : {}) };
+    return this.enqueue(request, project) as Promise<Finding[]>;
   }
 
-  analyzeNotebook(cells: readonly string[], options: AnalyzeOptions, uri: string): Promise<CellFinding[]> {
-    return this.enqueue({ kind: 'notebook', id: this.nextId++, uri, cells: [...cells], options }) as Promise<CellFinding[]>;
+  analyzeNotebook(cells: readonly string[], options: AnalyzeOptions, uri: string, project?: ProjectRequest): Promise<CellFinding[]> {
+    const request: Request = { kind: 'notebook', id: this.nextId++, uri, cells: [...cells], options: plainOptions(options), ...(project ? { project: specOf(project) } : {}) };
+    return this.enqueue(request, project) as Promise<CellFinding[]>;
+  }
+
+  filesChanged(paths: readonly string[]): void {
+    // A worker that is not running caches nothing; one that is hears it in order with the analyses.
+    if (paths.length > 0) this.worker?.postMessage({ kind: 'filesChanged', paths: [...paths] } satisfies AnalysisRequest);
   }
 
   release(uri: string): void {
@@ -108,10 +120,10 @@ export class WorkerAnalyzer implements DocumentAnalyzer {
     void worker?.terminate();
   }
 
-  private enqueue(request: Request): Promise<Finding[] | CellFinding[]> {
+  private enqueue(request: Request, project: ProjectRequest | undefined): Promise<Finding[] | CellFinding[]> {
     if (this.disposed) return Promise.reject(new AnalysisStoppedError());
     return new Promise((resolve, reject) => {
-      this.queue.push({ request, resolve, reject });
+      this.queue.push({ request, project, resolve, reject });
       this.pump();
     });
   }
@@ -122,8 +134,13 @@ export class WorkerAnalyzer implements DocumentAnalyzer {
     if (!job) return;
     this.inFlight = job;
     try {
-      this.ensureWorker().postMessage(job.request);
+      const worker = this.ensureWorker();
+      // Computed as the request leaves, against what this worker holds (a fresh one holds nothing).
+      const overlay = job.project ? this.overlay.update(job.project) : undefined;
+      worker.postMessage(overlay && (overlay.set.length > 0 || overlay.drop.length > 0) ? { ...job.request, overlay } : job.request);
     } catch (error) {
+      // The worker may or may not have the texts: it is sent them all again.
+      this.overlay.reset();
       this.inFlight = undefined;
       job.reject(error);
       this.pump();
@@ -163,7 +180,11 @@ export class WorkerAnalyzer implements DocumentAnalyzer {
     if (!job || job.request.id !== reply.id) return;
     this.inFlight = undefined;
     if (reply.kind === 'file' || reply.kind === 'notebook') {
-      job.resolve(reply.findings);
+      try {
+        if (reply.modules) job.project?.resolved?.(reply.modules);
+      } finally {
+        job.resolve(reply.findings);
+      }
     } else if (reply.kind === 'parserCrashed') {
       const reloaded = new Promise<ParserReload>((resolve, reject) => this.reloads.set(reply.id, { resolve, reject }));
       job.reject(new ParserCrashedError(reply.textLength, reloaded, new Error(reply.cause)));
@@ -180,6 +201,7 @@ export class WorkerAnalyzer implements DocumentAnalyzer {
     // The new worker starts with no trees: every document is parsed from its full text.
     this.known.clear();
     this.pendingChanges.clear();
+    this.overlay.reset();
     if (this.disposed) return;
     const reason = this.lastError ? `exit code ${code}: ${this.lastError}` : `exit code ${code}`;
     // A parser reload the dead worker had under way is moot: the fresh worker loads its own.

@@ -3,6 +3,7 @@
 import { ChildProcess, execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { pathToFileURL } from 'url';
 import { createMessageConnection, MessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import type { InitializeResult, LogMessageParams, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
 
@@ -49,16 +50,20 @@ export class TestClient {
     connection.listen();
   }
 
-  static async start(): Promise<{ client: TestClient; result: InitializeResult }> {
+  /** `workspaceFolders`: folder paths, sent as the client's workspace (cross-file analysis searches them). */
+  static async start(options: { workspaceFolders?: string[] } = {}): Promise<{ client: TestClient; result: InitializeResult }> {
     const child = spawn(process.execPath, [SERVER_JS, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
     const connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
     const client = new TestClient(child, connection);
     const result: InitializeResult = await connection.sendRequest('initialize', {
       processId: process.pid,
       rootUri: null,
-      workspaceFolders: null,
+      workspaceFolders: options.workspaceFolders?.map((folder) => ({ uri: pathToFileURL(folder).href, name: path.basename(folder) })) ?? null,
       capabilities: {
-        workspace: { configuration: true, workspaceEdit: { documentChanges: true }, didChangeWatchedFiles: { dynamicRegistration: true } },
+        workspace: {
+          configuration: true, workspaceEdit: { documentChanges: true }, didChangeWatchedFiles: { dynamicRegistration: true },
+          ...(options.workspaceFolders ? { workspaceFolders: true } : {}),
+        },
         textDocument: { publishDiagnostics: { relatedInformation: true, codeDescriptionSupport: true } },
         notebookDocument: { synchronization: { dynamicRegistration: false } },
       },
@@ -69,6 +74,11 @@ export class TestClient {
 
   openFile(uri: string, text: string, version = 1): Promise<void> {
     return this.connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'python', version, text } });
+  }
+
+  /** A full-text change, as a client without incremental sync sends it. */
+  changeFile(uri: string, text: string, version: number): Promise<void> {
+    return this.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ text }] });
   }
 
   /** Resolves with the next publication for `uri` that `matches` (or an earlier one not yet seen). */

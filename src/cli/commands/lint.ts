@@ -65,6 +65,7 @@ export async function runLintCommand(options: LintOptions, io: CliIo, analyzer?:
     fix: options.fix,
     maxBytes: options.maxBytes,
     analyzer,
+    paths: options.paths,
   });
   for (const folder of collected.unreadable) {
     report.problems.push({ path: folder.path, displayPath: displayPath(folder.path, io.cwd), reason: `cannot list this folder (${folder.reason})` });

@@ -15,6 +15,7 @@ import { fixUntilStable, type AnalyzeSources, type FixOptions, type FixResult, t
 import type { LintedFile, LintReport } from '../formats/report';
 import { isPythonNotebook, NotebookWriteError, parseNotebook, serializeNotebook } from './notebookFile';
 import { decodePythonSource, encodePythonSource, UnreadableFileError } from './pythonFile';
+import { ProjectModules, projectRoots } from './projectModules';
 
 export interface LintSettings {
   cwd: string;
@@ -28,6 +29,8 @@ export interface LintSettings {
   maxBytes?: number;
   /** The analyzer to run; tests pass a fake one to exercise --fix and output without it. */
   analyzer?: Analyzer;
+  /** The paths named on the command line: imports are searched under them (and `cwd`); absent: `cwd` only. */
+  paths?: readonly string[];
 }
 
 export interface Analyzer {
@@ -49,10 +52,10 @@ export function configurationErrors(files: readonly string[]): string[] {
   return [...errors];
 }
 
-function analyzeOptions(file: string, settings: LintSettings): AnalyzeOptions {
+function analyzeOptions(file: string, settings: LintSettings, modules: ProjectModules): AnalyzeOptions {
   const found = findProjectConfig(file);
   const selection = selectionForFile(found?.config ?? {}, found?.root ?? settings.cwd, file, settings.overrides);
-  return { ...selection, noqa: settings.noqa };
+  return { ...selection, noqa: settings.noqa, project: modules.contextFor(file) };
 }
 
 function run(sources: string[], analyze: AnalyzeSources, fix: boolean, options: FixOptions): FixResult {
@@ -112,8 +115,8 @@ class SkippedBySources {
 }
 
 /** Checks one file; undefined for a notebook in another language, which is not ours to check. */
-function lintOneFile(file: string, settings: LintSettings): LintedFile | undefined {
-  const options = analyzeOptions(file, settings);
+function lintOneFile(file: string, settings: LintSettings, modules: ProjectModules): LintedFile | undefined {
+  const options = analyzeOptions(file, settings, modules);
   const skipped = new SkippedBySources();
   const analyzer = settings.analyzer ?? deviceAnalyzer;
   const notes: string[] = [];
@@ -122,7 +125,10 @@ function lintOneFile(file: string, settings: LintSettings): LintedFile | undefin
   const decoded = decodePythonSource(bytes);
   const syntax = new SyntaxCheck();
   const fixOptions: FixOptions = { addsSyntaxError: (before, after) => syntax.addsSyntaxError(before, after) };
-  const write = (text: string) => writeFileAtomic(file, encodePythonSource({ ...decoded, text }), mode ?? 0o644);
+  const write = (text: string) => {
+    writeFileAtomic(file, encodePythonSource({ ...decoded, text }), mode ?? 0o644);
+    modules.changed(file);
+  };
   const base = { path: file, displayPath: displayPath(file, settings.cwd) };
   const withNotes = (linted: LintedFile): LintedFile => skipped.attach(notes.length > 0 ? { ...linted, notes } : linted);
   if (path.extname(file).toLowerCase() !== '.ipynb') {
@@ -167,12 +173,13 @@ function describeFailure(err: unknown): string {
 export async function lintFiles(files: readonly string[], settings: LintSettings): Promise<LintReport> {
   await initPythonParser();
   const report: LintReport = { files: [], problems: [], fixMode: settings.fix };
+  const modules = new ProjectModules(projectRoots(settings.paths ?? [], settings.cwd), settings.maxBytes);
   for (const file of files) {
     try {
       // After a parser crash on an earlier file the parser reloads; this waits for it (and
       // returns at once when it is ready), so one bad file never costs the rest of the run.
       await initPythonParser();
-      const linted = lintOneFile(file, settings);
+      const linted = lintOneFile(file, settings, modules);
       if (linted) report.files.push(linted);
     } catch (err) {
       report.problems.push({ path: file, displayPath: displayPath(file, settings.cwd), reason: describeFailure(err) });

@@ -1,0 +1,45 @@
+// Cross-file analysis for `lint`: every file is analysed with a ProjectContext, so that
+// `from model import Net` in train.py carries model.py's class. The modules are found where
+// Python would look (core/analysis/project.ts) and, past that, under the paths the command
+// was given and the current directory. Each module file is read at most once per run.
+import * as fs from 'fs';
+import * as path from 'path';
+import { createModuleResolver, type ModuleResolver, type ProjectContext } from '../../core/analysis';
+import { ModuleFileReader } from '../../node/moduleFileReader';
+
+/** The folders imports are also searched from: each given folder itself, a given file's folder, then `cwd`. */
+export function projectRoots(paths: readonly string[], cwd: string): string[] {
+  const roots = new Set<string>();
+  for (const given of paths) {
+    const absolute = path.resolve(cwd, given);
+    let isFolder = false;
+    try {
+      isFolder = fs.statSync(absolute).isDirectory();
+    } catch {
+      // A missing path is reported by the file walk; it adds no root.
+      continue;
+    }
+    roots.add(isFolder ? absolute : path.dirname(absolute));
+  }
+  roots.add(path.resolve(cwd));
+  return [...roots];
+}
+
+export class ProjectModules {
+  private readonly reader = new ModuleFileReader({ revalidate: false });
+  private readonly resolver: ModuleResolver;
+
+  /** `maxBytes`: a module file over --max-bytes is not read, like a linted file over it is not parsed. */
+  constructor(roots: readonly string[], maxBytes: number | undefined) {
+    this.resolver = createModuleResolver(roots, (file) => this.reader.read(file, maxBytes));
+  }
+
+  contextFor(file: string): ProjectContext {
+    return { path: file, modules: this.resolver };
+  }
+
+  /** `file` was rewritten by --fix: files linted after it import its new text. */
+  changed(file: string): void {
+    this.reader.forget(file);
+  }
+}

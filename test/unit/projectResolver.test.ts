@@ -1,0 +1,88 @@
+// createModuleResolver: Python's search order for the project's own modules, over an
+// in-memory file system (the resolver is pure; the front ends supply the reads).
+import * as assert from 'assert';
+import * as path from 'path';
+import { createModuleResolver, type ModuleResolver } from '../../src/core/analysis';
+
+const ROOT = path.resolve('/project');
+const at = (...parts: string[]) => path.join(ROOT, ...parts);
+
+/** A resolver over `files` (paths relative to ROOT), recording every path it asked for. */
+function resolverOver(files: Record<string, string>, roots: string[] = []): { resolver: ModuleResolver; asked: string[] } {
+  const texts = new Map(Object.entries(files).map(([name, text]) => [at(...name.split('/')), text]));
+  const asked: string[] = [];
+  const resolver = createModuleResolver(roots, (file) => {
+    asked.push(file);
+    return texts.get(file);
+  });
+  return { resolver, asked };
+}
+
+function resolvedPath(resolver: ModuleResolver, from: string, module: string, level = 0): string | undefined {
+  return resolver.resolve(at(...from.split('/')), module, level)?.path;
+}
+
+describe('project: createModuleResolver', () => {
+  it('finds a module beside the importing script, with its source', () => {
+    const { resolver } = resolverOver({ 'train.py': '', 'model.py': 'class Net: pass\n' });
+    assert.deepStrictEqual(resolver.resolve(at('train.py'), 'model', 0), { path: at('model.py'), source: 'class Net: pass\n' });
+  });
+
+  it('finds a package through its __init__.py, and a submodule inside it', () => {
+    const { resolver } = resolverOver({ 'train.py': '', 'pkg/__init__.py': 'X = 1\n', 'pkg/data.py': '' });
+    assert.strictEqual(resolvedPath(resolver, 'train.py', 'pkg'), at('pkg', '__init__.py'));
+    assert.strictEqual(resolvedPath(resolver, 'train.py', 'pkg.data'), at('pkg', 'data.py'));
+  });
+
+  it('prefers a module file over a package folder of the same name, as Python does', () => {
+    const { resolver } = resolverOver({ 'train.py': '', 'utils.py': '', 'utils/__init__.py': '' });
+    assert.strictEqual(resolvedPath(resolver, 'train.py', 'utils'), at('utils.py'));
+  });
+
+  it('resolves relative imports: level 1 from the file\'s package, level 2 from the one above', () => {
+    const { resolver } = resolverOver({
+      'pkg/__init__.py': '', 'pkg/sub/__init__.py': '', 'pkg/sub/train.py': '',
+      'pkg/sub/layers.py': '', 'pkg/config.py': '',
+    });
+    assert.strictEqual(resolvedPath(resolver, 'pkg/sub/train.py', 'layers', 1), at('pkg', 'sub', 'layers.py'));
+    assert.strictEqual(resolvedPath(resolver, 'pkg/sub/train.py', 'config', 2), at('pkg', 'config.py'));
+    // `from . import x` names no module: the package itself.
+    assert.strictEqual(resolvedPath(resolver, 'pkg/sub/train.py', '', 1), at('pkg', 'sub', '__init__.py'));
+    assert.strictEqual(resolvedPath(resolver, 'pkg/sub/train.py', 'config', 1), undefined);
+  });
+
+  it('searches the script\'s own folder before the package root and the roots', () => {
+    const { resolver } = resolverOver({
+      'app/train.py': '', 'app/config.py': 'near', 'config.py': 'root',
+    }, [ROOT]);
+    assert.strictEqual(resolvedPath(resolver, 'app/train.py', 'config'), at('app', 'config.py'));
+  });
+
+  it('finds absolute imports of the top package from inside it (the folder above the top package)', () => {
+    const { resolver } = resolverOver({
+      'pkg/__init__.py': '', 'pkg/models/__init__.py': '', 'pkg/models/net.py': '', 'pkg/utils.py': '',
+    });
+    assert.strictEqual(resolvedPath(resolver, 'pkg/models/net.py', 'pkg.utils'), at('pkg', 'utils.py'));
+  });
+
+  it('falls back to the project roots (workspace folders, the CLI\'s paths)', () => {
+    const { resolver } = resolverOver({ 'scripts/run.py': '', 'shared/helpers.py': '' }, [at('shared')]);
+    assert.strictEqual(resolvedPath(resolver, 'scripts/run.py', 'helpers'), at('shared', 'helpers.py'));
+    assert.strictEqual(resolvedPath(resolverOver({ 'scripts/run.py': '', 'shared/helpers.py': '' }).resolver, 'scripts/run.py', 'helpers'), undefined);
+  });
+
+  it('answers undefined for a module that is not the project\'s, after asking only where Python would look', () => {
+    const { resolver, asked } = resolverOver({ 'train.py': '' }, [ROOT]);
+    assert.strictEqual(resolver.resolve(at('train.py'), 'numpy', 0), undefined);
+    assert.ok(asked.length > 0);
+    assert.ok(asked.every((file) => file.startsWith(ROOT + path.sep) && file.endsWith('.py')), asked.join('\n'));
+  });
+
+  it('answers undefined for names that are not identifiers, never reading outside the project', () => {
+    const { resolver, asked } = resolverOver({ 'train.py': '', 'model.py': '' });
+    for (const module of ['..model', 'a..b', '../etc/passwd', 'model-v2', '1model', 'a/b', '']) {
+      assert.strictEqual(resolver.resolve(at('train.py'), module, 0), undefined, module);
+    }
+    assert.deepStrictEqual(asked, []);
+  });
+});
