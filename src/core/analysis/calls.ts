@@ -162,7 +162,10 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   }
   if (DEVICE_FACTORIES.has(q) || CPU_ONLY_FACTORIES.has(q) || LIKE_FACTORIES.has(q)) {
     const argValues = evalArgs(ex, frame, args);
-    const like = LIKE_FACTORIES.has(q) ? argValues[0]?.value : undefined;
+    // `torch.tensor(t)` / `torch.as_tensor(t)` of a tensor copies it on t's device unless told otherwise.
+    const copied = (q === 'torch.tensor' || q === 'torch.as_tensor') && argValues[0] && isTensorLike(argValues[0].value) && argValues[0].value.kind !== 'module'
+      ? argValues[0].value : undefined;
+    const like = LIKE_FACTORIES.has(q) ? argValues[0]?.value : copied;
     const device = givenDevice(ctx, ex, frame, call);
     const place = device ? device.place : like ? like.place : defaultPlace(ctx, frame);
     const scalar = q === 'torch.tensor' && args.positional.length > 0 && isNumberLiteral(args.positional[0]);
