@@ -129,13 +129,17 @@ function recordForwardInputs(ctx: RoundContext, callee: Value, args: CallArgumen
   if (!forward?.selfName) return;
   ctx.next.plainCalls.add(forward.id);
   const keywordNames = [...args.keywords.keys()];
+  // forward's submodules are where the class's instances go (all of them, joined): its
+  // inputs are taken to be there too, so two instances on two devices never make forward
+  // look inconsistent with itself.
+  const placed = (callee.className ? ctx.previous.classPlaces.get(callee.className) : undefined) ?? callee;
   forward.params.slice(1).forEach((p, i) => {
     const k = keywordNames.indexOf(p.name);
     const positional = !p.variadic && !args.hasSplat && i < args.positional.length ? argValues[i] : undefined;
     const given = positional ?? (k >= 0 ? argValues[args.positional.length + k] : undefined);
     let v = given?.value ?? (p.defaultNode ? OTHER : UNKNOWN);
-    if (v.kind === 'tensor' && callee.place !== UNTRACKED) {
-      v = { ...v, place: callee.place, deviceText: callee.deviceText, origin: callee.origin, batch: undefined, factory: undefined };
+    if (v.kind === 'tensor' && placed.place !== UNTRACKED) {
+      v = { ...v, place: placed.place, deviceText: placed.deviceText, origin: placed.origin, batch: undefined, factory: undefined };
     }
     ctx.next.addParam(forward.id, p.name, v);
   });

@@ -290,9 +290,16 @@ export class Interpreter implements RoundContext {
       this.ex.checkIndices(frame, t, { node: objNode, value: container });
       // `models[i] = fabric.setup(models[i])`, `batch["x"] = x.to(device)`: the container now holds v too.
       const key = dottedKey(unparen(objNode));
+      const index = field(t, 'subscript');
+      const name = index?.type === 'string' ? stringLiteralValue(index) : undefined;
+      if (key && name !== undefined && container.batch && !container.entries) {
+        // `batch["x"] = batch["x"].to(device)` on a loader's dict batch: that key is moved,
+        // the others are still the loader's elements.
+        const element = { ...container, batch: { ...container.batch, container: 'dict' as const } };
+        frame.env.set(key, { kind: 'other', place: 0, grad: 'unknown', entries: new Map([[name, v]]), anyElement: element });
+        return;
+      }
       if (key && (container.elements || container.entries || container.anyElement)) {
-        const index = field(t, 'subscript');
-        const name = index?.type === 'string' ? stringLiteralValue(index) : undefined;
         if (name !== undefined && container.entries && !container.anyElement) {
           frame.env.set(key, { ...container, entries: new Map([...container.entries, [name, v]]) });
         } else {
