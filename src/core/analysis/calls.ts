@@ -1,7 +1,7 @@
 // Calls: torch factories and functions, tensor and module methods, calls of models,
 // and calls of the program's own functions and classes (call-site propagation).
 import type { Node } from '../python/pyNode';
-import { callArguments, CallArguments, dottedKey, field, isNumberLiteral, unparen } from '../python/syntax';
+import { callArguments, CallArguments, dottedKey, field, isNumberLiteral, stringLiteralValue, unparen } from '../python/syntax';
 import type { Evaluator, RoundContext } from './roundContext';
 import { evalDevice, toTarget } from './devices';
 import { cpuModuleMeeting, moduleCallMeetings } from './meetings';
@@ -21,6 +21,8 @@ export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   const callee = field(call, 'function');
   if (!callee) return UNKNOWN;
   const args = callArguments(call);
+  const tokenized = tensorMapping(ex, frame, call, args);
+  if (tokenized) return tokenized;
   const qualified = ctx.program.importsAt(frame.unit).qualify(callee);
   if (qualified) {
     const member = ctx.program.member(frame.unit, qualified);
@@ -35,6 +37,18 @@ export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
     if (local) return local;
   }
   return evalValueCall(ctx, ex, frame, call, callee, ex.eval(frame, callee), args);
+}
+
+/**
+ * `tokenizer(text, return_tensors="pt")` (any callee: the keyword is Hugging Face's API):
+ * a mapping of CPU tensors (a BatchEncoding), whatever the model's device is.
+ */
+function tensorMapping(ex: Evaluator, frame: Frame, call: Node, args: CallArguments): Value | undefined {
+  const kind = args.keywords.get('return_tensors');
+  if (!kind || stringLiteralValue(kind) !== 'pt') return undefined;
+  evalArgs(ex, frame, args);
+  const element = value('tensor', CPU, { grad: 'no', origin: { unit: frame.unit, node: call, what: 'tokenized on the CPU here' } });
+  return value('other', UNTRACKED, { entries: new Map(), anyElement: element });
 }
 
 function evalArgs(ex: Evaluator, frame: Frame, args: CallArguments): Arg[] {
@@ -408,6 +422,10 @@ function evalMethodCall(
   if (method === 'to' || method === 'cuda' || method === 'cpu') {
     return evalMove(ctx, ex, frame, call, objNode, recvKey, recv, method, discarded);
   }
+  // `model.generate(**inputs)` (Hugging Face) runs the model's forward on its inputs.
+  if (method === 'generate' && (recv.kind === 'module' || (recv.kind === 'unknown' && recv.place !== UNTRACKED))) {
+    return evalValueCall(ctx, ex, frame, call, objNode, { ...recv, kind: 'module' }, args);
+  }
   if ((method === 'append' || method === 'extend') && recvKey && (recv.elements || recv.anyElement)) {
     // `outputs.append(model(x))`: the list holds what was appended (any element, any count).
     const added = args.positional[0] ? ex.eval(frame, args.positional[0]) : UNKNOWN;
@@ -482,6 +500,14 @@ function evalMove(
   const kind = recv.kind === 'unknown' && evidence !== 'both' && evidence ? evidence : recv.kind;
   if (discarded) ctx.events.discardedMove(frame, call, objNode, recv, kind);
   if (target.kind === 'dtype') return recv;
+  if (recv.entries && recv.anyElement && !recv.batch) {
+    // A mapping of tensors (a BatchEncoding) moves them all, in place, and returns itself.
+    const origin = { unit: frame.unit, node: call, what: `moved to ${target.text} here` };
+    const moveOne = (v: Value): Value => (isTensorLike(v) ? { ...v, place: target.place, deviceText: target.text, origin } : v);
+    const mapping: Value = { ...recv, anyElement: moveOne(recv.anyElement), entries: new Map([...recv.entries].map(([k, v]) => [k, moveOne(v)])) };
+    if (recvKey) frame.env.set(recvKey, mapping);
+    return mapping;
+  }
   const moved: Value = {
     kind: kind === 'tensor' || kind === 'module' ? kind : 'unknown',
     place: target.place,
