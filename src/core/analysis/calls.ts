@@ -222,7 +222,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   }
   if (isModelZooConstructor(q)) return createdModule(ctx, frame, call);
   if (isTensorFunction(q)) {
-    const tensors = flattenTensorArgs(ex, frame, argValues, q);
+    const tensors = flattenTensorArgs(argValues, q);
     ctx.events.tensorsReachConsumer(frame, tensors);
     const result = ex.tensorOperation(frame, call, tensors, /loss|cross_entropy|kl_div/.test(last) ? 'consumer' : 'op');
     if (isNonTensorResult(last)) return OTHER;
@@ -267,7 +267,7 @@ function isNonTensorResult(name: string): boolean {
 }
 
 /** `torch.cat([a, b])`: the tensors are the list's elements. */
-function flattenTensorArgs(ex: Evaluator, frame: Frame, args: Arg[], q: string): Arg[] {
+function flattenTensorArgs(args: Arg[], q: string): Arg[] {
   if (!/^torch\.(cat|concat|concatenate|stack|hstack|vstack|dstack|column_stack|block_diag|broadcast_tensors)$/.test(q)) return args;
   const first = args[0];
   const seq = first && unparen(first.node);
@@ -276,12 +276,7 @@ function flattenTensorArgs(ex: Evaluator, frame: Frame, args: Arg[], q: string):
     // `torch.cat(outputs)` of a list grown with append: its elements, at the argument.
     return [...containedValues(first.value).map((v) => ({ node: first.node, value: v })), ...args.slice(1)];
   }
-  const elems: Arg[] = [];
-  for (let i = 0; i < seq.namedChildCount; i++) {
-    const n = seq.namedChild(i);
-    if (n && n.type !== 'comment') elems.push({ node: n, value: first.value.elements?.[elems.length] ?? ex.eval(frame, n) });
-  }
-  return elems;
+  return elementArgs(first);
 }
 
 /** Calls of the program's own functions and classes: record the call site, use the summary. */
