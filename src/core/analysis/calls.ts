@@ -216,9 +216,18 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   if (DATALOADER_CLASSES.has(q)) return value('loader');
   if (/^torch\.optim\.[A-Z]/.test(q)) return value('optimizer');
   if (/^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(q)) {
-    return isPlacelessModuleClass(last)
-      ? value('module', UNTRACKED, { placeless: true })
-      : createdModule(ctx, frame, call, givenDevice(ctx, ex, frame, call));
+    if (!isPlacelessModuleClass(last)) return createdModule(ctx, frame, call, givenDevice(ctx, ex, frame, call));
+    // `nn.CrossEntropyLoss(weight=w)`, `BCEWithLogitsLoss(pos_weight=p)`: the loss holds
+    // that tensor as a buffer, so it is where the tensor is (and moves with .to()).
+    const held = ['weight', 'pos_weight'].map((k) => args.keywords.get(k)).find((n) => n !== undefined);
+    const tensor = held ? argValues.find((a) => a.node === held)?.value : undefined;
+    if (tensor && tensor.kind === 'tensor' && tensor.place !== UNTRACKED) {
+      return value('module', tensor.place, {
+        deviceText: tensor.deviceText, origin: { unit: frame.unit, node: call, what: `built with \`${held!.text}\`${tensor.place === CPU ? ' on the CPU' : ''} here` },
+        factory: { unit: frame.unit, node: call, scope: frame.id },
+      });
+    }
+    return value('module', UNTRACKED, { placeless: true });
   }
   if (isModelZooConstructor(q)) return createdModule(ctx, frame, call);
   if (isTensorFunction(q)) {
