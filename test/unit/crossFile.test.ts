@@ -90,6 +90,9 @@ describe('analysis across files: imports of project modules', () => {
     const broken = 'import torch\nt = torch.ones(2).cuda()\nt.numpy()\nfrom train import x\n';
     const train = 'import torch\nfrom helpers import t\nx = 1\n';
     assert.deepEqual(codesAndLines(train, project({ 'helpers.py': broken, 'train.py': train })), []);
+    // A package that re-exports from itself, and a submodule that imports back from it.
+    const selfExport = { 'pkg/__init__.py': 'from pkg import helper\nfrom .a import thing\n', 'pkg/a.py': 'from . import thing\n' };
+    assert.deepEqual(codesAndLines('import torch\nfrom pkg import helper, thing\nhelper(torch.ones(2))\nthing()\n', project(selfExport)), []);
     const failing: ProjectContext = { path: path.join(ROOT, 'train.py'), modules: { resolve: () => { throw new Error('EACCES'); } } };
     assert.deepEqual(coreFindings(TRAIN, { project: failing }), coreFindings(TRAIN));
   });

@@ -173,6 +173,11 @@ export class Program {
 
   /** `model.Net` seen in `unit`: the class, function, value or module of the project it names. */
   member(unit: number, qualified: string): ProjectMember | undefined {
+    return this.memberIn(unit, qualified, new Set());
+  }
+
+  /** `seen`: re-exports already followed (`pkg/__init__.py` may import from itself, or two packages from each other). */
+  private memberIn(unit: number, qualified: string, seen: Set<string>): ProjectMember | undefined {
     const mod = this.moduleOf(unit);
     if (mod.linked.size === 0) return undefined;
     const whole = mod.linked.get(qualified);
@@ -189,15 +194,16 @@ export class Program {
     const fn = other.topFunctions.get(name);
     if (fn) return { kind: 'function', fn };
     // `from pkg import data` where data is re-exported by pkg/__init__.py from a submodule.
-    const reexported = other.imports.qualifiedNames().length ? this.reexport(other, name) : undefined;
-    return reexported ?? { kind: 'value', module: target, name };
+    return this.reexport(other, name, seen) ?? { kind: 'value', module: target, name };
   }
 
-  private reexport(mod: ModuleInfo, name: string): ProjectMember | undefined {
+  private reexport(mod: ModuleInfo, name: string, seen: Set<string>): ProjectMember | undefined {
     const unit = mod.units[0];
-    if (!unit) return undefined;
     const q = mod.imports.qualifyName(name);
-    return q && q !== name ? this.member(unit.index, q) : undefined;
+    const key = `${mod.index}:${name}`;
+    if (!unit || !q || q === name || seen.has(key)) return undefined;
+    seen.add(key);
+    return this.memberIn(unit.index, q, seen);
   }
 
   /** The function a `def` statement defines (the node of the `function_definition`). */
