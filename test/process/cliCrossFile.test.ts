@@ -9,8 +9,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-const ROOT = path.join(__dirname, '..', '..');
-const CLI = path.join(ROOT, 'dist', 'cli.js');
+import { buildDist, CLI_JS as CLI, ROOT } from './workerTestKit';
+
 const PROJECT = path.join(ROOT, 'test', 'fixtures', 'workspace', 'crossfile');
 
 interface JsonRow {
@@ -35,10 +35,7 @@ describe('cli: lint across files', function () {
   this.timeout(120_000);
   let tmp: string;
 
-  before(() => {
-    const build = spawnSync(process.execPath, [path.join(ROOT, 'esbuild.js')], { cwd: ROOT, encoding: 'utf8' });
-    assert.strictEqual(build.status, 0, `npm run build failed:\n${build.stderr}`);
-  });
+  before(() => buildDist());
 
   beforeEach(() => {
     tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dd-crossfile-')));
