@@ -8,7 +8,6 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-
 import { buildDist, CLI_JS as CLI, ROOT } from './workerTestKit';
 
 const PROJECT = path.join(ROOT, 'test', 'fixtures', 'workspace', 'crossfile');
