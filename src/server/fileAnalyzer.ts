@@ -6,12 +6,15 @@ import { analyzeNotebook, analyzeTree } from '../core/analysis';
 import type { AnalyzeOptions, CellFinding, Finding } from '../core/analysis';
 import { ParsedDocument, TextChange } from '../core/python/document';
 import { ParserCrashedError } from '../core/python/parser';
+import { KeptPlainTree } from '../core/python/pyNode';
 import type { ModuleUse, PlainAnalyzeOptions, ProjectSpec } from './analysisMessages';
 import { ProjectFiles } from './projectFiles';
 import { OverlaySync, plainOptions, specOf, type ProjectRequest } from './projectRequest';
 
 interface FileState {
   parsed?: ParsedDocument;
+  /** The plain tree of its last analysis: an edit re-reads only the statements it changed. */
+  plain: KeptPlainTree;
   pending: TextChange[];
 }
 
@@ -72,12 +75,12 @@ export class FileAnalyzer implements DocumentAnalyzer {
    * `projectFiles` from the request: `spec` gives the file's project, if it has one.
    */
   analyzeFile(uri: string, text: string, options: AnalyzeOptions, spec?: ProjectSpec): AnalysisResult<Finding> {
-    const parsed = this.parsedFor(uri, text);
-    if (!spec) return { findings: analyzeTree(parsed.tree, parsed.text, options) };
+    const { parsed, plain } = this.parsedFor(uri, text);
+    if (!spec) return { findings: analyzeTree(parsed.tree, parsed.text, options, plain) };
     // The analysed text is the newest of this file, for any module it imports that imports it back.
     this.projectFiles.setOpen(spec.path, text);
     const session = this.projectFiles.begin(spec);
-    const findings = analyzeTree(parsed.tree, parsed.text, { ...options, project: session.context });
+    const findings = analyzeTree(parsed.tree, parsed.text, { ...options, project: session.context }, plain);
     return { findings, modules: session.finish() };
   }
 
@@ -116,8 +119,8 @@ export class FileAnalyzer implements DocumentAnalyzer {
     if (project) this.projectFiles.applyOverlay(this.overlay.update(project));
   }
 
-  private parsedFor(uri: string, text: string): ParsedDocument {
-    const state = this.files.get(uri) ?? { pending: [] };
+  private parsedFor(uri: string, text: string): { parsed: ParsedDocument; plain: KeptPlainTree } {
+    const state = this.files.get(uri) ?? { pending: [], plain: new KeptPlainTree() };
     this.files.set(uri, state);
     const pending = state.pending.splice(0);
     if (state.parsed && pending.length > 0) {
@@ -136,7 +139,7 @@ export class FileAnalyzer implements DocumentAnalyzer {
       state.parsed = new ParsedDocument(text);
       this.parses.full++;
     }
-    return state.parsed;
+    return { parsed: state.parsed, plain: state.plain };
   }
 
   private dropTree(state: FileState): void {

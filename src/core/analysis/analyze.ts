@@ -1,7 +1,7 @@
 // Entry points: parse, interpret the program in rounds (so call-site states reach
 // function parameters), then turn the final round's findings into plain Findings.
 import { parsePython, Tree } from '../python/parser';
-import { NodeRegistry } from '../python/pyNode';
+import { KeptPlainTree, NodeRegistry } from '../python/pyNode';
 import { recoverFromSyntaxErrors, touchesSkipped, type RecoveredParse } from '../python/recovery';
 import { nodeRange } from '../python/syntax';
 import { ruleInfo } from './catalog';
@@ -24,9 +24,9 @@ import type { AnalyzeOptions, CellFinding, Finding, Fix, Range, TextEdit } from 
 const MAX_ROUNDS = 3;
 
 /** A unit of the recovered tree and text (recovery.ts): same lines and columns as the original source. */
-function makeUnit(index: number, parsed: RecoveredParse, registry: NodeRegistry, module = 0): Unit {
+function makeUnit(index: number, parsed: RecoveredParse, registry: NodeRegistry, module = 0, kept?: KeptPlainTree): Unit {
   const { tree, text: source } = parsed;
-  return { index, module, tree, root: registry.root(tree, source), source, lines: source.split(/\r?\n|\r/), eol: /\r\n/.test(source) ? '\r\n' : '\n' };
+  return { index, module, tree, root: kept ? kept.read(tree, source) : registry.root(tree, source), source, lines: source.split(/\r?\n|\r/), eol: /\r\n/.test(source) ? '\r\n' : '\n' };
 }
 
 /**
@@ -138,12 +138,15 @@ function byPosition(a: { range: Finding['range']; code: string }, b: { range: Fi
   return a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character || a.code.localeCompare(b.code);
 }
 
-/** Analyzes an already parsed file (the language server keeps trees incrementally). */
-export function analyzeTree(tree: Tree, source: string, options: AnalyzeOptions = {}): Finding[] {
+/**
+ * Analyzes an already parsed file (the language server keeps trees incrementally, and with
+ * `kept` the plain tree of the file's last analysis, whose unchanged statements are reused).
+ */
+export function analyzeTree(tree: Tree, source: string, options: AnalyzeOptions = {}, kept?: KeptPlainTree): Finding[] {
   const parsed = recoverFromSyntaxErrors(tree, source);
   try {
-    const registry = new NodeRegistry();
-    const units = [makeUnit(0, parsed, registry)];
+    const registry = kept?.registry ?? new NodeRegistry();
+    const units = [makeUnit(0, parsed, registry, 0, kept)];
     return aroundSkipped(select(interpret(units, false, options.project, registry), units, options), [parsed], options, false)
       .map((f) => toFinding(f, false)).sort(byPosition);
   } finally {

@@ -48,16 +48,26 @@ export class Node {
   private cachedStart?: Point;
   private cachedEnd?: Point;
   private cachedCode?: readonly Node[];
+  /** The last rebase that moved this node (so a walk over named and field children moves each once). */
+  private rebasedBy = 0;
 
   constructor(
     readonly id: number,
     readonly type: string,
-    readonly startIndex: number,
-    readonly endIndex: number,
+    private start: number,
+    private end: number,
     parent: Node | null,
-    private readonly source: SourceText,
+    private source: SourceText,
   ) {
     this.parent = parent;
+  }
+
+  get startIndex(): number {
+    return this.start;
+  }
+
+  get endIndex(): number {
+    return this.end;
   }
 
   get text(): string {
@@ -96,6 +106,25 @@ export class Node {
     return null;
   }
 
+  /**
+   * @internal the reuse of an unchanged statement in a later text (NodeRegistry): moves this
+   * subtree by `delta` characters into `source`. Text is unchanged; positions are recomputed.
+   */
+  rebase(delta: number, source: SourceText, walk: number): void {
+    const stack: Node[] = [this];
+    for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+      if (node.rebasedBy === walk) continue;
+      node.rebasedBy = walk;
+      node.start += delta;
+      node.end += delta;
+      node.source = source;
+      node.cachedStart = undefined;
+      node.cachedEnd = undefined;
+      for (const c of node.namedChildren) stack.push(c);
+      if (node.fieldNodes) for (const c of node.fieldNodes) stack.push(c);
+    }
+  }
+
   /** @internal the tree walk's: records a child. */
   adopt(child: Node, named: boolean, field: string | null): void {
     if (named) {
@@ -109,16 +138,55 @@ export class Node {
   }
 }
 
-/** One per analysis: ids are unique across the trees it reads (a notebook's cells). */
-export class NodeRegistry {
-  private nextId = 0;
+/**
+ * Top-level statements of an earlier read of the same document, by type and text: a
+ * statement whose text did not change parses to the same subtree (Python's grammar reads
+ * a column-0 statement without its neighbours), so its plain nodes are taken over and
+ * moved instead of read from wasm again. Those with a syntax error are never reused.
+ */
+class ReusableStatements {
+  private readonly byText = new Map<string, Node[]>();
 
-  /** Reads `tree` (parsed from `source`) into plain nodes and returns its root. */
-  root(tree: Tree, source: string): Node {
-    return this.read(tree, new SourceText(parserText(source)));
+  constructor(previous: Node) {
+    for (const statement of previous.namedChildren) {
+      if (statement.hasError) continue;
+      const key = statementKey(statement.type, statement.text);
+      const list = this.byText.get(key);
+      if (list) list.push(statement);
+      else this.byText.set(key, [statement]);
+    }
   }
 
-  private read(tree: Tree, source: SourceText): Node {
+  /** The earlier subtree of a statement with this type and text, once each. */
+  take(type: string, text: string): Node | undefined {
+    const list = this.byText.get(statementKey(type, text));
+    return list && list.length > 0 ? list.shift() : undefined;
+  }
+}
+
+function statementKey(type: string, text: string): string {
+  return `${type}\u0000${text}`;
+}
+
+/**
+ * Gives node ids unique across the trees of one analysis (a notebook's cells, imported
+ * modules). Kept for a document between analyses (`reuse`), ids stay unique across them.
+ */
+export class NodeRegistry {
+  private nextId = 0;
+  private rebases = 0;
+
+  /**
+   * Reads `tree` (parsed from `source`) into plain nodes and returns its root. With
+   * `previous`, the root this registry read from an earlier text of the same document,
+   * unchanged top-level statements are taken from it (the earlier root is spent then).
+   */
+  root(tree: Tree, source: string, previous?: Node): Node {
+    const reuse = previous?.type === 'module' ? new ReusableStatements(previous) : undefined;
+    return this.read(tree, new SourceText(parserText(source)), reuse);
+  }
+
+  private read(tree: Tree, source: SourceText, reuse: ReusableStatements | undefined): Node {
     const language = tree.language;
     const types = language.types;
     const fields = language.fields;
@@ -126,6 +194,7 @@ export class NodeRegistry {
     // Without a syntax error anywhere no node has one, and none is asked.
     const checkErrors = tree.rootNode.hasError;
     const cursor = tree.walk();
+    const rebase = ++this.rebases;
     try {
       const typeOf = (typeId: number): string => types[typeId] || 'ERROR';
       const isNamed = (c: TreeCursor, typeId: number): boolean => {
@@ -157,7 +226,21 @@ export class NodeRegistry {
         const fieldId = parent.type === 'ERROR' ? 0 : cursor.currentFieldId;
         const named = isNamed(cursor, typeId);
         if (named || fieldId !== 0) {
-          node = new Node(this.nextId++, typeOf(typeId), cursor.startIndex, cursor.endIndex, parent, source);
+          const start = cursor.startIndex;
+          const end = cursor.endIndex;
+          const type = typeOf(typeId);
+          const earlier = parent === root && named && reuse !== undefined && !(checkErrors && cursor.currentNode.hasError)
+            ? reuse.take(type, source.text.slice(start, end)) : undefined;
+          if (earlier) {
+            // Its subtree is complete: take it over, moved to where it is now (every node of a
+            // root reads the root's text, so even one that did not move is rebased), and do not descend.
+            earlier.parent = root;
+            earlier.rebase(start - earlier.startIndex, source, rebase);
+            root.adopt(earlier, true, null);
+            node = null;
+            continue;
+          }
+          node = new Node(this.nextId++, type, start, end, parent, source);
           parent.adopt(node, named, fieldId !== 0 ? fields[fieldId] ?? null : null);
           // Only below a node with an error can there be one; tree-sitter's own answer counts
           // what no walk sees (a MISSING hidden token, such as the newline between statements
@@ -170,5 +253,20 @@ export class NodeRegistry {
     } finally {
       cursor.delete();
     }
+  }
+}
+
+/**
+ * One document's plain tree kept between its analyses (the language server keeps one per
+ * open file): each read re-reads from wasm only the top-level statements an edit changed.
+ */
+export class KeptPlainTree {
+  readonly registry = new NodeRegistry();
+  private last?: Node;
+
+  read(tree: Tree, source: string): Node {
+    const root = this.registry.root(tree, source, this.last);
+    this.last = root;
+    return root;
   }
 }

@@ -1,0 +1,138 @@
+// The language server keeps each open file's plain tree and, after an edit, re-reads from
+// wasm only the top-level statements whose text changed (pyNode.ts, KeptPlainTree). A
+// reused subtree must be indistinguishable from a fresh read: same types, offsets, rows
+// and columns, fields and error flags, and the analysis must find the same things.
+import * as assert from 'assert';
+import { analyzeSource, initPythonParser } from '../../src/core/analysis';
+import { parsePython } from '../../src/core/python/parser';
+import { KeptPlainTree, Node, NodeRegistry } from '../../src/core/python/pyNode';
+import { FileAnalyzer } from '../../src/server/fileAnalyzer';
+import { loadRuleFixtures } from './helpers/fixtures';
+import { range } from './serverFindings';
+
+const FIELDS = ['name', 'body', 'function', 'arguments', 'left', 'right', 'operator', 'value', 'object', 'attribute',
+  'condition', 'alternative', 'consequence', 'parameters', 'return_type', 'type', 'key', 'subscript', 'module_name', 'alias'];
+
+interface Shape {
+  type: string;
+  at: string;
+  text: string;
+  error: boolean;
+  fields: Record<string, string>;
+  children: Shape[];
+}
+
+function shape(node: Node): Shape {
+  const fields: Record<string, string> = {};
+  for (const f of FIELDS) {
+    const c = node.childForFieldName(f);
+    if (c) fields[f] = `${c.type}@${c.startIndex}-${c.endIndex}:${c.startPosition.row}.${c.startPosition.column}`;
+  }
+  const s = node.startPosition;
+  const e = node.endPosition;
+  return {
+    type: node.type, at: `${node.startIndex}-${node.endIndex} ${s.row}.${s.column}-${e.row}.${e.column}`, text: node.text,
+    error: node.hasError, fields, children: node.namedChildren.map(shape),
+  };
+}
+
+function freshShape(text: string): Shape {
+  const tree = parsePython(text);
+  try {
+    return shape(new NodeRegistry().root(tree, text));
+  } finally {
+    tree.delete();
+  }
+}
+
+function keptShape(kept: KeptPlainTree, text: string): { shape: Shape; root: Node } {
+  const tree = parsePython(text);
+  try {
+    const root = kept.read(tree, text);
+    return { shape: shape(root), root };
+  } finally {
+    tree.delete();
+  }
+}
+
+/** Edits a person makes: a line typed in the middle, text before everything, a statement deleted, a half-typed call. */
+function editsOf(text: string): string[] {
+  const lines = text.split('\n');
+  const mid = Math.floor(lines.length / 2);
+  const indent = /^\s*/.exec(lines[mid] ?? '')![0];
+  return [
+    [...lines.slice(0, mid), `${indent}total = total + 1`, ...lines.slice(mid)].join('\n'),
+    `# a comment\n\n${text}`,
+    [...lines.slice(0, mid), ...lines.slice(mid + 1)].join('\n'),
+    [...lines.slice(0, mid), `${indent}print(model(`, ...lines.slice(mid)].join('\n'),
+    text.replace(/\n/g, '\r\n'),
+    text,
+  ];
+}
+
+describe('plain tree reuse across edits (KeptPlainTree)', () => {
+  before(() => initPythonParser());
+  const fixtures = [...loadRuleFixtures('DD001', 'fire'), ...loadRuleFixtures('DD003', 'fire')];
+
+  it('reads the same tree as a fresh read after every edit, on the rule corpus', () => {
+    let compared = 0;
+    for (const fixture of fixtures) {
+      const kept = new KeptPlainTree();
+      keptShape(kept, fixture.source);
+      // Edits one after another: each read reuses what the one before left.
+      for (const edited of editsOf(fixture.source)) {
+        assert.deepStrictEqual(keptShape(kept, edited).shape, freshShape(edited), `${fixture.relPath} after an edit`);
+        compared++;
+      }
+    }
+    assert.ok(compared >= 60, `compared ${compared} edited trees`);
+  });
+
+  it('takes over the nodes of statements an edit did not touch, and re-reads the edited one', () => {
+    const text = 'import torch\n\ndef f(x):\n    return x + 1\n\ny = f(torch.ones(2))\n';
+    const kept = new KeptPlainTree();
+    const before = keptShape(kept, text).root;
+    const after = keptShape(kept, text.replace('return x + 1', 'return x + 2')).root;
+    assert.strictEqual(after.namedChildren[0], before.namedChildren[0], 'the import is the same object');
+    assert.strictEqual(after.namedChildren[2], before.namedChildren[2], 'the statement after the edit is the same object, moved');
+    assert.notStrictEqual(after.namedChildren[1], before.namedChildren[1], 'the edited function is read again');
+    assert.strictEqual(after.namedChildren[1].text, 'def f(x):\n    return x + 2');
+  });
+
+  it('never reuses a statement with a syntax error', () => {
+    const broken = 'import torch\nx = torch.ones(2\ny = 1\n';
+    const kept = new KeptPlainTree();
+    keptShape(kept, broken);
+    const fixed = 'import torch\nx = torch.ones(2)\ny = 1\n';
+    assert.deepStrictEqual(keptShape(kept, fixed).shape, freshShape(fixed));
+  });
+
+  it('finds in the server what a fresh analysis finds, after edits', () => {
+    const files = new FileAnalyzer();
+    try {
+      let checked = 0;
+      for (const fixture of fixtures) {
+        const uri = `file:///w/${fixture.relPath}`;
+        let current = fixture.source;
+        files.analyze(uri, current, {});
+        // One line typed at the top (every statement moves) and removed again, then a mid-file edit.
+        const steps: Array<{ line: number; text: string }> = [{ line: 0, text: '# note\n' }];
+        for (const step of steps) {
+          files.recordChanges(uri, [{ range: range(step.line, 0, step.line, 0), text: step.text }]);
+          current = step.text + current;
+          assert.deepStrictEqual(files.analyze(uri, current, {}), analyzeSource(current), `${fixture.relPath}`);
+          checked++;
+        }
+        for (const edited of editsOf(current)) {
+          files.recordChanges(uri, [{ text: edited }]);
+          assert.deepStrictEqual(files.analyze(uri, edited, {}), analyzeSource(edited), `${fixture.relPath} after an edit`);
+          checked++;
+        }
+        files.release(uri);
+      }
+      assert.ok(checked >= 60, `checked ${checked} analyses`);
+    } finally {
+      files.dispose();
+    }
+  });
+});
