@@ -14,6 +14,7 @@ import {
   isPlacelessModuleClass, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, WRAPPER_MODULES,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, isTensorLike, joinValues, OTHER, Place, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { collatePlacement, partialWithDevice } from './collate';
 import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenDevice } from './frameworks';
 
 
@@ -160,7 +161,7 @@ function recordForwardInputs(ctx: RoundContext, callee: Value, args: CallArgumen
 }
 
 function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, q: string, args: CallArguments): Value {
-  const framework = frameworkCall(ctx, ex, frame, call, q);
+  const framework = frameworkCall(ctx, ex, frame, call, q) ?? partialWithDevice(ctx, ex, frame, call, q);
   if (framework) return framework;
   const requiresGrad = args.keywords.get('requires_grad')?.text === 'True';
   if (q === 'torch.device') {
@@ -213,7 +214,10 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     const model = argValues[0]?.value ?? UNKNOWN;
     return INPUT_SCATTERING_WRAPPERS.has(q) ? { ...model, kind: 'module', movesInputs: true } : model;
   }
-  if (DATALOADER_CLASSES.has(q)) return value('loader');
+  if (DATALOADER_CLASSES.has(q)) {
+    const placedBy = collatePlacement(ctx, call, argValues);
+    return placedBy ? value('loader', UNTRACKED, { placedBy }) : value('loader');
+  }
   if (/^torch\.optim\.[A-Z]/.test(q)) return value('optimizer');
   if (/^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(q)) {
     if (!isPlacelessModuleClass(last)) return createdModule(ctx, frame, call, givenDevice(ctx, ex, frame, call));
@@ -356,6 +360,7 @@ function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node,
   if (init) ctx.next.plainCalls.add(init.id);
   if (init) recordCallSite(ctx, ex, frame, init, args, 1);
   else evalArgs(ex, frame, args);
+  if (cls.isModule && cls.placeless) return value('module', UNTRACKED, { placeless: true, className: cls.key });
   return cls.isModule ? createdModule(ctx, frame, call, undefined, { className: cls.key }) : value('other', UNTRACKED, { className: cls.key });
 }
 
@@ -493,6 +498,15 @@ const ELEMENTWISE_METHODS = new Set([
   'index_add', 'index_add_', 'eq', 'ne', 'lt', 'gt', 'le', 'ge', 'maximum', 'minimum', 'cross', 'outer', 'lerp',
 ]);
 
+/**
+ * A module moved in place moves for every name of it: after `policy = model`,
+ * `policy.to(device)` moves `model` too. Names holding this very value are the same object.
+ */
+function moveAliases(frame: Frame, movedKey: string, recv: Value, moved: Value): void {
+  if (Object.isFrozen(recv)) return; // a shared constant (UNKNOWN), not one object
+  for (const key of frame.env.keys()) if (key !== movedKey && frame.env.get(key) === recv) frame.env.set(key, moved);
+}
+
 /** `.to(...)`, `.cuda()`, `.cpu()`: a new tensor, or a module moved in place. */
 function evalMove(
   ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, objNode: Node, recvKey: string | undefined,
@@ -522,7 +536,10 @@ function evalMove(
     deviceText: target.text,
     origin: { unit: frame.unit, node: call, what: `moved to ${target.text} here` },
   };
-  if (kind === 'module' && recvKey && !recv.placeless) frame.env.set(recvKey, moved);
+  if (kind === 'module' && recvKey && !recv.placeless) {
+    frame.env.set(recvKey, moved);
+    moveAliases(frame, recvKey, recv, moved);
+  }
   // A mapping batch (`model(**batch)`, a Hugging Face BatchEncoding) moves its tensors in place.
   if (kind === 'unknown' && recv.batch && recvKey) frame.env.set(recvKey, { ...moved, batch: undefined });
   // The class's own methods (forward) see their submodules and parameters where instances go.

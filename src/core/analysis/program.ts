@@ -7,6 +7,7 @@ import { children, field } from '../python/syntax';
 import { ImportTable } from './imports';
 import { isLightningModuleBase, markLightningClasses } from './frameworkNames';
 import { scanScope, ScopeFacts } from './scopeScan';
+import { isPlacelessModuleClass } from './torchApi';
 
 export interface Unit {
   index: number;
@@ -54,6 +55,11 @@ export interface ClassInfo {
   baseNodes: Node[];
   methods: Map<string, FunctionInfo>;
   isModule: boolean;
+  /**
+   * A Module without parameters or buffers of its own: a subclass of a loss or an activation
+   * (`class MaskedLoss(nn.CrossEntropyLoss)`) that adds none. Calling it never mismatches by itself.
+   */
+  placeless?: boolean;
   /** Subclasses a Lightning `LightningModule`: its hooks run on the Trainer's device (frameworks.ts). */
   lightning?: boolean;
 }
@@ -114,6 +120,7 @@ export class Program {
     this.addModule(units, path, 0);
     if (loader) this.link(loader);
     for (const cls of this.classes.values()) cls.isModule = this.subclassesModule(cls, new Set());
+    for (const cls of this.classes.values()) if (cls.isModule) cls.placeless = this.isPlacelessClass(cls, new Set());
     markLightningClasses(this.classes, (n) => this.imports.qualify(n));
   }
 
@@ -332,6 +339,19 @@ export class Program {
     return params;
   }
 
+  /** Every base is a parameterless torch module (or such a class of the program), and the class adds no state. */
+  private isPlacelessClass(cls: ClassInfo, seen: Set<string>): boolean {
+    if (seen.has(cls.key) || cls.baseNodes.length === 0) return false;
+    seen.add(cls.key);
+    if ([...cls.methods.values()].some((m) => ADDS_MODULE_STATE.test(m.node.text))) return false;
+    return cls.baseNodes.every((base) => {
+      const q = this.importsAt(cls.unit).qualify(base);
+      if (q && /^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(q)) return isPlacelessModuleClass(q.slice(q.lastIndexOf('.') + 1));
+      const local = this.baseClass(cls, base);
+      return !!local && local.isModule && this.isPlacelessClass(local, seen);
+    });
+  }
+
   private subclassesModule(cls: ClassInfo, seen: Set<string>): boolean {
     if (seen.has(cls.key)) return false;
     seen.add(cls.key);
@@ -391,6 +411,12 @@ export class Program {
     return undefined;
   }
 }
+
+/**
+ * A method that gives a module state: parameters, buffers, a held weight, a submodule built
+ * from a class (`self.proj = Linear(...)`), or a move of its own.
+ */
+const ADDS_MODULE_STATE = /\bParameter\s*\(|\bregister_(buffer|parameter|module)\s*\(|\bweight\b|\bself\.\w+\s*=\s*[\w.]*\b[A-Z]\w*\s*\(|\.(to|cuda)\s*\(/;
 
 /** Every module an import may load: `a.b.c` loads `a`, `a.b` and `a.b.c`; `.utils.train` may be a submodule. */
 function moduleCandidates(qualified: readonly string[]): string[] {

@@ -1,0 +1,37 @@
+// A DataLoader's `collate_fn` may put each batch on a device itself: a
+// `partial(collate, device=device)`, or a collate function (a `def` of the program, a
+// lambda) that moves what it builds. Such a loader's batches are where its collate function
+// puts them, not batches the loop must move (DD002 would tell the user to move them again).
+import type { Node } from '../python/pyNode';
+import { callArguments, unparen } from '../python/syntax';
+import { evalDevice } from './devices';
+import type { Frame } from './frame';
+import type { Evaluator, RoundContext } from './roundContext';
+import { Arg, PlacedBy, UNTRACKED, Value, value } from './values';
+
+/** A collate function body that moves or places tensors. */
+const MOVES_TENSORS = /\.(to|cuda)\s*\(|\bdevice\s*=/;
+
+/** `partial(fn, ..., device=d)`: a callable bound to a device (kept as the value's `kwargsDevice`). */
+export function partialWithDevice(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, q: string): Value | undefined {
+  if (q !== 'functools.partial') return undefined;
+  const args = callArguments(call);
+  const device = args.keywords.get('device');
+  if (!device) return undefined;
+  for (const n of args.positional) ex.eval(frame, n);
+  const place = evalDevice(ctx, frame, device, (f, n) => ex.eval(f, n));
+  return value('other', UNTRACKED, { kwargsDevice: { place, text: device.text } });
+}
+
+/** Where `DataLoader(..., collate_fn=c)` puts its batches, when `c` says; undefined for the default collation (the CPU). */
+export function collatePlacement(ctx: RoundContext, call: Node, argValues: readonly Arg[]): PlacedBy | undefined {
+  const node = callArguments(call).keywords.get('collate_fn');
+  if (!node) return undefined;
+  const collate = argValues.find((a) => a.node === node)?.value;
+  if (collate?.kwargsDevice) return { framework: 'collate_fn', place: collate.kwargsDevice.place, deviceText: collate.kwargsDevice.text };
+  const fn = collate?.functionId !== undefined ? ctx.program.functions[collate.functionId] : undefined;
+  const body = fn ? fn.body.text : unparen(node).type === 'lambda' ? node.text : undefined;
+  // It moves them somewhere the analysis does not follow: no known place, no finding.
+  if (body !== undefined && MOVES_TENSORS.test(body)) return { framework: 'collate_fn', place: UNTRACKED, deviceText: 'its device' };
+  return undefined;
+}
