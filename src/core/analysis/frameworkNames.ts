@@ -55,3 +55,14 @@ const MODEL_FUNCTION_NAME = /^(?:[a-z]+_)*(?:create|build|get|make|load|convert|
 export function isModelFunctionName(calleeText: string): boolean {
   return MODEL_FUNCTION_NAME.test(calleeText.slice(calleeText.lastIndexOf('.') + 1));
 }
+
+/**
+ * Hugging Face pipelines (`StableDiffusionPipeline.from_pretrained(...)`, `transformers.pipeline(...)`):
+ * called with raw inputs (prompts, images, audio), they build and move the tensors to their
+ * own device themselves, like DataParallel scatters its inputs.
+ */
+const PIPELINE = /^(?:diffusers|transformers)\.(?:[\w]+\.)*\w*Pipeline(?:\.(?:from_pretrained|from_single_file|from_pipe))?$|^transformers\.pipeline$/;
+
+export function isPipelineConstructor(qualified: string): boolean {
+  return PIPELINE.test(qualified);
+}

@@ -11,7 +11,7 @@ import { callArguments, children, dottedKey, field, stringLiteralValue, unparen 
 import { evalDevice } from './devices';
 import type { Env } from './env';
 import type { Frame } from './frame';
-import { DEVICE_HOOK, isModelFunctionName } from './frameworkNames';
+import { DEVICE_HOOK, isModelFunctionName, isPipelineConstructor } from './frameworkNames';
 import type { FunctionInfo, Program } from './program';
 import type { Evaluator, RoundContext } from './roundContext';
 import { isAcceleratorDeviceString, MODEL_LIKE_NAME } from './torchApi';
@@ -165,7 +165,8 @@ export function frameworkCall(ctx: RoundContext, ex: Evaluator, frame: Frame, ca
   const isLoader = TIMM_LOADERS.has(q);
   const keeps = PLACE_KEEPING_CONVERTERS.has(q);
   const factory = !q.startsWith('torch.') && (isModelFunctionName(q) || /^timm\.(models\.)?create_model$/.test(q));
-  if (!framework && !isLoader && !keeps && !factory) return undefined;
+  const pipeline = isPipelineConstructor(q);
+  if (!framework && !isLoader && !keeps && !factory && !pipeline) return undefined;
   const args = callArguments(call);
   const argValues: Arg[] = args.positional.map((n) => ({ node: n, value: ex.eval(frame, n) }));
   for (const n of args.keywords.values()) ex.eval(frame, n);
@@ -174,6 +175,7 @@ export function frameworkCall(ctx: RoundContext, ex: Evaluator, frame: Frame, ca
     return place === undefined ? value('other') : value('other', UNTRACKED, { placedBy: { framework, place, deviceText: '' } });
   }
   if (isLoader) return timmLoader(ctx, ex, frame, args);
+  if (pipeline) return value('module', UNTRACKED, { movesInputs: true });
   if (keeps) return argValues[0] ? strip(argValues[0].value) : OTHER;
   forgetPlaces(frame, argValues);
   return value('module');

@@ -11,7 +11,7 @@ import { Frame, Summaries } from './frame';
 import { bindLoopTarget } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { NO_GRAD_CONTEXTS } from './torchApi';
-import { containedValues, CPU, joinValues, UNKNOWN, Value } from './values';
+import { containedValues, CPU, joinValues, UNKNOWN, UNTRACKED, Value } from './values';
 import { evalCall } from './calls';
 import { CallContexts, CallResult } from './callContexts';
 import { deviceContextPlace, enterFrameworkScope } from './frameworks';
@@ -113,8 +113,15 @@ export class Interpreter implements RoundContext {
     // Where every call site interprets this function for its own arguments, a CPU argument
     // meeting an accelerator inside is reported at those calls: the tag says so to DD001.
     const reportedAtCalls = this.previous.contextCalls.has(fn.id) && !this.previous.plainCalls.has(fn.id);
+    // A module's forward takes its tensor inputs to be where the class's instances are: the
+    // same summary its submodules read now (classAttribute), so the two never disagree by
+    // a round (the inputs were recorded with the round before's places).
+    const placed = fn.name === 'forward' && fn.className ? this.previous.classPlaces.get(fn.className) : undefined;
     for (const p of fn.params) {
-      const v = params?.get(p.name) ?? UNKNOWN;
+      let v = params?.get(p.name) ?? UNKNOWN;
+      if (placed && placed.place !== UNTRACKED && v.kind === 'tensor' && p.name !== fn.selfName) {
+        v = { ...v, place: placed.place, deviceText: placed.deviceText, origin: placed.origin };
+      }
       env.set(p.name, reportedAtCalls && v.place !== 0 ? { ...v, param: p.name } : v);
     }
     if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
