@@ -272,6 +272,7 @@ export class Interpreter implements RoundContext {
     if (!left || !right) return;
     const args = [{ node: left, value: this.ex.eval(frame, left) }, { node: right, value: this.ex.eval(frame, right) }];
     const v = this.ex.tensorOperation(frame, node, args);
+    if (augmentedOperator(node, left, right) === '+=') this.events.valueAccumulated(frame, node, left, args[1], 'add');
     const key = dottedKey(left);
     if (key && args[0].value.kind === 'tensor') frame.env.set(key, { ...v, origin: args[0].value.origin ?? v.origin });
   }
@@ -464,6 +465,11 @@ export class Interpreter implements RoundContext {
     }
     frame.env = Env.joinAll(outcomes);
   }
+}
+
+/** The operator token of `left op= right` (`+=`), read between its two sides. */
+function augmentedOperator(node: Node, left: Node, right: Node): string {
+  return node.text.slice(left.endIndex - node.startIndex, right.startIndex - node.startIndex).trim();
 }
 
 /** Tensor methods that return a new tensor and change nothing in place. */
