@@ -33,7 +33,7 @@ const CATALOG = [
     summary: 'A host synchronization in every training step.' },
   { code: 'DD008', name: 'fp16-without-gradscaler', severity: 'warning', implemented: false,
     summary: 'float16 autocast with backward() and no GradScaler.' },
-  { code: 'DD009', name: 'accumulated-graph', severity: 'warning', implemented: false,
+  { code: 'DD009', name: 'accumulated-graph', severity: 'warning', implemented: true,
     summary: 'Accumulating a loss that requires grad keeps every graph alive.' },
   { code: 'DD010', name: 'numpy-requires-grad', severity: 'error', implemented: true,
     summary: '.numpy() on a tensor that requires grad.' },

@@ -2,6 +2,7 @@
 // exports a `Rule` factory (see ../ruleApi.ts); shared/ holds helpers, which are not rules.
 // Adding a rule: its file, a line below, its entry in ../catalog.ts, and docs/rules/.
 import type { Rule } from '../ruleApi';
+import { accumulatedGraph } from './accumulatedGraph';
 import { batchNotMoved } from './batchNotMoved';
 import { deviceMismatch } from './deviceMismatch';
 import { discardedMove } from './discardedMove';
@@ -12,4 +13,5 @@ export const RULE_FACTORIES: readonly Rule[] = [
   batchNotMoved, // DD002
   numpyConversion, // DD003, DD010
   discardedMove, // DD004
+  accumulatedGraph, // DD009
 ];
