@@ -39,7 +39,7 @@ const CATALOG = [
     summary: '.numpy() on a tensor that requires grad.' },
   { code: 'DD011', name: 'unguarded-cuda-call', severity: 'warning', implemented: false,
     summary: 'A torch.cuda call outside an availability guard.' },
-  { code: 'DD012', name: 'non-blocking-without-pinned', severity: 'information', implemented: false,
+  { code: 'DD012', name: 'non-blocking-without-pinned', severity: 'information', implemented: true,
     summary: 'non_blocking=True on batches from a loader without pin_memory.' },
   { code: 'DD013', name: 'load-without-map-location', severity: 'warning', implemented: false,
     summary: 'torch.load without map_location in a file that picks its device at run time.' },

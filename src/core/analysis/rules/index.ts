@@ -6,6 +6,7 @@ import { accumulatedGraph } from './accumulatedGraph';
 import { batchNotMoved } from './batchNotMoved';
 import { deviceMismatch } from './deviceMismatch';
 import { discardedMove } from './discardedMove';
+import { nonBlockingWithoutPinned } from './nonBlockingWithoutPinned';
 import { numpyConversion } from './numpyConversion';
 
 export const RULE_FACTORIES: readonly Rule[] = [
@@ -14,4 +15,5 @@ export const RULE_FACTORIES: readonly Rule[] = [
   numpyConversion, // DD003, DD010
   discardedMove, // DD004
   accumulatedGraph, // DD009
+  nonBlockingWithoutPinned, // DD012
 ];
