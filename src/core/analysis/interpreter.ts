@@ -434,6 +434,7 @@ export class Interpreter implements RoundContext {
       const q = callee ? this.program.importsAt(frame.unit).qualify(callee) : undefined;
       if (q && (NO_GRAD_CONTEXTS.has(q) || (q === 'torch.set_grad_enabled' && /\(\s*False\s*\)$/.test(expr.text)))) noGrad = true;
       const v = this.ex.eval(frame, expr);
+      this.events.contextEntered(frame, expr, q);
       const place = deviceContextPlace(q, v);
       if (place !== undefined) {
         // `with torch.device("cuda"):` makes factories and modules inside default to that device.

@@ -42,6 +42,8 @@ export interface EngineEvents {
   valueAccumulated(frame: Frame, statement: Node, target: Node, added: Arg, style: 'add' | 'append'): void;
   /** `x.to(...)` / `x.cuda()` / `x.cpu()` on `recv` (any kind), towards `to` (untracked for a dtype cast). */
   valueMoved(frame: Frame, call: Node, recvNode: Node, recv: Value, to: Place): void;
+  /** `with expr:` (each item of the statement): `qualified` is the callee's (or name's) qualified name, when known. */
+  contextEntered(frame: Frame, expr: Node, qualified: string | undefined): void;
 }
 
 /**
@@ -70,6 +72,7 @@ export const EVENT_NAMES: Readonly<Record<keyof AnalysisEvents, true>> = {
   argumentMeetsAccelerator: true,
   valueAccumulated: true,
   valueMoved: true,
+  contextEntered: true,
   batchReachedAccelerator: true,
 };
 
