@@ -31,7 +31,7 @@ const CATALOG = [
     summary: 'A clock read after accelerator work without synchronizing.' },
   { code: 'DD007', name: 'sync-every-step', severity: 'information', implemented: false,
     summary: 'A host synchronization in every training step.' },
-  { code: 'DD008', name: 'fp16-without-gradscaler', severity: 'warning', implemented: false,
+  { code: 'DD008', name: 'fp16-without-gradscaler', severity: 'warning', implemented: true,
     summary: 'float16 autocast with backward() and no GradScaler.' },
   { code: 'DD009', name: 'accumulated-graph', severity: 'warning', implemented: true,
     summary: 'Accumulating a loss that requires grad keeps every graph alive.' },

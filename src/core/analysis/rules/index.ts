@@ -6,6 +6,7 @@ import { accumulatedGraph } from './accumulatedGraph';
 import { batchNotMoved } from './batchNotMoved';
 import { deviceMismatch } from './deviceMismatch';
 import { discardedMove } from './discardedMove';
+import { fp16WithoutGradScaler } from './fp16WithoutGradScaler';
 import { nonBlockingWithoutPinned } from './nonBlockingWithoutPinned';
 import { numpyConversion } from './numpyConversion';
 
@@ -14,6 +15,7 @@ export const RULE_FACTORIES: readonly Rule[] = [
   batchNotMoved, // DD002
   numpyConversion, // DD003, DD010
   discardedMove, // DD004
+  fp16WithoutGradScaler, // DD008
   accumulatedGraph, // DD009
   nonBlockingWithoutPinned, // DD012
 ];
