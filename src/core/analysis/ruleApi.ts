@@ -44,6 +44,8 @@ export interface EngineEvents {
   valueMoved(frame: Frame, call: Node, recvNode: Node, recv: Value, to: Place): void;
   /** `with expr:` (each item of the statement): `qualified` is the callee's (or name's) qualified name, when known. */
   contextEntered(frame: Frame, expr: Node, qualified: string | undefined): void;
+  /** A call of a library function by its qualified name (`time.perf_counter`, `torch.cuda.synchronize`), before it is evaluated. */
+  libraryCall(frame: Frame, call: Node, qualified: string): void;
 }
 
 /**
@@ -73,6 +75,7 @@ export const EVENT_NAMES: Readonly<Record<keyof AnalysisEvents, true>> = {
   valueAccumulated: true,
   valueMoved: true,
   contextEntered: true,
+  libraryCall: true,
   batchReachedAccelerator: true,
 };
 
