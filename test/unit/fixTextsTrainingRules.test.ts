@@ -1,4 +1,4 @@
-// The text the DD008, DD009 and DD012 fixes write, beyond "it parses and removes its finding"
+// The text the DD006, DD008, DD009 and DD012 fixes write, beyond "it parses and removes its finding"
 // (fixes.test.ts checks that for every firing fixture): the code a user gets is the right one.
 import { strict as assert } from 'assert';
 import * as fs from 'fs';
@@ -20,7 +20,7 @@ function findingOf(source: string, code: RuleCode, line?: string): Finding {
   return f;
 }
 
-describe('fix texts of the training rules (DD008, DD009, DD012)', () => {
+describe('fix texts of the training rules (DD006, DD008, DD009, DD012)', () => {
   before(async () => {
     await initPythonParser();
   });
@@ -74,6 +74,18 @@ describe('fix texts of the training rules (DD008, DD009, DD012)', () => {
     const fixed = applyFix(source, scaler);
     assert.ok(fixed.includes('scaler = torch.amp.GradScaler()\nfor inputs, targets in loader:\n'), fixed);
     assert.ok(fixed.includes('    scaler.scale(loss).backward()\n    scaler.step(opt)\n    scaler.update()\n'), fixed);
+  });
+
+  it('DD006 synchronizes the backend the file uses, guarded when the device is chosen at run time', () => {
+    const cuda = fixture('DD006', 'single_forward_time.py');
+    const fixedCuda = applyFix(cuda, findingOf(cuda, 'DD006').fixes[0]);
+    assert.ok(fixedCuda.includes('    logits = model(images)\n    torch.cuda.synchronize()\n    t1 = time.time()'), fixedCuda);
+    const mps = fixture('DD006', 'conv_mps.py');
+    const fixedMps = applyFix(mps, findingOf(mps, 'DD006').fixes[0]);
+    assert.ok(fixedMps.includes('features = conv(batch)\ntorch.mps.synchronize()\nelapsed = time.time() - start'), fixedMps);
+    const either = fixture('DD006', 'forward_benchmark_loop.py');
+    const fixedEither = applyFix(either, findingOf(either, 'DD006').fixes[0]);
+    assert.ok(fixedEither.includes('    y = model(x)\nif torch.cuda.is_available(): torch.cuda.synchronize()\nelapsed ='), fixedEither);
   });
 
   it('DD008 offers no GradScaler edit where the scope has two backward() calls', () => {

@@ -27,7 +27,7 @@ const CATALOG = [
     summary: 'tensor.to(...) returns a new tensor; the statement throws it away.' },
   { code: 'DD005', name: 'hard-coded-accelerator', severity: 'warning', implemented: false,
     summary: 'CUDA hard-coded in a file that never checks availability.' },
-  { code: 'DD006', name: 'unsynchronized-timing', severity: 'warning', implemented: false,
+  { code: 'DD006', name: 'unsynchronized-timing', severity: 'warning', implemented: true,
     summary: 'A clock read after accelerator work without synchronizing.' },
   { code: 'DD007', name: 'sync-every-step', severity: 'information', implemented: false,
     summary: 'A host synchronization in every training step.' },

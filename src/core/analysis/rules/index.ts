@@ -9,12 +9,14 @@ import { discardedMove } from './discardedMove';
 import { fp16WithoutGradScaler } from './fp16WithoutGradScaler';
 import { nonBlockingWithoutPinned } from './nonBlockingWithoutPinned';
 import { numpyConversion } from './numpyConversion';
+import { unsynchronizedTiming } from './unsynchronizedTiming';
 
 export const RULE_FACTORIES: readonly Rule[] = [
   deviceMismatch, // DD001
   batchNotMoved, // DD002
   numpyConversion, // DD003, DD010
   discardedMove, // DD004
+  unsynchronizedTiming, // DD006
   fp16WithoutGradScaler, // DD008
   accumulatedGraph, // DD009
   nonBlockingWithoutPinned, // DD012
