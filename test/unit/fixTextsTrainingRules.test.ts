@@ -6,6 +6,7 @@ import * as path from 'path';
 import { initPythonParser } from '../../src/core/analysis';
 import type { Finding, RuleCode } from '../../src/core/analysis';
 import { coreFindings } from './helpers/analysis';
+import { everyFixProblems, fixAllProblems } from './helpers/fixChecks';
 import { applyFix } from './helpers/fixes';
 import { RULE_FIXTURES_DIR } from './helpers/fixtures';
 
@@ -93,4 +94,25 @@ describe('fix texts of the training rules (DD006, DD008, DD009, DD012)', () => {
     const titles = findingOf(source, 'DD008').fixes.map((f) => f.title);
     assert.deepEqual(titles, ['Autocast in bfloat16 (no GradScaler needed)']);
   });
+
+  // Inserted lines (the synchronize call, the GradScaler recipe) take the file's line ending and indentation.
+  const layouts: Array<[string, (t: string) => string]> = [
+    ['CRLF', (t) => t.replace(/\r?\n/g, '\r\n')],
+    ['tabs', (t) => t.replace(/^((?: {4})+)/gm, (spaces) => '\t'.repeat(spaces.length / 4))],
+  ];
+  const cases: Array<[RuleCode, string]> = [
+    ['DD006', 'single_forward_time.py'], ['DD008', 'cuda_amp_default.py'], ['DD008', 'half_alias.py'],
+    ['DD009', 'epoch_total_loss.py'], ['DD012', 'trainer_class_attribute.py'],
+  ];
+  for (const [rule, name] of cases) {
+    for (const [layout, convert] of layouts) {
+      it(`${rule}/${name} (${layout}): every fix applies cleanly and fix-all settles`, () => {
+        const source = convert(fixture(rule, name));
+        const { findings, problems } = everyFixProblems(source);
+        assert.ok(findings.some((f) => f.code === rule), `${rule} expected`);
+        assert.deepEqual(problems, []);
+        assert.deepEqual(fixAllProblems(source), []);
+      });
+    }
+  }
 });
