@@ -30,6 +30,7 @@ export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
     if (member?.kind === 'class') return instantiate(ctx, ex, frame, call, member.cls, args);
     if (member?.kind === 'function') return callFunction(ctx, ex, frame, call, member.fn, args);
     if (member?.kind === 'value') return evalValueCall(ctx, ex, frame, call, callee, ex.eval(frame, callee), args);
+    ctx.events.libraryCall(frame, call, qualified);
     return evalTorchCall(ctx, ex, frame, call, qualified, args);
   }
   if (callee.type === 'attribute') return evalMethodCall(ctx, ex, frame, call, callee, args, discarded);
@@ -216,7 +217,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   }
   if (DATALOADER_CLASSES.has(q)) {
     const placedBy = collatePlacement(ctx, call, argValues);
-    return placedBy ? value('loader', UNTRACKED, { placedBy }) : value('loader');
+    return value('loader', UNTRACKED, { origin: { unit: frame.unit, node: call, what: 'loader created here' }, ...(placedBy ? { placedBy } : {}) });
   }
   if (/^torch\.optim\.[A-Z]/.test(q)) return value('optimizer');
   if (/^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(q)) {
@@ -435,9 +436,12 @@ function evalMethodCall(
   if (method === 'generate' && (recv.kind === 'module' || (recv.kind === 'unknown' && recv.place !== UNTRACKED))) {
     return evalValueCall(ctx, ex, frame, call, objNode, { ...recv, kind: 'module' }, args);
   }
-  if ((method === 'append' || method === 'extend') && recvKey && (recv.elements || recv.anyElement)) {
+  // `self.history.append(x)` on an attribute whose value is not tracked: whatever has an `append` holds what it is given.
+  const growable = recv.elements || recv.anyElement || (method === 'append' && recv.kind === 'unknown' && recv.place === UNTRACKED && !recv.className);
+  if ((method === 'append' || method === 'extend') && recvKey && growable) {
     // `outputs.append(model(x))`: the list holds what was appended (any element, any count).
     const added = args.positional[0] ? ex.eval(frame, args.positional[0]) : UNKNOWN;
+    if (method === 'append' && args.positional[0]) ctx.events.valueAccumulated(frame, call, objNode, { node: args.positional[0], value: added }, 'append');
     const items = method === 'extend' ? (containedValues(added).length ? containedValues(added) : [UNKNOWN]) : [added];
     const all = [...containedValues(recv), ...items];
     frame.env.set(recvKey, { ...recv, elements: undefined, entries: undefined, anyElement: all.reduce((a, b) => joinValues(a, b)) });
@@ -516,6 +520,7 @@ function evalMove(
     : { kind: 'device' as const, place: method === 'cuda' ? ACCEL : CPU, text: method === 'cuda' ? '"cuda"' : '"cpu"' };
   const evidence = recvKey ? frame.evidence.get(recvKey) : undefined;
   const kind = recv.kind === 'unknown' && evidence !== 'both' && evidence ? evidence : recv.kind;
+  ctx.events.valueMoved(frame, call, objNode, recv, target.kind === 'dtype' ? UNTRACKED : target.place);
   if (discarded) ctx.events.discardedMove(frame, call, objNode, recv, kind);
   if (target.kind === 'dtype') return recv;
   if (recv.entries && recv.anyElement && !recv.batch) {

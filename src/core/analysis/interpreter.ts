@@ -279,6 +279,7 @@ export class Interpreter implements RoundContext {
     if (!left || !right) return;
     const args = [{ node: left, value: this.ex.eval(frame, left) }, { node: right, value: this.ex.eval(frame, right) }];
     const v = this.ex.tensorOperation(frame, node, args);
+    if (augmentedOperator(node, left, right) === '+=') this.events.valueAccumulated(frame, node, left, args[1], 'add');
     const key = dottedKey(left);
     if (key && args[0].value.kind === 'tensor') frame.env.set(key, { ...v, origin: args[0].value.origin ?? v.origin });
   }
@@ -440,6 +441,7 @@ export class Interpreter implements RoundContext {
       const q = callee ? this.program.importsAt(frame.unit).qualify(callee) : undefined;
       if (q && (NO_GRAD_CONTEXTS.has(q) || (q === 'torch.set_grad_enabled' && /\(\s*False\s*\)$/.test(expr.text)))) noGrad = true;
       const v = this.ex.eval(frame, expr);
+      this.events.contextEntered(frame, expr, q);
       const place = deviceContextPlace(q, v);
       if (place !== undefined) {
         // `with torch.device("cuda"):` makes factories and modules inside default to that device.
@@ -471,6 +473,11 @@ export class Interpreter implements RoundContext {
     }
     frame.env = Env.joinAll(outcomes);
   }
+}
+
+/** The operator token of `left op= right` (`+=`), read between its two sides. */
+function augmentedOperator(node: Node, left: Node, right: Node): string {
+  return node.text.slice(left.endIndex - node.startIndex, right.startIndex - node.startIndex).trim();
 }
 
 /** Tensor methods that return a new tensor and change nothing in place. */

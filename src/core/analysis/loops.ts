@@ -4,7 +4,7 @@ import type { Node } from '../python/pyNode';
 import { callArguments, children, dottedKey, field, unparen } from '../python/syntax';
 import type { RoundContext } from './roundContext';
 import type { Frame } from './frame';
-import { CPU, LoaderLoop, OTHER, UNKNOWN, Value, value } from './values';
+import { CPU, LoaderLoop, Located, OTHER, UNKNOWN, Value, value } from './values';
 import { keywordBatchNames, placedBatch } from './frameworks';
 
 const PROGRESS_WRAPPERS = new Set(['tqdm', 'tqdm.tqdm', 'tqdm.auto.tqdm', 'tqdm.notebook.tqdm', 'tqdm.rich.tqdm', 'rich.progress.track', 'track', 'iter']);
@@ -24,6 +24,7 @@ export function bindLoopTarget(
 ): BoundLoop | undefined {
   const bindings: Binding[] = [];
   let loaderText: string | undefined;
+  let created: Located | undefined;
   const visit = (target: Node, iterable: Node): void => {
     const it = unparen(iterable);
     const wrapped = wrapperOf(ctx, frame, it);
@@ -41,6 +42,7 @@ export function bindLoopTarget(
       if (wrapped === 'progress' && args[0]) return visit(target, args[0]);
     }
     if (isLoader(ctx, frame, it, lookup)) {
+      created ??= loaderCreation(frame, it, lookup);
       loaderText ??= it.text;
       const start = bindings.length;
       collectNames(target, bindings);
@@ -53,7 +55,7 @@ export function bindLoopTarget(
   visit(left, right);
   if (!loaderText) return undefined;
   const targets = bindings.filter((b) => b.kind === 'batch' && !b.placed).map((b) => b.target.text);
-  const info: LoaderLoop = { unit: frame.unit, node: stmt, loaderText, targets };
+  const info: LoaderLoop = { unit: frame.unit, node: stmt, loaderText, targets, created };
   const keywordBatches = keywordBatchNames(stmt, bindings.filter((b) => b.kind === 'batch').map((b) => b.target.text));
   return {
     info,
@@ -77,6 +79,14 @@ function wrapperOf(ctx: RoundContext, frame: Frame, node: Node): 'enumerate' | '
   if (name === 'enumerate') return 'enumerate';
   if (name === 'zip') return 'zip';
   return PROGRESS_WRAPPERS.has(name) ? 'progress' : undefined;
+}
+
+/** The `DataLoader(...)` call that made the loader: the loop's iterable itself, or the variable's origin. */
+function loaderCreation(frame: Frame, node: Node, lookup: (key: string) => Value): Located | undefined {
+  if (node.type === 'call') return { unit: frame.unit, node };
+  const key = dottedKey(node);
+  const v = key ? frame.env.get(key) ?? frame.outer?.get(key) ?? lookup(key) : undefined;
+  return v?.kind === 'loader' && v.origin?.node.type === 'call' ? v.origin : undefined;
 }
 
 function isLoader(ctx: RoundContext, frame: Frame, node: Node, lookup: (key: string) => Value): boolean {

@@ -7,7 +7,7 @@ import type { Node } from '../python/pyNode';
 import type { Frame } from './frame';
 import type { Program } from './program';
 import type { Fix, RelatedLocation, RuleCode, Severity } from './types';
-import type { Arg, Kind, LoaderLoop, Located, Value } from './values';
+import type { Arg, Kind, LoaderLoop, Located, Place, Value } from './values';
 
 /**
  * A model or loss reached by tensors ("consumer": a batch that reaches one is the loop's
@@ -34,6 +34,18 @@ export interface EngineEvents {
    * on the CPU) with `other`, which is (or may be) on an accelerator, at `inside`.
    */
   argumentMeetsAccelerator(frame: Frame, call: Node, arg: Arg, other: Arg, inside: Located): void;
+  /**
+   * `total += x` (`statement` the augmented assignment) or `items.append(x)` on a list the
+   * program built (`statement` the call): `added` joins what `target` holds, a value that
+   * outlives the statement (DD009).
+   */
+  valueAccumulated(frame: Frame, statement: Node, target: Node, added: Arg, style: 'add' | 'append'): void;
+  /** `x.to(...)` / `x.cuda()` / `x.cpu()` on `recv` (any kind), towards `to` (untracked for a dtype cast). */
+  valueMoved(frame: Frame, call: Node, recvNode: Node, recv: Value, to: Place): void;
+  /** `with expr:` (each item of the statement): `qualified` is the callee's (or name's) qualified name, when known. */
+  contextEntered(frame: Frame, expr: Node, qualified: string | undefined): void;
+  /** A call of a library function by its qualified name (`time.perf_counter`, `torch.cuda.synchronize`), before it is evaluated. */
+  libraryCall(frame: Frame, call: Node, qualified: string): void;
 }
 
 /**
@@ -60,6 +72,10 @@ export const EVENT_NAMES: Readonly<Record<keyof AnalysisEvents, true>> = {
   discardedMove: true,
   loopFinished: true,
   argumentMeetsAccelerator: true,
+  valueAccumulated: true,
+  valueMoved: true,
+  contextEntered: true,
+  libraryCall: true,
   batchReachedAccelerator: true,
 };
 

@@ -36,6 +36,8 @@ export interface LoaderLoop extends Located {
   loaderText: string;
   /** Loop target names holding batch tensors, in source order. */
   targets: string[];
+  /** Where the loader was created (its `DataLoader(...)` call), when the program shows it. */
+  created?: Located;
 }
 
 export interface Value {

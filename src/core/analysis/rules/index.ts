@@ -2,14 +2,22 @@
 // exports a `Rule` factory (see ../ruleApi.ts); shared/ holds helpers, which are not rules.
 // Adding a rule: its file, a line below, its entry in ../catalog.ts, and docs/rules/.
 import type { Rule } from '../ruleApi';
+import { accumulatedGraph } from './accumulatedGraph';
 import { batchNotMoved } from './batchNotMoved';
 import { deviceMismatch } from './deviceMismatch';
 import { discardedMove } from './discardedMove';
+import { fp16WithoutGradScaler } from './fp16WithoutGradScaler';
+import { nonBlockingWithoutPinned } from './nonBlockingWithoutPinned';
 import { numpyConversion } from './numpyConversion';
+import { unsynchronizedTiming } from './unsynchronizedTiming';
 
 export const RULE_FACTORIES: readonly Rule[] = [
   deviceMismatch, // DD001
   batchNotMoved, // DD002
   numpyConversion, // DD003, DD010
   discardedMove, // DD004
+  unsynchronizedTiming, // DD006
+  fp16WithoutGradScaler, // DD008
+  accumulatedGraph, // DD009
+  nonBlockingWithoutPinned, // DD012
 ];

@@ -1,0 +1,128 @@
+// DD009 accumulated-graph: `total += loss` or `losses.append(loss)` across the steps of a
+// training (or data) loop, where `loss` requires grad, keeps every step's autograd graph
+// alive until the accumulator goes away: memory grows with every iteration. The fix keeps
+// the number (`loss.item()`) or a tensor without history (`loss.detach()`).
+import type { Node } from '../../python/pyNode';
+import { dottedKey, unparen } from '../../python/syntax';
+import type { Frame } from '../frame';
+import { appendAfter } from '../fixes';
+import type { Rule, RuleHost } from '../ruleApi';
+import type { Fix } from '../types';
+import type { Arg } from '../values';
+import { shortText } from './shared/describe';
+
+export const accumulatedGraph: Rule = (host) => ({
+  valueAccumulated: (frame, statement, target, added, style) => checkAccumulation(host, frame, statement, target, added, style),
+});
+
+const LOOPS = new Set(['for_statement', 'while_statement']);
+const SCOPES = new Set(['function_definition', 'class_definition', 'lambda']);
+
+function checkAccumulation(c: RuleHost, frame: Frame, statement: Node, target: Node, added: Arg, style: 'add' | 'append'): void {
+  if (frame.noGrad > 0 || added.value.grad !== 'yes' || added.value.kind !== 'tensor') return;
+  const key = dottedKey(unparen(target));
+  const loop = key ? enclosingLoop(statement, frame.scopeNode) : undefined;
+  if (!key || !loop) return;
+  // Across the steps of a loop over batches, or of one that trains; a loop over a
+  // sequence's time steps or a model's heads sums one graph on purpose (seq2seq losses).
+  const stepLoop = frame.loops.some((l) => l.node.id === loop.id) || /\.(backward|step)\s*\(/.test(bodyOf(loop).text);
+  if (!stepLoop || assignedIn(bodyOf(loop), key) || !isLoss(unparen(added.node), bodyOf(loop))) return;
+  const scopeText = frame.scopeNode.text;
+  // The sum is differentiated later on purpose (one backward over all batches, `torch.stack(losses).mean().backward()`).
+  if (backwardUses(scopeText, derivedNames(frame.scopeNode, key))) return;
+  const addedText = shortText(unparen(added.node));
+  const stmtText = shortText(statement, 50);
+  const keepsTensor = style === 'append' || new RegExp(`(?<![\\w.])${escape(key)}\\.[A-Za-z_]`).test(scopeText);
+  const item: Fix = { title: `Accumulate the number: ${addedText}.item()`, edits: appendAfter(added.node, '.item()', frame.unit), preferred: !keepsTensor };
+  const detach: Fix = { title: `Accumulate without history: ${addedText}.detach()`, edits: appendAfter(added.node, '.detach()', frame.unit), preferred: keepsTensor };
+  c.report({
+    unit: frame.unit,
+    code: 'DD009',
+    node: added.node,
+    message: `\`${stmtText}\` keeps the autograd graph of \`${addedText}\` (it requires grad) from every iteration alive in ` +
+      `\`${key}\`: memory grows each step. Accumulate ${style === 'append' ? `\`${addedText}.detach()\` (or \`.item()\`)` : `\`${addedText}.item()\` (or \`.detach()\`)`}.`,
+    related: c.related(added.value.origin, `\`${addedText}\` ${added.value.origin?.what ?? 'computed here'}`),
+    fixes: style === 'append' ? [detach, item] : keepsTensor ? [detach, item] : [item, detach],
+  });
+}
+
+/** The innermost `for`/`while` around `node` inside its scope, if any. */
+function enclosingLoop(node: Node, scope: Node): Node | undefined {
+  for (let n = node.parent; n && n.id !== scope.id; n = n.parent) {
+    if (SCOPES.has(n.type)) return undefined;
+    if (LOOPS.has(n.type) && bodyOf(n).startIndex <= node.startIndex && node.endIndex <= bodyOf(n).endIndex) return n;
+  }
+  return undefined;
+}
+
+function bodyOf(loop: Node): Node {
+  return loop.childForFieldName('body') ?? loop;
+}
+
+/** Whether `key` is bound by a plain assignment inside `block` (then it holds one step's value, not a running one). */
+function assignedIn(block: Node, key: string): boolean {
+  const visit = (n: Node): boolean => {
+    if (SCOPES.has(n.type)) return false;
+    if (n.type === 'assignment' && targetsOf(n.childForFieldName('left')).includes(key)) return true;
+    return n.namedChildren.some(visit);
+  };
+  return visit(block);
+}
+
+function targetsOf(left: Node | null): string[] {
+  if (!left) return [];
+  const key = dottedKey(unparen(left));
+  if (key) return [key];
+  return left.namedChildren.flatMap((c) => targetsOf(c));
+}
+
+/** Names in `text` as whole words (a dotted key too: `self.losses`). */
+function mentionsAny(text: string, keys: Iterable<string>): boolean {
+  for (const key of keys) if (new RegExp(`(?<![\\w.])${escape(key)}(?!\\w)`).test(text)) return true;
+  return false;
+}
+
+/** A line of the scope that differentiates something built from one of `keys`. */
+function backwardUses(scopeText: string, keys: Set<string>): boolean {
+  return scopeText.split('\n').some((line) => BACKWARD.test(line) && mentionsAny(line, keys));
+}
+
+const BACKWARD = /\.backward\s*\(|autograd\.(grad|backward)\s*\(/;
+
+/** `key` and what the scope computes from it (`total = torch.stack(parts).mean()`), a few steps deep. */
+function derivedNames(scope: Node, key: string): Set<string> {
+  const names = new Set([key]);
+  const assignments: Node[] = [];
+  const collect = (n: Node): void => {
+    if (n.type === 'assignment') assignments.push(n);
+    for (const c of n.namedChildren) collect(c);
+  };
+  collect(scope);
+  for (let round = 0; round < 3; round++) {
+    for (const a of assignments) {
+      const right = a.childForFieldName('right');
+      if (right && mentionsAny(right.text, names)) for (const t of targetsOf(a.childForFieldName('left'))) names.add(t);
+    }
+  }
+  return names;
+}
+
+/**
+ * Evidence that what is added is a loss (what `backward()` is called on), not merely some
+ * output a metric object returned: a loss function's result, a name the loop
+ * differentiates or calls a loss, or arithmetic on one of these.
+ */
+function isLoss(expr: Node, loopBody: Node): boolean {
+  if (expr.type === 'call') return LOSS_CALLEE.test(expr.childForFieldName('function')?.text ?? '');
+  if (expr.type === 'binary_operator') return expr.codeChildren.some((c) => isLoss(unparen(c), loopBody));
+  const key = dottedKey(expr);
+  if (!key) return false;
+  if (/loss/i.test(key.slice(key.lastIndexOf('.') + 1))) return true;
+  return loopBody.text.split('\n').some((line) => BACKWARD.test(line) && mentionsAny(line, [key]));
+}
+
+const LOSS_CALLEE = /(loss|criterion|cross_entropy|nll|mse|l1|bce|kl_div)(_fn|_func|_function|_with_logits)?$/i;
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,179 @@
+// DD006 unsynchronized-timing: accelerators run kernels asynchronously, so a clock read
+// right after launching them measures the launch, not the work. The rule pairs a clock
+// read `start = time.perf_counter()` with a later one that measures from it, and fires when
+// accelerator work happened between them and nothing between them can have waited for it.
+// Anything that might synchronize (a host copy, a print, a call it does not know) keeps it
+// silent: precision first.
+import type { Node } from '../../python/pyNode';
+import { dottedKey, field, unparen } from '../../python/syntax';
+import type { Frame } from '../frame';
+import { insertAt } from '../fixes';
+import type { Rule, RuleHost } from '../ruleApi';
+import { EITHER, hasAccel, Place, Value } from '../values';
+import { shortText } from './shared/describe';
+
+const CLOCKS = new Set([
+  'time.time', 'time.perf_counter', 'time.monotonic', 'time.time_ns', 'time.perf_counter_ns', 'time.monotonic_ns', 'timeit.default_timer',
+]);
+
+interface Work {
+  unit: number;
+  node: Node;
+  place: Place;
+  deviceText?: string;
+}
+
+export const unsynchronizedTiming: Rule = (host) => {
+  /** Accelerator work, by the id of the node that launched it. */
+  const work = new Map<number, Work>();
+  /** Clock reads seen, per frame (a function's scope, or a module unit). */
+  const clocks = new Map<string, Node[]>();
+  const noteWork = (frame: Frame, node: Node, values: Value[]) => {
+    const accel = values.find((v) => hasAccel(v.place) && !v.scalar && v.kind !== 'other');
+    if (accel) work.set(node.id, { unit: frame.unit, node, place: accel.place, deviceText: accel.deviceText });
+  };
+  return {
+    // A known nn.Module's forward launches kernels; an object of unknown kind (a diffusers
+    // pipeline, a class with its own __call__) may copy its results to the host itself.
+    moduleCall: (frame, call, _calleeNode, callee) => {
+      if (callee.kind === 'module' && !host.program.methodOf(callee.className, '__call__')) noteWork(frame, call, [callee]);
+    },
+    tensorOperation: (frame, node, args) => noteWork(frame, node, args.map((a) => a.value)),
+    libraryCall: (frame, call, qualified) => {
+      if (!CLOCKS.has(qualified)) return;
+      const key = `${frame.id}|${frame.unit}`;
+      const seen = clocks.get(key) ?? [];
+      if (!seen.some((n) => n.id === call.id)) seen.push(call);
+      clocks.set(key, seen);
+      checkClockRead(host, frame, call, seen, [...work.values()]);
+    },
+  };
+};
+
+function checkClockRead(c: RuleHost, frame: Frame, end: Node, seen: Node[], work: Work[]): void {
+  const scope = frame.scopeNode;
+  if (/torch\.(cuda|mps|xpu)\.Event\b|torch\.utils\.benchmark|\bEvent\(\s*enable_timing/.test(scope.text)) return;
+  const start = seen.filter((n) => n.endIndex <= end.startIndex && measuresFrom(end, n, scope)).pop();
+  if (!start) return;
+  const launched = work.filter((w) => w.unit === frame.unit && w.node.startIndex >= start.endIndex && w.node.endIndex <= end.startIndex && within(w.node, scope));
+  if (launched.length === 0 || maySynchronize(scope, start.endIndex, end.startIndex, new Set(launched.map((w) => w.node.id)))) return;
+  const last = launched.reduce((a, b) => (b.node.startIndex > a.node.startIndex ? b : a));
+  const sync = syncStatement(c, frame, last);
+  const statement = simpleStatement(end);
+  const unit = c.program.units[frame.unit];
+  const indent = statement && unit ? (unit.lines[statement.startPosition.row] ?? '').slice(0, statement.startPosition.column) : undefined;
+  const fixes = sync && statement && indent !== undefined && /^[ \t]*$/.test(indent)
+    ? [{ title: `Insert ${sync} before reading the clock`, edits: [insertAt({ line: statement.startPosition.row, character: 0 }, `${indent}${sync}${unit!.eol}`, frame.unit)], preferred: true }]
+    : [];
+  c.report({
+    unit: frame.unit,
+    code: 'DD006',
+    node: end,
+    message: `\`${shortText(end)}\` reads the clock while the accelerator may still be running \`${shortText(last.node)}\` ` +
+      `(line ${last.node.startPosition.row + 1}): kernels are launched asynchronously, so the time since \`${shortText(start)}\` ` +
+      'measures the launch, not the work. Synchronize before reading the clock (or time with torch.cuda.Event).',
+    related: [{ range: rangeOf(start), message: 'timing starts here', cellIndex: frame.unit }],
+    fixes,
+  });
+}
+
+/** `end` measures from `start = clock()`: its statement mentions start's name, or a later `end_name - start_name` does. */
+function measuresFrom(end: Node, start: Node, scope: Node): boolean {
+  const startName = assignedName(start);
+  if (!startName) return false;
+  const statement = statementOf(end);
+  if (!statement || statement.id === statementOf(start)?.id) return false;
+  if (word(startName).test(statement.text.replace(end.text, ''))) return true;
+  const endName = assignedName(end);
+  return !!endName && new RegExp(`(?<![\\w.])${escape(endName)}\\s*-\\s*${escape(startName)}(?!\\w)`).test(scope.text);
+}
+
+/** `t0 = time.time()`: the name the clock value is stored in. */
+function assignedName(call: Node): string | undefined {
+  const parent = call.parent;
+  if (parent?.type !== 'assignment' || field(parent, 'right')?.id !== call.id) return undefined;
+  const left = field(parent, 'left');
+  return left ? dottedKey(unparen(left)) : undefined;
+}
+
+/** Methods and functions that never wait for the accelerator. */
+const ASYNC_METHODS = new Set([
+  'to', 'cuda', 'backward', 'step', 'zero_grad', 'view', 'reshape', 'float', 'half', 'bfloat16', 'double', 'long', 'int',
+  'unsqueeze', 'squeeze', 'permute', 'transpose', 'contiguous', 'detach', 'clone', 'mean', 'sum', 'softmax', 'log_softmax',
+  'argmax', 'max', 'min', 'mul', 'add', 'sub', 'div', 'matmul', 'train', 'eval', 'size', 'dim', 'append', 'forward',
+  'flatten', 'expand', 'repeat', 'chunk', 'split', 'relu', 'sigmoid', 'tanh', 'exp', 'log', 'abs', 'pow', 'sqrt', 'norm',
+]);
+const ASYNC_BUILTINS = new Set(['range', 'len', 'enumerate', 'zip', 'iter', 'isinstance', 'list', 'tuple', 'dict', 'min', 'max']);
+
+/**
+ * Whether anything between the two clock reads may wait for the accelerator: a host copy
+ * (`.item()`, `.cpu()`, `print(t)`), an explicit synchronize, a branch on a value, or a
+ * call the rule cannot see into (a helper may do any of these).
+ */
+function maySynchronize(scope: Node, from: number, to: number, launched: Set<number>): boolean {
+  let found = false;
+  const visit = (n: Node): void => {
+    if (found || n.endIndex <= from || n.startIndex >= to) return;
+    if (n.startIndex >= from && n.endIndex <= to) {
+      if (['if_statement', 'while_statement', 'assert_statement', 'conditional_expression', 'boolean_operator'].includes(n.type)) found = true;
+      if (n.type === 'call' && !launched.has(n.id) && !asyncCall(n)) found = true;
+    }
+    if (!found) for (const c of n.namedChildren) visit(c);
+  };
+  visit(scope);
+  return found;
+}
+
+function asyncCall(call: Node): boolean {
+  const callee = field(call, 'function');
+  if (!callee) return false;
+  const text = callee.text;
+  if (/synchronize$/.test(text)) return false;
+  if (/^(torch|nn|F)\./.test(text)) return true;
+  if (callee.type === 'identifier') return ASYNC_BUILTINS.has(text);
+  return callee.type === 'attribute' && ASYNC_METHODS.has(field(callee, 'attribute')?.text ?? '');
+}
+
+/**
+ * The synchronize call for the backend the file uses (CUDA, or Apple's MPS), guarded when
+ * the device is chosen at run time; none when the file names both (which one runs is not known).
+ */
+function syncStatement(c: RuleHost, frame: Frame, w: Work): string | undefined {
+  if (c.program.importsAt(frame.unit).qualifyName('torch') !== 'torch') return undefined;
+  const code = c.program.units.filter((u) => u.module === 0).map((u) => u.source.replace(/#.*$/gm, '')).join('\n');
+  const mps = /["']mps\b/.test(code);
+  if (mps && /cuda/.test(code)) return undefined;
+  if (w.place !== EITHER) return mps ? 'torch.mps.synchronize()' : 'torch.cuda.synchronize()';
+  return mps ? 'if torch.backends.mps.is_available(): torch.mps.synchronize()' : 'if torch.cuda.is_available(): torch.cuda.synchronize()';
+}
+
+/** The statement that holds the clock read, when it is a simple statement a line can be inserted before. */
+function simpleStatement(call: Node): Node | undefined {
+  const s = statementOf(call);
+  return s && ['expression_statement', 'return_statement'].includes(s.type) ? s : undefined;
+}
+
+function statementOf(node: Node): Node | undefined {
+  let n: Node | null = node;
+  while (n?.parent && n.parent.type !== 'block' && n.parent.type !== 'module') n = n.parent;
+  return n ?? undefined;
+}
+
+function within(node: Node, scope: Node): boolean {
+  return node.startIndex >= scope.startIndex && node.endIndex <= scope.endIndex;
+}
+
+function word(name: string): RegExp {
+  return new RegExp(`(?<![\\w.])${escape(name)}(?!\\w)`);
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function rangeOf(node: Node) {
+  return {
+    start: { line: node.startPosition.row, character: node.startPosition.column },
+    end: { line: node.endPosition.row, character: node.endPosition.column },
+  };
+}
