@@ -106,7 +106,8 @@ export async function runCollectiveCommand(options: BenchOptions, collective: Co
   });
   if (outcome.status === 'cancelled') return EXIT_CANCELLED;
   if (outcome.status === 'failed') {
-    io.stderr(`error: ${terminalText(outcome.message)}\n`);
+    const noTorch = /No module named '?torch/.test(outcome.message) ? ' (choose an interpreter that has PyTorch with --python)' : '';
+    io.stderr(`error: ${terminalText(outcome.message + noTorch)}\n`);
     return EXIT_FAILED;
   }
   const { report } = outcome;

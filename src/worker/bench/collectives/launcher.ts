@@ -166,15 +166,23 @@ function outcomeOf(launch: RankLaunch, port: number, ends: RankEnd[], stopping: 
     if (own.some((e) => ADDRESS_IN_USE.test(e.stderrTail))) return portTaken(port, launch.port !== undefined);
     const others = n > 1 ? '; the other ranks were stopped' : '';
     const how = first.end.signal ? `was killed by ${first.end.signal}` : `failed (exit code ${first.end.exitCode})`;
-    const why = reasonLine(first.stderrTail);
+    // A rank killed from outside had no last words: its last line ("ready") would mislead.
+    const why = first.end.signal ? ownReason(first.stderrTail) : reasonLine(first.stderrTail);
     return { status: 'failed', reason: 'rank-failed', port, message: `rank ${first.rank} of ${n} ${how}${why ? `: ${why}` : ''}${others}` };
   }
   return { status: 'ok', port, stdout: rank0.output().stdout };
 }
 
-/** The rank's own one-line reason (collectives.py's "collectives.py rank R/N: ..."), else its last stderr line. */
+function stderrLines(stderrTail: string): string[] {
+  return stderrTail.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+}
+
+/** collectives.py's own one-line reason ("collectives.py rank R/N: ..."), or ''. */
+function ownReason(stderrTail: string): string {
+  return ([...stderrLines(stderrTail)].reverse().find((l) => l.startsWith('collectives.py')) ?? '').slice(0, 500);
+}
+
+/** The rank's own reason, else its last stderr line. */
 export function reasonLine(stderrTail: string): string {
-  const lines = stderrTail.split('\n').map((l) => l.trim()).filter((l) => l !== '');
-  const own = [...lines].reverse().find((l) => l.startsWith('collectives.py'));
-  return (own ?? lines.pop() ?? '').slice(0, 500);
+  return ownReason(stderrTail) || (stderrLines(stderrTail).pop() ?? '').slice(0, 500);
 }
