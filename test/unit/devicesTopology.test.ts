@@ -3,6 +3,11 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
+import { formatDetectText } from '../../src/cli/commands/detect';
+import { topologyLines } from '../../src/cli/formats/topologyText';
+import { buildDeviceReport } from '../../src/core/devices/buildReport';
+import { renderReportBody } from '../../src/vscode/devices/deviceReportHtml';
+import { EMPTY_SNAPSHOT } from '../../src/vscode/devices/deviceSnapshot';
 import { describeLink, gpuPairs, parseNvidiaTopology, parseRocmTopology, topologySummary, type ParsedTopology, type Topology } from '../../src/core/devices/topology';
 
 const PROBES = path.join(__dirname, '..', 'fixtures', 'probes');
@@ -93,5 +98,66 @@ describe('topology: rocm-smi --showtopo', () => {
 
   it('says so when there is no link-type section', () => {
     assert.deepStrictEqual(parseRocmTopology('ERROR: GPU[0] : Unable to read topology'), { ok: false, error: 'no "Link Type between two GPUs" section in rocm-smi --showtopo output' });
+  });
+});
+
+describe('topology: in the device report', () => {
+  const host = { platform: 'linux', arch: 'x64', cpuModels: ['AMD EPYC'], logicalCores: 1, totalMemoryBytes: 1024, freeMemoryBytes: 512, procCpuinfo: '' };
+  const run = (stdout: string, exitCode = 0) => ({ exitCode, stdout, stderr: '' });
+  const nvidia = (topology: ReturnType<typeof run> | null) => ({
+    query: run(read('nvidia-smi', 'h200-rtx4070.txt')), details: null, list: null, topology,
+  });
+
+  it('carries nvidia-smi topo -m as report.topology, shown in detect text as the GPU matrix with affinity and a legend', () => {
+    const report = buildDeviceReport({ host, nvidia: nvidia(run(read('nvidia-smi-topo', 'h200-rtx4070.txt'))), pinnedDevice: null });
+    assert.ok(report.topology);
+    assert.deepStrictEqual(Object.keys(report).pop(), 'topology');
+    const text = formatDetectText(report).split('\n');
+    const at = text.findIndex((l) => l.startsWith('Topology'));
+    assert.deepStrictEqual(text.slice(at, at + 5), [
+      'Topology (nvidia-smi): 1 GPU pair: 1 PCIe and the link between CPU sockets (SYS)',
+      '        GPU0  GPU1  CPU AFFINITY  NUMA',
+      '  GPU0  X     SYS   0-15,32-47    0',
+      '  GPU1  SYS   X     16-31,48-63   1',
+      '  SYS: PCIe and the link between CPU sockets (SYS)',
+    ]);
+  });
+
+  it('leaves the key out when topo -m failed, was not asked, or printed something else', () => {
+    for (const topology of [null, run('', 2), run('garbage')]) {
+      const report = buildDeviceReport({ host, nvidia: nvidia(topology), pinnedDevice: null });
+      assert.ok(!('topology' in report), JSON.stringify(topology));
+      assert.ok(!formatDetectText(report).includes('Topology'));
+    }
+  });
+
+  it('lists the 4-GPU NVLink pairs in the legend, NICs left out of the matrix', () => {
+    const report = buildDeviceReport({ host, nvidia: nvidia(run(read('nvidia-smi-topo', 'four-a6000-nvlink-pairs.txt'))), pinnedDevice: null });
+    const lines = topologyLines(report.topology as Topology);
+    assert.strictEqual(lines[1], '        GPU0  GPU1  GPU2  GPU3  CPU AFFINITY  NUMA');
+    assert.strictEqual(lines[6], '  NV4: NVLink ×4; PXB: PCIe through several switches, not the host bridge (PXB)');
+    assert.strictEqual(lines.length, 7);
+  });
+});
+
+describe('topology: in the editor device report', () => {
+  const host = { platform: 'linux', arch: 'x64', cpuModels: ['AMD EPYC'], logicalCores: 1, totalMemoryBytes: 1024, freeMemoryBytes: 512, procCpuinfo: '' };
+  const withTopology = (file: string) => buildDeviceReport({
+    host, pinnedDevice: null,
+    nvidia: { query: { exitCode: 0, stdout: read('nvidia-smi', 'h200-rtx4070.txt'), stderr: '' }, details: null, list: null, topology: { exitCode: 0, stdout: read('nvidia-smi-topo', file), stderr: '' } },
+  });
+
+  it('adds a Topology section: the matrix with NVLink cells marked and described on hover, affinity, legend', () => {
+    const html = renderReportBody({ ...EMPTY_SNAPSHOT, report: withTopology('four-a6000-nvlink-pairs.txt') }, { memoryWarningPercent: 90 });
+    assert.match(html, /<section><h2>Topology<\/h2><p>6 GPU pairs: 4 PCIe through several switches, not the host bridge \(PXB\), 2 NVLink ×4 \(nvidia-smi\)<\/p>/);
+    assert.strictEqual((html.match(/class="topo-direct"/g) ?? []).length, 4);
+    assert.match(html, /<td class="topo-direct" title="GPU0 → GPU1: NVLink ×4">NV4<\/td>/);
+    assert.match(html, /<li>PXB: PCIe through several switches, not the host bridge \(PXB\)<\/li>/);
+    assert.ok(!html.includes('NIC0'));
+  });
+
+  it('has no Topology section without a topology', () => {
+    const report = buildDeviceReport({ host, pinnedDevice: null });
+    assert.ok(!renderReportBody({ ...EMPTY_SNAPSHOT, report }, { memoryWarningPercent: 90 }).includes('Topology'));
   });
 });
