@@ -107,8 +107,8 @@ describe('collectives: the request', () => {
     assert.match(collectiveRequestProblem(request({ device: 'cuda', worldSize: 4 }), { ...noFacts, cudaDevices: 2 }) ?? '', /one GPU per rank, and PyTorch sees 2/);
     assert.match(collectiveRequestProblem(request({ device: 'cuda' }), { ...noFacts, cudaDevices: 0 }) ?? '', /sees no CUDA/);
     assert.strictEqual(collectiveRequestProblem(request({ device: 'cuda', worldSize: 2 }), { ...noFacts, cudaDevices: 2 }), null);
-    assert.match(collectiveRequestProblem(request({ worldSize: 4, maxBytes: 1024 * MIB }), { ...noFacts, hostFreeBytes: 8 * 1024 * MIB }) ?? '', /needs 12 GiB of memory for 4 CPU ranks/);
-    assert.match(collectiveRequestProblem(request({ device: 'cuda', maxBytes: 1024 * MIB }), { cudaDevices: 2, hostFreeBytes: null, gpuFreeBytes: 2 * 1024 * MIB }) ?? '', /needs 3 GiB on each GPU/);
+    assert.match(collectiveRequestProblem(request({ worldSize: 4, maxBytes: 1024 * MIB }), { ...noFacts, hostFreeBytes: 8 * 1024 * MIB }) ?? '', /needs 16 GiB of memory for 4 CPU ranks/);
+    assert.match(collectiveRequestProblem(request({ device: 'cuda', maxBytes: 1024 * MIB }), { cudaDevices: 2, hostFreeBytes: null, gpuFreeBytes: 2 * 1024 * MIB }) ?? '', /needs 4 GiB on each GPU/);
   });
 
   it('gives collectives.py the flags a torchrun user would type', () => {

@@ -15,8 +15,11 @@ export const DEFAULT_WARMUP = 2;
 export const MAX_CPU_RANKS = 64;
 /** How long the ranks may take to form the group and to finish one collective (torch's timeout). */
 export const DEFAULT_GROUP_TIMEOUT_SEC = 120;
-/** Buffers a rank holds at the largest size: all-reduce keeps its input, its buffer and the expected result. */
-const BUFFERS_PER_RANK = 3;
+/**
+ * Buffers of the largest size a rank holds at once: all-reduce and send-recv keep the
+ * pattern, the input, the buffer and the expected result (collectives.py).
+ */
+const BUFFERS_PER_RANK = 4;
 
 export type CollectiveDevice = 'cpu' | 'cuda';
 
