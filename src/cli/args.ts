@@ -53,6 +53,18 @@ export interface BenchOptions {
   dtypes?: string[];
   python?: string;
   json: boolean;
+  /** The collective benchmark (torch.distributed) instead of the matmul: its options, as typed. */
+  collective?: CollectiveOptions;
+}
+
+/** `bench --collective`: read here, judged by src/cli/commands/benchCollective.ts. */
+export interface CollectiveOptions {
+  collective: string;
+  worldSize?: number;
+  minSize?: string;
+  maxSize?: string;
+  masterPort?: number;
+  timeoutSeconds?: number;
 }
 
 export type Invocation =
@@ -86,6 +98,11 @@ const flag: OptionSpec = { type: 'boolean' };
 const value: OptionSpec = { type: 'string' };
 const help: OptionSpec = { type: 'boolean', short: 'h' };
 
+/** bench's options for the collective benchmark (`--collective`). */
+const COLLECTIVE_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+  collective: value, 'world-size': value, 'min-size': value, 'max-size': value, 'master-port': value, timeout: value,
+};
+
 const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
   lint: {
     options: {
@@ -111,7 +128,10 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     helpCommand: 'device-doctor detect --help',
   },
   bench: {
-    options: { engine: value, device: value, size: value, sweep: flag, repeats: value, dtype: value, python: value, json: flag, help },
+    options: {
+      engine: value, device: value, size: value, sweep: flag, repeats: value, dtype: value, python: value, json: flag, help,
+      ...COLLECTIVE_OPTIONS,
+    },
     positionals: false,
     helpCommand: 'device-doctor bench --help',
   },
@@ -274,7 +294,38 @@ function benchOptions(line: CommandLine): BenchOptions {
     else if (name === 'python') options.python = text;
   }
   if (options.sweep && options.size !== undefined) throw new UsageError('use either --size or --sweep, not both');
-  return options;
+  return withCollective(options, line);
+}
+
+/** The collective options, which only go with --collective, and the matmul's, which do not. */
+function withCollective(options: BenchOptions, line: CommandLine): BenchOptions {
+  const collectiveOnly = Object.keys(COLLECTIVE_OPTIONS).filter((name) => name !== 'collective' && has(line, name));
+  const collective = valuesOf(line, 'collective')?.pop();
+  if (collective === undefined) {
+    if (collectiveOnly.length > 0) throw new UsageError(`--${collectiveOnly[0]} goes with --collective`);
+    return options;
+  }
+  const matmulOnly = ['engine', 'size', 'sweep', 'dtype'].find((name) => has(line, name));
+  if (matmulOnly) throw new UsageError(`--${matmulOnly} is for the matmul benchmark, not --collective`);
+  const last = (name: string): string | undefined => valuesOf(line, name)?.pop();
+  const whole = (name: string): number | undefined => {
+    const text = last(name);
+    if (text === undefined) return undefined;
+    if (!/^\d+$/.test(text.trim())) throw new UsageError(`--${name} needs a whole number (got '${text}')`);
+    return Number(text);
+  };
+  const timeout = last('timeout');
+  return {
+    ...options,
+    collective: {
+      collective,
+      worldSize: whole('world-size'),
+      minSize: last('min-size'),
+      maxSize: last('max-size'),
+      masterPort: whole('master-port'),
+      timeoutSeconds: timeout === undefined ? undefined : parseTimeout(timeout),
+    },
+  };
 }
 
 // ---- commands ----

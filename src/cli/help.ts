@@ -119,10 +119,24 @@ Options:
 Exit status: 0 measured; 1 a wrong product, a failed engine, or nothing measured;
 2 an impossible request (size, dtype, device, engine) or bad usage; 130 Ctrl-C.
 
+Collective bandwidth (torch.distributed; one process per rank on this machine):
+  --collective <c>   all-reduce, all-gather, broadcast, send-recv, a comma-separated
+                     list, or all; time, algorithm and bus bandwidth (nccl-tests)
+  --world-size <n>   Ranks (default: one per GPU PyTorch sees; 2 on the CPU)
+  --device <device>  cuda (NCCL, rank r on cuda:r) or cpu (gloo)
+  --min-size <size>  Smallest size, e.g. 1MiB (default); sizes double up to
+  --max-size <size>  the largest (default 1GiB)
+  --repeats <r>      Timed iterations per size (default 10, after 2 warm-ups)
+  --master-port <p>  Rank 0's port on 127.0.0.1 (default: a free one)
+  --timeout <s>      Stop every rank after this many seconds (default 1800)
+  Exit status: 0 measured and every result right; 1 a rank failed or a result
+  was wrong; 2 an impossible request.
+
 Examples:
   device-doctor bench
   device-doctor bench --engine torch --device cpu --size 1024 --json
   device-doctor bench --engine all --sweep
+  device-doctor bench --collective all-reduce --world-size 2 --device cpu --max-size 64MiB
 `;
 
 const TOPICS: Record<string, string> = { lint: LINT, doctor: DOCTOR, detect: DETECT_HELP, bench: BENCH_HELP };

@@ -21,7 +21,7 @@ function cli(args: string[], env: NodeJS.ProcessEnv, cwd?: string) {
 
 // PROBES.md's report, key by key and in its order; the `optional` keys of report.ts may sit among them.
 const SHAPES: Record<string, { keys: string[]; optional?: string[] }> = {
-  report: { keys: ['schemaVersion', 'host', 'accelerators', 'torch', 'selected', 'problems'] },
+  report: { keys: ['schemaVersion', 'host', 'accelerators', 'torch', 'selected', 'problems'], optional: ['topology'] },
   host: { keys: ['platform', 'arch', 'cpu', 'memory'] },
   cpu: { keys: ['model', 'cores', 'flags'] },
   hostMemory: { keys: ['totalBytes', 'freeBytes'] },

@@ -50,7 +50,7 @@ describe('worker: the forked process', function () {
     const report = await worker.connection.sendRequest(DetectRequest, NO_TORCH);
     assert.strictEqual(report.schemaVersion, 1);
     assert.strictEqual(report.torch, null);
-    assert.deepStrictEqual(fakeRuns(runLog).map((line) => line.split(' ')[1].split('=')[0]), ['--query-gpu', '-q', '-L']);
+    assert.deepStrictEqual(fakeRuns(runLog).map((line) => line.split(' ')[1].split('=')[0]), ['--query-gpu', '-q', '-L', 'topo']);
     assert.strictEqual(worker.stdout, '');
     assert.ok(worker.logs.some((l) => /^detect took \d+ ms/.test(l.message)), JSON.stringify(worker.logs));
   });

@@ -14,6 +14,7 @@ import { cliInterpreter } from '../../node/interpreter';
 import { ProbeGate } from '../../worker/detect/probes/probeGate';
 import type { DetectOptions } from '../args';
 import type { CliIo } from '../io';
+import { topologyLines } from '../formats/topologyText';
 import { terminalJson, terminalLines, terminalText } from '../formats/terminalText';
 
 /** Runs every probe in this process and returns the report. */
@@ -75,6 +76,7 @@ export function formatDetectText(report: DeviceReport): string {
     '',
     'Accelerators',
     ...acceleratorTable(report.accelerators),
+    ...(report.topology ? ['', ...topologyLines(report.topology)] : []),
     '',
     ...torchLines(report.torch),
     `Selected   ${report.selected.device}: ${report.selected.reason}`,

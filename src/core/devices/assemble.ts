@@ -1,6 +1,7 @@
 // Joins the parsed probes into the device report of PROBES.md: its keys in its order,
 // bytes as integers, null for unknown, accelerators and problems in a stable order.
 import type { Accelerator, DeviceReport, HostInfo, MemoryInfo, Problem, SelectedDevice, TorchStatus } from './report';
+import type { Topology } from './topology';
 
 export interface ReportParts {
   host: HostInfo;
@@ -8,6 +9,7 @@ export interface ReportParts {
   torch: TorchStatus | null;
   selected: SelectedDevice;
   problems: Problem[];
+  topology?: Topology | null;
 }
 
 function integerBytes(value: number | null): number | null {
@@ -68,5 +70,6 @@ export function assembleReport(parts: ReportParts): DeviceReport {
     torch: parts.torch,
     selected: { device: parts.selected.device, reason: parts.selected.reason },
     problems: parts.problems.map((p) => ({ source: p.source, code: p.code, message: p.message, hint: p.hint })),
+    ...(parts.topology ? { topology: parts.topology } : {}),
   };
 }

@@ -12,12 +12,13 @@ import type { Accelerator, DeviceReport, HostInfo, Problem, TorchStatus } from '
 import { selectDevice } from './select';
 import { isTimeout, secondsText, succeeded, type ToolRun } from './toolRun';
 import { torchStatusFromRun } from './torchProbe';
+import { parseNvidiaTopology, type Topology } from './topology';
 
 /** Everything the worker ran; a tool that was not run (wrong platform) is null or absent. */
 export interface ProbeRuns {
   host: HostFacts;
   /** nvidia-smi: the inventory query (NVIDIA_QUERY_ARGS), `-q` and `-L` (skip those two when the query failed). */
-  nvidia?: { query: ToolRun; details?: ToolRun | null; list?: ToolRun | null } | null;
+  nvidia?: { query: ToolRun; details?: ToolRun | null; list?: ToolRun | null; topology?: ToolRun | null } | null;
   /** rocm-smi with ROCM_SMI_ARGS. */
   rocmSmi?: ToolRun | null;
   /** amd-smi with AMD_SMI_STATIC_ARGS and AMD_SMI_METRIC_ARGS. */
@@ -90,6 +91,13 @@ function allAccelerators(nvidia: NvidiaFindings | null, amd: AmdGpuRow[], runs: 
   return [...torchOnlyAccelerators(torch), ...fromTools];
 }
 
+/** The topology when nvidia-smi answered topo -m with one we can read (a failure there is no problem of the GPUs). */
+function nvidiaTopology(run: ToolRun | null | undefined): Topology | null {
+  if (!run || !succeeded(run)) return null;
+  const parsed = parseNvidiaTopology(run.stdout);
+  return parsed.ok && parsed.topology.devices.filter((d) => d.kind === 'gpu').length >= 2 ? parsed.topology : null;
+}
+
 export function buildDeviceReport(runs: ProbeRuns): DeviceReport {
   const host = buildHostInfo(runs.host);
   const torch = runs.torch ? torchStatusFromRun(runs.torch.run, runs.torch.interpreter) : null;
@@ -112,5 +120,6 @@ export function buildDeviceReport(runs: ProbeRuns): DeviceReport {
     cudaVisibleDevices: runs.cudaVisibleDevices,
     tfjs: runs.tfjs,
   };
-  return assembleReport({ host, accelerators, torch, selected: selectDevice(torch, accelerators, runs.pinnedDevice), problems: diagnose(facts) });
+  const topology = nvidiaTopology(runs.nvidia?.topology);
+  return assembleReport({ host, accelerators, torch, selected: selectDevice(torch, accelerators, runs.pinnedDevice), problems: diagnose(facts), topology });
 }

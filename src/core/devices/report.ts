@@ -1,5 +1,6 @@
 // The device report (PROBES.md): what `device-doctor detect --json` prints and what the
 // worker's `detect` method returns. Bytes are integers; unknown values are null.
+import type { Topology } from './topology';
 
 export type Vendor = 'nvidia' | 'amd' | 'apple' | 'intel' | 'unknown';
 export type AcceleratorApi = 'cuda' | 'rocm' | 'mps';
@@ -94,4 +95,6 @@ export interface DeviceReport {
   torch: TorchStatus | null;
   selected: SelectedDevice;
   problems: Problem[];
+  /** How the GPUs are linked (nvidia-smi topo -m); present only when read for two GPUs or more. */
+  topology?: Topology;
 }

@@ -7,6 +7,7 @@ import { acceleratorMemory, describeTorch, hostMemory, memoryPercent } from './d
 import type { DeviceSnapshot, MemoryReading } from './deviceSnapshot';
 import { escapeHtml, facts, textElement, webviewPage } from '../shared/html';
 import type { PageResources } from '../shared/html';
+import { topologyHtml } from './topologyHtml';
 
 export const REPORT_TITLE = 'Device Report';
 
@@ -39,6 +40,7 @@ export function renderReportBody(snapshot: DeviceSnapshot, options: ReportOption
     parts.push(section('Accelerators', report.accelerators.length
       ? report.accelerators.map((a) => acceleratorCard(a, acceleratorMemory(snapshot, a), options)).join('')
       : '<p>No GPU or other accelerator was found on this machine.</p>'));
+    if (report.topology) parts.push(section('Topology', topologyHtml(report.topology)));
     parts.push(section('PyTorch', torchDetails(report.torch)));
     parts.push(section('Host', hostDetails(report, hostMemory(snapshot, report), options)));
   }

@@ -1,0 +1,43 @@
+// `device-doctor bench --collective` as a person reads it: what ran (backend, ranks, device,
+// torch), then one row per collective and size with nccl-tests' columns: the median time,
+// the algorithm and the bus bandwidth, and whether every rank's result was right.
+import type { CollectiveReport } from '../../core/bench/collectives/report';
+import { terminalLines } from './terminalText';
+
+const KIB = 1024;
+
+/** 1 MiB, 512 KiB, 1 GiB: sizes as nccl-tests' -b/-e take them (binary units). */
+export function sizeText(bytes: number): string {
+  const units: [number, string][] = [[KIB ** 3, 'GiB'], [KIB ** 2, 'MiB'], [KIB, 'KiB']];
+  for (const [unit, name] of units) if (bytes >= unit) return `${Number((bytes / unit).toPrecision(4))} ${name}`;
+  return `${bytes} B`;
+}
+
+function significant(value: number | null, digits = 3): string {
+  return value === null ? '-' : Number(value.toPrecision(digits)).toString();
+}
+
+function pad(rows: string[][]): string[] {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  // The collective and the check read left to right; the numbers line up on the right.
+  return rows.map((row) => row.map((cell, c) => (c === 0 || c === row.length - 1 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ').trimEnd());
+}
+
+export function collectiveHeadline(report: CollectiveReport): string {
+  const where = report.device === 'cpu' ? `${report.worldSize} CPU processes` : `${report.worldSize} GPUs${report.deviceName ? ` (${report.deviceName})` : ''}`;
+  return `${report.backend} on ${where}, torch ${report.torch}, ${report.dtype}; median of ${report.iters} timed iterations after ${report.warmup} warm-up${report.warmup === 1 ? '' : 's'}, each the slowest rank's`;
+}
+
+export function formatCollectiveText(report: CollectiveReport): string {
+  const header = ['COLLECTIVE', 'SIZE', 'TIME ms', 'ALGBW GB/s', 'BUSBW GB/s', 'RESULT'];
+  const rows = report.results.map((r) => [
+    r.collective,
+    sizeText(r.bytes),
+    significant(r.medianSec * 1e3),
+    significant(r.algBwGBps),
+    significant(r.busBwGBps),
+    r.correct ? 'ok' : `WRONG on rank ${r.wrongRanks.join(', ')}`,
+  ]);
+  const notes = ['', 'busbw = algbw × 2(n−1)/n for all-reduce, × (n−1)/n for all-gather, × 1 for broadcast and send-recv (nccl-tests).'];
+  return terminalLines([collectiveHeadline(report), '', ...pad([header, ...rows]), ...notes]);
+}
