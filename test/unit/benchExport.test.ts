@@ -39,9 +39,9 @@ describe('bench export: JSON (device-doctor bench --json)', () => {
     const json = toBenchJson(sampleRun());
     assert.deepStrictEqual(json.speedup, {
       baseline: { engine: 'torch', device: 'cpu' },
-      entries: [{ engine: 'torch', device: 'cuda:0', dtype: 'float32', size: 1024, speedup: 50 }],
+      entries: [{ engine: 'torch', device: 'cuda:0', dtype: 'float32', baselineDtype: 'float32', size: 1024, speedup: 50 }],
     });
-    assert.deepStrictEqual(Object.keys(json.speedup!.entries[0]), ['engine', 'device', 'dtype', 'size', 'speedup']);
+    assert.deepStrictEqual(Object.keys(json.speedup!.entries[0]), ['engine', 'device', 'dtype', 'baselineDtype', 'size', 'speedup']);
   });
 
   it('speedup is null (not missing) without a CPU baseline', () => {
@@ -94,13 +94,14 @@ describe('bench export: CSV', () => {
     const csv = toCsv(buildRun([measured('torch', 'cpu', [0.1, 0.12, 0.08]), measured('wasm', 'cpu', [0.4, 0.2, 0.3], 'tfjs-backend-wasm 4.22.0, SIMD, "1" thread')]));
     const lines = csv.split('\r\n');
     assert.strictEqual(lines.pop(), '');
-    assert.strictEqual(lines[0], 'engine,device,dtype,size,repeats,medianSec,minSec,maxSec,q1Sec,q3Sec,iqrSec,gflops,maxRelError,speedup,timesSec,detail');
+    assert.strictEqual(lines[0], 'engine,device,dtype,size,repeats,medianSec,minSec,maxSec,q1Sec,q3Sec,iqrSec,gflops,maxRelError,speedup,speedupBaselineDtype,timesSec,detail');
     assert.strictEqual(lines.length, 3);
     const baseline = lines[1].split(',');
     assert.deepStrictEqual(baseline.slice(0, 6), ['torch', 'cpu', 'float32', '1024', '3', '0.1']);
     assert.strictEqual(baseline[13], '', 'baseline has no speedup');
-    assert.strictEqual(baseline[14], '0.1 0.12 0.08');
-    assert.ok(lines[2].endsWith(`,${0.1 / 0.3},0.4 0.2 0.3,"tfjs-backend-wasm 4.22.0, SIMD, ""1"" thread"`), lines[2]);
+    assert.strictEqual(baseline[14], '', 'nor the dtype of a baseline');
+    assert.strictEqual(baseline[15], '0.1 0.12 0.08');
+    assert.ok(lines[2].endsWith(`,${0.1 / 0.3},float32,0.4 0.2 0.3,"tfjs-backend-wasm 4.22.0, SIMD, ""1"" thread"`), lines[2]);
   });
 
   it('guards text from outside against formula injection (OWASP): = + - @ tab CR get a leading quote', () => {

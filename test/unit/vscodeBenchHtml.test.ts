@@ -116,6 +116,17 @@ describe('vscode: the benchmark panel HTML', () => {
     assert.strictEqual(speedupHeadline(gpu)?.text, 'cuda:0 is about as fast as torch cpu');
   });
 
+  it('names both dtypes wherever a float16 result is divided by the CPU float32', () => {
+    const run = response([measured('torch', 'cpu', 1024, 1), measured('torch', 'cuda:0', 1024, 0.01, 'float16')]);
+    assert.strictEqual(speedupHeadline(run)?.text, 'cuda:0 (float16) is 100× faster than torch cpu (float32)');
+    assert.strictEqual(speedupHeadline(run)?.context, 'n = 1024, float16 against float32');
+    const text = visibleText(renderBenchmarkBody(state(entry(run))));
+    assert.match(text, /100× vs float32/, 'the runs table says so too');
+    const same = response([measured('torch', 'cpu', 1024, 2, 'float16'), measured('torch', 'cuda:0', 1024, 0.01, 'float16')]);
+    assert.strictEqual(speedupHeadline(same)?.text, 'cuda:0 (float16) is 200× faster than torch cpu (float16)');
+    assert.doesNotMatch(visibleText(renderBenchmarkBody(state(entry(same)))), / vs float/);
+  });
+
   it('says when there is no baseline or nothing measured', () => {
     const noBaseline = renderBenchmarkBody(state(entry(response([measured('torch', 'cuda:0', 1024, 0.001)]))));
     assert.match(noBaseline, /<p class="headline">cuda:0: 2,147 GFLOP\/s<\/p><p class="headline-context">n = 1024, float32 · no CPU baseline in this run, so no speedup<\/p>/);

@@ -115,7 +115,7 @@ function quickResultLine(run: BenchRunResponse, r: BenchRunResponse['results'][n
   const speed = `${r.gflops.toFixed(1)} GFLOP/s`.padStart(14);
   const baseline = run.speedup?.baseline;
   const s = run.speedup?.entries.find((e) => e.engine === r.engine && e.device === r.device && e.dtype === r.dtype);
-  const relative = s && baseline ? `  ${Number(s.speedup.toPrecision(3))}× the speed of ${baseline.engine} on the CPU` : '';
+  const relative = s && baseline ? `  ${Number(s.speedup.toPrecision(3))}× the speed of ${baseline.engine} on the CPU${s.dtype !== s.baselineDtype ? ` (${s.baselineDtype})` : ''}` : '';
   return `  ${`${r.engine} ${r.device}`.padEnd(14)}${speed}  (median ${Number((r.medianSec * 1e3).toPrecision(3))} ms)${relative}`;
 }
 

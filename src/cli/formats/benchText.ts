@@ -1,7 +1,8 @@
 // `device-doctor bench` as a person reads it: what was compared, a table of the runs
 // (median, ±IQR, GFLOP/s, the product's largest relative error, the speedup), the
 // host↔device bandwidths when measured, and each problem with its remedy.
-import { speedupOf } from '../../core/bench/export';
+import { speedupEntryOf, speedupText } from '../../core/bench/export';
+import { mixesDtypes } from '../../core/bench/model';
 import type { BenchResult, TransferResult } from '../../core/bench/model';
 import type { BenchRunResponse } from '../../protocol/worker';
 import { terminalLines } from './terminalText';
@@ -28,8 +29,8 @@ function speedupCell(run: BenchRunResponse, r: BenchResult): string {
   // "baseline" means something only beside another engine or device.
   const targets = new Set(run.results.map((x) => `${x.engine} ${x.device}`));
   if (isBaseline(run, r)) return targets.size > 1 ? 'baseline' : '';
-  const s = speedupOf(run, r);
-  return s === undefined ? '' : `${significant(s)}×`;
+  const s = speedupEntryOf(run, r);
+  return s === undefined ? '' : speedupText(s, (x) => `${significant(x)}×`);
 }
 
 /** The table of measured runs. */
@@ -49,13 +50,17 @@ export function resultTable(run: BenchRunResponse): string[] {
   return pad([header, ...rows], new Set([3, 4, 5, 6, 7, 8]));
 }
 
-/** "torch on cuda:0 is 41.2× faster than torch on the CPU (n = 4096, float32)", one per entry. */
+/**
+ * "torch on cuda:0 is 41.2× faster than torch on the CPU (n = 4096, float32)", one per entry;
+ * "(n = 4096, float16 against the CPU's float32)" when the baseline had no float16.
+ */
 export function speedupLines(run: BenchRunResponse): string[] {
   if (!run.speedup) return [];
   const { baseline } = run.speedup;
   return run.speedup.entries.map((e) => {
     const how = e.speedup >= 1 ? `${significant(e.speedup)}× faster than` : `${significant(1 / e.speedup)}× slower than`;
-    return `${e.engine} on ${e.device} is ${how} ${baseline.engine} on the CPU (n = ${e.size}, ${e.dtype})`;
+    const dtypes = mixesDtypes(e) ? `${e.dtype} against the CPU's ${e.baselineDtype}` : e.dtype;
+    return `${e.engine} on ${e.device} is ${how} ${baseline.engine} on the CPU (n = ${e.size}, ${dtypes})`;
   });
 }
 

@@ -104,8 +104,11 @@ export function isMeasured(run: RunResult): run is { status: 'ok'; result: Bench
  * How much faster each result is than the CPU baseline of the same run
  * (compare.ts picks the baseline: torch cpu, then tfjs-node cpu, then wasm, then js).
  * speedup = baseline medianSec / result medianSec, matched by size, and by dtype where the
- * baseline has that dtype, else against the baseline's float32 (a float16 GPU run is
- * compared with the CPU's float32). The baseline's own results are not listed.
+ * baseline has that dtype, else against the baseline's float32 (a float16 GPU run against
+ * the CPU's float32: the question "what does my GPU's half precision buy over my CPU"):
+ * `baselineDtype` says which, and every sentence that shows a speedup whose dtypes differ
+ * names both, so a float16 figure is never read as a like-for-like comparison.
+ * The baseline's own results are not listed.
  */
 export interface SpeedupReport {
   baseline: { engine: EngineId; device: string };
@@ -116,8 +119,15 @@ export interface SpeedupEntry {
   engine: EngineId;
   device: string;
   dtype: Dtype;
+  /** The dtype of the baseline result it was divided by: `dtype`, or float32 where the baseline lacks `dtype`. */
+  baselineDtype: Dtype;
   size: number;
   speedup: number;
+}
+
+/** True when a speedup compares two different dtypes (float16 on the GPU against float32 on the CPU). */
+export function mixesDtypes(entry: Pick<SpeedupEntry, 'dtype' | 'baselineDtype'>): boolean {
+  return entry.dtype !== entry.baselineDtype;
 }
 
 /** One benchmark session: every measurement, every outcome, and the speedups. */

@@ -1,7 +1,7 @@
 // Numbers and sentences of a benchmark result for people: GFLOP/s, milliseconds, speedups, and
 // the headline "cuda:0 is 143× faster than torch cpu". Shared by the results panel, its history
 // and the command's messages. No vscode import.
-import type { BenchResult, BenchRun, Dtype, EngineId, SpeedupEntry } from '../../core/bench/model';
+import { mixesDtypes, type BenchResult, type BenchRun, type Dtype, type EngineId, type SpeedupEntry } from '../../core/bench/model';
 
 /** "12.3", "456", "12,345": three significant digits below 1000, whole numbers above. */
 export function formatGflops(gflops: number): string {
@@ -77,17 +77,27 @@ export function speedupHeadline(run: Pick<BenchRun, 'speedup'>): SpeedupHeadline
   const size = Math.max(...report.entries.map((e) => e.size));
   const atSize = report.entries.filter((e) => e.size === size);
   const entry = atSize.reduce((a, b) => (b.speedup > a.speedup ? b : a));
-  const baseline = targetLabel(report.baseline.engine, report.baseline.device);
+  const { subject, baseline } = speedupLabels(entry, report.baseline);
   // Said of the faster side: on a CPU-only machine the baseline (wasm) often beats the rest (js).
-  const text = entry.speedup < 0.95
-    ? `${baseline} is ${formatSpeedup(1 / entry.speedup)} faster than ${targetLabel(entry.engine, entry.device, entry.dtype)}`
-    : speedupSentence(entry, baseline);
-  return { text, context: `n = ${entry.size}, ${entry.dtype}`, entry };
+  const text = entry.speedup < 0.95 ? `${baseline} is ${formatSpeedup(1 / entry.speedup)} faster than ${subject}` : speedupSentence(entry, report.baseline);
+  const dtypes = mixesDtypes(entry) ? `${entry.dtype} against ${entry.baselineDtype}` : entry.dtype;
+  return { text, context: `n = ${entry.size}, ${dtypes}`, entry };
+}
+
+/**
+ * The two sides of a speedup: "cuda:0" and "torch cpu" for equal dtypes; both dtypes named
+ * when they differ ("cuda:0 (float16)" and "torch cpu (float32)"), so a float16 figure is
+ * not read as if the CPU had run float16 too.
+ */
+export function speedupLabels(entry: SpeedupEntry, baseline: { engine: EngineId; device: string }): { subject: string; baseline: string } {
+  if (!mixesDtypes(entry)) return { subject: targetLabel(entry.engine, entry.device, entry.dtype), baseline: targetLabel(baseline.engine, baseline.device, entry.dtype === 'float32' ? undefined : entry.dtype) };
+  const name = (engine: EngineId, device: string) => (engine === 'torch' && device !== 'cpu' ? device : `${engine} ${device}`);
+  return { subject: `${name(entry.engine, entry.device)} (${entry.dtype})`, baseline: `${name(baseline.engine, baseline.device)} (${entry.baselineDtype})` };
 }
 
 /** "… is 3.1× faster than …", "… is 2.0× slower than …", "… is about as fast as …". */
-export function speedupSentence(entry: SpeedupEntry, baselineLabel: string): string {
-  const subject = targetLabel(entry.engine, entry.device, entry.dtype);
+export function speedupSentence(entry: SpeedupEntry, baselineTarget: { engine: EngineId; device: string }): string {
+  const { subject, baseline: baselineLabel } = speedupLabels(entry, baselineTarget);
   if (entry.speedup >= 0.95 && entry.speedup <= 1.05) return `${subject} is about as fast as ${baselineLabel}`;
   if (entry.speedup > 1) return `${subject} is ${formatSpeedup(entry.speedup)} faster than ${baselineLabel}`;
   return `${subject} is ${formatSpeedup(1 / entry.speedup)} slower than ${baselineLabel}`;

@@ -94,7 +94,7 @@ function resultSections(entry: BenchHistoryEntry, newest: boolean): string {
 function headline(run: BenchRunResponse): string {
   const top = speedupHeadline(run);
   if (!top) return bestHeadline(run);
-  const baseline = targetLabel(run.speedup!.baseline.engine, run.speedup!.baseline.device);
+  const baseline = run.speedup!.baseline;
   const others = run.speedup!.entries.filter((e) => e !== top.entry && e.size === top.entry.size);
   const list = others.length
     ? `<ul class="speedups">${others.map((e) => textElement('li', speedupSentence(e, baseline))).join('')}</ul>`

@@ -3,7 +3,7 @@
 // of earlier runs. Real <table>s with captions and header cells; every value escaped.
 import type { BenchResult, EngineOutcome } from '../../../core/bench/model';
 import { formatBytes } from '../../../core/bench/plan';
-import { speedupOf } from '../../../core/bench/export';
+import { speedupEntryOf, speedupText } from '../../../core/bench/export';
 import type { BenchRunResponse, TransferResult } from '../../../protocol/worker';
 import { formatGflops, formatMs, formatRelError, formatSpeedup, targetLabel } from '../benchFormat';
 import type { BenchHistoryEntry } from '../benchHistory';
@@ -29,12 +29,12 @@ const RUN_HEADERS = ['engine', 'device', 'dtype', 'n', 'median (ms)', 'GFLOP/s',
 export function runsTable(run: BenchRunResponse): string {
   const isBaseline = (r: BenchResult) => run.speedup?.baseline.engine === r.engine && run.speedup.baseline.device === r.device;
   const rows = run.results.map((r) => {
-    const s = speedupOf(run, r);
+    const s = speedupEntryOf(run, r);
     return [
       cell(r.engine), cell(r.device), cell(r.dtype), cell(r.size, 'num'),
       cell(formatMs(r.medianSec), 'num'), cell(formatGflops(r.gflops), 'num strong'),
       cell(`${formatMs(r.minSec)} / ${formatMs(r.maxSec)}`, 'num'), cell(formatMs(r.iqrSec), 'num'),
-      cell(isBaseline(r) ? 'baseline' : s === undefined ? '—' : formatSpeedup(s), 'num'),
+      cell(isBaseline(r) ? 'baseline' : s === undefined ? '—' : speedupText(s, formatSpeedup), 'num'),
       cell(formatRelError(r.maxRelError), 'num'), cell(r.detail ?? ''),
     ];
   });
