@@ -152,6 +152,32 @@ describe('vscode: the benchmark panel HTML', () => {
     assert.match(svg, /<title>torch cuda:0: 2,147 GFLOP\/s at n = 1024<\/title>/);
   });
 
+  it('after a sweep, the headline and the bars speak of the same size, named in both', () => {
+    // The issue's run: torch cpu 74.1 vs wasm 15.8 GFLOP/s at n = 256 (4.7×), 6.4× at n = 2048.
+    const run = response([
+      measured('torch', 'cpu', 256, (2 * 256 ** 3) / 74.1e9), measured('wasm', 'cpu', 256, (2 * 256 ** 3) / 15.8e9),
+      measured('torch', 'cpu', 2048, (2 * 2048 ** 3) / 64e9), measured('wasm', 'cpu', 2048, (2 * 2048 ** 3) / 10e9),
+    ], { selectedDevice: 'cpu' });
+    const body = renderBenchmarkBody(state(entry(run)));
+    assert.match(body, /<p class="headline">torch cpu is 6\.4× faster than wasm cpu<\/p><p class="headline-context">n = 2048, float32<\/p>/);
+    assert.match(body, /<h2 id="bars-heading">GFLOP\/s per engine and device at n = 2048<\/h2>/);
+    const svg = renderBarChart(run);
+    assert.match(svg, /<title id="bars-title">GFLOP\/s per engine and device \(n = 2048\)<\/title>/);
+    const values = [...svg.matchAll(/<text class="value-label"[^>]*>([^<]+)<\/text>/g)].map((m) => m[1]);
+    assert.deepStrictEqual(values, ['64 GFLOP/s', '10 GFLOP/s'], 'the n = 2048 values, not the faster n = 256 ones');
+    assert.doesNotMatch(svg, /at n = 256/);
+  });
+
+  it('names the series a bar chart leaves out for want of a result at its size', () => {
+    const run = response([
+      measured('torch', 'cpu', 256, 0.001), measured('torch', 'cpu', 512, 0.008),
+      measured('torch', 'cuda:0', 256, 0.0001), measured('torch', 'cuda:0', 512, 0.0004), measured('wasm', 'cpu', 256, 0.005),
+    ]);
+    const svg = renderBarChart(run);
+    assert.match(svg, /Not measured at n = 512: wasm cpu\./);
+    assert.strictEqual([...svg.matchAll(/<rect class="bar /g)].length, 2);
+  });
+
   it('draws the sweep as GFLOP/s against n on a log2 axis, one line per engine/device', () => {
     const run = sweepRun();
     const svg = renderSweepChart(run);

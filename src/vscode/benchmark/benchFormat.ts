@@ -52,11 +52,22 @@ export interface BestResult {
   gflops: number;
 }
 
-/** The highest GFLOP/s of the run, or null when nothing was measured. */
-export function bestResult(run: Pick<BenchRun, 'results'>): BestResult | null {
+/** The highest GFLOP/s of the run (at `size` when given), or null when nothing was measured there. */
+export function bestResult(run: Pick<BenchRun, 'results'>, size?: number): BestResult | null {
   let best: BenchResult | null = null;
-  for (const r of run.results) if (best === null || r.gflops > best.gflops) best = r;
+  for (const r of run.results) if ((size === undefined || r.size === size) && (best === null || r.gflops > best.gflops)) best = r;
   return best && { engine: best.engine, device: best.device, dtype: best.dtype, size: best.size, gflops: best.gflops };
+}
+
+/**
+ * The one size the panel's summary speaks of: the headline's speedup and the bars both use
+ * it, so they can never disagree (a sweep once headlined n = 2048 over bars of n = 256).
+ * The largest size with a speedup, else the largest size measured; null when nothing was.
+ */
+export function summarySize(run: Pick<BenchRun, 'results' | 'speedup'>): number | null {
+  const compared = run.speedup?.entries.map((e) => e.size) ?? [];
+  const sizes = compared.length > 0 ? compared : run.results.map((r) => r.size);
+  return sizes.length > 0 ? Math.max(...sizes) : null;
 }
 
 export interface SpeedupHeadline {
@@ -71,10 +82,10 @@ export interface SpeedupHeadline {
  * The run's one-line answer: at the largest size compared, the target with the largest speedup
  * against the CPU baseline, said of the faster of the two. null without a baseline or anything to compare.
  */
-export function speedupHeadline(run: Pick<BenchRun, 'speedup'>): SpeedupHeadline | null {
+export function speedupHeadline(run: Pick<BenchRun, 'speedup' | 'results'>): SpeedupHeadline | null {
   const report = run.speedup;
   if (!report || report.entries.length === 0) return null;
-  const size = Math.max(...report.entries.map((e) => e.size));
+  const size = summarySize(run)!;
   const atSize = report.entries.filter((e) => e.size === size);
   const entry = atSize.reduce((a, b) => (b.speedup > a.speedup ? b : a));
   const { subject, baseline } = speedupLabels(entry, report.baseline);

@@ -3,7 +3,7 @@
 // is swapped in whenever something changes. Everything from a run is escaped; the charts are
 // server-side SVG (benchmarkCharts.ts), so the page's script only forwards button clicks.
 import type { BenchRunResponse } from '../../../protocol/worker';
-import { bestResult, formatGflops, speedupHeadline, speedupSentence, targetLabel } from '../benchFormat';
+import { bestResult, formatGflops, speedupHeadline, speedupSentence, summarySize, targetLabel } from '../benchFormat';
 import type { BenchHistoryEntry } from '../benchHistory';
 import { hasSweep, renderBarChart, renderSweepChart } from './benchmarkCharts';
 import { formatDate, historyTable, problemsList, runsTable, transfersTable } from './benchmarkSections';
@@ -79,7 +79,7 @@ function resultSections(entry: BenchHistoryEntry, newest: boolean): string {
     `<section class="summary" aria-label="Summary"><p class="run-meta">${escapeHtml(`${when} · ${run.description} · selected device ${run.selectedDevice}`)}</p>${headline(run)}</section>`,
   ];
   if (run.results.length > 0) {
-    parts.push(section('GFLOP/s per engine and device', renderBarChart(run), 'bars'));
+    parts.push(section(`GFLOP/s per engine and device at n = ${summarySize(run)}`, renderBarChart(run), 'bars'));
     if (hasSweep(run)) parts.push(section('Size sweep', renderSweepChart(run), 'sweep'));
     parts.push(section('Runs', runsTable(run), 'runs'));
   }
@@ -104,7 +104,7 @@ function headline(run: BenchRunResponse): string {
 
 /** Without a speedup: the best GFLOP/s, and why there is nothing to compare it with. */
 function bestHeadline(run: BenchRunResponse): string {
-  const best = bestResult(run);
+  const best = bestResult(run, summarySize(run) ?? undefined);
   if (!best) return textElement('p', 'Nothing was measured: see the problems below.', 'headline muted');
   const why = run.speedup === null ? 'no CPU baseline in this run, so no speedup' : 'nothing else measured to compare it with';
   return textElement('p', `${targetLabel(best.engine, best.device, best.dtype)}: ${formatGflops(best.gflops)} GFLOP/s`, 'headline')
