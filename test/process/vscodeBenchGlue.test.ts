@@ -291,6 +291,26 @@ describe('vscode: the benchmark command, panel and native install (stand-in vsco
     assert.ok(!fake.panels[0]!.body().includes('data-state="cancelled"'), 'a new result clears the status');
   });
 
+  it('a cancelled sweep keeps what finished: stored, shown, and the status says where it stopped', async () => {
+    const { cancelledOutcome } = require('../../src/core/bench/outcomes') as typeof import('../../src/core/bench/outcomes');
+    const sized = (n: number) => ({ status: 'ok' as const, result: makeBenchResult({ plan: { engine: 'torch', device: 'cpu', dtype: 'float32', size: n }, timesSec: [1e-3 * (n / 256) ** 3], maxRelError: 1e-6, checkedEntries: 64 }) });
+    // As the worker answers a cancelled request: the sizes that finished, and the one the cancel stopped.
+    const partial: BenchRunResponse = {
+      ...buildRun([sized(256), sized(512), sized(1024), sized(2048), cancelledOutcome({ engine: 'torch', device: 'cpu', dtype: 'float32', size: 4096 })]),
+      transfers: [], cancelled: true, selectedDevice: 'cpu', description: 'torch on the CPU',
+    };
+    backend.answer = (_params, token) => new Promise((resolve) => { token.onCancellationRequested(() => resolve(partial)); });
+    fake.progress.cancelAfterReports = 2;
+    fake.choosers.push(pick('Selected device vs CPU'), pick(/^Sweep/));
+    await runner.run();
+    assert.deepStrictEqual(errors(), [], 'no error toast');
+    const body = fake.panels[0]!.body();
+    assert.match(body, /data-state="cancelled"><strong>Cancelled<\/strong> — Selected device vs CPU, sweep 256…8192: cancelled at n = 4096; 256–2048 kept, shown below\./);
+    assert.strictEqual(history.entries().length, 1, 'the kept results are stored');
+    assert.deepStrictEqual(history.entries()[0]!.run.results.map((r) => r.size), [256, 512, 1024, 2048]);
+    assert.match(body, /<table class="runs">/, 'and shown');
+  });
+
   it('a second benchmark while one runs gets a clear message; so does a busy worker', async () => {
     let release!: () => void;
     backend.answer = () => new Promise((resolve) => { release = () => resolve(benchResponse()); });

@@ -10,7 +10,8 @@ import type { BenchHistoryEntry } from '../../src/vscode/benchmark/benchHistory'
 import { niceCeiling, renderBarChart, renderSweepChart } from '../../src/vscode/benchmark/panel/benchmarkCharts';
 import { BENCHMARK_TITLE, renderBenchmarkBody, renderBenchmarkPage } from '../../src/vscode/benchmark/panel/benchmarkHtml';
 import type { BenchPanelState } from '../../src/vscode/benchmark/panel/benchmarkHtml';
-import { speedupHeadline } from '../../src/vscode/benchmark/benchFormat';
+import { cancelSummary, speedupHeadline } from '../../src/vscode/benchmark/benchFormat';
+import { cancelledOutcome } from '../../src/core/bench/outcomes';
 
 const RESOURCES = {
   cspSource: 'https://file+.vscode-resource.vscode-cdn.net',
@@ -247,6 +248,18 @@ describe('vscode: the benchmark panel HTML', () => {
     assert.ok(rows[1]![1], 'the shown run is marked current');
     assert.match(visibleText(rows[1]![2]!), /every engine, sweep 256…8192 cpu 13 GFLOP\/s · wasm cpu · n = 2048 shown/);
     assert.match(body, /Earlier run, \d{4}-\d\d-\d\d \d\d:\d\d/);
+  });
+
+  it('a cancel says where it stopped and which sizes it kept', () => {
+    const finished = [256, 512, 1024, 2048].map((n) => measured('torch', 'cpu', n, 1e-3 * (n / 256) ** 3));
+    const run = response([...finished, cancelledOutcome({ engine: 'torch', device: 'cpu', dtype: 'float32', size: 4096 })], { cancelled: true });
+    assert.strictEqual(cancelSummary(run), 'cancelled at n = 4096; 256–2048 kept');
+    assert.strictEqual(cancelSummary(response([measured('torch', 'cpu', 1024, 0.1), measured('wasm', 'cpu', 1024, 0.3), cancelledOutcome({ engine: 'js', device: 'cpu', dtype: 'float32', size: 1024 })])), 'cancelled at n = 1024; n = 1024 kept (2 results)');
+    assert.strictEqual(cancelSummary(response([cancelledOutcome({ engine: 'js', device: 'cpu', dtype: 'float32', size: 1024 })])), null);
+    const body = renderBenchmarkBody(state(entry(run), [entry(run)], { kind: 'cancelled', description: 'sweep', kept: cancelSummary(run) }));
+    assert.match(visibleText(body), /Cancelled — sweep: cancelled at n = 4096; 256–2048 kept, shown below\./);
+    const none = renderBenchmarkBody(state(null, [], { kind: 'cancelled', description: 'js on cpu, n = 1024', kept: null }));
+    assert.match(visibleText(none), /Cancelled — js on cpu, n = 1024\. Nothing had finished, so nothing was kept\./);
   });
 
   it('shows the running, cancelled and failed states above the results', () => {

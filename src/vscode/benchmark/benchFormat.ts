@@ -113,3 +113,24 @@ export function speedupSentence(entry: SpeedupEntry, baselineTarget: { engine: E
   if (entry.speedup > 1) return `${subject} is ${formatSpeedup(entry.speedup)} faster than ${baselineLabel}`;
   return `${subject} is ${formatSpeedup(1 / entry.speedup)} slower than ${baselineLabel}`;
 }
+
+/** "256–2048", "1024", or "256, 1024" where sizes between were not run: the sizes of `results`. */
+export function sizeRange(sizes: readonly number[]): string {
+  const sorted = [...new Set(sizes)].sort((a, b) => a - b);
+  if (sorted.length <= 2) return sorted.join(', ');
+  return `${sorted[0]}–${sorted[sorted.length - 1]}`;
+}
+
+/**
+ * What a cancelled run kept, for the panel's status line: "cancelled at n = 4096; 256–2048
+ * kept", or null when nothing had finished. The size is the first run the cancel stopped.
+ */
+export function cancelSummary(run: Pick<BenchRun, 'results' | 'problems'>): string | null {
+  if (run.results.length === 0) return null;
+  const stopped = run.problems.find((p) => p.status === 'cancelled');
+  const where = stopped?.size != null ? `cancelled at n = ${stopped.size}` : 'cancelled';
+  const sizes = run.results.map((r) => r.size);
+  const distinct = new Set(sizes).size;
+  const count = distinct < sizes.length ? ` (${sizes.length} results)` : '';
+  return `${where}; ${distinct === 1 ? 'n = ' : ''}${sizeRange(sizes)} kept${count}`;
+}

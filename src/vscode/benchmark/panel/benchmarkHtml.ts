@@ -26,7 +26,8 @@ export type BenchmarkAction = keyof typeof BENCHMARK_ACTIONS | 'showRun';
 export type BenchPanelStatus =
   | { kind: 'idle' }
   | { kind: 'running'; description: string }
-  | { kind: 'cancelled'; description: string }
+  /** kept: what the run kept (cancelSummary: "cancelled at n = 4096; 256–2048 kept"), shown below; null when nothing had finished. */
+  | { kind: 'cancelled'; description: string; kept?: string | null }
   | { kind: 'failed'; description: string; message: string };
 
 export interface BenchPanelState {
@@ -63,7 +64,10 @@ function statusLine(status: BenchPanelStatus): string {
   switch (status.kind) {
     case 'idle': return '';
     case 'running': return `<p class="status busy" data-state="running">${escapeHtml(`Running: ${status.description}…`)}</p>`;
-    case 'cancelled': return `<p class="status cancelled" data-state="cancelled"><strong>Cancelled</strong> ${escapeHtml(`— ${status.description}. Nothing from that run was kept.`)}</p>`;
+    case 'cancelled': {
+      const kept = status.kept ? `: ${status.kept}, shown below.` : '. Nothing had finished, so nothing was kept.';
+      return `<p class="status cancelled" data-state="cancelled"><strong>Cancelled</strong> ${escapeHtml(`— ${status.description}${kept}`)}</p>`;
+    }
     case 'failed': return `<p class="status error" data-state="failed"><strong>Failed</strong> ${escapeHtml(`— ${status.description}: ${status.message}`)}</p>`;
   }
 }
