@@ -216,6 +216,11 @@ describe('cli: bench (dist/cli.js)', function () {
     const refused = json.problems.filter((p: { status: string }) => p.status === 'refused');
     assert.deepStrictEqual(refused.map((p: { size: number; budgetSec: number }) => [p.size, p.budgetSec]), [[8192, 300]]);
     assert.ok(refused[0].estimatedSec > 300, out);
+    // The sizes between the last measured and the refused one are not silently dropped: the sweep says where it stopped and why.
+    const last = Math.max(...json.results.map((r: { size: number }) => r.size));
+    assert.strictEqual(json.sweep.stopSec > 0, true, out);
+    assert.deepStrictEqual(json.sweep.stops.map((s: { engine: string; lastSize: number; reason: string; skipped: number[] }) => [s.engine, s.lastSize, s.reason, s.skipped]),
+      [['js', last, 'budget', [256, 512, 1024, 2048, 4096].filter((n) => n > last)]], out);
   });
 
   it('exits 1 when nothing could be measured, and says why with a remedy', () => {

@@ -28,3 +28,12 @@ describe('bench text: speedups between dtypes', () => {
     assert.doesNotMatch(formatBenchText(run), / vs float/);
   });
 });
+
+describe('bench text: a sweep', () => {
+  it('says its limit and where a series stopped short', () => {
+    const stop = { engine: 'js' as const, device: 'cpu', dtype: 'float32' as const, lastSize: 512, lastMedianSec: 1.48, stopSec: 0.5, reason: 'budget' as const, skipped: [1024, 2048] };
+    const run = response([measured('js', 'cpu', 256, 0.146), measured('js', 'cpu', 512, 1.48)], { sweep: { sizes: [256, 512, 1024, 2048], stopSec: 0.5, stops: [stop] } });
+    const text = formatBenchText(run);
+    assert.match(text, /\nSweep n = 256…2048; it stops after a size whose median product passes 500 ms\.\njs cpu float32: stopped after n = 512 \(median 1\.48 s, over the sweep's 500 ms limit per product\); n = 1024, 2048 not run\.\n/);
+  });
+});

@@ -169,6 +169,15 @@ describe('vscode: the benchmark panel HTML', () => {
     assert.doesNotMatch(svg, /at n = 256/);
   });
 
+  it('a sweep shows its limit, and where and why a series stopped', () => {
+    const stop = { engine: 'torch' as const, device: 'cpu', dtype: 'float32' as const, lastSize: 2048, lastMedianSec: 0.612, stopSec: 0.5, reason: 'budget' as const, skipped: [4096, 8192] };
+    const run = response([measured('torch', 'cpu', 1024, 0.08), measured('torch', 'cpu', 2048, 0.612)], { sweep: { sizes: [256, 512, 1024, 2048, 4096, 8192], stopSec: 0.5, stops: [stop] } });
+    const text = visibleText(renderBenchmarkBody(state(entry(run))));
+    assert.match(text, /Sweep n = 256…8192; it stops after a size whose median product passes 500 ms\./);
+    assert.match(text, /torch cpu float32: stopped after n = 2048 \(median 612 ms, over the sweep's 500 ms limit per product\); n = 4096, 8192 not run\./);
+    assert.doesNotMatch(visibleText(renderBenchmarkBody(state(entry(gpuRun())))), /Sweep n =/, 'not for a single size');
+  });
+
   it('names the series a bar chart leaves out for want of a result at its size', () => {
     const run = response([
       measured('torch', 'cpu', 256, 0.001), measured('torch', 'cpu', 512, 0.008),

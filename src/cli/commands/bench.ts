@@ -98,10 +98,14 @@ export async function runBenchCommand(options: BenchOptions, io: CliIo, signal?:
   return exitStatusOf(run);
 }
 
-/** The core's --json object; host↔device transfers are added only when measured (accelerators). */
+/**
+ * The core's --json object; host↔device transfers are added only when measured (accelerators),
+ * and a sweep's limit and stops (`sweep`) only for a sweep.
+ */
 export function benchJsonText(run: BenchRunResponse): string {
-  if (run.transfers.length === 0) return terminalJson(formatBenchJson(run));
-  return terminalJson(JSON.stringify({ ...toBenchJson(run), transfers: run.transfers }, null, 2)) + '\n';
+  if (run.transfers.length === 0 && !run.sweep) return terminalJson(formatBenchJson(run));
+  const extra = { ...(run.transfers.length > 0 ? { transfers: run.transfers } : {}), ...(run.sweep ? { sweep: run.sweep } : {}) };
+  return terminalJson(JSON.stringify({ ...toBenchJson(run), ...extra }, null, 2)) + '\n';
 }
 
 // ---- doctor's closing benchmark ----

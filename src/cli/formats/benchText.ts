@@ -5,6 +5,7 @@ import { speedupEntryOf, speedupText } from '../../core/bench/export';
 import { mixesDtypes } from '../../core/bench/model';
 import type { BenchResult, TransferResult } from '../../core/bench/model';
 import type { BenchRunResponse } from '../../protocol/worker';
+import { sweepSentences } from '../../core/bench/sweep';
 import { terminalLines } from './terminalText';
 
 function significant(value: number, digits = 3): string {
@@ -87,6 +88,7 @@ export function formatBenchText(run: BenchRunResponse): string {
   const lines = [`${run.description}${run.cancelled ? ' (cancelled)' : ''}`, ''];
   if (run.results.length > 0) lines.push(...resultTable(run));
   else lines.push('Nothing was measured.');
+  if (run.sweep) lines.push('', ...sweepSentences(run.sweep));
   const speedups = speedupLines(run);
   if (speedups.length > 0) lines.push('', ...speedups);
   const devices = [...new Set(run.transfers.map((t) => t.device))];

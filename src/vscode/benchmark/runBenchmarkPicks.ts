@@ -2,7 +2,7 @@
 // engine/device, which size), and how the choices become the worker's BenchParams. No vscode
 // import, so the mapping is tested without an editor.
 import { DEFAULT_SIZE } from '../../core/bench/plan';
-import { SWEEP_SIZES } from '../../core/bench/sweep';
+import { DEFAULT_SWEEP_BUDGET_SEC, SWEEP_SIZES } from '../../core/bench/sweep';
 import type { EngineId } from '../../core/bench/model';
 import type { BenchCompare, BenchParams, EngineInfo, EnginesResponse } from '../../protocol/worker';
 
@@ -39,7 +39,7 @@ export const SIZE_PICKS: readonly SizePick[] = [
   ...[256, 512, 2048, 4096].map((n) => ({ label: String(n), size: n })),
   {
     label: `Sweep ${FIRST_SWEEP_SIZE}…${LAST_SWEEP_SIZE}`,
-    description: 'GFLOP/s against n; stops once one size gets slow',
+    description: `GFLOP/s against n; stops after a size whose median product passes ${DEFAULT_SWEEP_BUDGET_SEC * 1000} ms (the panel says where)`,
     size: 'sweep' as const,
   },
 ];

@@ -7,6 +7,7 @@ import { bestResult, formatGflops, speedupHeadline, speedupSentence, summarySize
 import type { BenchHistoryEntry } from '../benchHistory';
 import { hasSweep, renderBarChart, renderSweepChart } from './benchmarkCharts';
 import { formatDate, historyTable, problemsList, runsTable, transfersTable } from './benchmarkSections';
+import { sweepSentences } from '../../../core/bench/sweep';
 import type { PageResources } from '../../shared/html';
 import { escapeHtml, textElement, webviewPage } from '../../shared/html';
 
@@ -82,6 +83,7 @@ function resultSections(entry: BenchHistoryEntry, newest: boolean): string {
   const parts = [
     `<section class="summary" aria-label="Summary"><p class="run-meta">${escapeHtml(`${when} · ${run.description} · selected device ${run.selectedDevice}`)}</p>${headline(run)}</section>`,
   ];
+  if (run.sweep) parts.push(`<section class="sweep-note" aria-label="Sweep">${sweepSentences(run.sweep).map((t, i) => textElement('p', t, i === 0 ? 'sweep-limit' : 'sweep-stop')).join('')}</section>`);
   if (run.results.length > 0) {
     parts.push(section(`GFLOP/s per engine and device at n = ${summarySize(run)}`, renderBarChart(run), 'bars'));
     if (hasSweep(run)) parts.push(section('Size sweep', renderSweepChart(run), 'sweep'));
