@@ -145,14 +145,37 @@ describe('cli: bench (dist/cli.js)', function () {
     assert.strictEqual(json.schemaVersion, 1);
     assert.strictEqual(json.results.length, 1);
     const [r] = json.results;
-    assert.deepStrictEqual(Object.keys(r), ['engine', 'device', 'dtype', 'size', 'repeats', 'timesSec', 'medianSec', 'gflops', 'maxRelError']);
+    assert.deepStrictEqual(Object.keys(r), ['engine', 'device', 'dtype', 'size', 'repeats', 'timesSec', 'medianSec', 'iqrSec', 'gflops', 'peakGflops', 'percentOfPeak', 'peakBasis', 'noisy', 'maxRelError']);
     assert.deepStrictEqual([r.engine, r.device, r.dtype, r.size, r.repeats, r.timesSec.length], ['torch', 'cpu', 'float32', 128, 3, 3]);
     assert.strictEqual(r.medianSec, [...r.timesSec].sort((a: number, b: number) => a - b)[1]);
     assert.ok(Math.abs(r.gflops - (2 * 128 ** 3) / r.medianSec / 1e9) < 1e-6);
     assert.ok(r.maxRelError >= 0 && r.maxRelError < 1e-5);
     assert.deepStrictEqual(json.speedup, { baseline: { engine: 'torch', device: 'cpu' }, entries: [] });
-    assert.deepStrictEqual(json.problems, []);
+    // The peak of this CPU (core/bench/cpuPeak.ts) and the result as a percent of it.
+    assert.ok(r.peakGflops > 0, out);
+    assert.ok(Math.abs(r.percentOfPeak - (100 * r.gflops) / r.peakGflops) < 1e-9);
+    assert.match(r.peakBasis, /^float32 peak of \d+ cores? × [\d.]+ GHz × \d+ FLOP\/cycle/);
+    assert.strictEqual(typeof r.noisy, 'boolean');
+    // n = 128 is too small for a below-peak diagnosis; torch on one thread of several cores is said whatever the size.
+    assert.deepStrictEqual(json.problems.map((p: { code: string }) => p.code).filter((c: string) => c !== 'one-thread'), []);
     assert.match(err, /^\[1\/1\] torch cpu float32 n=128: 3 repeats timed\n$/, 'progress goes to stderr, never into the JSON');
+  });
+
+  it('on this 2-core EPYC Zen 4 the CPU peak is 2 × max clock × 32 FLOP/cycle (within 15 %), and a run with one thread is diagnosed', function () {
+    const cpuinfo = fs.readFileSync('/proc/cpuinfo', 'utf8');
+    if (!/vendor_id\s*: AuthenticAMD/.test(cpuinfo) || !/cpu family\s*: 25\n/.test(cpuinfo) || !/^model\s*: 17$/m.test(cpuinfo)) this.skip();
+    const maxMhz = Math.max(...[...cpuinfo.matchAll(/cpu MHz\s*: ([\d.]+)/g)].map((m) => Number(m[1])));
+    const cores = new Set([...cpuinfo.matchAll(/core id\s*: (\d+)/g)].map((m) => m[1])).size;
+    const env = { ...scenarioEnv(undefined), OMP_NUM_THREADS: '1' };
+    const { status, out, err } = cli(['bench', '--engine', 'torch', '--device', 'cpu', '--size', '512', '--repeats', '3', '--json', '--python', DEBIAN_PYTHON], env);
+    assert.strictEqual(status, 0, err);
+    const json = JSON.parse(out);
+    const expected = cores * (maxMhz / 1000) * 32;
+    assert.ok(Math.abs(json.results[0].peakGflops - expected) / expected < 0.15, `${json.results[0].peakGflops} vs ${expected}`);
+    const oneThread = json.problems.find((p: { code: string }) => p.code === 'one-thread');
+    assert.ok(cores < 2 || oneThread, out);
+    assert.strictEqual(oneThread.status, 'below-peak');
+    assert.match(oneThread.remedy, /torch\.set_num_threads/);
   });
 
   it('prints the table and the speedup of the default comparison (torch on the CPU against wasm here)', () => {

@@ -27,12 +27,13 @@ describe('bench export: JSON (device-doctor bench --json)', () => {
     assert.deepStrictEqual(Object.keys(json), ['schemaVersion', 'results', 'speedup', 'problems']);
     assert.strictEqual(json.schemaVersion, 1);
     for (const r of json.results) {
-      assert.deepStrictEqual(Object.keys(r), ['engine', 'device', 'dtype', 'size', 'repeats', 'timesSec', 'medianSec', 'gflops', 'maxRelError']);
+      assert.deepStrictEqual(Object.keys(r), ['engine', 'device', 'dtype', 'size', 'repeats', 'timesSec', 'medianSec', 'iqrSec', 'gflops', 'peakGflops', 'percentOfPeak', 'peakBasis', 'noisy', 'maxRelError']);
     }
     assert.deepStrictEqual(json.results[1], {
       engine: 'torch', device: 'cuda:0', dtype: 'float32', size: 1024, repeats: 3,
-      timesSec: [0.002, 0.001, 0.003], medianSec: 0.002, gflops: (2 * 1024 ** 3) / 0.002 / 1e9, maxRelError: 3.5e-7,
-    });
+      timesSec: [0.002, 0.001, 0.003], medianSec: 0.002, iqrSec: 0.001, gflops: (2 * 1024 ** 3) / 0.002 / 1e9,
+      peakGflops: null, percentOfPeak: null, peakBasis: null, noisy: true, maxRelError: 3.5e-7,
+    }, 'undiagnosed (no peak known); noisy: an IQR of half the median');
   });
 
   it('speedup: the baseline and one entry per other result', () => {
@@ -64,7 +65,7 @@ describe('bench export: JSON (device-doctor bench --json)', () => {
   it('the text is indented JSON ending in a newline, panel-only fields left out', () => {
     const text = formatBenchJson(sampleRun());
     assert.ok(text.endsWith('}\n'));
-    assert.ok(!/iqrSec|minSec|detail|checkedEntries/.test(text));
+    assert.ok(!/minSec|detail|checkedEntries/.test(text), 'iqrSec is in: the noise mark is judged by it');
     assert.deepStrictEqual(JSON.parse(text), toBenchJson(sampleRun()));
   });
 

@@ -1,4 +1,5 @@
 // A benchmark session as JSON (the CLI's --json and the panel's export), CSV and Markdown.
+import { isNoisy } from './diagnosis';
 import { BENCH_SCHEMA_VERSION, BenchResult, BenchRun, EngineOutcome, SpeedupEntry, SpeedupReport, mixesDtypes } from './model';
 
 /** One result as `--json` prints it: exactly these keys, in this order (schemaVersion 1, as README.md shows it; scripts read it). */
@@ -10,7 +11,14 @@ export interface BenchJsonResult {
   repeats: number;
   timesSec: number[];
   medianSec: number;
+  iqrSec: number;
   gflops: number;
+  /** The device's peak for this dtype (null: unknown), gflops as a percent of it, and what the peak is. */
+  peakGflops: number | null;
+  percentOfPeak: number | null;
+  peakBasis: string | null;
+  /** IQR above 10 % of the median: the repeats disagree (other load, clocks changing). */
+  noisy: boolean;
   maxRelError: number;
 }
 
@@ -23,6 +31,7 @@ export interface BenchJsonProblem {
   status: string;
   message: string;
   remedy: string | null;
+  code?: string;
   neededBytes?: number;
   freeBytes?: number;
   estimatedSec?: number;
@@ -67,7 +76,12 @@ function toJsonResult(r: BenchResult): BenchJsonResult {
     repeats: r.repeats,
     timesSec: [...r.timesSec],
     medianSec: r.medianSec,
+    iqrSec: r.iqrSec,
     gflops: r.gflops,
+    peakGflops: r.peakGflops ?? null,
+    percentOfPeak: r.percentOfPeak ?? null,
+    peakBasis: r.peakBasis ?? null,
+    noisy: r.noisy ?? isNoisy(r),
     maxRelError: r.maxRelError,
   };
 }
@@ -82,6 +96,7 @@ function toJsonProblem(o: EngineOutcome): BenchJsonProblem {
     message: o.message,
     remedy: o.remedy,
   };
+  if (o.code !== undefined) problem.code = o.code;
   for (const key of ['neededBytes', 'freeBytes', 'estimatedSec', 'budgetSec', 'maxRelError', 'threshold'] as const) {
     if (o[key] !== undefined) problem[key] = o[key];
   }

@@ -46,6 +46,15 @@ export interface BenchResult {
   checkedEntries: number;
   /** Engine-specific detail for people, e.g. "wasm, SIMD, 1 thread" or "torch 2.4.0+cu121, NVIDIA H200". */
   detail: string | null;
+  /**
+   * Set once the run is diagnosed (diagnosis.ts): the device's peak for this dtype in GFLOP/s
+   * and what it is (null: unknown part or CPU), gflops as a percent of it, and whether the
+   * repeats disagree (IQR above 10 % of the median).
+   */
+  peakGflops?: number | null;
+  percentOfPeak?: number | null;
+  peakBasis?: string | null;
+  noisy?: boolean;
 }
 
 /**
@@ -61,6 +70,8 @@ export interface BenchResult {
  * - wrong-result: the product failed the correctness check (a run that fails loudly).
  * - failed: the engine threw; message is the error's message, never a stack trace.
  * - cancelled: the user cancelled before this run finished.
+ * - below-peak: not a failure but a diagnosis of a measurement far below its device's peak
+ *   (diagnosis.ts; `code` says which: cpu-blas, one-thread, cuda-tf32-off).
  */
 export type OutcomeStatus =
   | 'not-installed'
@@ -70,7 +81,8 @@ export type OutcomeStatus =
   | 'refused'
   | 'wrong-result'
   | 'failed'
-  | 'cancelled';
+  | 'cancelled'
+  | 'below-peak';
 
 export interface EngineOutcome {
   status: OutcomeStatus;
@@ -82,6 +94,8 @@ export interface EngineOutcome {
   message: string;
   /** What the user can do about it; null when there is nothing to do (e.g. cancelled). */
   remedy: string | null;
+  /** below-peak: which diagnosis. */
+  code?: 'cpu-blas' | 'one-thread' | 'cuda-tf32-off';
   /** refused for memory: bytes the run needs and bytes free on the device. */
   neededBytes?: number;
   freeBytes?: number;

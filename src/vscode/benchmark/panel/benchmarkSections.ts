@@ -51,6 +51,7 @@ const STATUS_WORDS: Record<EngineOutcome['status'], string> = {
   'wrong-result': 'WRONG RESULT',
   failed: 'failed',
   cancelled: 'cancelled',
+  'below-peak': 'below peak',
 };
 
 export function problemsList(problems: readonly EngineOutcome[]): string {
