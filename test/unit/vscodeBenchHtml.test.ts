@@ -12,6 +12,7 @@ import { BENCHMARK_TITLE, renderBenchmarkBody, renderBenchmarkPage } from '../..
 import type { BenchPanelState } from '../../src/vscode/benchmark/panel/benchmarkHtml';
 import { cancelSummary, speedupHeadline } from '../../src/vscode/benchmark/benchFormat';
 import { cancelledOutcome } from '../../src/core/bench/outcomes';
+import { withDiagnosis, type PeakFacts } from '../../src/core/bench/diagnosis';
 
 const RESOURCES = {
   cspSource: 'https://file+.vscode-resource.vscode-cdn.net',
@@ -169,6 +170,19 @@ describe('vscode: the benchmark panel HTML', () => {
     assert.doesNotMatch(svg, /at n = 256/);
   });
 
+  it('shows % of peak (the peak in its tooltip and the caption) and marks a noisy result, in the table and the bars', () => {
+    const facts: PeakFacts = { cpu: { cores: 2, float32: 166, basis: '2 cores × 2.60 GHz × 32 FLOP/cycle (AMD Zen 4)', bfloat16: null, bfloat16Basis: null }, cpuThreads: 2, deviceNames: {} };
+    const t = (2 * 1024 ** 3) / 66.4e9;
+    const noisy: RunResult = { status: 'ok', result: makeBenchResult({ plan: { engine: 'torch', device: 'cpu', dtype: 'float32', size: 1024 }, timesSec: [t * 0.5, t, t, t * 2], maxRelError: 1e-6, checkedEntries: 64, detail: 'torch 2.4.0, CPU, 2 threads' }) };
+    const run = withDiagnosis(response([noisy], { selectedDevice: 'cpu' }), facts);
+    const body = renderBenchmarkBody(state(entry(run)));
+    const table = /<table class="runs">(.*?)<\/table>/s.exec(body)?.[1] ?? '';
+    assert.match(table, /<caption>[^<]*% of peak: of the float32 peak of 2 cores × 2\.60 GHz × 32 FLOP\/cycle \(AMD Zen 4\)\.<\/caption>/);
+    assert.match(table, /<td class="num" title="of 166 GFLOP\/s, the float32 peak of 2 cores[^"]*">40 %<\/td>/);
+    assert.match(table, /<td class="num noisy">[\d.]+ <span class="noise-mark" title="The repeats spread by more than 10 % of the median[^"]*">noisy<\/span><\/td>/);
+    assert.match(renderBarChart(run), /66\.4 GFLOP\/s · 40 % of peak · noisy<\/text>/);
+  });
+
   it('a sweep shows its limit, and where and why a series stopped', () => {
     const stop = { engine: 'torch' as const, device: 'cpu', dtype: 'float32' as const, lastSize: 2048, lastMedianSec: 0.612, stopSec: 0.5, reason: 'budget' as const, skipped: [4096, 8192] };
     const run = response([measured('torch', 'cpu', 1024, 0.08), measured('torch', 'cpu', 2048, 0.612)], { sweep: { sizes: [256, 512, 1024, 2048, 4096, 8192], stopSec: 0.5, stops: [stop] } });
@@ -217,13 +231,13 @@ describe('vscode: the benchmark panel HTML', () => {
     const table = /<table class="runs">(.*?)<\/table>/s.exec(body)?.[1] ?? '';
     assert.match(table, /^<caption>Every measurement: median of 5 timed repeats after a warm-up; GFLOP\/s = 2·n³ \/ median\.<\/caption>/);
     const headers = [...table.matchAll(/<th scope="col">([^<]*)<\/th>/g)].map((m) => m[1]);
-    assert.deepStrictEqual(headers, ['engine', 'device', 'dtype', 'n', 'median (ms)', 'GFLOP/s', 'min / max (ms)', 'IQR (ms)', 'speedup', 'max rel. error', 'detail']);
+    assert.deepStrictEqual(headers, ['engine', 'device', 'dtype', 'n', 'median (ms)', 'GFLOP/s', '% of peak', 'min / max (ms)', 'IQR (ms)', 'speedup', 'max rel. error', 'detail']);
     const rows = [...table.matchAll(/<tr>(.*?)<\/tr>/g)].slice(1).map((m) => visibleText(m[1]!).trim());
     assert.deepStrictEqual(rows, [
-      'torch cpu float32 1024 143 15 140 / 146 1.43 baseline 1.2e-6 torch 2.4.0, AMD EPYC',
-      'torch cuda:0 float32 1024 1 2,147 0.98 / 1.02 0.01 143× 1.2e-6 torch 2.4.0+cu121, NVIDIA H200',
-      'wasm cpu float32 1024 500 4.29 490 / 510 5 0.29× 1.2e-6',
-    ]);
+      'torch cpu float32 1024 143 15 — 140 / 146 1.43 baseline 1.2e-6 torch 2.4.0, AMD EPYC',
+      'torch cuda:0 float32 1024 1 2,147 — 0.98 / 1.02 0.01 143× 1.2e-6 torch 2.4.0+cu121, NVIDIA H200',
+      'wasm cpu float32 1024 500 4.29 — 490 / 510 5 0.29× 1.2e-6',
+    ], 'no peaks known for an undiagnosed run: —');
   });
 
   it('shows problems with their remedies, and host↔device transfers', () => {

@@ -62,12 +62,15 @@ export function renderBarChart(run: Pick<BenchRun, 'results' | 'speedup'>, idPre
   const where = `n = ${size}`;
   const missing = all.filter((s) => !s.points.some((p) => p.size === size)).map((s) => s.label);
   const max = Math.max(...bars.map((b) => b.best.gflops));
-  const plotWidth = BAR.width - BAR.labelWidth - BAR.valueWidth;
+  // "64 GFLOP/s · 39 % of peak · noisy" needs more room than "64 GFLOP/s".
+  const valueWidth = bars.some((b) => typeof b.best.percentOfPeak === 'number' || b.best.noisy) ? 230 : BAR.valueWidth;
+  const plotWidth = BAR.width - BAR.labelWidth - valueWidth;
   const height = BAR.top * 2 + bars.length * BAR.rowHeight;
   const rows = bars.map((bar, i) => {
     const y = BAR.top + i * BAR.rowHeight;
     const length = max > 0 ? Math.max(1, (bar.best.gflops / max) * plotWidth) : 1;
-    const value = `${formatGflops(bar.best.gflops)} GFLOP/s`;
+    const percent = bar.best.percentOfPeak;
+    const value = `${formatGflops(bar.best.gflops)} GFLOP/s${typeof percent === 'number' ? ` · ${percent >= 10 ? Math.round(percent) : Number(percent.toPrecision(2))} % of peak` : ''}${bar.best.noisy ? ' · noisy' : ''}`;
     const label = `${bar.label}${bar.baseline ? ' (baseline)' : ''}`;
     const tooltip = `${bar.label}: ${value} at n = ${bar.best.size}${bar.baseline ? ', the CPU baseline' : ''}`;
     return `<g class="bar-row">`
