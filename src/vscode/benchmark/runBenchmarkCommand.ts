@@ -13,8 +13,9 @@ import type { BenchHistory, BenchHistoryEntry } from './benchHistory';
 import type { BenchPanelStatus } from './panel/benchmarkHtml';
 import { classifyBenchError, BENCH_BUSY_MESSAGE } from './runBenchmarkErrors';
 import type { BenchFailure } from './runBenchmarkErrors';
-import { COMPARE_PICKS, describeChoice, SIZE_PICKS, targetPicks, toBenchParams } from './runBenchmarkPicks';
-import type { BenchChoice, ComparePick, SizePick, TargetPick } from './runBenchmarkPicks';
+import { COMPARE_PICKS, describeChoice, dtypePicks, SIZE_PICKS, targetPicks, toBenchParams } from './runBenchmarkPicks';
+import type { BenchChoice, ComparePick, DtypePick, SizePick, TargetPick } from './runBenchmarkPicks';
+import type { Dtype } from '../../core/bench/model';
 
 export const BENCHMARK_COMMAND_TITLE = 'Device Doctor: Run Matmul Benchmark';
 export const INSTALL_NATIVE_ACTION = 'Install Native TensorFlow Backend';
@@ -81,6 +82,7 @@ export class BenchmarkRunner {
     });
     if (!compare) return undefined;
     let target: BenchChoice['target'];
+    let dtypes: readonly Dtype[] | undefined;
     if (compare.compare === 'single') {
       const picked = await this.pickTarget();
       if (!picked) return undefined;
@@ -89,13 +91,27 @@ export class BenchmarkRunner {
         return undefined;
       }
       target = { engine: picked.engine, device: picked.device };
+      dtypes = picked.dtypes;
     }
     const size = await vscode.window.showQuickPick<SizePick & vscode.QuickPickItem>(SIZE_PICKS.map((p) => ({ ...p })), {
       title: BENCHMARK_COMMAND_TITLE,
-      placeHolder: 'Matrix size n (n×n · n×n, float32)',
+      placeHolder: 'Matrix size n (n×n · n×n)',
     });
     if (!size) return undefined;
-    return { compare: compare.compare, target, size: size.size };
+    const dtype = await this.pickDtype(dtypes);
+    if (dtype === null) return undefined;
+    return { compare: compare.compare, target, size: size.size, ...(dtype ? { dtype } : {}) };
+  }
+
+  /** The dtype, when there is a choice (undefined: float32 is all the engine runs; null: Escape). */
+  private async pickDtype(supported: readonly Dtype[] | undefined): Promise<Dtype | undefined | null> {
+    const picks = dtypePicks(supported);
+    if (picks.length === 0) return undefined;
+    const picked = await vscode.window.showQuickPick<DtypePick & vscode.QuickPickItem>(picks.map((p) => ({ ...p })), {
+      title: BENCHMARK_COMMAND_TITLE,
+      placeHolder: 'Element type of the matrices',
+    });
+    return picked ? picked.dtype : null;
   }
 
   /** A quick pick that shows itself at once (busy) while the worker lists its engines. */
