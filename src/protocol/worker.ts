@@ -4,6 +4,7 @@
 import { NotificationType, RequestType } from 'vscode-jsonrpc';
 import type { BenchProgress, BenchRun, Dtype, EngineId, EngineOutcome, TransferResult } from '../core/bench/model';
 import type { DeviceReport } from '../core/devices/report';
+import type { SweepSummary } from '../core/bench/sweep';
 
 // A transfer measurement is the core's model (core/bench/model.ts); it crosses the
 // boundary inside BenchRunResponse, so the protocol names it too.
@@ -105,6 +106,8 @@ export interface BenchRunResponse extends BenchRun {
   /** The device the selection resolved to (versus-cpu), and what was compared, in words. */
   selectedDevice: string;
   description: string;
+  /** A sweep only: its sizes, the median after which it stops, and where each series stopped short (core/bench/sweep.ts). */
+  sweep?: SweepSummary;
 }
 
 /** Runs a benchmark; one at a time: a request while one runs is rejected with BENCH_BUSY. */

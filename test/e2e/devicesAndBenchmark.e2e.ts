@@ -90,6 +90,7 @@ describe('status bar, device report and matmul benchmark (trusted folder, real P
     await wb.runCommand('Device Doctor: Run Matmul Benchmark');
     await wb.chooseQuickPick('Selected device vs CPU');
     await wb.chooseQuickPick('256');
+    await wb.chooseQuickPick('float32');
     await waitFor('the second run in the history', async () => (await historyRows(panel)) === 2, BENCHMARK_TIMEOUT_MS);
     assert.match(await panel.locator('.headline').innerText(), /^(torch cpu|wasm cpu) is [\d.,]+× faster than (wasm cpu|torch cpu)$|about as fast as/);
     assert.strictEqual(await panel.locator('svg.bar-chart rect.bar').count(), 2, 'a bar for torch and one for wasm');

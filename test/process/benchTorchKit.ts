@@ -36,6 +36,36 @@ torch.cuda.memory_allocated = lambda device=None: 0
 torch.cuda.memory_reserved = lambda device=None: 0
 `;
 
+/**
+ * The fake CUDA device, with every synchronize, clock read and product recorded in order and
+ * printed to stderr at exit as one \`EVENTS [...]\` line: a test can then prove that each timed
+ * product sits between two synchronizations and two clock reads (the fake's synchronize does
+ * nothing, so without the record a bench.py with no sync() at all would pass).
+ */
+const FAKE_CUDA_RECORDED = FAKE_CUDA + `
+import atexit, json, sys, time
+_events = []
+torch.cuda.synchronize = lambda device=None: _events.append("sync")
+_matmul = torch.matmul
+def _recorded_matmul(*args, **kwargs):
+    _events.append("matmul")
+    return _matmul(*args, **kwargs)
+torch.matmul = _recorded_matmul
+_clock = time.perf_counter
+def _recorded_clock():
+    _events.append("clock")
+    return _clock()
+time.perf_counter = _recorded_clock
+atexit.register(lambda: sys.stderr.write("EVENTS " + json.dumps(_events) + "\\n"))
+`;
+
+/** The events a 'fake-cuda-recorded' run printed (see FAKE_CUDA_RECORDED). */
+export function recordedEvents(stderr: string): string[] {
+  const line = stderr.split('\n').find((l) => l.startsWith('EVENTS '));
+  assert.ok(line, `no EVENTS line on stderr:\n${stderr}`);
+  return JSON.parse(line.slice('EVENTS '.length)) as string[];
+}
+
 /** Products of n >= 128 fail the way CUDA runs out of memory. */
 const OUT_OF_MEMORY = `
 import torch
@@ -61,7 +91,7 @@ torch.matmul = matmul
 /** `import torch` fails as in an environment without it. */
 const NO_TORCH = `raise ImportError("No module named 'torch'")\n`;
 
-export type Shim = 'fake-cuda' | 'fake-cuda-unpinned' | 'out-of-memory' | 'matmul-raises' | 'no-torch';
+export type Shim = 'fake-cuda' | 'fake-cuda-recorded' | 'fake-cuda-unpinned' | 'out-of-memory' | 'matmul-raises' | 'no-torch';
 
 /** A folder to put first on PYTHONPATH for this shim (made once per test run). */
 export function shimDir(shim: Shim): string {
@@ -74,6 +104,7 @@ export function shimDir(shim: Shim): string {
   } else {
     const source = {
       'fake-cuda': FAKE_CUDA,
+      'fake-cuda-recorded': FAKE_CUDA_RECORDED,
       // As a build whose host memory cannot be pinned: Debian's CPU torch refuses pin_memory().
       'fake-cuda-unpinned': FAKE_CUDA.replace('torch.Tensor.pin_memory = lambda self: self.clone()\n', ''),
       'out-of-memory': OUT_OF_MEMORY,

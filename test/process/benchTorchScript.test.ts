@@ -5,7 +5,7 @@
 import * as assert from 'assert';
 import { spawn } from 'child_process';
 import { DEBIAN_PYTHON, isAlive, requireDebianTorch, waitFor } from './workerTestKit';
-import { BENCH_PY, benchEnv, removeShims, runBenchPy } from './benchTorchKit';
+import { BENCH_PY, benchEnv, recordedEvents, removeShims, runBenchPy } from './benchTorchKit';
 
 const types = (lines: Array<Record<string, any>>) => lines.map((l) => l.type);
 
@@ -70,7 +70,19 @@ describe('bench.py', function () {
     assert.match(run.stderr, /Traceback \(most recent call last\)/);
   });
 
-  it('on an accelerator, synchronizes, names the device and measures pageable and pinned copies both ways', () => {
+  it('on an accelerator, times each product between two synchronizations and two clock reads, after a synchronized warm-up', () => {
+    const { lines, stderr } = runBenchPy({ device: 'cuda:0', sizes: [64], repeats: 2, warmup: 1 }, { shim: 'fake-cuda-recorded' });
+    assert.strictEqual(lines.find((l) => l.type === 'result')?.status, 'ok', stderr);
+    const timed = ['sync', 'clock', 'matmul', 'sync', 'clock'];
+    assert.deepStrictEqual(recordedEvents(stderr), [
+      'matmul', 'sync', // the dtype check's product, waited for
+      'sync', // the inputs are made before the clock starts
+      'matmul', 'sync', // warm-up
+      ...timed, ...timed,
+    ]);
+  });
+
+  it('on an accelerator, names the device and measures pageable and pinned copies both ways', () => {
     const { lines, stderr } = runBenchPy({ device: 'cuda:0', sizes: [64], repeats: 2, transfer: true }, { shim: 'fake-cuda' });
     assert.strictEqual(lines[0].device, 'cuda:0', stderr);
     assert.match(lines[0].detail, /^torch \S+, Fake CUDA GPU \(host memory\), CUDA 12\.4/);

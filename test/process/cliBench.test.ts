@@ -75,7 +75,7 @@ describe('cli: bench arguments', () => {
 describe('cli: bench text and exit status', () => {
   const result = (engine: 'torch' | 'wasm', device: string, size: number, seconds: number) => ({
     status: 'ok' as const,
-    result: makeBenchResult({ plan: { engine, device, dtype: 'float32', size }, timesSec: [seconds, seconds * 1.1, seconds * 0.9], maxRelError: 2.5e-7, checkedEntries: 64 }),
+    result: makeBenchResult({ plan: { engine, device, dtype: 'float32', size }, timesSec: [seconds, seconds * 1.05, seconds * 0.95], maxRelError: 2.5e-7, checkedEntries: 64 }),
   });
   const transfer = (memory: 'pageable' | 'pinned', gbPerSec: number | null): TransferResult => ({
     device: 'cuda:0', direction: 'hostToDevice', memory, bytes: 256 * 1024 ** 2, status: gbPerSec === null ? 'unsupported' : 'ok',
@@ -91,9 +91,9 @@ describe('cli: bench text and exit status', () => {
     assert.strictEqual(text, [
       'torch on cuda:0 compared with torch on the CPU',
       '',
-      'ENGINE  DEVICE  DTYPE       N  MEDIAN ms  ±IQR ms  GFLOP/s  MAX REL ERR   SPEEDUP',
-      'torch   cuda:0  float32  1024          1      0.1   2147.5       2.5e-7       40×',
-      'torch   cpu     float32  1024         40        4     53.7       2.5e-7  baseline',
+      'ENGINE  DEVICE  DTYPE       N  MEDIAN ms  ±IQR ms  GFLOP/s  % PEAK  MAX REL ERR   SPEEDUP',
+      'torch   cuda:0  float32  1024          1     0.05   2147.5               2.5e-7       40×',
+      'torch   cpu     float32  1024         40        2     53.7               2.5e-7  baseline',
       '',
       'torch on cuda:0 is 40× faster than torch on the CPU (n = 1024, float32)',
       '',
@@ -145,14 +145,37 @@ describe('cli: bench (dist/cli.js)', function () {
     assert.strictEqual(json.schemaVersion, 1);
     assert.strictEqual(json.results.length, 1);
     const [r] = json.results;
-    assert.deepStrictEqual(Object.keys(r), ['engine', 'device', 'dtype', 'size', 'repeats', 'timesSec', 'medianSec', 'gflops', 'maxRelError']);
+    assert.deepStrictEqual(Object.keys(r), ['engine', 'device', 'dtype', 'size', 'repeats', 'timesSec', 'medianSec', 'iqrSec', 'gflops', 'peakGflops', 'percentOfPeak', 'peakBasis', 'noisy', 'maxRelError']);
     assert.deepStrictEqual([r.engine, r.device, r.dtype, r.size, r.repeats, r.timesSec.length], ['torch', 'cpu', 'float32', 128, 3, 3]);
     assert.strictEqual(r.medianSec, [...r.timesSec].sort((a: number, b: number) => a - b)[1]);
     assert.ok(Math.abs(r.gflops - (2 * 128 ** 3) / r.medianSec / 1e9) < 1e-6);
     assert.ok(r.maxRelError >= 0 && r.maxRelError < 1e-5);
     assert.deepStrictEqual(json.speedup, { baseline: { engine: 'torch', device: 'cpu' }, entries: [] });
-    assert.deepStrictEqual(json.problems, []);
+    // The peak of this CPU (core/bench/cpuPeak.ts) and the result as a percent of it.
+    assert.ok(r.peakGflops > 0, out);
+    assert.ok(Math.abs(r.percentOfPeak - (100 * r.gflops) / r.peakGflops) < 1e-9);
+    assert.match(r.peakBasis, /^float32 peak of \d+ cores? × [\d.]+ GHz × \d+ FLOP\/cycle/);
+    assert.strictEqual(typeof r.noisy, 'boolean');
+    // n = 128 is too small for a below-peak diagnosis; torch on one thread of several cores is said whatever the size.
+    assert.deepStrictEqual(json.problems.map((p: { code: string }) => p.code).filter((c: string) => c !== 'one-thread'), []);
     assert.match(err, /^\[1\/1\] torch cpu float32 n=128: 3 repeats timed\n$/, 'progress goes to stderr, never into the JSON');
+  });
+
+  it('on this 2-core EPYC Zen 4 the CPU peak is 2 × max clock × 32 FLOP/cycle (within 15 %), and a run with one thread is diagnosed', function () {
+    const cpuinfo = fs.readFileSync('/proc/cpuinfo', 'utf8');
+    if (!/vendor_id\s*: AuthenticAMD/.test(cpuinfo) || !/cpu family\s*: 25\n/.test(cpuinfo) || !/^model\s*: 17$/m.test(cpuinfo)) this.skip();
+    const maxMhz = Math.max(...[...cpuinfo.matchAll(/cpu MHz\s*: ([\d.]+)/g)].map((m) => Number(m[1])));
+    const cores = new Set([...cpuinfo.matchAll(/core id\s*: (\d+)/g)].map((m) => m[1])).size;
+    const env = { ...scenarioEnv(undefined), OMP_NUM_THREADS: '1' };
+    const { status, out, err } = cli(['bench', '--engine', 'torch', '--device', 'cpu', '--size', '512', '--repeats', '3', '--json', '--python', DEBIAN_PYTHON], env);
+    assert.strictEqual(status, 0, err);
+    const json = JSON.parse(out);
+    const expected = cores * (maxMhz / 1000) * 32;
+    assert.ok(Math.abs(json.results[0].peakGflops - expected) / expected < 0.15, `${json.results[0].peakGflops} vs ${expected}`);
+    const oneThread = json.problems.find((p: { code: string }) => p.code === 'one-thread');
+    assert.ok(cores < 2 || oneThread, out);
+    assert.strictEqual(oneThread.status, 'below-peak');
+    assert.match(oneThread.remedy, /torch\.set_num_threads/);
   });
 
   it('prints the table and the speedup of the default comparison (torch on the CPU against wasm here)', () => {
@@ -160,9 +183,10 @@ describe('cli: bench (dist/cli.js)', function () {
     assert.strictEqual(status, 0);
     const lines = out.split('\n');
     assert.strictEqual(lines[0], 'No accelerator selected: torch on the CPU compared with wasm on the CPU');
-    assert.match(lines[2], /^ENGINE +DEVICE +DTYPE +N +MEDIAN ms +±IQR ms +GFLOP\/s +MAX REL ERR +SPEEDUP$/);
-    assert.match(lines[3], /^torch +cpu +float32 +64 +[\d.]+ +[\d.]+ +[\d.]+ +\d\.\de-\d+ +baseline$/);
-    assert.match(lines[4], /^wasm +cpu +float32 +64 +[\d.]+ +[\d.]+ +[\d.]+ +\d\.\de-\d+ +[\d.]+×$/);
+    assert.match(lines[2], /^ENGINE +DEVICE +DTYPE +N +MEDIAN ms +±IQR ms +GFLOP\/s +% PEAK +MAX REL ERR +SPEEDUP$/);
+    // % of this CPU's peak, of one core's for wasm (one thread); the IQR may say noisy on a shared machine.
+    assert.match(lines[3], /^torch +cpu +float32 +64 +[\d.]+ +[\d.]+( noisy)? +[\d.]+ +[\d.]+ % +\d\.\de-\d+ +baseline$/);
+    assert.match(lines[4], /^wasm +cpu +float32 +64 +[\d.]+ +[\d.]+( noisy)? +[\d.]+ +[\d.]+ % +\d\.\de-\d+ +[\d.]+×$/);
     assert.match(out, /\nwasm on cpu is [\d.]+× (faster|slower) than torch on the CPU \(n = 64, float32\)\n/);
   });
 
@@ -216,6 +240,11 @@ describe('cli: bench (dist/cli.js)', function () {
     const refused = json.problems.filter((p: { status: string }) => p.status === 'refused');
     assert.deepStrictEqual(refused.map((p: { size: number; budgetSec: number }) => [p.size, p.budgetSec]), [[8192, 300]]);
     assert.ok(refused[0].estimatedSec > 300, out);
+    // The sizes between the last measured and the refused one are not silently dropped: the sweep says where it stopped and why.
+    const last = Math.max(...json.results.map((r: { size: number }) => r.size));
+    assert.strictEqual(json.sweep.stopSec > 0, true, out);
+    assert.deepStrictEqual(json.sweep.stops.map((s: { engine: string; lastSize: number; reason: string; skipped: number[] }) => [s.engine, s.lastSize, s.reason, s.skipped]),
+      [['js', last, 'budget', [256, 512, 1024, 2048, 4096].filter((n) => n > last)]], out);
   });
 
   it('exits 1 when nothing could be measured, and says why with a remedy', () => {
@@ -265,7 +294,9 @@ describe('cli: doctor quick benchmark', function () {
     assert.strictEqual(lines[1], '  No accelerator selected: torch on the CPU compared with wasm on the CPU');
     assert.match(lines[2], /^ {2}torch cpu +[\d.]+ GFLOP\/s {2}\(median [\d.]+ ms\)$/);
     assert.match(lines[3], /^ {2}wasm cpu +[\d.]+ GFLOP\/s {2}\(median [\d.]+ ms\) {2}[\d.]+× the speed of torch on the CPU$/);
-    assert.match(lines[4], /^ {2}Run 'device-doctor bench'/);
+    // Then the diagnoses (torch on one thread of two, a BLAS far below the peak), if any, and the pointer to bench.
+    for (const line of lines.slice(4, -1)) assert.match(line, /^ {2}torch cpu: /);
+    assert.match(lines[lines.length - 1]!, /^ {2}Run 'device-doctor bench'/);
   });
 
   it('runs wasm alone without PyTorch, and ends doctor with the section using the same report', async () => {

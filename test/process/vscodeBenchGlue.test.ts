@@ -232,7 +232,7 @@ describe('vscode: the benchmark command, panel and native install (stand-in vsco
   const errors = () => fake.messages.filter((m) => m.level === 'error');
 
   it('runs "Selected device vs CPU" at 1024, shows progress, stores the run and shows the panel', async () => {
-    fake.choosers.push(pick('Selected device vs CPU'), pick('1024'));
+    fake.choosers.push(pick('Selected device vs CPU'), pick('1024'), pick('float32'));
     await runner.run();
     assert.deepStrictEqual(backend.requests, [{ pythonPath: '/usr/bin/python3', pinnedDevice: null, compare: 'versus-cpu', runId: backend.requests[0]!.runId, size: 1024, nativeSearchPaths: ['/g/native'] }]);
     assert.deepStrictEqual(fake.progress.titles, ['Matmul benchmark (Selected device vs CPU, n = 1024)']);
@@ -242,6 +242,19 @@ describe('vscode: the benchmark command, panel and native install (stand-in vsco
     assert.strictEqual(fake.panels[0]!.title, 'Matmul Benchmark');
     assert.match(fake.panels[0]!.body(), /<p class="headline">cuda:0 is 143× faster than torch cpu<\/p>/);
     assert.deepStrictEqual(errors(), []);
+  });
+
+  it('asks the dtype (float32 by default) and sends it; an engine that runs float32 only is not asked', async () => {
+    fake.choosers.push(pick('Selected device vs CPU'), pick('2048'), (items) => {
+      assert.deepStrictEqual(items.map((i) => i.label), ['float32', 'bfloat16', 'float16']);
+      return items.find((i) => i.label === 'bfloat16');
+    });
+    await runner.run();
+    assert.deepStrictEqual(backend.requests[0]!.dtypes, ['bfloat16']);
+    assert.deepStrictEqual(fake.progress.titles, ['Matmul benchmark (Selected device vs CPU, n = 2048, bfloat16)']);
+    fake.choosers.push(pick('One engine/device…'), pick('wasm cpu'), pick('256'));
+    await runner.run();
+    assert.strictEqual(backend.requests[1]!.dtypes, undefined, 'wasm runs float32 only: no dtype question, float32 sent as before');
   });
 
   it('picks one engine/device from the worker\'s list; an unavailable engine offers its remedy instead of running', async () => {
@@ -261,7 +274,7 @@ describe('vscode: the benchmark command, panel and native install (stand-in vsco
   });
 
   it('cancel from the notification: "Cancelled" in the panel, no error toast, and the next run works', async () => {
-    fake.choosers.push(pick('Selected device vs CPU'), pick('1024'));
+    fake.choosers.push(pick('Selected device vs CPU'), pick('1024'), pick('float32'));
     await runner.run();
     fake.progress.cancelAfterReports = fake.reports.length + 2;
     backend.answer = waitForCancel;
@@ -283,7 +296,7 @@ describe('vscode: the benchmark command, panel and native install (stand-in vsco
     };
     fake.progress.cancelAfterReports = Infinity;
     const requestsBefore = backend.requests.length;
-    fake.choosers.push(pick('Selected device vs CPU'), pick('512'));
+    fake.choosers.push(pick('Selected device vs CPU'), pick('512'), pick('float32'));
     await runner.run();
     assert.strictEqual(backend.requests.length - requestsBefore, 3, 'asked again until the worker was free');
     assert.deepStrictEqual(fake.messages, [], 'no "busy" message for the run being stopped');
@@ -291,10 +304,30 @@ describe('vscode: the benchmark command, panel and native install (stand-in vsco
     assert.ok(!fake.panels[0]!.body().includes('data-state="cancelled"'), 'a new result clears the status');
   });
 
+  it('a cancelled sweep keeps what finished: stored, shown, and the status says where it stopped', async () => {
+    const { cancelledOutcome } = require('../../src/core/bench/outcomes') as typeof import('../../src/core/bench/outcomes');
+    const sized = (n: number) => ({ status: 'ok' as const, result: makeBenchResult({ plan: { engine: 'torch', device: 'cpu', dtype: 'float32', size: n }, timesSec: [1e-3 * (n / 256) ** 3], maxRelError: 1e-6, checkedEntries: 64 }) });
+    // As the worker answers a cancelled request: the sizes that finished, and the one the cancel stopped.
+    const partial: BenchRunResponse = {
+      ...buildRun([sized(256), sized(512), sized(1024), sized(2048), cancelledOutcome({ engine: 'torch', device: 'cpu', dtype: 'float32', size: 4096 })]),
+      transfers: [], cancelled: true, selectedDevice: 'cpu', description: 'torch on the CPU',
+    };
+    backend.answer = (_params, token) => new Promise((resolve) => { token.onCancellationRequested(() => resolve(partial)); });
+    fake.progress.cancelAfterReports = 2;
+    fake.choosers.push(pick('Selected device vs CPU'), pick(/^Sweep/), pick('float32'));
+    await runner.run();
+    assert.deepStrictEqual(errors(), [], 'no error toast');
+    const body = fake.panels[0]!.body();
+    assert.match(body, /data-state="cancelled"><strong>Cancelled<\/strong> — Selected device vs CPU, sweep 256…8192: cancelled at n = 4096; 256–2048 kept, shown below\./);
+    assert.strictEqual(history.entries().length, 1, 'the kept results are stored');
+    assert.deepStrictEqual(history.entries()[0]!.run.results.map((r) => r.size), [256, 512, 1024, 2048]);
+    assert.match(body, /<table class="runs">/, 'and shown');
+  });
+
   it('a second benchmark while one runs gets a clear message; so does a busy worker', async () => {
     let release!: () => void;
     backend.answer = () => new Promise((resolve) => { release = () => resolve(benchResponse()); });
-    fake.choosers.push(pick('Selected device vs CPU'), pick('1024'));
+    fake.choosers.push(pick('Selected device vs CPU'), pick('1024'), pick('float32'));
     const first = runner.run();
     while (backend.requests.length === 0) await new Promise((r) => setTimeout(r, 1));
     await runner.run();
@@ -303,7 +336,7 @@ describe('vscode: the benchmark command, panel and native install (stand-in vsco
     await first;
 
     backend.answer = async () => { throw failedError('deviceDoctor/bench', new ResponseError(BENCH_BUSY, 'busy')); };
-    fake.choosers.push(pick('Selected device vs CPU'), pick('1024'));
+    fake.choosers.push(pick('Selected device vs CPU'), pick('1024'), pick('float32'));
     await runner.run();
     assert.strictEqual(fake.messages.length, 2);
     assert.strictEqual(fake.messages[1]!.level, 'info');
@@ -312,13 +345,13 @@ describe('vscode: the benchmark command, panel and native install (stand-in vsco
 
   it('an impossible request shows the worker\'s message, without a stack trace', async () => {
     backend.answer = async () => { throw failedError('deviceDoctor/bench', new ResponseError(BENCH_INVALID, 'The torch engine has no device mps; it has cpu.\n    at plan (/x/plan.ts:3:1)')); };
-    fake.choosers.push(pick('Selected device vs CPU'), pick('4096'));
+    fake.choosers.push(pick('Selected device vs CPU'), pick('4096'), pick('float32'));
     await runner.run();
     assert.deepStrictEqual(errors().map((m) => [m.message, m.items]), [['This benchmark cannot run: The torch engine has no device mps; it has cpu.', ['Show Log']]]);
   });
 
   it('export buttons write the core\'s JSON, CSV and Markdown through a save dialog; Markdown also to the clipboard', async () => {
-    fake.choosers.push(pick('Selected device vs CPU'), pick('1024'));
+    fake.choosers.push(pick('Selected device vs CPU'), pick('1024'), pick('float32'));
     await runner.run();
     const view = fake.panels[0]!;
     const run = history.entries()[0]!.run;
@@ -338,7 +371,7 @@ describe('vscode: the benchmark command, panel and native install (stand-in vsco
   });
 
   it('shows an earlier run from the history, and ignores unknown messages', async () => {
-    fake.choosers.push(pick('Selected device vs CPU'), pick('1024'), pick('Selected device vs CPU'), pick('256'));
+    fake.choosers.push(pick('Selected device vs CPU'), pick('1024'), pick('float32'), pick('Selected device vs CPU'), pick('256'), pick('float32'));
     await runner.run();
     await runner.run();
     const [newest, older] = history.entries();

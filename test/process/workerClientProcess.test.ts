@@ -136,6 +136,20 @@ describe('workerClient: a real forked worker', function () {
     await log.waitFor(/\[worker\] detect cancelled/);
   });
 
+  it('with answerAfterCancelMs, waits for the worker\'s answer to a cancelled request; an error answer is still a cancel', async () => {
+    newClient();
+    const source = new CancellationTokenSource();
+    const answered = client.request(DetectRequest, probe('answer-on-cancel'), { token: source.token, answerAfterCancelMs: 5_000 });
+    await log.waitFor(/detect \{"pythonPath":"answer-on-cancel"/);
+    source.cancel();
+    assert.strictEqual((await answered).selected.reason, 'answered after the cancel');
+    const other = new CancellationTokenSource();
+    const refused = client.request(DetectRequest, probe('hang'), { token: other.token, answerAfterCancelMs: 5_000 });
+    await log.waitFor(/detect \{"pythonPath":"hang"/);
+    other.cancel();
+    await rejectsWith(refused, 'cancelled', /"detect" was cancelled/);
+  });
+
   it('does not start a request whose token is already cancelled', async () => {
     newClient();
     const source = new CancellationTokenSource();

@@ -27,21 +27,22 @@ describe('bench export: JSON (device-doctor bench --json)', () => {
     assert.deepStrictEqual(Object.keys(json), ['schemaVersion', 'results', 'speedup', 'problems']);
     assert.strictEqual(json.schemaVersion, 1);
     for (const r of json.results) {
-      assert.deepStrictEqual(Object.keys(r), ['engine', 'device', 'dtype', 'size', 'repeats', 'timesSec', 'medianSec', 'gflops', 'maxRelError']);
+      assert.deepStrictEqual(Object.keys(r), ['engine', 'device', 'dtype', 'size', 'repeats', 'timesSec', 'medianSec', 'iqrSec', 'gflops', 'peakGflops', 'percentOfPeak', 'peakBasis', 'noisy', 'maxRelError']);
     }
     assert.deepStrictEqual(json.results[1], {
       engine: 'torch', device: 'cuda:0', dtype: 'float32', size: 1024, repeats: 3,
-      timesSec: [0.002, 0.001, 0.003], medianSec: 0.002, gflops: (2 * 1024 ** 3) / 0.002 / 1e9, maxRelError: 3.5e-7,
-    });
+      timesSec: [0.002, 0.001, 0.003], medianSec: 0.002, iqrSec: 0.001, gflops: (2 * 1024 ** 3) / 0.002 / 1e9,
+      peakGflops: null, percentOfPeak: null, peakBasis: null, noisy: true, maxRelError: 3.5e-7,
+    }, 'undiagnosed (no peak known); noisy: an IQR of half the median');
   });
 
   it('speedup: the baseline and one entry per other result', () => {
     const json = toBenchJson(sampleRun());
     assert.deepStrictEqual(json.speedup, {
       baseline: { engine: 'torch', device: 'cpu' },
-      entries: [{ engine: 'torch', device: 'cuda:0', dtype: 'float32', size: 1024, speedup: 50 }],
+      entries: [{ engine: 'torch', device: 'cuda:0', dtype: 'float32', baselineDtype: 'float32', size: 1024, speedup: 50 }],
     });
-    assert.deepStrictEqual(Object.keys(json.speedup!.entries[0]), ['engine', 'device', 'dtype', 'size', 'speedup']);
+    assert.deepStrictEqual(Object.keys(json.speedup!.entries[0]), ['engine', 'device', 'dtype', 'baselineDtype', 'size', 'speedup']);
   });
 
   it('speedup is null (not missing) without a CPU baseline', () => {
@@ -64,7 +65,7 @@ describe('bench export: JSON (device-doctor bench --json)', () => {
   it('the text is indented JSON ending in a newline, panel-only fields left out', () => {
     const text = formatBenchJson(sampleRun());
     assert.ok(text.endsWith('}\n'));
-    assert.ok(!/iqrSec|minSec|detail|checkedEntries/.test(text));
+    assert.ok(!/minSec|detail|checkedEntries/.test(text), 'iqrSec is in: the noise mark is judged by it');
     assert.deepStrictEqual(JSON.parse(text), toBenchJson(sampleRun()));
   });
 
@@ -94,13 +95,14 @@ describe('bench export: CSV', () => {
     const csv = toCsv(buildRun([measured('torch', 'cpu', [0.1, 0.12, 0.08]), measured('wasm', 'cpu', [0.4, 0.2, 0.3], 'tfjs-backend-wasm 4.22.0, SIMD, "1" thread')]));
     const lines = csv.split('\r\n');
     assert.strictEqual(lines.pop(), '');
-    assert.strictEqual(lines[0], 'engine,device,dtype,size,repeats,medianSec,minSec,maxSec,q1Sec,q3Sec,iqrSec,gflops,maxRelError,speedup,timesSec,detail');
+    assert.strictEqual(lines[0], 'engine,device,dtype,size,repeats,medianSec,minSec,maxSec,q1Sec,q3Sec,iqrSec,gflops,maxRelError,speedup,speedupBaselineDtype,timesSec,detail');
     assert.strictEqual(lines.length, 3);
     const baseline = lines[1].split(',');
     assert.deepStrictEqual(baseline.slice(0, 6), ['torch', 'cpu', 'float32', '1024', '3', '0.1']);
     assert.strictEqual(baseline[13], '', 'baseline has no speedup');
-    assert.strictEqual(baseline[14], '0.1 0.12 0.08');
-    assert.ok(lines[2].endsWith(`,${0.1 / 0.3},0.4 0.2 0.3,"tfjs-backend-wasm 4.22.0, SIMD, ""1"" thread"`), lines[2]);
+    assert.strictEqual(baseline[14], '', 'nor the dtype of a baseline');
+    assert.strictEqual(baseline[15], '0.1 0.12 0.08');
+    assert.ok(lines[2].endsWith(`,${0.1 / 0.3},float32,0.4 0.2 0.3,"tfjs-backend-wasm 4.22.0, SIMD, ""1"" thread"`), lines[2]);
   });
 
   it('guards text from outside against formula injection (OWASP): = + - @ tab CR get a leading quote', () => {

@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import { buildRun, chooseBaseline, computeSpeedups } from '../../src/core/bench/compare';
 import type { BenchResult, Dtype, EngineId, EngineOutcome, RunResult } from '../../src/core/bench/model';
-import { isDtype, isEngineId, isMeasured } from '../../src/core/bench/model';
+import { isDtype, isEngineId, isMeasured, mixesDtypes } from '../../src/core/bench/model';
 import { cancelledOutcome, correctnessFailure, failedOutcome, isFailure } from '../../src/core/bench/outcomes';
 import { makeBenchResult, resultOrFailure } from '../../src/core/bench/result';
 import type { BenchPlan } from '../../src/core/bench/plan';
@@ -88,8 +88,8 @@ describe('bench model: speedup over the CPU baseline', () => {
     assert.deepStrictEqual(report, {
       baseline: { engine: 'torch', device: 'cpu' },
       entries: [
-        { engine: 'torch', device: 'cuda:0', dtype: 'float32', size: 1024, speedup: 100 },
-        { engine: 'wasm', device: 'cpu', dtype: 'float32', size: 1024, speedup: 0.5 },
+        { engine: 'torch', device: 'cuda:0', dtype: 'float32', baselineDtype: 'float32', size: 1024, speedup: 100 },
+        { engine: 'wasm', device: 'cpu', dtype: 'float32', baselineDtype: 'float32', size: 1024, speedup: 0.5 },
       ],
     });
   });
@@ -99,12 +99,14 @@ describe('bench model: speedup over the CPU baseline', () => {
     assert.deepStrictEqual(report?.entries.map((e) => [e.size, e.speedup]), [[256, 20]]);
   });
 
-  it('a float16 GPU result is compared with the baseline of the same dtype, else its float32', () => {
+  it('a float16 GPU result is compared with the baseline of the same dtype, else its float32, and the entry says which', () => {
     const cpu32 = result('torch', 'cpu', 1);
     const gpu16 = result('torch', 'cuda:0', 0.01, 1024, 'float16');
-    assert.strictEqual(computeSpeedups([cpu32, gpu16])?.entries[0].speedup, 100);
+    const mixed = computeSpeedups([cpu32, gpu16])!.entries[0];
+    assert.deepStrictEqual([mixed.speedup, mixed.dtype, mixed.baselineDtype, mixesDtypes(mixed)], [100, 'float16', 'float32', true]);
     const cpu16 = result('torch', 'cpu', 2, 1024, 'float16');
-    assert.strictEqual(computeSpeedups([cpu32, cpu16, gpu16])?.entries.find((e) => e.engine === 'torch' && e.device === 'cuda:0')?.speedup, 200);
+    const same = computeSpeedups([cpu32, cpu16, gpu16])!.entries.find((e) => e.engine === 'torch' && e.device === 'cuda:0')!;
+    assert.deepStrictEqual([same.speedup, same.baselineDtype, mixesDtypes(same)], [200, 'float16', false]);
   });
 
   it('null without a CPU baseline', () => {

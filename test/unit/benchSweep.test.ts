@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import type { EngineOutcome, RunResult } from '../../src/core/bench/model';
 import { makeBenchResult } from '../../src/core/bench/result';
-import { DEFAULT_SWEEP_BUDGET_SEC, SWEEP_SIZES, predictSeconds, runSweep } from '../../src/core/bench/sweep';
+import { DEFAULT_SWEEP_BUDGET_SEC, SWEEP_SIZES, predictSeconds, runSweep, sweepSentences, sweepStopSentence, sweepStops } from '../../src/core/bench/sweep';
 
 /** A pretend engine whose matmul takes secondsAt(n). */
 function fakeEngine(secondsAt: (n: number) => number, outcomes: Record<number, EngineOutcome['status']> = {}) {
@@ -78,5 +78,32 @@ describe('bench sweep', () => {
   it('predicts the next time as n³', () => {
     assert.strictEqual(predictSeconds(0.1, 512, 1024), 0.8);
     assert.strictEqual(predictSeconds(1, 1000, 500), 0.125);
+  });
+});
+
+describe('bench sweep: where and why a sweep stopped', () => {
+  const plan = (engine: 'torch' | 'wasm', dtype: 'float32' | 'bfloat16', size: number) => ({ engine, device: 'cpu', dtype, size });
+  const ok = (engine: 'torch' | 'wasm', dtype: 'float32' | 'bfloat16', size: number, t: number): RunResult =>
+    ({ status: 'ok', result: makeBenchResult({ plan: plan(engine, dtype, size), timesSec: [t], maxRelError: 0, checkedEntries: 1 }) });
+  const plans = [256, 512, 1024, 2048, 4096, 8192].flatMap((n) => [plan('torch', 'float32', n), plan('torch', 'bfloat16', n)]);
+
+  it('names the last size, its median, the limit and the sizes not run, for each series that stopped short', () => {
+    const runs = [ok('torch', 'float32', 256, 0.001), ok('torch', 'float32', 512, 0.01), ok('torch', 'float32', 1024, 0.1), ok('torch', 'float32', 2048, 0.612)];
+    for (const n of [256, 512, 1024, 2048, 4096, 8192]) runs.push(ok('torch', 'bfloat16', n, 0.001));
+    const stops = sweepStops(plans, runs, 0.5);
+    assert.deepStrictEqual(stops, [{ engine: 'torch', device: 'cpu', dtype: 'float32', lastSize: 2048, lastMedianSec: 0.612, stopSec: 0.5, reason: 'budget', skipped: [4096, 8192] }]);
+    assert.strictEqual(sweepStopSentence(stops[0]!), "torch cpu float32: stopped after n = 2048 (median 612 ms, over the sweep's 500 ms limit per product); n = 4096, 8192 not run.");
+    assert.deepStrictEqual(sweepSentences({ sizes: [...SWEEP_SIZES], stopSec: 0.5, stops }), [
+      'Sweep n = 256…8192; it stops after a size whose median product passes 500 ms.',
+      sweepStopSentence(stops[0]!),
+    ]);
+  });
+
+  it('says nothing for a series whose last size ran, or whose stop an outcome explains', () => {
+    const cancelled: RunResult = { status: 'cancelled', engine: 'torch', device: 'cpu', dtype: 'float32', size: 1024, message: 'Cancelled', remedy: null };
+    const runs = [ok('torch', 'float32', 256, 0.001), ok('torch', 'float32', 512, 0.01), cancelled]; // cancelled at the next size
+    assert.deepStrictEqual(sweepStops(plans.filter((p) => p.dtype === 'float32'), runs, 0.5), []);
+    const all = [256, 512, 1024, 2048, 4096, 8192].map((n) => ok('wasm', 'float32', n, 0.001));
+    assert.deepStrictEqual(sweepStops([256, 512, 1024, 2048, 4096, 8192].map((n) => plan('wasm', 'float32', n)), all, 0.5), []);
   });
 });

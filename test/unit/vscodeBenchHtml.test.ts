@@ -10,7 +10,9 @@ import type { BenchHistoryEntry } from '../../src/vscode/benchmark/benchHistory'
 import { niceCeiling, renderBarChart, renderSweepChart } from '../../src/vscode/benchmark/panel/benchmarkCharts';
 import { BENCHMARK_TITLE, renderBenchmarkBody, renderBenchmarkPage } from '../../src/vscode/benchmark/panel/benchmarkHtml';
 import type { BenchPanelState } from '../../src/vscode/benchmark/panel/benchmarkHtml';
-import { speedupHeadline } from '../../src/vscode/benchmark/benchFormat';
+import { cancelSummary, speedupHeadline } from '../../src/vscode/benchmark/benchFormat';
+import { cancelledOutcome } from '../../src/core/bench/outcomes';
+import { withDiagnosis, type PeakFacts } from '../../src/core/bench/diagnosis';
 
 const RESOURCES = {
   cspSource: 'https://file+.vscode-resource.vscode-cdn.net',
@@ -116,6 +118,17 @@ describe('vscode: the benchmark panel HTML', () => {
     assert.strictEqual(speedupHeadline(gpu)?.text, 'cuda:0 is about as fast as torch cpu');
   });
 
+  it('names both dtypes wherever a float16 result is divided by the CPU float32', () => {
+    const run = response([measured('torch', 'cpu', 1024, 1), measured('torch', 'cuda:0', 1024, 0.01, 'float16')]);
+    assert.strictEqual(speedupHeadline(run)?.text, 'cuda:0 (float16) is 100× faster than torch cpu (float32)');
+    assert.strictEqual(speedupHeadline(run)?.context, 'n = 1024, float16 against float32');
+    const text = visibleText(renderBenchmarkBody(state(entry(run))));
+    assert.match(text, /100× vs float32/, 'the runs table says so too');
+    const same = response([measured('torch', 'cpu', 1024, 2, 'float16'), measured('torch', 'cuda:0', 1024, 0.01, 'float16')]);
+    assert.strictEqual(speedupHeadline(same)?.text, 'cuda:0 (float16) is 200× faster than torch cpu (float16)');
+    assert.doesNotMatch(visibleText(renderBenchmarkBody(state(entry(same)))), / vs float/);
+  });
+
   it('says when there is no baseline or nothing measured', () => {
     const noBaseline = renderBenchmarkBody(state(entry(response([measured('torch', 'cuda:0', 1024, 0.001)]))));
     assert.match(noBaseline, /<p class="headline">cuda:0: 2,147 GFLOP\/s<\/p><p class="headline-context">n = 1024, float32 · no CPU baseline in this run, so no speedup<\/p>/);
@@ -139,6 +152,54 @@ describe('vscode: the benchmark panel HTML', () => {
     assert.strictEqual(bars.filter((b) => b[1]!.includes('baseline')).length, 1);
     assert.match(svg, /torch cpu \(baseline\)<\/text>/);
     assert.match(svg, /<title>torch cuda:0: 2,147 GFLOP\/s at n = 1024<\/title>/);
+  });
+
+  it('after a sweep, the headline and the bars speak of the same size, named in both', () => {
+    // The issue's run: torch cpu 74.1 vs wasm 15.8 GFLOP/s at n = 256 (4.7×), 6.4× at n = 2048.
+    const run = response([
+      measured('torch', 'cpu', 256, (2 * 256 ** 3) / 74.1e9), measured('wasm', 'cpu', 256, (2 * 256 ** 3) / 15.8e9),
+      measured('torch', 'cpu', 2048, (2 * 2048 ** 3) / 64e9), measured('wasm', 'cpu', 2048, (2 * 2048 ** 3) / 10e9),
+    ], { selectedDevice: 'cpu' });
+    const body = renderBenchmarkBody(state(entry(run)));
+    assert.match(body, /<p class="headline">torch cpu is 6\.4× faster than wasm cpu<\/p><p class="headline-context">n = 2048, float32<\/p>/);
+    assert.match(body, /<h2 id="bars-heading">GFLOP\/s per engine and device at n = 2048<\/h2>/);
+    const svg = renderBarChart(run);
+    assert.match(svg, /<title id="bars-title">GFLOP\/s per engine and device \(n = 2048\)<\/title>/);
+    const values = [...svg.matchAll(/<text class="value-label"[^>]*>([^<]+)<\/text>/g)].map((m) => m[1]);
+    assert.deepStrictEqual(values, ['64 GFLOP/s', '10 GFLOP/s'], 'the n = 2048 values, not the faster n = 256 ones');
+    assert.doesNotMatch(svg, /at n = 256/);
+  });
+
+  it('shows % of peak (the peak in its tooltip and the caption) and marks a noisy result, in the table and the bars', () => {
+    const facts: PeakFacts = { cpu: { cores: 2, float32: 166, basis: '2 cores × 2.60 GHz × 32 FLOP/cycle (AMD Zen 4)', bfloat16: null, bfloat16Basis: null }, cpuThreads: 2, deviceNames: {} };
+    const t = (2 * 1024 ** 3) / 66.4e9;
+    const noisy: RunResult = { status: 'ok', result: makeBenchResult({ plan: { engine: 'torch', device: 'cpu', dtype: 'float32', size: 1024 }, timesSec: [t * 0.5, t, t, t * 2], maxRelError: 1e-6, checkedEntries: 64, detail: 'torch 2.4.0, CPU, 2 threads' }) };
+    const run = withDiagnosis(response([noisy], { selectedDevice: 'cpu' }), facts);
+    const body = renderBenchmarkBody(state(entry(run)));
+    const table = /<table class="runs">(.*?)<\/table>/s.exec(body)?.[1] ?? '';
+    assert.match(table, /<caption>[^<]*% of peak: of the float32 peak of 2 cores × 2\.60 GHz × 32 FLOP\/cycle \(AMD Zen 4\)\.<\/caption>/);
+    assert.match(table, /<td class="num" title="of 166 GFLOP\/s, the float32 peak of 2 cores[^"]*">40 %<\/td>/);
+    assert.match(table, /<td class="num noisy">[\d.]+ <span class="noise-mark" title="The repeats spread by more than 10 % of the median[^"]*">noisy<\/span><\/td>/);
+    assert.match(renderBarChart(run), /66\.4 GFLOP\/s · 40 % of peak · noisy<\/text>/);
+  });
+
+  it('a sweep shows its limit, and where and why a series stopped', () => {
+    const stop = { engine: 'torch' as const, device: 'cpu', dtype: 'float32' as const, lastSize: 2048, lastMedianSec: 0.612, stopSec: 0.5, reason: 'budget' as const, skipped: [4096, 8192] };
+    const run = response([measured('torch', 'cpu', 1024, 0.08), measured('torch', 'cpu', 2048, 0.612)], { sweep: { sizes: [256, 512, 1024, 2048, 4096, 8192], stopSec: 0.5, stops: [stop] } });
+    const text = visibleText(renderBenchmarkBody(state(entry(run))));
+    assert.match(text, /Sweep n = 256…8192; it stops after a size whose median product passes 500 ms\./);
+    assert.match(text, /torch cpu float32: stopped after n = 2048 \(median 612 ms, over the sweep's 500 ms limit per product\); n = 4096, 8192 not run\./);
+    assert.doesNotMatch(visibleText(renderBenchmarkBody(state(entry(gpuRun())))), /Sweep n =/, 'not for a single size');
+  });
+
+  it('names the series a bar chart leaves out for want of a result at its size', () => {
+    const run = response([
+      measured('torch', 'cpu', 256, 0.001), measured('torch', 'cpu', 512, 0.008),
+      measured('torch', 'cuda:0', 256, 0.0001), measured('torch', 'cuda:0', 512, 0.0004), measured('wasm', 'cpu', 256, 0.005),
+    ]);
+    const svg = renderBarChart(run);
+    assert.match(svg, /Not measured at n = 512: wasm cpu\./);
+    assert.strictEqual([...svg.matchAll(/<rect class="bar /g)].length, 2);
   });
 
   it('draws the sweep as GFLOP/s against n on a log2 axis, one line per engine/device', () => {
@@ -170,13 +231,13 @@ describe('vscode: the benchmark panel HTML', () => {
     const table = /<table class="runs">(.*?)<\/table>/s.exec(body)?.[1] ?? '';
     assert.match(table, /^<caption>Every measurement: median of 5 timed repeats after a warm-up; GFLOP\/s = 2·n³ \/ median\.<\/caption>/);
     const headers = [...table.matchAll(/<th scope="col">([^<]*)<\/th>/g)].map((m) => m[1]);
-    assert.deepStrictEqual(headers, ['engine', 'device', 'dtype', 'n', 'median (ms)', 'GFLOP/s', 'min / max (ms)', 'IQR (ms)', 'speedup', 'max rel. error', 'detail']);
+    assert.deepStrictEqual(headers, ['engine', 'device', 'dtype', 'n', 'median (ms)', 'GFLOP/s', '% of peak', 'min / max (ms)', 'IQR (ms)', 'speedup', 'max rel. error', 'detail']);
     const rows = [...table.matchAll(/<tr>(.*?)<\/tr>/g)].slice(1).map((m) => visibleText(m[1]!).trim());
     assert.deepStrictEqual(rows, [
-      'torch cpu float32 1024 143 15 140 / 146 1.43 baseline 1.2e-6 torch 2.4.0, AMD EPYC',
-      'torch cuda:0 float32 1024 1 2,147 0.98 / 1.02 0.01 143× 1.2e-6 torch 2.4.0+cu121, NVIDIA H200',
-      'wasm cpu float32 1024 500 4.29 490 / 510 5 0.29× 1.2e-6',
-    ]);
+      'torch cpu float32 1024 143 15 — 140 / 146 1.43 baseline 1.2e-6 torch 2.4.0, AMD EPYC',
+      'torch cuda:0 float32 1024 1 2,147 — 0.98 / 1.02 0.01 143× 1.2e-6 torch 2.4.0+cu121, NVIDIA H200',
+      'wasm cpu float32 1024 500 4.29 — 490 / 510 5 0.29× 1.2e-6',
+    ], 'no peaks known for an undiagnosed run: —');
   });
 
   it('shows problems with their remedies, and host↔device transfers', () => {
@@ -210,6 +271,18 @@ describe('vscode: the benchmark panel HTML', () => {
     assert.ok(rows[1]![1], 'the shown run is marked current');
     assert.match(visibleText(rows[1]![2]!), /every engine, sweep 256…8192 cpu 13 GFLOP\/s · wasm cpu · n = 2048 shown/);
     assert.match(body, /Earlier run, \d{4}-\d\d-\d\d \d\d:\d\d/);
+  });
+
+  it('a cancel says where it stopped and which sizes it kept', () => {
+    const finished = [256, 512, 1024, 2048].map((n) => measured('torch', 'cpu', n, 1e-3 * (n / 256) ** 3));
+    const run = response([...finished, cancelledOutcome({ engine: 'torch', device: 'cpu', dtype: 'float32', size: 4096 })], { cancelled: true });
+    assert.strictEqual(cancelSummary(run), 'cancelled at n = 4096; 256–2048 kept');
+    assert.strictEqual(cancelSummary(response([measured('torch', 'cpu', 1024, 0.1), measured('wasm', 'cpu', 1024, 0.3), cancelledOutcome({ engine: 'js', device: 'cpu', dtype: 'float32', size: 1024 })])), 'cancelled at n = 1024; n = 1024 kept (2 results)');
+    assert.strictEqual(cancelSummary(response([cancelledOutcome({ engine: 'js', device: 'cpu', dtype: 'float32', size: 1024 })])), null);
+    const body = renderBenchmarkBody(state(entry(run), [entry(run)], { kind: 'cancelled', description: 'sweep', kept: cancelSummary(run) }));
+    assert.match(visibleText(body), /Cancelled — sweep: cancelled at n = 4096; 256–2048 kept, shown below\./);
+    const none = renderBenchmarkBody(state(null, [], { kind: 'cancelled', description: 'js on cpu, n = 1024', kept: null }));
+    assert.match(visibleText(none), /Cancelled — js on cpu, n = 1024\. Nothing had finished, so nothing was kept\./);
   });
 
   it('shows the running, cancelled and failed states above the results', () => {

@@ -15,7 +15,7 @@ import { addToHistory, BenchHistory, HISTORY_LIMIT, historyKey, makeHistoryEntry
 import type { MementoLike } from '../../src/vscode/benchmark/benchHistory';
 import { progressMessage, progressPercent, ProgressTracker } from '../../src/vscode/benchmark/benchProgress';
 import { BENCH_BUSY_MESSAGE, classifyBenchError } from '../../src/vscode/benchmark/runBenchmarkErrors';
-import { COMPARE_PICKS, describeChoice, SIZE_PICKS, targetPicks, toBenchParams } from '../../src/vscode/benchmark/runBenchmarkPicks';
+import { COMPARE_PICKS, describeChoice, dtypePicks, SIZE_PICKS, targetPicks, toBenchParams } from '../../src/vscode/benchmark/runBenchmarkPicks';
 import { cancelledError, crashedError, failedError, timeoutError } from '../../src/vscode/worker/workerErrors';
 
 const CONTEXT = { pythonPath: '/usr/bin/python3', pinnedDevice: null, runId: 'run-7' };
@@ -54,6 +54,11 @@ describe('vscode: benchmark choices, progress, history and export', () => {
     });
 
     it('maps the default choice to versus-cpu at n = 1024, with the interpreter, pin and run id', () => {
+      assert.deepStrictEqual(dtypePicks().map((p) => [p.label, p.description ?? '']), [['float32', 'default'], ['bfloat16', ''], ['float16', '']]);
+      assert.deepStrictEqual(dtypePicks(['float32']), [], 'no question with one answer');
+      assert.deepStrictEqual(toBenchParams({ compare: 'versus-cpu', size: 1024, dtype: 'bfloat16' }, CONTEXT).dtypes, ['bfloat16']);
+      assert.strictEqual(toBenchParams({ compare: 'versus-cpu', size: 1024, dtype: 'float32' }, CONTEXT).dtypes, undefined);
+      assert.strictEqual(describeChoice({ compare: 'versus-cpu', size: 1024, dtype: 'float16' }), 'Selected device vs CPU, n = 1024, float16');
       assert.deepStrictEqual(toBenchParams({ compare: 'versus-cpu', size: 1024 }, CONTEXT), {
         pythonPath: '/usr/bin/python3', pinnedDevice: null, compare: 'versus-cpu', runId: 'run-7', size: 1024,
       });

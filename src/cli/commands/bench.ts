@@ -100,10 +100,14 @@ export async function runBenchCommand(options: BenchOptions, io: CliIo, signal?:
   return exitStatusOf(run);
 }
 
-/** The core's --json object; host↔device transfers are added only when measured (accelerators). */
+/**
+ * The core's --json object; host↔device transfers are added only when measured (accelerators),
+ * and a sweep's limit and stops (`sweep`) only for a sweep.
+ */
 export function benchJsonText(run: BenchRunResponse): string {
-  if (run.transfers.length === 0) return terminalJson(formatBenchJson(run));
-  return terminalJson(JSON.stringify({ ...toBenchJson(run), transfers: run.transfers }, null, 2)) + '\n';
+  if (run.transfers.length === 0 && !run.sweep) return terminalJson(formatBenchJson(run));
+  const extra = { ...(run.transfers.length > 0 ? { transfers: run.transfers } : {}), ...(run.sweep ? { sweep: run.sweep } : {}) };
+  return terminalJson(JSON.stringify({ ...toBenchJson(run), ...extra }, null, 2)) + '\n';
 }
 
 // ---- doctor's closing benchmark ----
@@ -117,7 +121,7 @@ function quickResultLine(run: BenchRunResponse, r: BenchRunResponse['results'][n
   const speed = `${r.gflops.toFixed(1)} GFLOP/s`.padStart(14);
   const baseline = run.speedup?.baseline;
   const s = run.speedup?.entries.find((e) => e.engine === r.engine && e.device === r.device && e.dtype === r.dtype);
-  const relative = s && baseline ? `  ${Number(s.speedup.toPrecision(3))}× the speed of ${baseline.engine} on the CPU` : '';
+  const relative = s && baseline ? `  ${Number(s.speedup.toPrecision(3))}× the speed of ${baseline.engine} on the CPU${s.dtype !== s.baselineDtype ? ` (${s.baselineDtype})` : ''}` : '';
   return `  ${`${r.engine} ${r.device}`.padEnd(14)}${speed}  (median ${Number((r.medianSec * 1e3).toPrecision(3))} ms)${relative}`;
 }
 

@@ -1,9 +1,12 @@
 // `device-doctor bench` as a person reads it: what was compared, a table of the runs
 // (median, ±IQR, GFLOP/s, the product's largest relative error, the speedup), the
 // host↔device bandwidths when measured, and each problem with its remedy.
-import { speedupOf } from '../../core/bench/export';
+import { speedupEntryOf, speedupText } from '../../core/bench/export';
+import { mixesDtypes } from '../../core/bench/model';
+import { isNoisy } from '../../core/bench/diagnosis';
 import type { BenchResult, TransferResult } from '../../core/bench/model';
 import type { BenchRunResponse } from '../../protocol/worker';
+import { sweepSentences } from '../../core/bench/sweep';
 import { terminalLines } from './terminalText';
 
 function significant(value: number, digits = 3): string {
@@ -28,34 +31,58 @@ function speedupCell(run: BenchRunResponse, r: BenchResult): string {
   // "baseline" means something only beside another engine or device.
   const targets = new Set(run.results.map((x) => `${x.engine} ${x.device}`));
   if (isBaseline(run, r)) return targets.size > 1 ? 'baseline' : '';
-  const s = speedupOf(run, r);
-  return s === undefined ? '' : `${significant(s)}×`;
+  const s = speedupEntryOf(run, r);
+  return s === undefined ? '' : speedupText(s, (x) => `${significant(x)}×`);
 }
 
-/** The table of measured runs. */
+/** "14 %", "0.52 %"; empty when the device's peak is unknown. */
+export function percentCell(percent: number | null | undefined): string {
+  if (percent === null || percent === undefined || !Number.isFinite(percent)) return '';
+  return percent >= 10 ? `${Math.round(percent)} %` : `${Number(percent.toPrecision(2))} %`;
+}
+
+/** The table of measured runs; a result whose repeats disagree (IQR above 10 % of the median) says "noisy". */
 export function resultTable(run: BenchRunResponse): string[] {
-  const header = ['ENGINE', 'DEVICE', 'DTYPE', 'N', 'MEDIAN ms', '±IQR ms', 'GFLOP/s', 'MAX REL ERR', 'SPEEDUP'];
+  const header = ['ENGINE', 'DEVICE', 'DTYPE', 'N', 'MEDIAN ms', '±IQR ms', 'GFLOP/s', '% PEAK', 'MAX REL ERR', 'SPEEDUP'];
   const rows = run.results.map((r) => [
     r.engine,
     r.device,
     r.dtype,
     String(r.size),
     significant(r.medianSec * 1e3),
-    significant(r.iqrSec * 1e3, 2),
+    `${significant(r.iqrSec * 1e3, 2)}${r.noisy ?? isNoisy(r) ? ' noisy' : ''}`,
     r.gflops.toFixed(1),
+    percentCell(r.percentOfPeak),
     r.maxRelError.toExponential(1),
     speedupCell(run, r),
   ]);
-  return pad([header, ...rows], new Set([3, 4, 5, 6, 7, 8]));
+  return pad([header, ...rows], new Set([3, 4, 5, 6, 7, 8, 9]));
 }
 
-/** "torch on cuda:0 is 41.2× faster than torch on the CPU (n = 4096, float32)", one per entry. */
+/** What the % of peak is of, once per distinct peak ("% PEAK: of the float32 peak of 2 cores × …"). */
+function peakLines(run: BenchRunResponse): string[] {
+  const bases = [...new Set(run.results.map((r) => r.peakBasis).filter((b): b is string => typeof b === 'string'))];
+  if (bases.length === 0) return [];
+  return ['', ...bases.map((b) => `% PEAK of the ${b}.`)];
+}
+
+function noiseLines(run: BenchRunResponse): string[] {
+  const noisy = run.results.filter((r) => r.noisy ?? isNoisy(r));
+  if (noisy.length === 0) return [];
+  return ['', `noisy: ${noisy.length === 1 ? 'this result\'s' : `${noisy.length} results'`} repeats spread by more than 10 % of the median (IQR): other load on the machine or changing clocks; run again when it is quieter.`];
+}
+
+/**
+ * "torch on cuda:0 is 41.2× faster than torch on the CPU (n = 4096, float32)", one per entry;
+ * "(n = 4096, float16 against the CPU's float32)" when the baseline had no float16.
+ */
 export function speedupLines(run: BenchRunResponse): string[] {
   if (!run.speedup) return [];
   const { baseline } = run.speedup;
   return run.speedup.entries.map((e) => {
     const how = e.speedup >= 1 ? `${significant(e.speedup)}× faster than` : `${significant(1 / e.speedup)}× slower than`;
-    return `${e.engine} on ${e.device} is ${how} ${baseline.engine} on the CPU (n = ${e.size}, ${e.dtype})`;
+    const dtypes = mixesDtypes(e) ? `${e.dtype} against the CPU's ${e.baselineDtype}` : e.dtype;
+    return `${e.engine} on ${e.device} is ${how} ${baseline.engine} on the CPU (n = ${e.size}, ${dtypes})`;
   });
 }
 
@@ -66,10 +93,10 @@ function transferLine(t: TransferResult): string {
   return `  ${what}: ${t.gbPerSec.toFixed(1)} GB/s (${significant(t.bytes / 1024 ** 2)} MiB copies)`;
 }
 
-function problemLines(run: BenchRunResponse): string[] {
-  if (run.problems.length === 0) return [];
-  const lines = ['', 'Not measured'];
-  for (const p of run.problems) {
+function problemLines(heading: string, problems: BenchRunResponse['problems']): string[] {
+  if (problems.length === 0) return [];
+  const lines = ['', heading];
+  for (const p of problems) {
     const where = [p.engine, p.device, p.dtype, p.size === null ? null : `n = ${p.size}`].filter(Boolean).join(' ');
     lines.push(`  ${where} (${p.status}): ${p.message}`);
     if (p.remedy) lines.push(`    fix: ${p.remedy}`);
@@ -80,13 +107,15 @@ function problemLines(run: BenchRunResponse): string[] {
 /** The whole text output. */
 export function formatBenchText(run: BenchRunResponse): string {
   const lines = [`${run.description}${run.cancelled ? ' (cancelled)' : ''}`, ''];
-  if (run.results.length > 0) lines.push(...resultTable(run));
+  if (run.results.length > 0) lines.push(...resultTable(run), ...peakLines(run), ...noiseLines(run));
   else lines.push('Nothing was measured.');
+  if (run.sweep) lines.push('', ...sweepSentences(run.sweep));
   const speedups = speedupLines(run);
   if (speedups.length > 0) lines.push('', ...speedups);
   const devices = [...new Set(run.transfers.map((t) => t.device))];
   for (const device of devices) lines.push('', `Host ↔ ${device} copies (torch)`, ...run.transfers.filter((t) => t.device === device).map(transferLine));
-  lines.push(...problemLines(run));
+  lines.push(...problemLines('Diagnosis', run.problems.filter((p) => p.status === 'below-peak')));
+  lines.push(...problemLines('Not measured', run.problems.filter((p) => p.status !== 'below-peak')));
   // Messages and device names come from tools and the user's Python.
   return terminalLines(lines);
 }

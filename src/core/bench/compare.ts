@@ -38,6 +38,7 @@ export function computeSpeedups(results: readonly BenchResult[]): SpeedupReport 
       engine: result.engine,
       device: result.device,
       dtype: result.dtype,
+      baselineDtype: reference.dtype,
       size: result.size,
       speedup: speedup(reference.medianSec, result.medianSec),
     });

@@ -1,5 +1,6 @@
 // A benchmark session as JSON (the CLI's --json and the panel's export), CSV and Markdown.
-import { BENCH_SCHEMA_VERSION, BenchResult, BenchRun, EngineOutcome, SpeedupReport } from './model';
+import { isNoisy } from './diagnosis';
+import { BENCH_SCHEMA_VERSION, BenchResult, BenchRun, EngineOutcome, SpeedupEntry, SpeedupReport, mixesDtypes } from './model';
 
 /** One result as `--json` prints it: exactly these keys, in this order (schemaVersion 1, as README.md shows it; scripts read it). */
 export interface BenchJsonResult {
@@ -10,7 +11,14 @@ export interface BenchJsonResult {
   repeats: number;
   timesSec: number[];
   medianSec: number;
+  iqrSec: number;
   gflops: number;
+  /** The device's peak for this dtype (null: unknown), gflops as a percent of it, and what the peak is. */
+  peakGflops: number | null;
+  percentOfPeak: number | null;
+  peakBasis: string | null;
+  /** IQR above 10 % of the median: the repeats disagree (other load, clocks changing). */
+  noisy: boolean;
   maxRelError: number;
 }
 
@@ -23,6 +31,7 @@ export interface BenchJsonProblem {
   status: string;
   message: string;
   remedy: string | null;
+  code?: string;
   neededBytes?: number;
   freeBytes?: number;
   estimatedSec?: number;
@@ -34,7 +43,8 @@ export interface BenchJsonProblem {
 /**
  * `{"schemaVersion": 1, "results": [...], "speedup": {...} | null, "problems": [...]}`.
  * `speedup` is SpeedupReport (model.ts): `{"baseline": {"engine", "device"}, "entries":
- * [{"engine", "device", "dtype", "size", "speedup"}]}`, or null without a CPU baseline.
+ * [{"engine", "device", "dtype", "baselineDtype", "size", "speedup"}]}`, or null without a CPU
+ * baseline; baselineDtype differs from dtype where the baseline lacks the dtype (float32 then).
  * `problems` (always present, often empty) lists engines that did not measure and why.
  */
 export interface BenchJson {
@@ -66,7 +76,12 @@ function toJsonResult(r: BenchResult): BenchJsonResult {
     repeats: r.repeats,
     timesSec: [...r.timesSec],
     medianSec: r.medianSec,
+    iqrSec: r.iqrSec,
     gflops: r.gflops,
+    peakGflops: r.peakGflops ?? null,
+    percentOfPeak: r.percentOfPeak ?? null,
+    peakBasis: r.peakBasis ?? null,
+    noisy: r.noisy ?? isNoisy(r),
     maxRelError: r.maxRelError,
   };
 }
@@ -81,22 +96,33 @@ function toJsonProblem(o: EngineOutcome): BenchJsonProblem {
     message: o.message,
     remedy: o.remedy,
   };
+  if (o.code !== undefined) problem.code = o.code;
   for (const key of ['neededBytes', 'freeBytes', 'estimatedSec', 'budgetSec', 'maxRelError', 'threshold'] as const) {
     if (o[key] !== undefined) problem[key] = o[key];
   }
   return problem;
 }
 
+/** The speedup entry of a result over the run's baseline, or undefined (baseline itself, no match). */
+export function speedupEntryOf(run: BenchRun, r: BenchResult): SpeedupEntry | undefined {
+  return run.speedup?.entries.find((e) => e.engine === r.engine && e.device === r.device && e.dtype === r.dtype && e.size === r.size);
+}
+
 /** The speedup of a result over the run's baseline, or undefined (baseline itself, no match). */
 export function speedupOf(run: BenchRun, r: BenchResult): number | undefined {
-  return run.speedup?.entries.find((e) => e.engine === r.engine && e.device === r.device && e.dtype === r.dtype && e.size === r.size)?.speedup;
+  return speedupEntryOf(run, r)?.speedup;
+}
+
+/** "50×", or "50× vs float32" when the baseline it was divided by has another dtype. */
+export function speedupText(entry: SpeedupEntry, format: (speedup: number) => string): string {
+  return mixesDtypes(entry) ? `${format(entry.speedup)} vs ${entry.baselineDtype}` : format(entry.speedup);
 }
 
 function isBaseline(run: BenchRun, r: BenchResult): boolean {
   return run.speedup !== null && run.speedup.baseline.engine === r.engine && run.speedup.baseline.device === r.device;
 }
 
-const CSV_COLUMNS = ['engine', 'device', 'dtype', 'size', 'repeats', 'medianSec', 'minSec', 'maxSec', 'q1Sec', 'q3Sec', 'iqrSec', 'gflops', 'maxRelError', 'speedup', 'timesSec', 'detail'] as const;
+const CSV_COLUMNS = ['engine', 'device', 'dtype', 'size', 'repeats', 'medianSec', 'minSec', 'maxSec', 'q1Sec', 'q3Sec', 'iqrSec', 'gflops', 'maxRelError', 'speedup', 'speedupBaselineDtype', 'timesSec', 'detail'] as const;
 
 /**
  * Characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection):
@@ -116,12 +142,13 @@ export function csvField(value: string | number | null | undefined): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** One row per result, full precision; timesSec space-separated in one field; speedup empty for the baseline. */
+/** One row per result, full precision; timesSec space-separated in one field; speedup (and the dtype of the baseline it divides) empty for the baseline. */
 export function toCsv(run: BenchRun): string {
   const rows = run.results.map((r) => {
     const values: Record<(typeof CSV_COLUMNS)[number], string | number | null | undefined> = {
       ...r,
       speedup: speedupOf(run, r),
+      speedupBaselineDtype: speedupEntryOf(run, r)?.baselineDtype,
       timesSec: r.timesSec.join(' '),
     };
     return CSV_COLUMNS.map((column) => csvField(values[column])).join(',');
@@ -153,7 +180,7 @@ export function toMarkdown(run: BenchRun): string {
   const header = ['engine', 'device', 'dtype', 'n', 'median (ms)', 'IQR (ms)', 'min (ms)', 'max (ms)', 'GFLOP/s', 'speedup', 'max rel. error'];
   const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i < 3 ? ' --- ' : ' ---: ')).join('|')}|`];
   for (const r of run.results) {
-    const s = speedupOf(run, r);
+    const s = speedupEntryOf(run, r);
     const cells = [
       r.engine,
       r.device,
@@ -164,7 +191,7 @@ export function toMarkdown(run: BenchRun): string {
       significant(r.minSec * 1e3),
       significant(r.maxSec * 1e3),
       r.gflops.toFixed(1),
-      isBaseline(run, r) ? 'baseline' : s === undefined ? '—' : `${significant(s)}×`,
+      isBaseline(run, r) ? 'baseline' : s === undefined ? '—' : speedupText(s, (x) => `${significant(x)}×`),
       r.maxRelError.toExponential(1),
     ];
     lines.push(`| ${cells.map(markdownCell).join(' | ')} |`);

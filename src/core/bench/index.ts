@@ -12,3 +12,6 @@ export * from './result';
 export * from './compare';
 export * from './sweep';
 export * from './export';
+export * from './cpuPeak';
+export * from './gpuPeaks';
+export * from './diagnosis';

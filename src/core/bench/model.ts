@@ -46,6 +46,15 @@ export interface BenchResult {
   checkedEntries: number;
   /** Engine-specific detail for people, e.g. "wasm, SIMD, 1 thread" or "torch 2.4.0+cu121, NVIDIA H200". */
   detail: string | null;
+  /**
+   * Set once the run is diagnosed (diagnosis.ts): the device's peak for this dtype in GFLOP/s
+   * and what it is (null: unknown part or CPU), gflops as a percent of it, and whether the
+   * repeats disagree (IQR above 10 % of the median).
+   */
+  peakGflops?: number | null;
+  percentOfPeak?: number | null;
+  peakBasis?: string | null;
+  noisy?: boolean;
 }
 
 /**
@@ -61,6 +70,8 @@ export interface BenchResult {
  * - wrong-result: the product failed the correctness check (a run that fails loudly).
  * - failed: the engine threw; message is the error's message, never a stack trace.
  * - cancelled: the user cancelled before this run finished.
+ * - below-peak: not a failure but a diagnosis of a measurement far below its device's peak
+ *   (diagnosis.ts; `code` says which: cpu-blas, one-thread, cuda-tf32-off).
  */
 export type OutcomeStatus =
   | 'not-installed'
@@ -70,7 +81,8 @@ export type OutcomeStatus =
   | 'refused'
   | 'wrong-result'
   | 'failed'
-  | 'cancelled';
+  | 'cancelled'
+  | 'below-peak';
 
 export interface EngineOutcome {
   status: OutcomeStatus;
@@ -82,6 +94,8 @@ export interface EngineOutcome {
   message: string;
   /** What the user can do about it; null when there is nothing to do (e.g. cancelled). */
   remedy: string | null;
+  /** below-peak: which diagnosis. */
+  code?: 'cpu-blas' | 'one-thread' | 'cuda-tf32-off';
   /** refused for memory: bytes the run needs and bytes free on the device. */
   neededBytes?: number;
   freeBytes?: number;
@@ -104,8 +118,11 @@ export function isMeasured(run: RunResult): run is { status: 'ok'; result: Bench
  * How much faster each result is than the CPU baseline of the same run
  * (compare.ts picks the baseline: torch cpu, then tfjs-node cpu, then wasm, then js).
  * speedup = baseline medianSec / result medianSec, matched by size, and by dtype where the
- * baseline has that dtype, else against the baseline's float32 (a float16 GPU run is
- * compared with the CPU's float32). The baseline's own results are not listed.
+ * baseline has that dtype, else against the baseline's float32 (a float16 GPU run against
+ * the CPU's float32: the question "what does my GPU's half precision buy over my CPU"):
+ * `baselineDtype` says which, and every sentence that shows a speedup whose dtypes differ
+ * names both, so a float16 figure is never read as a like-for-like comparison.
+ * The baseline's own results are not listed.
  */
 export interface SpeedupReport {
   baseline: { engine: EngineId; device: string };
@@ -116,8 +133,15 @@ export interface SpeedupEntry {
   engine: EngineId;
   device: string;
   dtype: Dtype;
+  /** The dtype of the baseline result it was divided by: `dtype`, or float32 where the baseline lacks `dtype`. */
+  baselineDtype: Dtype;
   size: number;
   speedup: number;
+}
+
+/** True when a speedup compares two different dtypes (float16 on the GPU against float32 on the CPU). */
+export function mixesDtypes(entry: Pick<SpeedupEntry, 'dtype' | 'baselineDtype'>): boolean {
+  return entry.dtype !== entry.baselineDtype;
 }
 
 /** One benchmark session: every measurement, every outcome, and the speedups. */

@@ -1,7 +1,7 @@
 // Numbers and sentences of a benchmark result for people: GFLOP/s, milliseconds, speedups, and
 // the headline "cuda:0 is 143× faster than torch cpu". Shared by the results panel, its history
 // and the command's messages. No vscode import.
-import type { BenchResult, BenchRun, Dtype, EngineId, SpeedupEntry } from '../../core/bench/model';
+import { mixesDtypes, type BenchResult, type BenchRun, type Dtype, type EngineId, type SpeedupEntry } from '../../core/bench/model';
 
 /** "12.3", "456", "12,345": three significant digits below 1000, whole numbers above. */
 export function formatGflops(gflops: number): string {
@@ -52,11 +52,22 @@ export interface BestResult {
   gflops: number;
 }
 
-/** The highest GFLOP/s of the run, or null when nothing was measured. */
-export function bestResult(run: Pick<BenchRun, 'results'>): BestResult | null {
+/** The highest GFLOP/s of the run (at `size` when given), or null when nothing was measured there. */
+export function bestResult(run: Pick<BenchRun, 'results'>, size?: number): BestResult | null {
   let best: BenchResult | null = null;
-  for (const r of run.results) if (best === null || r.gflops > best.gflops) best = r;
+  for (const r of run.results) if ((size === undefined || r.size === size) && (best === null || r.gflops > best.gflops)) best = r;
   return best && { engine: best.engine, device: best.device, dtype: best.dtype, size: best.size, gflops: best.gflops };
+}
+
+/**
+ * The one size the panel's summary speaks of: the headline's speedup and the bars both use
+ * it, so they can never disagree (a sweep once headlined n = 2048 over bars of n = 256).
+ * The largest size with a speedup, else the largest size measured; null when nothing was.
+ */
+export function summarySize(run: Pick<BenchRun, 'results' | 'speedup'>): number | null {
+  const compared = run.speedup?.entries.map((e) => e.size) ?? [];
+  const sizes = compared.length > 0 ? compared : run.results.map((r) => r.size);
+  return sizes.length > 0 ? Math.max(...sizes) : null;
 }
 
 export interface SpeedupHeadline {
@@ -71,24 +82,55 @@ export interface SpeedupHeadline {
  * The run's one-line answer: at the largest size compared, the target with the largest speedup
  * against the CPU baseline, said of the faster of the two. null without a baseline or anything to compare.
  */
-export function speedupHeadline(run: Pick<BenchRun, 'speedup'>): SpeedupHeadline | null {
+export function speedupHeadline(run: Pick<BenchRun, 'speedup' | 'results'>): SpeedupHeadline | null {
   const report = run.speedup;
   if (!report || report.entries.length === 0) return null;
-  const size = Math.max(...report.entries.map((e) => e.size));
+  const size = summarySize(run)!;
   const atSize = report.entries.filter((e) => e.size === size);
   const entry = atSize.reduce((a, b) => (b.speedup > a.speedup ? b : a));
-  const baseline = targetLabel(report.baseline.engine, report.baseline.device);
+  const { subject, baseline } = speedupLabels(entry, report.baseline);
   // Said of the faster side: on a CPU-only machine the baseline (wasm) often beats the rest (js).
-  const text = entry.speedup < 0.95
-    ? `${baseline} is ${formatSpeedup(1 / entry.speedup)} faster than ${targetLabel(entry.engine, entry.device, entry.dtype)}`
-    : speedupSentence(entry, baseline);
-  return { text, context: `n = ${entry.size}, ${entry.dtype}`, entry };
+  const text = entry.speedup < 0.95 ? `${baseline} is ${formatSpeedup(1 / entry.speedup)} faster than ${subject}` : speedupSentence(entry, report.baseline);
+  const dtypes = mixesDtypes(entry) ? `${entry.dtype} against ${entry.baselineDtype}` : entry.dtype;
+  return { text, context: `n = ${entry.size}, ${dtypes}`, entry };
+}
+
+/**
+ * The two sides of a speedup: "cuda:0" and "torch cpu" for equal dtypes; both dtypes named
+ * when they differ ("cuda:0 (float16)" and "torch cpu (float32)"), so a float16 figure is
+ * not read as if the CPU had run float16 too.
+ */
+export function speedupLabels(entry: SpeedupEntry, baseline: { engine: EngineId; device: string }): { subject: string; baseline: string } {
+  if (!mixesDtypes(entry)) return { subject: targetLabel(entry.engine, entry.device, entry.dtype), baseline: targetLabel(baseline.engine, baseline.device, entry.dtype === 'float32' ? undefined : entry.dtype) };
+  const name = (engine: EngineId, device: string) => (engine === 'torch' && device !== 'cpu' ? device : `${engine} ${device}`);
+  return { subject: `${name(entry.engine, entry.device)} (${entry.dtype})`, baseline: `${name(baseline.engine, baseline.device)} (${entry.baselineDtype})` };
 }
 
 /** "… is 3.1× faster than …", "… is 2.0× slower than …", "… is about as fast as …". */
-export function speedupSentence(entry: SpeedupEntry, baselineLabel: string): string {
-  const subject = targetLabel(entry.engine, entry.device, entry.dtype);
+export function speedupSentence(entry: SpeedupEntry, baselineTarget: { engine: EngineId; device: string }): string {
+  const { subject, baseline: baselineLabel } = speedupLabels(entry, baselineTarget);
   if (entry.speedup >= 0.95 && entry.speedup <= 1.05) return `${subject} is about as fast as ${baselineLabel}`;
   if (entry.speedup > 1) return `${subject} is ${formatSpeedup(entry.speedup)} faster than ${baselineLabel}`;
   return `${subject} is ${formatSpeedup(1 / entry.speedup)} slower than ${baselineLabel}`;
+}
+
+/** "256–2048", "1024", or "256, 1024" where sizes between were not run: the sizes of `results`. */
+export function sizeRange(sizes: readonly number[]): string {
+  const sorted = [...new Set(sizes)].sort((a, b) => a - b);
+  if (sorted.length <= 2) return sorted.join(', ');
+  return `${sorted[0]}–${sorted[sorted.length - 1]}`;
+}
+
+/**
+ * What a cancelled run kept, for the panel's status line: "cancelled at n = 4096; 256–2048
+ * kept", or null when nothing had finished. The size is the first run the cancel stopped.
+ */
+export function cancelSummary(run: Pick<BenchRun, 'results' | 'problems'>): string | null {
+  if (run.results.length === 0) return null;
+  const stopped = run.problems.find((p) => p.status === 'cancelled');
+  const where = stopped?.size != null ? `cancelled at n = ${stopped.size}` : 'cancelled';
+  const sizes = run.results.map((r) => r.size);
+  const distinct = new Set(sizes).size;
+  const count = distinct < sizes.length ? ` (${sizes.length} results)` : '';
+  return `${where}; ${distinct === 1 ? 'n = ' : ''}${sizeRange(sizes)} kept${count}`;
 }

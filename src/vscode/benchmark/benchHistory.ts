@@ -2,7 +2,7 @@
 // that names the machine (a synced or copied profile must not mix machines' numbers). Newest
 // first, at most HISTORY_LIMIT. No vscode import: the store takes a Memento-like object.
 import type { BenchRunResponse } from '../../protocol/worker';
-import { bestResult } from './benchFormat';
+import { bestResult, summarySize } from './benchFormat';
 import type { BestResult } from './benchFormat';
 
 export const HISTORY_LIMIT = 20;
@@ -15,6 +15,7 @@ export interface BenchHistoryEntry {
   /** What was compared, in words (BenchRunResponse.description). */
   description: string;
   selectedDevice: string;
+  /** The fastest result at the size the run's headline speaks of (summarySize), as the panel's summary shows it. */
   best: BestResult | null;
   run: BenchRunResponse;
 }
@@ -30,7 +31,7 @@ export function historyKey(machineId: string): string {
 }
 
 export function makeHistoryEntry(run: BenchRunResponse, time: number, id: string): BenchHistoryEntry {
-  return { id, time, description: run.description, selectedDevice: run.selectedDevice, best: bestResult(run), run };
+  return { id, time, description: run.description, selectedDevice: run.selectedDevice, best: bestResult(run, summarySize(run) ?? undefined), run };
 }
 
 /** The entry first, any older copy of it dropped, the oldest beyond `limit` dropped. */

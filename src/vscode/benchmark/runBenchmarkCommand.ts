@@ -1,19 +1,21 @@
 // Device Doctor: Run Matmul Benchmark — what to compare, which engine/device (for one), which
 // size or a sweep; then a cancellable progress notification fed by the worker's progress, and the
-// results panel. Cancel says "Cancelled" in the panel (no error toast); a busy worker or an
+// results panel. Cancel says "Cancelled" in the panel (no error toast) and keeps what finished; a busy worker or an
 // impossible request says so in one sentence.
 import * as vscode from 'vscode';
 import type { Event } from 'vscode-jsonrpc';
 import { isFailure } from '../../core/bench/outcomes';
 import type { BenchParams, BenchProgressParams, BenchRunResponse, EnginesParams, EnginesResponse } from '../../protocol/worker';
+import { cancelSummary } from './benchFormat';
 import { progressMessage, ProgressTracker } from './benchProgress';
 import { makeHistoryEntry } from './benchHistory';
 import type { BenchHistory, BenchHistoryEntry } from './benchHistory';
 import type { BenchPanelStatus } from './panel/benchmarkHtml';
 import { classifyBenchError, BENCH_BUSY_MESSAGE } from './runBenchmarkErrors';
 import type { BenchFailure } from './runBenchmarkErrors';
-import { COMPARE_PICKS, describeChoice, SIZE_PICKS, targetPicks, toBenchParams } from './runBenchmarkPicks';
-import type { BenchChoice, ComparePick, SizePick, TargetPick } from './runBenchmarkPicks';
+import { COMPARE_PICKS, describeChoice, dtypePicks, SIZE_PICKS, targetPicks, toBenchParams } from './runBenchmarkPicks';
+import type { BenchChoice, ComparePick, DtypePick, SizePick, TargetPick } from './runBenchmarkPicks';
+import type { Dtype } from '../../core/bench/model';
 
 export const BENCHMARK_COMMAND_TITLE = 'Device Doctor: Run Matmul Benchmark';
 export const INSTALL_NATIVE_ACTION = 'Install Native TensorFlow Backend';
@@ -28,7 +30,7 @@ export interface BenchBackend {
 
 /** The results panel, as BenchmarkPanel offers it. */
 export interface BenchView {
-  showRun(entry: BenchHistoryEntry): void;
+  showRun(entry: BenchHistoryEntry, status?: BenchPanelStatus): void;
   setStatus(status: BenchPanelStatus, reveal: boolean): void;
 }
 
@@ -43,7 +45,8 @@ export interface BenchmarkCommandDeps {
   newRunId?(): string;
 }
 
-type Outcome = { kind: 'done'; run: BenchRunResponse } | BenchFailure;
+/** A cancelled run may carry what finished before the cancel (the worker answers with it). */
+type Outcome = { kind: 'done'; run: BenchRunResponse } | { kind: 'cancelled'; run: BenchRunResponse } | BenchFailure;
 
 /** How long after a cancel a "busy" answer means the cancelled run is still stopping (the worker stops within a second). */
 const CANCEL_SETTLE_MS = 3000;
@@ -79,6 +82,7 @@ export class BenchmarkRunner {
     });
     if (!compare) return undefined;
     let target: BenchChoice['target'];
+    let dtypes: readonly Dtype[] | undefined;
     if (compare.compare === 'single') {
       const picked = await this.pickTarget();
       if (!picked) return undefined;
@@ -87,13 +91,27 @@ export class BenchmarkRunner {
         return undefined;
       }
       target = { engine: picked.engine, device: picked.device };
+      dtypes = picked.dtypes;
     }
     const size = await vscode.window.showQuickPick<SizePick & vscode.QuickPickItem>(SIZE_PICKS.map((p) => ({ ...p })), {
       title: BENCHMARK_COMMAND_TITLE,
-      placeHolder: 'Matrix size n (n×n · n×n, float32)',
+      placeHolder: 'Matrix size n (n×n · n×n)',
     });
     if (!size) return undefined;
-    return { compare: compare.compare, target, size: size.size };
+    const dtype = await this.pickDtype(dtypes);
+    if (dtype === null) return undefined;
+    return { compare: compare.compare, target, size: size.size, ...(dtype ? { dtype } : {}) };
+  }
+
+  /** The dtype, when there is a choice (undefined: float32 is all the engine runs; null: Escape). */
+  private async pickDtype(supported: readonly Dtype[] | undefined): Promise<Dtype | undefined | null> {
+    const picks = dtypePicks(supported);
+    if (picks.length === 0) return undefined;
+    const picked = await vscode.window.showQuickPick<DtypePick & vscode.QuickPickItem>(picks.map((p) => ({ ...p })), {
+      title: BENCHMARK_COMMAND_TITLE,
+      placeHolder: 'Element type of the matrices',
+    });
+    return picked ? picked.dtype : null;
   }
 
   /** A quick pick that shows itself at once (busy) while the worker lists its engines. */
@@ -173,7 +191,7 @@ export class BenchmarkRunner {
       for (;;) {
         try {
           const run = await this.deps.devices.bench(params, token);
-          return run.cancelled || token.isCancellationRequested ? { kind: 'cancelled' } : { kind: 'done', run };
+          return run.cancelled || token.isCancellationRequested ? { kind: 'cancelled', run } : { kind: 'done', run };
         } catch (error) {
           const failure: Outcome = token.isCancellationRequested ? { kind: 'cancelled' } : classifyBenchError(error);
           if (failure.kind !== 'busy' || !(await this.stillStopping(token))) return failure;
@@ -198,12 +216,16 @@ export class BenchmarkRunner {
     const { panel, log } = this.deps;
     switch (outcome.kind) {
       case 'done': return this.showResults(outcome.run, runId);
-      case 'cancelled':
+      case 'cancelled': {
         this.lastCancel = Date.now();
-        log.info(`Benchmark cancelled: ${description}.`);
-        panel.setStatus({ kind: 'cancelled', description }, true);
+        const kept = 'run' in outcome ? cancelSummary(outcome.run) : null;
+        log.info(`Benchmark cancelled: ${description}${kept ? ` (${kept})` : ''}.`);
+        // What finished before the cancel is a measurement like any other: stored and shown.
+        if (kept && 'run' in outcome) await this.showResults(outcome.run, runId, { kind: 'cancelled', description, kept });
+        else panel.setStatus({ kind: 'cancelled', description, kept: null }, true);
         vscode.window.setStatusBarMessage('$(circle-slash) Matmul benchmark cancelled', 5000);
         return;
+      }
       case 'busy':
         panel.setStatus({ kind: 'idle' }, false);
         void vscode.window.showInformationMessage(outcome.message);
@@ -215,7 +237,7 @@ export class BenchmarkRunner {
     }
   }
 
-  private async showResults(run: BenchRunResponse, runId: string): Promise<void> {
+  private async showResults(run: BenchRunResponse, runId: string, status?: BenchPanelStatus): Promise<void> {
     const entry = makeHistoryEntry(run, Date.now(), runId);
     try {
       await this.deps.history.add(entry);
@@ -223,7 +245,7 @@ export class BenchmarkRunner {
       this.deps.log.warn(`Could not store the benchmark in the history: ${error instanceof Error ? error.message : String(error)}`);
     }
     this.deps.log.info(`Benchmark done: ${run.results.length} measurement(s), ${run.problems.length} problem(s).`);
-    this.deps.panel.showRun(entry);
+    this.deps.panel.showRun(entry, status);
     const wrong = run.problems.find(isFailure);
     if (wrong) void vscode.window.showErrorMessage(`Matmul benchmark: ${wrong.message}`);
   }

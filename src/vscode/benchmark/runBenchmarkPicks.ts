@@ -2,8 +2,8 @@
 // engine/device, which size), and how the choices become the worker's BenchParams. No vscode
 // import, so the mapping is tested without an editor.
 import { DEFAULT_SIZE } from '../../core/bench/plan';
-import { SWEEP_SIZES } from '../../core/bench/sweep';
-import type { EngineId } from '../../core/bench/model';
+import { DEFAULT_SWEEP_BUDGET_SEC, SWEEP_SIZES } from '../../core/bench/sweep';
+import type { Dtype, EngineId } from '../../core/bench/model';
 import type { BenchCompare, BenchParams, EngineInfo, EnginesResponse } from '../../protocol/worker';
 
 export interface ComparePick {
@@ -39,10 +39,34 @@ export const SIZE_PICKS: readonly SizePick[] = [
   ...[256, 512, 2048, 4096].map((n) => ({ label: String(n), size: n })),
   {
     label: `Sweep ${FIRST_SWEEP_SIZE}…${LAST_SWEEP_SIZE}`,
-    description: 'GFLOP/s against n; stops once one size gets slow',
+    description: `GFLOP/s against n; stops after a size whose median product passes ${DEFAULT_SWEEP_BUDGET_SEC * 1000} ms (the panel says where)`,
     size: 'sweep' as const,
   },
 ];
+
+export interface DtypePick {
+  label: string;
+  description?: string;
+  detail: string;
+  dtype: Dtype;
+}
+
+const DTYPE_DETAILS: Readonly<Record<Dtype, string>> = {
+  float32: 'Full precision: what a model runs in unless told otherwise (on CUDA, TF32 only where PyTorch allows it).',
+  bfloat16: 'Half the memory; tensor cores on GPUs, AVX512_BF16 or AMX on CPUs that have them (the report lists the flags).',
+  float16: 'Half the memory; tensor cores on GPUs; most CPUs emulate it slowly, or cannot multiply it at all.',
+};
+
+/**
+ * The dtypes to offer, float32 first as the default; none when only float32 can run (the
+ * tfjs engines), so no question is asked that has one answer.
+ */
+export function dtypePicks(supported: readonly Dtype[] = ['float32', 'bfloat16', 'float16']): DtypePick[] {
+  const order: Dtype[] = ['float32', 'bfloat16', 'float16'];
+  const offered = order.filter((d) => supported.includes(d));
+  if (offered.length <= 1) return [];
+  return offered.map((dtype) => ({ label: dtype, ...(dtype === 'float32' ? { description: 'default' } : {}), detail: DTYPE_DETAILS[dtype], dtype }));
+}
 
 /** One engine on one device, or an engine that cannot run here (with the reason). */
 export interface TargetPick {
@@ -52,6 +76,8 @@ export interface TargetPick {
   engine: EngineId;
   /** null: the engine cannot run here; `unavailable` says why. */
   device: string | null;
+  /** What the engine multiplies (runnable picks). */
+  dtypes?: Dtype[];
   unavailable?: { message: string; remedy: string | null };
 }
 
@@ -70,7 +96,7 @@ export function targetPicks(engines: EnginesResponse): TargetPick[] {
     for (const device of info.devices) {
       // Every CPU entry would say it on a CPU-only machine: only an accelerator is worth marking.
       const selected = device === engines.selectedDevice && device !== 'cpu' ? ' · selected device' : '';
-      runnable.push({ label: `${info.engine} ${device}`, description: `${info.dtypes.join(', ')}${selected}`, engine: info.engine, device });
+      runnable.push({ label: `${info.engine} ${device}`, description: `${info.dtypes.join(', ')}${selected}`, engine: info.engine, device, dtypes: [...info.dtypes] });
     }
   }
   return [...runnable, ...unavailable];
@@ -99,6 +125,8 @@ export interface BenchChoice {
   /** Required when compare is 'single'. */
   target?: { engine: EngineId; device: string };
   size: number | 'sweep';
+  /** float32 when not given. */
+  dtype?: Dtype;
 }
 
 /** What the extension adds to every request. */
@@ -124,6 +152,7 @@ export function toBenchParams(choice: BenchChoice, context: BenchRequestContext)
   }
   if (choice.size === 'sweep') params.sweep = true;
   else params.size = choice.size;
+  if (choice.dtype && choice.dtype !== 'float32') params.dtypes = [choice.dtype];
   if (context.nativeSearchPaths?.length) params.nativeSearchPaths = [...context.nativeSearchPaths];
   return params;
 }
@@ -134,5 +163,5 @@ export function describeChoice(choice: BenchChoice): string {
     ? `${choice.target.engine} on ${choice.target.device}`
     : COMPARE_PICKS.find((p) => p.compare === choice.compare)!.label.replace(/…$/, '');
   const size = choice.size === 'sweep' ? `sweep ${FIRST_SWEEP_SIZE}…${LAST_SWEEP_SIZE}` : `n = ${choice.size}`;
-  return `${what}, ${size}`;
+  return `${what}, ${size}${choice.dtype && choice.dtype !== 'float32' ? `, ${choice.dtype}` : ''}`;
 }

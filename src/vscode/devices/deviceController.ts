@@ -20,6 +20,8 @@ import { SETTINGS_SECTION } from '../../protocol/settings';
 const MAX_WORKER_PROBLEMS = 5;
 /** A sweep of every engine may rightly run for many minutes; the user cancels from the notification. */
 const BENCH_TIMEOUT_MS = 60 * 60_000;
+/** A cancelled benchmark stops within a second and answers with what finished; wait a little longer than that for it. */
+const BENCH_ANSWER_AFTER_CANCEL_MS = 3_000;
 
 export class DeviceController implements vscode.Disposable {
   readonly client: WorkerClient;
@@ -84,7 +86,7 @@ export class DeviceController implements vscode.Disposable {
 
   /** Runs a matmul benchmark in the worker; progress arrives through client.onBenchProgress. */
   bench(params: BenchParams, token?: vscode.CancellationToken): Promise<BenchRunResponse> {
-    return this.client.request(BenchRequest, params, { token, timeoutMs: BENCH_TIMEOUT_MS });
+    return this.client.request(BenchRequest, params, { token, timeoutMs: BENCH_TIMEOUT_MS, answerAfterCancelMs: BENCH_ANSWER_AFTER_CANCEL_MS });
   }
 
   /** The engines and devices a benchmark can use here (the worker may detect first). */

@@ -47,6 +47,12 @@ export interface WorkerClientOptions {
 export interface RequestOptions {
   token?: CancellationToken;
   timeoutMs?: number;
+  /**
+   * After a cancel, wait this long for the worker's own answer instead of failing at once:
+   * a cancelled benchmark answers with what finished before the cancel (BenchRunResponse.cancelled).
+   * Without it (or when the answer does not come in time) a cancel fails the request as cancelled.
+   */
+  answerAfterCancelMs?: number;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -225,6 +231,7 @@ export class WorkerClient {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        clearTimeout(cancelTimer);
         cancelListener?.dispose();
         source.dispose();
         this.pending.delete(request);
@@ -234,10 +241,17 @@ export class WorkerClient {
       this.pending.add(request);
       // Cancelling the source tells the worker ($/cancelRequest) to stop the work too.
       const timer = setTimeout(() => { source.cancel(); request.fail(timeoutError(type.method, timeoutMs)); }, timeoutMs);
-      const cancelListener = options.token?.onCancellationRequested(() => { source.cancel(); request.fail(cancelledError(type.method)); });
+      let cancelTimer: NodeJS.Timeout | undefined;
+      const cancelListener = options.token?.onCancellationRequested(() => {
+        source.cancel();
+        if (options.answerAfterCancelMs === undefined) request.fail(cancelledError(type.method));
+        else cancelTimer = setTimeout(() => request.fail(cancelledError(type.method)), options.answerAfterCancelMs);
+      });
       worker.connection.sendRequest(type, params as RequestParam<P>, source.token).then(
         (result) => settle(() => resolve(result)),
         (error: unknown) => {
+          // A cancelled request the worker answered with an error (its "request cancelled") is a cancel.
+          if (options.token?.isCancellationRequested && !isConnectionFailure(error)) return request.fail(cancelledError(type.method));
           if (!isConnectionFailure(error)) return request.fail(failedError(type.method, error));
           // The connection broke: the process exit, if it comes, explains it better.
           void Promise.race([worker.exited, delay(EXIT_EXPLANATION_WAIT_MS)])

@@ -4,6 +4,8 @@
 import type { DeviceReport } from '../../core/devices/report';
 import type { BenchParams, BenchRunResponse, EngineInfo, EnginesResponse } from '../../protocol/worker';
 import type { Engine } from '../engines/engine';
+import { withDiagnosis } from '../../core/bench/diagnosis';
+import { peakFacts } from './peakFacts';
 import { prepareBench } from './plans';
 import { runPreparedBench, type BenchHooks } from './runner';
 import { InvalidBenchRequest } from './targets';
@@ -11,11 +13,15 @@ import { InvalidBenchRequest } from './targets';
 export { InvalidBenchRequest };
 export type { BenchHooks };
 
-/** Plans the request (or throws InvalidBenchRequest with the reason) and runs it. */
+/**
+ * Plans the request (or throws InvalidBenchRequest with the reason), runs it, and judges each
+ * result against its device's peak (percent of peak, noise, the below-peak problems).
+ */
 export async function benchmark(params: BenchParams, report: DeviceReport, engines: readonly Engine[], hooks: BenchHooks = {}): Promise<BenchRunResponse> {
   const prepared = await prepareBench(params, report, engines, hooks.signal);
   if (prepared.kind === 'invalid') throw new InvalidBenchRequest(prepared.message);
-  return runPreparedBench(prepared.bench, hooks);
+  const run = await runPreparedBench(prepared.bench, hooks);
+  return withDiagnosis(run, await peakFacts(report));
 }
 
 /** Every engine, its devices here and, when it cannot run, why. */

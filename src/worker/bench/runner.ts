@@ -11,7 +11,7 @@
 import { buildRun } from '../../core/bench/compare';
 import { isMeasured, type BenchProgress, type RunResult, type TransferResult } from '../../core/bench/model';
 import type { BenchPlan } from '../../core/bench/plan';
-import { runSweep, sweepStopSec } from '../../core/bench/sweep';
+import { runSweep, sweepStops, sweepStopSec, type SweepStopNote } from '../../core/bench/sweep';
 import { overrunOutcome, productsOf } from '../../core/bench/timeBudget';
 import { cancelledOutcome } from '../../core/bench/outcomes';
 import type { BenchRunResponse } from '../../protocol/worker';
@@ -128,6 +128,7 @@ export async function runPreparedBench(bench: PreparedBench, hooks: BenchHooks =
   };
   const runs: RunResult[] = [...bench.problems];
   const transfers: TransferResult[] = [];
+  const stops: SweepStopNote[] = [];
   let cancelled = false;
   for (const job of bench.jobs) {
     if (hooks.signal?.aborted) {
@@ -138,10 +139,18 @@ export async function runPreparedBench(bench: PreparedBench, hooks: BenchHooks =
     const done = await runJobWithinLimit(job, bench, options);
     runs.push(...done.runs);
     transfers.push(...done.transfers);
+    if (bench.sweep) stops.push(...sweepStops(job.plans, done.runs, sweepBudget(job.plans, bench)));
     if (done.runs.some((r) => !isMeasured(r) && r.status === 'cancelled')) {
       cancelled = true;
       break;
     }
   }
-  return { ...buildRun(runs), transfers, cancelled: cancelled || hooks.signal?.aborted === true, selectedDevice: bench.selectedDevice, description: bench.description };
+  const sweep = bench.sweep && bench.jobs.length > 0 ? sweepSummary(bench, stops) : undefined;
+  return { ...buildRun(runs), transfers, cancelled: cancelled || hooks.signal?.aborted === true, selectedDevice: bench.selectedDevice, description: bench.description, ...(sweep ? { sweep } : {}) };
+}
+
+/** The sweep's sizes and limit (the strictest of its jobs'), and where its series stopped short. */
+function sweepSummary(bench: PreparedBench, stops: SweepStopNote[]): NonNullable<BenchRunResponse['sweep']> {
+  const sizes = [...new Set(bench.jobs.flatMap((j) => j.plans.map((p) => p.size)))].sort((a, b) => a - b);
+  return { sizes, stopSec: Math.min(...bench.jobs.map((j) => sweepBudget(j.plans, bench))), stops };
 }

@@ -4,7 +4,7 @@
 // maps them to the theme's chart colours); every label is escaped; each chart has a <title> and
 // a <desc> for screen readers.
 import type { BenchResult, BenchRun } from '../../../core/bench/model';
-import { formatGflops, seriesLabel } from '../benchFormat';
+import { formatGflops, seriesLabel, summarySize } from '../benchFormat';
 import { escapeHtml } from '../../shared/html';
 
 /** Distinct series colours (media/benchmark.css: .series-0 … .series-5). */
@@ -48,23 +48,29 @@ function num(value: number): string {
 const BAR = { width: 640, labelWidth: 190, valueWidth: 90, rowHeight: 26, barHeight: 16, top: 8 };
 
 /**
- * One horizontal bar per engine/device/dtype: its best GFLOP/s (the only one for a single size),
- * longest first. The CPU baseline's bar is marked.
+ * One horizontal bar per engine/device/dtype at the summary's size (summarySize: the size the
+ * headline names), longest first; a sweep's other sizes are the sweep chart's. Series not
+ * measured at that size are named in the description. The CPU baseline's bar is marked.
  */
 export function renderBarChart(run: Pick<BenchRun, 'results' | 'speedup'>, idPrefix = 'bars'): string {
-  const bars = seriesOf(run)
-    .map((s) => ({ ...s, best: s.points.reduce((a, b) => (b.gflops > a.gflops ? b : a)) }))
+  const size = summarySize(run);
+  const all = seriesOf(run);
+  const bars = all
+    .flatMap((s) => s.points.filter((p) => p.size === size).map((best) => ({ ...s, best })))
     .sort((a, b) => b.best.gflops - a.best.gflops);
   if (bars.length === 0) return '';
-  const sizes = new Set(run.results.map((r) => r.size));
-  const where = sizes.size === 1 ? `n = ${[...sizes][0]}` : 'best over the sizes run';
+  const where = `n = ${size}`;
+  const missing = all.filter((s) => !s.points.some((p) => p.size === size)).map((s) => s.label);
   const max = Math.max(...bars.map((b) => b.best.gflops));
-  const plotWidth = BAR.width - BAR.labelWidth - BAR.valueWidth;
+  // "64 GFLOP/s · 39 % of peak · noisy" needs more room than "64 GFLOP/s".
+  const valueWidth = bars.some((b) => typeof b.best.percentOfPeak === 'number' || b.best.noisy) ? 230 : BAR.valueWidth;
+  const plotWidth = BAR.width - BAR.labelWidth - valueWidth;
   const height = BAR.top * 2 + bars.length * BAR.rowHeight;
   const rows = bars.map((bar, i) => {
     const y = BAR.top + i * BAR.rowHeight;
     const length = max > 0 ? Math.max(1, (bar.best.gflops / max) * plotWidth) : 1;
-    const value = `${formatGflops(bar.best.gflops)} GFLOP/s`;
+    const percent = bar.best.percentOfPeak;
+    const value = `${formatGflops(bar.best.gflops)} GFLOP/s${typeof percent === 'number' ? ` · ${percent >= 10 ? Math.round(percent) : Number(percent.toPrecision(2))} % of peak` : ''}${bar.best.noisy ? ' · noisy' : ''}`;
     const label = `${bar.label}${bar.baseline ? ' (baseline)' : ''}`;
     const tooltip = `${bar.label}: ${value} at n = ${bar.best.size}${bar.baseline ? ', the CPU baseline' : ''}`;
     return `<g class="bar-row">`
@@ -73,10 +79,11 @@ export function renderBarChart(run: Pick<BenchRun, 'results' | 'speedup'>, idPre
       + `<text class="value-label" x="${num(BAR.labelWidth + length + 6)}" y="${num(y + BAR.barHeight - 3)}">${escapeHtml(value)}</text>`
       + '</g>';
   });
-  const summary = bars.map((b) => `${b.label} ${formatGflops(b.best.gflops)}`).join('; ');
+  const absent = missing.length > 0 ? ` Not measured at ${where}: ${missing.join(', ')}.` : '';
+  const summary = bars.map((b) => `${b.label} ${formatGflops(b.best.gflops)}`).join('; ') + '.' + absent;
   return `<svg class="chart bar-chart" role="img" viewBox="0 0 ${BAR.width} ${height}" aria-labelledby="${idPrefix}-title ${idPrefix}-desc">`
     + `<title id="${idPrefix}-title">${escapeHtml(`GFLOP/s per engine and device (${where})`)}</title>`
-    + `<desc id="${idPrefix}-desc">${escapeHtml(`Higher is faster. ${summary}.`)}</desc>`
+    + `<desc id="${idPrefix}-desc">${escapeHtml(`Higher is faster. ${summary}`)}</desc>`
     + rows.join('')
     + '</svg>';
 }

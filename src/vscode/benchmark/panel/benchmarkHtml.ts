@@ -3,10 +3,11 @@
 // is swapped in whenever something changes. Everything from a run is escaped; the charts are
 // server-side SVG (benchmarkCharts.ts), so the page's script only forwards button clicks.
 import type { BenchRunResponse } from '../../../protocol/worker';
-import { bestResult, formatGflops, speedupHeadline, speedupSentence, targetLabel } from '../benchFormat';
+import { bestResult, formatGflops, speedupHeadline, speedupSentence, summarySize, targetLabel } from '../benchFormat';
 import type { BenchHistoryEntry } from '../benchHistory';
 import { hasSweep, renderBarChart, renderSweepChart } from './benchmarkCharts';
 import { formatDate, historyTable, problemsList, runsTable, transfersTable } from './benchmarkSections';
+import { sweepSentences } from '../../../core/bench/sweep';
 import type { PageResources } from '../../shared/html';
 import { escapeHtml, textElement, webviewPage } from '../../shared/html';
 
@@ -26,7 +27,8 @@ export type BenchmarkAction = keyof typeof BENCHMARK_ACTIONS | 'showRun';
 export type BenchPanelStatus =
   | { kind: 'idle' }
   | { kind: 'running'; description: string }
-  | { kind: 'cancelled'; description: string }
+  /** kept: what the run kept (cancelSummary: "cancelled at n = 4096; 256–2048 kept"), shown below; null when nothing had finished. */
+  | { kind: 'cancelled'; description: string; kept?: string | null }
   | { kind: 'failed'; description: string; message: string };
 
 export interface BenchPanelState {
@@ -63,7 +65,10 @@ function statusLine(status: BenchPanelStatus): string {
   switch (status.kind) {
     case 'idle': return '';
     case 'running': return `<p class="status busy" data-state="running">${escapeHtml(`Running: ${status.description}…`)}</p>`;
-    case 'cancelled': return `<p class="status cancelled" data-state="cancelled"><strong>Cancelled</strong> ${escapeHtml(`— ${status.description}. Nothing from that run was kept.`)}</p>`;
+    case 'cancelled': {
+      const kept = status.kept ? `: ${status.kept}, shown below.` : '. Nothing had finished, so nothing was kept.';
+      return `<p class="status cancelled" data-state="cancelled"><strong>Cancelled</strong> ${escapeHtml(`— ${status.description}${kept}`)}</p>`;
+    }
     case 'failed': return `<p class="status error" data-state="failed"><strong>Failed</strong> ${escapeHtml(`— ${status.description}: ${status.message}`)}</p>`;
   }
 }
@@ -78,8 +83,9 @@ function resultSections(entry: BenchHistoryEntry, newest: boolean): string {
   const parts = [
     `<section class="summary" aria-label="Summary"><p class="run-meta">${escapeHtml(`${when} · ${run.description} · selected device ${run.selectedDevice}`)}</p>${headline(run)}</section>`,
   ];
+  if (run.sweep) parts.push(`<section class="sweep-note" aria-label="Sweep">${sweepSentences(run.sweep).map((t, i) => textElement('p', t, i === 0 ? 'sweep-limit' : 'sweep-stop')).join('')}</section>`);
   if (run.results.length > 0) {
-    parts.push(section('GFLOP/s per engine and device', renderBarChart(run), 'bars'));
+    parts.push(section(`GFLOP/s per engine and device at n = ${summarySize(run)}`, renderBarChart(run), 'bars'));
     if (hasSweep(run)) parts.push(section('Size sweep', renderSweepChart(run), 'sweep'));
     parts.push(section('Runs', runsTable(run), 'runs'));
   }
@@ -94,7 +100,7 @@ function resultSections(entry: BenchHistoryEntry, newest: boolean): string {
 function headline(run: BenchRunResponse): string {
   const top = speedupHeadline(run);
   if (!top) return bestHeadline(run);
-  const baseline = targetLabel(run.speedup!.baseline.engine, run.speedup!.baseline.device);
+  const baseline = run.speedup!.baseline;
   const others = run.speedup!.entries.filter((e) => e !== top.entry && e.size === top.entry.size);
   const list = others.length
     ? `<ul class="speedups">${others.map((e) => textElement('li', speedupSentence(e, baseline))).join('')}</ul>`
@@ -104,7 +110,7 @@ function headline(run: BenchRunResponse): string {
 
 /** Without a speedup: the best GFLOP/s, and why there is nothing to compare it with. */
 function bestHeadline(run: BenchRunResponse): string {
-  const best = bestResult(run);
+  const best = bestResult(run, summarySize(run) ?? undefined);
   if (!best) return textElement('p', 'Nothing was measured: see the problems below.', 'headline muted');
   const why = run.speedup === null ? 'no CPU baseline in this run, so no speedup' : 'nothing else measured to compare it with';
   return textElement('p', `${targetLabel(best.engine, best.device, best.dtype)}: ${formatGflops(best.gflops)} GFLOP/s`, 'headline')

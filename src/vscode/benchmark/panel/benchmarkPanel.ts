@@ -38,9 +38,9 @@ export class BenchmarkPanel implements vscode.Disposable {
     return this.panel !== undefined;
   }
 
-  /** Shows a finished run (already stored in the history) and clears the status line. */
-  showRun(entry: BenchHistoryEntry): void {
-    this.status = { kind: 'idle' };
+  /** Shows a run (already stored in the history) with its status line: none for a finished run, what was kept for a cancelled one. */
+  showRun(entry: BenchHistoryEntry, status: BenchPanelStatus = { kind: 'idle' }): void {
+    this.status = status;
     this.shownId = entry.id;
     this.show();
   }

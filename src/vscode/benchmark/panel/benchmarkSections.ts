@@ -3,7 +3,8 @@
 // of earlier runs. Real <table>s with captions and header cells; every value escaped.
 import type { BenchResult, EngineOutcome } from '../../../core/bench/model';
 import { formatBytes } from '../../../core/bench/plan';
-import { speedupOf } from '../../../core/bench/export';
+import { isNoisy } from '../../../core/bench/diagnosis';
+import { speedupEntryOf, speedupText } from '../../../core/bench/export';
 import type { BenchRunResponse, TransferResult } from '../../../protocol/worker';
 import { formatGflops, formatMs, formatRelError, formatSpeedup, targetLabel } from '../benchFormat';
 import type { BenchHistoryEntry } from '../benchHistory';
@@ -24,22 +25,35 @@ function cell(value: unknown, className?: string): string {
   return textElement('td', value, className);
 }
 
-const RUN_HEADERS = ['engine', 'device', 'dtype', 'n', 'median (ms)', 'GFLOP/s', 'min / max (ms)', 'IQR (ms)', 'speedup', 'max rel. error', 'detail'];
+const RUN_HEADERS = ['engine', 'device', 'dtype', 'n', 'median (ms)', 'GFLOP/s', '% of peak', 'min / max (ms)', 'IQR (ms)', 'speedup', 'max rel. error', 'detail'];
 
 export function runsTable(run: BenchRunResponse): string {
   const isBaseline = (r: BenchResult) => run.speedup?.baseline.engine === r.engine && run.speedup.baseline.device === r.device;
   const rows = run.results.map((r) => {
-    const s = speedupOf(run, r);
+    const s = speedupEntryOf(run, r);
     return [
       cell(r.engine), cell(r.device), cell(r.dtype), cell(r.size, 'num'),
       cell(formatMs(r.medianSec), 'num'), cell(formatGflops(r.gflops), 'num strong'),
-      cell(`${formatMs(r.minSec)} / ${formatMs(r.maxSec)}`, 'num'), cell(formatMs(r.iqrSec), 'num'),
-      cell(isBaseline(r) ? 'baseline' : s === undefined ? '—' : formatSpeedup(s), 'num'),
+      percentCell(r),
+      cell(`${formatMs(r.minSec)} / ${formatMs(r.maxSec)}`, 'num'),
+      (r.noisy ?? isNoisy(r)) ? `<td class="num noisy">${escapeHtml(formatMs(r.iqrSec))} <span class="noise-mark" title="${escapeHtml(NOISY_TITLE)}">noisy</span></td>` : cell(formatMs(r.iqrSec), 'num'),
+      cell(isBaseline(r) ? 'baseline' : s === undefined ? '—' : speedupText(s, formatSpeedup), 'num'),
       cell(formatRelError(r.maxRelError), 'num'), cell(r.detail ?? ''),
     ];
   });
   const repeats = [...new Set(run.results.map((r) => r.repeats))].join(', ');
-  return table(`Every measurement: median of ${repeats || 'the'} timed repeats after a warm-up; GFLOP/s = 2·n³ / median.`, RUN_HEADERS, rows, 'runs');
+  const bases = [...new Set(run.results.map((r) => r.peakBasis).filter((b): b is string => typeof b === 'string'))];
+  const peaks = bases.length > 0 ? ` % of peak: of the ${bases.join('; of the ')}.` : '';
+  return table(`Every measurement: median of ${repeats || 'the'} timed repeats after a warm-up; GFLOP/s = 2·n³ / median.${peaks}`, RUN_HEADERS, rows, 'runs');
+}
+
+const NOISY_TITLE = 'The repeats spread by more than 10 % of the median (IQR): other load on the machine or changing clocks. Run again when it is quieter.';
+
+/** "14 %" with the peak it is of as a tooltip; "—" where the device's peak is unknown. */
+function percentCell(r: BenchResult): string {
+  if (r.percentOfPeak === null || r.percentOfPeak === undefined || !r.peakGflops) return cell('—', 'num');
+  const percent = r.percentOfPeak >= 10 ? `${Math.round(r.percentOfPeak)} %` : `${Number(r.percentOfPeak.toPrecision(2))} %`;
+  return `<td class="num" title="${escapeHtml(`of ${formatGflops(r.peakGflops)} GFLOP/s, the ${r.peakBasis ?? 'peak'}`)}">${escapeHtml(percent)}</td>`;
 }
 
 const STATUS_WORDS: Record<EngineOutcome['status'], string> = {
@@ -51,6 +65,7 @@ const STATUS_WORDS: Record<EngineOutcome['status'], string> = {
   'wrong-result': 'WRONG RESULT',
   failed: 'failed',
   cancelled: 'cancelled',
+  'below-peak': 'below peak',
 };
 
 export function problemsList(problems: readonly EngineOutcome[]): string {
