@@ -85,6 +85,8 @@ export interface Value {
   kwargsDevice?: { place: Place; text: string };
   /** The value `None` (a `device=None` parameter no caller sets is the default device). */
   isNone?: boolean;
+  /** A transform whose call returns a new CPU tensor (`transforms.ToTensor()`, a Compose holding one). */
+  makesCpuTensor?: boolean;
   /** An `nn.Parameter`: assigned to a module's attribute, it moves with the module. */
   parameter?: boolean;
 }
@@ -168,6 +170,7 @@ export function joinValues(a: Value, b: Value): Value {
   if (a.kwargsDevice && b.kwargsDevice) joined.kwargsDevice = { ...a.kwargsDevice, place: (a.kwargsDevice.place | b.kwargsDevice.place) as Place };
   if (a.isNone && b.isNone) joined.isNone = true;
   if (a.parameter && b.parameter) joined.parameter = true;
+  if (a.makesCpuTensor && b.makesCpuTensor) joined.makesCpuTensor = true;
   if (a.elements && b.elements && a.elements.length === b.elements.length) {
     joined.elements = a.elements.map((e, i) => joinValues(e, b.elements![i]));
   }
