@@ -11,7 +11,7 @@ import { Frame, Summaries } from './frame';
 import { bindLoopTarget } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { NO_GRAD_CONTEXTS } from './torchApi';
-import { containedValues, CPU, joinValues, UNKNOWN, Value } from './values';
+import { concatenated, containedValues, CPU, joinValues, UNKNOWN, Value } from './values';
 import { evalCall } from './calls';
 import { CallContexts, CallResult } from './callContexts';
 import { deviceContextPlace, enterFrameworkScope } from './frameworks';
@@ -271,8 +271,13 @@ export class Interpreter implements RoundContext {
     const right = field(node, 'right');
     if (!left || !right) return;
     const args = [{ node: left, value: this.ex.eval(frame, left) }, { node: right, value: this.ex.eval(frame, right) }];
-    const v = this.ex.tensorOperation(frame, node, args);
     const key = dottedKey(left);
+    const joined = field(node, 'operator')?.text === '+=' ? concatenated(args[0].value, args[1].value) : undefined;
+    if (joined) {
+      if (key) frame.env.set(key, joined);
+      return;
+    }
+    const v = this.ex.tensorOperation(frame, node, args);
     if (key && args[0].value.kind === 'tensor') frame.env.set(key, { ...v, origin: args[0].value.origin ?? v.origin });
   }
 

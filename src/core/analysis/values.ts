@@ -198,6 +198,15 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
     a.placedBy?.place === b.placedBy?.place && a.kwargsDevice?.place === b.kwargsDevice?.place;
 }
 
+/** `xs + [t]`, `xs += [t]`: the list holding both sides' items (undefined unless both are lists or tuples). */
+export function concatenated(a: Value, b: Value): Value | undefined {
+  const sequence = (v: Value) => (v.elements !== undefined || v.anyElement !== undefined) && v.entries === undefined && !isTensorLike(v);
+  if (!sequence(a) || !sequence(b)) return undefined;
+  if (a.elements && b.elements && !a.anyElement && !b.anyElement) return value('other', UNTRACKED, { elements: [...a.elements, ...b.elements] });
+  const items = [...containedValues(a), ...containedValues(b)];
+  return value('other', UNTRACKED, items.length ? { anyElement: items.reduce((x, y) => joinValues(x, y)) } : { elements: [] });
+}
+
 function isContainer(v: Value): boolean {
   return v.elements !== undefined || v.entries !== undefined || v.anyElement !== undefined;
 }
