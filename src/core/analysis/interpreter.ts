@@ -335,7 +335,14 @@ export class Interpreter implements RoundContext {
       branches.push(frame.env);
       frame.env = saved;
     };
-    runBranch(field(stmt, 'consequence'));
+    // `if transform is not None:` with `transform` known here (a call site's argument): one way only.
+    const decided = cond ? noneTestOutcome(cond, (n) => this.ex.eval(frame, n)) : undefined;
+    if (decided === true) {
+      runBranch(field(stmt, 'consequence'));
+      if (branches.length) frame.env = branches[0];
+      return;
+    }
+    if (decided === undefined) runBranch(field(stmt, 'consequence'));
     let hasElse = false;
     for (const clause of children(stmt)) {
       if (clause.type === 'elif_clause') {
@@ -488,3 +495,26 @@ function elementOf(v: Value, i: number, n: number): Value {
 }
 
 export { Program };
+
+/**
+ * `x is None` / `x is not None` when x's value decides it: true or false; undefined when
+ * the value may be either (a join of None and something, or not known).
+ */
+function noneTestOutcome(cond: Node, evaluate: (n: Node) => Value): boolean | undefined {
+  const c = unparen(cond);
+  if (c.type !== 'comparison_operator') return undefined;
+  const operands = children(c);
+  if (operands.length !== 2 || operands[1].type !== 'none') return undefined;
+  const op = c.text.slice(operands[0].endIndex - c.startIndex, operands[1].startIndex - c.startIndex).replace(/\s+/g, ' ').trim();
+  if (op !== 'is' && op !== 'is not') return undefined;
+  const v = evaluate(operands[0]);
+  const isNone = v.isNone ? true : definitelyNotNone(v) ? false : undefined;
+  if (isNone === undefined) return undefined;
+  return op === 'is' ? isNone : !isNone;
+}
+
+function definitelyNotNone(v: Value): boolean {
+  if (v.isNone) return false;
+  return ['tensor', 'module', 'optimizer', 'loader', 'device'].includes(v.kind) || !!v.makesCpuTensor ||
+    v.functionId !== undefined || v.classKey !== undefined || v.className !== undefined;
+}
