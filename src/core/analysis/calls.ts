@@ -385,6 +385,10 @@ function callFunction(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node
     // `def prepare(model, device): model.to(device)` moves the caller's model too.
     if (key && before?.kind === 'module' && after?.kind === 'module' && after.origin?.what.startsWith('moved')) frame.env.set(key, after);
   }
+  // `h = overlay(x, label)` returning a copy of its CPU parameter, inside a function whose
+  // CPU inputs are reported at its calls: h is still that caller's argument.
+  const from = result.returnedParam ? site.bound.get(result.returnedParam) : undefined;
+  if (result.returned && from?.param) return { ...result.returned, param: from.param };
   return result.returned ?? ctx.previous.returns.get(fn.id) ?? UNKNOWN;
 }
 

@@ -101,7 +101,7 @@ export class Interpreter implements RoundContext {
       for (const [name, v] of params) if (v.param) params.set(name, { ...v, param: undefined });
       const joined = frame.returns!.length ? frame.returns!.reduce(joinValues) : undefined;
       const returned = joined?.param ? { ...joined, param: undefined } : joined;
-      return { returned, params, meetings: frame.meetings! };
+      return { returned, returnedParam: joined?.param, params, meetings: frame.meetings! };
     }, closure && call ? call.id : undefined);
   }
 

@@ -142,7 +142,11 @@ export function resultOf(tensors: Arg[], noGrad: boolean): Value {
   const grads = tensors.map((t) => t.value.grad);
   const grad: Grad = noGrad ? 'no' : grads.includes('yes') ? 'yes' : grads.every((g) => g === 'no') ? 'no' : 'unknown';
   const accelSide = tensors.find((t) => hasAccel(t.value.place) && !t.value.scalar)?.value;
-  return value('tensor', place, { grad, deviceText: accelSide?.deviceText, origin: accelSide?.origin });
+  // `h = x * 2` of a CPU parameter x (and numbers) is where x is: a caller moving x moves h.
+  const operands = tensors.filter((t) => !t.value.scalar);
+  const param = place === CPU && operands.length > 0 && operands.every((t) => t.value.param && t.value.param === operands[0].value.param)
+    ? operands[0].value.param : undefined;
+  return value('tensor', place, { grad, deviceText: accelSide?.deviceText, origin: accelSide?.origin, param });
 }
 
 /** Join at a control-flow merge: the least value describing both paths. */
