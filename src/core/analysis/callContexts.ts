@@ -19,6 +19,8 @@ export interface ParamMeeting {
 export interface CallResult {
   /** The join of the values it returned; undefined when it never returns a value. */
   returned?: Value;
+  /** The parameter the returned value comes from unchanged in place (`return x.clone()`), if any. */
+  returnedParam?: string;
   /** Each parameter's value when the body ended (a module moved in place shows here). */
   params: Map<string, Value>;
   /** CPU parameters that met an accelerator inside: reported at each call site's argument. */

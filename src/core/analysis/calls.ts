@@ -11,10 +11,11 @@ import type { ClassInfo, FunctionInfo } from './program';
 import {
   CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
   VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, isModelZooConstructor,
-  isPlacelessModuleClass, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, WRAPPER_MODULES,
+  isPlacelessModuleClass, legacyConstructorPlace, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, WRAPPER_MODULES,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, isTensorLike, joinValues, OTHER, Place, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
+import { cpuTensorTransform, transformedTensor } from './transforms';
 import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenDevice } from './frameworks';
 
 
@@ -62,6 +63,7 @@ function evalArgs(ex: Evaluator, frame: Frame, args: CallArguments): Arg[] {
 /** Calling a value: a model (module call), a loss, or something unknown. */
 function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, calleeNode: Node, callee: Value, args: CallArguments): Value {
   const argValues = evalArgs(ex, frame, args);
+  if (callee.makesCpuTensor) return transformedTensor(frame, call, shortText(calleeNode));
   if (convertsModel(calleeNode.text, callee, argValues, frame)) return value('module');
   const isModule = callee.kind === 'module' || (callee.kind === 'unknown' && callee.place !== UNTRACKED);
   if (callee.placeless || (!isModule && LOSS_LIKE_NAME.test(calleeNode.text))) {
@@ -164,6 +166,11 @@ function recordForwardInputs(ctx: RoundContext, callee: Value, args: CallArgumen
 function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, q: string, args: CallArguments): Value {
   const framework = frameworkCall(ctx, ex, frame, call, q) ?? partialWithDevice(ctx, ex, frame, call, q);
   if (framework) return framework;
+  const transform = cpuTensorTransform(ctx, frame, call, q);
+  if (transform) {
+    evalArgs(ex, frame, args);
+    return transform;
+  }
   const requiresGrad = args.keywords.get('requires_grad')?.text === 'True';
   if (q === 'torch.device') {
     const first = args.positional[0] ?? args.keywords.get('type');
@@ -179,6 +186,18 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     for (const n of args.positional) ex.eval(frame, n);
     if (!target || where?.kind !== 'device' || where.place === UNTRACKED) return UNKNOWN;
     return value('unknown', where.place, { deviceText: target.text, origin: { unit: frame.unit, node: call, what: `loaded onto ${target.text} here` } });
+  }
+  const legacy = legacyConstructorPlace(q);
+  if (legacy) {
+    // `torch.LongTensor(n).random_(8)`: a new tensor, unless it wraps a tensor (then it is that one's).
+    const argValues = evalArgs(ex, frame, args);
+    const wrapped = argValues[0] && argValues[0].value.kind === 'tensor' ? argValues[0].value : undefined;
+    if (wrapped) return { ...wrapped, factory: undefined, scalar: undefined, batch: undefined };
+    const place = legacy === 'cpu' ? CPU : ACCEL;
+    return value('tensor', place, {
+      grad: 'no', deviceText: legacy === 'cpu' ? undefined : '"cuda"',
+      origin: { unit: frame.unit, node: call, what: legacy === 'cpu' ? 'created on the CPU here' : 'created on "cuda" here' },
+    });
   }
   if (DEVICE_FACTORIES.has(q) || CPU_ONLY_FACTORIES.has(q) || LIKE_FACTORIES.has(q)) {
     const argValues = evalArgs(ex, frame, args);
@@ -210,6 +229,14 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   if (q === 'torch.nn.Parameter' || q === 'torch.nn.parameter.Parameter') {
     const data = argValues[0]?.value;
     return value('tensor', data?.place ?? UNTRACKED, { grad: 'yes', origin: data?.origin, deviceText: data?.deviceText, parameter: true });
+  }
+  const inputsNode = modelRunnerInputs(q, args);
+  if (inputsNode && argValues[0] && (argValues[0].value.kind === 'module' || argValues[0].value.place !== UNTRACKED)) {
+    // `torch.onnx.export(model, (x, h), path)`, `torch.jit.trace(model, x)`: they run the
+    // model on those inputs, so a CPU input of a model on an accelerator fails there.
+    const inputs = argValues.filter((a) => a.node === inputsNode).flatMap(elementArgs)
+      .filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
+    ctx.events.moduleCall(frame, call, argValues[0].node, { ...argValues[0].value, kind: 'module' }, inputs);
   }
   if (WRAPPER_MODULES.has(q)) {
     const model = argValues[0]?.value ?? UNKNOWN;
@@ -249,6 +276,17 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   if (!q.startsWith('torch.') && /Loader$/.test(last)) return value('other');
   return UNKNOWN;
 }
+
+/** Functions that run their first argument, a model, on example inputs: the inputs' expression. */
+function modelRunnerInputs(q: string, args: CallArguments): Node | undefined {
+  const keyword = MODEL_RUNNERS.get(q);
+  if (keyword === undefined || args.hasSplat) return undefined;
+  return args.positional[1] ?? args.keywords.get(keyword);
+}
+
+const MODEL_RUNNERS = new Map([
+  ['torch.onnx.export', 'args'], ['torch.jit.trace', 'example_inputs'], ['torch.export.export', 'args'],
+]);
 
 /** Where a factory without `device=` puts its tensor: the CPU, unless a default device is set. */
 function defaultPlace(ctx: RoundContext, frame: Frame) {
@@ -352,6 +390,10 @@ function callFunction(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node
     // `def prepare(model, device): model.to(device)` moves the caller's model too.
     if (key && before?.kind === 'module' && after?.kind === 'module' && after.origin?.what.startsWith('moved')) frame.env.set(key, after);
   }
+  // `h = overlay(x, label)` returning a copy of its CPU parameter, inside a function whose
+  // CPU inputs are reported at its calls: h is still that caller's argument.
+  const from = result.returnedParam ? site.bound.get(result.returnedParam) : undefined;
+  if (result.returned && from?.param) return { ...result.returned, param: from.param };
   return result.returned ?? ctx.previous.returns.get(fn.id) ?? UNKNOWN;
 }
 

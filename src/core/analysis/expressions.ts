@@ -8,7 +8,7 @@ import type { OperationRole } from './ruleApi';
 import { deviceFromString } from './devices';
 import { operationMeetings } from './meetings';
 import type { Frame } from './frame';
-import { Arg, hasAccel, isExactlyCpu, isTensorLike, joinValues, NONE, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { Arg, concatenated, hasAccel, isExactlyCpu, isTensorLike, joinValues, NONE, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
 
 const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
@@ -231,6 +231,9 @@ export class Expressions implements Evaluator {
     if (!left || !right) return UNKNOWN;
     const args = [{ node: left, value: this.eval(frame, left) }, { node: right, value: this.eval(frame, right) }];
     if (!TENSOR_BINARY_OPERATORS.has(op)) return UNKNOWN;
+    // `self.layers = self.layers + [Layer().to(device)]`: a list of what both sides hold.
+    const joined = op === '+' ? concatenated(args[0].value, args[1].value) : undefined;
+    if (joined) return joined;
     const result = this.tensorOperation(frame, node, args);
     // `0.5 * torch.tensor(2.0)`: arithmetic on a 0-dim tensor and a number stays 0-dim.
     const scalar = args.some((a) => a.value.scalar) && args.every((a) => a.value.scalar || !isTensorLike(a.value));

@@ -43,7 +43,7 @@ export function markLightningClasses(classes: Map<string, IndexedClass>, qualify
 }
 
 /** torch functions whose first argument is a module (saved, exported, sharded, fused, pruned), not a tensor. */
-const MODULE_TAKING_TORCH = /^torch\.(?:save|onnx\.export|export\.\w+|fx\.symbolic_trace|ao\.quantization\.\w+|quantization\.\w+|distributed\.(?:[\w.]+\.)?(?:parallelize_module|fully_shard|replicate|checkpoint_wrapper|apply_activation_checkpointing)|nn\.utils\.(?:prune\.\w+|parametrize\.\w+|fusion\.\w+|weight_norm|spectral_norm|remove_weight_norm|remove_spectral_norm|parametrizations\.\w+))$/;
+const MODULE_TAKING_TORCH = /^torch\.(?:save|onnx\.\w+|jit\.(?:trace|script|trace_module)|export\.\w+|fx\.symbolic_trace|ao\.quantization\.\w+|quantization\.\w+|distributed\.(?:[\w.]+\.)?(?:parallelize_module|fully_shard|replicate|checkpoint_wrapper|apply_activation_checkpointing)|nn\.utils\.(?:prune\.\w+|parametrize\.\w+|fusion\.\w+|weight_norm|spectral_norm|remove_weight_norm|remove_spectral_norm|parametrizations\.\w+))$/;
 
 export function takesModule(qualified: string): boolean {
   return MODULE_TAKING_TORCH.test(qualified);

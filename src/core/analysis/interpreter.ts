@@ -11,7 +11,7 @@ import { Frame, Summaries } from './frame';
 import { bindLoopTarget } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { NO_GRAD_CONTEXTS } from './torchApi';
-import { containedValues, CPU, joinValues, UNKNOWN, UNTRACKED, Value } from './values';
+import { concatenated, containedValues, CPU, joinValues, UNKNOWN, UNTRACKED, Value } from './values';
 import { evalCall } from './calls';
 import { CallContexts, CallResult } from './callContexts';
 import { deviceContextPlace, enterFrameworkScope } from './frameworks';
@@ -101,7 +101,7 @@ export class Interpreter implements RoundContext {
       for (const [name, v] of params) if (v.param) params.set(name, { ...v, param: undefined });
       const joined = frame.returns!.length ? frame.returns!.reduce(joinValues) : undefined;
       const returned = joined?.param ? { ...joined, param: undefined } : joined;
-      return { returned, params, meetings: frame.meetings! };
+      return { returned, returnedParam: joined?.param, params, meetings: frame.meetings! };
     }, closure && call ? call.id : undefined);
   }
 
@@ -278,9 +278,14 @@ export class Interpreter implements RoundContext {
     const right = field(node, 'right');
     if (!left || !right) return;
     const args = [{ node: left, value: this.ex.eval(frame, left) }, { node: right, value: this.ex.eval(frame, right) }];
+    const key = dottedKey(left);
+    const joined = field(node, 'operator')?.text === '+=' ? concatenated(args[0].value, args[1].value) : undefined;
+    if (joined) {
+      if (key) frame.env.set(key, joined);
+      return;
+    }
     const v = this.ex.tensorOperation(frame, node, args);
     if (augmentedOperator(node, left, right) === '+=') this.events.valueAccumulated(frame, node, left, args[1], 'add');
-    const key = dottedKey(left);
     if (key && args[0].value.kind === 'tensor') frame.env.set(key, { ...v, origin: args[0].value.origin ?? v.origin });
   }
 
@@ -338,7 +343,14 @@ export class Interpreter implements RoundContext {
       branches.push(frame.env);
       frame.env = saved;
     };
-    runBranch(field(stmt, 'consequence'));
+    // `if transform is not None:` with `transform` known here (a call site's argument): one way only.
+    const decided = cond ? noneTestOutcome(cond, (n) => this.ex.eval(frame, n)) : undefined;
+    if (decided === true) {
+      runBranch(field(stmt, 'consequence'));
+      if (branches.length) frame.env = branches[0];
+      return;
+    }
+    if (decided === undefined) runBranch(field(stmt, 'consequence'));
     let hasElse = false;
     for (const clause of children(stmt)) {
       if (clause.type === 'elif_clause') {
@@ -497,3 +509,26 @@ function elementOf(v: Value, i: number, n: number): Value {
 }
 
 export { Program };
+
+/**
+ * `x is None` / `x is not None` when x's value decides it: true or false; undefined when
+ * the value may be either (a join of None and something, or not known).
+ */
+function noneTestOutcome(cond: Node, evaluate: (n: Node) => Value): boolean | undefined {
+  const c = unparen(cond);
+  if (c.type !== 'comparison_operator') return undefined;
+  const operands = children(c);
+  if (operands.length !== 2 || operands[1].type !== 'none') return undefined;
+  const op = c.text.slice(operands[0].endIndex - c.startIndex, operands[1].startIndex - c.startIndex).replace(/\s+/g, ' ').trim();
+  if (op !== 'is' && op !== 'is not') return undefined;
+  const v = evaluate(operands[0]);
+  const isNone = v.isNone ? true : definitelyNotNone(v) ? false : undefined;
+  if (isNone === undefined) return undefined;
+  return op === 'is' ? isNone : !isNone;
+}
+
+function definitelyNotNone(v: Value): boolean {
+  if (v.isNone) return false;
+  return ['tensor', 'module', 'optimizer', 'loader', 'device'].includes(v.kind) || !!v.makesCpuTensor ||
+    v.functionId !== undefined || v.classKey !== undefined || v.className !== undefined;
+}

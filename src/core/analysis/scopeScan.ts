@@ -43,6 +43,11 @@ export function scanScope(body: Node, imports: ImportTable): ScopeFacts {
         }
         break;
       }
+      case 'subscript':
+        // `x[:-1, :]`: indexing with several axes is a tensor's (or an array's); a list, a
+        // dict or a module takes one index, so a later `x.to(d)` is a tensor's move.
+        if (children(node).length > 2) note(keyOf(field(node, 'value')), 'tensor');
+        break;
       case 'assignment': case 'augmented_assignment': case 'for_statement': case 'for_in_clause':
       case 'as_pattern': case 'named_expression':
         collectTargets(field(node, 'left') ?? field(node, 'alias') ?? field(node, 'name'), facts.names);

@@ -10,6 +10,16 @@ export const DEVICE_FACTORIES = new Set([
 /** Factories without a `device=` parameter: still CPU tensors. */
 export const CPU_ONLY_FACTORIES = new Set(['torch.from_numpy', 'torch.frombuffer', 'torch.load_numpy']);
 
+/**
+ * Legacy typed constructors (`torch.Tensor(data)`, `torch.LongTensor(n)`): always on the CPU
+ * (they refuse any other `device=`); `torch.cuda.FloatTensor(...)` is on the current GPU.
+ */
+export function legacyConstructorPlace(qualified: string): 'cpu' | 'accel' | undefined {
+  const m = /^torch\.(cuda\.)?(Tensor|(Float|Double|Half|BFloat16|Byte|Char|Short|Int|Long|Bool)Tensor)$/.exec(qualified);
+  if (!m || (m[1] && m[2] === 'Tensor')) return undefined;
+  return m[1] ? 'accel' : 'cpu';
+}
+
 /** `*_like(x)` factories inherit x's place unless `device=` is given. */
 export const LIKE_FACTORIES = new Set(
   ['zeros_like', 'ones_like', 'empty_like', 'full_like', 'rand_like', 'randn_like', 'randint_like'].map((n) => `torch.${n}`),

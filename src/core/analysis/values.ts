@@ -87,6 +87,8 @@ export interface Value {
   kwargsDevice?: { place: Place; text: string };
   /** The value `None` (a `device=None` parameter no caller sets is the default device). */
   isNone?: boolean;
+  /** A transform whose call returns a new CPU tensor (`transforms.ToTensor()`, a Compose holding one). */
+  makesCpuTensor?: boolean;
   /** An `nn.Parameter`: assigned to a module's attribute, it moves with the module. */
   parameter?: boolean;
 }
@@ -142,7 +144,11 @@ export function resultOf(tensors: Arg[], noGrad: boolean): Value {
   const grads = tensors.map((t) => t.value.grad);
   const grad: Grad = noGrad ? 'no' : grads.includes('yes') ? 'yes' : grads.every((g) => g === 'no') ? 'no' : 'unknown';
   const accelSide = tensors.find((t) => hasAccel(t.value.place) && !t.value.scalar)?.value;
-  return value('tensor', place, { grad, deviceText: accelSide?.deviceText, origin: accelSide?.origin });
+  // `h = x * 2` of a CPU parameter x (and numbers) is where x is: a caller moving x moves h.
+  const operands = tensors.filter((t) => !t.value.scalar);
+  const param = place === CPU && operands.length > 0 && operands.every((t) => t.value.param && t.value.param === operands[0].value.param)
+    ? operands[0].value.param : undefined;
+  return value('tensor', place, { grad, deviceText: accelSide?.deviceText, origin: accelSide?.origin, param });
 }
 
 /** Join at a control-flow merge: the least value describing both paths. */
@@ -170,6 +176,7 @@ export function joinValues(a: Value, b: Value): Value {
   if (a.kwargsDevice && b.kwargsDevice) joined.kwargsDevice = { ...a.kwargsDevice, place: (a.kwargsDevice.place | b.kwargsDevice.place) as Place };
   if (a.isNone && b.isNone) joined.isNone = true;
   if (a.parameter && b.parameter) joined.parameter = true;
+  if (a.makesCpuTensor && b.makesCpuTensor) joined.makesCpuTensor = true;
   if (a.elements && b.elements && a.elements.length === b.elements.length) {
     joined.elements = a.elements.map((e, i) => joinValues(e, b.elements![i]));
   }
@@ -195,6 +202,15 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
   return a.kind === b.kind && a.place === b.place && a.grad === b.grad && !!a.batch === !!b.batch &&
     a.deviceText === b.deviceText && a.className === b.className && !!a.isNone === !!b.isNone &&
     a.placedBy?.place === b.placedBy?.place && a.kwargsDevice?.place === b.kwargsDevice?.place;
+}
+
+/** `xs + [t]`, `xs += [t]`: the list holding both sides' items (undefined unless both are lists or tuples). */
+export function concatenated(a: Value, b: Value): Value | undefined {
+  const sequence = (v: Value) => (v.elements !== undefined || v.anyElement !== undefined) && v.entries === undefined && !isTensorLike(v);
+  if (!sequence(a) || !sequence(b)) return undefined;
+  if (a.elements && b.elements && !a.anyElement && !b.anyElement) return value('other', UNTRACKED, { elements: [...a.elements, ...b.elements] });
+  const items = [...containedValues(a), ...containedValues(b)];
+  return value('other', UNTRACKED, items.length ? { anyElement: items.reduce((x, y) => joinValues(x, y)) } : { elements: [] });
 }
 
 function isContainer(v: Value): boolean {
