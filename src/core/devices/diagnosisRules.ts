@@ -4,6 +4,7 @@ import type { DiagnosisFacts } from './diagnosisFacts';
 import type { Problem, TorchStatus } from './report';
 import { IMPORT_TIMEOUT, INTERPRETER_NOT_FOUND, NO_VALID_JSON } from './torchProbe';
 import { compareVersions, majorVersion } from './versions';
+import { cudaPipCommand, oldestWheelCuda, wheelIndexForDriver } from '../interpreters/cudaWheels';
 
 type TorchOk = Exclude<TorchStatus, { error: string }>;
 export type DiagnosisRule = (facts: DiagnosisFacts) => Problem | null;
@@ -48,14 +49,22 @@ function nvidiaGpuCount(facts: DiagnosisFacts): number {
   return facts.nvidia?.gpuCount ?? 0;
 }
 
+/** The exact pip command for the driver's CUDA version (cudaWheels.ts), or what to do first. */
+function cudaBuildHint(interpreter: string, driverCuda: string | null, replacing: boolean): string {
+  if (!driverCuda) return 'install a CUDA build of PyTorch (pytorch.org/get-started)';
+  const index = wheelIndexForDriver(driverCuda);
+  if (!index) {
+    return `this driver supports only CUDA ${driverCuda}, older than every PyTorch CUDA wheel (${oldestWheelCuda()} and newer): update the NVIDIA driver, then install a CUDA build of PyTorch`;
+  }
+  return `install a CUDA build of PyTorch; this driver supports CUDA ${driverCuda}: ${cudaPipCommand(interpreter, index, replacing)}`;
+}
+
 /** A GPU is present but this PyTorch was built without CUDA (or ROCm). */
 export const torchCpuOnlyBuild: DiagnosisRule = (facts) => {
   const torch = torchOk(facts);
   if (!torch || torch.cuda.built || torch.hip) return null;
   if (nvidiaGpuCount(facts) > 0) {
-    const cuda = facts.nvidia?.cudaVersion;
-    const hint = cuda ? `install a CUDA build of PyTorch; this driver supports CUDA ${cuda}` : 'install a CUDA build of PyTorch (pytorch.org/get-started)';
-    return problem('torch', 'torch-cpu-only-build', 'PyTorch was not built with CUDA support', hint);
+    return problem('torch', 'torch-cpu-only-build', 'PyTorch was not built with CUDA support', cudaBuildHint(torch.interpreter, facts.nvidia?.cudaVersion ?? null, true));
   }
   if (facts.amdGpuCount > 0 && facts.platform === 'linux') {
     return problem('torch', 'torch-cpu-only-build', 'PyTorch was not built with ROCm support', 'install a ROCm build of PyTorch (pytorch.org/get-started, "ROCm")');
