@@ -88,6 +88,7 @@ describe('worker: interpreter discovery on a fake tree', function () {
   afterEach(async () => {
     await worker?.stop();
     worker = undefined;
+    fs.rmSync(tree.root, { recursive: true, force: true });
   });
 
   function ask(params: Partial<InterpretersParams>): Promise<InterpretersResponse> {

@@ -3,3 +3,4 @@ export * from './trust';
 export * from './conda';
 export * from './capability';
 export * from './cudaWheels';
+export * from './usable';
