@@ -45,6 +45,12 @@ describe('interpreter capability labels', () => {
     assert.deepStrictEqual(torchCapability(torchFrom('torch-missing.json'), H200), { kind: 'no-torch', label: 'no PyTorch', usesGpu: false });
   });
 
+  it('a missing dependency of torch is not a missing torch', () => {
+    const numpy = torchCapability({ interpreter: '/p', error: "ModuleNotFoundError: No module named 'numpy'" }, H200);
+    assert.strictEqual(numpy.kind, 'broken');
+    assert.strictEqual(torchCapability({ interpreter: '/p', error: "No module named 'torch._C'" }, H200).kind, 'broken');
+  });
+
   it('a torch that fails to import is not "no PyTorch": the error is said', () => {
     const capability = torchCapability(torchFrom('torch-import-fails.json'), H200);
     assert.strictEqual(capability.kind, 'broken');

@@ -46,7 +46,8 @@ function gpuWords(accelerators: readonly Accelerator[]): { vendor: string; words
 
 export function torchCapability(torch: TorchStatus, accelerators: readonly Accelerator[]): Capability {
   if ('error' in torch) {
-    const missing = /no module named ['"]?torch|not installed|ModuleNotFoundError/i.test(torch.error);
+    // Only torch itself missing: a torch that fails on a missing dependency (numpy) is broken, not absent.
+    const missing = /No module named ['"]?torch\b(?!\.)/.test(torch.error);
     return missing ? { kind: 'no-torch', label: 'no PyTorch', usesGpu: false } : { kind: 'broken', label: `PyTorch not usable: ${torch.error}`, usesGpu: false };
   }
   const head = `torch ${shortVersion(torch.version)} · ${build(torch)}`;
