@@ -21,7 +21,8 @@ const NOT_INSTALLED = /No module named ['"]?torch\b|ModuleNotFoundError/;
 const PROBE_FAILURES = [NO_VALID_JSON, 'the PyTorch probe '];
 
 /** torch not importable: `torch-missing`; a missing interpreter, a hung import or a failed probe is said as such. */
-export const torchMissing: DiagnosisRule = ({ torch }) => {
+export const torchMissing: DiagnosisRule = (facts) => {
+  const { torch } = facts;
   if (!torch || !('error' in torch)) return null;
   const { interpreter, error } = torch;
   if (error.startsWith(INTERPRETER_NOT_FOUND)) {
@@ -42,11 +43,22 @@ export const torchMissing: DiagnosisRule = ({ torch }) => {
   const message = NOT_INSTALLED.test(error)
     ? `PyTorch is not installed in ${interpreter}`
     : `PyTorch cannot be imported in ${interpreter}: ${error}`;
-  return problem('torch', 'torch-missing', message, 'pick another interpreter or install PyTorch in this one (pip install torch)');
+  return problem('torch', 'torch-missing', message, missingTorchHint(interpreter, nvidiaGpuCount(facts) > 0 ? facts.nvidia?.cudaVersion ?? null : null));
 };
 
 function nvidiaGpuCount(facts: DiagnosisFacts): number {
   return facts.nvidia?.gpuCount ?? 0;
+}
+
+/** Another interpreter (the editor's command, the CLI's option), or the install command: for the driver's CUDA beside an NVIDIA GPU. */
+function missingTorchHint(interpreter: string, driverCuda: string | null): string {
+  const index = driverCuda ? wheelIndexForDriver(driverCuda) : null;
+  const install = index ? `install a CUDA build in this one (${cudaPipCommand(interpreter, index, false)})` : `install PyTorch in this one (${plainPipCommand(interpreter)})`;
+  return `choose another interpreter (Device Doctor: Choose Interpreter, or --python) or ${install}`;
+}
+
+function plainPipCommand(interpreter: string): string {
+  return `${/\s/.test(interpreter) ? `"${interpreter}"` : interpreter} -m pip install torch`;
 }
 
 /** The exact pip command for the driver's CUDA version (cudaWheels.ts), or what to do first. */
