@@ -44,6 +44,11 @@ export interface DetectOptions {
   verbose: boolean;
 }
 
+export interface DoctorOptions {
+  /** --python: the interpreter to ask about PyTorch and to benchmark with. */
+  python?: string;
+}
+
 export interface BenchOptions {
   engine?: string;
   device?: string;
@@ -71,7 +76,7 @@ export type Invocation =
   | { command: 'help'; topic?: string }
   | { command: 'version' }
   | { command: 'lint'; options: LintOptions }
-  | { command: 'doctor' }
+  | { command: 'doctor'; options: DoctorOptions }
   | { command: 'detect'; options: DetectOptions }
   | { command: 'bench'; options: BenchOptions }
   | { command: 'usage-error'; message: string; topic?: string };
@@ -121,7 +126,7 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     positionals: true,
     helpCommand: 'device-doctor help lint',
   },
-  doctor: { options: { help }, positionals: false, helpCommand: 'device-doctor help doctor' },
+  doctor: { options: { python: value, help }, positionals: false, helpCommand: 'device-doctor help doctor' },
   detect: {
     options: { json: flag, python: value, device: value, timeout: value, verbose: flag, help },
     positionals: false,
@@ -266,6 +271,14 @@ function detectOptions(line: CommandLine): DetectOptions {
   return options;
 }
 
+// ---- doctor ----
+
+function doctorOptions(line: CommandLine): DoctorOptions {
+  const options: DoctorOptions = {};
+  for (const { name, value: text = '' } of line.given) if (name === 'python') options.python = text;
+  return options;
+}
+
 // ---- bench ----
 
 /** A number as typed; its range is the core's to judge (so 0 and 100000 get the core's message). */
@@ -337,7 +350,7 @@ function parseCommand(command: CommandName, rest: readonly string[]): Invocation
     case 'lint':
       return { command, options: lintOptions(line) };
     case 'doctor':
-      return { command };
+      return { command, options: doctorOptions(line) };
     case 'detect':
       return { command, options: detectOptions(line) };
     case 'bench':

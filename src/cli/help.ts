@@ -61,13 +61,24 @@ Examples:
   device-doctor lint --fix .
 `;
 
-const DOCTOR = `Usage: device-doctor doctor
+const DOCTOR = `Usage: device-doctor doctor [options]
 
 Prints the Device Doctor version and a summary of this machine (Node.js, platform,
-CPU, memory), the accelerators it has and what PyTorch (python3 on PATH) can use,
-the selected device and each problem with its remedy, then checks the Python files
-and notebooks in the current folder and prints one line per rule that fired.
+CPU, memory), the accelerators it has and what PyTorch (python3 on PATH, or --python)
+can use, the selected device and each problem with its remedy, the interpreters
+found here that have PyTorch (virtual environments in this folder, conda
+environments, python3/python on PATH, /usr/bin/python3), then checks the Python
+files and notebooks in the current folder and prints one line per rule that fired.
 Always exits with 0: it informs, it does not gate.
+
+Options:
+  --python <path>    The Python interpreter to ask about PyTorch and benchmark with
+                     (default: python3, then python, on PATH)
+  -h, --help         Show this help
+
+Examples:
+  device-doctor doctor
+  device-doctor doctor --python /usr/bin/python3
 `;
 
 const DETECT_HELP = `Usage: device-doctor detect [options]
@@ -75,8 +86,9 @@ const DETECT_HELP = `Usage: device-doctor detect [options]
 Detects this machine's accelerators (NVIDIA with nvidia-smi, AMD with amd-smi,
 rocm-smi or sysfs, Apple with system_profiler), the CPU and memory, asks your
 Python's PyTorch what it can use, selects the device PyTorch code should use and
-explains every problem found, with a remedy. Exits with 0 even when there is no
-GPU or no PyTorch: that is a finding, not an error.
+explains every problem found, with a remedy, and lists the other interpreters here
+that have PyTorch (text output only). Exits with 0 even when there is no GPU or no
+PyTorch: that is a finding, not an error.
 
 Options:
   --json             Print the report as JSON (schemaVersion 1; bytes are integers,

@@ -25,7 +25,7 @@ async function dispatch(argv: readonly string[], io: CliIo, signal?: AbortSignal
     case 'lint':
       return runLintCommand(invocation.options, io);
     case 'doctor':
-      return deviceCommands().runDoctorCommand(io);
+      return deviceCommands().runDoctorCommand(io, invocation.options);
     case 'detect':
       return deviceCommands().runDetectCommand(invocation.options, io, signal);
     case 'bench':

@@ -23,6 +23,7 @@ export class DeviceDoctor {
     this.reportPanel = new DeviceReportPanel(extension, this.devices, this.log, {
       detect: () => void this.devices.detect(),
       selectDevice: () => void vscode.commands.executeCommand(COMMANDS.selectDevice),
+      chooseInterpreter: () => void vscode.commands.executeCommand(COMMANDS.chooseInterpreter),
       showLog: () => this.log.show(),
     });
     this.benchmarks = new BenchmarkFeature(extension, this.devices, this.log);

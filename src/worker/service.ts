@@ -1,5 +1,6 @@
 // The worker's methods on a JSON-RPC connection. Kept apart from worker.ts (the process
 // entry) so that tests can serve a connection in-process too.
+import * as os from 'os';
 import { ResponseError, type CancellationToken, type MessageConnection } from 'vscode-jsonrpc';
 import type { DeviceReport } from '../core/devices/report';
 import {
@@ -13,7 +14,10 @@ import {
   type ProbeOptions,
   type WorkerLog,
 } from '../protocol/worker';
+import { InterpretersRequest, type InterpretersParams, type InterpretersResponse } from '../protocol/interpreters';
 import { BenchService } from './bench/service';
+import { TorchProbeCache } from './interpreters/probeCache';
+import { probeInterpreters } from './interpreters/probeInterpreters';
 import { detectDevices, type Hang } from './detect/detect';
 import { idMapperFor } from './detect/reportIds';
 import { Monitor } from './monitor/monitor';
@@ -28,6 +32,9 @@ export interface ServiceOptions {
   gate?: GateOptions;
   sysfsDrmRoot?: string;
   monitorRestartDelayMs?: number;
+  /** Test hooks for interpreter discovery: the home folder (conda's files) and the system interpreter. */
+  homeDir?: string;
+  systemInterpreter?: string | null;
 }
 
 function toAbortSignal(token: CancellationToken): AbortSignal {
@@ -52,6 +59,7 @@ export class WorkerService {
   private readonly bench: BenchService;
   /** The last detect and what it was asked, so a benchmark can reuse its report. */
   private lastDetect: { options: ProbeOptions; report: DeviceReport } | null = null;
+  private readonly torchProbes = new TorchProbeCache();
 
   constructor(private readonly connection: MessageConnection, private readonly options: ServiceOptions) {
     this.gate = new ProbeGate(options.gate ?? DEFAULT_GATE_OPTIONS);
@@ -81,7 +89,41 @@ export class WorkerService {
     this.connection.onRequest(StopMonitorRequest.method, () => {
       this.monitor.stop();
     });
+    this.connection.onRequest(InterpretersRequest, (params, token) => this.interpreters(params, token));
     this.bench.register();
+  }
+
+  /** Every interpreter found, each probed once per path and modification time (probeCache.ts). */
+  private async interpreters(params: InterpretersParams, token: CancellationToken): Promise<InterpretersResponse> {
+    const signal = toAbortSignal(token);
+    const { env, platform } = this.options;
+    const log = (level: WorkerLog['level'], message: string) => this.log(level, message);
+    try {
+      const [interpreters, accelerators] = await Promise.all([
+        probeInterpreters(
+          { workspaceFolders: params.workspaceFolders, trusted: params.trusted, known: params.known, env, platform, homeDir: this.options.homeDir ?? os.homedir(), systemInterpreter: this.options.systemInterpreter, signal },
+          { ctx: { gate: this.gate, timeoutMs: params.timeoutMs, env, platform, signal, log }, cache: this.torchProbes },
+        ),
+        this.currentAccelerators(signal),
+      ]);
+      if (signal.aborted) throw new CancelledError();
+      return { interpreters, accelerators };
+    } catch (err) {
+      if (err instanceof CancelledError) throw new ResponseError(REQUEST_CANCELLED, 'interpreter discovery was cancelled');
+      this.log('error', `interpreter discovery failed: ${describe(err)}`);
+      throw new ResponseError(-32603, `interpreter discovery failed: ${describe(err)}`);
+    }
+  }
+
+  /** The last detect's accelerators, else a detect that runs no interpreter (and is not kept as the last one). */
+  private async currentAccelerators(signal: AbortSignal) {
+    if (this.lastDetect) return this.lastDetect.report.accelerators;
+    const outcome = await detectDevices(
+      { pythonPath: null, pinnedDevice: null },
+      { gate: this.gate, env: this.options.env, platform: this.options.platform, log: (l, m) => this.log(l, m), sysfsDrmRoot: this.options.sysfsDrmRoot },
+      signal,
+    );
+    return outcome.report.accelerators;
   }
 
   /** The last detect's report when it was asked about the same interpreter and pin, else a new detect. */

@@ -57,7 +57,7 @@ describe('status bar, device report and matmul benchmark (trusted folder, real P
     assert.match(tooltip, /Device\s+Memory\s+Utilization\s+Temperature/, `the device table: ${tooltip}`);
     assert.match(tooltip, /cpu .*\(\d+ cores\)\s+\d+(\.\d)?\/\d+(\.\d)? GiB/);
     assert.match(tooltip, /PyTorch 1\.\d+/, 'the real PyTorch was probed');
-    assert.match(tooltip, /Detect Accelerators · Select Device · Show Log · Restart Worker/);
+    assert.match(tooltip, /Detect Accelerators · Select Device · Choose Interpreter · Show Log · Restart Worker/);
     await wb.screenshot('06-status-bar-tooltip');
   });
 

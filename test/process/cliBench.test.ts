@@ -307,14 +307,18 @@ describe('cli: doctor quick benchmark', function () {
     try {
       const io = memoryIo(folder);
       let seen: DeviceReport | null = null;
-      await runDoctorCommand(io, machine, async () => report, async (r) => {
-        seen = r;
-        return ['Quick benchmark', '  stand-in'];
+      await runDoctorCommand(io, {}, {
+        machine,
+        detect: async () => ({ report, interpreters: [] }),
+        quickBench: async (r) => {
+          seen = r;
+          return ['Quick benchmark', '  stand-in'];
+        },
       });
       assert.strictEqual(seen, report, 'one detect serves the summary and the benchmark');
       assert.ok(io.out.endsWith('\nQuick benchmark\n  stand-in\n'), io.out);
       const failed = memoryIo(folder);
-      await runDoctorCommand(failed, machine, async () => Promise.reject(new Error('probe exploded')));
+      await runDoctorCommand(failed, {}, { machine, detect: async () => Promise.reject(new Error('probe exploded')) });
       assert.ok(failed.out.endsWith('Quick benchmark\n  Skipped: the devices could not be detected.\n'), failed.out);
       assert.strictEqual(failed.err, '');
     } finally {

@@ -143,7 +143,7 @@ describe('vscode: the device controller and the status bar item', function () {
     assert.strictEqual(item().text, '$(chip) cuda:0 H200 · 20.0/140.4 GiB');
     assert.strictEqual(item().name, 'Device Doctor');
     assert.strictEqual(item().command?.command, 'deviceDoctor.showDeviceReport');
-    assert.deepStrictEqual(item().tooltip?.isTrusted, { enabledCommands: ['deviceDoctor.detectAccelerators', 'deviceDoctor.selectDevice', 'deviceDoctor.showLog', 'deviceDoctor.restartWorker'] });
+    assert.deepStrictEqual(item().tooltip?.isTrusted, { enabledCommands: ['deviceDoctor.detectAccelerators', 'deviceDoctor.selectDevice', 'deviceDoctor.chooseInterpreter', 'deviceDoctor.showLog', 'deviceDoctor.restartWorker'] });
     assert.match(item().tooltip?.value ?? '', /Restricted Mode/);
     assert.ok(item().visible);
   });

@@ -70,7 +70,9 @@ describe('cli: argument parsing', () => {
   });
 
   it('recognizes the other commands and global options', () => {
-    assert.deepStrictEqual(parseArgs(['doctor']), { command: 'doctor' });
+    assert.deepStrictEqual(parseArgs(['doctor']), { command: 'doctor', options: {} });
+    assert.deepStrictEqual(parseArgs(['doctor', '--python', '/usr/bin/python3']), { command: 'doctor', options: { python: '/usr/bin/python3' } });
+    assert.deepStrictEqual(parseArgs(['doctor', '--python=/opt/py']), { command: 'doctor', options: { python: '/opt/py' } });
     assert.deepStrictEqual(parseArgs(['detect', '--json']), { command: 'detect', options: { json: true, verbose: false } });
     assert.deepStrictEqual(parseArgs(['bench', '--size', '1024']), { command: 'bench', options: { sweep: false, json: false, size: 1024 } });
     assert.deepStrictEqual(parseArgs(['--version']), { command: 'version' });

@@ -39,7 +39,7 @@ describe('cli: doctor', () => {
     const project = path.join(tmp, 'project');
     fs.cpSync(FIXTURE, project, { recursive: true });
     const io = memoryIo(project);
-    const status = await runDoctorCommand(io, machine);
+    const status = await runDoctorCommand(io, {}, { machine });
     assert.strictEqual(status, 0);
     assert.strictEqual(io.err, '');
     const lines = io.out.split('\n');
@@ -55,7 +55,7 @@ describe('cli: doctor', () => {
 
   it('says when there is no Python code here', async () => {
     const io = memoryIo(tmp);
-    assert.strictEqual(await runDoctorCommand(io, machine), 0);
+    assert.strictEqual(await runDoctorCommand(io, {}, { machine }), 0);
     assert.match(io.out, /No Python files or notebooks here\./);
   });
 
@@ -63,7 +63,7 @@ describe('cli: doctor', () => {
     fs.writeFileSync(path.join(tmp, 'pyproject.toml'), '[tool.device-doctor]\nselect = "DD003"\n');
     fs.writeFileSync(path.join(tmp, 'ok.py'), 'x = 1\n');
     const io = memoryIo(tmp);
-    assert.strictEqual(await runDoctorCommand(io, machine), 0);
+    assert.strictEqual(await runDoctorCommand(io, {}, { machine }), 0);
     assert.match(io.err, /^warning: .*pyproject\.toml: \[tool\.device-doctor\] select must be a list/m);
     assert.match(io.out, /Checked 1 Python file and 0 notebooks\.\n {2}No device mistakes found\./);
   });

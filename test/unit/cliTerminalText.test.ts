@@ -155,13 +155,17 @@ describe('cli: control characters from files and tools are shown, not obeyed', (
     const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dd-doctor-terminal-')));
     try {
       const io = memoryIo(tmp);
-      await runDoctorCommand(io, machine, async () => report, async () => [`bench ${ATTACK}`]);
+      await runDoctorCommand(io, {}, { machine, detect: async () => ({ report, interpreters: [] }), quickBench: async () => [`bench ${ATTACK}`] });
       assertSafe(io.out);
       assert.ok(io.out.includes(`tool said ${SHOWN}`), io.out);
       const failed = memoryIo(tmp);
-      await runDoctorCommand(failed, machine, async () => {
-        throw new Error(`nvidia-smi said ${ATTACK}`);
-      }, async () => []);
+      await runDoctorCommand(failed, {}, {
+        machine,
+        detect: async () => {
+          throw new Error(`nvidia-smi said ${ATTACK}`);
+        },
+        quickBench: async () => [],
+      });
       assertSafe(failed.out);
       assert.ok(failed.out.includes(`Detection failed: nvidia-smi said ${SHOWN}`), failed.out);
     } finally {

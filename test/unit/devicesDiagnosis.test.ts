@@ -32,9 +32,14 @@ describe('devices: the diagnosis table, row by row', () => {
         source: 'torch',
         code: 'torch-missing',
         message: 'PyTorch is not installed in /usr/bin/python3',
-        hint: 'pick another interpreter or install PyTorch in this one (pip install torch)',
+        hint: 'choose another interpreter (Device Doctor: Choose Interpreter, or --python) or install a CUDA build in this one (/usr/bin/python3 -m pip install torch --index-url https://download.pytorch.org/whl/cu124)',
       },
     ]);
+  });
+
+  it('torch-missing without an NVIDIA GPU: the plain install command', () => {
+    const [problem] = diagnose(facts({ torch: torchFrom('torch-missing.json'), nvidia: { outcome: 'not-installed', gpuCount: 0, cudaVersion: null } }));
+    assert.strictEqual(problem.hint, 'choose another interpreter (Device Doctor: Choose Interpreter, or --python) or install PyTorch in this one (/usr/bin/python3 -m pip install torch)');
   });
 
   it('torch that fails to import is also torch-missing, with the reason', () => {
@@ -56,9 +61,14 @@ describe('devices: the diagnosis table, row by row', () => {
         source: 'torch',
         code: 'torch-cpu-only-build',
         message: 'PyTorch was not built with CUDA support',
-        hint: 'install a CUDA build of PyTorch; this driver supports CUDA 12.4',
+        hint: 'install a CUDA build of PyTorch; this driver supports CUDA 12.4: /usr/bin/python3 -m pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu124',
       },
     ]);
+  });
+
+  it('a driver older than every CUDA wheel asks for a driver update first', () => {
+    const [problem] = diagnose(facts({ torch: torchFrom('debian-cpu-build.json'), nvidia: { outcome: 'ok', gpuCount: 1, cudaVersion: '11.4' } }));
+    assert.strictEqual(problem.hint, 'this driver supports only CUDA 11.4, older than every PyTorch CUDA wheel (11.8 and newer): update the NVIDIA driver, then install a CUDA build of PyTorch');
   });
 
   it('a CPU-only build on a machine without a GPU is fine', () => {

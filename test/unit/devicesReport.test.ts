@@ -128,7 +128,12 @@ describe('devices: the device report (PROBES.md shape)', () => {
       nvidia: { query: recordedRun('nvidia-smi/h200-rtx4070.txt'), details: recordedRun('nvidia-smi-q/rtx4070-cuda12.4.txt'), list: null },
       torch: torchRun('debian-cpu-build.json'),
     }));
-    assert.deepStrictEqual(report.problems, PROBES_EXAMPLE['problems']);
+    // PROBES.md's example, with the exact pip command for the driver's CUDA (issue 13) after its hint.
+    const [example] = PROBES_EXAMPLE['problems'] as Array<Record<string, string>>;
+    assert.deepStrictEqual(report.problems, [{
+      ...example,
+      hint: `${example.hint}: /usr/bin/python3 -m pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu124`,
+    }]);
     assert.deepStrictEqual(report.selected, { device: 'cpu', reason: "GPU present, PyTorch can't use it" });
     assert.deepStrictEqual(report.accelerators.map((a) => a.id), ['nvidia:0', 'nvidia:1'], 'ids do not claim what PyTorch cannot use');
   });

@@ -102,10 +102,27 @@ describe('statusBar: the render function', () => {
     assert.strictEqual(view.accessibilityLabel, "Device Doctor: GPU present, PyTorch can't use it");
   });
 
-  it('warns the same way when torch is missing from the interpreter', () => {
+  it('says PyTorch is missing from the interpreter, in the warning colour, and its click opens Choose Interpreter', () => {
     const view = renderStatusBar(withReport(cpuOnly(h200Report(), { interpreter: '/usr/bin/python3', error: "No module named 'torch'" })), OPTIONS);
-    assert.strictEqual(view.text, `$(warning) ${GPU_UNUSABLE_TEXT}`);
+    assert.strictEqual(view.text, '$(warning) No PyTorch in python3');
+    assert.strictEqual(view.background, 'warning');
+    assert.strictEqual(view.command, COMMANDS.chooseInterpreter);
     assert.match(plain(view.tooltip), /PyTorch is not usable in \/usr\/bin\/python3: No module named 'torch'/);
+    assert.match(view.tooltip, /\[Choose Interpreter\]\(command:deviceDoctor\.chooseInterpreter /);
+  });
+
+  it('says so without a GPU too: no PyTorch is worth a warning on any machine', () => {
+    const report = { ...cpuOnly(h200Report(), { interpreter: '/opt/venv/bin/python', error: "No module named 'torch'" }), accelerators: [] };
+    const view = renderStatusBar(withReport(report), OPTIONS);
+    assert.strictEqual(view.text, '$(warning) No PyTorch in python');
+    assert.strictEqual(view.command, COMMANDS.chooseInterpreter);
+  });
+
+  it('a healthy report opens the device report when clicked, and a torch that fails to import is not called missing', () => {
+    assert.strictEqual(renderStatusBar(withReport(h200Report()), OPTIONS).command, COMMANDS.showDeviceReport);
+    const broken = renderStatusBar(withReport(cpuOnly(h200Report(), { interpreter: '/usr/bin/python3', error: 'OSError: libcudnn.so.9: cannot open shared object file' })), OPTIONS);
+    assert.strictEqual(broken.text, `$(warning) ${GPU_UNUSABLE_TEXT}`);
+    assert.strictEqual(broken.command, COMMANDS.showDeviceReport);
   });
 
   it('does not warn when the user pinned the CPU although PyTorch could use the GPU', () => {
@@ -164,7 +181,7 @@ describe('statusBar: the render function', () => {
     const tooltip = renderStatusBar(withReport(h200Report()), OPTIONS).tooltip;
     const linked = [...tooltip.matchAll(/\]\(command:([\w.]+)/g)].map((m) => m[1]);
     assert.deepStrictEqual(linked, [...TOOLTIP_COMMANDS]);
-    assert.deepStrictEqual(linked, [COMMANDS.detect, COMMANDS.selectDevice, COMMANDS.showLog, COMMANDS.restartWorker]);
+    assert.deepStrictEqual(linked, [COMMANDS.detect, COMMANDS.selectDevice, COMMANDS.chooseInterpreter, COMMANDS.showLog, COMMANDS.restartWorker]);
   });
 
   it('escapes names and messages so they cannot inject links, tables or icons', () => {

@@ -125,7 +125,7 @@ describe('vscode: the device report HTML', () => {
 
   it('offers the actions as buttons that post a message, including Copy report as JSON', () => {
     const page = renderReportPage(snapshot(), OPTIONS, RESOURCES);
-    assert.deepStrictEqual(Object.values(REPORT_ACTIONS), ['Detect Again', 'Select Device', 'Copy report as JSON', 'Show Log']);
+    assert.deepStrictEqual(Object.values(REPORT_ACTIONS), ['Detect Again', 'Select Device', 'Choose Interpreter', 'Copy report as JSON', 'Show Log']);
     for (const [action, title] of Object.entries(REPORT_ACTIONS)) {
       assert.ok(page.includes(`<button type="button" data-action="${action}">${title}</button>`), action);
     }

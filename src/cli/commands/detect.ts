@@ -12,21 +12,39 @@ import type { ProbeOptions } from '../../protocol/worker';
 import { detectDevices } from '../../worker/detect/detect';
 import { cliInterpreter } from '../../node/interpreter';
 import { ProbeGate } from '../../worker/detect/probes/probeGate';
+import type { LogFn } from '../../worker/detect/probes/probeContext';
+import type { DiscoveredInterpreter } from '../../core/interpreters/model';
+import { findInterpreters, interpretersSection } from './interpreters';
 import type { DetectOptions } from '../args';
 import type { CliIo } from '../io';
 import { topologyLines } from '../formats/topologyText';
 import { terminalJson, terminalLines, terminalText } from '../formats/terminalText';
 
-/** Runs every probe in this process and returns the report. */
-export async function detectReport(options: Pick<DetectOptions, 'python' | 'device' | 'timeoutSeconds' | 'verbose'>, io: CliIo, signal?: AbortSignal): Promise<DeviceReport> {
-  const probe: ProbeOptions = {
-    pythonPath: cliInterpreter(options.python),
-    pinnedDevice: options.device ?? null,
-    timeoutMs: options.timeoutSeconds === undefined ? undefined : Math.round(options.timeoutSeconds * 1000),
-  };
-  const log = options.verbose ? (level: string, message: string) => io.stderr(`${level}: ${terminalText(message)}\n`) : () => undefined;
-  const outcome = await detectDevices(probe, { gate: new ProbeGate(), env: process.env, platform: process.platform, log }, signal);
+type ReportOptions = Pick<DetectOptions, 'python' | 'device' | 'timeoutSeconds' | 'verbose'>;
+
+function timeoutMsOf(options: ReportOptions): number | undefined {
+  return options.timeoutSeconds === undefined ? undefined : Math.round(options.timeoutSeconds * 1000);
+}
+
+function logFor(options: ReportOptions, io: CliIo): LogFn {
+  return options.verbose ? (level, message) => io.stderr(`${level}: ${terminalText(message)}\n`) : () => undefined;
+}
+
+/** Runs every probe in this process and returns the report; `gate` is shared with an interpreter lookup running alongside. */
+export async function detectReport(options: ReportOptions, io: CliIo, signal?: AbortSignal, gate: ProbeGate = new ProbeGate()): Promise<DeviceReport> {
+  const probe: ProbeOptions = { pythonPath: cliInterpreter(options.python), pinnedDevice: options.device ?? null, timeoutMs: timeoutMsOf(options) };
+  const outcome = await detectDevices(probe, { gate, env: process.env, platform: process.platform, log: logFor(options, io) }, signal);
   return outcome.report;
+}
+
+/** The report and, at the same time, every interpreter here with its PyTorch (one import per interpreter). */
+export async function detectWithInterpreters(options: ReportOptions, io: CliIo, signal?: AbortSignal): Promise<{ report: DeviceReport; interpreters: DiscoveredInterpreter[] }> {
+  const gate = new ProbeGate();
+  const [report, interpreters] = await Promise.all([
+    detectReport(options, io, signal, gate),
+    findInterpreters({ cwd: io.cwd, gate, timeoutMs: timeoutMsOf(options), log: logFor(options, io), signal }),
+  ]);
+  return { report, interpreters };
 }
 
 function pad(cells: string[][]): string[] {
@@ -64,8 +82,8 @@ function torchLines(torch: TorchStatus | null): string[] {
   return [`PyTorch    ${torch.version} in ${torch.interpreter}`, `           ${cuda}; ${mps}`];
 }
 
-/** The report as a person reads it in a terminal. */
-export function formatDetectText(report: DeviceReport): string {
+/** The report as a person reads it in a terminal; with `interpreters`, the ones that have PyTorch after it. */
+export function formatDetectText(report: DeviceReport, interpreters?: readonly DiscoveredInterpreter[]): string {
   const { host } = report;
   const cpu = [host.cpu.model ?? 'unknown CPU', host.cpu.cores === null ? null : `${host.cpu.cores} cores`].filter(Boolean).join(', ');
   const usedHost = host.memory.totalBytes !== null && host.memory.freeBytes !== null ? host.memory.totalBytes - host.memory.freeBytes : null;
@@ -85,12 +103,19 @@ export function formatDetectText(report: DeviceReport): string {
     lines.push('', 'Problems');
     for (const problem of report.problems) lines.push(`  ${problem.code}: ${problem.message}`, `    fix: ${problem.hint}`);
   }
+  if (interpreters) lines.push('', ...interpretersSection(interpreters, report, 'detect'));
   // Device names, versions and messages are what the tools and the user's Python said.
   return terminalLines(lines);
 }
 
 export async function runDetectCommand(options: DetectOptions, io: CliIo, signal?: AbortSignal): Promise<number> {
-  const report = await detectReport(options, io, signal);
-  io.stdout(options.json ? `${terminalJson(JSON.stringify(report, null, 2))}\n` : formatDetectText(report));
+  if (options.json) {
+    // PROBES.md's report, exactly: the interpreter list is for people (the text output).
+    const report = await detectReport(options, io, signal);
+    io.stdout(`${terminalJson(JSON.stringify(report, null, 2))}\n`);
+    return 0;
+  }
+  const { report, interpreters } = await detectWithInterpreters(options, io, signal);
+  io.stdout(formatDetectText(report, interpreters));
   return 0;
 }

@@ -10,8 +10,10 @@ import type { DeviceReport } from '../../core/devices/report';
 import { summarizeReport } from '../../core/devices/summary';
 import { cliInterpreter } from '../../node/interpreter';
 import { QUICK_BENCH_TITLE, quickBenchSection } from './bench';
-import { detectReport } from './detect';
-import { DEFAULT_MAX_BYTES } from '../args';
+import { detectWithInterpreters } from './detect';
+import { interpretersSection } from './interpreters';
+import type { DiscoveredInterpreter } from '../../core/interpreters/model';
+import { DEFAULT_MAX_BYTES, type DoctorOptions } from '../args';
 import type { CliIo } from '../io';
 import { terminalLines, terminalText } from '../formats/terminalText';
 import type { LintReport } from '../formats/report';
@@ -91,26 +93,37 @@ export function codeSection(report: LintReport, cwd: string): string[] {
   return lines;
 }
 
-/**
- * `detect`: where the device report comes from; `quickBench`: the closing benchmark.
- * Parameters so tests can fabricate them.
- */
-export async function runDoctorCommand(
-  io: CliIo,
-  machine: MachineFacts = currentMachine(),
-  detect: () => Promise<DeviceReport> = () => detectReport({ verbose: false }, io),
-  quickBench: (report: DeviceReport) => Promise<string[]> = (report) => quickBenchSection(report, cliInterpreter(undefined)),
-): Promise<number> {
+/** What doctor reads from the machine; parameters so tests can fabricate them. */
+export interface DoctorSources {
+  machine: MachineFacts;
+  /** The device report and the interpreters found beside it. */
+  detect: () => Promise<{ report: DeviceReport; interpreters: DiscoveredInterpreter[] }>;
+  /** The closing benchmark. */
+  quickBench: (report: DeviceReport) => Promise<string[]>;
+}
+
+function defaultSources(io: CliIo, options: DoctorOptions): DoctorSources {
+  return {
+    machine: currentMachine(),
+    detect: () => detectWithInterpreters({ python: options.python, verbose: false }, io),
+    quickBench: (report) => quickBenchSection(report, cliInterpreter(options.python)),
+  };
+}
+
+export async function runDoctorCommand(io: CliIo, options: DoctorOptions = {}, sources: Partial<DoctorSources> = {}): Promise<number> {
+  const { machine, detect: detectBoth, quickBench } = { ...defaultSources(io, options), ...sources };
   const collected = collectFiles(['.'], io.cwd);
   // Unlike lint, a bad pyproject.toml does not stop doctor: it says so and checks with what parsed.
   for (const error of configurationErrors(collected.files)) io.stderr(`warning: ${terminalText(error)}\n`);
   // One detect serves the device summary and the benchmark; the probes (seconds, for
   // PyTorch) run while the code is checked.
-  const detected = detect();
+  const both = detectBoth();
+  const detected = both.then(({ report }) => report);
   detected.catch(() => undefined); // deviceSection reports a failed detect
   const [devices, report] = await Promise.all([deviceSection(() => detected), lintFiles(collected.files, { cwd: io.cwd, noqa: true, fix: false, maxBytes: DEFAULT_MAX_BYTES })]);
+  const interpreters = await both.then(({ report: devicesReport, interpreters: found }) => ['', ...interpretersSection(found, devicesReport, 'doctor')], () => []);
   const bench = await detected.then(quickBench, () => [QUICK_BENCH_TITLE, '  Skipped: the devices could not be detected.']);
-  const lines = [`Device Doctor ${DEVICE_DOCTOR_VERSION}`, '', ...machineSection(machine), '', ...devices, '', ...codeSection(report, io.cwd), '', ...bench];
+  const lines = [`Device Doctor ${DEVICE_DOCTOR_VERSION}`, '', ...machineSection(machine), '', ...devices, ...interpreters, '', ...codeSection(report, io.cwd), '', ...bench];
   // Paths, device names and tool messages: nothing from outside reaches the terminal raw.
   io.stdout(terminalLines(lines));
   return 0;

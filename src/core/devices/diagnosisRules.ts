@@ -4,6 +4,7 @@ import type { DiagnosisFacts } from './diagnosisFacts';
 import type { Problem, TorchStatus } from './report';
 import { IMPORT_TIMEOUT, INTERPRETER_NOT_FOUND, NO_VALID_JSON } from './torchProbe';
 import { compareVersions, majorVersion } from './versions';
+import { cudaPipCommand, oldestWheelCuda, wheelIndexForDriver } from '../interpreters/cudaWheels';
 
 type TorchOk = Exclude<TorchStatus, { error: string }>;
 export type DiagnosisRule = (facts: DiagnosisFacts) => Problem | null;
@@ -20,7 +21,8 @@ const NOT_INSTALLED = /No module named ['"]?torch\b|ModuleNotFoundError/;
 const PROBE_FAILURES = [NO_VALID_JSON, 'the PyTorch probe '];
 
 /** torch not importable: `torch-missing`; a missing interpreter, a hung import or a failed probe is said as such. */
-export const torchMissing: DiagnosisRule = ({ torch }) => {
+export const torchMissing: DiagnosisRule = (facts) => {
+  const { torch } = facts;
   if (!torch || !('error' in torch)) return null;
   const { interpreter, error } = torch;
   if (error.startsWith(INTERPRETER_NOT_FOUND)) {
@@ -41,11 +43,32 @@ export const torchMissing: DiagnosisRule = ({ torch }) => {
   const message = NOT_INSTALLED.test(error)
     ? `PyTorch is not installed in ${interpreter}`
     : `PyTorch cannot be imported in ${interpreter}: ${error}`;
-  return problem('torch', 'torch-missing', message, 'pick another interpreter or install PyTorch in this one (pip install torch)');
+  return problem('torch', 'torch-missing', message, missingTorchHint(interpreter, nvidiaGpuCount(facts) > 0 ? facts.nvidia?.cudaVersion ?? null : null));
 };
 
 function nvidiaGpuCount(facts: DiagnosisFacts): number {
   return facts.nvidia?.gpuCount ?? 0;
+}
+
+/** Another interpreter (the editor's command, the CLI's option), or the install command: for the driver's CUDA beside an NVIDIA GPU. */
+function missingTorchHint(interpreter: string, driverCuda: string | null): string {
+  const index = driverCuda ? wheelIndexForDriver(driverCuda) : null;
+  const install = index ? `install a CUDA build in this one (${cudaPipCommand(interpreter, index, false)})` : `install PyTorch in this one (${plainPipCommand(interpreter)})`;
+  return `choose another interpreter (Device Doctor: Choose Interpreter, or --python) or ${install}`;
+}
+
+function plainPipCommand(interpreter: string): string {
+  return `${/\s/.test(interpreter) ? `"${interpreter}"` : interpreter} -m pip install torch`;
+}
+
+/** The exact pip command for the driver's CUDA version (cudaWheels.ts), or what to do first. */
+function cudaBuildHint(interpreter: string, driverCuda: string | null, replacing: boolean): string {
+  if (!driverCuda) return 'install a CUDA build of PyTorch (pytorch.org/get-started)';
+  const index = wheelIndexForDriver(driverCuda);
+  if (!index) {
+    return `this driver supports only CUDA ${driverCuda}, older than every PyTorch CUDA wheel (${oldestWheelCuda()} and newer): update the NVIDIA driver, then install a CUDA build of PyTorch`;
+  }
+  return `install a CUDA build of PyTorch; this driver supports CUDA ${driverCuda}: ${cudaPipCommand(interpreter, index, replacing)}`;
 }
 
 /** A GPU is present but this PyTorch was built without CUDA (or ROCm). */
@@ -53,9 +76,7 @@ export const torchCpuOnlyBuild: DiagnosisRule = (facts) => {
   const torch = torchOk(facts);
   if (!torch || torch.cuda.built || torch.hip) return null;
   if (nvidiaGpuCount(facts) > 0) {
-    const cuda = facts.nvidia?.cudaVersion;
-    const hint = cuda ? `install a CUDA build of PyTorch; this driver supports CUDA ${cuda}` : 'install a CUDA build of PyTorch (pytorch.org/get-started)';
-    return problem('torch', 'torch-cpu-only-build', 'PyTorch was not built with CUDA support', hint);
+    return problem('torch', 'torch-cpu-only-build', 'PyTorch was not built with CUDA support', cudaBuildHint(torch.interpreter, facts.nvidia?.cudaVersion ?? null, true));
   }
   if (facts.amdGpuCount > 0 && facts.platform === 'linux') {
     return problem('torch', 'torch-cpu-only-build', 'PyTorch was not built with ROCm support', 'install a ROCm build of PyTorch (pytorch.org/get-started, "ROCm")');

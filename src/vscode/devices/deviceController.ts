@@ -15,6 +15,10 @@ import { WorkerClient } from '../worker/workerClient';
 import type { WorkerState } from '../worker/workerClient';
 import { WorkerError } from '../worker/workerErrors';
 import { SETTINGS_SECTION } from '../../protocol/settings';
+import { InterpretersRequest, type InterpretersResponse } from '../../protocol/interpreters';
+
+/** Every interpreter is probed (two at a time): a few of them may each take the probe timeout. */
+const DISCOVERY_TIMEOUT_MS = 5 * 60_000;
 
 /** Worker problems kept for the tooltip (the newest). */
 const MAX_WORKER_PROBLEMS = 5;
@@ -92,6 +96,14 @@ export class DeviceController implements vscode.Disposable {
   /** The engines and devices a benchmark can use here (the worker may detect first). */
   benchEngines(params: EnginesParams, token?: vscode.CancellationToken): Promise<EnginesResponse> {
     return this.client.request(EnginesRequest, params, { token, timeoutMs: detectTimeoutMs(this.settings()) });
+  }
+
+  /** Every interpreter on this machine with its PyTorch (the worker probes each once per path and mtime). */
+  async discoverInterpreters(token?: vscode.CancellationToken): Promise<InterpretersResponse> {
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+    const known = await this.interpreters.knownInterpreters();
+    const params = { workspaceFolders: folders, trusted: vscode.workspace.isTrusted, known, timeoutMs: this.settings().probeTimeoutMs };
+    return this.client.request(InterpretersRequest, params, { token, timeoutMs: DISCOVERY_TIMEOUT_MS });
   }
 
   /** The user's "Restart Worker": a given-up worker gets a fresh start, then a fresh report. */

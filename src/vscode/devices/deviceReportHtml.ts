@@ -19,6 +19,7 @@ export interface ReportOptions {
 export const REPORT_ACTIONS = {
   detect: 'Detect Again',
   selectDevice: 'Select Device',
+  chooseInterpreter: 'Choose Interpreter',
   copyJson: 'Copy report as JSON',
   showLog: 'Show Log',
 } as const;

@@ -14,6 +14,7 @@ export const REPORT_VIEW_TYPE = 'deviceDoctor.deviceReport';
 export interface ReportActionHandlers {
   detect(): void;
   selectDevice(): void;
+  chooseInterpreter(): void;
   showLog(): void;
 }
 

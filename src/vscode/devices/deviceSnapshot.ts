@@ -4,6 +4,7 @@
 import type { Accelerator, DeviceReport, TorchStatus } from '../../core/devices/report';
 import type { MemorySample, WorkerProblem } from '../../protocol/worker';
 import type { InterpreterChoice } from '../interpreter/interpreterChoice';
+import { torchCanUse } from '../../core/interpreters/usable';
 
 export interface DeviceSnapshot {
   /** The latest report; kept while a new detection runs. */
@@ -83,11 +84,9 @@ export function memoryPercent(reading: MemoryReading): number | null {
   return (usedBytes / totalBytes) * 100;
 }
 
+/** One definition with the CLI and the interpreter list (core/interpreters/usable.ts). */
 export function torchCanUseAccelerator(torch: TorchStatus): boolean {
-  if ('error' in torch) return false;
-  const cuda = torch.cuda.available && torch.cuda.deviceCount > 0;
-  const mps = torch.mps.available && torch.mps.allocates !== false;
-  return cuda || mps;
+  return torchCanUse(torch);
 }
 
 /**

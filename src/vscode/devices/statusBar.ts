@@ -28,6 +28,7 @@ export class DeviceStatusBar implements vscode.Disposable {
     }
     const view = renderStatusBar(this.devices.snapshot, { memoryWarningPercent: settings.memoryWarningPercent });
     this.item.text = view.text;
+    this.item.command = { command: view.command, title: view.command === COMMANDS.chooseInterpreter ? 'Choose Interpreter' : 'Show Device Report' };
     this.item.accessibilityInformation = { label: view.accessibilityLabel, role: 'button' };
     const tooltip = new vscode.MarkdownString(view.tooltip, true);
     // Command links run only for our own commands; names and messages in it are escaped.

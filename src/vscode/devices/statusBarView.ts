@@ -3,10 +3,11 @@
 // VS Code). statusBar.ts applies the result to the one item.
 import { formatMemory } from '../../core/devices/format';
 import type { DeviceReport } from '../../core/devices/report';
-import { COMMANDS } from '../shared/commandIds';
+import { COMMANDS, type CommandId } from '../shared/commandIds';
+import { torchCapability } from '../../core/interpreters/capability';
 import {
   acceleratorMemory, describeTorch, findAccelerator, gpuPresentButUnusable, hostMemory, memoryPercent,
-  selectedMemory, shortDeviceName,
+  selectedMemory, shortDeviceName, torchCanUseAccelerator,
 } from './deviceSnapshot';
 import type { DeviceSnapshot, MemoryReading } from './deviceSnapshot';
 import { escapeMarkdown, markdownTable } from '../shared/markdown';
@@ -22,14 +23,31 @@ export interface StatusBarView {
   tooltip: string;
   background: 'warning' | 'error' | undefined;
   accessibilityLabel: string;
+  /** What a click runs: the device report, or Choose Interpreter when PyTorch is missing. */
+  command: CommandId;
 }
 
 /** The commands the tooltip links to: exactly these are trusted in it. */
-export const TOOLTIP_COMMANDS = [COMMANDS.detect, COMMANDS.selectDevice, COMMANDS.showLog, COMMANDS.restartWorker] as const;
+export const TOOLTIP_COMMANDS = [COMMANDS.detect, COMMANDS.selectDevice, COMMANDS.chooseInterpreter, COMMANDS.showLog, COMMANDS.restartWorker] as const;
 
 export const GPU_UNUSABLE_TEXT = "GPU present, PyTorch can't use it";
 
 export function renderStatusBar(snapshot: DeviceSnapshot, options: StatusBarOptions): StatusBarView {
+  return { command: COMMANDS.showDeviceReport, ...renderState(snapshot, options) };
+}
+
+/** "python3" for /usr/bin/python3: the status bar is narrow; the tooltip names the whole path. */
+function interpreterName(interpreter: string): string {
+  return stripIcons(interpreter.split(/[\\/]/).pop() || interpreter);
+}
+
+/** The interpreter in use when it has no PyTorch at all (not a hang nor a broken install: the report explains those). */
+export function interpreterWithoutTorch(report: DeviceReport): string | null {
+  const torch = report.torch;
+  return torch !== null && 'error' in torch && torchCapability(torch, report.accelerators).kind === 'no-torch' ? torch.interpreter : null;
+}
+
+function renderState(snapshot: DeviceSnapshot, options: StatusBarOptions): Omit<StatusBarView, 'command'> & { command?: CommandId } {
   const tooltip = renderTooltip(snapshot, options);
   if (snapshot.workerStopped !== null) {
     return { text: '$(error) Device Doctor: worker stopped', tooltip, background: 'error', accessibilityLabel: 'Device Doctor: the worker is stopped' };
@@ -41,6 +59,11 @@ export function renderStatusBar(snapshot: DeviceSnapshot, options: StatusBarOpti
     return { text: '$(chip) Device Doctor', tooltip, background: undefined, accessibilityLabel: 'Device Doctor' };
   }
   const busy = snapshot.probing ? '$(sync~spin)' : undefined;
+  const withoutTorch = interpreterWithoutTorch(report);
+  if (withoutTorch !== null) {
+    const text = `No PyTorch in ${interpreterName(withoutTorch)}`;
+    return { text: `${busy ?? '$(warning)'} ${text}`, tooltip, background: 'warning', accessibilityLabel: `Device Doctor: ${text}; click to choose an interpreter`, command: COMMANDS.chooseInterpreter };
+  }
   if (gpuPresentButUnusable(report)) {
     return { text: `${busy ?? '$(warning)'} ${GPU_UNUSABLE_TEXT}`, tooltip, background: 'warning', accessibilityLabel: `Device Doctor: ${GPU_UNUSABLE_TEXT}` };
   }
@@ -93,6 +116,9 @@ function reportSections(snapshot: DeviceSnapshot, report: DeviceReport, options:
   rows.push(deviceRow(cpuName, hostMemory(snapshot, report), null, options));
   sections.push(markdownTable(['Device', 'Memory', 'Utilization', 'Temperature'], rows));
   sections.push(escapeMarkdown(describeTorch(report.torch)));
+  if (report.torch !== null && !torchCanUseAccelerator(report.torch) && (report.accelerators.length > 0 || interpreterWithoutTorch(report) !== null)) {
+    sections.push(`$(python) [Choose Interpreter](command:${COMMANDS.chooseInterpreter} "Choose Interpreter"): another Python may have a PyTorch that can`);
+  }
   if (report.problems.length > 0) {
     sections.push(report.problems.map((p) => `- $(warning) ${escapeMarkdown(p.message)}${p.hint ? ` — ${escapeMarkdown(p.hint)}` : ''}`).join('\n'));
   }
@@ -116,6 +142,7 @@ function commandLinks(): string {
   return [
     link('Detect Accelerators', COMMANDS.detect),
     link('Select Device', COMMANDS.selectDevice),
+    link('Choose Interpreter', COMMANDS.chooseInterpreter),
     link('Show Log', COMMANDS.showLog),
     link('Restart Worker', COMMANDS.restartWorker),
   ].join(' · ');

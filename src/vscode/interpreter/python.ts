@@ -5,7 +5,8 @@
 import * as os from 'os';
 import * as vscode from 'vscode';
 import { PVSC_EXTENSION_ID, PythonExtension } from '@vscode/python-extension';
-import { chooseInterpreter } from './interpreterChoice';
+import { chooseInterpreter, resolveConfiguredPath } from './interpreterChoice';
+import type { InterpreterCandidate } from '../../core/interpreters/model';
 import type { InterpreterChoice } from './interpreterChoice';
 import { findPythonOnPath } from '../../node/pathLookup';
 import { SETTINGS_SECTION } from '../../protocol/settings';
@@ -39,6 +40,40 @@ export class InterpreterLocator implements vscode.Disposable {
       },
       { pythonExtension: () => this.activeEnvironment(folder?.uri), onPath: () => findPythonOnPath() },
     );
+  }
+
+  /**
+   * What only the editor knows for discovery: deviceDoctor.pythonPath at each level (a workspace
+   * level marks it as named by the workspace: never run in Restricted Mode) and every environment
+   * the Python extension knows. Nothing is run here.
+   */
+  async knownInterpreters(): Promise<InterpreterCandidate[]> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const inspected = vscode.workspace.getConfiguration(SETTINGS_SECTION, folder?.uri).inspect<string>('pythonPath');
+    const context = { trusted: vscode.workspace.isTrusted, setting: {}, workspaceFolder: folder?.uri.scheme === 'file' ? folder.uri.fsPath : undefined, homeDir: os.homedir() };
+    const settings: InterpreterCandidate[] = [
+      [inspected?.workspaceFolderValue, true],
+      [inspected?.workspaceValue, true],
+      [inspected?.globalValue, false],
+    ].flatMap(([value, namedByWorkspace]) => {
+      const text = typeof value === 'string' ? value.trim() : '';
+      return text ? [{ path: resolveConfiguredPath(text, context), origins: ['setting' as const], namedByWorkspace: namedByWorkspace === true }] : [];
+    });
+    return [...settings, ...(await this.pythonExtensionEnvironments())];
+  }
+
+  private async pythonExtensionEnvironments(): Promise<InterpreterCandidate[]> {
+    const api = await this.pythonApi();
+    if (!api) return [];
+    try {
+      return api.environments.known.flatMap((environment) => {
+        const file = environment.executable.uri?.fsPath;
+        return file ? [{ path: file, origins: ['python-extension' as const], environmentName: environment.environment?.name }] : [];
+      });
+    } catch (error) {
+      this.log.warn(`The Python extension could not list its environments: ${messageOf(error)}`);
+      return [];
+    }
   }
 
   dispose(): void {

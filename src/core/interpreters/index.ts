@@ -1,0 +1,6 @@
+export * from './model';
+export * from './trust';
+export * from './conda';
+export * from './capability';
+export * from './cudaWheels';
+export * from './usable';
