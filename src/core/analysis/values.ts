@@ -140,7 +140,10 @@ export function resultOf(tensors: Arg[], noGrad: boolean): Value {
   const grads = tensors.map((t) => t.value.grad);
   const grad: Grad = noGrad ? 'no' : grads.includes('yes') ? 'yes' : grads.every((g) => g === 'no') ? 'no' : 'unknown';
   const accelSide = tensors.find((t) => hasAccel(t.value.place) && !t.value.scalar)?.value;
-  return value('tensor', place, { grad, deviceText: accelSide?.deviceText, origin: accelSide?.origin });
+  // `torch.triu(torch.ones(n, n))`: a function of one tensor comes from where that tensor
+  // was created, so a finding on the result can point at (and fix) that factory.
+  const only = tensors.length === 1 ? tensors[0].value.origin : undefined;
+  return value('tensor', place, { grad, deviceText: accelSide?.deviceText, origin: accelSide?.origin ?? only });
 }
 
 /** Join at a control-flow merge: the least value describing both paths. */
