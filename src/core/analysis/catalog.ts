@@ -45,6 +45,8 @@ const CATALOG = [
     summary: 'torch.load without map_location in a file that picks its device at run time.' },
   { code: 'DD014', name: 'data-parallel', severity: 'information', implemented: false,
     summary: 'nn.DataParallel is slower than DistributedDataParallel.' },
+  { code: 'DD015', name: 'tensor-created-in-forward', severity: 'warning', implemented: true,
+    summary: 'A tensor created without device= inside a module method meets its inputs or parameters.' },
 ] as const satisfies readonly Entry[];
 
 export type RuleCode = (typeof CATALOG)[number]['code'];

@@ -12,6 +12,7 @@ import { ACCEL, Arg, hasAccel, isExactlyCpu, Located, UNTRACKED, Value } from '.
 import { runningBatch } from './shared/batches';
 import { accelPhrase, lineOf, shortText } from './shared/describe';
 import { deviceTextFor } from './shared/deviceText';
+import { forwardFactory } from './shared/forwardFactory';
 
 export const deviceMismatch: Rule = (host) => ({
   moduleCall: (frame, _call, calleeNode, callee, args) => checkModuleCall(host, frame, calleeNode, callee, args),
@@ -29,6 +30,7 @@ function checkArgument(c: RuleHost, frame: Frame, call: Node, arg: Arg, other: A
   const otherName = shortText(other.node);
   const callee = calledName(call);
   if (arg.value.kind === 'module') return modelArgumentOnCpu(c, frame, call, arg, other, inside);
+  if (ownedByAnotherRule(c, frame, arg)) return;
   c.report({
     unit: frame.unit,
     code: 'DD001',
@@ -152,6 +154,7 @@ function isCpuOperand(v: Value): boolean {
 
 function mismatch(c: RuleHost, frame: Frame, cpu: Arg, other: Arg, via: OperationRole): void {
   if (cpu.value.param) return; // the caller's argument: reported at each call (checkArgument)
+  if (ownedByAnotherRule(c, frame, cpu)) return;
   if (via === 'consumer' && runningBatch(frame, cpu.value)) {
     c.emit.batchReachedAccelerator(frame, cpu, other);
     return;
@@ -184,4 +187,12 @@ function mismatchFixes(frame: Frame, cpu: Arg, other: Arg): Fix[] {
   }
   fixes.push({ title: `Move \`${name}\` to ${dev} here: .to(${dev})`, edits: appendMove(unparen(cpu.node), dev, frame.unit), preferred: fixes.length === 0 });
   return fixes;
+}
+
+/**
+ * A CPU value whose mismatch a more specific rule reports, with its better fix: a tensor
+ * created without device= in a module's forward (DD015).
+ */
+function ownedByAnotherRule(c: RuleHost, _frame: Frame, cpu: Arg): boolean {
+  return forwardFactory(c.program, cpu.value) !== undefined;
 }

@@ -6,10 +6,12 @@ import { batchNotMoved } from './batchNotMoved';
 import { deviceMismatch } from './deviceMismatch';
 import { discardedMove } from './discardedMove';
 import { numpyConversion } from './numpyConversion';
+import { tensorCreatedInForward } from './tensorCreatedInForward';
 
 export const RULE_FACTORIES: readonly Rule[] = [
   deviceMismatch, // DD001
   batchNotMoved, // DD002
   numpyConversion, // DD003, DD010
   discardedMove, // DD004
+  tensorCreatedInForward, // DD015
 ];
