@@ -47,6 +47,8 @@ const CATALOG = [
     summary: 'nn.DataParallel is slower than DistributedDataParallel.' },
   { code: 'DD015', name: 'tensor-created-in-forward', severity: 'warning', implemented: true,
     summary: 'A tensor created without device= inside a module method meets its inputs or parameters.' },
+  { code: 'DD016', name: 'tensor-attribute-not-buffer', severity: 'warning', implemented: true,
+    summary: 'A plain tensor attribute set in __init__, which module.to(device) does not move, meets inputs or parameters.' },
 ] as const satisfies readonly Entry[];
 
 export type RuleCode = (typeof CATALOG)[number]['code'];

@@ -13,6 +13,7 @@ import { runningBatch } from './shared/batches';
 import { accelPhrase, lineOf, shortText } from './shared/describe';
 import { deviceTextFor } from './shared/deviceText';
 import { forwardFactory } from './shared/forwardFactory';
+import { plainTensorAttribute } from './shared/tensorAttribute';
 
 export const deviceMismatch: Rule = (host) => ({
   moduleCall: (frame, _call, calleeNode, callee, args) => checkModuleCall(host, frame, calleeNode, callee, args),
@@ -191,8 +192,9 @@ function mismatchFixes(frame: Frame, cpu: Arg, other: Arg): Fix[] {
 
 /**
  * A CPU value whose mismatch a more specific rule reports, with its better fix: a tensor
- * created without device= in a module's forward (DD015).
+ * created without device= in a module's forward (DD015), a plain tensor attribute set in
+ * __init__ (DD016).
  */
-function ownedByAnotherRule(c: RuleHost, _frame: Frame, cpu: Arg): boolean {
-  return forwardFactory(c.program, cpu.value) !== undefined;
+function ownedByAnotherRule(c: RuleHost, frame: Frame, cpu: Arg): boolean {
+  return forwardFactory(c.program, cpu.value) !== undefined || plainTensorAttribute(c.program, frame, cpu) !== undefined;
 }

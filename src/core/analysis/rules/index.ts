@@ -6,6 +6,7 @@ import { batchNotMoved } from './batchNotMoved';
 import { deviceMismatch } from './deviceMismatch';
 import { discardedMove } from './discardedMove';
 import { numpyConversion } from './numpyConversion';
+import { tensorAttributeNotBuffer } from './tensorAttributeNotBuffer';
 import { tensorCreatedInForward } from './tensorCreatedInForward';
 
 export const RULE_FACTORIES: readonly Rule[] = [
@@ -14,4 +15,5 @@ export const RULE_FACTORIES: readonly Rule[] = [
   numpyConversion, // DD003, DD010
   discardedMove, // DD004
   tensorCreatedInForward, // DD015
+  tensorAttributeNotBuffer, // DD016
 ];
