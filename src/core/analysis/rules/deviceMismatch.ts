@@ -31,7 +31,6 @@ function checkArgument(c: RuleHost, frame: Frame, call: Node, arg: Arg, other: A
   const otherName = shortText(other.node);
   const callee = calledName(call);
   if (arg.value.kind === 'module') return modelArgumentOnCpu(c, frame, call, arg, other, inside);
-  if (ownedByAnotherRule(c, frame, arg)) return;
   c.report({
     unit: frame.unit,
     code: 'DD001',
@@ -155,7 +154,7 @@ function isCpuOperand(v: Value): boolean {
 
 function mismatch(c: RuleHost, frame: Frame, cpu: Arg, other: Arg, via: OperationRole): void {
   if (cpu.value.param) return; // the caller's argument: reported at each call (checkArgument)
-  if (ownedByAnotherRule(c, frame, cpu)) return;
+  if (ownedByAnotherRule(c, frame, cpu, other)) return;
   if (via === 'consumer' && runningBatch(frame, cpu.value)) {
     c.emit.batchReachedAccelerator(frame, cpu, other);
     return;
@@ -195,6 +194,6 @@ function mismatchFixes(frame: Frame, cpu: Arg, other: Arg): Fix[] {
  * created without device= in a module's forward (DD015), a plain tensor attribute set in
  * __init__ (DD016).
  */
-function ownedByAnotherRule(c: RuleHost, frame: Frame, cpu: Arg): boolean {
-  return forwardFactory(c.program, cpu.value) !== undefined || plainTensorAttribute(c.program, frame, cpu) !== undefined;
+function ownedByAnotherRule(c: RuleHost, frame: Frame, cpu: Arg, other: Arg): boolean {
+  return forwardFactory(c.program, frame, cpu, other) !== undefined || plainTensorAttribute(c.program, frame, cpu, other) !== undefined;
 }

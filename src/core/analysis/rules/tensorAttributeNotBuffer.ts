@@ -7,7 +7,7 @@ import { insertAt } from '../fixes';
 import { moduleCallMeetings, operationMeetings } from '../meetings';
 import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
-import type { Arg, Located } from '../values';
+import type { Arg } from '../values';
 import { accelPhrase, lineOf, shortText } from './shared/describe';
 import { plainTensorAttribute, TensorAttribute } from './shared/tensorAttribute';
 
@@ -18,20 +18,19 @@ export const tensorAttributeNotBuffer: Rule = (host) => ({
   tensorOperation: (frame, _node, args) => {
     for (const m of operationMeetings(args)) check(host, frame, m.cpu, m.other);
   },
-  argumentMeetsAccelerator: (frame, _call, arg, other, inside) => check(host, frame, arg, other, inside),
 });
 
 /** Names of tables that can be rebuilt from the code (masks, rotary caches): kept out of the state_dict. */
 const CACHE_NAME = /cache|cached|mask|freq|cos|sin|rope|rotary|causal/i;
 
-function check(c: RuleHost, frame: Frame, cpu: Arg, other: Arg, inside?: Located): void {
+function check(c: RuleHost, frame: Frame, cpu: Arg, other: Arg): void {
   if (cpu.value.param) return;
-  const found = plainTensorAttribute(c.program, frame, cpu);
+  const found = plainTensorAttribute(c.program, frame, cpu, other);
   if (!found) return;
   const self = found.init.selfName!;
   const attr = `${self}.${found.attr}`;
   const otherName = shortText(other.node);
-  const where = inside ? { unit: inside.unit, node: inside.node } : { unit: frame.unit, node: cpu.node };
+  const where = { unit: frame.unit, node: cpu.node };
   c.report({
     unit: found.init.unit,
     code: 'DD016',

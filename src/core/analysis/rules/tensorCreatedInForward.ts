@@ -9,7 +9,7 @@ import { addDeviceKeyword, insertAt } from '../fixes';
 import { moduleCallMeetings, operationMeetings } from '../meetings';
 import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix, TextEdit } from '../types';
-import type { Arg, Located } from '../values';
+import { Arg, hasAccel } from '../values';
 import { accelPhrase, lineOf, shortText } from './shared/describe';
 import { ForwardFactory, forwardFactory } from './shared/forwardFactory';
 import { isSelfAttribute } from './shared/moduleCode';
@@ -21,19 +21,18 @@ export const tensorCreatedInForward: Rule = (host) => ({
   tensorOperation: (frame, _node, args) => {
     for (const m of operationMeetings(args)) check(host, frame, m.cpu, m.other);
   },
-  argumentMeetsAccelerator: (frame, _call, arg, other, inside) => check(host, frame, arg, other, inside),
 });
 
-function check(c: RuleHost, frame: Frame, cpu: Arg, other: Arg, inside?: Located): void {
+function check(c: RuleHost, frame: Frame, cpu: Arg, other: Arg): void {
   if (cpu.value.param) return; // the caller's argument: its own call reports it
-  const site = forwardFactory(c.program, cpu.value);
+  const site = forwardFactory(c.program, frame, cpu, other);
   if (!site) return;
   const name = shortText(cpu.node);
   const otherName = shortText(other.node);
   const method = `${site.cls.name}.${site.fn.name}`;
   const factory = shortText(field(site.call, 'function') ?? site.call, 30);
   const dev = deviceFor(frame, site, other);
-  const where = inside ? { unit: inside.unit, node: inside.node } : { unit: frame.unit, node: cpu.node };
+  const where = { unit: frame.unit, node: cpu.node };
   c.report({
     unit: site.unit,
     code: 'DD015',
@@ -60,7 +59,8 @@ function deviceFor(frame: Frame, site: ForwardFactory, other: Arg): string | und
   if (frame.fn?.id === site.fn.id) {
     for (const p of site.fn.params.slice(1)) {
       const v = frame.env.get(p.name);
-      if (!p.variadic && v?.kind === 'tensor' && !v.elements && !v.entries && !v.anyElement) return `${p.name}.device`;
+      // An input that is (or may be) on the accelerator: a CPU-only one (`lengths`) would not move the tensor.
+      if (!p.variadic && v?.kind === 'tensor' && hasAccel(v.place) && !v.elements && !v.entries && !v.anyElement) return `${p.name}.device`;
     }
   }
   const ownSide = other.value.kind === 'module' || isSelfAttribute(other.node, self) || other.node.text.startsWith(`${self}.`);
@@ -86,7 +86,7 @@ function likeFix(site: ForwardFactory, dev: string): Omit<Fix, 'preferred'> | un
   const input = /^(\w+)\.device$/.exec(dev)?.[1];
   const callee = field(site.call, 'function');
   const args = callArguments(site.call);
-  if (!input || !callee || callee.type !== 'attribute' || args.positional.length !== 1) return undefined;
+  if (!input || input === site.fn.selfName || !callee || callee.type !== 'attribute' || args.positional.length !== 1) return undefined;
   if (!LIKE_ABLE.has(field(callee, 'attribute')?.text ?? '')) return undefined;
   const shape: Node = args.positional[0];
   if (shape.text !== `${input}.shape` && shape.text.replace(/\s+/g, '') !== `${input}.size()`) return undefined;

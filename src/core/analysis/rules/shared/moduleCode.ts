@@ -92,3 +92,53 @@ export function lastAssignmentBefore(fn: FunctionInfo, name: string, before: Nod
   }
   return found;
 }
+
+/** Identifiers an expression reads (not attribute names after a dot, not keyword names). */
+function readNames(node: Node, out: Set<string>): void {
+  if (node.type === 'identifier') {
+    out.add(node.text);
+    return;
+  }
+  if (node.type === 'lambda' || node.type === 'function_definition') return;
+  for (const c of children(node)) {
+    if (node.type === 'attribute' && c === field(node, 'attribute')) continue;
+    if (node.type === 'keyword_argument' && c === field(node, 'name')) continue;
+    readNames(c, out);
+  }
+}
+
+/** Names bound by an assignment target (`x`, `q, k, v`, `(a, *rest)`). */
+function boundNames(target: Node): string[] {
+  const t = unparen(target);
+  if (t.type === 'identifier') return [t.text];
+  if (['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'expression_list', 'list_splat_pattern'].includes(t.type)) return children(t).flatMap(boundNames);
+  return [];
+}
+
+/**
+ * Whether an expression in a module method comes from the module itself or from the
+ * method's inputs: it reads `self` or a parameter, directly or through local variables
+ * assigned from them (`scores = q @ k.T` after `q, k, v = self.qkv(x).split(C)`). A global
+ * (`model`, `device`) is neither: the module does not decide where that is.
+ */
+export function derivesFromModule(fn: FunctionInfo, expr: Node): boolean {
+  const own = new Set(fn.params.map((p) => p.name));
+  const seen = new Set<string>();
+  const visit = (node: Node, depth: number): boolean => {
+    const names = new Set<string>();
+    readNames(node, names);
+    for (const name of names) {
+      if (own.has(name)) return true;
+      if (seen.has(name) || depth > 8) continue;
+      seen.add(name);
+      for (const n of bodyNodes(fn.body)) {
+        const source = n.type === 'assignment' || n.type === 'augmented_assignment' ? field(n, 'right')
+          : n.type === 'for_statement' ? field(n, 'right') : null;
+        const target = n.type === 'for_statement' ? field(n, 'left') : field(n, 'left');
+        if (source && target && boundNames(target).includes(name) && visit(source, depth + 1)) return true;
+      }
+    }
+    return false;
+  };
+  return visit(expr, 0);
+}

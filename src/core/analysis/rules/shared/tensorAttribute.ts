@@ -7,7 +7,7 @@ import type { Frame } from '../../frame';
 import type { ClassInfo, FunctionInfo, Program } from '../../program';
 import { CPU_ONLY_FACTORIES, DEVICE_FACTORIES, LIKE_FACTORIES, NON_TENSOR_METHODS } from '../../torchApi';
 import { Arg, isExactlyCpu } from '../../values';
-import { classLevelBinding, initializedBefore, isSelfAttribute, lastAssignmentBefore, selfAttributeWrites } from './moduleCode';
+import { classLevelBinding, derivesFromModule, initializedBefore, isSelfAttribute, lastAssignmentBefore, selfAttributeWrites } from './moduleCode';
 
 export interface TensorAttribute {
   attr: string;
@@ -30,12 +30,13 @@ const SAME_TENSOR_METHODS = new Set([
 /** torch functions (besides the factories) that return one tensor. */
 const TENSOR_FUNCTIONS = /^torch\.(triu|tril|cat|stack|exp|log|sin|cos|sqrt|pow|outer|einsum|matmul|where|cumsum|cumprod|flip|diag|polar|sigmoid|softmax|linspace|logspace|from_numpy|[A-Z]\w*Tensor)$/;
 
-export function plainTensorAttribute(program: Program, frame: Frame, cpu: Arg): TensorAttribute | undefined {
+/** `cpu` meets `other` in `frame`; `other` must be the module's own (see derivesFromModule): a buffer then moves with it. */
+export function plainTensorAttribute(program: Program, frame: Frame, cpu: Arg, other: Arg): TensorAttribute | undefined {
   const v = cpu.value;
   if (v.kind !== 'tensor' || !isExactlyCpu(v.place) || v.scalar || v.parameter) return undefined;
   const fn = frame.fn;
   const cls = fn?.className ? program.classes.get(fn.className) : undefined;
-  if (!fn?.selfName || !cls?.isModule) return undefined;
+  if (!fn?.selfName || !cls?.isModule || !derivesFromModule(fn, other.node)) return undefined;
   const attrNode = attributeAtUse(cpu.node, fn.selfName);
   const attr = attrNode && field(attrNode, 'attribute')?.text;
   if (!attr) return undefined;
