@@ -49,6 +49,8 @@ const CATALOG = [
     summary: 'A tensor created without device= inside a module method meets its inputs or parameters.' },
   { code: 'DD016', name: 'tensor-attribute-not-buffer', severity: 'warning', implemented: true,
     summary: 'A plain tensor attribute set in __init__, which module.to(device) does not move, meets inputs or parameters.' },
+  { code: 'DD017', name: 'loss-weight-on-cpu', severity: 'warning', implemented: true,
+    summary: 'A loss built with class weights on the CPU is called with accelerator tensors.' },
 ] as const satisfies readonly Entry[];
 
 export type RuleCode = (typeof CATALOG)[number]['code'];

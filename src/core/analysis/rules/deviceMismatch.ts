@@ -13,6 +13,7 @@ import { runningBatch } from './shared/batches';
 import { accelPhrase, lineOf, shortText } from './shared/describe';
 import { deviceTextFor } from './shared/deviceText';
 import { forwardFactory } from './shared/forwardFactory';
+import { functionalLossWeight, heldLossWeight } from './shared/lossWeight';
 import { plainTensorAttribute } from './shared/tensorAttribute';
 
 export const deviceMismatch: Rule = (host) => ({
@@ -30,7 +31,7 @@ function checkArgument(c: RuleHost, frame: Frame, call: Node, arg: Arg, other: A
   const name = shortText(arg.node);
   const otherName = shortText(other.node);
   const callee = calledName(call);
-  if (arg.value.kind === 'module') return modelArgumentOnCpu(c, frame, call, arg, other, inside);
+  if (arg.value.kind === 'module') return heldLossWeight(c.program, arg.value) ? undefined : modelArgumentOnCpu(c, frame, call, arg, other, inside);
   c.report({
     unit: frame.unit,
     code: 'DD001',
@@ -109,6 +110,7 @@ function checkTensorOperation(c: RuleHost, frame: Frame, args: Arg[], via: Opera
 /** The model itself was never moved, but its input was. */
 function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
   if (model.value.param) return; // the caller's argument: reported at each call (checkArgument)
+  if (heldLossWeight(c.program, model.value)) return; // a loss on the CPU because of its weights: DD017
   const name = shortText(model.node);
   const inputName = shortText(input.node);
   const dev = deviceTextFor(frame, input);
@@ -192,8 +194,9 @@ function mismatchFixes(frame: Frame, cpu: Arg, other: Arg): Fix[] {
 /**
  * A CPU value whose mismatch a more specific rule reports, with its better fix: a tensor
  * created without device= in a module's forward (DD015), a plain tensor attribute set in
- * __init__ (DD016).
+ * __init__ (DD016), the weight of a functional loss (DD017).
  */
 function ownedByAnotherRule(c: RuleHost, frame: Frame, cpu: Arg, other: Arg): boolean {
-  return forwardFactory(c.program, frame, cpu, other) !== undefined || plainTensorAttribute(c.program, frame, cpu, other) !== undefined;
+  return forwardFactory(c.program, frame, cpu, other) !== undefined || plainTensorAttribute(c.program, frame, cpu, other) !== undefined
+    || functionalLossWeight(c.program, frame.unit, frame.id, cpu) !== undefined;
 }

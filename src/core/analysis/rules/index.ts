@@ -5,6 +5,7 @@ import type { Rule } from '../ruleApi';
 import { batchNotMoved } from './batchNotMoved';
 import { deviceMismatch } from './deviceMismatch';
 import { discardedMove } from './discardedMove';
+import { lossWeightOnCpu } from './lossWeightOnCpu';
 import { numpyConversion } from './numpyConversion';
 import { tensorAttributeNotBuffer } from './tensorAttributeNotBuffer';
 import { tensorCreatedInForward } from './tensorCreatedInForward';
@@ -16,4 +17,5 @@ export const RULE_FACTORIES: readonly Rule[] = [
   discardedMove, // DD004
   tensorCreatedInForward, // DD015
   tensorAttributeNotBuffer, // DD016
+  lossWeightOnCpu, // DD017
 ];

@@ -12,6 +12,7 @@ import type { Fix, TextEdit } from '../types';
 import { Arg, hasAccel } from '../values';
 import { accelPhrase, lineOf, shortText } from './shared/describe';
 import { ForwardFactory, forwardFactory } from './shared/forwardFactory';
+import { functionalLossWeight } from './shared/lossWeight';
 import { isSelfAttribute } from './shared/moduleCode';
 
 export const tensorCreatedInForward: Rule = (host) => ({
@@ -25,6 +26,8 @@ export const tensorCreatedInForward: Rule = (host) => ({
 
 function check(c: RuleHost, frame: Frame, cpu: Arg, other: Arg): void {
   if (cpu.value.param) return; // the caller's argument: its own call reports it
+  // The weights of a functional loss made in a step (`F.cross_entropy(..., weight=torch.tensor(...))`) are DD017's.
+  if (functionalLossWeight(c.program, frame.unit, frame.id, cpu)) return;
   const site = forwardFactory(c.program, frame, cpu, other);
   if (!site) return;
   const name = shortText(cpu.node);
