@@ -45,6 +45,12 @@ const CATALOG = [
     summary: 'torch.load without map_location in a file that picks its device at run time.' },
   { code: 'DD014', name: 'data-parallel', severity: 'information', implemented: false,
     summary: 'nn.DataParallel is slower than DistributedDataParallel.' },
+  { code: 'DD015', name: 'tensor-created-in-forward', severity: 'warning', implemented: true,
+    summary: 'A tensor created without device= inside a module method meets its inputs or parameters.' },
+  { code: 'DD016', name: 'tensor-attribute-not-buffer', severity: 'warning', implemented: true,
+    summary: 'A plain tensor attribute set in __init__, which module.to(device) does not move, meets inputs or parameters.' },
+  { code: 'DD017', name: 'loss-weight-on-cpu', severity: 'warning', implemented: true,
+    summary: 'A loss built with class weights on the CPU is called with accelerator tensors.' },
 ] as const satisfies readonly Entry[];
 
 export type RuleCode = (typeof CATALOG)[number]['code'];

@@ -148,7 +148,10 @@ export function resultOf(tensors: Arg[], noGrad: boolean): Value {
   const operands = tensors.filter((t) => !t.value.scalar);
   const param = place === CPU && operands.length > 0 && operands.every((t) => t.value.param && t.value.param === operands[0].value.param)
     ? operands[0].value.param : undefined;
-  return value('tensor', place, { grad, deviceText: accelSide?.deviceText, origin: accelSide?.origin, param });
+  // `torch.triu(torch.ones(n, n))`: a function of one tensor comes from where that tensor
+  // was created, so a finding on the result can point at (and fix) that factory.
+  const only = tensors.length === 1 ? tensors[0].value.origin : undefined;
+  return value('tensor', place, { grad, deviceText: accelSide?.deviceText, origin: accelSide?.origin ?? only, param });
 }
 
 /** Join at a control-flow merge: the least value describing both paths. */

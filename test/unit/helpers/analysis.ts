@@ -4,7 +4,7 @@ import { analyzeNotebook, analyzeSource } from '../../../src/core/analysis';
 import type { AnalyzeOptions, CellFinding, Finding, RuleCode } from '../../../src/core/analysis';
 
 /** The rules the fixture corpus was written for; other codes are ignored here. */
-export const CORE_RULES: readonly RuleCode[] = ['DD001', 'DD002', 'DD003', 'DD004', 'DD006', 'DD008', 'DD009', 'DD010', 'DD012'];
+export const CORE_RULES: readonly RuleCode[] = ['DD001', 'DD002', 'DD003', 'DD004', 'DD006', 'DD008', 'DD009', 'DD010', 'DD012', 'DD015', 'DD016', 'DD017'];
 
 export function isCoreRule(code: string): boolean {
   return (CORE_RULES as readonly string[]).includes(code);

@@ -12,6 +12,9 @@ import { ACCEL, Arg, hasAccel, isExactlyCpu, Located, UNTRACKED, Value } from '.
 import { runningBatch } from './shared/batches';
 import { accelPhrase, lineOf, shortText } from './shared/describe';
 import { deviceTextFor } from './shared/deviceText';
+import { forwardFactory } from './shared/forwardFactory';
+import { functionalLossWeight, heldLossWeight } from './shared/lossWeight';
+import { plainTensorAttribute } from './shared/tensorAttribute';
 
 export const deviceMismatch: Rule = (host) => ({
   moduleCall: (frame, _call, calleeNode, callee, args) => checkModuleCall(host, frame, calleeNode, callee, args),
@@ -28,7 +31,7 @@ function checkArgument(c: RuleHost, frame: Frame, call: Node, arg: Arg, other: A
   const name = shortText(arg.node);
   const otherName = shortText(other.node);
   const callee = calledName(call);
-  if (arg.value.kind === 'module') return modelArgumentOnCpu(c, frame, call, arg, other, inside);
+  if (arg.value.kind === 'module') return heldLossWeight(c.program, arg.value) ? undefined : modelArgumentOnCpu(c, frame, call, arg, other, inside);
   c.report({
     unit: frame.unit,
     code: 'DD001',
@@ -107,6 +110,7 @@ function checkTensorOperation(c: RuleHost, frame: Frame, args: Arg[], via: Opera
 /** The model itself was never moved, but its input was. */
 function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
   if (model.value.param) return; // the caller's argument: reported at each call (checkArgument)
+  if (heldLossWeight(c.program, model.value)) return; // a loss on the CPU because of its weights: DD017
   const name = shortText(model.node);
   const inputName = shortText(input.node);
   const dev = deviceTextFor(frame, input);
@@ -152,6 +156,7 @@ function isCpuOperand(v: Value): boolean {
 
 function mismatch(c: RuleHost, frame: Frame, cpu: Arg, other: Arg, via: OperationRole): void {
   if (cpu.value.param) return; // the caller's argument: reported at each call (checkArgument)
+  if (ownedByAnotherRule(c, frame, cpu, other)) return;
   if (via === 'consumer' && runningBatch(frame, cpu.value)) {
     c.emit.batchReachedAccelerator(frame, cpu, other);
     return;
@@ -184,4 +189,14 @@ function mismatchFixes(frame: Frame, cpu: Arg, other: Arg): Fix[] {
   }
   fixes.push({ title: `Move \`${name}\` to ${dev} here: .to(${dev})`, edits: appendMove(unparen(cpu.node), dev, frame.unit), preferred: fixes.length === 0 });
   return fixes;
+}
+
+/**
+ * A CPU value whose mismatch a more specific rule reports, with its better fix: a tensor
+ * created without device= in a module's forward (DD015), a plain tensor attribute set in
+ * __init__ (DD016), the weight of a functional loss (DD017).
+ */
+function ownedByAnotherRule(c: RuleHost, frame: Frame, cpu: Arg, other: Arg): boolean {
+  return forwardFactory(c.program, frame, cpu, other) !== undefined || plainTensorAttribute(c.program, frame, cpu, other) !== undefined
+    || functionalLossWeight(c.program, frame.unit, frame.id, cpu) !== undefined;
 }

@@ -7,8 +7,11 @@ import { batchNotMoved } from './batchNotMoved';
 import { deviceMismatch } from './deviceMismatch';
 import { discardedMove } from './discardedMove';
 import { fp16WithoutGradScaler } from './fp16WithoutGradScaler';
+import { lossWeightOnCpu } from './lossWeightOnCpu';
 import { nonBlockingWithoutPinned } from './nonBlockingWithoutPinned';
 import { numpyConversion } from './numpyConversion';
+import { tensorAttributeNotBuffer } from './tensorAttributeNotBuffer';
+import { tensorCreatedInForward } from './tensorCreatedInForward';
 import { unsynchronizedTiming } from './unsynchronizedTiming';
 
 export const RULE_FACTORIES: readonly Rule[] = [
@@ -20,4 +23,7 @@ export const RULE_FACTORIES: readonly Rule[] = [
   fp16WithoutGradScaler, // DD008
   accumulatedGraph, // DD009
   nonBlockingWithoutPinned, // DD012
+  tensorCreatedInForward, // DD015
+  tensorAttributeNotBuffer, // DD016
+  lossWeightOnCpu, // DD017
 ];
