@@ -3,6 +3,7 @@
 // worker's code in-process and uses the same parameter and result types.)
 import { NotificationType, RequestType } from 'vscode-jsonrpc';
 import type { BenchProgress, BenchRun, Dtype, EngineId, EngineOutcome, TransferResult } from '../core/bench/model';
+import type { GpuProcess } from '../core/devices/gpuProcesses';
 import type { DeviceReport } from '../core/devices/report';
 
 // A transfer measurement is the core's model (core/bench/model.ts); it crosses the
@@ -23,6 +24,8 @@ export const DetectRequest = new RequestType<ProbeOptions, DeviceReport, void>('
 
 export interface MonitorOptions {
   intervalMs: number;
+  /** This window's processes (the extension host, its terminals' shells): what descends from one is marked as the window's. */
+  windowPids?: number[];
 }
 
 /** Starts streaming memory samples (one long-lived `nvidia-smi -lms`, sysfs polling for AMD, host memory). */
@@ -44,6 +47,18 @@ export interface MemorySamples {
 }
 
 export const MemorySamplesNotification = new NotificationType<MemorySamples>('deviceDoctor/memorySamples');
+
+export type { GpuProcess };
+
+export interface GpuProcesses {
+  /** Every process the GPU tools list, most memory first; empty when none uses a GPU. */
+  processes: GpuProcess[];
+  /** Milliseconds since the epoch. */
+  time: number;
+}
+
+/** Who uses the GPUs, polled every few seconds while monitoring (nvidia-smi compute apps, amd-smi/rocm-smi, /proc). */
+export const GpuProcessesNotification = new NotificationType<GpuProcesses>('deviceDoctor/gpuProcesses');
 
 /** A probe or monitor failure worth showing (a hung nvidia-smi killed after its timeout). */
 export interface WorkerProblem {

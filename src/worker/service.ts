@@ -4,6 +4,7 @@ import { ResponseError, type CancellationToken, type MessageConnection } from 'v
 import type { DeviceReport } from '../core/devices/report';
 import {
   DetectRequest,
+  GpuProcessesNotification,
   MemorySamplesNotification,
   StartMonitorRequest,
   StopMonitorRequest,
@@ -58,6 +59,7 @@ export class WorkerService {
     this.monitor = new Monitor(
       {
         samples: (samples) => void connection.sendNotification(MemorySamplesNotification, { samples }).catch(() => undefined),
+        processes: (processes) => void connection.sendNotification(GpuProcessesNotification, { processes, time: Date.now() }).catch(() => undefined),
         problem: (message) => this.problem('monitor', message),
         log: (level, message) => this.log(level, message),
       },
@@ -75,6 +77,7 @@ export class WorkerService {
     this.connection.onRequest(DetectRequest, (params, token) => this.detect(params, token));
     this.connection.onRequest(StartMonitorRequest, (params: MonitorOptions) => {
       this.log('info', `monitoring memory every ${params.intervalMs} ms`);
+      this.monitor.setWindowPids(params.windowPids ?? []);
       this.monitor.start(params.intervalMs);
     });
     // By method name: the typed RequestType<void> rejects a request sent without params.
@@ -116,6 +119,7 @@ export class WorkerService {
       );
       for (const hang of outcome.hangs) this.problem(hang.kind, hangMessage(hang));
       this.monitor.setIds(idMapperFor(outcome));
+      this.monitor.setAccelerators(outcome.report.accelerators);
       this.lastDetect = { options: params, report: outcome.report };
       this.log('info', `detect took ${Date.now() - started} ms: ${outcome.report.accelerators.length} accelerator(s), selected ${outcome.report.selected.device}`);
       return outcome.report;

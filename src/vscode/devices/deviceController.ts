@@ -21,6 +21,13 @@ const MAX_WORKER_PROBLEMS = 5;
 /** A sweep of every engine may rightly run for many minutes; the user cancels from the notification. */
 const BENCH_TIMEOUT_MS = 60 * 60_000;
 
+/** The extension host (a Jupyter kernel it starts is below it) and each terminal's shell (below the pty host, not us). */
+async function windowPids(): Promise<number[]> {
+  const terminals = await Promise.all(vscode.window.terminals.map((terminal) => Promise.resolve(terminal.processId).catch(() => undefined)));
+  const pids = [process.pid, ...terminals.filter((pid): pid is number => typeof pid === 'number')];
+  return [...new Set(pids)].sort((a, b) => a - b);
+}
+
 export class DeviceController implements vscode.Disposable {
   readonly client: WorkerClient;
   private state: DeviceSnapshot = EMPTY_SNAPSHOT;
@@ -42,6 +49,10 @@ export class DeviceController implements vscode.Disposable {
       this.changed,
       this.interpreters,
       this.client.onMemorySamples((samples) => this.addSamples(samples)),
+      this.client.onGpuProcesses(({ processes }) => this.update({ processes })),
+      // A terminal's shell is the window's too: what it starts is marked so in the process list.
+      vscode.window.onDidOpenTerminal(() => this.planMonitoring()),
+      vscode.window.onDidCloseTerminal(() => this.planMonitoring()),
       this.client.onProblem((problem) => this.addWorkerProblem(problem)),
       this.client.onDidChangeState((state) => this.workerStateChanged(state)),
       this.client.onDidRestartAfterCrash(() => { if (this.detectionCrashed) void this.detect(); }),
@@ -140,10 +151,17 @@ export class DeviceController implements vscode.Disposable {
     this.update({ detectError: message });
   }
 
+  private monitoringWanted(): boolean {
+    return this.settings().statusBarEnabled && this.focused && this.state.workerStopped === null;
+  }
+
   private planMonitoring(): void {
-    const settings = this.settings();
-    const wanted = settings.statusBarEnabled && this.focused && this.state.workerStopped === null;
-    void this.client.setMonitor(wanted ? { intervalMs: settings.monitorIntervalMs } : null);
+    if (!this.monitoringWanted()) {
+      void this.client.setMonitor(null);
+      return;
+    }
+    // Asked again after the terminals answered: focus may have gone meanwhile.
+    void windowPids().then((pids) => this.client.setMonitor(this.monitoringWanted() ? { intervalMs: this.settings().monitorIntervalMs, windowPids: pids } : null));
   }
 
   private configurationChanged(event: vscode.ConfigurationChangeEvent): void {

@@ -5,6 +5,7 @@ import { formatMemory } from '../../core/devices/format';
 import type { Accelerator, DeviceReport, Problem, TorchStatus } from '../../core/devices/report';
 import { acceleratorMemory, describeTorch, hostMemory, memoryPercent } from './deviceSnapshot';
 import type { DeviceSnapshot, MemoryReading } from './deviceSnapshot';
+import { processTableHtml } from './gpuProcessViews';
 import { escapeHtml, facts, textElement, webviewPage } from '../shared/html';
 import type { PageResources } from '../shared/html';
 
@@ -39,6 +40,7 @@ export function renderReportBody(snapshot: DeviceSnapshot, options: ReportOption
     parts.push(section('Accelerators', report.accelerators.length
       ? report.accelerators.map((a) => acceleratorCard(a, acceleratorMemory(snapshot, a), options)).join('')
       : '<p>No GPU or other accelerator was found on this machine.</p>'));
+    if (report.accelerators.some((a) => a.vendor === 'nvidia' || a.vendor === 'amd')) parts.push(section('Processes using the GPU', processTableHtml(snapshot.processes)));
     parts.push(section('PyTorch', torchDetails(report.torch)));
     parts.push(section('Host', hostDetails(report, hostMemory(snapshot, report), options)));
   }

@@ -9,6 +9,7 @@ import {
   selectedMemory, shortDeviceName,
 } from './deviceSnapshot';
 import type { DeviceSnapshot, MemoryReading } from './deviceSnapshot';
+import { processTooltipLines } from './gpuProcessViews';
 import { escapeMarkdown, markdownTable } from '../shared/markdown';
 
 export interface StatusBarOptions {
@@ -92,6 +93,8 @@ function reportSections(snapshot: DeviceSnapshot, report: DeviceReport, options:
   const cpuName = `cpu ${cpu.model ?? 'CPU'}${cpu.cores !== null ? ` (${cpu.cores} cores)` : ''}`;
   rows.push(deviceRow(cpuName, hostMemory(snapshot, report), null, options));
   sections.push(markdownTable(['Device', 'Memory', 'Utilization', 'Temperature'], rows));
+  const processes = processTooltipLines(snapshot.processes);
+  if (processes) sections.push(processes);
   sections.push(escapeMarkdown(describeTorch(report.torch)));
   if (report.problems.length > 0) {
     sections.push(report.problems.map((p) => `- $(warning) ${escapeMarkdown(p.message)}${p.hint ? ` — ${escapeMarkdown(p.hint)}` : ''}`).join('\n'));

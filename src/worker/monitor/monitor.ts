@@ -3,12 +3,16 @@
 import * as os from 'os';
 import { parseSysfsDrmCard } from '../../core/devices/amd';
 import type { MemorySampleRow } from '../../core/devices/nvidiaMonitor';
+import type { GpuProcess } from '../../core/devices/gpuProcesses';
+import type { Accelerator } from '../../core/devices/report';
 import type { MemorySample, WorkerLog } from '../../protocol/worker';
+import { GpuProcessPoller } from './gpuProcessPoller';
 import { NvidiaStream } from './nvidiaStream';
 import { readSysfsDrmCards, SYSFS_DRM_ROOT } from '../detect/probes/sysfs';
 
 export interface MonitorSink {
   samples(samples: MemorySample[]): void;
+  processes(processes: GpuProcess[]): void;
   problem(message: string): void;
   log(level: WorkerLog['level'], message: string): void;
 }
@@ -29,6 +33,9 @@ export interface MonitorOptions {
   platform: NodeJS.Platform;
   sysfsDrmRoot?: string;
   restartDelayMs?: number;
+  /** /proc and /etc/passwd, for who runs each GPU process (tests use a fake tree). */
+  procRoot?: string;
+  passwdPath?: string;
 }
 
 /** The shortest interval honoured: faster would make nvidia-smi itself the load. */
@@ -38,6 +45,7 @@ export const DEFAULT_INTERVAL_MS = 1_000;
 
 export class Monitor {
   private readonly nvidia: NvidiaStream;
+  private readonly processes: GpuProcessPoller;
   private timer: NodeJS.Timeout | undefined;
   private polling = false;
   private ids: IdMapper = FALLBACK_IDS;
@@ -50,6 +58,13 @@ export class Monitor {
       onProblem: (message) => sink.problem(message),
       restartDelayMs: options.restartDelayMs,
     });
+    this.processes = new GpuProcessPoller({
+      env: options.env,
+      log: (level, message) => sink.log(level, message),
+      onProcesses: (processes) => sink.processes(processes),
+      procRoot: options.procRoot,
+      passwdPath: options.passwdPath,
+    });
   }
 
   /** How many nvidia-smi processes the stream has started. */
@@ -61,11 +76,21 @@ export class Monitor {
     this.ids = ids;
   }
 
+  /** The last detect's accelerators: which vendors' tools to ask for processes, and how to name their GPUs. */
+  setAccelerators(accelerators: readonly Accelerator[]): void {
+    this.processes.setAccelerators(accelerators);
+  }
+
+  setWindowPids(pids: readonly number[]): void {
+    this.processes.setWindowPids(pids);
+  }
+
   /** (Re)starts every source at `intervalMs`; calling it again changes the interval. */
   start(intervalMs: number): void {
     const interval = Number.isFinite(intervalMs) ? Math.max(MIN_INTERVAL_MS, Math.round(intervalMs)) : DEFAULT_INTERVAL_MS;
     this.stop();
     if (this.options.platform !== 'darwin') this.nvidia.start(interval);
+    if (this.options.platform === 'linux') this.processes.start(interval);
     this.timer = setInterval(() => void this.tick(), interval);
     void this.tick();
   }
@@ -74,6 +99,7 @@ export class Monitor {
     clearInterval(this.timer);
     this.timer = undefined;
     this.nvidia.stop();
+    this.processes.stop();
   }
 
   private nvidiaSamples(rows: MemorySampleRow[]): MemorySample[] {
