@@ -5,6 +5,7 @@ import { NotificationType, RequestType } from 'vscode-jsonrpc';
 import type { BenchProgress, BenchRun, Dtype, EngineId, EngineOutcome, TransferResult } from '../core/bench/model';
 import type { GpuProcess } from '../core/devices/gpuProcesses';
 import type { DeviceReport } from '../core/devices/report';
+import type { HistoryPoint } from '../core/devices/sampleHistory';
 
 // A transfer measurement is the core's model (core/bench/model.ts); it crosses the
 // boundary inside BenchRunResponse, so the protocol names it too.
@@ -48,7 +49,18 @@ export interface MemorySamples {
 
 export const MemorySamplesNotification = new NotificationType<MemorySamples>('deviceDoctor/memorySamples');
 
-export type { GpuProcess };
+export type { GpuProcess, HistoryPoint };
+
+export interface HistoryResponse {
+  /** Per id ("cuda:0", "cpu"), the monitor's samples of the last windowMs, oldest first. */
+  series: Record<string, HistoryPoint[]>;
+  windowMs: number;
+  /** The worker's clock when it answered. */
+  now: number;
+}
+
+/** What the monitor kept of the last minutes (memory and utilization per device). */
+export const HistoryRequest = new RequestType<void, HistoryResponse, void>('deviceDoctor/history');
 
 export interface GpuProcesses {
   /** Every process the GPU tools list, most memory first; empty when none uses a GPU. */

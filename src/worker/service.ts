@@ -5,6 +5,7 @@ import type { DeviceReport } from '../core/devices/report';
 import {
   DetectRequest,
   GpuProcessesNotification,
+  HistoryRequest,
   MemorySamplesNotification,
   StartMonitorRequest,
   StopMonitorRequest,
@@ -14,6 +15,7 @@ import {
   type ProbeOptions,
   type WorkerLog,
 } from '../protocol/worker';
+import { HISTORY_WINDOW_MS } from '../core/devices/sampleHistory';
 import { BenchService } from './bench/service';
 import { detectDevices, type Hang } from './detect/detect';
 import { idMapperFor } from './detect/reportIds';
@@ -84,6 +86,7 @@ export class WorkerService {
     this.connection.onRequest(StopMonitorRequest.method, () => {
       this.monitor.stop();
     });
+    this.connection.onRequest(HistoryRequest.method, () => ({ series: this.monitor.history.snapshot(Date.now()), windowMs: HISTORY_WINDOW_MS, now: Date.now() }));
     this.bench.register();
   }
 

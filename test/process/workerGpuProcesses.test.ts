@@ -1,13 +1,15 @@
 // Who uses the GPU, with real files and a real (fake) nvidia-smi: /proc read from a fake tree
-// and from the real /proc for this very process, and the poller joining the tool's rows with it.
+// and from the real /proc for this very process, the poller joining the tool's rows with it, and
+// the monitor's host CPU use (from /proc/stat) and history.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { Accelerator } from '../../src/core/devices/report';
 import { GpuProcessPoller } from '../../src/worker/monitor/gpuProcessPoller';
+import { Monitor } from '../../src/worker/monitor/monitor';
 import { readProcEntry, readProcTree, readUsers } from '../../src/worker/monitor/procReader';
-import { scenarioEnv, tempDir } from './workerTestKit';
+import { scenarioEnv, tempDir, waitFor } from './workerTestKit';
 
 const H200: Accelerator = {
   id: 'cuda:0', vendor: 'nvidia', api: 'cuda', name: 'NVIDIA H200', uuid: 'GPU-5d7f3c2a-1b2c-4d3e-9f8a-0123456789ab', pciBusId: '00000000:19:00.0',
@@ -70,5 +72,35 @@ describe('worker: who uses the GPU (/proc and the tools)', function () {
     const poller = new GpuProcessPoller({ env: scenarioEnv('nvidia-h200-busy', { DD_FAKE_LOG: log }), log: () => undefined, onProcesses: () => undefined });
     assert.deepStrictEqual(await poller.poll(), []);
     assert.strictEqual(fs.existsSync(log), false);
+  });
+});
+
+describe('worker: the monitor\'s history and host CPU use', function () {
+  this.timeout(20_000);
+
+  it('turns /proc/stat deltas into CPU utilization and keeps every sample in the history', async () => {
+    const tmp = tempDir('dd-stat-');
+    const stat = path.join(tmp, 'stat');
+    fs.writeFileSync(stat, 'cpu  100 0 100 800 0 0 0 0 0 0\n');
+    const samples: Array<{ id: string; utilizationPercent: number | null }> = [];
+    const monitor = new Monitor(
+      { samples: (batch) => samples.push(...batch), processes: () => undefined, problem: () => undefined, log: () => undefined },
+      { env: scenarioEnv(undefined), platform: 'linux', procRoot: tmp, sysfsDrmRoot: path.join(tmp, 'no-sysfs') },
+    );
+    try {
+      monitor.start(100);
+      await waitFor('a first host sample', () => samples.some((s) => s.id === 'cpu'));
+      // 300 more jiffies, 150 of them busy: 50 %.
+      fs.writeFileSync(stat, 'cpu  200 0 150 950 0 0 0 0 0 0\n');
+      await waitFor('a host sample with utilization', () => samples.some((s) => s.id === 'cpu' && s.utilizationPercent !== null));
+      assert.strictEqual(samples[0].utilizationPercent, null, 'the first reading has nothing to compare with');
+      assert.strictEqual(samples.find((s) => s.utilizationPercent !== null)!.utilizationPercent, 50);
+      const history = monitor.history.snapshot(Date.now());
+      assert.ok(history.cpu.length >= 2);
+      assert.ok(history.cpu.some((p) => p.utilizationPercent === 50));
+    } finally {
+      monitor.stop();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });

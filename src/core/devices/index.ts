@@ -22,3 +22,4 @@ export * from './versions';
 export * from './gpuApps';
 export * from './gpuProcesses';
 export * from './procFiles';
+export * from './sampleHistory';

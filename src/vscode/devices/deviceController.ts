@@ -3,8 +3,8 @@
 // render, and decides when memory is monitored (status bar shown and window focused).
 import * as vscode from 'vscode';
 import type { DeviceReport } from '../../core/devices/report';
-import { BenchRequest, DetectRequest, EnginesRequest } from '../../protocol/worker';
-import type { BenchParams, BenchRunResponse, EnginesParams, EnginesResponse, MemorySamples, ProbeOptions, WorkerProblem } from '../../protocol/worker';
+import { BenchRequest, DetectRequest, EnginesRequest, HistoryRequest } from '../../protocol/worker';
+import type { HistoryResponse, BenchParams, BenchRunResponse, EnginesParams, EnginesResponse, MemorySamples, ProbeOptions, WorkerProblem } from '../../protocol/worker';
 import { EMPTY_SNAPSHOT } from './deviceSnapshot';
 import type { DeviceSnapshot } from './deviceSnapshot';
 import { detectTimeoutMs, readDeviceSettings, REDETECT_SETTINGS, STATUS_BAR_SETTINGS } from './deviceSettings';
@@ -101,6 +101,12 @@ export class DeviceController implements vscode.Disposable {
   /** The engines and devices a benchmark can use here (the worker may detect first). */
   benchEngines(params: EnginesParams, token?: vscode.CancellationToken): Promise<EnginesResponse> {
     return this.client.request(EnginesRequest, params, { token, timeoutMs: detectTimeoutMs(this.settings()) });
+  }
+
+  /** The monitor's last minutes, or undefined while the worker is not running (asking must not start one). */
+  async history(): Promise<HistoryResponse | undefined> {
+    if (this.client.state !== 'running') return undefined;
+    return this.client.request(HistoryRequest, undefined, { timeoutMs: 5_000 });
   }
 
   /** The user's "Restart Worker": a given-up worker gets a fresh start, then a fresh report. */

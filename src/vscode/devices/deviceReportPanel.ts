@@ -4,8 +4,8 @@
 import * as vscode from 'vscode';
 import type { DeviceController } from './deviceController';
 import type { DeviceSnapshot } from './deviceSnapshot';
-import { memoryUpdates, renderReportBody, renderReportPage, REPORT_ACTIONS, REPORT_TITLE } from './deviceReportHtml';
-import type { ReportAction, ReportOptions } from './deviceReportHtml';
+import { historyUpdates, memoryUpdates, renderReportBody, renderReportPage, REPORT_ACTIONS, REPORT_TITLE } from './deviceReportHtml';
+import type { HistoryUpdate, ReportAction, ReportOptions } from './deviceReportHtml';
 import { createMediaPanel, pageResources } from '../shared/webviewPanel';
 
 export const REPORT_VIEW_TYPE = 'deviceDoctor.deviceReport';
@@ -24,6 +24,9 @@ export class DeviceReportPanel implements vscode.Disposable {
   /** The body as last sent, without live samples: only a real change re-sends it. */
   private lastBodyKey = '';
   private wasVisible = false;
+  /** The sparklines as last sent: put back at once when the body is replaced. */
+  private lastHistory: HistoryUpdate[] = [];
+  private historyInFlight = false;
   private readonly subscription: vscode.Disposable;
 
   constructor(
@@ -81,8 +84,26 @@ export class DeviceReportPanel implements vscode.Disposable {
     if (key !== this.lastBodyKey) {
       this.lastBodyKey = key;
       void panel.webview.postMessage({ type: 'body', html: renderReportBody(this.devices.snapshot, options) });
+      if (this.lastHistory.length) void panel.webview.postMessage({ type: 'history', updates: this.lastHistory });
     }
     void panel.webview.postMessage({ type: 'memory', updates: memoryUpdates(this.devices.snapshot, options) });
+    void this.updateHistory();
+  }
+
+  /** One history request at a time: samples arrive faster than a slow worker may answer. */
+  private async updateHistory(): Promise<void> {
+    if (this.historyInFlight) return;
+    this.historyInFlight = true;
+    try {
+      const history = await this.devices.history();
+      if (!history || !this.panel?.visible) return;
+      this.lastHistory = historyUpdates(this.devices.snapshot, history);
+      void this.panel.webview.postMessage({ type: 'history', updates: this.lastHistory });
+    } catch (error) {
+      this.log.debug(`Device history not available: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      this.historyInFlight = false;
+    }
   }
 
   private async received(message: unknown): Promise<void> {
@@ -114,6 +135,7 @@ export class DeviceReportPanel implements vscode.Disposable {
   private panelClosed(): void {
     this.panel = undefined;
     this.lastBodyKey = '';
+    this.lastHistory = [];
     for (const disposable of this.panelDisposables.splice(0)) disposable.dispose();
   }
 }

@@ -4,9 +4,12 @@ import * as os from 'os';
 import { parseSysfsDrmCard } from '../../core/devices/amd';
 import type { MemorySampleRow } from '../../core/devices/nvidiaMonitor';
 import type { GpuProcess } from '../../core/devices/gpuProcesses';
+import { cpuUtilizationPercent, parseProcStatCpu, type CpuTimes } from '../../core/devices/procFiles';
+import { HISTORY_WINDOW_MS, SampleHistory } from '../../core/devices/sampleHistory';
 import type { Accelerator } from '../../core/devices/report';
 import type { MemorySample, WorkerLog } from '../../protocol/worker';
 import { GpuProcessPoller } from './gpuProcessPoller';
+import { PROC_ROOT, readProcStat } from './procReader';
 import { NvidiaStream } from './nvidiaStream';
 import { readSysfsDrmCards, SYSFS_DRM_ROOT } from '../detect/probes/sysfs';
 
@@ -49,12 +52,15 @@ export class Monitor {
   private timer: NodeJS.Timeout | undefined;
   private polling = false;
   private ids: IdMapper = FALLBACK_IDS;
+  /** Every sample sent, per device, for the report's sparklines. */
+  readonly history = new SampleHistory(HISTORY_WINDOW_MS);
+  private lastCpu: CpuTimes | null = null;
 
   constructor(private readonly sink: MonitorSink, private readonly options: MonitorOptions) {
     this.nvidia = new NvidiaStream({
       env: options.env,
       log: (level, message) => sink.log(level, message),
-      onRows: (rows) => sink.samples(this.nvidiaSamples(rows)),
+      onRows: (rows) => this.send(this.nvidiaSamples(rows)),
       onProblem: (message) => sink.problem(message),
       restartDelayMs: options.restartDelayMs,
     });
@@ -102,6 +108,23 @@ export class Monitor {
     this.processes.stop();
   }
 
+  private send(samples: MemorySample[]): void {
+    for (const { id, ...point } of samples) this.history.add(id, point);
+    this.sink.samples(samples);
+  }
+
+  /** Host memory from the os module; CPU use from the change of /proc/stat since the last tick (null on the first). */
+  private async hostSample(): Promise<MemorySample> {
+    const total = os.totalmem();
+    let utilizationPercent: number | null = null;
+    if (this.options.platform === 'linux') {
+      const now = parseProcStatCpu((await readProcStat(this.options.procRoot ?? PROC_ROOT)) ?? '');
+      if (now && this.lastCpu) utilizationPercent = cpuUtilizationPercent(this.lastCpu, now);
+      this.lastCpu = now;
+    }
+    return { id: 'cpu', usedBytes: total - os.freemem(), totalBytes: total, utilizationPercent, time: Date.now() };
+  }
+
   private nvidiaSamples(rows: MemorySampleRow[]): MemorySample[] {
     const time = Date.now();
     return rows.map((row) => ({
@@ -118,8 +141,8 @@ export class Monitor {
     if (this.polling) return;
     this.polling = true;
     try {
-      const samples = [hostSample(), ...(await this.amdSamples())];
-      if (this.timer !== undefined) this.sink.samples(samples);
+      const samples = [await this.hostSample(), ...(await this.amdSamples())];
+      if (this.timer !== undefined) this.send(samples);
     } catch (err) {
       this.sink.log('warn', `memory sample failed: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
@@ -145,9 +168,4 @@ export class Monitor {
     }
     return samples;
   }
-}
-
-function hostSample(): MemorySample {
-  const total = os.totalmem();
-  return { id: 'cpu', usedBytes: total - os.freemem(), totalBytes: total, utilizationPercent: null, time: Date.now() };
 }
