@@ -27,6 +27,7 @@ export function registerCommands(doctor: CommandTargets): vscode.Disposable[] {
     vscode.commands.registerCommand(COMMANDS.restartWorker, () => doctor.devices.restartWorker()),
     vscode.commands.registerCommand(COMMANDS.showDeviceReport, () => doctor.reportPanel.show()),
     vscode.commands.registerCommand(COMMANDS.runBenchmark, () => doctor.benchmarks.run()),
+    vscode.commands.registerCommand(COMMANDS.showBenchmarkResults, () => doctor.benchmarks.panel.showLatest()),
     vscode.commands.registerCommand(COMMANDS.installNativeTf, () => doctor.benchmarks.installNativeTf()),
   ];
 }

@@ -6,7 +6,7 @@ import type { DeviceController } from './deviceController';
 import type { DeviceSnapshot } from './deviceSnapshot';
 import { historyUpdates, memoryUpdates, renderReportBody, renderReportPage, REPORT_ACTIONS, REPORT_TITLE } from './deviceReportHtml';
 import type { HistoryUpdate, ReportAction, ReportOptions } from './deviceReportHtml';
-import { createMediaPanel, pageResources } from '../shared/webviewPanel';
+import { adoptMediaPanel, createMediaPanel, pageResources } from '../shared/webviewPanel';
 
 export const REPORT_VIEW_TYPE = 'deviceDoctor.deviceReport';
 
@@ -43,7 +43,20 @@ export class DeviceReportPanel implements vscode.Disposable {
       this.panel.reveal();
       return;
     }
-    const panel = createMediaPanel(this.extension, REPORT_VIEW_TYPE, REPORT_TITLE, { viewColumn: vscode.ViewColumn.Active });
+    this.attach(createMediaPanel(this.extension, REPORT_VIEW_TYPE, REPORT_TITLE, { viewColumn: vscode.ViewColumn.Active }));
+  }
+
+  /** The report tab VS Code restored after a reload: it shows the current report again. */
+  adopt(panel: vscode.WebviewPanel): void {
+    if (this.panel) {
+      // Only one report view: a second restored tab would never be updated.
+      panel.dispose();
+      return;
+    }
+    this.attach(adoptMediaPanel(this.extension, panel));
+  }
+
+  private attach(panel: vscode.WebviewPanel): void {
     this.panel = panel;
     this.panelDisposables.push(
       panel.onDidDispose(() => this.panelClosed()),

@@ -9,6 +9,7 @@ export const COMMANDS = {
   restartWorker: 'deviceDoctor.restartWorker',
   showDeviceReport: 'deviceDoctor.showDeviceReport',
   runBenchmark: 'deviceDoctor.runBenchmark',
+  showBenchmarkResults: 'deviceDoctor.showBenchmarkResults',
   installNativeTf: 'deviceDoctor.installNativeTensorFlow',
 } as const;
 
