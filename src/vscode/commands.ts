@@ -6,6 +6,7 @@ import type { DeviceController } from './devices/deviceController';
 import type { DeviceReportPanel } from './devices/deviceReportPanel';
 import { COMMANDS } from './shared/commandIds';
 import { selectDevice } from './devices/selectDeviceCommand';
+import { insertDeviceSelection } from './devices/insertDeviceSelectionCommand';
 
 export { COMMANDS } from './shared/commandIds';
 
@@ -24,6 +25,7 @@ export function registerCommands(doctor: CommandTargets): vscode.Disposable[] {
     vscode.commands.registerCommand(COMMANDS.showLog, () => doctor.log.show()),
     vscode.commands.registerCommand(COMMANDS.detect, () => detectAccelerators(doctor)),
     vscode.commands.registerCommand(COMMANDS.selectDevice, () => selectDevice(doctor.devices, doctor.log)),
+    vscode.commands.registerCommand(COMMANDS.insertDeviceSelection, () => insertDeviceSelection(doctor.log)),
     vscode.commands.registerCommand(COMMANDS.restartWorker, () => doctor.devices.restartWorker()),
     vscode.commands.registerCommand(COMMANDS.showDeviceReport, () => doctor.reportPanel.show()),
     vscode.commands.registerCommand(COMMANDS.runBenchmark, () => doctor.benchmarks.run()),

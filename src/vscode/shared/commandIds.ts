@@ -6,6 +6,7 @@ export const COMMANDS = {
   showLog: 'deviceDoctor.showLog',
   detect: 'deviceDoctor.detectAccelerators',
   selectDevice: 'deviceDoctor.selectDevice',
+  insertDeviceSelection: 'deviceDoctor.insertDeviceSelection',
   restartWorker: 'deviceDoctor.restartWorker',
   showDeviceReport: 'deviceDoctor.showDeviceReport',
   runBenchmark: 'deviceDoctor.runBenchmark',
