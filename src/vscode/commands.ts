@@ -7,6 +7,7 @@ import type { DeviceReportPanel } from './devices/deviceReportPanel';
 import { COMMANDS } from './shared/commandIds';
 import { selectDevice } from './devices/selectDeviceCommand';
 import { insertDeviceSelection } from './devices/insertDeviceSelectionCommand';
+import { showRuleDoc } from './ruleDocs/showRuleDocCommand';
 
 export { COMMANDS } from './shared/commandIds';
 
@@ -17,6 +18,7 @@ export interface CommandTargets {
   devices: DeviceController;
   reportPanel: DeviceReportPanel;
   benchmarks: BenchmarkFeature;
+  extension: vscode.ExtensionContext;
 }
 
 export function registerCommands(doctor: CommandTargets): vscode.Disposable[] {
@@ -31,6 +33,7 @@ export function registerCommands(doctor: CommandTargets): vscode.Disposable[] {
     vscode.commands.registerCommand(COMMANDS.runBenchmark, () => doctor.benchmarks.run()),
     vscode.commands.registerCommand(COMMANDS.showBenchmarkResults, () => doctor.benchmarks.panel.showLatest()),
     vscode.commands.registerCommand(COMMANDS.installNativeTf, () => doctor.benchmarks.installNativeTf()),
+    vscode.commands.registerCommand(COMMANDS.showRuleDoc, (code?: unknown) => showRuleDoc(doctor.extension, doctor.log, code)),
   ];
 }
 

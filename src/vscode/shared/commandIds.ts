@@ -12,6 +12,7 @@ export const COMMANDS = {
   runBenchmark: 'deviceDoctor.runBenchmark',
   showBenchmarkResults: 'deviceDoctor.showBenchmarkResults',
   installNativeTf: 'deviceDoctor.installNativeTensorFlow',
+  showRuleDoc: 'deviceDoctor.showRuleDocumentation',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
