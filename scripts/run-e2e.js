@@ -16,6 +16,7 @@ const E2E_DIR = path.join(ROOT, 'test', 'e2e');
 const SCREENSHOTS = [
   '01-squiggle-hover', '02-quickfix-menu', '03-fixed-file', '04-restricted-mode', '05-discarded-to-fixed',
   '06-status-bar-tooltip', '07-device-report', '08-benchmark-panel', '09-benchmark-cancelled',
+  '10-gpu-processes-report', '11-report-after-reload', '12-rule-doc-offline',
 ];
 
 function parseArgs(argv) {

@@ -20,11 +20,21 @@ function point(minutesAgo: number, usedPercent: number | null, utilizationPercen
 describe('devices: the sample history ring', () => {
   it('keeps the newest `capacity` samples per device, oldest first', () => {
     const history = new SampleHistory(10 * MINUTE, 3);
-    for (let i = 0; i < 5; i++) history.add('cuda:0', point(5 - i, i, i));
+    [16, 12, 8, 4, 0.5].forEach((minutesAgo, i) => history.add('cuda:0', point(minutesAgo, i, i)));
     history.add('cpu', point(1, 50, 5));
     const series = history.snapshot(NOW);
     assert.deepStrictEqual(series['cuda:0'].map((p) => p.utilizationPercent), [2, 3, 4]);
     assert.deepStrictEqual(series.cpu.map((p) => p.utilizationPercent), [5]);
+  });
+
+  it('keeps the whole window when samples come faster than capacity per window: the newest of each slot', () => {
+    const history = new SampleHistory(10 * MINUTE, 10); // one slot per minute
+    const start = Math.ceil((NOW - 10 * MINUTE) / MINUTE) * MINUTE; // a slot boundary
+    for (let second = 0; second < 600; second += 10) history.add('cuda:0', { ...point(10, 1, second), time: start + second * 1000 });
+    const series = history.snapshot(start + 10 * MINUTE - 1)['cuda:0'];
+    assert.strictEqual(series.length, 10);
+    assert.strictEqual(series[0].time, start + 50_000, 'the first minute is represented by its last sample');
+    assert.strictEqual(series[series.length - 1].utilizationPercent, 590);
   });
 
   it('drops samples older than the window', () => {

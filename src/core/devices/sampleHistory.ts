@@ -1,6 +1,6 @@
 // The last minutes of each device's memory and utilization: a fixed-size ring per device, so a
 // monitor left running for days holds the same few kilobytes as one started a minute ago.
-// Samples older than the window are dropped when read.
+// Samples closer together than window/capacity share a slot; older than the window are dropped when read.
 
 export interface HistoryPoint {
   /** Milliseconds since the epoch. */
@@ -26,6 +26,15 @@ class Ring {
     this.next = (this.next + 1) % this.capacity;
   }
 
+  get newest(): HistoryPoint | undefined {
+    return this.points.length === 0 ? undefined : this.points[(this.next - 1 + this.capacity) % this.capacity] ?? this.points[this.points.length - 1];
+  }
+
+  replaceNewest(point: HistoryPoint): void {
+    const index = this.points.length < this.capacity ? this.points.length - 1 : (this.next - 1 + this.capacity) % this.capacity;
+    this.points[index] = point;
+  }
+
   /** Oldest first. */
   list(): HistoryPoint[] {
     return this.points.length < this.capacity ? [...this.points] : [...this.points.slice(this.next), ...this.points.slice(0, this.next)];
@@ -43,7 +52,12 @@ export class SampleHistory {
       ring = new Ring(this.capacity);
       this.rings.set(id, ring);
     }
-    ring.push(point);
+    // Faster than capacity per window (a short monitor interval): the newest sample of each
+    // slot stands for it, so the ring still spans the whole window.
+    const slot = (time: number) => Math.floor(time / (this.windowMs / this.capacity));
+    const newest = ring.newest;
+    if (newest && slot(point.time) === slot(newest.time)) ring.replaceNewest(point);
+    else ring.push(point);
   }
 
   /** Each device's points within the window before `now`, oldest first. */

@@ -1,0 +1,75 @@
+// Devices as a GPU user sees them, with a fake H200 (test/fixtures/bin/nvidia-h200-busy: memory
+// and utilization that move every interval, and processes holding it, one of them the worker
+// this window started): the device report's process table and sparklines, the report back after
+// a window reload, and a rule's page opened from the extension itself (no network here).
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import { Session, startSession } from './session';
+import { RESULTS_DIR } from './workbench';
+
+const FAKE_GPU_BIN = path.resolve(__dirname, '..', 'fixtures', 'bin', 'nvidia-h200-busy');
+const SCREENSHOTS = ['10-gpu-processes-report', '11-report-after-reload', '12-rule-doc-offline'];
+const DETECT_TIMEOUT_MS = 90_000;
+
+describe('who uses the GPU, its history, and nothing lost on reload (fake H200)', function () {
+  this.timeout(300_000);
+  let session: Session;
+
+  before(async () => {
+    for (const name of SCREENSHOTS) fs.rmSync(path.join(RESULTS_DIR, `${name}.png`), { force: true });
+    session = await startSession({
+      label: 'gpu-users',
+      trusted: true,
+      pythonPath: '/usr/bin/python3',
+      env: { PATH: `${FAKE_GPU_BIN}${path.delimiter}${process.env.PATH ?? ''}` },
+    });
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await session?.saveArtifacts(`e2e-gpu-users-${this.currentTest.title.replace(/\W+/g, '-')}`);
+  });
+  after(async () => {
+    await session?.stop();
+  });
+
+  it('shows the processes holding the GPU, the window\'s own marked, and sparklines of the last minutes', async () => {
+    const wb = session.workbench;
+    await wb.statusBarItem('deviceDoctor.status').filter({ hasText: /GPU present|cuda:0/ }).waitFor({ timeout: DETECT_TIMEOUT_MS });
+    await wb.runCommand('Device Doctor: Show Device Report');
+    const report = await wb.webview('Device Report');
+    const rows = report.locator('table.processes tbody tr');
+    await rows.first().waitFor({ timeout: 60_000 });
+    const texts = await rows.allInnerTexts();
+    assert.strictEqual(texts.length, 3, texts.join('\n'));
+    assert.match(texts[0], /4194301\s+cuda:0\s+88\.0 GiB\s+another container/);
+    const mine = report.locator('table.processes tr.mine');
+    assert.strictEqual(await mine.count(), 1);
+    assert.match(await mine.innerText(), /cuda:0\s+20\.0 GiB\s+\S+\s+.*dist\/worker\.js.*this window/s);
+    // Several samples drawn: a line, not a dot, with the legend's latest values.
+    await report.locator('[data-history-id="cuda:0"] polyline.spark-memory').waitFor({ timeout: 30_000 });
+    await report.locator('[data-history-id="cpu"] polyline.spark-utilization').waitFor({ timeout: 30_000 });
+    assert.match(await report.locator('[data-history-id="cuda:0"] .spark-legend').innerText(), /memory \d+% utilization \d+%/);
+    assert.match(await report.locator('main').innerText(), /\d+% utilization/, 'host CPU utilization is shown');
+    await wb.screenshot('10-gpu-processes-report');
+  });
+
+  it('brings the device report back after a window reload', async () => {
+    const wb = session.workbench;
+    await wb.runCommand('Developer: Reload Window');
+    await wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await wb.page.locator('.tab', { hasText: 'Device Report' }).waitFor({ timeout: 60_000 });
+    const report = await wb.webview('Device Report', 60_000);
+    await report.locator('section h2', { hasText: 'Processes using the GPU' }).waitFor({ timeout: DETECT_TIMEOUT_MS });
+    await report.locator('table.processes tbody tr').first().waitFor({ timeout: 60_000 });
+    await wb.screenshot('11-report-after-reload');
+  });
+
+  it('opens a rule\'s bundled page in the Markdown preview', async () => {
+    const wb = session.workbench;
+    await wb.runCommand('Device Doctor: Show Rule Documentation');
+    await wb.chooseQuickPick('DD003');
+    const preview = await wb.webview('DD003 numpy-on-accelerator', 30_000);
+    assert.match(await preview.locator('body').innerText(), /What it finds/);
+    await wb.screenshot('12-rule-doc-offline');
+  });
+});
