@@ -9,6 +9,7 @@ import { DeviceReportPanel } from './devices/deviceReportPanel';
 import { ServerController } from './analysis/serverController';
 import { DeviceStatusBar } from './devices/statusBar';
 import { registerPanelSerializers } from './panelSerializers';
+import { previewBundledRuleDocs } from './ruleDocs/ruleDocPreview';
 
 export class DeviceDoctor {
   readonly log: vscode.LogOutputChannel;
@@ -31,7 +32,7 @@ export class DeviceDoctor {
     // what is disposed before it may still write a line on its way out.
     extension.subscriptions.push(
       this.server, this.devices, this.reportPanel, this.benchmarks, new DeviceStatusBar(this.devices), ...registerCommands(this),
-      ...registerPanelSerializers(this), this.log,
+      ...registerPanelSerializers(this), previewBundledRuleDocs(extension, this.log), this.log,
     );
   }
 

@@ -22,7 +22,9 @@ describe('who uses the GPU, its history, and nothing lost on reload (fake H200)'
       label: 'gpu-users',
       trusted: true,
       pythonPath: '/usr/bin/python3',
-      env: { PATH: `${FAKE_GPU_BIN}${path.delimiter}${process.env.PATH ?? ''}` },
+      // VSCODE_CLI=1: the server then keeps this environment instead of reading a login shell's,
+      // whose PATH would lose the fake nvidia-smi.
+      env: { PATH: `${FAKE_GPU_BIN}${path.delimiter}${process.env.PATH ?? ''}`, VSCODE_CLI: '1' },
     });
   });
   afterEach(async function () {
@@ -41,14 +43,16 @@ describe('who uses the GPU, its history, and nothing lost on reload (fake H200)'
     await rows.first().waitFor({ timeout: 60_000 });
     const texts = await rows.allInnerTexts();
     assert.strictEqual(texts.length, 3, texts.join('\n'));
-    assert.match(texts[0], /4194301\s+cuda:0\s+88\.0 GiB\s+another container/);
+    // A CPU-only PyTorch sees no CUDA device, so the GPU keeps its tool id, nvidia:0.
+    assert.match(texts[0], /4194301\s+nvidia:0\s+88\.0 GiB\s+another container/);
     const mine = report.locator('table.processes tr.mine');
     assert.strictEqual(await mine.count(), 1);
-    assert.match(await mine.innerText(), /cuda:0\s+20\.0 GiB\s+\S+\s+.*dist\/worker\.js.*this window/s);
+    assert.match(await mine.innerText(), /nvidia:0\s+20\.0 GiB\s+\S+\s+.*dist\/worker\.js.*this window/s);
     // Several samples drawn: a line, not a dot, with the legend's latest values.
-    await report.locator('[data-history-id="cuda:0"] polyline.spark-memory').waitFor({ timeout: 30_000 });
-    await report.locator('[data-history-id="cpu"] polyline.spark-utilization').waitFor({ timeout: 30_000 });
-    assert.match(await report.locator('[data-history-id="cuda:0"] .spark-legend').innerText(), /memory \d+% utilization \d+%/);
+    // 'attached': a flat line (a steady 100 % CPU) has no height, which Playwright calls hidden.
+    await report.locator('[data-history-id="nvidia:0"] polyline.spark-memory').waitFor({ state: 'attached', timeout: 30_000 });
+    await report.locator('[data-history-id="cpu"] polyline.spark-utilization').waitFor({ state: 'attached', timeout: 30_000 });
+    assert.match(await report.locator('[data-history-id="nvidia:0"] .spark-legend').innerText(), /memory \d+% utilization \d+%/);
     assert.match(await report.locator('main').innerText(), /\d+% utilization/, 'host CPU utilization is shown');
     await wb.screenshot('10-gpu-processes-report');
   });
@@ -64,12 +68,25 @@ describe('who uses the GPU, its history, and nothing lost on reload (fake H200)'
     await wb.screenshot('11-report-after-reload');
   });
 
-  it('opens a rule\'s bundled page in the Markdown preview', async () => {
+  it('opens a rule\'s bundled page in the Markdown preview from the diagnostic\'s code link', async () => {
     const wb = session.workbench;
-    await wb.runCommand('Device Doctor: Show Rule Documentation');
-    await wb.chooseQuickPick('DD003');
+    await wb.runCommand('View: Close All Editors');
+    await wb.openFile('eval_numpy.py');
+    const hover = await wb.hover(await wb.waitForSquiggle('error'));
+    await hover.locator('a', { hasText: 'DD003' }).first().click();
     const preview = await wb.webview('DD003 numpy-on-accelerator', 30_000);
     assert.match(await preview.locator('body').innerText(), /What it finds/);
+    await wb.page.locator('.tab.active', { hasText: 'Preview DD003.md' }).waitFor({ timeout: 10_000 });
     await wb.screenshot('12-rule-doc-offline');
+  });
+
+  it('opens any rule\'s page from Show Rule Documentation', async () => {
+    const wb = session.workbench;
+    await wb.runCommand('Device Doctor: Show Rule Documentation');
+    // Typed: the list shows only the first rules without scrolling.
+    await wb.page.locator('.quick-input-widget input').fill('DD010');
+    await wb.chooseQuickPick('DD010');
+    const preview = await wb.webview('DD010 numpy-requires-grad', 30_000);
+    assert.match(await preview.locator('body').innerText(), /requires grad|requires_grad/);
   });
 });

@@ -77,7 +77,17 @@ describe('vscode: the history sparkline', () => {
   it('says there is no history yet rather than drawing an empty chart', () => {
     const html = renderSparkline([], OPTIONS);
     assert.ok(!html.includes('<svg'));
-    assert.match(html, /No history yet: the last 10 minutes/);
+    assert.match(html, /No history yet: the last 10 min appear here/);
+  });
+
+  it('spans what there is (at least a minute) until the window is full, and says which span', () => {
+    const twoMinutes = renderSparkline([point(2, 10, 10), point(0, 20, 20)], OPTIONS);
+    assert.match(twoMinutes, /<polyline class="spark-memory" points="2,41\.6 318,37\.2"\/>/, 'the first sample at the left edge');
+    assert.match(twoMinutes, /· last 2 min</);
+    const seconds = renderSparkline([{ ...point(0, 10, 10), time: NOW - 20_000 }, point(0, 20, 20)], OPTIONS);
+    assert.match(seconds, /· last 1 min</);
+    assert.match(seconds, /points="212\.7,41\.6 318,37\.2"/, 'twenty seconds of a one-minute axis');
+    assert.match(renderSparkline([point(10, 0, 0), point(0, 1, 1)], OPTIONS), /· last 10 min</);
   });
 
   it('gives every device of the report and the host a sparkline, escaping labels', () => {

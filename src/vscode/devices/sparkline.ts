@@ -65,10 +65,25 @@ function latest(points: readonly HistoryPoint[], series: Series): number | null 
   return null;
 }
 
-/** The sparkline of one device, or a short note when there is no history yet. */
+/** The shortest span drawn: a few seconds of samples would otherwise fill the whole width. */
+export const MIN_SPAN_MS = 60_000;
+
+/** "10 min", "1 min", "45 s". */
+function spanText(ms: number): string {
+  return ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`;
+}
+
+/**
+ * The sparkline of one device, or a short note when there is no history yet. Until the monitor
+ * has run for the whole window, the time axis spans what there is (at least MIN_SPAN_MS), so a
+ * fresh window shows a line rather than a dot at the right edge; the legend says which span.
+ */
 export function renderSparkline(points: readonly HistoryPoint[], options: SparklineOptions): string {
-  const minutes = Math.round(options.windowMs / 60_000);
-  if (points.length === 0) return `<p class="muted spark-empty">No history yet: the last ${minutes} minutes appear here while the status bar is shown.</p>`;
+  if (points.length === 0) {
+    return `<p class="muted spark-empty">No history yet: the last ${spanText(options.windowMs)} appear here while the status bar is shown.</p>`;
+  }
+  const span = Math.min(options.windowMs, Math.max(MIN_SPAN_MS, options.now - points[0].time));
+  options = { ...options, windowMs: span };
   const lines: string[] = [];
   const legend: string[] = [];
   for (const series of SERIES) {
@@ -87,9 +102,9 @@ export function renderSparkline(points: readonly HistoryPoint[], options: Sparkl
   }).join(', ');
   const id = escapeHtml(options.idPrefix);
   return `<div class="spark"><svg class="sparkline" role="img" viewBox="0 0 ${SPARK.width} ${SPARK.height}" preserveAspectRatio="none" aria-labelledby="${id}-title ${id}-desc">`
-    + `<title id="${id}-title">${escapeHtml(`${options.label}: the last ${minutes} minutes`)}</title>`
+    + `<title id="${id}-title">${escapeHtml(`${options.label}: the last ${spanText(span)}`)}</title>`
     + `<desc id="${id}-desc">${escapeHtml(`${points.length} samples; ${summary}.`)}</desc>`
     + `<rect class="spark-frame" x="0.5" y="0.5" width="${SPARK.width - 1}" height="${SPARK.height - 1}"/>`
     + lines.join('')
-    + `</svg><p class="spark-legend">${legend.join(' ')} <span class="muted">· last ${minutes} min</span></p></div>`;
+    + `</svg><p class="spark-legend">${legend.join(' ')} <span class="muted">· last ${spanText(span)}</span></p></div>`;
 }

@@ -3,16 +3,16 @@
 import * as vscode from 'vscode';
 import { RULES } from '../../core/analysis/catalog';
 import { ruleDocPath } from './ruleDocLink';
+import { bundledRuleDoc } from './ruleDocPreview';
 
 export async function showRuleDoc(extension: vscode.ExtensionContext, log: vscode.LogOutputChannel, code?: unknown): Promise<void> {
   const chosen = typeof code === 'string' ? code : await pickRule();
   if (chosen === undefined) return;
-  const parts = ruleDocPath(chosen);
-  if (!parts) {
+  if (!ruleDocPath(chosen)) {
     void vscode.window.showWarningMessage(`Device Doctor has no rule ${String(chosen).slice(0, 20)}.`);
     return;
   }
-  const page = vscode.Uri.joinPath(extension.extensionUri, ...parts);
+  const page = bundledRuleDoc(extension, chosen);
   try {
     await vscode.workspace.fs.stat(page);
   } catch {
