@@ -9,6 +9,7 @@ import type { HistoryUpdate, ReportAction, ReportOptions } from './deviceReportH
 import { adoptMediaPanel, createMediaPanel, pageResources } from '../shared/webviewPanel';
 
 export const REPORT_VIEW_TYPE = 'deviceDoctor.deviceReport';
+const HISTORY_REFRESH_MS = 1_000;
 
 /** What the page's buttons do, apart from copying (which the panel does itself). */
 export interface ReportActionHandlers {
@@ -27,6 +28,7 @@ export class DeviceReportPanel implements vscode.Disposable {
   /** The sparklines as last sent: put back at once when the body is replaced. */
   private lastHistory: HistoryUpdate[] = [];
   private historyInFlight = false;
+  private historyAskedAt = 0;
   private readonly subscription: vscode.Disposable;
 
   constructor(
@@ -103,10 +105,14 @@ export class DeviceReportPanel implements vscode.Disposable {
     void this.updateHistory();
   }
 
-  /** One history request at a time: samples arrive faster than a slow worker may answer. */
+  /**
+   * One history request at a time, and at most one a second: samples of several devices may
+   * arrive many times a second, and a sparkline of 10 minutes does not change visibly faster.
+   */
   private async updateHistory(): Promise<void> {
-    if (this.historyInFlight) return;
+    if (this.historyInFlight || Date.now() - this.historyAskedAt < HISTORY_REFRESH_MS) return;
     this.historyInFlight = true;
+    this.historyAskedAt = Date.now();
     try {
       const history = await this.devices.history();
       if (!history || !this.panel?.visible) return;
@@ -149,6 +155,7 @@ export class DeviceReportPanel implements vscode.Disposable {
     this.panel = undefined;
     this.lastBodyKey = '';
     this.lastHistory = [];
+    this.historyAskedAt = 0;
     for (const disposable of this.panelDisposables.splice(0)) disposable.dispose();
   }
 }
