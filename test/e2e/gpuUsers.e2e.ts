@@ -57,11 +57,24 @@ describe('who uses the GPU, its history, and nothing lost on reload (fake H200)'
     await wb.screenshot('10-gpu-processes-report');
   });
 
-  it('brings the device report back after a window reload', async () => {
+  it('brings the device report and the benchmark results back after a window reload', async () => {
     const wb = session.workbench;
+    // Show Benchmark Results opens the panel on the history; nothing runs.
+    await wb.runCommand('Device Doctor: Show Benchmark Results');
+    const bench = await wb.webview('Matmul Benchmark');
+    assert.match(await bench.locator('main').innerText(), /No benchmark yet/);
+    assert.strictEqual(await wb.notification(/Matmul benchmark/i).count(), 0, 'no benchmark was started');
     await wb.runCommand('Developer: Reload Window');
     await wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    await wb.page.locator('.tab', { hasText: 'Device Report' }).waitFor({ timeout: 60_000 });
+    // Both tabs are back; only the active one's page is loaded, so each is shown in turn.
+    const benchTab = wb.page.locator('.tab', { hasText: 'Matmul Benchmark' });
+    const reportTab = wb.page.locator('.tab', { hasText: 'Device Report' });
+    await benchTab.waitFor({ timeout: 60_000 });
+    await reportTab.waitFor({ timeout: 60_000 });
+    await benchTab.click();
+    const restoredBench = await wb.webview('Matmul Benchmark', 60_000);
+    await restoredBench.locator('main', { hasText: 'No benchmark yet' }).waitFor({ timeout: 30_000 });
+    await reportTab.click();
     const report = await wb.webview('Device Report', 60_000);
     await report.locator('section h2', { hasText: 'Processes using the GPU' }).waitFor({ timeout: DETECT_TIMEOUT_MS });
     await report.locator('table.processes tbody tr').first().waitFor({ timeout: 60_000 });
