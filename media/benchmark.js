@@ -30,6 +30,8 @@
     const message = event.data;
     if (!message || typeof message.type !== 'string') return;
     if (message.type === 'body' && typeof message.html === 'string' && results) {
+      // Kept by VS Code across a reload: the restored panel shows this run again.
+      vscode.setState({ runId: typeof message.runId === 'string' ? message.runId : null });
       results.innerHTML = message.html;
       if (typeof message.actions === 'string' && actions) actions.innerHTML = message.actions;
     } else if (message.type === 'notice' && typeof message.text === 'string') {

@@ -1,6 +1,7 @@
 // The device report view's only script (loaded with the page's CSP nonce). It sends button
 // clicks to the extension and applies what the extension sends back: a new report body
-// (HTML the extension escaped), live memory numbers, a short notice. It builds no HTML itself.
+// (HTML the extension escaped), live memory numbers, the history sparklines (SVG the extension
+// built), a short notice. It builds no HTML itself.
 // @ts-check
 (function () {
   // eslint-disable-next-line no-undef
@@ -29,6 +30,14 @@
     }
   }
 
+  function applyHistory(updates) {
+    for (const element of document.querySelectorAll('[data-history-id]')) {
+      const update = updates.find((u) => u.id === element.getAttribute('data-history-id'));
+      // The extension built and escaped this SVG (deviceReportHtml.historyUpdates).
+      if (update && typeof update.html === 'string') element.innerHTML = update.html;
+    }
+  }
+
   function showNotice(text) {
     if (!notice) return;
     notice.textContent = text;
@@ -41,6 +50,7 @@
     if (!message || typeof message.type !== 'string') return;
     if (message.type === 'body' && typeof message.html === 'string' && report) report.innerHTML = message.html;
     else if (message.type === 'memory' && Array.isArray(message.updates)) applyMemory(message.updates);
+    else if (message.type === 'history' && Array.isArray(message.updates)) applyHistory(message.updates);
     else if (message.type === 'notice' && typeof message.text === 'string') showNotice(message.text);
   });
 

@@ -79,6 +79,7 @@ export type Invocation =
   | { command: 'doctor'; options: DoctorOptions }
   | { command: 'detect'; options: DetectOptions }
   | { command: 'bench'; options: BenchOptions }
+  | { command: 'rule'; code?: string }
   | { command: 'usage-error'; message: string; topic?: string };
 
 // ---- the option table ----
@@ -89,7 +90,7 @@ interface OptionSpec {
   short?: string;
 }
 
-type CommandName = 'lint' | 'doctor' | 'detect' | 'bench';
+type CommandName = 'lint' | 'doctor' | 'detect' | 'bench' | 'rule';
 
 interface CommandSpec {
   options: Readonly<Record<string, OptionSpec>>;
@@ -140,6 +141,7 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     positionals: false,
     helpCommand: 'device-doctor bench --help',
   },
+  rule: { options: { help }, positionals: true, helpCommand: 'device-doctor help rule' },
 };
 
 function isCommand(name: string): name is CommandName {
@@ -355,6 +357,9 @@ function parseCommand(command: CommandName, rest: readonly string[]): Invocation
       return { command, options: detectOptions(line) };
     case 'bench':
       return { command, options: benchOptions(line) };
+    case 'rule':
+      if (line.positionals.length > 1) throw new UsageError(`'rule' takes one rule code (got ${line.positionals.length})`);
+      return { command, code: line.positionals[0] };
   }
 }
 

@@ -14,6 +14,7 @@ Commands:
   doctor            Summarize this machine, its accelerators, PyTorch and the code here
   detect            Detect accelerators and what PyTorch can use (--json for the report)
   bench             Time matrix products on each device and engine; the speedup over the CPU
+  rule [code]       Print a rule's documentation (rule DD003), or list the rules
   help [command]    Show help for a command
 
 Options:
@@ -151,7 +152,25 @@ Examples:
   device-doctor bench --collective all-reduce --world-size 2 --device cpu --max-size 64MiB
 `;
 
-const TOPICS: Record<string, string> = { lint: LINT, doctor: DOCTOR, detect: DETECT_HELP, bench: BENCH_HELP };
+const RULE_HELP = `Usage: device-doctor rule [code]
+
+Prints the documentation of a rule (its page in docs/rules, Markdown), as 'ruff rule'
+does; it is read from the installed package, so it works offline. Without a code, lists
+every rule: code, name, default severity (or 'planned'), and what it finds.
+
+Options:
+  -h, --help   Show this help
+
+Exit status:
+  0  printed
+  2  unknown rule code
+
+Examples:
+  device-doctor rule DD003
+  device-doctor rule DD003 | less
+`;
+
+const TOPICS: Record<string, string> = { lint: LINT, doctor: DOCTOR, detect: DETECT_HELP, bench: BENCH_HELP, rule: RULE_HELP };
 
 /** The help for `topic`, or the overview when there is no such topic. */
 export function helpText(topic?: string): string {

@@ -4,6 +4,7 @@ import { helpCommandFor, parseArgs } from './args';
 import { helpText } from './help';
 import type { CliIo } from './io';
 import { EXIT_USAGE, runLintCommand } from './commands/lint';
+import { runRuleCommand } from './commands/rule';
 import { DEVICE_DOCTOR_VERSION } from './version';
 import { terminalText } from './formats/terminalText';
 
@@ -30,6 +31,8 @@ async function dispatch(argv: readonly string[], io: CliIo, signal?: AbortSignal
       return deviceCommands().runDetectCommand(invocation.options, io, signal);
     case 'bench':
       return deviceCommands().runBenchCommand(invocation.options, io, signal);
+    case 'rule':
+      return runRuleCommand(invocation.code, io);
     case 'usage-error':
       io.stderr(`error: ${terminalText(invocation.message)}\nRun '${helpCommandFor(invocation.topic)}' for usage.\n`);
       return EXIT_USAGE;

@@ -3,8 +3,10 @@
 // worker's code in-process and uses the same parameter and result types.)
 import { NotificationType, RequestType } from 'vscode-jsonrpc';
 import type { BenchProgress, BenchRun, Dtype, EngineId, EngineOutcome, TransferResult } from '../core/bench/model';
+import type { GpuProcess } from '../core/devices/gpuProcesses';
 import type { DeviceReport } from '../core/devices/report';
 import type { SweepSummary } from '../core/bench/sweep';
+import type { HistoryPoint } from '../core/devices/sampleHistory';
 
 // A transfer measurement is the core's model (core/bench/model.ts); it crosses the
 // boundary inside BenchRunResponse, so the protocol names it too.
@@ -24,6 +26,8 @@ export const DetectRequest = new RequestType<ProbeOptions, DeviceReport, void>('
 
 export interface MonitorOptions {
   intervalMs: number;
+  /** This window's processes (the extension host, its terminals' shells): what descends from one is marked as the window's. */
+  windowPids?: number[];
 }
 
 /** Starts streaming memory samples (one long-lived `nvidia-smi -lms`, sysfs polling for AMD, host memory). */
@@ -45,6 +49,29 @@ export interface MemorySamples {
 }
 
 export const MemorySamplesNotification = new NotificationType<MemorySamples>('deviceDoctor/memorySamples');
+
+export type { GpuProcess, HistoryPoint };
+
+export interface HistoryResponse {
+  /** Per id ("cuda:0", "cpu"), the monitor's samples of the last windowMs, oldest first. */
+  series: Record<string, HistoryPoint[]>;
+  windowMs: number;
+  /** The worker's clock when it answered. */
+  now: number;
+}
+
+/** What the monitor kept of the last minutes (memory and utilization per device). */
+export const HistoryRequest = new RequestType<void, HistoryResponse, void>('deviceDoctor/history');
+
+export interface GpuProcesses {
+  /** Every process the GPU tools list, most memory first; empty when none uses a GPU. */
+  processes: GpuProcess[];
+  /** Milliseconds since the epoch. */
+  time: number;
+}
+
+/** Who uses the GPUs, polled every few seconds while monitoring (nvidia-smi compute apps, amd-smi/rocm-smi, /proc). */
+export const GpuProcessesNotification = new NotificationType<GpuProcesses>('deviceDoctor/gpuProcesses');
 
 /** A probe or monitor failure worth showing (a hung nvidia-smi killed after its timeout). */
 export interface WorkerProblem {

@@ -7,6 +7,8 @@ import type { DeviceReportPanel } from './devices/deviceReportPanel';
 import { COMMANDS } from './shared/commandIds';
 import { selectDevice } from './devices/selectDeviceCommand';
 import { chooseInterpreter } from './interpreter/chooseInterpreterCommand';
+import { insertDeviceSelection } from './devices/insertDeviceSelectionCommand';
+import { showRuleDoc } from './ruleDocs/showRuleDocCommand';
 
 export { COMMANDS } from './shared/commandIds';
 
@@ -17,6 +19,7 @@ export interface CommandTargets {
   devices: DeviceController;
   reportPanel: DeviceReportPanel;
   benchmarks: BenchmarkFeature;
+  extension: vscode.ExtensionContext;
 }
 
 export function registerCommands(doctor: CommandTargets): vscode.Disposable[] {
@@ -26,10 +29,13 @@ export function registerCommands(doctor: CommandTargets): vscode.Disposable[] {
     vscode.commands.registerCommand(COMMANDS.detect, () => detectAccelerators(doctor)),
     vscode.commands.registerCommand(COMMANDS.selectDevice, () => selectDevice(doctor.devices, doctor.log)),
     vscode.commands.registerCommand(COMMANDS.chooseInterpreter, () => chooseInterpreter(doctor.devices, doctor.log)),
+    vscode.commands.registerCommand(COMMANDS.insertDeviceSelection, () => insertDeviceSelection(doctor.log)),
     vscode.commands.registerCommand(COMMANDS.restartWorker, () => doctor.devices.restartWorker()),
     vscode.commands.registerCommand(COMMANDS.showDeviceReport, () => doctor.reportPanel.show()),
     vscode.commands.registerCommand(COMMANDS.runBenchmark, () => doctor.benchmarks.run()),
+    vscode.commands.registerCommand(COMMANDS.showBenchmarkResults, () => doctor.benchmarks.panel.showLatest()),
     vscode.commands.registerCommand(COMMANDS.installNativeTf, () => doctor.benchmarks.installNativeTf()),
+    vscode.commands.registerCommand(COMMANDS.showRuleDoc, (code?: unknown) => showRuleDoc(doctor.extension, doctor.log, code)),
   ];
 }
 

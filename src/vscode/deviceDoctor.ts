@@ -8,6 +8,8 @@ import { createLog } from './shared/log';
 import { DeviceReportPanel } from './devices/deviceReportPanel';
 import { ServerController } from './analysis/serverController';
 import { DeviceStatusBar } from './devices/statusBar';
+import { registerPanelSerializers } from './panelSerializers';
+import { previewBundledRuleDocs } from './ruleDocs/ruleDocPreview';
 
 export class DeviceDoctor {
   readonly log: vscode.LogOutputChannel;
@@ -27,9 +29,11 @@ export class DeviceDoctor {
       showLog: () => this.log.show(),
     });
     this.benchmarks = new BenchmarkFeature(extension, this.devices, this.log);
-    // deactivate() stops both child processes before VS Code disposes these.
+    // deactivate() stops both child processes before VS Code disposes these. The log goes last:
+    // what is disposed before it may still write a line on its way out.
     extension.subscriptions.push(
-      this.log, this.server, this.devices, this.reportPanel, this.benchmarks, new DeviceStatusBar(this.devices), ...registerCommands(this),
+      this.server, this.devices, this.reportPanel, this.benchmarks, new DeviceStatusBar(this.devices), ...registerCommands(this),
+      ...registerPanelSerializers(this), previewBundledRuleDocs(extension, this.log), this.log,
     );
   }
 

@@ -5,6 +5,8 @@ import { ResponseError, type CancellationToken, type MessageConnection } from 'v
 import type { DeviceReport } from '../core/devices/report';
 import {
   DetectRequest,
+  GpuProcessesNotification,
+  HistoryRequest,
   MemorySamplesNotification,
   StartMonitorRequest,
   StopMonitorRequest,
@@ -15,6 +17,7 @@ import {
   type WorkerLog,
 } from '../protocol/worker';
 import { InterpretersRequest, type InterpretersParams, type InterpretersResponse } from '../protocol/interpreters';
+import { HISTORY_WINDOW_MS } from '../core/devices/sampleHistory';
 import { BenchService } from './bench/service';
 import { TorchProbeCache } from './interpreters/probeCache';
 import { probeInterpreters } from './interpreters/probeInterpreters';
@@ -66,6 +69,7 @@ export class WorkerService {
     this.monitor = new Monitor(
       {
         samples: (samples) => void connection.sendNotification(MemorySamplesNotification, { samples }).catch(() => undefined),
+        processes: (processes) => void connection.sendNotification(GpuProcessesNotification, { processes, time: Date.now() }).catch(() => undefined),
         problem: (message) => this.problem('monitor', message),
         log: (level, message) => this.log(level, message),
       },
@@ -83,6 +87,7 @@ export class WorkerService {
     this.connection.onRequest(DetectRequest, (params, token) => this.detect(params, token));
     this.connection.onRequest(StartMonitorRequest, (params: MonitorOptions) => {
       this.log('info', `monitoring memory every ${params.intervalMs} ms`);
+      this.monitor.setWindowPids(params.windowPids ?? []);
       this.monitor.start(params.intervalMs);
     });
     // By method name: the typed RequestType<void> rejects a request sent without params.
@@ -90,6 +95,7 @@ export class WorkerService {
       this.monitor.stop();
     });
     this.connection.onRequest(InterpretersRequest, (params, token) => this.interpreters(params, token));
+    this.connection.onRequest(HistoryRequest.method, () => ({ series: this.monitor.history.snapshot(Date.now()), windowMs: HISTORY_WINDOW_MS, now: Date.now() }));
     this.bench.register();
   }
 
@@ -158,6 +164,7 @@ export class WorkerService {
       );
       for (const hang of outcome.hangs) this.problem(hang.kind, hangMessage(hang));
       this.monitor.setIds(idMapperFor(outcome));
+      this.monitor.setAccelerators(outcome.report.accelerators);
       this.lastDetect = { options: params, report: outcome.report };
       this.log('info', `detect took ${Date.now() - started} ms: ${outcome.report.accelerators.length} accelerator(s), selected ${outcome.report.selected.device}`);
       return outcome.report;

@@ -49,6 +49,8 @@ export interface SessionOptions {
   trusted: boolean;
   /** deviceDoctor.pythonPath in the workspace settings; default: this copy's fake interpreter. */
   pythonPath?: string;
+  /** Extra environment for code-server and so the extension host (a fake nvidia-smi first on PATH). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Points deviceDoctor.pythonPath at this copy's fake interpreter (by absolute path), or at `pythonPath`. */
@@ -70,6 +72,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
       label: `e2e-${options.label}`,
       vsixFiles: [extensionVsix()],
       trustWorkspace: options.trusted,
+      env: options.env,
       // Restricted Mode without the modal "Do you trust the authors?" question in the way.
       userSettings: options.trusted ? {} : { 'security.workspace.trust.startupPrompt': 'never' },
     });

@@ -36,6 +36,9 @@ function createFakeVscode() {
   const windowState = new EventEmitter<{ focused: boolean }>();
   const configuration = new EventEmitter<{ affectsConfiguration(key: string): boolean }>();
   const trust = new EventEmitter<void>();
+  const openTerminal = new EventEmitter<unknown>();
+  const closeTerminal = new EventEmitter<unknown>();
+  const terminals: Array<{ processId: Promise<number | undefined> }> = [];
   const errors: Array<{ message: string; items: string[] }> = [];
   const items: FakeItem[] = [];
   const api = {
@@ -46,6 +49,9 @@ function createFakeVscode() {
     window: {
       state: { focused: true },
       onDidChangeWindowState: windowState.event,
+      terminals,
+      onDidOpenTerminal: openTerminal.event,
+      onDidCloseTerminal: closeTerminal.event,
       createStatusBarItem: () => {
         const item: FakeItem = { text: '', visible: false, show() { item.visible = true; }, hide() { item.visible = false; }, dispose() { item.visible = false; } };
         items.push(item);
@@ -69,7 +75,7 @@ function createFakeVscode() {
     settings[key] = value;
     configuration.fire({ affectsConfiguration: (section: string) => key === section || key.startsWith(`${section}.`) });
   };
-  return { api, settings, windowState, trust, errors, items, change };
+  return { api, settings, windowState, trust, errors, items, change, terminals, openTerminal };
 }
 
 class RecordingLog {
@@ -159,6 +165,19 @@ describe('vscode: the device controller and the status bar item', function () {
     fake.change('deviceDoctor.statusBar.enabled', { globalValue: false });
     await waitUntil('monitoring to stop again', () => log.count(/monitor stopped/) === 2);
     assert.ok(!item().visible, 'the item is hidden');
+  });
+
+  it('tells the worker the window\'s processes (itself and each terminal\'s shell) and keeps the GPU process list it sends', async () => {
+    fake.terminals.push({ processId: Promise.resolve(4242) });
+    controller.start();
+    await waitUntil('the window pids', () => log.lines.some((l) => l.includes('window pids')));
+    assert.ok(log.lines.includes(`[worker] window pids ${JSON.stringify([process.pid, 4242].sort((a, b) => a - b))}`), log.lines.join('\n'));
+    await waitUntil('the process list', () => controller.snapshot.processes !== null);
+    assert.deepStrictEqual(controller.snapshot.processes!.map((p) => [p.pid, p.fromThisWindow]), [[4321, true]]);
+    // A new terminal is the window's too: the worker hears of it.
+    fake.terminals.push({ processId: Promise.resolve(4343) });
+    fake.openTerminal.fire({});
+    await waitUntil('the new terminal', () => log.lines.some((l) => l.includes('4343')));
   });
 
   it('detects again when trust is granted, now with the workspace\'s interpreter', async () => {

@@ -80,9 +80,10 @@ describe('vscode: the manifest', () => {
     assert.strictEqual(properties['deviceDoctor.pythonPath']!.scope, 'machine-overridable');
   });
 
-  it('activates for Python work only: Python files, notebooks, or a workspace containing them', () => {
+  it('activates for Python work only: Python files, notebooks, a workspace containing them, or one of its panels restored after a reload', () => {
     assert.deepStrictEqual(manifest.activationEvents, [
       'onLanguage:python', 'onNotebook:jupyter-notebook', 'workspaceContains:**/*.py', 'workspaceContains:**/*.ipynb',
+      'onWebviewPanel:deviceDoctor.deviceReport', 'onWebviewPanel:deviceDoctor.benchmark',
     ]);
   });
 

@@ -3,7 +3,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { DeviceReport } from '../../src/core/devices/report';
-import { AUTOMATIC_LABEL, devicePicks, planDeviceWrite } from '../../src/vscode/devices/devicePicks';
+import { AUTOMATIC_LABEL, devicePicks, deviceWriteMessage, planDeviceWrite } from '../../src/vscode/devices/devicePicks';
 
 function report(): DeviceReport {
   return JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', 'fixtures', 'fakeWorker', 'report.json'), 'utf8')) as DeviceReport;
@@ -35,22 +35,35 @@ describe('vscode: Select Device', () => {
   });
 
   describe('where the choice is written', () => {
-    it('to the user settings by default', () => {
-      assert.deepStrictEqual(planDeviceWrite({}, 'cuda:1'), { level: 'global', value: 'cuda:1' });
-      assert.deepStrictEqual(planDeviceWrite({ globalValue: 'cuda:0' }, 'cuda:1'), { level: 'global', value: 'cuda:1' });
+    it('to the workspace settings by default, also over a user-level pin; to the user settings with no folder open', () => {
+      assert.deepStrictEqual(planDeviceWrite({}, 'cuda:1'), { level: 'workspace', value: 'cuda:1' });
+      assert.deepStrictEqual(planDeviceWrite({ globalValue: 'cuda:0' }, 'cuda:1'), { level: 'workspace', value: 'cuda:1' });
+      assert.deepStrictEqual(planDeviceWrite({}, 'cuda:1', false), { level: 'global', value: 'cuda:1' });
+      assert.deepStrictEqual(planDeviceWrite({ globalValue: 'cuda:0' }, 'cuda:1', false), { level: 'global', value: 'cuda:1' });
     });
 
-    it('where the workspace or folder already pins one (else the write would be hidden)', () => {
+    it('where the folder already pins one (else the write would be hidden)', () => {
       assert.deepStrictEqual(planDeviceWrite({ globalValue: 'cpu', workspaceValue: 'cuda:0' }, 'cuda:1'), { level: 'workspace', value: 'cuda:1' });
       assert.deepStrictEqual(planDeviceWrite({ workspaceValue: 'cuda:0', workspaceFolderValue: 'mps' }, 'cpu'), { level: 'workspaceFolder', value: 'cpu' });
     });
 
     it('Automatic removes the pin, or writes "" when a broader pin would show through', () => {
-      assert.deepStrictEqual(planDeviceWrite({ globalValue: 'cuda:1' }, null), { level: 'global', value: undefined });
+      assert.deepStrictEqual(planDeviceWrite({ globalValue: 'cuda:1' }, null, false), { level: 'global', value: undefined });
+      assert.deepStrictEqual(planDeviceWrite({ globalValue: 'cuda:1' }, null), { level: 'workspace', value: '' });
       assert.deepStrictEqual(planDeviceWrite({ workspaceValue: 'cuda:1' }, null), { level: 'workspace', value: undefined });
       assert.deepStrictEqual(planDeviceWrite({ globalValue: 'cuda:0', workspaceValue: 'cuda:1' }, null), { level: 'workspace', value: '' });
       assert.deepStrictEqual(planDeviceWrite({ globalValue: '', workspaceValue: 'cuda:1' }, null), { level: 'workspace', value: undefined });
-      assert.deepStrictEqual(planDeviceWrite({}, null), { level: 'global', value: undefined });
+      assert.deepStrictEqual(planDeviceWrite({}, null), { level: 'workspace', value: undefined });
+    });
+  });
+
+  describe('what it says after writing', () => {
+    it('names the setting, its value, the scope, and what it affects and what not', () => {
+      assert.strictEqual(deviceWriteMessage({ level: 'workspace', value: 'cuda:1' }),
+        'Device Doctor: deviceDoctor.device is now "cuda:1" in the workspace settings (.vscode/settings.json). '
+        + 'It sets the device Device Doctor probes, monitors and benchmarks; the analysis does not depend on it, '
+        + 'and your code is not changed: it still picks its own device (Insert Device Selection writes a get_device() helper).');
+      assert.match(deviceWriteMessage({ level: 'global', value: undefined }), /is now automatic \(CUDA → MPS → CPU\) in the user settings\./);
     });
   });
 });

@@ -19,3 +19,7 @@ export * from './buildReport';
 export * from './format';
 export * from './summary';
 export * from './versions';
+export * from './gpuApps';
+export * from './gpuProcesses';
+export * from './procFiles';
+export * from './sampleHistory';

@@ -11,6 +11,8 @@ import {
 import type { DocumentSelector, ErrorHandler, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
 import { SETTINGS_SECTION } from '../../protocol/settings';
 import { CrashWindow, MAX_CRASHES } from './crashWindow';
+import { ownRuleCode } from '../ruleDocs/ruleDocLink';
+import { bundledRuleDoc } from '../ruleDocs/ruleDocPreview';
 
 /** Also the prefix of the trace setting: `deviceDoctor.trace.server`. */
 export const CLIENT_ID = 'deviceDoctor';
@@ -53,6 +55,13 @@ function errorHandler(log: vscode.LogOutputChannel, crashes: CrashWindow): Error
   };
 }
 
+/** The code link opens the page shipped in the extension (offline), not the public one; ruleDocPreview shows it as a preview. */
+function withBundledDocLink(extension: vscode.ExtensionContext, diagnostic: vscode.Diagnostic): vscode.Diagnostic {
+  const code = ownRuleCode(diagnostic.code);
+  if (code !== undefined) diagnostic.code = { value: code, target: bundledRuleDoc(extension, code) };
+  return diagnostic;
+}
+
 export function createLanguageClient(
   extension: vscode.ExtensionContext,
   log: vscode.LogOutputChannel,
@@ -66,6 +75,9 @@ export function createLanguageClient(
     traceOutputChannel: log,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
     errorHandler: errorHandler(log, crashes),
+    middleware: {
+      handleDiagnostics: (uri, diagnostics, next) => next(uri, diagnostics.map((d) => withBundledDocLink(extension, d))),
+    },
     initializationFailedHandler: (error) => {
       log.error(`The language server failed to initialize: ${error instanceof Error ? error.message : String(error)}`);
       return false;

@@ -3,8 +3,8 @@
 // render, and decides when memory is monitored (status bar shown and window focused).
 import * as vscode from 'vscode';
 import type { DeviceReport } from '../../core/devices/report';
-import { BenchRequest, DetectRequest, EnginesRequest } from '../../protocol/worker';
-import type { BenchParams, BenchRunResponse, EnginesParams, EnginesResponse, MemorySamples, ProbeOptions, WorkerProblem } from '../../protocol/worker';
+import { BenchRequest, DetectRequest, EnginesRequest, HistoryRequest } from '../../protocol/worker';
+import type { HistoryResponse, BenchParams, BenchRunResponse, EnginesParams, EnginesResponse, MemorySamples, ProbeOptions, WorkerProblem } from '../../protocol/worker';
 import { EMPTY_SNAPSHOT } from './deviceSnapshot';
 import type { DeviceSnapshot } from './deviceSnapshot';
 import { detectTimeoutMs, readDeviceSettings, REDETECT_SETTINGS, STATUS_BAR_SETTINGS } from './deviceSettings';
@@ -27,6 +27,13 @@ const BENCH_TIMEOUT_MS = 60 * 60_000;
 /** A cancelled benchmark stops within a second and answers with what finished; wait a little longer than that for it. */
 const BENCH_ANSWER_AFTER_CANCEL_MS = 3_000;
 
+/** The extension host (a Jupyter kernel it starts is below it) and each terminal's shell (below the pty host, not us). */
+async function windowPids(): Promise<number[]> {
+  const terminals = await Promise.all(vscode.window.terminals.map((terminal) => Promise.resolve(terminal.processId).catch(() => undefined)));
+  const pids = [process.pid, ...terminals.filter((pid): pid is number => typeof pid === 'number')];
+  return [...new Set(pids)].sort((a, b) => a - b);
+}
+
 export class DeviceController implements vscode.Disposable {
   readonly client: WorkerClient;
   private state: DeviceSnapshot = EMPTY_SNAPSHOT;
@@ -48,6 +55,10 @@ export class DeviceController implements vscode.Disposable {
       this.changed,
       this.interpreters,
       this.client.onMemorySamples((samples) => this.addSamples(samples)),
+      this.client.onGpuProcesses(({ processes }) => this.update({ processes })),
+      // A terminal's shell is the window's too: what it starts is marked so in the process list.
+      vscode.window.onDidOpenTerminal(() => this.planMonitoring()),
+      vscode.window.onDidCloseTerminal(() => this.planMonitoring()),
       this.client.onProblem((problem) => this.addWorkerProblem(problem)),
       this.client.onDidChangeState((state) => this.workerStateChanged(state)),
       this.client.onDidRestartAfterCrash(() => { if (this.detectionCrashed) void this.detect(); }),
@@ -106,6 +117,12 @@ export class DeviceController implements vscode.Disposable {
     return this.client.request(InterpretersRequest, params, { token, timeoutMs: DISCOVERY_TIMEOUT_MS });
   }
 
+  /** The monitor's last minutes, or undefined while the worker is not running (asking must not start one). */
+  async history(): Promise<HistoryResponse | undefined> {
+    if (this.client.state !== 'running') return undefined;
+    return this.client.request(HistoryRequest, undefined, { timeoutMs: 5_000 });
+  }
+
   /** The user's "Restart Worker": a given-up worker gets a fresh start, then a fresh report. */
   async restartWorker(): Promise<void> {
     await this.client.restart();
@@ -154,10 +171,17 @@ export class DeviceController implements vscode.Disposable {
     this.update({ detectError: message });
   }
 
+  private monitoringWanted(): boolean {
+    return this.settings().statusBarEnabled && this.focused && this.state.workerStopped === null;
+  }
+
   private planMonitoring(): void {
-    const settings = this.settings();
-    const wanted = settings.statusBarEnabled && this.focused && this.state.workerStopped === null;
-    void this.client.setMonitor(wanted ? { intervalMs: settings.monitorIntervalMs } : null);
+    if (!this.monitoringWanted()) {
+      void this.client.setMonitor(null);
+      return;
+    }
+    // Asked again after the terminals answered: focus may have gone meanwhile.
+    void windowPids().then((pids) => this.client.setMonitor(this.monitoringWanted() ? { intervalMs: this.settings().monitorIntervalMs, windowPids: pids } : null));
   }
 
   private configurationChanged(event: vscode.ConfigurationChangeEvent): void {

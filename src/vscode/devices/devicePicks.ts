@@ -64,20 +64,37 @@ export interface SettingWrite {
 }
 
 /**
- * Where the pin goes. Device indices belong to the machine and `.vscode/settings.json` is often
- * committed, so by default the user settings; but if this workspace (or folder) already pins a
- * device, the choice replaces that one — a user-level write would stay hidden behind it.
- * "Automatic" removes the pin, or writes "" when a broader level would otherwise show through.
+ * Where the pin goes: the workspace settings by default (the choice is about this project, and
+ * a user-level pin would silently follow the user into every other window), the user settings
+ * when no folder is open; but if the folder already pins a device, the choice replaces that one
+ * — a broader write would stay hidden behind it. "Automatic" removes the pin, or writes "" when
+ * a broader level would otherwise show through.
  */
-export function planDeviceWrite(levels: SettingLevels, device: string | null): SettingWrite {
+export function planDeviceWrite(levels: SettingLevels, device: string | null, hasWorkspace = true): SettingWrite {
   const order: Array<[SettingLevel, string | undefined]> = [
     ['workspaceFolder', levels.workspaceFolderValue],
     ['workspace', levels.workspaceValue],
     ['global', levels.globalValue],
   ];
-  const index = order.findIndex(([, value]) => value !== undefined);
-  const level = index === -1 ? 'global' : order[index]![0];
+  const pinned = order.findIndex(([, value]) => value !== undefined);
+  const fallback: SettingLevel = hasWorkspace ? 'workspace' : 'global';
+  const level = pinned !== -1 && pinned < order.findIndex(([l]) => l === fallback) ? order[pinned]![0] : fallback;
+  const index = order.findIndex(([l]) => l === level);
   if (device !== null) return { level, value: device };
-  const broaderPin = index !== -1 && order.slice(index + 1).some(([, value]) => value !== undefined && value.trim() !== '');
+  const broaderPin = order.slice(index + 1).some(([, value]) => value !== undefined && value.trim() !== '');
   return { level, value: broaderPin ? '' : undefined };
+}
+
+const LEVEL_NAMES: Record<SettingLevel, string> = {
+  global: 'user settings',
+  workspace: 'workspace settings (.vscode/settings.json)',
+  workspaceFolder: 'folder settings (.vscode/settings.json)',
+};
+
+/** What the notification after Select Device says: the setting, its new value, where, and what it affects. */
+export function deviceWriteMessage(write: SettingWrite): string {
+  const what = write.value ? `"${write.value}"` : 'automatic (CUDA → MPS → CPU)';
+  return `Device Doctor: deviceDoctor.device is now ${what} in the ${LEVEL_NAMES[write.level]}. `
+    + 'It sets the device Device Doctor probes, monitors and benchmarks; the analysis does not depend on it, '
+    + 'and your code is not changed: it still picks its own device (Insert Device Selection writes a get_device() helper).';
 }

@@ -5,6 +5,9 @@ import { formatMemory } from '../../core/devices/format';
 import type { Accelerator, DeviceReport, Problem, TorchStatus } from '../../core/devices/report';
 import { acceleratorMemory, describeTorch, hostMemory, memoryPercent } from './deviceSnapshot';
 import type { DeviceSnapshot, MemoryReading } from './deviceSnapshot';
+import type { HistoryResponse } from '../../protocol/worker';
+import { processTableHtml } from './gpuProcessViews';
+import { renderSparkline } from './sparkline';
 import { escapeHtml, facts, textElement, webviewPage } from '../shared/html';
 import type { PageResources } from '../shared/html';
 import { topologyHtml } from './topologyHtml';
@@ -42,6 +45,7 @@ export function renderReportBody(snapshot: DeviceSnapshot, options: ReportOption
       ? report.accelerators.map((a) => acceleratorCard(a, acceleratorMemory(snapshot, a), options)).join('')
       : '<p>No GPU or other accelerator was found on this machine.</p>'));
     if (report.topology) parts.push(section('Topology', topologyHtml(report.topology)));
+    if (report.accelerators.some((a) => a.vendor === 'nvidia' || a.vendor === 'amd')) parts.push(section('Processes using the GPU', processTableHtml(snapshot.processes)));
     parts.push(section('PyTorch', torchDetails(report.torch)));
     parts.push(section('Host', hostDetails(report, hostMemory(snapshot, report), options)));
   }
@@ -117,7 +121,7 @@ function acceleratorCard(a: Accelerator, memory: MemoryReading, options: ReportO
   const mig = a.mig.length
     ? `<h4>MIG instances</h4><ul>${a.mig.map((m) => textElement('li', `${m.profile} · device ${m.deviceIndex} · ${m.uuid}`)).join('')}</ul>`
     : '';
-  return `<article class="device">${textElement('h3', `${a.id} · ${a.name}`)}${memoryBlock(a.id, memory, options)}${facts([
+  return `<article class="device">${textElement('h3', `${a.id} · ${a.name}`)}${memoryBlock(a.id, memory, options)}${historySlot(a.id)}${facts([
     ['Vendor / API', `${a.vendor} / ${a.api}`],
     ['Temperature', a.temperatureC === null ? null : `${a.temperatureC} °C`],
     ['Power', a.powerW === null ? null : `${a.powerW} W`],
@@ -151,12 +155,33 @@ function torchDetails(torch: TorchStatus | null): string {
 
 function hostDetails(report: DeviceReport, memory: MemoryReading, options: ReportOptions): string {
   const { cpu } = report.host;
-  return memoryBlock('host', memory, options) + facts([
+  return memoryBlock('host', memory, options) + historySlot('cpu') + facts([
     ['Platform', `${report.host.platform} (${report.host.arch})`],
     ['CPU', cpu.model],
     ['Cores', cpu.cores],
     ['SIMD', cpu.flags.length ? cpu.flags.join(' ') : null],
   ]);
+}
+
+/** Where the sparkline goes; filled by a 'history' message, so a new sample does not rebuild the page. */
+function historySlot(id: string): string {
+  return `<div class="history" data-history-id="${escapeHtml(id)}"></div>`;
+}
+
+export interface HistoryUpdate {
+  id: string;
+  html: string;
+}
+
+/** A sparkline for every device of the report (the host as "cpu"), empty history included. */
+export function historyUpdates(snapshot: DeviceSnapshot, history: HistoryResponse): HistoryUpdate[] {
+  const report = snapshot.report;
+  if (!report) return [];
+  const devices = [...report.accelerators.map((a) => ({ id: a.id, label: `${a.id} ${a.name}` })), { id: 'cpu', label: 'Host CPU and memory' }];
+  return devices.map(({ id, label }, i) => ({
+    id,
+    html: renderSparkline(history.series[id] ?? [], { windowMs: history.windowMs, now: history.now, idPrefix: `spark-${i}`, label }),
+  }));
 }
 
 function yesNo(value: boolean): string {

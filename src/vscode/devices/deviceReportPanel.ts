@@ -4,11 +4,12 @@
 import * as vscode from 'vscode';
 import type { DeviceController } from './deviceController';
 import type { DeviceSnapshot } from './deviceSnapshot';
-import { memoryUpdates, renderReportBody, renderReportPage, REPORT_ACTIONS, REPORT_TITLE } from './deviceReportHtml';
-import type { ReportAction, ReportOptions } from './deviceReportHtml';
-import { createMediaPanel, pageResources } from '../shared/webviewPanel';
+import { historyUpdates, memoryUpdates, renderReportBody, renderReportPage, REPORT_ACTIONS, REPORT_TITLE } from './deviceReportHtml';
+import type { HistoryUpdate, ReportAction, ReportOptions } from './deviceReportHtml';
+import { adoptMediaPanel, createMediaPanel, pageResources } from '../shared/webviewPanel';
 
 export const REPORT_VIEW_TYPE = 'deviceDoctor.deviceReport';
+const HISTORY_REFRESH_MS = 1_000;
 
 /** What the page's buttons do, apart from copying (which the panel does itself). */
 export interface ReportActionHandlers {
@@ -25,6 +26,10 @@ export class DeviceReportPanel implements vscode.Disposable {
   /** The body as last sent, without live samples: only a real change re-sends it. */
   private lastBodyKey = '';
   private wasVisible = false;
+  /** The sparklines as last sent: put back at once when the body is replaced. */
+  private lastHistory: HistoryUpdate[] = [];
+  private historyInFlight = false;
+  private historyAskedAt = 0;
   private readonly subscription: vscode.Disposable;
 
   constructor(
@@ -41,7 +46,20 @@ export class DeviceReportPanel implements vscode.Disposable {
       this.panel.reveal();
       return;
     }
-    const panel = createMediaPanel(this.extension, REPORT_VIEW_TYPE, REPORT_TITLE, { viewColumn: vscode.ViewColumn.Active });
+    this.attach(createMediaPanel(this.extension, REPORT_VIEW_TYPE, REPORT_TITLE, { viewColumn: vscode.ViewColumn.Active }));
+  }
+
+  /** The report tab VS Code restored after a reload: it shows the current report again. */
+  adopt(panel: vscode.WebviewPanel): void {
+    if (this.panel) {
+      // Only one report view: a second restored tab would never be updated.
+      panel.dispose();
+      return;
+    }
+    this.attach(adoptMediaPanel(this.extension, panel));
+  }
+
+  private attach(panel: vscode.WebviewPanel): void {
     this.panel = panel;
     this.panelDisposables.push(
       panel.onDidDispose(() => this.panelClosed()),
@@ -82,8 +100,30 @@ export class DeviceReportPanel implements vscode.Disposable {
     if (key !== this.lastBodyKey) {
       this.lastBodyKey = key;
       void panel.webview.postMessage({ type: 'body', html: renderReportBody(this.devices.snapshot, options) });
+      if (this.lastHistory.length) void panel.webview.postMessage({ type: 'history', updates: this.lastHistory });
     }
     void panel.webview.postMessage({ type: 'memory', updates: memoryUpdates(this.devices.snapshot, options) });
+    void this.updateHistory();
+  }
+
+  /**
+   * One history request at a time, and at most one a second: samples of several devices may
+   * arrive many times a second, and a sparkline of 10 minutes does not change visibly faster.
+   */
+  private async updateHistory(): Promise<void> {
+    if (this.historyInFlight || Date.now() - this.historyAskedAt < HISTORY_REFRESH_MS) return;
+    this.historyInFlight = true;
+    this.historyAskedAt = Date.now();
+    try {
+      const history = await this.devices.history();
+      if (!history || !this.panel?.visible) return;
+      this.lastHistory = historyUpdates(this.devices.snapshot, history);
+      void this.panel.webview.postMessage({ type: 'history', updates: this.lastHistory });
+    } catch (error) {
+      this.log.debug(`Device history not available: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      this.historyInFlight = false;
+    }
   }
 
   private async received(message: unknown): Promise<void> {
@@ -115,6 +155,8 @@ export class DeviceReportPanel implements vscode.Disposable {
   private panelClosed(): void {
     this.panel = undefined;
     this.lastBodyKey = '';
+    this.lastHistory = [];
+    this.historyAskedAt = 0;
     for (const disposable of this.panelDisposables.splice(0)) disposable.dispose();
   }
 }

@@ -2,7 +2,7 @@
 // device report both derive from it (which memory to show, whether PyTorch can use the GPU).
 // Plain data and pure functions: no vscode import, unit-tested through the two renderers.
 import type { Accelerator, DeviceReport, TorchStatus } from '../../core/devices/report';
-import type { MemorySample, WorkerProblem } from '../../protocol/worker';
+import type { GpuProcess, MemorySample, WorkerProblem } from '../../protocol/worker';
 import type { InterpreterChoice } from '../interpreter/interpreterChoice';
 import { torchCanUse } from '../../core/interpreters/usable';
 
@@ -17,6 +17,8 @@ export interface DeviceSnapshot {
   workerStopped: string | null;
   /** The newest memory sample per id ("cuda:0", "cpu"). */
   samples: Readonly<Record<string, MemorySample>>;
+  /** Who uses the GPUs, newest poll; null until the first one arrives. */
+  processes: readonly GpuProcess[] | null;
   /** Recent problems the worker reported outside a detection (a hung nvidia-smi). */
   workerProblems: readonly WorkerProblem[];
   /** The interpreter of the last detection, and why it was (not) chosen. */
@@ -29,6 +31,7 @@ export const EMPTY_SNAPSHOT: DeviceSnapshot = {
   detectError: null,
   workerStopped: null,
   samples: {},
+  processes: null,
   workerProblems: [],
   interpreter: null,
 };

@@ -1,9 +1,11 @@
 // Device Doctor: Select Device — a quick pick of the report's devices and "Automatic"; the
-// choice is written to `deviceDoctor.device` (planDeviceWrite says where), and the resulting
-// configuration change runs a new detection, which re-renders the status bar and the report.
+// choice is written to `deviceDoctor.device` (planDeviceWrite says where; a notification says
+// what changed, where, and what it affects), and the resulting configuration change runs a new
+// detection, which re-renders the status bar and the report.
 import * as vscode from 'vscode';
 import type { DeviceController } from './deviceController';
-import { devicePicks, planDeviceWrite } from './devicePicks';
+import { deviceWriteMessage, devicePicks, planDeviceWrite } from './devicePicks';
+import { COMMANDS } from '../shared/commandIds';
 import type { DevicePick, SettingLevel } from './devicePicks';
 import { SETTINGS_SECTION } from '../../protocol/settings';
 
@@ -22,7 +24,7 @@ export async function selectDevice(devices: DeviceController, log: vscode.LogOut
   if (!picked) return;
   const folder = vscode.workspace.workspaceFolders?.[0];
   const config = vscode.workspace.getConfiguration(SETTINGS_SECTION, folder?.uri);
-  const write = planDeviceWrite(config.inspect<string>('device') ?? {}, picked.device);
+  const write = planDeviceWrite(config.inspect<string>('device') ?? {}, picked.device, folder !== undefined);
   try {
     await config.update('device', write.value, TARGETS[write.level]);
     log.info(`deviceDoctor.device set to ${JSON.stringify(write.value ?? null)} in the ${write.level} settings.`);
@@ -30,6 +32,14 @@ export async function selectDevice(devices: DeviceController, log: vscode.LogOut
     const message = error instanceof Error ? error.message : String(error);
     log.error(`Could not write deviceDoctor.device: ${message}`);
     void vscode.window.showErrorMessage(`Device Doctor could not save the device: ${message}`);
+    return;
+  }
+  const choice = await vscode.window.showInformationMessage(deviceWriteMessage(write), 'Open Setting', 'Insert Device Selection');
+  if (choice === 'Open Setting') {
+    const settingsCommand = write.level === 'global' ? 'workbench.action.openSettings' : 'workbench.action.openWorkspaceSettings';
+    await vscode.commands.executeCommand(settingsCommand, 'deviceDoctor.device');
+  } else if (choice === 'Insert Device Selection') {
+    await vscode.commands.executeCommand(COMMANDS.insertDeviceSelection);
   }
 }
 

@@ -10,6 +10,7 @@ import {
   selectedMemory, shortDeviceName, torchCanUseAccelerator,
 } from './deviceSnapshot';
 import type { DeviceSnapshot, MemoryReading } from './deviceSnapshot';
+import { processTooltipLines } from './gpuProcessViews';
 import { escapeMarkdown, markdownTable } from '../shared/markdown';
 
 export interface StatusBarOptions {
@@ -115,6 +116,8 @@ function reportSections(snapshot: DeviceSnapshot, report: DeviceReport, options:
   const cpuName = `cpu ${cpu.model ?? 'CPU'}${cpu.cores !== null ? ` (${cpu.cores} cores)` : ''}`;
   rows.push(deviceRow(cpuName, hostMemory(snapshot, report), null, options));
   sections.push(markdownTable(['Device', 'Memory', 'Utilization', 'Temperature'], rows));
+  const processes = processTooltipLines(snapshot.processes);
+  if (processes) sections.push(processes);
   sections.push(escapeMarkdown(describeTorch(report.torch)));
   if (report.torch !== null && !torchCanUseAccelerator(report.torch) && (report.accelerators.length > 0 || interpreterWithoutTorch(report) !== null)) {
     sections.push(`$(python) [Choose Interpreter](command:${COMMANDS.chooseInterpreter} "Choose Interpreter"): another Python may have a PyTorch that can`);

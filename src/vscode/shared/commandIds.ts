@@ -7,10 +7,13 @@ export const COMMANDS = {
   detect: 'deviceDoctor.detectAccelerators',
   selectDevice: 'deviceDoctor.selectDevice',
   chooseInterpreter: 'deviceDoctor.chooseInterpreter',
+  insertDeviceSelection: 'deviceDoctor.insertDeviceSelection',
   restartWorker: 'deviceDoctor.restartWorker',
   showDeviceReport: 'deviceDoctor.showDeviceReport',
   runBenchmark: 'deviceDoctor.runBenchmark',
+  showBenchmarkResults: 'deviceDoctor.showBenchmarkResults',
   installNativeTf: 'deviceDoctor.installNativeTensorFlow',
+  showRuleDoc: 'deviceDoctor.showRuleDocumentation',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

@@ -3,6 +3,18 @@
 import * as vscode from 'vscode';
 import { createNonce, type PageResources } from './html';
 
+/** Scripts on, resources only from media/: for a new panel and for one restored after a reload. */
+export function mediaPanelOptions(extension: vscode.ExtensionContext): vscode.WebviewOptions {
+  return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(extension.extensionUri, 'media')] };
+}
+
+/** A panel VS Code restored after a reload, set up like a new one. */
+export function adoptMediaPanel(extension: vscode.ExtensionContext, panel: vscode.WebviewPanel): vscode.WebviewPanel {
+  panel.webview.options = mediaPanelOptions(extension);
+  panel.iconPath = vscode.Uri.joinPath(extension.extensionUri, 'media', 'icon.png');
+  return panel;
+}
+
 export function createMediaPanel(
   extension: vscode.ExtensionContext,
   viewType: string,
@@ -10,7 +22,7 @@ export function createMediaPanel(
   show: { viewColumn: vscode.ViewColumn; preserveFocus?: boolean },
 ): vscode.WebviewPanel {
   const media = vscode.Uri.joinPath(extension.extensionUri, 'media');
-  const panel = vscode.window.createWebviewPanel(viewType, title, show, { enableScripts: true, localResourceRoots: [media] });
+  const panel = vscode.window.createWebviewPanel(viewType, title, show, mediaPanelOptions(extension));
   panel.iconPath = vscode.Uri.joinPath(media, 'icon.png');
   return panel;
 }

@@ -8,12 +8,13 @@ import { CancellationTokenSource, Emitter } from 'vscode-jsonrpc/node';
 import type { CancellationToken, Event, RequestParam, RequestType } from 'vscode-jsonrpc/node';
 import {
   BenchProgressNotification,
+  GpuProcessesNotification,
   MemorySamplesNotification,
   StartMonitorRequest,
   StopMonitorRequest,
   WorkerProblemNotification,
 } from '../../protocol/worker';
-import type { BenchProgressParams, MemorySamples, MonitorOptions, WorkerLog, WorkerProblem } from '../../protocol/worker';
+import type { BenchProgressParams, GpuProcesses, MemorySamples, MonitorOptions, WorkerLog, WorkerProblem } from '../../protocol/worker';
 import { CrashWindow, MAX_CRASHES } from '../analysis/crashWindow';
 import { LifecycleQueue } from '../shared/lifecycleQueue';
 import {
@@ -80,12 +81,14 @@ export class WorkerClient {
   private readonly crashes: CrashWindow;
   private readonly stateEmitter = new Emitter<WorkerState>();
   private readonly samplesEmitter = new Emitter<MemorySamples>();
+  private readonly processesEmitter = new Emitter<GpuProcesses>();
   private readonly problemEmitter = new Emitter<WorkerProblem>();
   private readonly restartedEmitter = new Emitter<void>();
   private readonly benchProgressEmitter = new Emitter<BenchProgressParams>();
 
   readonly onDidChangeState: Event<WorkerState> = this.stateEmitter.event;
   readonly onMemorySamples: Event<MemorySamples> = this.samplesEmitter.event;
+  readonly onGpuProcesses: Event<GpuProcesses> = this.processesEmitter.event;
   readonly onProblem: Event<WorkerProblem> = this.problemEmitter.event;
   /** A worker was started again after a crash (monitoring is already re-applied). */
   readonly onDidRestartAfterCrash: Event<void> = this.restartedEmitter.event;
@@ -136,7 +139,7 @@ export class WorkerClient {
 
   /** Monitoring wanted (with its interval) or not; re-applied to every new worker. */
   async setMonitor(monitor: MonitorOptions | null): Promise<void> {
-    if (monitor?.intervalMs === this.monitor?.intervalMs) return;
+    if (sameMonitor(monitor, this.monitor)) return;
     this.monitor = monitor;
     const worker = this.worker;
     if (worker?.isRunning) await this.applyMonitor(worker);
@@ -148,7 +151,7 @@ export class WorkerClient {
   async dispose(): Promise<void> {
     this.disposed = true;
     await this.stop();
-    for (const emitter of [this.stateEmitter, this.samplesEmitter, this.problemEmitter, this.restartedEmitter, this.benchProgressEmitter]) emitter.dispose();
+    for (const emitter of [this.stateEmitter, this.samplesEmitter, this.processesEmitter, this.problemEmitter, this.restartedEmitter, this.benchProgressEmitter]) emitter.dispose();
   }
 
   private async runningWorker(method: string): Promise<WorkerProcess> {
@@ -174,6 +177,7 @@ export class WorkerClient {
       onExit: (exit) => this.handleExit(worker, exit),
     });
     worker.own(worker.connection.onNotification(MemorySamplesNotification, (samples) => this.samplesEmitter.fire(samples)));
+    worker.own(worker.connection.onNotification(GpuProcessesNotification, (processes) => this.processesEmitter.fire(processes)));
     worker.own(worker.connection.onNotification(WorkerProblemNotification, (problem) => this.problemEmitter.fire(problem)));
     worker.own(worker.connection.onNotification(BenchProgressNotification, (progress) => this.benchProgressEmitter.fire(progress)));
     worker.own(worker.connection.onError(([error]) => this.options.log.warn(`Worker connection: ${error.message}`)));
@@ -280,6 +284,11 @@ export class WorkerClient {
     this.currentState = state;
     this.stateEmitter.fire(state);
   }
+}
+
+function sameMonitor(a: MonitorOptions | null, b: MonitorOptions | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.intervalMs === b.intervalMs && (a.windowPids ?? []).join(',') === (b.windowPids ?? []).join(',');
 }
 
 function delay(ms: number): Promise<void> {

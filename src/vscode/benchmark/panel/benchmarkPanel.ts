@@ -9,7 +9,7 @@ import type { ExportFormat } from '../benchExport';
 import type { BenchHistory, BenchHistoryEntry } from '../benchHistory';
 import { BENCHMARK_ACTIONS, BENCHMARK_TITLE, renderActions, renderBenchmarkBody, renderBenchmarkPage } from './benchmarkHtml';
 import type { BenchmarkAction, BenchPanelState, BenchPanelStatus } from './benchmarkHtml';
-import { createMediaPanel, pageResources } from '../../shared/webviewPanel';
+import { adoptMediaPanel, createMediaPanel, pageResources } from '../../shared/webviewPanel';
 
 export const BENCHMARK_VIEW_TYPE = 'deviceDoctor.benchmark';
 
@@ -58,7 +58,28 @@ export class BenchmarkPanel implements vscode.Disposable {
       this.update();
       return;
     }
-    const panel = createMediaPanel(this.extension, BENCHMARK_VIEW_TYPE, BENCHMARK_TITLE, { viewColumn: vscode.ViewColumn.Active, preserveFocus });
+    this.attach(createMediaPanel(this.extension, BENCHMARK_VIEW_TYPE, BENCHMARK_TITLE, { viewColumn: vscode.ViewColumn.Active, preserveFocus }));
+  }
+
+  /** Show Benchmark Results: the newest run of the history (or the empty panel), without running anything. */
+  showLatest(): void {
+    const newest = this.history.entries()[0];
+    this.status = { kind: 'idle' };
+    this.shownId = newest?.id ?? null;
+    this.show();
+  }
+
+  /** The benchmark tab VS Code restored after a reload: the run it showed, else the newest. */
+  adopt(panel: vscode.WebviewPanel, runId: string | undefined): void {
+    if (this.panel) {
+      panel.dispose();
+      return;
+    }
+    this.shownId = (runId !== undefined ? this.history.find(runId)?.id : undefined) ?? this.history.entries()[0]?.id ?? null;
+    this.attach(adoptMediaPanel(this.extension, panel));
+  }
+
+  private attach(panel: vscode.WebviewPanel): void {
     this.panel = panel;
     this.panelDisposables.push(
       panel.onDidDispose(() => this.panelClosed()),
@@ -92,7 +113,7 @@ export class BenchmarkPanel implements vscode.Disposable {
 
   private update(): void {
     const state = this.state();
-    void this.panel?.webview.postMessage({ type: 'body', html: renderBenchmarkBody(state), actions: renderActions(state) });
+    void this.panel?.webview.postMessage({ type: 'body', html: renderBenchmarkBody(state), actions: renderActions(state), runId: state.shown?.id ?? null });
   }
 
   private async received(message: unknown): Promise<void> {
