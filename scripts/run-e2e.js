@@ -17,7 +17,7 @@ const SCREENSHOTS = [
   '01-squiggle-hover', '02-quickfix-menu', '03-fixed-file', '04-restricted-mode', '05-discarded-to-fixed',
   '06-status-bar-tooltip', '07-device-report', '08-benchmark-panel', '09-benchmark-cancelled',
   '10-no-pytorch-status-bar', '11-choose-interpreter', '12-interpreter-chosen',
-  '13-gpu-processes-report', '14-report-after-reload', '15-rule-doc-offline',
+  '13-gpu-processes-report', '14-report-after-reload', '15-rule-doc-offline', '16-dd015-hover', '17-dd015-fixed',
 ];
 
 function parseArgs(argv) {

@@ -1,7 +1,7 @@
 // A person's view of the core feature: a device mistake is underlined, counted in the
 // Problems panel, explained on hover with a link to its rule, and fixed from Ctrl+.
 import * as assert from 'assert';
-import { DISCARDED_TO, MISMATCH, NUMPY_ON_ACCELERATOR } from '../integration/fixtureFindings';
+import { CREATED_IN_FORWARD, DISCARDED_TO, MISMATCH, NUMPY_ON_ACCELERATOR } from '../integration/fixtureFindings';
 import { Session, startSession } from './session';
 
 describe('squiggles and quick fixes (trusted folder)', function () {
@@ -60,5 +60,25 @@ describe('squiggles and quick fixes (trusted folder)', function () {
     await wb.waitForText(DISCARDED_TO.findings[0].fixedLine);
     await wb.waitForNoSquiggle('warning');
     await wb.screenshot('05-discarded-to-fixed');
+  });
+
+  it('underlines DD015 on a GRU\'s h0 made in forward, and its quick fix creates it on the input\'s device', async () => {
+    const wb = session.workbench;
+    await wb.pressEscape();
+    await wb.openFile(CREATED_IN_FORWARD.file);
+    const squiggle = await wb.waitForSquiggle('warning');
+    const hover = await wb.hover(squiggle);
+    const text = await hover.innerText();
+    assert.match(text, /h0/, `the hover names h0:\n${text}`);
+    assert.strictEqual(await hover.locator('a', { hasText: 'DD015' }).count(), 1, `the hover links DD015; hover text:\n${text}`);
+    await wb.screenshot('16-dd015-hover');
+    await wb.pressEscape();
+    const entries = await wb.quickFix(squiggle);
+    assert.ok(entries.some((e) => /device=tokens\.device/.test(e)), `quick-fix menu: ${entries.join(' | ')}`);
+    await wb.chooseQuickFix(/device=tokens\.device/);
+    await wb.waitForText(CREATED_IN_FORWARD.findings[0].fixedLine);
+    await wb.waitForNoSquiggle('warning');
+    await wb.waitForNoProblem('DD015');
+    await wb.screenshot('17-dd015-fixed');
   });
 });

@@ -106,9 +106,21 @@ export const SEVERAL: FixtureFile = {
   ],
 };
 
+/** A GRU's initial state made in forward without a device (DD015): the fix creates it on the input's device. */
+export const CREATED_IN_FORWARD: FixtureFile = {
+  file: 'gru_h0.py',
+  findings: [{
+    code: 'DD015',
+    severity: 'warning',
+    at: [{ line: 'h0 = torch.zeros(self.layers, tokens.size(0), self.hidden)', covers: 'torch.zeros' }],
+    fixedLine: 'h0 = torch.zeros(self.layers, tokens.size(0), self.hidden, device=tokens.device)',
+    replacedLine: 'h0 = torch.zeros(self.layers, tokens.size(0), self.hidden)',
+  }],
+};
+
 /** One file per core rule, each with exactly the findings listed. */
 export const SINGLE_RULE_FIXTURES: readonly FixtureFile[] = [
-  MISMATCH, LOADER, NUMPY_ON_ACCELERATOR, DISCARDED_TO, NUMPY_WITH_GRAD,
+  MISMATCH, LOADER, NUMPY_ON_ACCELERATOR, DISCARDED_TO, NUMPY_WITH_GRAD, CREATED_IN_FORWARD,
 ];
 
 /** Correct code: no diagnostics at all. */
