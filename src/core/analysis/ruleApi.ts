@@ -34,6 +34,13 @@ export interface EngineEvents {
    * on the CPU) with `other`, which is (or may be) on an accelerator, at `inside`.
    */
   argumentMeetsAccelerator(frame: Frame, call: Node, arg: Arg, other: Arg, inside: Located): void;
+  /**
+   * Any call the interpreter evaluates, before its arguments: `qualified` is its callee
+   * resolved through the imports (`torch.cuda.synchronize`, `torch.nn.DataParallel`), or
+   * undefined for a method or local callee (`.cuda()`, `model(x)`). For rules that judge a
+   * call by the API it names rather than by the values it meets.
+   */
+  call(frame: Frame, call: Node, qualified: string | undefined): void;
 }
 
 /**
@@ -60,6 +67,7 @@ export const EVENT_NAMES: Readonly<Record<keyof AnalysisEvents, true>> = {
   discardedMove: true,
   loopFinished: true,
   argumentMeetsAccelerator: true,
+  call: true,
   batchReachedAccelerator: true,
 };
 
