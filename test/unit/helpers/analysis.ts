@@ -6,6 +6,16 @@ import type { AnalyzeOptions, CellFinding, Finding, RuleCode } from '../../../sr
 /** The rules the fixture corpus was written for; other codes are ignored here. */
 export const CORE_RULES: readonly RuleCode[] = ['DD001', 'DD002', 'DD003', 'DD004', 'DD010'];
 
+/**
+ * Rules whose findings offer no fix by design (the message explains what to change): the
+ * fix checks skip them, and their docs page's "Fixed" code is written by hand.
+ */
+export const RULES_WITHOUT_FIX: readonly RuleCode[] = [];
+
+export function offersNoFix(code: string): boolean {
+  return (RULES_WITHOUT_FIX as readonly string[]).includes(code);
+}
+
 export function isCoreRule(code: string): boolean {
   return (CORE_RULES as readonly string[]).includes(code);
 }
