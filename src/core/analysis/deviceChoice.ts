@@ -1,8 +1,9 @@
 // How the analysed file (or notebook) chooses its device, read once from its text: does it
 // ask whether an accelerator is there, is it written for CUDA only, does it take its device
-// from configuration? Rules that judge hard-coded or unguarded CUDA (DD005, DD011, DD013)
-// decide by these facts: the same `.cuda()` is a portability bug in a tutorial script and
-// the point of a Triton kernel's test.
+// from configuration, does it run one process per GPU? Rules that judge hard-coded or
+// unguarded CUDA (DD005, DD011, DD013) and DataParallel (DD014) decide by these facts:
+// the same `.cuda()` is a portability bug in a tutorial script and the point of a Triton
+// kernel's test.
 import type { Node } from '../python/pyNode';
 import { callArguments, children, field, stringLiteralValue } from '../python/syntax';
 import type { ImportTable } from './imports';
@@ -13,6 +14,8 @@ export interface DeviceChoice {
   availabilityCheck?: Node;
   /** Why the file needs CUDA by design ("imports triton"), when it does. */
   cudaOnly?: string;
+  /** The file also runs one process per device (`DistributedDataParallel`, FSDP): a DataParallel there is a chosen fallback. */
+  distributed?: Node;
   /** Why the device is chosen when the code runs ("checks availability", "takes a --device option"), when it is. */
   runTimeChoice?: string;
 }
@@ -22,6 +25,9 @@ const AVAILABILITY_CHECKS = new Set([
   'torch.cuda.is_available', 'torch.cuda.device_count', 'torch.backends.mps.is_available', 'torch.backends.mps.is_built',
   'torch.mps.is_available', 'torch.xpu.is_available', 'torch.accelerator.is_available', 'torch.accelerator.current_accelerator',
 ]);
+
+/** One process per device: what PyTorch recommends over DataParallel. */
+const DISTRIBUTED_WRAPPERS = /^torch\.(nn\.parallel\.(distributed\.)?DistributedDataParallel|distributed\.fsdp\.(fully_sharded_data_parallel\.)?FullyShardedDataParallel|distributed\.fsdp\.fully_shard|distributed\._composable\.fsdp\.fully_shard)$/;
 
 /** Libraries that only run on NVIDIA GPUs: a file importing one is CUDA code by design. */
 const CUDA_ONLY_LIBRARIES = /^(triton|apex|cupy|pycuda|flash_attn|xformers|torch\.utils\.cpp_extension|torch\.cuda\.nvtx)(\.|$)/;
@@ -63,6 +69,7 @@ function noteName(node: Node, imports: ImportTable, choice: DeviceChoice): void 
   if (node.parent?.type === 'attribute' && field(node.parent, 'object')?.id === node.id) return;
   const q = imports.qualify(node);
   if (q && AVAILABILITY_CHECKS.has(q)) choice.availabilityCheck ??= node;
+  if (q && DISTRIBUTED_WRAPPERS.test(q)) choice.distributed ??= node;
 }
 
 function noteCall(call: Node, imports: ImportTable, choice: DeviceChoice): void {
