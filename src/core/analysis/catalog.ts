@@ -43,7 +43,7 @@ const CATALOG = [
     summary: 'non_blocking=True on batches from a loader without pin_memory.' },
   { code: 'DD013', name: 'load-without-map-location', severity: 'warning', implemented: false,
     summary: 'torch.load without map_location in a file that picks its device at run time.' },
-  { code: 'DD014', name: 'data-parallel', severity: 'information', implemented: false,
+  { code: 'DD014', name: 'data-parallel', severity: 'information', implemented: true,
     summary: 'nn.DataParallel is slower than DistributedDataParallel.' },
 ] as const satisfies readonly Entry[];
 

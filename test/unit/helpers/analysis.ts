@@ -4,13 +4,13 @@ import { analyzeNotebook, analyzeSource } from '../../../src/core/analysis';
 import type { AnalyzeOptions, CellFinding, Finding, RuleCode } from '../../../src/core/analysis';
 
 /** The rules the fixture corpus was written for; other codes are ignored here. */
-export const CORE_RULES: readonly RuleCode[] = ['DD001', 'DD002', 'DD003', 'DD004', 'DD010'];
+export const CORE_RULES: readonly RuleCode[] = ['DD001', 'DD002', 'DD003', 'DD004', 'DD010', 'DD014'];
 
 /**
  * Rules whose findings offer no fix by design (the message explains what to change): the
  * fix checks skip them, and their docs page's "Fixed" code is written by hand.
  */
-export const RULES_WITHOUT_FIX: readonly RuleCode[] = [];
+export const RULES_WITHOUT_FIX: readonly RuleCode[] = ['DD014'];
 
 export function offersNoFix(code: string): boolean {
   return (RULES_WITHOUT_FIX as readonly string[]).includes(code);

@@ -3,6 +3,7 @@
 // Adding a rule: its file, a line below, its entry in ../catalog.ts, and docs/rules/.
 import type { Rule } from '../ruleApi';
 import { batchNotMoved } from './batchNotMoved';
+import { dataParallel } from './dataParallel';
 import { deviceMismatch } from './deviceMismatch';
 import { discardedMove } from './discardedMove';
 import { numpyConversion } from './numpyConversion';
@@ -12,4 +13,5 @@ export const RULE_FACTORIES: readonly Rule[] = [
   batchNotMoved, // DD002
   numpyConversion, // DD003, DD010
   discardedMove, // DD004
+  dataParallel, // DD014
 ];
