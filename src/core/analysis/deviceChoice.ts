@@ -16,6 +16,8 @@ export interface DeviceChoice {
   cudaOnly?: string;
   /** The file also runs one process per device (`DistributedDataParallel`, FSDP): a DataParallel there is a chosen fallback. */
   distributed?: Node;
+  /** Where the program writes checkpoints itself (`torch.save`, or a project helper that calls it): it reads back its own. */
+  savesCheckpoints?: Node;
   /** Why the device is chosen when the code runs ("checks availability", "takes a --device option"), when it is. */
   runTimeChoice?: string;
 }
@@ -55,7 +57,7 @@ function readDeviceChoice(program: Program): DeviceChoice {
     while (stack.length) {
       const node = stack.pop()!;
       if (node.type === 'attribute' || node.type === 'identifier') noteName(node, imports, choice);
-      else if (node.type === 'call') noteCall(node, imports, choice);
+      else if (node.type === 'call') noteCall(program, unit.index, node, choice);
       else if (node.type === 'parameters' || node.type === 'lambda_parameters') noteParameters(node, choice);
       for (const c of children(node)) if (c.type !== 'string' && c.type !== 'comment') stack.push(c);
     }
@@ -72,11 +74,12 @@ function noteName(node: Node, imports: ImportTable, choice: DeviceChoice): void 
   if (q && DISTRIBUTED_WRAPPERS.test(q)) choice.distributed ??= node;
 }
 
-function noteCall(call: Node, imports: ImportTable, choice: DeviceChoice): void {
+function noteCall(program: Program, unit: number, call: Node, choice: DeviceChoice): void {
   const callee = field(call, 'function');
   if (!callee) return;
-  const q = imports.qualify(callee);
+  const q = program.importsAt(unit).qualify(callee);
   if (q && CUDA_ONLY_CALLS.has(q)) choice.cudaOnly ??= `calls ${q}`;
+  if (q && (SAVES.has(q) || savingHelper(program, unit, q))) choice.savesCheckpoints ??= call;
   const args = callArguments(call);
   if (q && /^torch\.distributed(\.distributed_c10d)?\.init_process_group$/.test(q)) {
     const backend = args.keywords.get('backend') ?? args.positional[0];
@@ -88,6 +91,24 @@ function noteCall(call: Node, imports: ImportTable, choice: DeviceChoice): void 
     const option = args.positional.map((a) => stringLiteralValue(a)).find((s) => s !== undefined && DEVICE_OPTION.test(s));
     if (option) choice.runTimeChoice ??= `takes a ${option} option`;
   }
+}
+
+const SAVES = new Set(['torch.save', 'torch.serialization.save']);
+
+/** `utils.save_model(...)`: a project module's function whose own body calls torch.save. */
+function savingHelper(program: Program, unit: number, qualified: string): boolean {
+  if (qualified.startsWith('torch.')) return false;
+  const member = program.member(unit, qualified);
+  if (member?.kind !== 'function') return false;
+  const imports = program.importsAt(member.fn.unit);
+  const stack: Node[] = [member.fn.body];
+  while (stack.length) {
+    const node = stack.pop()!;
+    const callee = node.type === 'call' ? field(node, 'function') : null;
+    if (callee && SAVES.has(imports.qualify(callee) ?? '')) return true;
+    stack.push(...children(node));
+  }
+  return false;
 }
 
 /** A function that takes its device as a parameter runs wherever its caller says. */
