@@ -41,7 +41,7 @@ const CATALOG = [
     summary: 'A torch.cuda call outside an availability guard.' },
   { code: 'DD012', name: 'non-blocking-without-pinned', severity: 'information', implemented: false,
     summary: 'non_blocking=True on batches from a loader without pin_memory.' },
-  { code: 'DD013', name: 'load-without-map-location', severity: 'warning', implemented: false,
+  { code: 'DD013', name: 'load-without-map-location', severity: 'warning', implemented: true,
     summary: 'torch.load without map_location in a file that picks its device at run time.' },
   { code: 'DD014', name: 'data-parallel', severity: 'information', implemented: true,
     summary: 'nn.DataParallel is slower than DistributedDataParallel.' },

@@ -6,6 +6,7 @@ import { batchNotMoved } from './batchNotMoved';
 import { dataParallel } from './dataParallel';
 import { deviceMismatch } from './deviceMismatch';
 import { discardedMove } from './discardedMove';
+import { loadWithoutMapLocation } from './loadWithoutMapLocation';
 import { numpyConversion } from './numpyConversion';
 
 export const RULE_FACTORIES: readonly Rule[] = [
@@ -13,5 +14,6 @@ export const RULE_FACTORIES: readonly Rule[] = [
   batchNotMoved, // DD002
   numpyConversion, // DD003, DD010
   discardedMove, // DD004
+  loadWithoutMapLocation, // DD013
   dataParallel, // DD014
 ];
