@@ -37,7 +37,7 @@ const CATALOG = [
     summary: 'Accumulating a loss that requires grad keeps every graph alive.' },
   { code: 'DD010', name: 'numpy-requires-grad', severity: 'error', implemented: true,
     summary: '.numpy() on a tensor that requires grad.' },
-  { code: 'DD011', name: 'unguarded-cuda-call', severity: 'warning', implemented: false,
+  { code: 'DD011', name: 'unguarded-cuda-call', severity: 'warning', implemented: true,
     summary: 'A torch.cuda call outside an availability guard.' },
   { code: 'DD012', name: 'non-blocking-without-pinned', severity: 'information', implemented: false,
     summary: 'non_blocking=True on batches from a loader without pin_memory.' },

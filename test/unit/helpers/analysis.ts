@@ -4,7 +4,7 @@ import { analyzeNotebook, analyzeSource } from '../../../src/core/analysis';
 import type { AnalyzeOptions, CellFinding, Finding, RuleCode } from '../../../src/core/analysis';
 
 /** The rules the fixture corpus was written for; other codes are ignored here. */
-export const CORE_RULES: readonly RuleCode[] = ['DD001', 'DD002', 'DD003', 'DD004', 'DD010', 'DD013', 'DD014'];
+export const CORE_RULES: readonly RuleCode[] = ['DD001', 'DD002', 'DD003', 'DD004', 'DD010', 'DD011', 'DD013', 'DD014'];
 
 /**
  * Rules whose findings offer no fix by design (the message explains what to change): the

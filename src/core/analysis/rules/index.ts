@@ -8,12 +8,14 @@ import { deviceMismatch } from './deviceMismatch';
 import { discardedMove } from './discardedMove';
 import { loadWithoutMapLocation } from './loadWithoutMapLocation';
 import { numpyConversion } from './numpyConversion';
+import { unguardedCudaCall } from './unguardedCudaCall';
 
 export const RULE_FACTORIES: readonly Rule[] = [
   deviceMismatch, // DD001
   batchNotMoved, // DD002
   numpyConversion, // DD003, DD010
   discardedMove, // DD004
+  unguardedCudaCall, // DD011
   loadWithoutMapLocation, // DD013
   dataParallel, // DD014
 ];
