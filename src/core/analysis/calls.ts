@@ -23,9 +23,10 @@ export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   const callee = field(call, 'function');
   if (!callee) return UNKNOWN;
   const args = callArguments(call);
+  const qualified = ctx.program.importsAt(frame.unit).qualify(callee);
+  ctx.events.call(frame, call, qualified);
   const tokenized = tensorMapping(ex, frame, call, args);
   if (tokenized) return tokenized;
-  const qualified = ctx.program.importsAt(frame.unit).qualify(callee);
   if (qualified) {
     const member = ctx.program.member(frame.unit, qualified);
     if (member?.kind === 'class') return instantiate(ctx, ex, frame, call, member.cls, args);

@@ -46,6 +46,13 @@ export interface EngineEvents {
   contextEntered(frame: Frame, expr: Node, qualified: string | undefined): void;
   /** A call of a library function by its qualified name (`time.perf_counter`, `torch.cuda.synchronize`), before it is evaluated. */
   libraryCall(frame: Frame, call: Node, qualified: string): void;
+  /**
+   * Any call the interpreter evaluates, before its arguments: `qualified` is its callee
+   * resolved through the imports (`torch.cuda.synchronize`, `torch.nn.DataParallel`), or
+   * undefined for a method or local callee (`.cuda()`, `model(x)`). For rules that judge a
+   * call by the API it names rather than by the values it meets.
+   */
+  call(frame: Frame, call: Node, qualified: string | undefined): void;
 }
 
 /**
@@ -76,6 +83,7 @@ export const EVENT_NAMES: Readonly<Record<keyof AnalysisEvents, true>> = {
   valueMoved: true,
   contextEntered: true,
   libraryCall: true,
+  call: true,
   batchReachedAccelerator: true,
 };
 

@@ -4,7 +4,17 @@ import { analyzeNotebook, analyzeSource } from '../../../src/core/analysis';
 import type { AnalyzeOptions, CellFinding, Finding, RuleCode } from '../../../src/core/analysis';
 
 /** The rules the fixture corpus was written for; other codes are ignored here. */
-export const CORE_RULES: readonly RuleCode[] = ['DD001', 'DD002', 'DD003', 'DD004', 'DD006', 'DD008', 'DD009', 'DD010', 'DD012', 'DD015', 'DD016', 'DD017'];
+export const CORE_RULES: readonly RuleCode[] = ['DD001', 'DD002', 'DD003', 'DD004', 'DD006', 'DD008', 'DD009', 'DD010', 'DD011', 'DD012', 'DD013', 'DD014', 'DD015', 'DD016', 'DD017'];
+
+/**
+ * Rules whose findings offer no fix by design (the message explains what to change): the
+ * fix checks skip them, and their docs page's "Fixed" code is written by hand.
+ */
+export const RULES_WITHOUT_FIX: readonly RuleCode[] = ['DD014'];
+
+export function offersNoFix(code: string): boolean {
+  return (RULES_WITHOUT_FIX as readonly string[]).includes(code);
+}
 
 export function isCoreRule(code: string): boolean {
   return (CORE_RULES as readonly string[]).includes(code);

@@ -4,14 +4,17 @@
 import type { Rule } from '../ruleApi';
 import { accumulatedGraph } from './accumulatedGraph';
 import { batchNotMoved } from './batchNotMoved';
+import { dataParallel } from './dataParallel';
 import { deviceMismatch } from './deviceMismatch';
 import { discardedMove } from './discardedMove';
 import { fp16WithoutGradScaler } from './fp16WithoutGradScaler';
+import { loadWithoutMapLocation } from './loadWithoutMapLocation';
 import { lossWeightOnCpu } from './lossWeightOnCpu';
 import { nonBlockingWithoutPinned } from './nonBlockingWithoutPinned';
 import { numpyConversion } from './numpyConversion';
 import { tensorAttributeNotBuffer } from './tensorAttributeNotBuffer';
 import { tensorCreatedInForward } from './tensorCreatedInForward';
+import { unguardedCudaCall } from './unguardedCudaCall';
 import { unsynchronizedTiming } from './unsynchronizedTiming';
 
 export const RULE_FACTORIES: readonly Rule[] = [
@@ -22,7 +25,10 @@ export const RULE_FACTORIES: readonly Rule[] = [
   unsynchronizedTiming, // DD006
   fp16WithoutGradScaler, // DD008
   accumulatedGraph, // DD009
+  unguardedCudaCall, // DD011
   nonBlockingWithoutPinned, // DD012
+  loadWithoutMapLocation, // DD013
+  dataParallel, // DD014
   tensorCreatedInForward, // DD015
   tensorAttributeNotBuffer, // DD016
   lossWeightOnCpu, // DD017

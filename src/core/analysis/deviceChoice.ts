@@ -1,0 +1,120 @@
+// How the analysed file (or notebook) chooses its device, read once from its text: does it
+// ask whether an accelerator is there, is it written for CUDA only, does it take its device
+// from configuration, does it run one process per GPU? Rules that judge hard-coded or
+// unguarded CUDA (DD005, DD011, DD013) and DataParallel (DD014) decide by these facts:
+// the same `.cuda()` is a portability bug in a tutorial script and the point of a Triton
+// kernel's test.
+import type { Node } from '../python/pyNode';
+import { callArguments, children, field, stringLiteralValue } from '../python/syntax';
+import type { ImportTable } from './imports';
+import type { Program } from './program';
+
+export interface DeviceChoice {
+  /** A place where the file asks whether an accelerator is present (`torch.cuda.is_available`). */
+  availabilityCheck?: Node;
+  /** Why the file needs CUDA by design ("imports triton"), when it does. */
+  cudaOnly?: string;
+  /** The file also runs one process per device (`DistributedDataParallel`, FSDP): a DataParallel there is a chosen fallback. */
+  distributed?: Node;
+  /** Where the program writes checkpoints itself (`torch.save`, or a project helper that calls it): it reads back its own. */
+  savesCheckpoints?: Node;
+  /** Why the device is chosen when the code runs ("checks availability", "takes a --device option"), when it is. */
+  runTimeChoice?: string;
+}
+
+/** Names whose use asks whether an accelerator is there, whether called or passed along. */
+const AVAILABILITY_CHECKS = new Set([
+  'torch.cuda.is_available', 'torch.cuda.device_count', 'torch.backends.mps.is_available', 'torch.backends.mps.is_built',
+  'torch.mps.is_available', 'torch.xpu.is_available', 'torch.accelerator.is_available', 'torch.accelerator.current_accelerator',
+]);
+
+/** One process per device: what PyTorch recommends over DataParallel. */
+const DISTRIBUTED_WRAPPERS = /^torch\.(nn\.parallel\.(distributed\.)?DistributedDataParallel|distributed\.fsdp\.(fully_sharded_data_parallel\.)?FullyShardedDataParallel|distributed\.fsdp\.fully_shard|distributed\._composable\.fsdp\.fully_shard)$/;
+
+/** Libraries that only run on NVIDIA GPUs: a file importing one is CUDA code by design. */
+const CUDA_ONLY_LIBRARIES = /^(triton|apex|cupy|pycuda|flash_attn|xformers|torch\.utils\.cpp_extension|torch\.cuda\.nvtx)(\.|$)/;
+
+/** Calls that bind a process to one GPU (DDP launchers) or need one to exist. */
+const CUDA_ONLY_CALLS = new Set(['torch.cuda.set_device', 'torch.cuda.CUDAGraph', 'torch.cuda.graph', 'torch.cuda.make_graphed_callables']);
+
+/** Command-line options that let the user choose the device: `--device`, `--cuda`, `--no-cuda`, `--gpu`. */
+const DEVICE_OPTION = /^--?(no[-_])?(cuda|gpus?|device|accel(erator)?|mps|cpu|use[-_](cuda|gpu|mps|cpu))$/;
+
+const cache = new WeakMap<Program, DeviceChoice>();
+
+export function deviceChoiceOf(program: Program): DeviceChoice {
+  let found = cache.get(program);
+  if (!found) cache.set(program, (found = readDeviceChoice(program)));
+  return found;
+}
+
+function readDeviceChoice(program: Program): DeviceChoice {
+  const imports = program.imports;
+  const choice: DeviceChoice = {};
+  for (const q of imports.qualifiedNames()) if (CUDA_ONLY_LIBRARIES.test(q)) choice.cudaOnly ??= `imports ${q.split('.')[0] === 'torch' ? q : q.split('.')[0]}`;
+  for (const unit of program.modules[0].units) {
+    const stack: Node[] = [unit.root];
+    while (stack.length) {
+      const node = stack.pop()!;
+      if (node.type === 'attribute' || node.type === 'identifier') noteName(node, imports, choice);
+      else if (node.type === 'call') noteCall(program, unit.index, node, choice);
+      else if (node.type === 'parameters' || node.type === 'lambda_parameters') noteParameters(node, choice);
+      for (const c of children(node)) if (c.type !== 'string' && c.type !== 'comment') stack.push(c);
+    }
+  }
+  if (choice.availabilityCheck) choice.runTimeChoice = 'checks whether an accelerator is available';
+  return choice;
+}
+
+function noteName(node: Node, imports: ImportTable, choice: DeviceChoice): void {
+  // Only the whole dotted name: `torch.cuda` inside `torch.cuda.is_available` is not a use of its own.
+  if (node.parent?.type === 'attribute' && field(node.parent, 'object')?.id === node.id) return;
+  const q = imports.qualify(node);
+  if (q && AVAILABILITY_CHECKS.has(q)) choice.availabilityCheck ??= node;
+  if (q && DISTRIBUTED_WRAPPERS.test(q)) choice.distributed ??= node;
+}
+
+function noteCall(program: Program, unit: number, call: Node, choice: DeviceChoice): void {
+  const callee = field(call, 'function');
+  if (!callee) return;
+  const q = program.importsAt(unit).qualify(callee);
+  if (q && CUDA_ONLY_CALLS.has(q)) choice.cudaOnly ??= `calls ${q}`;
+  if (q && (SAVES.has(q) || savingHelper(program, unit, q))) choice.savesCheckpoints ??= call;
+  const args = callArguments(call);
+  if (q && /^torch\.distributed(\.distributed_c10d)?\.init_process_group$/.test(q)) {
+    const backend = args.keywords.get('backend') ?? args.positional[0];
+    if (backend && stringLiteralValue(backend)?.toLowerCase() === 'nccl') choice.cudaOnly ??= 'uses the NCCL backend (NVIDIA GPUs only)';
+  }
+  // argparse's add_argument("--device", ...), click's option("--cuda"): the user picks the device.
+  const method = callee.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
+  if (method === 'add_argument' || method === 'option') {
+    const option = args.positional.map((a) => stringLiteralValue(a)).find((s) => s !== undefined && DEVICE_OPTION.test(s));
+    if (option) choice.runTimeChoice ??= `takes a ${option} option`;
+  }
+}
+
+const SAVES = new Set(['torch.save', 'torch.serialization.save']);
+
+/** `utils.save_model(...)`: a project module's function whose own body calls torch.save. */
+function savingHelper(program: Program, unit: number, qualified: string): boolean {
+  if (qualified.startsWith('torch.')) return false;
+  const member = program.member(unit, qualified);
+  if (member?.kind !== 'function') return false;
+  const imports = program.importsAt(member.fn.unit);
+  const stack: Node[] = [member.fn.body];
+  while (stack.length) {
+    const node = stack.pop()!;
+    const callee = node.type === 'call' ? field(node, 'function') : null;
+    if (callee && SAVES.has(imports.qualify(callee) ?? '')) return true;
+    stack.push(...children(node));
+  }
+  return false;
+}
+
+/** A function that takes its device as a parameter runs wherever its caller says. */
+function noteParameters(params: Node, choice: DeviceChoice): void {
+  for (const p of children(params)) {
+    const name = p.type === 'identifier' ? p : field(p, 'name') ?? children(p)[0];
+    if (name?.type === 'identifier' && /^(device|dev|map_location)$|_device$/.test(name.text)) choice.runTimeChoice ??= `takes its device as the parameter \`${name.text}\``;
+  }
+}

@@ -1,0 +1,124 @@
+// DD005 hard-coded-accelerator: `.cuda()`, `torch.device("cuda")`, `device="cuda"`,
+// `.to("cuda")` in a file that never asks whether CUDA is there and takes no device from
+// configuration: it stops on every machine without an NVIDIA GPU. Files that are CUDA code
+// by design (triton, set_device in a DDP launcher, NCCL) stay silent.
+// NOT YET REGISTERED in rules/index.ts: enabling it (index line, catalogue flag, docs page)
+// also needs the unit tests whose sources hard-code CUDA to expect DD005 (see the commit).
+import type { Node } from '../../python/pyNode';
+import { callArguments, children, field, stringLiteralValue } from '../../python/syntax';
+import { deviceChoiceOf } from '../deviceChoice';
+import type { Frame } from '../frame';
+import type { Rule, RuleHost } from '../ruleApi';
+import type { Fix, TextEdit } from '../types';
+import { shortText } from './shared/describe';
+
+const CUDA_STRING = /^cuda(:\d+)?$/;
+
+/** What in the call hard-codes CUDA: the `.cuda` method, or a "cuda" literal given as a device. */
+type Hardcode = { kind: 'method'; attr: Node } | { kind: 'literal'; literal: Node; deviceCall: boolean };
+
+export const hardCodedAccelerator: Rule = (host) => ({
+  call: (frame, call, qualified) => {
+    const found = hardcodeIn(call, qualified);
+    if (!found) return;
+    const choice = deviceChoiceOf(host.program);
+    if (choice.runTimeChoice || choice.cudaOnly) return;
+    report(host, frame, call, found);
+  },
+});
+
+function isCudaLiteral(node: Node | undefined): node is Node {
+  const s = node ? stringLiteralValue(node) : undefined;
+  return s !== undefined && CUDA_STRING.test(s);
+}
+
+function hardcodeIn(call: Node, qualified: string | undefined): Hardcode | undefined {
+  const callee = field(call, 'function');
+  if (!callee) return undefined;
+  const args = callArguments(call);
+  const keyword = args.keywords.get('device');
+  if (isCudaLiteral(keyword)) return { kind: 'literal', literal: keyword, deviceCall: false };
+  if (qualified === 'torch.device') return isCudaLiteral(args.positional[0]) ? { kind: 'literal', literal: args.positional[0], deviceCall: true } : undefined;
+  const attr = callee.type === 'attribute' ? field(callee, 'attribute') : null;
+  if (!attr || qualified?.startsWith('torch')) return undefined;
+  if (attr.text === 'cuda') return { kind: 'method', attr };
+  if (attr.text === 'to' && isCudaLiteral(args.positional[0])) return { kind: 'literal', literal: args.positional[0], deviceCall: false };
+  return undefined;
+}
+
+function report(host: RuleHost, frame: Frame, call: Node, found: Hardcode): void {
+  const torch = torchName(host, frame.unit);
+  const what = found.kind === 'method' ? `\`${shortText(call)}\`` : `\`${found.literal.text}\``;
+  host.report({
+    unit: frame.unit,
+    code: 'DD005',
+    node: found.kind === 'method' ? call : found.literal,
+    startNode: found.kind === 'method' ? found.attr : undefined,
+    message: `${what} hard-codes CUDA, and this file never checks whether it is there (no torch.cuda.is_available(), ` +
+      'no device option): on a machine without an NVIDIA GPU it stops with "Torch not compiled with CUDA enabled". ' +
+      'Choose the device at run time.',
+    related: [],
+    fixes: torch ? fixesFor(host, frame, call, found, torch) : [],
+  });
+}
+
+/** The name torch is bound to in this unit (`torch`, or `t` for `import torch as t`). */
+function torchName(host: RuleHost, unit: number): string | undefined {
+  const imports = host.program.importsAt(unit);
+  for (const name of imports.names()) if (imports.qualifyName(name) === 'torch') return name;
+  return undefined;
+}
+
+function replace(node: Node, text: string, unit: number, from: Node = node): TextEdit {
+  return {
+    range: { start: { line: from.startPosition.row, character: from.startPosition.column }, end: { line: node.endPosition.row, character: node.endPosition.column } },
+    newText: text,
+    cellIndex: unit,
+  };
+}
+
+function fixesFor(host: RuleHost, frame: Frame, call: Node, found: Hardcode, torch: string): Fix[] {
+  const chosen = (literal: string) => `${literal} if ${torch}.cuda.is_available() else "cpu"`;
+  const fixes: Fix[] = [];
+  const hasArgs = children(field(call, 'arguments') ?? call).length > 0;
+  if (found.kind === 'method' && !hasArgs) {
+    fixes.push({ title: 'Use .to("cuda" if torch.cuda.is_available() else "cpu")', edits: [replace(call, `to(${chosen('"cuda"')})`, frame.unit, found.attr)], preferred: true });
+  } else if (found.kind === 'literal') {
+    fixes.push({ title: `Choose the device at run time: ${shortText(found.literal)} if torch.cuda.is_available() else "cpu"`, edits: [replace(found.literal, chosen(found.literal.text), frame.unit)], preferred: true });
+  }
+  const helper = helperEdits(host, frame, torch);
+  if (helper) {
+    const use = found.kind === 'method' ? (hasArgs ? undefined : replace(call, 'to(get_device())', frame.unit, found.attr))
+      : replace(found.deviceCall ? call : found.literal, 'get_device()', frame.unit);
+    if (use) fixes.push({ title: 'Insert a get_device() helper (CUDA, then MPS, then the CPU) and use it', edits: [...helper, use], preferred: fixes.length === 0 });
+  }
+  return fixes;
+}
+
+/** The helper, inserted after the imports of the unit that imports torch (none when one is defined already). */
+function helperEdits(host: RuleHost, frame: Frame, torch: string): TextEdit[] | undefined {
+  if (host.program.topFunctions.has('get_device')) return [];
+  const unit = host.program.modules[0].units.find((u) => children(u.root).some(importsTorch));
+  if (!unit || unit.index > frame.unit) return undefined;
+  const statements = children(unit.root);
+  let last: Node | undefined;
+  for (const s of statements) {
+    if (s.type === 'import_statement' || s.type === 'import_from_statement') last = s;
+    else if (last && s.type !== 'comment') break;
+  }
+  if (!last || last.startPosition.row !== last.endPosition.row) return undefined;
+  const eol = unit.eol;
+  const body = [
+    '', '', 'def get_device():',
+    '    """CUDA if present, then Apple\'s MPS (if it can allocate), else the CPU."""',
+    `    if ${torch}.cuda.is_available():`, `        return ${torch}.device("cuda")`,
+    `    if ${torch}.backends.mps.is_available():`, '        try:', `            ${torch}.zeros(1, device="mps")`,
+    `            return ${torch}.device("mps")`, '        except RuntimeError:', '            pass', `    return ${torch}.device("cpu")`,
+  ].join(eol);
+  const at = { line: last.endPosition.row, character: last.endPosition.column };
+  return [{ range: { start: at, end: at }, newText: body, cellIndex: unit.index }];
+}
+
+function importsTorch(s: Node): boolean {
+  return (s.type === 'import_statement' || s.type === 'import_from_statement') && /\btorch\b/.test(s.text);
+}
