@@ -7,6 +7,7 @@
 import type { Node } from '../../python/pyNode';
 import { dottedKey, field, unparen } from '../../python/syntax';
 import type { Frame } from '../frame';
+import { deviceChoiceOf } from '../deviceChoice';
 import { insertAt } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
 import { EITHER, hasAccel, Place, Value } from '../values';
@@ -136,14 +137,18 @@ function asyncCall(call: Node): boolean {
 
 /**
  * The synchronize call for the backend the file uses (CUDA, or Apple's MPS), guarded when
- * the device is chosen at run time; none when the file names both (which one runs is not known).
+ * the device may be either or is chosen at run time; none when the file names both (which one runs is not known).
  */
 function syncStatement(c: RuleHost, frame: Frame, w: Work): string | undefined {
   if (c.program.importsAt(frame.unit).qualifyName('torch') !== 'torch') return undefined;
   const code = c.program.units.filter((u) => u.module === 0).map((u) => u.source.replace(/#.*$/gm, '')).join('\n');
   const mps = /["']mps\b/.test(code);
   if (mps && /cuda/.test(code)) return undefined;
-  if (w.place !== EITHER) return mps ? 'torch.mps.synchronize()' : 'torch.cuda.synchronize()';
+  // Guarded too where the file picks its device when it runs (DD011's test): a bare
+  // synchronize there stops the code on a machine without that accelerator.
+  const choice = deviceChoiceOf(c.program);
+  const runTime = choice.runTimeChoice !== undefined && choice.cudaOnly === undefined;
+  if (w.place !== EITHER && !runTime) return mps ? 'torch.mps.synchronize()' : 'torch.cuda.synchronize()';
   return mps ? 'if torch.backends.mps.is_available(): torch.mps.synchronize()' : 'if torch.cuda.is_available(): torch.cuda.synchronize()';
 }
 
