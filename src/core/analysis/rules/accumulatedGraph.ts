@@ -29,7 +29,7 @@ function checkAccumulation(c: RuleHost, frame: Frame, statement: Node, target: N
   if (!stepLoop || assignedIn(bodyOf(loop), key) || !isLoss(unparen(added.node), bodyOf(loop))) return;
   const scopeText = frame.scopeNode.text;
   // The sum is differentiated later on purpose (one backward over all batches, `torch.stack(losses).mean().backward()`).
-  if (backwardUses(scopeText, derivedNames(frame.scopeNode, key))) return;
+  if (differentiatedLater(frame.scopeNode, key)) return;
   const addedText = shortText(unparen(added.node));
   const stmtText = shortText(statement, 50);
   const keepsTensor = style === 'append' || new RegExp(`(?<![\\w.])${escape(key)}\\.[A-Za-z_]`).test(scopeText);
@@ -78,13 +78,71 @@ function targetsOf(left: Node | null): string[] {
 
 /** Names in `text` as whole words (a dotted key too: `self.losses`). */
 function mentionsAny(text: string, keys: Iterable<string>): boolean {
-  for (const key of keys) if (new RegExp(`(?<![\\w.])${escape(key)}(?!\\w)`).test(text)) return true;
-  return false;
+  return namesPattern(keys).test(text);
 }
 
+/** One pattern for all the names (a scope can be a whole 20,000-line script: no regex per name and line). */
+function namesPattern(keys: Iterable<string>): RegExp {
+  return new RegExp(`(?<![\\w.])(?:${[...keys].map(escape).join('|')})(?!\\w)`);
+}
+
+/**
+ * Whether the scope differentiates `key` or something built from it later. Computed once
+ * per scope and name: it reads the whole scope, and a loop reports each step again.
+ */
+const differentiated = new WeakMap<Node, Map<string, boolean>>();
+
+function differentiatedLater(scope: Node, key: string): boolean {
+  let byKey = differentiated.get(scope);
+  if (!byKey) differentiated.set(scope, (byKey = new Map()));
+  let found = byKey.get(key);
+  if (found === undefined) byKey.set(key, (found = backwardLinesOf(scope).length > 0 && backwardUses(scope, derivedNames(scope, key))));
+  return found;
+}
+
+/** The lines of a scope that call backward(), once per scope. */
+const backwardLines = new WeakMap<Node, string[]>();
+
 /** A line of the scope that differentiates something built from one of `keys`. */
-function backwardUses(scopeText: string, keys: Set<string>): boolean {
-  return scopeText.split('\n').some((line) => BACKWARD.test(line) && mentionsAny(line, keys));
+function backwardUses(scope: Node, keys: Set<string>): boolean {
+  const names = namesPattern(keys);
+  return backwardLinesOf(scope).some((line) => names.test(line));
+}
+
+function backwardLinesOf(scope: Node): string[] {
+  let lines = backwardLines.get(scope);
+  if (!lines) backwardLines.set(scope, (lines = scope.text.split('\n').filter((line) => BACKWARD.test(line))));
+  return lines;
+}
+
+/** Each assignment of a scope as the names its right side mentions and its targets, once per scope. */
+const assignmentsOf = new WeakMap<Node, Array<{ mentions: Set<string>; targets: string[] }>>();
+
+function scopeAssignments(scope: Node): Array<{ mentions: Set<string>; targets: string[] }> {
+  let found = assignmentsOf.get(scope);
+  if (found) return found;
+  found = [];
+  const stack = [scope];
+  for (let n = stack.pop(); n !== undefined; n = stack.pop()) {
+    if (n.type === 'assignment') {
+      const right = n.childForFieldName('right');
+      if (right) found.push({ mentions: mentionedNames(right.text), targets: targetsOf(n.childForFieldName('left')) });
+    }
+    for (const c of n.namedChildren) stack.push(c);
+  }
+  found.reverse();
+  assignmentsOf.set(scope, found);
+  return found;
+}
+
+/** The names and dotted keys a text mentions as whole words: `self.losses.append(x)` mentions self, self.losses, self.losses.append, x. */
+function mentionedNames(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*/g)) {
+    const parts = m[0].split('.');
+    for (let i = 1; i <= parts.length; i++) out.add(parts.slice(0, i).join('.'));
+  }
+  return out;
 }
 
 const BACKWARD = /\.backward\s*\(|autograd\.(grad|backward)\s*\(/;
@@ -92,16 +150,15 @@ const BACKWARD = /\.backward\s*\(|autograd\.(grad|backward)\s*\(/;
 /** `key` and what the scope computes from it (`total = torch.stack(parts).mean()`), a few steps deep. */
 function derivedNames(scope: Node, key: string): Set<string> {
   const names = new Set([key]);
-  const assignments: Node[] = [];
-  const collect = (n: Node): void => {
-    if (n.type === 'assignment') assignments.push(n);
-    for (const c of n.namedChildren) collect(c);
-  };
-  collect(scope);
+  const assignments = scopeAssignments(scope);
   for (let round = 0; round < 3; round++) {
     for (const a of assignments) {
-      const right = a.childForFieldName('right');
-      if (right && mentionsAny(right.text, names)) for (const t of targetsOf(a.childForFieldName('left'))) names.add(t);
+      if (a.targets.every((t) => names.has(t))) continue;
+      for (const n of a.mentions) {
+        if (!names.has(n)) continue;
+        for (const t of a.targets) names.add(t);
+        break;
+      }
     }
   }
   return names;

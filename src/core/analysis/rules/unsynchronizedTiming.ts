@@ -53,7 +53,7 @@ export const unsynchronizedTiming: Rule = (host) => {
 
 function checkClockRead(c: RuleHost, frame: Frame, end: Node, seen: Node[], work: Work[]): void {
   const scope = frame.scopeNode;
-  if (/torch\.(cuda|mps|xpu)\.Event\b|torch\.utils\.benchmark|\bEvent\(\s*enable_timing/.test(scope.text)) return;
+  if (timesWithEvents(scope)) return;
   const start = seen.filter((n) => n.endIndex <= end.startIndex && measuresFrom(end, n, scope)).pop();
   if (!start) return;
   const launched = work.filter((w) => w.unit === frame.unit && w.node.startIndex >= start.endIndex && w.node.endIndex <= end.startIndex && within(w.node, scope));
@@ -86,7 +86,21 @@ function measuresFrom(end: Node, start: Node, scope: Node): boolean {
   if (!statement || statement.id === statementOf(start)?.id) return false;
   if (word(startName).test(statement.text.replace(end.text, ''))) return true;
   const endName = assignedName(end);
-  return !!endName && new RegExp(`(?<![\\w.])${escape(endName)}\\s*-\\s*${escape(startName)}(?!\\w)`).test(scope.text);
+  return !!endName && subtracts(scope, endName, startName);
+}
+
+/** `end - start` written anywhere in the scope: searched once per scope and pair (a scope can be a whole script). */
+const subtractions = new WeakMap<Node, Map<string, boolean>>();
+
+function subtracts(scope: Node, endName: string, startName: string): boolean {
+  let byPair = subtractions.get(scope);
+  if (!byPair) subtractions.set(scope, (byPair = new Map()));
+  const pair = `${endName}\u0000${startName}`;
+  let found = byPair.get(pair);
+  if (found === undefined) {
+    byPair.set(pair, (found = new RegExp(`(?<![\\w.])${escape(endName)}\\s*-\\s*${escape(startName)}(?!\\w)`).test(scope.text)));
+  }
+  return found;
 }
 
 /** `t0 = time.time()`: the name the clock value is stored in. */
@@ -181,4 +195,13 @@ function rangeOf(node: Node) {
     start: { line: node.startPosition.row, character: node.startPosition.column },
     end: { line: node.endPosition.row, character: node.endPosition.column },
   };
+}
+
+/** The scope times with CUDA/MPS events or torch.utils.benchmark (which synchronize): read once per scope. */
+const eventTiming = new WeakMap<Node, boolean>();
+
+function timesWithEvents(scope: Node): boolean {
+  let found = eventTiming.get(scope);
+  if (found === undefined) eventTiming.set(scope, (found = /torch\.(cuda|mps|xpu)\.Event\b|torch\.utils\.benchmark|\bEvent\(\s*enable_timing/.test(scope.text)));
+  return found;
 }
