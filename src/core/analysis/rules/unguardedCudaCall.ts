@@ -22,8 +22,13 @@ const RAISING = new Set([
 /** Memory readers that answer 0 without CUDA: no crash, but the printed figure means nothing. */
 const READS_ZERO = new Set(['memory_allocated', 'max_memory_allocated', 'memory_reserved', 'max_memory_reserved']);
 
-/** A condition that tests for CUDA or for the device (`torch.cuda.is_available()`, `device.type == "cuda"`, `args.cuda`, `use_gpu`). */
-const GUARD = /cuda|gpu|is_available|device_count|accelerator|\.type\b|mps/i;
+/**
+ * A condition that tests for CUDA or for the device (`torch.cuda.is_available()`,
+ * `device.type == "cuda"`, `args.cuda`, `use_gpu`), or for model offloading (diffusers'
+ * `final_offload_hook`, Accelerate's `cpu_offload`), which is only set up with an
+ * accelerator to offload from.
+ */
+const GUARD = /cuda|gpu|is_available|device_count|accelerator|\.type\b|mps|offload/i;
 
 export const unguardedCudaCall: Rule = (host) => ({
   call: (frame, call, qualified) => {
