@@ -32,7 +32,6 @@ export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
     if (member?.kind === 'class') return instantiate(ctx, ex, frame, call, member.cls, args);
     if (member?.kind === 'function') return callFunction(ctx, ex, frame, call, member.fn, args);
     if (member?.kind === 'value') return evalValueCall(ctx, ex, frame, call, callee, ex.eval(frame, callee), args);
-    ctx.events.libraryCall(frame, call, qualified);
     return evalTorchCall(ctx, ex, frame, call, qualified, args);
   }
   if (callee.type === 'attribute') return evalMethodCall(ctx, ex, frame, call, callee, args, discarded);

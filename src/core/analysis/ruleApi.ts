@@ -44,8 +44,6 @@ export interface EngineEvents {
   valueMoved(frame: Frame, call: Node, recvNode: Node, recv: Value, to: Place): void;
   /** `with expr:` (each item of the statement): `qualified` is the callee's (or name's) qualified name, when known. */
   contextEntered(frame: Frame, expr: Node, qualified: string | undefined): void;
-  /** A call of a library function by its qualified name (`time.perf_counter`, `torch.cuda.synchronize`), before it is evaluated. */
-  libraryCall(frame: Frame, call: Node, qualified: string): void;
   /**
    * Any call the interpreter evaluates, before its arguments: `qualified` is its callee
    * resolved through the imports (`torch.cuda.synchronize`, `torch.nn.DataParallel`), or
@@ -82,7 +80,6 @@ export const EVENT_NAMES: Readonly<Record<keyof AnalysisEvents, true>> = {
   valueAccumulated: true,
   valueMoved: true,
   contextEntered: true,
-  libraryCall: true,
   call: true,
   batchReachedAccelerator: true,
 };

@@ -40,8 +40,8 @@ export const unsynchronizedTiming: Rule = (host) => {
       if (callee.kind === 'module' && !host.program.methodOf(callee.className, '__call__')) noteWork(frame, call, [callee]);
     },
     tensorOperation: (frame, node, args) => noteWork(frame, node, args.map((a) => a.value)),
-    libraryCall: (frame, call, qualified) => {
-      if (!CLOCKS.has(qualified)) return;
+    call: (frame, call, qualified) => {
+      if (qualified === undefined || !CLOCKS.has(qualified)) return;
       const key = `${frame.id}|${frame.unit}`;
       const seen = clocks.get(key) ?? [];
       if (!seen.some((n) => n.id === call.id)) seen.push(call);
