@@ -56,3 +56,17 @@ describe('bench text: percent of peak, noise and the diagnosis', () => {
     assert.doesNotMatch(text, /Not measured/);
   });
 });
+
+describe('bench text: numbers in plain decimals', () => {
+  it('a spread of 7.5e-7 ms is printed as 0.00000075, so a column never mixes notations', () => {
+    // Three equal repeats of 6.38 µs have an IQR of a rounding error (seen in CI as "5e-7").
+    const times = [6.38e-6, 6.3805e-6, 6.381e-6, 6.3815e-6];
+    const result = makeBenchResult({ plan: { engine: 'torch', device: 'cpu', dtype: 'float32', size: 64 }, timesSec: times, maxRelError: 1e-6, checkedEntries: 64 });
+    assert.ok(result.iqrSec > 0 && result.iqrSec < 1e-9, String(result.iqrSec));
+    const run = response([{ status: 'ok', result }]);
+    const row = resultTable(run)[1];
+    const cells = row.split(/ {2,}/);
+    assert.strictEqual(cells[4], '0.00638', row);
+    assert.strictEqual(cells[5], '0.00000075', row);
+  });
+});

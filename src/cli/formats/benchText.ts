@@ -8,10 +8,7 @@ import type { BenchResult, TransferResult } from '../../core/bench/model';
 import type { BenchRunResponse } from '../../protocol/worker';
 import { sweepSentences } from '../../core/bench/sweep';
 import { terminalLines } from './terminalText';
-
-function significant(value: number, digits = 3): string {
-  return Number(value.toPrecision(digits)).toString();
-}
+import { percentText, significant } from '../../core/bench/numberText';
 
 function pad(rows: string[][], rightAligned: ReadonlySet<number>): string[] {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
@@ -38,7 +35,7 @@ function speedupCell(run: BenchRunResponse, r: BenchResult): string {
 /** "14 %", "0.52 %"; empty when the device's peak is unknown. */
 export function percentCell(percent: number | null | undefined): string {
   if (percent === null || percent === undefined || !Number.isFinite(percent)) return '';
-  return percent >= 10 ? `${Math.round(percent)} %` : `${Number(percent.toPrecision(2))} %`;
+  return percentText(percent);
 }
 
 /** The table of measured runs; a result whose repeats disagree (IQR above 10 % of the median) says "noisy". */

@@ -3,6 +3,7 @@
 // the algorithm and the bus bandwidth, and whether every rank's result was right.
 import type { CollectiveReport } from '../../core/bench/collectives/report';
 import { terminalLines } from './terminalText';
+import { significant } from '../../core/bench/numberText';
 
 const KIB = 1024;
 
@@ -13,8 +14,8 @@ export function sizeText(bytes: number): string {
   return `${bytes} B`;
 }
 
-function significant(value: number | null, digits = 3): string {
-  return value === null ? '-' : Number(value.toPrecision(digits)).toString();
+function figuresOrDash(value: number | null, digits = 3): string {
+  return value === null ? '-' : significant(value, digits);
 }
 
 function pad(rows: string[][]): string[] {
@@ -33,9 +34,9 @@ export function formatCollectiveText(report: CollectiveReport): string {
   const rows = report.results.map((r) => [
     r.collective,
     sizeText(r.bytes),
-    significant(r.medianSec * 1e3),
-    significant(r.algBwGBps),
-    significant(r.busBwGBps),
+    figuresOrDash(r.medianSec * 1e3),
+    figuresOrDash(r.algBwGBps),
+    figuresOrDash(r.busBwGBps),
     r.correct ? 'ok' : `WRONG on rank ${r.wrongRanks.join(', ')}`,
   ]);
   const notes = ['', 'busbw = algbw × 2(n−1)/n for all-reduce, × (n−1)/n for all-gather, × 1 for broadcast and send-recv (nccl-tests).'];

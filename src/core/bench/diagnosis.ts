@@ -4,6 +4,7 @@
 import type { CpuPeak } from './cpuPeak';
 import { gpuPeakByName, type GpuPeak } from './gpuPeaks';
 import type { BenchResult, BenchRun, EngineOutcome } from './model';
+import { percentText } from './numberText';
 
 /** What the peaks of a run's devices come from (the worker gathers it from the device report and /proc/cpuinfo). */
 export interface PeakFacts {
@@ -76,10 +77,6 @@ export function peakOf(r: BenchResult, facts: PeakFacts): ResultPeak | null {
 
 function where(r: BenchResult) {
   return { engine: r.engine, device: r.device, dtype: r.dtype, size: r.size };
-}
-
-function percentText(percent: number): string {
-  return percent >= 10 ? `${Math.round(percent)} %` : `${Number(percent.toPrecision(2))} %`;
 }
 
 function gflopsText(gflops: number): string {

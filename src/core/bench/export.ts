@@ -1,6 +1,7 @@
 // A benchmark session as JSON (the CLI's --json and the panel's export), CSV and Markdown.
 import { isNoisy } from './diagnosis';
 import { BENCH_SCHEMA_VERSION, BenchResult, BenchRun, EngineOutcome, SpeedupEntry, SpeedupReport, mixesDtypes } from './model';
+import { significant } from './numberText';
 
 /** One result as `--json` prints it: exactly these keys, in this order (schemaVersion 1, as README.md shows it; scripts read it). */
 export interface BenchJsonResult {
@@ -169,10 +170,6 @@ export function markdownCell(text: string): string {
     .replace(/[&<>]/g, (c) => HTML_ENTITIES[c])
     .replace(/[\\|`*_[\]~]/g, (c) => `\\${c}`)
     .replace(/\r?\n|\r/g, ' ');
-}
-
-function significant(value: number, digits = 3): string {
-  return Number(value.toPrecision(digits)).toString();
 }
 
 /** A table of results (times in ms, rounded for reading) and a list of the problems. */

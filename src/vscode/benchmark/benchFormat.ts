@@ -2,6 +2,7 @@
 // the headline "cuda:0 is 143× faster than torch cpu". Shared by the results panel, its history
 // and the command's messages. No vscode import.
 import { mixesDtypes, type BenchResult, type BenchRun, type Dtype, type EngineId, type SpeedupEntry } from '../../core/bench/model';
+import { significant } from '../../core/bench/numberText';
 
 /** "12.3", "456", "12,345": three significant digits below 1000, whole numbers above. */
 export function formatGflops(gflops: number): string {
@@ -26,11 +27,6 @@ export function formatSpeedup(speedup: number): string {
 
 export function formatRelError(value: number): string {
   return Number.isFinite(value) ? value.toExponential(1) : '—';
-}
-
-function significant(value: number, digits: number): string {
-  if (value === 0) return '0';
-  return Number(value.toPrecision(digits)).toString();
 }
 
 /** "cuda:0" for PyTorch on an accelerator (what users call it), else "wasm cpu", "torch cpu". */

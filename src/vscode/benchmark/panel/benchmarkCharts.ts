@@ -6,6 +6,7 @@
 import type { BenchResult, BenchRun } from '../../../core/bench/model';
 import { formatGflops, seriesLabel, summarySize } from '../benchFormat';
 import { escapeHtml } from '../../shared/html';
+import { percentText } from '../../../core/bench/numberText';
 
 /** Distinct series colours (media/benchmark.css: .series-0 … .series-5). */
 export const SERIES_COLOURS = 6;
@@ -70,7 +71,7 @@ export function renderBarChart(run: Pick<BenchRun, 'results' | 'speedup'>, idPre
     const y = BAR.top + i * BAR.rowHeight;
     const length = max > 0 ? Math.max(1, (bar.best.gflops / max) * plotWidth) : 1;
     const percent = bar.best.percentOfPeak;
-    const value = `${formatGflops(bar.best.gflops)} GFLOP/s${typeof percent === 'number' ? ` · ${percent >= 10 ? Math.round(percent) : Number(percent.toPrecision(2))} % of peak` : ''}${bar.best.noisy ? ' · noisy' : ''}`;
+    const value = `${formatGflops(bar.best.gflops)} GFLOP/s${typeof percent === 'number' ? ` · ${percentText(percent)} of peak` : ''}${bar.best.noisy ? ' · noisy' : ''}`;
     const label = `${bar.label}${bar.baseline ? ' (baseline)' : ''}`;
     const tooltip = `${bar.label}: ${value} at n = ${bar.best.size}${bar.baseline ? ', the CPU baseline' : ''}`;
     return `<g class="bar-row">`

@@ -9,6 +9,7 @@ import type { BenchRunResponse, TransferResult } from '../../../protocol/worker'
 import { formatGflops, formatMs, formatRelError, formatSpeedup, targetLabel } from '../benchFormat';
 import type { BenchHistoryEntry } from '../benchHistory';
 import { escapeHtml, textElement } from '../../shared/html';
+import { percentText } from '../../../core/bench/numberText';
 
 /** Rows are cell lists, or `{cells, current}` for the row that is shown now. */
 type Row = string[] | { cells: string[]; current: boolean };
@@ -52,7 +53,7 @@ const NOISY_TITLE = 'The repeats spread by more than 10 % of the median (IQR): o
 /** "14 %" with the peak it is of as a tooltip; "—" where the device's peak is unknown. */
 function percentCell(r: BenchResult): string {
   if (r.percentOfPeak === null || r.percentOfPeak === undefined || !r.peakGflops) return cell('—', 'num');
-  const percent = r.percentOfPeak >= 10 ? `${Math.round(r.percentOfPeak)} %` : `${Number(r.percentOfPeak.toPrecision(2))} %`;
+  const percent = percentText(r.percentOfPeak);
   return `<td class="num" title="${escapeHtml(`of ${formatGflops(r.peakGflops)} GFLOP/s, the ${r.peakBasis ?? 'peak'}`)}">${escapeHtml(percent)}</td>`;
 }
 
