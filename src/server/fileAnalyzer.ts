@@ -2,7 +2,7 @@
 // that each analysis re-parses only what changed. Changes are buffered between analyses
 // and applied in one go, so a burst of keystrokes costs one parse. If the parser crashes
 // and is reloaded (parser.ts), kept trees are dead: ParsedDocument parses their text again.
-import { analyzeNotebook, analyzeTree } from '../core/analysis';
+import { analyzeNotebook, analyzeTree, RunCache } from '../core/analysis';
 import type { AnalyzeOptions, CellFinding, Finding } from '../core/analysis';
 import { ParsedDocument, TextChange } from '../core/python/document';
 import { ParserCrashedError } from '../core/python/parser';
@@ -13,8 +13,10 @@ import { OverlaySync, plainOptions, specOf, type ProjectRequest } from './projec
 
 interface FileState {
   parsed?: ParsedDocument;
-  /** The plain tree of its last analysis: an edit re-reads only the statements it changed. */
+  /** The plain tree of its last analysis: an edit re-reads only the statements it changed, */
   plain: KeptPlainTree;
+  /** and the muted runs over them, replayed where nothing they read changed. */
+  runs: RunCache;
   pending: TextChange[];
 }
 
@@ -75,12 +77,12 @@ export class FileAnalyzer implements DocumentAnalyzer {
    * `projectFiles` from the request: `spec` gives the file's project, if it has one.
    */
   analyzeFile(uri: string, text: string, options: AnalyzeOptions, spec?: ProjectSpec): AnalysisResult<Finding> {
-    const { parsed, plain } = this.parsedFor(uri, text);
-    if (!spec) return { findings: analyzeTree(parsed.tree, parsed.text, options, plain) };
+    const { parsed, plain, runs } = this.parsedFor(uri, text);
+    if (!spec) return { findings: analyzeTree(parsed.tree, parsed.text, options, plain, runs) };
     // The analysed text is the newest of this file, for any module it imports that imports it back.
     this.projectFiles.setOpen(spec.path, text);
     const session = this.projectFiles.begin(spec);
-    const findings = analyzeTree(parsed.tree, parsed.text, { ...options, project: session.context }, plain);
+    const findings = analyzeTree(parsed.tree, parsed.text, { ...options, project: session.context }, plain, runs);
     return { findings, modules: session.finish() };
   }
 
@@ -119,8 +121,8 @@ export class FileAnalyzer implements DocumentAnalyzer {
     if (project) this.projectFiles.applyOverlay(this.overlay.update(project));
   }
 
-  private parsedFor(uri: string, text: string): { parsed: ParsedDocument; plain: KeptPlainTree } {
-    const state = this.files.get(uri) ?? { pending: [], plain: new KeptPlainTree() };
+  private parsedFor(uri: string, text: string): { parsed: ParsedDocument; plain: KeptPlainTree; runs: RunCache } {
+    const state = this.files.get(uri) ?? { pending: [], plain: new KeptPlainTree(), runs: new RunCache() };
     this.files.set(uri, state);
     const pending = state.pending.splice(0);
     if (state.parsed && pending.length > 0) {
@@ -139,7 +141,7 @@ export class FileAnalyzer implements DocumentAnalyzer {
       state.parsed = new ParsedDocument(text);
       this.parses.full++;
     }
-    return { parsed: state.parsed, plain: state.plain };
+    return { parsed: state.parsed, plain: state.plain, runs: state.runs };
   }
 
   private dropTree(state: FileState): void {

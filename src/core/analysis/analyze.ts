@@ -6,6 +6,7 @@ import { recoverFromSyntaxErrors, touchesSkipped, type RecoveredParse } from '..
 import { nodeRange } from '../python/syntax';
 import { ruleInfo } from './catalog';
 import { Summaries } from './frame';
+import { RunCache } from './runCache';
 import { Interpreter } from './interpreter';
 import { blankIPythonSyntax } from './notebook';
 import { ModuleInfo, ModuleLoader, Program, Unit } from './program';
@@ -16,12 +17,13 @@ import { enabledRules, isSuppressedByNoqa } from './suppression';
 import type { AnalyzeOptions, CellFinding, Finding, Fix, Range, TextEdit } from './types';
 
 /**
- * Rounds of whole-program interpretation; each feeds call sites to the next. A round
- * whose inputs equal its outputs is final; otherwise the third round is. Real code takes
- * 2 rounds (nothing flows between functions) or 3 (call-site states change returns in
- * round 2; round 3 confirms), a few hit the cap (chains of helpers longer than that).
+ * Rounds of whole-program interpretation; each feeds call sites to the next. Muted rounds
+ * (no rule listens) run until a round's outputs equal its inputs, at most this many; then
+ * one round reports, reading the last muted round's inputs when they were final, else its
+ * outputs. Real code settles after 2 muted rounds (nothing flows between functions) or
+ * not within 2 (call-site states change returns), a few never (chains of helpers).
  */
-const MAX_ROUNDS = 3;
+const MUTED_ROUNDS = 2;
 
 /** A unit of the recovered tree and text (recovery.ts): same lines and columns as the original source. */
 function makeUnit(index: number, parsed: RecoveredParse, registry: NodeRegistry, module = 0, kept?: KeptPlainTree): Unit {
@@ -77,31 +79,49 @@ function aroundSkipped(findings: UnitFinding[], parses: readonly RecoveredParse[
   });
 }
 
-function interpret(units: Unit[], isNotebook: boolean, project: ProjectContext | undefined, registry: NodeRegistry): UnitFinding[] {
+function interpret(units: Unit[], isNotebook: boolean, project: ProjectContext | undefined, registry: NodeRegistry, runs: RunCache): UnitFinding[] {
   const loader = project ? new ProjectModuleLoader(project, registry) : undefined;
   try {
-    return interpretProgram(new Program(units, isNotebook, loader, project?.path));
+    return interpretProgram(new Program(units, isNotebook, loader, project?.path), runs);
   } finally {
     loader?.dispose();
   }
 }
 
-function interpretProgram(program: Program): UnitFinding[] {
+/**
+ * Muted rounds replay the runs whose reads did not change (runCache.ts), within this
+ * analysis and from the document's earlier ones; the reporting round interprets everything.
+ */
+function interpretProgram(program: Program, runs: RunCache): UnitFinding[] {
   if (!program.imports.importsTorch) return [];
-  let summaries = new Summaries();
-  for (let round = 1; ; round++) {
-    // Rules report in every round after the first; only a converged (or the last) round counts.
-    // A program without functions makes no summaries: its first round, read with none, is
-    // final at once (a second would read the same empty summaries and find the same).
-    const settled = round === 1 && program.functions.length === 0;
-    const rules = new RuleDispatcher(program, round > 1 || settled);
+  const report = (summaries: Summaries): { findings: UnitFinding[]; next: Summaries } => {
+    const rules = new RuleDispatcher(program, true);
     const interpreter = new Interpreter(program, summaries, rules.events);
     interpreter.run();
-    if (round === MAX_ROUNDS || (settled && interpreter.next.isEmpty()) || (round > 1 && interpreter.next.equals(summaries))) {
-      return [...rules.findings.values()];
-    }
-    summaries = interpreter.next;
+    return { findings: [...rules.findings.values()], next: interpreter.next };
+  };
+  const muted = (summaries: Summaries): Summaries => {
+    const interpreter = new Interpreter(program, summaries, new RuleDispatcher(program, false).events, runs);
+    interpreter.run();
+    return interpreter.next;
+  };
+  let inputs = new Summaries();
+  let outputs: Summaries;
+  // A program without functions makes no summaries, mostly: its first round reports at
+  // once, and is final when it made none (a second would read the same empty summaries).
+  if (program.functions.length === 0) {
+    const first = report(inputs);
+    if (first.next.isEmpty()) return first.findings;
+    outputs = first.next;
+  } else {
+    outputs = muted(inputs);
   }
+  for (let round = 2; round <= MUTED_ROUNDS; round++) {
+    inputs = outputs;
+    outputs = muted(inputs);
+    if (outputs.equals(inputs)) break;
+  }
+  return report(outputs.equals(inputs) ? inputs : outputs).findings;
 }
 
 function toFinding(f: UnitFinding, keepCells: boolean): Finding {
@@ -140,14 +160,15 @@ function byPosition(a: { range: Finding['range']; code: string }, b: { range: Fi
 
 /**
  * Analyzes an already parsed file (the language server keeps trees incrementally, and with
- * `kept` the plain tree of the file's last analysis, whose unchanged statements are reused).
+ * `kept` the plain tree of the file's last analysis, whose unchanged statements are reused,
+ * and with `runs` the runs of its last analysis that those statements can replay).
  */
-export function analyzeTree(tree: Tree, source: string, options: AnalyzeOptions = {}, kept?: KeptPlainTree): Finding[] {
+export function analyzeTree(tree: Tree, source: string, options: AnalyzeOptions = {}, kept?: KeptPlainTree, runs = new RunCache()): Finding[] {
   const parsed = recoverFromSyntaxErrors(tree, source);
   try {
     const registry = kept?.registry ?? new NodeRegistry();
     const units = [makeUnit(0, parsed, registry, 0, kept)];
-    return aroundSkipped(select(interpret(units, false, options.project, registry), units, options), [parsed], options, false)
+    return aroundSkipped(select(interpret(units, false, options.project, registry, runs), units, options), [parsed], options, false)
       .map((f) => toFinding(f, false)).sort(byPosition);
   } finally {
     if (parsed.owned) parsed.tree.delete();
@@ -177,7 +198,7 @@ export function analyzeNotebook(cells: readonly string[], options: AnalyzeOption
       parses.push(recoverFromSyntaxErrors(trees[trees.length - 1], python));
     }
     const units = parses.map((parsed, i) => makeUnit(i, parsed, registry));
-    return aroundSkipped(select(interpret(units, true, options.project, registry), units, options), parses, options, true)
+    return aroundSkipped(select(interpret(units, true, options.project, registry, new RunCache()), units, options), parses, options, true)
       .map((f) => ({ cellIndex: f.unit, finding: toFinding(f, true) }))
       .sort((a, b) => a.cellIndex - b.cellIndex || byPosition(a.finding, b.finding));
   } finally {

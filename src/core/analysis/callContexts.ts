@@ -5,6 +5,7 @@
 // CPU for any input. Each (function, argument values) pair is interpreted once per round,
 // muted (the body's own findings come from its ordinary run), and remembered.
 import type { FunctionInfo } from './program';
+import type { Recording } from './runCache';
 import type { Arg, Value } from './values';
 
 /** A parameter of this call, on the CPU, met an accelerator inside: `other` is what it met. */
@@ -25,6 +26,8 @@ export interface CallResult {
   params: Map<string, Value>;
   /** CPU parameters that met an accelerator inside: reported at each call site's argument. */
   meetings: ParamMeeting[];
+  /** What interpreting the call read and wrote (a muted round tapes it; runCache.ts). */
+  recording?: Recording;
 }
 
 /** Nested calls are followed this deep; deeper ones use the joined summary. */
@@ -44,10 +47,10 @@ export class CallContexts {
    * called from elsewhere than its enclosing function (`closureSite`: the call, whose
    * frame is the closure), or too deep or too many calls.
    */
-  resultOf(fn: FunctionInfo, args: ReadonlyMap<string, Value>, run: () => CallResult, closureSite?: number): CallResult | undefined {
+  resultOf(fn: FunctionInfo, args: ReadonlyMap<string, Value>, run: () => CallResult, closureSite?: number, live = false): CallResult | undefined {
     // A nested function is followed only where its enclosing function calls it (its closure is that frame's state then).
     if ((fn.parent !== -1 && closureSite === undefined) || this.active.has(fn.id) || this.active.size >= MAX_CONTEXT_DEPTH || this.isGenerator(fn)) return undefined;
-    const key = `${fn.id}${closureSite === undefined ? '' : `@${closureSite}`}(${[...args].map(([name, v]) => `${name}=${valueKey(v)}`).join(',')})`;
+    const key = `${fn.id}${closureSite === undefined ? '' : `@${closureSite}`}${live ? '~' : ''}(${[...args].map(([name, v]) => `${name}=${valueKey(v)}`).join(',')})`;
     const known = this.results.get(key);
     if (known) return known;
     if (this.results.size >= MAX_CONTEXTS) return undefined;

@@ -145,12 +145,12 @@ function elementArgs(a: Arg): Arg[] {
 function recordForwardInputs(ctx: RoundContext, callee: Value, args: CallArguments, argValues: Arg[]): void {
   const forward = callee.kind === 'module' ? ctx.program.methodOf(callee.className, 'forward') : undefined;
   if (!forward?.selfName) return;
-  ctx.next.plainCalls.add(forward.id);
+  ctx.next.markPlainCall(forward.id);
   const keywordNames = [...args.keywords.keys()];
   // forward's submodules are where the class's instances go (all of them, joined): its
   // inputs are taken to be there too, so two instances on two devices never make forward
   // look inconsistent with itself.
-  const placed = (callee.className ? ctx.previous.classPlaces.get(callee.className) : undefined) ?? callee;
+  const placed = (callee.className ? ctx.previous.classPlace(callee.className) : undefined) ?? callee;
   forward.params.slice(1).forEach((p, i) => {
     const k = keywordNames.indexOf(p.name);
     const positional = !p.variadic && !args.hasSplat && i < args.positional.length ? argValues[i] : undefined;
@@ -368,10 +368,10 @@ function callFunction(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node
   const site = recordCallSite(ctx, ex, frame, fn, args, skip);
   const result = ctx.callInContext(fn, site.bound, frame, call);
   if (!result) {
-    ctx.next.plainCalls.add(fn.id);
-    return ctx.previous.returns.get(fn.id) ?? UNKNOWN;
+    ctx.next.markPlainCall(fn.id);
+    return ctx.previous.returnOf(fn.id) ?? UNKNOWN;
   }
-  ctx.next.contextCalls.add(fn.id);
+  ctx.next.markContextCall(fn.id);
   for (const m of result.meetings) {
     const arg = site.args.find((a) => a.param === m.param);
     const value = site.bound.get(m.param);
@@ -394,13 +394,13 @@ function callFunction(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node
   // CPU inputs are reported at its calls: h is still that caller's argument.
   const from = result.returnedParam ? site.bound.get(result.returnedParam) : undefined;
   if (result.returned && from?.param) return { ...result.returned, param: from.param };
-  return result.returned ?? ctx.previous.returns.get(fn.id) ?? UNKNOWN;
+  return result.returned ?? ctx.previous.returnOf(fn.id) ?? UNKNOWN;
 }
 
 /** `Net(...)`: an instance of one of the program's classes; an nn.Module subclass starts on the CPU. */
 function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, cls: ClassInfo, args: CallArguments): Value {
   const init = ctx.program.methodOf(cls.key, '__init__');
-  if (init) ctx.next.plainCalls.add(init.id);
+  if (init) ctx.next.markPlainCall(init.id);
   if (init) recordCallSite(ctx, ex, frame, init, args, 1);
   else evalArgs(ex, frame, args);
   if (cls.isModule && cls.placeless) return value('module', UNTRACKED, { placeless: true, className: cls.key });

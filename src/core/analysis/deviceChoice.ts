@@ -48,21 +48,52 @@ export function deviceChoiceOf(program: Program): DeviceChoice {
   return found;
 }
 
+/**
+ * What one top-level statement says, kept with the tree between analyses of a document while
+ * the imports mean the same; not kept when it asked another module of the project (whose
+ * tree is read again for every analysis).
+ */
+const keptStatements = new WeakMap<Node, { imports: string; choice: DeviceChoice }>();
+
 function readDeviceChoice(program: Program): DeviceChoice {
   const imports = program.imports;
   const choice: DeviceChoice = {};
   for (const q of imports.qualifiedNames()) if (CUDA_ONLY_LIBRARIES.test(q)) choice.cudaOnly ??= `imports ${q.split('.')[0] === 'torch' ? q : q.split('.')[0]}`;
   for (const unit of program.modules[0].units) {
-    const stack: Node[] = [unit.root];
-    while (stack.length) {
-      const node = stack.pop()!;
-      if (node.type === 'attribute' || node.type === 'identifier') noteName(node, imports, choice);
-      else if (node.type === 'call') noteCall(program, unit.index, node, choice);
-      else if (node.type === 'parameters' || node.type === 'lambda_parameters') noteParameters(node, choice);
-      for (const c of children(node)) if (c.type !== 'string' && c.type !== 'comment') stack.push(c);
+    const signature = program.importsAt(unit.index).signature();
+    // The walk takes the last statement first (a stack): so does the join of their facts.
+    const statements = children(unit.root).filter((c) => c.type !== 'string' && c.type !== 'comment');
+    for (let i = statements.length - 1; i >= 0; i--) {
+      const statement = statements[i];
+      const old = keptStatements.get(statement);
+      let part = old?.imports === signature ? old.choice : undefined;
+      if (!part) {
+        const scan = { askedProject: false };
+        part = statementChoice(program, unit.index, statement, scan);
+        if (!scan.askedProject) keptStatements.set(statement, { imports: signature, choice: part });
+      }
+      choice.availabilityCheck ??= part.availabilityCheck;
+      choice.cudaOnly ??= part.cudaOnly;
+      choice.distributed ??= part.distributed;
+      choice.savesCheckpoints ??= part.savesCheckpoints;
+      choice.runTimeChoice ??= part.runTimeChoice;
     }
   }
   if (choice.availabilityCheck) choice.runTimeChoice = 'checks whether an accelerator is available';
+  return choice;
+}
+
+function statementChoice(program: Program, unit: number, statement: Node, scan: { askedProject: boolean }): DeviceChoice {
+  const imports = program.imports;
+  const choice: DeviceChoice = {};
+  const stack: Node[] = [statement];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (node.type === 'attribute' || node.type === 'identifier') noteName(node, imports, choice);
+    else if (node.type === 'call') noteCall(program, unit, node, choice, scan);
+    else if (node.type === 'parameters' || node.type === 'lambda_parameters') noteParameters(node, choice);
+    for (const c of children(node)) if (c.type !== 'string' && c.type !== 'comment') stack.push(c);
+  }
   return choice;
 }
 
@@ -74,12 +105,12 @@ function noteName(node: Node, imports: ImportTable, choice: DeviceChoice): void 
   if (q && DISTRIBUTED_WRAPPERS.test(q)) choice.distributed ??= node;
 }
 
-function noteCall(program: Program, unit: number, call: Node, choice: DeviceChoice): void {
+function noteCall(program: Program, unit: number, call: Node, choice: DeviceChoice, scan: { askedProject: boolean }): void {
   const callee = field(call, 'function');
   if (!callee) return;
   const q = program.importsAt(unit).qualify(callee);
   if (q && CUDA_ONLY_CALLS.has(q)) choice.cudaOnly ??= `calls ${q}`;
-  if (q && (SAVES.has(q) || savingHelper(program, unit, q))) choice.savesCheckpoints ??= call;
+  if (q && (SAVES.has(q) || savingHelper(program, unit, q, scan))) choice.savesCheckpoints ??= call;
   const args = callArguments(call);
   if (q && /^torch\.distributed(\.distributed_c10d)?\.init_process_group$/.test(q)) {
     const backend = args.keywords.get('backend') ?? args.positional[0];
@@ -96,9 +127,10 @@ function noteCall(program: Program, unit: number, call: Node, choice: DeviceChoi
 const SAVES = new Set(['torch.save', 'torch.serialization.save']);
 
 /** `utils.save_model(...)`: a project module's function whose own body calls torch.save. */
-function savingHelper(program: Program, unit: number, qualified: string): boolean {
+function savingHelper(program: Program, unit: number, qualified: string, scan: { askedProject: boolean }): boolean {
   if (qualified.startsWith('torch.')) return false;
   const member = program.member(unit, qualified);
+  if (member) scan.askedProject = true;
   if (member?.kind !== 'function') return false;
   const imports = program.importsAt(member.fn.unit);
   const stack: Node[] = [member.fn.body];

@@ -157,13 +157,13 @@ export class Expressions implements Evaluator {
   private classAttribute(className: string, attr: string): Value {
     const cls = this.ctx.program.classes.get(className);
     const v = this.ctx.program.classLineage(className)
-      .map((name) => this.ctx.previous.classAttrs.get(name)?.get(attr))
+      .map((name) => this.ctx.previous.classAttr(name, attr))
       .find((found) => found !== undefined);
     if (!v) return UNKNOWN;
     // Inside an nn.Module the submodules and parameters follow the instance: they are where
     // the program moves its instances (`Net().to(device)`), unknown when it never does.
     if (cls?.isModule && (v.kind === 'module' || v.kind === 'unknown' || v.parameter)) {
-      const placed = this.ctx.previous.classPlaces.get(cls.key);
+      const placed = this.ctx.previous.classPlace(cls.key);
       return placed
         ? { ...v, place: placed.place, deviceText: placed.deviceText, origin: placed.origin, factory: undefined }
         : { ...v, place: UNTRACKED };

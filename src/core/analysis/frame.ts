@@ -5,9 +5,18 @@ import type { Node } from '../python/pyNode';
 import { Env } from './env';
 import type { ParamMeeting } from './callContexts';
 import type { FunctionInfo } from './program';
+import type { Tape } from './runCache';
 import { joinValues, LoaderLoop, Place, sameValue, Value } from './values';
 
+/**
+ * Rounds read the previous round's summaries and write the next one's through the methods
+ * below (never the maps directly), so that a run's reads and writes can be taped
+ * (runCache.ts): a function whose reads are unchanged is not interpreted again.
+ */
 export class Summaries {
+  /** Set by the round that reads or writes these summaries; undefined outside one. */
+  tape?: Tape;
+
   /** Same parameter, return and attribute states: another round would change nothing. */
   equals(other: Summaries): boolean {
     return sameMaps(this.params, other.params) && sameMap(this.returns, other.returns) && sameMaps(this.classAttrs, other.classAttrs)
@@ -29,7 +38,50 @@ export class Summaries {
   /** and those called at least once without one (model(x) into forward, a constructor, a recursive call). */
   readonly plainCalls = new Set<number>();
 
+  /** What call sites passed to `fn`'s parameters (previous round). */
+  paramsOf(fn: number): ReadonlyMap<string, Value> | undefined {
+    const v = this.params.get(fn);
+    this.tape?.read({ kind: 'params', fn }, v);
+    return v;
+  }
+
+  returnOf(fn: number): Value | undefined {
+    const v = this.returns.get(fn);
+    this.tape?.read({ kind: 'return', fn }, v);
+    return v;
+  }
+
+  classAttr(cls: string, attr: string): Value | undefined {
+    const v = this.classAttrs.get(cls)?.get(attr);
+    this.tape?.read({ kind: 'attr', cls, attr }, v);
+    return v;
+  }
+
+  classPlace(cls: string): Value | undefined {
+    const v = this.classPlaces.get(cls);
+    this.tape?.read({ kind: 'place', cls }, v);
+    return v;
+  }
+
+  /** Some call site interprets `fn` for its own arguments, and none calls it without. */
+  reportedAtCalls(fn: number): boolean {
+    const v = this.contextCalls.has(fn) && !this.plainCalls.has(fn);
+    this.tape?.read({ kind: 'atCalls', fn }, v);
+    return v;
+  }
+
+  markContextCall(fn: number): void {
+    this.tape?.write({ kind: 'contextCall', fn });
+    this.contextCalls.add(fn);
+  }
+
+  markPlainCall(fn: number): void {
+    this.tape?.write({ kind: 'plainCall', fn });
+    this.plainCalls.add(fn);
+  }
+
   addParam(fn: number, name: string, v: Value): void {
+    this.tape?.write({ kind: 'param', fn, name, value: v });
     let m = this.params.get(fn);
     if (!m) this.params.set(fn, (m = new Map()));
     const old = m.get(name);
@@ -37,17 +89,20 @@ export class Summaries {
   }
 
   addReturn(fn: number, value: Value): void {
+    this.tape?.write({ kind: 'return', fn, value });
     const v = untagged(value);
     const old = this.returns.get(fn);
     this.returns.set(fn, old ? joinValues(old, v) : v);
   }
 
   addClassPlace(cls: string, moved: Value): void {
+    this.tape?.write({ kind: 'place', cls, value: moved });
     const old = this.classPlaces.get(cls);
     this.classPlaces.set(cls, old ? joinValues(old, moved) : moved);
   }
 
   addClassAttr(cls: string, attr: string, value: Value): void {
+    this.tape?.write({ kind: 'attr', cls, attr, value });
     const v = untagged(value);
     let m = this.classAttrs.get(cls);
     if (!m) this.classAttrs.set(cls, (m = new Map()));

@@ -16,8 +16,16 @@ export class ImportTable {
   /** `import a.b.c` binds only `a` but loads `a.b.c`: kept for resolving project modules. */
   private readonly plainImports = new Set<string>();
 
+  private signatureText?: string;
+
+  /** Every name this table binds and what it means: equal tables qualify every name alike. */
+  signature(): string {
+    return (this.signatureText ??= `${[...this.aliases].map(([k, v]) => `${k}=${v}`).join(';')}|${[...this.plainImports].join(';')}`);
+  }
+
   /** Collects every import statement (module level and inside functions and blocks). */
   addFrom(root: Node): void {
+    this.signatureText = undefined;
     const stack: Node[] = [root];
     while (stack.length) {
       const node = stack.pop()!;

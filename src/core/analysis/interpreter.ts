@@ -15,21 +15,33 @@ import { concatenated, containedValues, CPU, joinValues, UNKNOWN, UNTRACKED, Val
 import { evalCall } from './calls';
 import { CallContexts, CallResult } from './callContexts';
 import { deviceContextPlace, enterFrameworkScope } from './frameworks';
+import { Read, Recording, RunCache, sameDeep, Tape, WatchedEnv, type Write } from './runCache';
 
 export class Interpreter implements RoundContext {
   readonly next = new Summaries();
   private readonly ex: Expressions;
 
+  /** Taping only while a cache of runs is given: a muted round, whose runs replay (runCache.ts). */
+  private readonly tape?: Tape;
+
   constructor(
     readonly program: Program,
     readonly previous: Summaries,
     readonly events: AnalysisEvents,
+    private readonly runs?: RunCache,
   ) {
     this.ex = new Expressions(this);
+    this.tape = runs ? new Tape() : undefined;
+    previous.tape = this.tape;
+    this.next.tape = this.tape;
   }
 
-  /** Each module's final environment: what its functions and its importers read. */
+  /** Each module's final environment as its functions and importers read it (taped in a muted round). */
   readonly moduleEnvs: Env[] = [];
+  /** The same, as they are: what a taped read is checked against. */
+  private readonly finalModuleEnvs: Env[] = [];
+  /** Each function's final environment: the closure of the functions nested in it. */
+  private readonly finals = new Map<number, Env>();
   /** Module frames while their scope runs: a call from module code sees the globals of that moment. */
   private readonly liveModuleFrames: Frame[] = [];
   private readonly contexts = new CallContexts();
@@ -41,13 +53,103 @@ export class Interpreter implements RoundContext {
    */
   run(): void {
     const modules = this.program.modules;
-    for (let m = modules.length - 1; m >= 0; m--) this.moduleEnvs[m] = this.runModuleScope(modules[m].index);
-    const finals = new Map<number, Env>();
+    this.runs?.begin(this.program);
+    for (let m = modules.length - 1; m >= 0; m--) {
+      const env = this.moduleScope(modules[m].index);
+      this.finalModuleEnvs[m] = env;
+      this.moduleEnvs[m] = this.tape ? new WatchedEnv(env, this.tape, (name) => ({ kind: 'global', module: m, name })) : env;
+    }
     for (const fn of this.program.functions) {
       const globals = this.moduleEnvs[fn.module];
-      const outer = fn.parent === -1 ? globals : finals.get(fn.parent) ?? globals;
-      finals.set(fn.id, this.runFunction(fn, outer));
+      const enclosing = fn.parent === -1 ? undefined : this.finals.get(fn.parent);
+      const outer = !enclosing ? globals : this.tape ? new WatchedEnv(enclosing, this.tape, (name) => ({ kind: 'enclosing', fn: fn.parent, name })) : enclosing;
+      this.finals.set(fn.id, this.functionScope(fn, outer));
     }
+  }
+
+  /** A function's run: replayed when it is the same tree reading the same values, else interpreted (and taped). */
+  private functionScope(fn: FunctionInfo, outer: Env): Env {
+    if (!this.runs || !this.tape) return this.runFunction(fn, outer);
+    for (const entry of this.runs.functionRuns(fn.node)) {
+      if (this.readsAgain(entry.recording)) return this.replay(entry.recording, entry.env);
+    }
+    this.tape.begin();
+    let env: Env | undefined;
+    try {
+      env = this.runFunction(fn, outer);
+      return env;
+    } finally {
+      const recording = this.tape.end();
+      this.runs.counts.ran++;
+      if (env) this.runs.keepFunctionRun(fn.node, { recording, env });
+    }
+  }
+
+  /** A module's scope: replayed when its statements and reads are the same, else interpreted (and taped). */
+  private moduleScope(module: number): Env {
+    if (!this.runs || !this.tape) return this.runModuleScope(module);
+    const info = this.program.modules[module];
+    const statements = this.moduleStatements(module);
+    const key = `${module}:${info.path ?? ''}`;
+    for (const entry of this.runs.moduleRuns(key)) {
+      if (sameDeep(entry.statements, statements) && this.readsAgain(entry.recording)) return this.replay(entry.recording, entry.env);
+    }
+    this.tape.begin();
+    let env: Env | undefined;
+    try {
+      env = this.runModuleScope(module);
+      return env;
+    } finally {
+      const recording = this.tape.end();
+      this.runs.counts.ran++;
+      if (env) this.runs.keepModuleRun(key, { recording, env, statements });
+    }
+  }
+
+  /**
+   * What a module scope's run depends on of its own text: each statement (a reused one is the
+   * same object), except that a `def` or `class` only binds its name to its definition, and
+   * each unit's scope facts (names it binds, evidence, device awareness).
+   */
+  private moduleStatements(module: number): unknown[] {
+    const out: unknown[] = [];
+    for (const unit of this.program.modules[module].units) {
+      const facts = this.program.factsOf(unit.root, unit.index);
+      out.push(`unit ${unit.index}`, [...facts.names].sort().join(' '), [...facts.evidence].join(' '), [...facts.moduleMethods].sort().join(' '), facts.deviceAware);
+      for (const stmt of children(unit.root)) {
+        const def = stmt.type === 'decorated_definition' ? field(stmt, 'definition') : stmt;
+        const fn = def?.type === 'function_definition' ? this.program.functionDefinedBy(def) : undefined;
+        const cls = def?.type === 'class_definition' ? this.program.classDefinedBy(def) : undefined;
+        out.push(fn ? `def ${field(def!, 'name')?.text} ${fn.id}` : cls ? `class ${cls.key}` : stmt);
+      }
+    }
+    return out;
+  }
+
+  /** Every taped read gives the same value now. */
+  private readsAgain(recording: Recording): boolean {
+    for (const { read, value } of recording.reads.values()) if (!sameDeep(this.valueNow(read), value)) return false;
+    return true;
+  }
+
+  private valueNow(r: Read): unknown {
+    const s = this.previous;
+    switch (r.kind) {
+      case 'params': return s.params.get(r.fn);
+      case 'return': return s.returns.get(r.fn);
+      case 'attr': return s.classAttrs.get(r.cls)?.get(r.attr);
+      case 'place': return s.classPlaces.get(r.cls);
+      case 'atCalls': return s.contextCalls.has(r.fn) && !s.plainCalls.has(r.fn);
+      case 'global': return this.finalModuleEnvs[r.module]?.get(r.name);
+      case 'enclosing': return this.finals.get(r.fn)?.get(r.name);
+      case 'body': return this.program.functions[r.fn]?.node;
+    }
+  }
+
+  private replay(recording: Recording, env: Env): Env {
+    this.runs!.counts.replayed++;
+    for (const w of recording.writes) applyWrite(this.next, w);
+    return env;
   }
 
   moduleValue(module: number, name: string): Value | undefined {
@@ -78,45 +180,67 @@ export class Interpreter implements RoundContext {
   callInContext(fn: FunctionInfo, args: ReadonlyMap<string, Value>, caller?: Frame, call?: Node): CallResult | undefined {
     // A nested function called by its enclosing function reads that frame's variables as they are now.
     const closure = fn.parent !== -1 && caller?.id === fn.parent && call ? caller.env : undefined;
-    return this.contexts.resultOf(fn, args, () => {
-      const outer = closure ?? this.moduleEnvs[fn.module] ?? this.liveModuleFrames[fn.module]?.env ?? new Env();
-      const env = new Env();
-      for (const p of fn.params) {
-        const v = args.get(p.name);
-        env.set(p.name, v && v.kind !== 'unknown' ? { ...v, param: p.name } : v ?? UNKNOWN);
+    // During its module's scope a call reads the globals of that moment, afterwards their
+    // final state: two different summaries, never shared (nor taped as the same run).
+    const live = this.moduleEnvs[fn.module] === undefined;
+    let ran = false;
+    let recording: Recording | undefined;
+    const result = this.contexts.resultOf(fn, args, () => {
+      ran = true;
+      this.tape?.begin();
+      try {
+        return this.interpretCall(fn, args, closure);
+      } finally {
+        recording = this.tape?.end();
       }
-      if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
-      const facts = this.program.factsOf(fn.body, fn.unit);
-      const frame: Frame = {
-        id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, defaultDevices: [], loops: [], muted: 1,
-        names: facts.names, evidence: facts.evidence, scopeNode: fn.node, deviceAware: facts.deviceAware, returns: [], meetings: [],
-      };
-      this.execBlock(frame, fn.body);
-      const params = new Map<string, Value>();
-      for (const p of fn.params) {
-        const v = frame.env.get(p.name);
-        if (v) params.set(p.name, v);
-      }
-      // The tags name this function's parameters: they mean nothing to the caller.
-      for (const [name, v] of params) if (v.param) params.set(name, { ...v, param: undefined });
-      const joined = frame.returns!.length ? frame.returns!.reduce(joinValues) : undefined;
-      const returned = joined?.param ? { ...joined, param: undefined } : joined;
-      return { returned, returnedParam: joined?.param, params, meetings: frame.meetings! };
-    }, closure && call ? call.id : undefined);
+    }, closure && call ? call.id : undefined, live);
+    // Taped with the call's result, so a later run that reuses it reads what it read.
+    if (result && this.tape) {
+      if (ran) result.recording = recording;
+      else if (result.recording) this.tape.merge(result.recording);
+    }
+    return result;
+  }
+
+  private interpretCall(fn: FunctionInfo, args: ReadonlyMap<string, Value>, closure: Env | undefined): CallResult {
+    this.tape?.read({ kind: 'body', fn: fn.id }, fn.node);
+    const outer = closure ?? this.moduleEnvs[fn.module] ?? this.liveModuleFrames[fn.module]?.env ?? new Env();
+    const env = new Env();
+    for (const p of fn.params) {
+      const v = args.get(p.name);
+      env.set(p.name, v && v.kind !== 'unknown' ? { ...v, param: p.name } : v ?? UNKNOWN);
+    }
+    if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
+    const facts = this.program.factsOf(fn.body, fn.unit);
+    const frame: Frame = {
+      id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, defaultDevices: [], loops: [], muted: 1,
+      names: facts.names, evidence: facts.evidence, scopeNode: fn.node, deviceAware: facts.deviceAware, returns: [], meetings: [],
+    };
+    this.execBlock(frame, fn.body);
+    const params = new Map<string, Value>();
+    for (const p of fn.params) {
+      const v = frame.env.get(p.name);
+      if (v) params.set(p.name, v);
+    }
+    // The tags name this function's parameters: they mean nothing to the caller.
+    for (const [name, v] of params) if (v.param) params.set(name, { ...v, param: undefined });
+    const joined = frame.returns!.length ? frame.returns!.reduce(joinValues) : undefined;
+    const returned = joined?.param ? { ...joined, param: undefined } : joined;
+    return { returned, returnedParam: joined?.param, params, meetings: frame.meetings! };
   }
 
   private runFunction(fn: FunctionInfo, outer: Env): Env {
     const facts = this.program.factsOf(fn.body, fn.unit);
     const names = new Set([...facts.names, ...fn.params.map((p) => p.name)]);
     const env = new Env();
-    const params = this.previous.params.get(fn.id);
+    const params = this.previous.paramsOf(fn.id);
     // Where every call site interprets this function for its own arguments, a CPU argument
     // meeting an accelerator inside is reported at those calls: the tag says so to DD001.
-    const reportedAtCalls = this.previous.contextCalls.has(fn.id) && !this.previous.plainCalls.has(fn.id);
+    const reportedAtCalls = this.previous.reportedAtCalls(fn.id);
     // A module's forward takes its tensor inputs to be where the class's instances are: the
     // same summary its submodules read now (classAttribute), so the two never disagree by
     // a round (the inputs were recorded with the round before's places).
-    const placed = fn.name === 'forward' && fn.className ? this.previous.classPlaces.get(fn.className) : undefined;
+    const placed = fn.name === 'forward' && fn.className ? this.previous.classPlace(fn.className) : undefined;
     for (const p of fn.params) {
       let v = params?.get(p.name) ?? UNKNOWN;
       if (placed && placed.place !== UNTRACKED && v.kind === 'tensor' && p.name !== fn.selfName) {
@@ -531,4 +655,15 @@ function definitelyNotNone(v: Value): boolean {
   if (v.isNone) return false;
   return ['tensor', 'module', 'optimizer', 'loader', 'device'].includes(v.kind) || !!v.makesCpuTensor ||
     v.functionId !== undefined || v.classKey !== undefined || v.className !== undefined;
+}
+
+function applyWrite(next: Summaries, w: Write): void {
+  switch (w.kind) {
+    case 'param': return next.addParam(w.fn, w.name, w.value);
+    case 'return': return next.addReturn(w.fn, w.value);
+    case 'attr': return next.addClassAttr(w.cls, w.attr, w.value);
+    case 'place': return next.addClassPlace(w.cls, w.value);
+    case 'contextCall': return next.markContextCall(w.fn);
+    case 'plainCall': return next.markPlainCall(w.fn);
+  }
 }

@@ -6,7 +6,7 @@ import type { Node } from '../python/pyNode';
 import { children, field } from '../python/syntax';
 import { ImportTable } from './imports';
 import { isLightningModuleBase, markLightningClasses } from './frameworkNames';
-import { scanScope, ScopeFacts } from './scopeScan';
+import { scopeFacts, ScopeFacts } from './scopeScan';
 import { isPlacelessModuleClass } from './torchApi';
 
 export interface Unit {
@@ -382,7 +382,7 @@ export class Program {
   /** Names and evidence of a scope's body; computed once, shared by every round. */
   factsOf(body: Node, unit: number): ScopeFacts {
     let facts = this.scopeFacts.get(body.id);
-    if (!facts) this.scopeFacts.set(body.id, (facts = scanScope(body, this.importsAt(unit))));
+    if (!facts) this.scopeFacts.set(body.id, (facts = scopeFacts(body, this.importsAt(unit))));
     return facts;
   }
 

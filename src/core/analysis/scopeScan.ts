@@ -18,6 +18,51 @@ export interface ScopeFacts {
 const ARITHMETIC = new Set(['+', '-', '*', '/', '//', '%', '**', '@']);
 const NESTED_SCOPES = new Set(['function_definition', 'class_definition', 'lambda', 'decorated_definition']);
 
+/**
+ * Facts kept with the tree between analyses of a document: a body or top-level statement
+ * that KeptPlainTree reused is not scanned again while the imports mean the same.
+ */
+const kept = new WeakMap<Node, { imports: string; facts: ScopeFacts }>();
+
+function keptFacts(node: Node, imports: ImportTable, scan: () => ScopeFacts): ScopeFacts {
+  const signature = imports.signature();
+  const old = kept.get(node);
+  if (old && old.imports === signature) return old.facts;
+  const facts = scan();
+  kept.set(node, { imports: signature, facts });
+  return facts;
+}
+
+/**
+ * The facts of a scope. A module's are those of its top-level statements together (a
+ * nested scope adds only its name), so an edit rescans only the statements it changed.
+ */
+export function scopeFacts(body: Node, imports: ImportTable): ScopeFacts {
+  if (body.type !== 'module') return keptFacts(body, imports, () => scanScope(body, imports));
+  const facts: ScopeFacts = { names: new Set(), evidence: new Map(), moduleMethods: new Set(), deviceAware: false };
+  for (const statement of children(body)) {
+    if (statement.type === 'comment' || statement.type === 'string') continue;
+    if (NESTED_SCOPES.has(statement.type)) {
+      const name = scopeName(statement);
+      if (name) facts.names.add(name.text);
+      continue;
+    }
+    const part = keptFacts(statement, imports, () => scanScope(statement, imports));
+    for (const n of part.names) facts.names.add(n);
+    for (const m of part.moduleMethods) facts.moduleMethods.add(m);
+    for (const [key, what] of part.evidence) {
+      const old = facts.evidence.get(key);
+      facts.evidence.set(key, old && old !== what ? 'both' : what);
+    }
+    facts.deviceAware ||= part.deviceAware;
+  }
+  return facts;
+}
+
+function scopeName(node: Node): Node | null {
+  return field(node, 'name') ?? field(field(node, 'definition') ?? node, 'name');
+}
+
 export function scanScope(body: Node, imports: ImportTable): ScopeFacts {
   const facts: ScopeFacts = { names: new Set(), evidence: new Map(), moduleMethods: new Set(), deviceAware: false };
   const note = (key: string | undefined, what: 'tensor' | 'module') => {
@@ -57,7 +102,7 @@ export function scanScope(body: Node, imports: ImportTable): ScopeFacts {
         break;
     }
     if (node !== body && NESTED_SCOPES.has(node.type)) {
-      const name = field(node, 'name') ?? field(field(node, 'definition') ?? node, 'name');
+      const name = scopeName(node);
       if (name) facts.names.add(name.text);
       continue;
     }

@@ -1,0 +1,219 @@
+// Runs that need not be interpreted again. A round interprets every scope (the module, each
+// function) against the previous round's summaries; most scopes read nothing that changed,
+// between two rounds or between two analyses of a document after a keystroke. A muted run
+// (no rule listens) is a pure function of its syntax tree and of what it reads, so each run
+// is taped (what it read, what it wrote into the next summaries, its final environment) and
+// replayed when its tree is the same object (KeptPlainTree reuses unchanged statements) and
+// every read gives the same value again. Reporting runs are never replayed: findings carry
+// line numbers and ranges, and rules keep state across a scope's events.
+import { Node } from '../python/pyNode';
+import { Env } from './env';
+import type { Program } from './program';
+import type { Value } from './values';
+
+/** What a run read: from the previous summaries, a module's or an enclosing function's final environment, a body it ran. */
+export type Read =
+  | { kind: 'params'; fn: number }
+  | { kind: 'return'; fn: number }
+  | { kind: 'attr'; cls: string; attr: string }
+  | { kind: 'place'; cls: string }
+  | { kind: 'atCalls'; fn: number }
+  | { kind: 'global'; module: number; name: string }
+  | { kind: 'enclosing'; fn: number; name: string }
+  | { kind: 'body'; fn: number };
+
+/** What a run wrote into the next round's summaries (replayed in order; every write is a join, so a repeat changes nothing). */
+export type Write =
+  | { kind: 'param'; fn: number; name: string; value: Value }
+  | { kind: 'return'; fn: number; value: Value }
+  | { kind: 'attr'; cls: string; attr: string; value: Value }
+  | { kind: 'place'; cls: string; value: Value }
+  | { kind: 'contextCall'; fn: number }
+  | { kind: 'plainCall'; fn: number };
+
+export interface Recording {
+  reads: Map<string, { read: Read; value: unknown }>;
+  writes: Write[];
+}
+
+function readKey(r: Read): string {
+  switch (r.kind) {
+    case 'params': case 'return': case 'atCalls': case 'body': return `${r.kind}:${r.fn}`;
+    case 'attr': return `attr:${r.cls}:${r.attr}`;
+    case 'place': return `place:${r.cls}`;
+    case 'global': return `global:${r.module}:${r.name}`;
+    case 'enclosing': return `enclosing:${r.fn}:${r.name}`;
+  }
+}
+
+/** The recordings of the runs in progress, innermost last; a finished one is folded into the one around it. */
+export class Tape {
+  private readonly open: Recording[] = [];
+
+  begin(): void {
+    this.open.push({ reads: new Map(), writes: [] });
+  }
+
+  end(): Recording {
+    const done = this.open.pop()!;
+    this.merge(done);
+    return done;
+  }
+
+  /** A run reused inside the current one (a call's summary computed earlier in the round) counts as if it ran here. */
+  merge(inner: Recording): void {
+    const top = this.open[this.open.length - 1];
+    if (!top) return;
+    for (const [key, entry] of inner.reads) if (!top.reads.has(key)) top.reads.set(key, entry);
+    for (const w of inner.writes) top.writes.push(w);
+  }
+
+  /** The first value counts: what a run reads does not change while it runs. */
+  read(r: Read, value: unknown): void {
+    const top = this.open[this.open.length - 1];
+    if (!top) return;
+    const key = readKey(r);
+    if (!top.reads.has(key)) top.reads.set(key, { read: r, value });
+  }
+
+  write(w: Write): void {
+    this.open[this.open.length - 1]?.writes.push(w);
+  }
+}
+
+/**
+ * A final environment as another scope reads it (a function its module's globals, a nested
+ * function its enclosing function's variables): each lookup is a taped read.
+ */
+export class WatchedEnv extends Env {
+  constructor(private readonly inner: Env, private readonly tape: Tape, private readonly readOf: (name: string) => Read) {
+    super();
+  }
+
+  override get(key: string): Value | undefined {
+    const v = this.inner.get(key);
+    this.tape.read(this.readOf(key), v);
+    return v;
+  }
+
+  override has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  override set(): void {
+    throw new Error('a watched environment is read-only');
+  }
+
+  override keys(): string[] {
+    throw new Error('a watched environment lists no keys: every read must be taped');
+  }
+}
+
+/** One taped run of a function body or a module's scope. */
+export interface RunEntry {
+  recording: Recording;
+  /** The scope's final environment (a function's is the closure of its nested functions). */
+  env: Env;
+}
+
+/** A module scope's run is the same run when its statements are (a `def`/`class` only binds its name). */
+export interface ModuleRunEntry extends RunEntry {
+  statements: readonly unknown[];
+}
+
+/** Runs kept per scope, newest first: the rounds of one analysis read different summaries. */
+const KEPT_PER_SCOPE = 3;
+
+/**
+ * The taped runs of one document, kept between its analyses (the language server keeps one
+ * per open file) or for one analysis. Valid only for a program of the same shape: the same
+ * functions, classes, imports and program-wide switches (programShape).
+ */
+export class RunCache {
+  private shape?: string;
+  private functions = new WeakMap<Node, RunEntry[]>();
+  private readonly modules = new Map<string, ModuleRunEntry[]>();
+  /** Runs replayed and run, for tests and the bench. */
+  readonly counts = { replayed: 0, ran: 0 };
+
+  /** Starts an analysis of `program`: a different shape forgets every run. */
+  begin(program: Program): void {
+    const shape = programShape(program);
+    if (shape === this.shape) return;
+    this.shape = shape;
+    this.functions = new WeakMap();
+    this.modules.clear();
+  }
+
+  functionRuns(node: Node): readonly RunEntry[] {
+    return this.functions.get(node) ?? [];
+  }
+
+  keepFunctionRun(node: Node, entry: RunEntry): void {
+    this.functions.set(node, [entry, ...this.functionRuns(node)].slice(0, KEPT_PER_SCOPE));
+  }
+
+  moduleRuns(key: string): readonly ModuleRunEntry[] {
+    return this.modules.get(key) ?? [];
+  }
+
+  keepModuleRun(key: string, entry: ModuleRunEntry): void {
+    this.modules.set(key, [entry, ...this.moduleRuns(key)].slice(0, KEPT_PER_SCOPE));
+  }
+}
+
+/**
+ * Everything outside a scope's own tree that interpretation consults without a taped read:
+ * the program's functions (ids, names, parameters), classes and what was derived of them,
+ * each module's imports and switches read from the whole source. Two programs of one shape
+ * give a function the same meaning for the same tree and reads.
+ */
+export function programShape(program: Program): string {
+  const parts: string[] = [
+    `nb=${program.isNotebook} dd=${program.setsDefaultDevice} units=${program.units.map((u) => u.module).join(',')}`,
+    `fw=${/^[ \t]*(?:from|import)[ \t]+accelerate\b/m.test(program.units.map((u) => u.source).join('\n'))}`,
+    `fb=${/^[ \t]*(?:from|import)[ \t]+(?:lightning|lightning_fabric)\b/m.test(program.units.map((u) => u.source).join('\n'))}`,
+  ];
+  for (const m of program.modules) {
+    parts.push(`module ${m.index} ${m.path ?? ''} ${m.depth} [${[...m.imports.names()].map((n) => `${n}=${m.imports.qualifyName(n)}`).join(' ')}] -> ${[...m.linked].map(([n, i]) => `${n}:${i}`).join(' ')}`);
+  }
+  for (const f of program.functions) {
+    const params = f.params.map((p) => `${p.variadic ? '*' : ''}${p.name}${p.defaultNode ? `=${p.defaultNode.text}` : ''}`).join(',');
+    parts.push(`fn ${f.id} ${f.unit} ${f.name}(${params}) ${f.parent} ${f.className ?? ''} ${f.selfName ?? ''} ${f.noGrad}`);
+  }
+  for (const c of program.classes.values()) {
+    parts.push(`class ${c.key} ${c.unit} (${c.baseNodes.map((b) => b.text).join(',')}) ${c.isModule} ${!!c.placeless} ${!!c.lightning} ${[...c.methods.keys()].join(',')}`);
+  }
+  return parts.join('\n');
+}
+
+/**
+ * The same value for interpretation: equal fields all the way down, syntax nodes by
+ * identity (a value that came from an edited statement is a different value: its origin
+ * names a line that changed).
+ */
+export function sameDeep(a: unknown, b: unknown, depth = 0): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (depth > 40 || a instanceof Node || b instanceof Node) return false;
+  if (a instanceof Map) {
+    if (!(b instanceof Map) || a.size !== b.size) return false;
+    for (const [k, v] of a) if (!b.has(k) || !sameDeep(v, b.get(k), depth + 1)) return false;
+    return true;
+  }
+  if (a instanceof Set) {
+    if (!(b instanceof Set) || a.size !== b.size) return false;
+    for (const v of a) if (!b.has(v)) return false;
+    return true;
+  }
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((v, i) => sameDeep(v, b[i], depth + 1));
+  }
+  if (Array.isArray(b) || b instanceof Map || b instanceof Set) return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const keys = new Set([...Object.keys(ra), ...Object.keys(rb)]);
+  for (const k of keys) if (!sameDeep(ra[k], rb[k], depth + 1)) return false;
+  return true;
+}

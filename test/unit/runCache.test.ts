@@ -1,0 +1,192 @@
+// Muted rounds replay the runs whose tree and reads did not change (runCache.ts), within an
+// analysis and from a document's earlier analyses. A replay must be indistinguishable from
+// interpreting again: the same findings as a fresh analysis after every edit, and a run
+// that reads a changed value (a global, a parameter's state, an edited callee) runs again.
+import * as assert from 'assert';
+import { analyzeSource, analyzeTree, initPythonParser, RULES } from '../../src/core/analysis';
+import { RunCache, sameDeep } from '../../src/core/analysis/runCache';
+import { scanScope, scopeFacts } from '../../src/core/analysis/scopeScan';
+import { ImportTable } from '../../src/core/analysis/imports';
+import { parsePython } from '../../src/core/python/parser';
+import { KeptPlainTree, NodeRegistry } from '../../src/core/python/pyNode';
+import { FileAnalyzer } from '../../src/server/fileAnalyzer';
+import { loadRuleFixtures, type RuleFixture } from './helpers/fixtures';
+import { range } from './serverFindings';
+
+/** One document analysed again and again, as the server does: kept tree, kept runs. */
+class Document {
+  private readonly kept = new KeptPlainTree();
+  readonly runs = new RunCache();
+
+  analyze(text: string) {
+    const tree = parsePython(text);
+    try {
+      return analyzeTree(tree, text, {}, this.kept, this.runs);
+    } finally {
+      tree.delete();
+    }
+  }
+
+  /** Scopes interpreted and replayed by the muted rounds of the next analysis. */
+  countsOf(text: string): { ran: number; replayed: number; findings: ReturnType<typeof analyzeSource> } {
+    const before = { ...this.runs.counts };
+    const findings = this.analyze(text);
+    return { ran: this.runs.counts.ran - before.ran, replayed: this.runs.counts.replayed - before.replayed, findings };
+  }
+}
+
+function allFixtures(): RuleFixture[] {
+  return RULES.filter((r) => r.implemented).flatMap((r) => [...loadRuleFixtures(r.code, 'fire'), ...loadRuleFixtures(r.code, 'silent')]);
+}
+
+/** Edits inside function bodies and at module level: a line typed and removed, a move deleted, the file's start changed. */
+function editsOf(text: string): string[] {
+  const lines = text.split('\n');
+  const body = lines.findIndex((l) => /^\s+\S/.test(l) && !/[:\\,([{]\s*$/.test(l));
+  const move = lines.findIndex((l) => /\.(to|cuda)\(/.test(l) && !/[:\\,([{]\s*$/.test(l));
+  const out: string[] = [];
+  if (body >= 0) {
+    const indent = /^\s*/.exec(lines[body])![0];
+    out.push([...lines.slice(0, body + 1), `${indent}total = total + 1`, ...lines.slice(body + 1)].join('\n'));
+    out.push(text);
+  }
+  if (move >= 0) {
+    const indent = /^\s*/.exec(lines[move])![0];
+    out.push([...lines.slice(0, move), `${indent}pass`, ...lines.slice(move + 1)].join('\n'));
+    out.push(text);
+  }
+  out.push(`# a comment\n${text}`);
+  return out;
+}
+
+describe('replayed runs (runCache.ts)', () => {
+  before(() => initPythonParser());
+
+  it('finds after every edit what a fresh analysis finds, on the whole rule corpus', function () {
+    this.timeout(240_000); // about 2,000 analyses
+    let compared = 0;
+    for (const fixture of allFixtures()) {
+      const doc = new Document();
+      doc.analyze(fixture.source);
+      for (const edited of editsOf(fixture.source)) {
+        assert.deepStrictEqual(doc.analyze(edited), analyzeSource(edited), `${fixture.relPath} after an edit`);
+        compared++;
+      }
+    }
+    assert.ok(compared >= 300, `compared ${compared} analyses`);
+  });
+
+  const script = [
+    'import torch',
+    'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")',
+    '',
+    'def make():',
+    '    return torch.nn.Linear(4, 2).to(device)',
+    '',
+    'def batch():',
+    '    x = torch.randn(8, 4)',
+    '    return x',
+    '',
+    'def helper(n):',
+    '    return n + 1',
+    '',
+    'model = make()',
+    'print(model(batch()))',
+    '',
+  ].join('\n');
+
+  it('interprets again only the function an edit changed; the module scope and the other functions replay', () => {
+    const doc = new Document();
+    doc.analyze(script);
+    const edited = script.replace('    return n + 1', '    m = n * 2\n    return m + 1');
+    const { ran, replayed, findings } = doc.countsOf(edited);
+    assert.deepStrictEqual(findings, analyzeSource(edited));
+    // Two muted rounds: `helper` in each; everything else (module scope, make, batch) replays.
+    assert.ok(ran <= 2, `ran ${ran} scopes`);
+    assert.ok(replayed >= 6, `replayed ${replayed} scopes`);
+  });
+
+  it('runs a function again when a global it reads changed, and finds what the change means', () => {
+    const doc = new Document();
+    const first = doc.analyze(script);
+    assert.ok(first.some((f) => f.code === 'DD001'), 'the CPU batch meets the model on the device');
+    // The model stays on the CPU now: no mismatch, and `make` (which reads `device`) runs again.
+    const edited = script.replace('device = torch.device("cuda" if torch.cuda.is_available() else "cpu")', 'device = "cpu"');
+    const { ran, findings } = doc.countsOf(edited);
+    assert.deepStrictEqual(findings, analyzeSource(edited));
+    assert.ok(!findings.some((f) => f.code === 'DD001'), JSON.stringify(findings));
+    assert.ok(ran >= 2, `ran ${ran}: the module scope and make`);
+  });
+
+  it('a run that called an edited function runs again (the callee body is a read)', () => {
+    const text = 'import torch\n\ndef place(t):\n    return t.cuda()\n\ndef step():\n    x = place(torch.ones(2))\n    return x.numpy()\n';
+    const doc = new Document();
+    const first = doc.analyze(text);
+    assert.ok(first.some((f) => f.code === 'DD003'), JSON.stringify(first));
+    const edited = text.replace('return t.cuda()', 'return t.cpu()');
+    const { findings } = doc.countsOf(edited);
+    assert.deepStrictEqual(findings, analyzeSource(edited));
+    assert.ok(!findings.some((f) => f.code === 'DD003'), JSON.stringify(findings));
+  });
+
+  it('the server (FileAnalyzer) keeps runs per document and forgets them with the document', () => {
+    const files = new FileAnalyzer();
+    try {
+      const uri = 'file:///w/train.py';
+      files.analyze(uri, script, {});
+      files.recordChanges(uri, [{ range: range(11, 16, 11, 16), text: ' + 2' }]);
+      const edited = script.replace('return n + 1', 'return n + 1 + 2');
+      assert.deepStrictEqual(files.analyze(uri, edited, {}), analyzeSource(edited));
+      files.release(uri);
+      assert.strictEqual(files.size, 0);
+    } finally {
+      files.dispose();
+    }
+  });
+});
+
+describe('scope facts of a module, joined from its statements', () => {
+  before(() => initPythonParser());
+
+  it('equal the facts of one scan over the whole module, on the whole rule corpus', () => {
+    let compared = 0;
+    for (const fixture of allFixtures()) {
+      const tree = parsePython(fixture.source);
+      try {
+        const root = new NodeRegistry().root(tree, fixture.source);
+        const imports = new ImportTable();
+        imports.addFrom(root);
+        const joined = scopeFacts(root, imports);
+        const whole = scanScope(root, imports);
+        assert.deepStrictEqual([...joined.names].sort(), [...whole.names].sort(), fixture.relPath);
+        assert.deepStrictEqual(new Map([...joined.evidence].sort()), new Map([...whole.evidence].sort()), fixture.relPath);
+        assert.deepStrictEqual([...joined.moduleMethods].sort(), [...whole.moduleMethods].sort(), fixture.relPath);
+        assert.strictEqual(joined.deviceAware, whole.deviceAware, fixture.relPath);
+        compared++;
+      } finally {
+        tree.delete();
+      }
+    }
+    assert.ok(compared >= 100, `compared ${compared}`);
+  });
+});
+
+describe('the same value for a replay (sameDeep)', () => {
+  before(() => initPythonParser());
+
+  it('compares fields all the way down, maps by entries, and syntax nodes by identity', () => {
+    const tree = parsePython('x = 1\ny = 2\n');
+    try {
+      const registry = new NodeRegistry();
+      const [a, b] = registry.root(tree, 'x = 1\ny = 2\n').namedChildren;
+      const v = (node: typeof a, place: 1 | 2) => ({ kind: 'tensor', place, grad: 'no', origin: { unit: 0, node, what: 'moved here' }, entries: new Map([['k', { kind: 'tensor', place }]]) });
+      assert.ok(sameDeep(v(a, 1), v(a, 1)));
+      assert.ok(!sameDeep(v(a, 1), v(a, 2)), 'a different place inside a map');
+      assert.ok(!sameDeep(v(a, 1), v(b, 1)), 'an origin at another node');
+      assert.ok(sameDeep({ kind: 'other', param: undefined }, { kind: 'other' }), 'an absent field is an undefined one');
+      assert.ok(!sameDeep([v(a, 1)], [v(a, 1), v(a, 1)]));
+    } finally {
+      tree.delete();
+    }
+  });
+});
