@@ -6,7 +6,7 @@ import { recoverFromSyntaxErrors, touchesSkipped, type RecoveredParse } from '..
 import { nodeRange } from '../python/syntax';
 import { ruleInfo } from './catalog';
 import { Summaries } from './frame';
-import { RunCache } from './runCache';
+import { RunCache, Tape } from './runCache';
 import { Interpreter } from './interpreter';
 import { blankIPythonSyntax } from './notebook';
 import { ModuleInfo, ModuleLoader, Program, Unit } from './program';
@@ -90,18 +90,20 @@ function interpret(units: Unit[], isNotebook: boolean, project: ProjectContext |
 
 /**
  * Muted rounds replay the runs whose reads did not change (runCache.ts), within this
- * analysis and from the document's earlier ones; the reporting round interprets everything.
+ * analysis and from the document's earlier ones; the reporting round skips the runs that
+ * reported nothing last time and read the same again.
  */
 function interpretProgram(program: Program, runs: RunCache): UnitFinding[] {
   if (!program.imports.importsTorch) return [];
   const report = (summaries: Summaries): { findings: UnitFinding[]; next: Summaries } => {
-    const rules = new RuleDispatcher(program, true);
-    const interpreter = new Interpreter(program, summaries, rules.events);
+    const tape = new Tape();
+    const rules = new RuleDispatcher(program, true, tape);
+    const interpreter = new Interpreter(program, summaries, rules.events, { runs, tape, round: 'reporting' });
     interpreter.run();
     return { findings: [...rules.findings.values()], next: interpreter.next };
   };
   const muted = (summaries: Summaries): Summaries => {
-    const interpreter = new Interpreter(program, summaries, new RuleDispatcher(program, false).events, runs);
+    const interpreter = new Interpreter(program, summaries, new RuleDispatcher(program, false).events, { runs, tape: new Tape(), round: 'muted' });
     interpreter.run();
     return interpreter.next;
   };

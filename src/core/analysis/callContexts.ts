@@ -6,6 +6,7 @@
 // muted (the body's own findings come from its ordinary run), and remembered.
 import type { FunctionInfo } from './program';
 import type { Recording } from './runCache';
+import { bodyFact } from './bodyFacts';
 import type { Arg, Value } from './values';
 
 /** A parameter of this call, on the CPU, met an accelerator inside: `other` is what it met. */
@@ -66,7 +67,7 @@ export class CallContexts {
 
   private isGenerator(fn: FunctionInfo): boolean {
     let g = this.generators.get(fn.id);
-    if (g === undefined) this.generators.set(fn.id, (g = /\byield\b/.test(fn.body.text)));
+    if (g === undefined) this.generators.set(fn.id, (g = bodyFact(fn, 'generator') === true));
     return g;
   }
 }

@@ -17,6 +17,7 @@ import { ACCEL, Arg, containedValues, CPU, isTensorLike, joinValues, OTHER, Plac
 import { collatePlacement, partialWithDevice } from './collate';
 import { cpuTensorTransform, transformedTensor } from './transforms';
 import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenDevice } from './frameworks';
+import { movedParamsOf } from './bodyFacts';
 
 
 export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, discarded: boolean): Value {
@@ -435,7 +436,8 @@ function recordCallSite(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: Func
   const keywords = new Map([...args.keywords].map(([k, n]) => [k, ex.eval(frame, n)] as const));
   const params = fn.params.slice(skip);
   // The function's own body says whether it moves a parameter in place.
-  const movedParams = new Set(params.filter((p) => new RegExp(`\\b${p.name}\\.(to|cuda|cpu)\\(`).test(fn.body.text)).map((p) => p.name));
+  const moved = movedParamsOf(ctx.bodyFact(fn, 'movedParams'));
+  const movedParams = new Set(params.filter((p) => moved.has(p.name)).map((p) => p.name));
   const paramOf = (i: number, keyword?: string) => keyword ?? params[i]?.name;
   forgetMovableModules(frame, [
     ...args.positional.map((node, i) => ({ node, value: positional[i], param: paramOf(i) })),

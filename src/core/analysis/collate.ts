@@ -8,9 +8,7 @@ import { evalDevice } from './devices';
 import type { Frame } from './frame';
 import type { Evaluator, RoundContext } from './roundContext';
 import { Arg, PlacedBy, UNTRACKED, Value, value } from './values';
-
-/** A collate function body that moves or places tensors. */
-const MOVES_TENSORS = /\.(to|cuda)\s*\(|\bdevice\s*=/;
+import { MOVES_TENSORS } from './bodyFacts';
 
 /** `partial(fn, ..., device=d)`: a callable bound to a device (kept as the value's `kwargsDevice`). */
 export function partialWithDevice(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, q: string): Value | undefined {
@@ -30,8 +28,8 @@ export function collatePlacement(ctx: RoundContext, call: Node, argValues: reado
   const collate = argValues.find((a) => a.node === node)?.value;
   if (collate?.kwargsDevice) return { framework: 'collate_fn', place: collate.kwargsDevice.place, deviceText: collate.kwargsDevice.text };
   const fn = collate?.functionId !== undefined ? ctx.program.functions[collate.functionId] : undefined;
-  const body = fn ? fn.body.text : unparen(node).type === 'lambda' ? node.text : undefined;
+  const moves = fn ? ctx.bodyFact(fn, 'movesTensors') === true : unparen(node).type === 'lambda' && MOVES_TENSORS.test(node.text);
   // It moves them somewhere the analysis does not follow: no known place, no finding.
-  if (body !== undefined && MOVES_TENSORS.test(body)) return { framework: 'collate_fn', place: UNTRACKED, deviceText: 'its device' };
+  if (moves) return { framework: 'collate_fn', place: UNTRACKED, deviceText: 'its device' };
   return undefined;
 }

@@ -8,6 +8,7 @@ import type { Node } from '../python/pyNode';
 import { callArguments, children, field, stringLiteralValue } from '../python/syntax';
 import type { ImportTable } from './imports';
 import type { Program } from './program';
+import { noticedProgram } from './runCache';
 
 export interface DeviceChoice {
   /** A place where the file asks whether an accelerator is present (`torch.cuda.is_available`). */
@@ -43,6 +44,13 @@ const DEVICE_OPTION = /^--?(no[-_])?(cuda|gpus?|device|accel(erator)?|mps|cpu|us
 const cache = new WeakMap<Program, DeviceChoice>();
 
 export function deviceChoiceOf(program: Program): DeviceChoice {
+  // A rule's view of the program in a taped round: the choice is a read of the run.
+  const noticed = noticedProgram(program);
+  if (noticed) {
+    const choice = deviceChoiceOf(noticed.program);
+    noticed.tape.read({ kind: 'deviceChoice' }, choice);
+    return choice;
+  }
   let found = cache.get(program);
   if (!found) cache.set(program, (found = readDeviceChoice(program)));
   return found;

@@ -15,23 +15,37 @@ import { concatenated, containedValues, CPU, joinValues, UNKNOWN, UNTRACKED, Val
 import { evalCall } from './calls';
 import { CallContexts, CallResult } from './callContexts';
 import { deviceContextPlace, enterFrameworkScope } from './frameworks';
-import { Read, Recording, RunCache, sameDeep, Tape, WatchedEnv, type Write } from './runCache';
+import { deviceChoiceOf } from './deviceChoice';
+import { bodyFact, type BodyFact } from './bodyFacts';
+import { Read, Recording, RoundKind, RunCache, RunEntry, sameDeep, Tape, WatchedEnv, type Write } from './runCache';
+
+/** Where a round's runs are kept and taped; without one, every scope is interpreted. */
+export interface RoundCache {
+  runs: RunCache;
+  /** Shared with the round's RuleDispatcher, which counts findings and program reads on it. */
+  tape: Tape;
+  round: RoundKind;
+}
 
 export class Interpreter implements RoundContext {
   readonly next = new Summaries();
   private readonly ex: Expressions;
 
-  /** Taping only while a cache of runs is given: a muted round, whose runs replay (runCache.ts). */
+  /** Taping only while a cache of runs is given (runCache.ts). */
   private readonly tape?: Tape;
+  private readonly runs?: RunCache;
+  private readonly round: RoundKind;
 
   constructor(
     readonly program: Program,
     readonly previous: Summaries,
     readonly events: AnalysisEvents,
-    private readonly runs?: RunCache,
+    cache?: RoundCache,
   ) {
     this.ex = new Expressions(this);
-    this.tape = runs ? new Tape() : undefined;
+    this.tape = cache?.tape;
+    this.runs = cache?.runs;
+    this.round = cache?.round ?? 'muted';
     previous.tape = this.tape;
     this.next.tape = this.tape;
   }
@@ -70,8 +84,8 @@ export class Interpreter implements RoundContext {
   /** A function's run: replayed when it is the same tree reading the same values, else interpreted (and taped). */
   private functionScope(fn: FunctionInfo, outer: Env): Env {
     if (!this.runs || !this.tape) return this.runFunction(fn, outer);
-    for (const entry of this.runs.functionRuns(fn.node)) {
-      if (this.readsAgain(entry.recording)) return this.replay(entry.recording, entry.env);
+    for (const entry of this.runs.functionRuns(fn.node, this.round)) {
+      if (this.replayable(entry)) return this.replay(entry.recording, entry.env);
     }
     this.tape.begin();
     let env: Env | undefined;
@@ -81,7 +95,7 @@ export class Interpreter implements RoundContext {
     } finally {
       const recording = this.tape.end();
       this.runs.counts.ran++;
-      if (env) this.runs.keepFunctionRun(fn.node, { recording, env });
+      if (env) this.runs.keepFunctionRun(fn.node, { round: this.round, recording, env });
     }
   }
 
@@ -91,8 +105,8 @@ export class Interpreter implements RoundContext {
     const info = this.program.modules[module];
     const statements = this.moduleStatements(module);
     const key = `${module}:${info.path ?? ''}`;
-    for (const entry of this.runs.moduleRuns(key)) {
-      if (sameDeep(entry.statements, statements) && this.readsAgain(entry.recording)) return this.replay(entry.recording, entry.env);
+    for (const entry of this.runs.moduleRuns(key, this.round)) {
+      if (sameDeep(entry.statements, statements) && this.replayable(entry)) return this.replay(entry.recording, entry.env);
     }
     this.tape.begin();
     let env: Env | undefined;
@@ -102,7 +116,7 @@ export class Interpreter implements RoundContext {
     } finally {
       const recording = this.tape.end();
       this.runs.counts.ran++;
-      if (env) this.runs.keepModuleRun(key, { recording, env, statements });
+      if (env) this.runs.keepModuleRun(key, { round: this.round, recording, env, statements });
     }
   }
 
@@ -126,7 +140,12 @@ export class Interpreter implements RoundContext {
     return out;
   }
 
-  /** Every taped read gives the same value now. */
+  /** Every taped read gives the same value now; in a reporting round, the run also reported nothing and asked nothing else. */
+  private replayable(entry: RunEntry): boolean {
+    if (this.round === 'reporting' && (entry.recording.findings > 0 || entry.recording.askedProgram)) return false;
+    return this.readsAgain(entry.recording);
+  }
+
   private readsAgain(recording: Recording): boolean {
     for (const { read, value } of recording.reads.values()) if (!sameDeep(this.valueNow(read), value)) return false;
     return true;
@@ -143,6 +162,8 @@ export class Interpreter implements RoundContext {
       case 'global': return this.finalModuleEnvs[r.module]?.get(r.name);
       case 'enclosing': return this.finals.get(r.fn)?.get(r.name);
       case 'body': return this.program.functions[r.fn]?.node;
+      case 'deviceChoice': return deviceChoiceOf(this.program);
+      case 'bodyFact': return this.program.functions[r.fn] ? bodyFact(this.program.functions[r.fn], r.fact) : undefined;
     }
   }
 
@@ -176,6 +197,12 @@ export class Interpreter implements RoundContext {
     return moduleFrame?.env ?? new Env();
   }
 
+  bodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string {
+    const v = bodyFact(fn, fact);
+    this.tape?.read({ kind: 'bodyFact', fn: fn.id, fact }, v);
+    return v;
+  }
+
   /** `fn` called with these parameter values (a parametric summary; see callContexts.ts). */
   callInContext(fn: FunctionInfo, args: ReadonlyMap<string, Value>, caller?: Frame, call?: Node): CallResult | undefined {
     // A nested function called by its enclosing function reads that frame's variables as they are now.
@@ -183,6 +210,8 @@ export class Interpreter implements RoundContext {
     // During its module's scope a call reads the globals of that moment, afterwards their
     // final state: two different summaries, never shared (nor taped as the same run).
     const live = this.moduleEnvs[fn.module] === undefined;
+    // Whether it can be followed at all depends on its body (a generator cannot).
+    this.bodyFact(fn, 'generator');
     let ran = false;
     let recording: Recording | undefined;
     const result = this.contexts.resultOf(fn, args, () => {

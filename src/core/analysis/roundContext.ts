@@ -5,6 +5,7 @@ import type { CallResult } from './callContexts';
 import type { FunctionInfo, Program } from './program';
 import type { AnalysisEvents, OperationRole } from './ruleApi';
 import type { Arg, Value } from './values';
+import type { BodyFact } from './bodyFacts';
 
 export interface RoundContext {
   program: Program;
@@ -18,6 +19,8 @@ export interface RoundContext {
   moduleValue(module: number, name: string): Value | undefined;
   /** What `fn` does when called with these parameter values; undefined when it cannot say (recursion, depth). */
   callInContext(fn: FunctionInfo, args: ReadonlyMap<string, Value>, caller?: Frame, call?: Node): CallResult | undefined;
+  /** A fact of another function's text (bodyFacts.ts; a taped read: runCache.ts). */
+  bodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string;
   /** Binds `value` to an assignment target (identifier, attribute, pattern). */
   assign(frame: Frame, target: Node, value: Value): void;
 }

@@ -11,6 +11,8 @@ import { RULE_FACTORIES } from './rules';
 import type { RelatedLocation } from './types';
 import { cpuModuleMeeting, Meeting, moduleCallMeetings, operationMeetings } from './meetings';
 import type { Arg, Origin, Value } from './values';
+import { noticedUses, type Tape } from './runCache';
+
 
 type EventName = keyof AnalysisEvents;
 
@@ -23,13 +25,17 @@ export class RuleDispatcher {
   /** What the interpreter emits into; each call reaches the subscribed rules in list order. */
   readonly events: AnalysisEvents;
 
-  /** Rules are created per round, so their state (open loops) never outlives one. */
-  constructor(readonly program: Program, readonly final: boolean) {
+  /**
+   * Rules are created per round, so their state (open loops) never outlives one. With a
+   * `tape` (a reporting round whose runs may be skipped next time, runCache.ts) the rules
+   * see the program through a view that notes each use, and each report is counted.
+   */
+  constructor(readonly program: Program, readonly final: boolean, private readonly tape?: Tape) {
     // Filled below once every rule has subscribed; rules emit into it through `host.emit`.
     const events = {} as Record<EventName, Handler>;
     this.events = events as unknown as AnalysisEvents;
     const host: RuleHost = {
-      program,
+      program: tape ? noticedUses(program, tape) : program,
       report: (f) => this.report(f),
       related: (loc, message): RelatedLocation[] => {
         if (!loc) return [];
@@ -61,6 +67,7 @@ export class RuleDispatcher {
 
   /** A range reached again in the same round (an expression evaluated twice) keeps its first report. */
   private report(finding: UnitFinding): void {
+    this.tape?.reported();
     // A fix inside a statement that does not parse edits text whose meaning the parser only
     // guessed: it can break the file or, applied again, never settle (`x = x = x.cuda()`).
     const f = finding.fixes.length > 0 && inBrokenStatement(finding.node) ? { ...finding, fixes: [] } : finding;

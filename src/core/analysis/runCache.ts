@@ -4,12 +4,14 @@
 // (no rule listens) is a pure function of its syntax tree and of what it reads, so each run
 // is taped (what it read, what it wrote into the next summaries, its final environment) and
 // replayed when its tree is the same object (KeptPlainTree reuses unchanged statements) and
-// every read gives the same value again. Reporting runs are never replayed: findings carry
-// line numbers and ranges, and rules keep state across a scope's events.
+// every read gives the same value again. In the reporting round the rules listen: a run is
+// skipped only when it reported nothing and no rule asked the program itself (findings
+// carry line numbers and ranges, so a run that reported anything is interpreted again).
 import { Node } from '../python/pyNode';
 import { Env } from './env';
 import type { Program } from './program';
 import type { Value } from './values';
+import type { BodyFact } from './bodyFacts';
 
 /** What a run read: from the previous summaries, a module's or an enclosing function's final environment, a body it ran. */
 export type Read =
@@ -20,7 +22,11 @@ export type Read =
   | { kind: 'atCalls'; fn: number }
   | { kind: 'global'; module: number; name: string }
   | { kind: 'enclosing'; fn: number; name: string }
-  | { kind: 'body'; fn: number };
+  | { kind: 'body'; fn: number }
+  /** A fact of another function's text (bodyFacts.ts): a run that only asked it depends on no more. */
+  | { kind: 'bodyFact'; fn: number; fact: BodyFact }
+  /** How the file chooses its device (deviceChoice.ts), which rules read. */
+  | { kind: 'deviceChoice' };
 
 /** What a run wrote into the next round's summaries (replayed in order; every write is a join, so a repeat changes nothing). */
 export type Write =
@@ -34,11 +40,17 @@ export type Write =
 export interface Recording {
   reads: Map<string, { read: Read; value: unknown }>;
   writes: Write[];
+  /** Findings the rules reported during the run (a reporting round's). */
+  findings: number;
+  /** A rule consulted the program itself (its other scopes, its whole text): not a function of the reads. */
+  askedProgram: boolean;
 }
 
 function readKey(r: Read): string {
   switch (r.kind) {
     case 'params': case 'return': case 'atCalls': case 'body': return `${r.kind}:${r.fn}`;
+    case 'deviceChoice': return 'deviceChoice';
+    case 'bodyFact': return `bodyFact:${r.fn}:${r.fact}`;
     case 'attr': return `attr:${r.cls}:${r.attr}`;
     case 'place': return `place:${r.cls}`;
     case 'global': return `global:${r.module}:${r.name}`;
@@ -51,7 +63,7 @@ export class Tape {
   private readonly open: Recording[] = [];
 
   begin(): void {
-    this.open.push({ reads: new Map(), writes: [] });
+    this.open.push({ reads: new Map(), writes: [], findings: 0, askedProgram: false });
   }
 
   end(): Recording {
@@ -66,6 +78,20 @@ export class Tape {
     if (!top) return;
     for (const [key, entry] of inner.reads) if (!top.reads.has(key)) top.reads.set(key, entry);
     for (const w of inner.writes) top.writes.push(w);
+    top.findings += inner.findings;
+    top.askedProgram ||= inner.askedProgram;
+  }
+
+  /** A rule reported a finding in the current run. */
+  reported(): void {
+    const top = this.open[this.open.length - 1];
+    if (top) top.findings++;
+  }
+
+  /** A rule read the program in the current run (RuleDispatcher's view of it). */
+  programAsked(): void {
+    const top = this.open[this.open.length - 1];
+    if (top) top.askedProgram = true;
   }
 
   /** The first value counts: what a run reads does not change while it runs. */
@@ -109,8 +135,41 @@ export class WatchedEnv extends Env {
   }
 }
 
+const NOTICED = Symbol('program whose uses are noticed');
+
+/**
+ * The program as rules see it while a reporting round is taped. Its structure (functions,
+ * classes, imports, which module a unit is) is part of the program's shape; reading a
+ * unit's text or tree, another module, or a project member is not, and marks the run as
+ * depending on more than its reads.
+ */
+export function noticedUses(program: Program, tape: Tape): Program {
+  const TEXT = new Set<PropertyKey>(['source', 'lines', 'root', 'tree']);
+  const units = program.units.map((unit) => new Proxy(unit, {
+    get(target, property) {
+      if (TEXT.has(property)) tape.programAsked();
+      return Reflect.get(target, property, target) as unknown;
+    },
+  }));
+  return new Proxy(program, {
+    get(target, property) {
+      if (property === NOTICED) return { program: target, tape };
+      if (property === 'units') return units;
+      if (property === 'modules' || property === 'member') tape.programAsked();
+      const v = Reflect.get(target, property, target) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
+
+/** The program behind a noticed view, and the tape that notices, if `program` is one. */
+export function noticedProgram(program: Program): { program: Program; tape: Tape } | undefined {
+  return (program as unknown as Record<symbol, { program: Program; tape: Tape } | undefined>)[NOTICED];
+}
+
 /** One taped run of a function body or a module's scope. */
 export interface RunEntry {
+  round: RoundKind;
   recording: Recording;
   /** The scope's final environment (a function's is the closure of its nested functions). */
   env: Env;
@@ -129,8 +188,11 @@ const KEPT_PER_SCOPE = 3;
  * per open file) or for one analysis. Valid only for a program of the same shape: the same
  * functions, classes, imports and program-wide switches (programShape).
  */
+export type RoundKind = 'muted' | 'reporting';
+
 export class RunCache {
   private shape?: string;
+  private shapeOf = new WeakMap<Program, string>();
   private functions = new WeakMap<Node, RunEntry[]>();
   private readonly modules = new Map<string, ModuleRunEntry[]>();
   /** Runs replayed and run, for tests and the bench. */
@@ -138,27 +200,30 @@ export class RunCache {
 
   /** Starts an analysis of `program`: a different shape forgets every run. */
   begin(program: Program): void {
-    const shape = programShape(program);
+    let shape = this.shapeOf.get(program);
+    if (shape === undefined) this.shapeOf.set(program, (shape = programShape(program)));
     if (shape === this.shape) return;
     this.shape = shape;
     this.functions = new WeakMap();
     this.modules.clear();
   }
 
-  functionRuns(node: Node): readonly RunEntry[] {
-    return this.functions.get(node) ?? [];
+  functionRuns(node: Node, round: RoundKind): readonly RunEntry[] {
+    return (this.functions.get(node) ?? []).filter((e) => e.round === round);
   }
 
   keepFunctionRun(node: Node, entry: RunEntry): void {
-    this.functions.set(node, [entry, ...this.functionRuns(node)].slice(0, KEPT_PER_SCOPE));
+    const others = (this.functions.get(node) ?? []).filter((e) => e.round !== entry.round);
+    this.functions.set(node, [entry, ...this.functionRuns(node, entry.round).slice(0, KEPT_PER_SCOPE - 1), ...others]);
   }
 
-  moduleRuns(key: string): readonly ModuleRunEntry[] {
-    return this.modules.get(key) ?? [];
+  moduleRuns(key: string, round: RoundKind): readonly ModuleRunEntry[] {
+    return (this.modules.get(key) ?? []).filter((e) => e.round === round);
   }
 
   keepModuleRun(key: string, entry: ModuleRunEntry): void {
-    this.modules.set(key, [entry, ...this.moduleRuns(key)].slice(0, KEPT_PER_SCOPE));
+    const others = (this.modules.get(key) ?? []).filter((e) => e.round !== entry.round);
+    this.modules.set(key, [entry, ...this.moduleRuns(key, entry.round).slice(0, KEPT_PER_SCOPE - 1), ...others]);
   }
 }
 

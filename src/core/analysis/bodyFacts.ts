@@ -1,0 +1,26 @@
+// What the interpreter reads of another function's text without interpreting it: whether it
+// moves tensors (a collate_fn), which parameters it moves in place, whether it is a
+// generator. Named facts, so that a taped run depends on the fact and not on every
+// character of the body (runCache.ts): typing in a collate_fn that still moves its batches
+// changes nothing for the loop that uses it.
+import type { FunctionInfo } from './program';
+
+export type BodyFact = 'movesTensors' | 'movedParams' | 'generator';
+
+/** A collate function (or lambda) that moves what it returns. */
+export const MOVES_TENSORS = /\.(to|cuda)\s*\(|\bdevice\s*=/;
+
+export function bodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string {
+  const text = fn.body.text;
+  switch (fact) {
+    case 'movesTensors': return MOVES_TENSORS.test(text);
+    case 'generator': return /\byield\b/.test(text);
+    // The parameters whose `.to(` / `.cuda(` / `.cpu(` the body calls, in order, as one string.
+    case 'movedParams': return fn.params.filter((p) => new RegExp(`\\b${p.name}\\.(to|cuda|cpu)\\(`).test(text)).map((p) => p.name).join(' ');
+  }
+}
+
+/** `movedParams` as a set. */
+export function movedParamsOf(value: boolean | string): Set<string> {
+  return new Set(typeof value === 'string' && value !== '' ? value.split(' ') : []);
+}
