@@ -27,7 +27,7 @@ describe('the four-A6000 fake nvidia-smi', () => {
     const details = execFileSync(FAKE, ['-q'], { encoding: 'utf8' });
     assert.strictEqual(listed.length, 4);
     assert.deepStrictEqual(listed.map((g) => g.uuid), queried.map((g) => g.uuid));
-    for (const row of queried) assert.ok(details.includes(`GPU UUID                              : ${row.uuid}`), row.uuid);
+    for (const row of queried) assert.ok(details.includes(`GPU UUID                              : ${row.uuid}`), String(row.uuid));
     assert.ok(details.includes('Attached GPUs                             : 4'));
   });
 
