@@ -6,8 +6,10 @@ torch ships it as `python3 -m torch.distributed.run`) or srun:
 
     python3 -m torch.distributed.run --nproc-per-node 2 collectives.py --collective all-reduce --max-bytes 4194304
 
-Both set RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT, which is all it reads of
-the environment (init_method "env://"). The backend is NCCL on CUDA/ROCm devices (one device
+torchrun sets RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT, which is all it
+reads of the environment (init_method "env://"); under srun, which sets only SLURM_PROCID,
+SLURM_NTASKS and SLURM_LOCALID, those stand in for the first three and MASTER_ADDR and
+MASTER_PORT are exported by the job script. The backend is NCCL on CUDA/ROCm devices (one device
 per rank: cuda:LOCAL_RANK) and gloo on the CPU.
 
 Options: --collective all-reduce|all-gather|broadcast|send-recv|all (comma-separated list
@@ -110,11 +112,28 @@ def sweep_sizes(low, high):
     return sizes
 
 
-def rank_environment():
-    try:
-        return int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"]), int(os.environ.get("LOCAL_RANK", "0"))
-    except (KeyError, ValueError):
-        raise SystemExit("collectives.py: RANK and WORLD_SIZE must be set (run it under torchrun, or let Device Doctor start the ranks)")
+# Where each launcher puts a process's place in the group: torchrun and Device Doctor set
+# torch's own names; srun sets only Slurm's (MASTER_ADDR and MASTER_PORT are then the user's).
+RANK_VARIABLES = (("RANK", "WORLD_SIZE", "LOCAL_RANK"), ("SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"))
+
+
+def rank_environment(environ=os.environ):
+    for rank, world, local in RANK_VARIABLES:
+        if rank in environ and world in environ:
+            try:
+                return int(environ[rank]), int(environ[world]), int(environ.get(local, "0"))
+            except ValueError:
+                raise SystemExit("collectives.py: %s=%r and %s=%r must be whole numbers" % (rank, environ[rank], world, environ[world]))
+    raise SystemExit("collectives.py: RANK and WORLD_SIZE (or Slurm's SLURM_PROCID and SLURM_NTASKS) must be set (run it under torchrun or srun, or let Device Doctor start the ranks)")
+
+
+def launcher_name(environ=os.environ):
+    # torchrun (torch.distributed.elastic) names its run; srun gives only Slurm's variables.
+    if environ.get("TORCHELASTIC_RUN_ID"):
+        return "torchrun"
+    if "RANK" not in environ and "SLURM_PROCID" in environ:
+        return "srun"
+    return "device-doctor"
 
 
 class Group:
@@ -249,8 +268,7 @@ def run(args, out, rank, world, local_rank):
                 "device": device.type,
                 "deviceName": name,
                 "worldSize": world,
-                # torchrun (torch.distributed.elastic) names its run; Device Doctor's launcher does not.
-                "launcher": "torchrun" if os.environ.get("TORCHELASTIC_RUN_ID") else "device-doctor",
+                "launcher": launcher_name(),
                 "dtype": "float32",
                 "warmup": args.warmup,
                 "iters": args.iters,
