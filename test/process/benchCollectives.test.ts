@@ -195,7 +195,7 @@ describe('cli: bench --collective, and the script under torchrun', function () {
     // MASTER_ADDR and MASTER_PORT. Two such processes, started here as srun would.
     const port = await freePort();
     const script = [collectivesScriptPath(path.join(ROOT, 'dist')), '--collective', 'all-reduce', '--device', 'cpu', '--max-bytes', String(MIB), '--iters', '2'];
-    const base = { ...scenarioEnv(undefined), OMP_NUM_THREADS: '1', MASTER_ADDR: '127.0.0.1', MASTER_PORT: String(port), SLURM_NTASKS: '2' };
+    const base: NodeJS.ProcessEnv = { ...scenarioEnv(undefined), OMP_NUM_THREADS: '1', MASTER_ADDR: '127.0.0.1', MASTER_PORT: String(port), SLURM_NTASKS: '2' };
     delete base.RANK;
     delete base.WORLD_SIZE;
     const tasks = [0, 1].map((task) => new Promise<{ code: number | null; out: string; err: string }>((resolve) => {

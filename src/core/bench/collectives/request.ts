@@ -112,5 +112,7 @@ export function collectiveScriptArgs(request: CollectiveRequest): string[] {
     '--warmup', String(request.warmup),
     '--iters', String(request.iters),
     '--timeout', String(request.timeoutSec),
+    // GPUs: rank 0 also copies between every pair of its node's GPUs (the P2P matrix).
+    ...(request.device === 'cuda' ? ['--p2p'] : []),
   ];
 }
