@@ -58,7 +58,10 @@ describe('the topology of four GPUs in the device report (fake nvidia-smi)', fun
     // The accelerators above it are the same four boards.
     const boards = (await report.locator('main').innerText()).match(/NVIDIA RTX A6000/g) ?? [];
     assert.ok(boards.length >= 4, `the report names ${boards.length} A6000s`);
-    await table.scrollIntoViewIfNeeded();
+    // The four accelerator cards come first: bring the section up for the screenshot. The body
+    // is swapped as samples arrive, so by the page's own scroll rather than a held element.
+    await report.evaluate("document.querySelector('table.topology')?.closest('section')?.scrollIntoView({ block: 'start' })");
+    await wb.page.waitForTimeout(300);
     await wb.screenshot(SCREENSHOT);
   });
 });

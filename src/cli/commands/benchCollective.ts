@@ -6,6 +6,7 @@
 import * as os from 'os';
 import { wrongMeasurements } from '../../core/bench/collectives/report';
 import {
+  collectiveFactsOf,
   collectiveRequestProblem,
   DEFAULT_GROUP_TIMEOUT_SEC,
   DEFAULT_MAX_BYTES,
@@ -49,14 +50,8 @@ function deviceOption(device: string | undefined): CollectiveDevice | undefined 
   throw new Impossible(`--device must be cpu or cuda with --collective: rank r uses cuda:r, one GPU each (got '${device}')`);
 }
 
-/** CUDA devices PyTorch sees and the least free memory among them; nulls when unknown. */
-export function collectiveFactsOf(report: DeviceReport | null, hostFreeBytes: number | null): CollectiveFacts {
-  const torch = report?.torch;
-  if (!torch || 'error' in torch) return { cudaDevices: report ? 0 : null, hostFreeBytes, gpuFreeBytes: null };
-  const count = torch.cuda.available ? torch.cuda.deviceCount : 0;
-  const free = (torch.cuda.devices ?? []).map((d) => d.freeBytes).filter((b): b is number => b !== null);
-  return { cudaDevices: count, hostFreeBytes, gpuFreeBytes: free.length > 0 ? Math.min(...free) : null };
-}
+// Judged in the core, shared with the worker's CollectiveBenchRequest; named here for the CLI's tests.
+export { collectiveFactsOf };
 
 async function requestOf(options: BenchOptions, collective: CollectiveOptions, io: CliIo, signal?: AbortSignal): Promise<{ request: CollectiveRequest; facts: CollectiveFacts; report: DeviceReport | null }> {
   const parsed = parseCollectives(collective.collective);

@@ -4,7 +4,7 @@
 import type { CollectiveReport } from '../../core/bench/collectives/report';
 import type { DeviceReport } from '../../core/devices/report';
 import { p2pLines } from './p2pText';
-import { sizeText } from './sizeText';
+import { sizeText } from '../../core/bench/collectives/sizeText';
 import { terminalLines } from './terminalText';
 import { significant } from '../../core/bench/numberText';
 

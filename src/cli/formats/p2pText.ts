@@ -4,7 +4,7 @@
 import { p2pLinks, type P2pMatrix } from '../../core/bench/collectives/p2p';
 import { significant } from '../../core/bench/numberText';
 import type { DeviceReport } from '../../core/devices/report';
-import { sizeText } from './sizeText';
+import { sizeText } from '../../core/bench/collectives/sizeText';
 
 export function p2pLines(p2p: P2pMatrix, devices: DeviceReport | null): string[] {
   const links = p2pLinks(p2p, devices);

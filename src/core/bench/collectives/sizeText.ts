@@ -1,5 +1,5 @@
-// Sizes as nccl-tests' -b/-e take them, in binary units: shared by the collective table
-// and the P2P matrix.
+// Sizes as nccl-tests' -b/-e take them, in binary units: the collective table and the P2P
+// matrix, in the CLI and the editor.
 const KIB = 1024;
 
 /** 1 MiB, 512 KiB, 1 GiB. */
