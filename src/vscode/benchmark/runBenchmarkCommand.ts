@@ -16,6 +16,7 @@ import type { BenchFailure } from './runBenchmarkErrors';
 import { COMPARE_PICKS, describeChoice, dtypePicks, SIZE_PICKS, targetPicks, toBenchParams } from './runBenchmarkPicks';
 import type { BenchChoice, ComparePick, DtypePick, SizePick, TargetPick } from './runBenchmarkPicks';
 import type { Dtype } from '../../core/bench/model';
+import { collectiveComparePick, type CollectiveComparePick, type CollectiveOffer } from './collective/collectivePicks';
 
 export const BENCHMARK_COMMAND_TITLE = 'Device Doctor: Run Matmul Benchmark';
 export const INSTALL_NATIVE_ACTION = 'Install Native TensorFlow Backend';
@@ -43,6 +44,9 @@ export interface BenchmarkCommandDeps {
   nativeSearchPaths(): string[];
   installNativeTf(): void;
   newRunId?(): string;
+  /** How a collective benchmark would run here, or null (no usable PyTorch): the choice is offered only then. */
+  collectiveOffer?(): CollectiveOffer | null;
+  runCollective?(offer: CollectiveOffer): Promise<void>;
 }
 
 /** A cancelled run may carry what finished before the cancel (the worker answers with it). */
@@ -76,11 +80,18 @@ export class BenchmarkRunner {
 
   /** The quick picks, in order; undefined when the user stops (Escape) or picks an unavailable engine. */
   async ask(): Promise<BenchChoice | undefined> {
-    const compare = await vscode.window.showQuickPick<ComparePick & vscode.QuickPickItem>(COMPARE_PICKS.map((p) => ({ ...p })), {
+    // Collective bandwidth is offered when PyTorch can run it here (GPUs over NCCL, else CPU ranks over gloo).
+    const offer = this.deps.collectiveOffer?.() ?? null;
+    const picks: Array<ComparePick | CollectiveComparePick> = [...COMPARE_PICKS, ...(offer ? [collectiveComparePick(offer)] : [])];
+    const compare = await vscode.window.showQuickPick<(ComparePick | CollectiveComparePick) & vscode.QuickPickItem>(picks.map((p) => ({ ...p })), {
       title: BENCHMARK_COMMAND_TITLE,
       placeHolder: 'What to compare',
     });
     if (!compare) return undefined;
+    if ('collective' in compare) {
+      await this.deps.runCollective?.(compare.collective);
+      return undefined;
+    }
     let target: BenchChoice['target'];
     let dtypes: readonly Dtype[] | undefined;
     if (compare.compare === 'single') {
