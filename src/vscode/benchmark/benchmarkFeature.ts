@@ -10,6 +10,7 @@ import { BENCHMARK_COMMAND_TITLE, BenchmarkRunner } from './runBenchmarkCommand'
 import type { DeviceController } from '../devices/deviceController';
 import { BenchmarkPanel } from './panel/benchmarkPanel';
 import { collectiveOffer } from './collective/collectivePicks';
+import { everyDevicePick } from './everyDevicePick';
 import { CollectivePanel } from './collective/collectivePanel';
 import { CollectiveRunner } from './collective/runCollective';
 
@@ -31,6 +32,7 @@ export class BenchmarkFeature implements vscode.Disposable {
     this.runner = new BenchmarkRunner({
       devices,
       collectiveOffer: () => collectiveOffer(devices.snapshot.report),
+      everyDevicePick: () => everyDevicePick(devices.snapshot.report),
       runCollective: (offer) => this.collectives.run(offer),
       panel: this.panel,
       history: this.history,
