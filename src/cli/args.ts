@@ -60,6 +60,8 @@ export interface BenchOptions {
   json: boolean;
   /** The collective benchmark (torch.distributed) instead of the matmul: its options, as typed. */
   collective?: CollectiveOptions;
+  /** --devices all: the torch matmul on every accelerator, alone and all at once. */
+  devices?: 'all';
 }
 
 /** `bench --collective`: read here, judged by src/cli/commands/benchCollective.ts. */
@@ -135,7 +137,7 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
   },
   bench: {
     options: {
-      engine: value, device: value, size: value, sweep: flag, repeats: value, dtype: value, python: value, json: flag, help,
+      engine: value, device: value, devices: value, size: value, sweep: flag, repeats: value, dtype: value, python: value, json: flag, help,
       ...COLLECTIVE_OPTIONS,
     },
     positionals: false,
@@ -309,6 +311,13 @@ function benchOptions(line: CommandLine): BenchOptions {
     else if (name === 'python') options.python = text;
   }
   if (options.sweep && options.size !== undefined) throw new UsageError('use either --size or --sweep, not both');
+  const devices = valuesOf(line, 'devices')?.pop();
+  if (devices !== undefined) {
+    if (devices !== 'all') throw new UsageError(`--devices takes 'all' (every accelerator PyTorch sees); for one device use --device (got '${devices}')`);
+    const other = ['engine', 'device', 'sweep', 'collective'].find((name) => has(line, name));
+    if (other) throw new UsageError(`--devices all runs the torch matmul on every accelerator; it does not go with --${other}`);
+    options.devices = 'all';
+  }
   return withCollective(options, line);
 }
 

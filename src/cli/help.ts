@@ -132,6 +132,12 @@ Options:
 Exit status: 0 measured; 1 a wrong product, a failed engine, or nothing measured;
 2 an impossible request (size, dtype, device, engine) or bad usage; 130 Ctrl-C.
 
+Every accelerator (is one of my GPUs slower than the others?):
+  --devices all      The torch matmul on each GPU PyTorch sees, one at a time, then
+                     all at once; a device more than 10 % below the median of its
+                     peers is named, with its temperature and power (--size,
+                     --repeats, --dtype apply; needs two GPUs or more)
+
 Collective bandwidth (torch.distributed; one process per rank on this machine):
   --collective <c>   all-reduce, all-gather, broadcast, send-recv, a comma-separated
                      list, or all; time, algorithm and bus bandwidth (nccl-tests)
@@ -149,6 +155,7 @@ Examples:
   device-doctor bench
   device-doctor bench --engine torch --device cpu --size 1024 --json
   device-doctor bench --engine all --sweep
+  device-doctor bench --devices all --size 8192 --dtype bfloat16
   device-doctor bench --collective all-reduce --world-size 2 --device cpu --max-size 64MiB
 `;
 

@@ -19,6 +19,7 @@ import {
 import { InterpretersRequest, type InterpretersParams, type InterpretersResponse } from '../protocol/interpreters';
 import { HISTORY_WINDOW_MS } from '../core/devices/sampleHistory';
 import { BenchService } from './bench/service';
+import { CollectiveService } from './bench/collectives/service';
 import { TorchProbeCache } from './interpreters/probeCache';
 import { probeInterpreters } from './interpreters/probeInterpreters';
 import { detectDevices, type Hang } from './detect/detect';
@@ -60,6 +61,7 @@ export class WorkerService {
   private readonly gate: ProbeGate;
   readonly monitor: Monitor;
   private readonly bench: BenchService;
+  private readonly collectives: CollectiveService;
   /** The last detect and what it was asked, so a benchmark can reuse its report. */
   private lastDetect: { options: ProbeOptions; report: DeviceReport } | null = null;
   private readonly torchProbes = new TorchProbeCache();
@@ -81,6 +83,12 @@ export class WorkerService {
       report: (probe, signal) => this.reportFor(probe, signal),
       log: (level, message) => this.log(level, message),
     });
+    this.collectives = new CollectiveService({
+      connection,
+      env: options.env,
+      report: (probe, signal) => this.reportFor(probe, signal),
+      log: (level, message) => this.log(level, message),
+    });
   }
 
   register(): void {
@@ -97,6 +105,7 @@ export class WorkerService {
     this.connection.onRequest(InterpretersRequest, (params, token) => this.interpreters(params, token));
     this.connection.onRequest(HistoryRequest.method, () => ({ series: this.monitor.history.snapshot(Date.now()), windowMs: HISTORY_WINDOW_MS, now: Date.now() }));
     this.bench.register();
+    this.collectives.register();
   }
 
   /** Every interpreter found, each probed once per path and modification time (probeCache.ts). */

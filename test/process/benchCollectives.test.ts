@@ -3,7 +3,7 @@
 // ranks, a wrong result caught, a killed rank ending the whole run, a port already taken,
 // the CLI's --json, and the same script under torchrun giving the same shape of report.
 import * as assert from 'assert';
-import { spawnSync } from 'child_process';
+import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as net from 'net';
 import * as path from 'path';
@@ -187,5 +187,34 @@ describe('cli: bench --collective, and the script under torchrun', function () {
     assert.strictEqual(parsed.report.launcher, 'torchrun');
     assert.deepStrictEqual(parsed.report.results.map((r) => [r.collective, r.bytes, r.correct]), [['all-reduce', MIB, true]]);
     assert.deepStrictEqual(keysOf(JSON.parse(text) as Record<string, unknown>), keysOf(cliReport));
+  });
+
+  it('collectives.py under srun reads Slurm\'s SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID when RANK is not set', async () => {
+    assert.ok(cliReport, 'the CLI test above ran first');
+    // srun starts one process per task with only Slurm's variables; the job script exports
+    // MASTER_ADDR and MASTER_PORT. Two such processes, started here as srun would.
+    const port = await freePort();
+    const script = [collectivesScriptPath(path.join(ROOT, 'dist')), '--collective', 'all-reduce', '--device', 'cpu', '--max-bytes', String(MIB), '--iters', '2'];
+    const base: NodeJS.ProcessEnv = { ...scenarioEnv(undefined), OMP_NUM_THREADS: '1', MASTER_ADDR: '127.0.0.1', MASTER_PORT: String(port), SLURM_NTASKS: '2' };
+    delete base.RANK;
+    delete base.WORLD_SIZE;
+    const tasks = [0, 1].map((task) => new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+      const child = spawn(DEBIAN_PYTHON, script, { env: { ...base, SLURM_PROCID: String(task), SLURM_LOCALID: String(task) } });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (err += d));
+      child.on('close', (code) => resolve({ code, out, err }));
+    }));
+    const [first, second] = await Promise.all(tasks);
+    assert.strictEqual(first.code, 0, first.err.slice(-2000));
+    assert.strictEqual(second.code, 0, second.err.slice(-2000));
+    assert.strictEqual(second.out, '', 'only rank 0 prints the report');
+    const parsed = parseCollectiveReport(first.out);
+    assert.ok(parsed.ok, JSON.stringify(parsed));
+    assert.strictEqual(parsed.report.launcher, 'srun');
+    assert.strictEqual(parsed.report.worldSize, 2);
+    assert.deepStrictEqual(parsed.report.results.map((r) => [r.collective, r.bytes, r.correct]), [['all-reduce', MIB, true]]);
+    assert.deepStrictEqual(keysOf(JSON.parse(first.out) as Record<string, unknown>), keysOf(cliReport));
   });
 });

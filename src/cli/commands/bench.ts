@@ -17,6 +17,7 @@ import { cliInterpreter } from '../../node/interpreter';
 import { formatBenchText } from '../formats/benchText';
 import { detectReport } from './detect';
 import { runCollectiveCommand } from './benchCollective';
+import { runEveryDeviceCommand } from './benchDevices';
 import type { BenchOptions } from '../args';
 import type { CliIo } from '../io';
 import { terminalJson, terminalText } from '../formats/terminalText';
@@ -76,6 +77,7 @@ export function exitStatusOf(run: BenchRunResponse): number {
 
 export async function runBenchCommand(options: BenchOptions, io: CliIo, signal?: AbortSignal, report?: DeviceReport): Promise<number> {
   if (options.collective) return runCollectiveCommand(options, options.collective, io, signal);
+  if (options.devices) return runEveryDeviceCommand(options, io, signal);
   const python = cliInterpreter(options.python);
   const params = benchParamsOf(options, python);
   const early = earlyProblem(params);

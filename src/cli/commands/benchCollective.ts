@@ -6,6 +6,7 @@
 import * as os from 'os';
 import { wrongMeasurements } from '../../core/bench/collectives/report';
 import {
+  collectiveFactsOf,
   collectiveRequestProblem,
   DEFAULT_GROUP_TIMEOUT_SEC,
   DEFAULT_MAX_BYTES,
@@ -49,16 +50,10 @@ function deviceOption(device: string | undefined): CollectiveDevice | undefined 
   throw new Impossible(`--device must be cpu or cuda with --collective: rank r uses cuda:r, one GPU each (got '${device}')`);
 }
 
-/** CUDA devices PyTorch sees and the least free memory among them; nulls when unknown. */
-export function collectiveFactsOf(report: DeviceReport | null, hostFreeBytes: number | null): CollectiveFacts {
-  const torch = report?.torch;
-  if (!torch || 'error' in torch) return { cudaDevices: report ? 0 : null, hostFreeBytes, gpuFreeBytes: null };
-  const count = torch.cuda.available ? torch.cuda.deviceCount : 0;
-  const free = (torch.cuda.devices ?? []).map((d) => d.freeBytes).filter((b): b is number => b !== null);
-  return { cudaDevices: count, hostFreeBytes, gpuFreeBytes: free.length > 0 ? Math.min(...free) : null };
-}
+// Judged in the core, shared with the worker's CollectiveBenchRequest; named here for the CLI's tests.
+export { collectiveFactsOf };
 
-async function requestOf(options: BenchOptions, collective: CollectiveOptions, io: CliIo, signal?: AbortSignal): Promise<{ request: CollectiveRequest; facts: CollectiveFacts }> {
+async function requestOf(options: BenchOptions, collective: CollectiveOptions, io: CliIo, signal?: AbortSignal): Promise<{ request: CollectiveRequest; facts: CollectiveFacts; report: DeviceReport | null }> {
   const parsed = parseCollectives(collective.collective);
   if ('unknown' in parsed) throw new Impossible(`unknown collective '${parsed.unknown}' (choose all-reduce, all-gather, broadcast, send-recv, or all)`);
   const minBytes = bytesOption(collective.minSize, DEFAULT_MIN_BYTES, '--min-size');
@@ -80,14 +75,16 @@ async function requestOf(options: BenchOptions, collective: CollectiveOptions, i
     warmup: DEFAULT_WARMUP,
     timeoutSec: Math.min(DEFAULT_GROUP_TIMEOUT_SEC, runSeconds),
   };
-  return { request, facts };
+  return { request, facts, report };
 }
 
 export async function runCollectiveCommand(options: BenchOptions, collective: CollectiveOptions, io: CliIo, signal?: AbortSignal): Promise<number> {
   let request: CollectiveRequest;
+  let devices: DeviceReport | null;
   try {
     const judged = await requestOf(options, collective, io, signal);
     request = judged.request;
+    devices = judged.report;
     const problem = collectiveRequestProblem(request, judged.facts);
     if (problem) throw new Impossible(problem);
   } catch (error) {
@@ -95,7 +92,9 @@ export async function runCollectiveCommand(options: BenchOptions, collective: Co
     io.stderr(`error: ${terminalText(error.message)}\n`);
     return EXIT_IMPOSSIBLE;
   }
-  const steps = request.collectives.length * sweepBytes(request.minBytes, request.maxBytes).length;
+  // The P2P matrix is one more step, when rank 0 has two GPUs or more to copy between.
+  const p2pStep = request.device === 'cuda' && (collectiveFactsOf(devices, null).cudaDevices ?? 0) >= 2 ? 1 : 0;
+  const steps = request.collectives.length * sweepBytes(request.minBytes, request.maxBytes).length + p2pStep;
   let done = 0;
   const outcome = await runCollectives(request, {
     python: cliInterpreter(options.python),
@@ -111,7 +110,7 @@ export async function runCollectiveCommand(options: BenchOptions, collective: Co
     return EXIT_FAILED;
   }
   const { report } = outcome;
-  io.stdout(options.json ? `${terminalJson(JSON.stringify(report, null, 2))}\n` : formatCollectiveText(report));
+  io.stdout(options.json ? `${terminalJson(JSON.stringify(report, null, 2))}\n` : formatCollectiveText(report, devices));
   const wrong = wrongMeasurements(report);
   for (const r of wrong) io.stderr(`error: ${r.collective} of ${sizeText(r.bytes)} gave a wrong result on rank ${r.wrongRanks.join(', ')}\n`);
   return wrong.length > 0 ? EXIT_FAILED : EXIT_OK;

@@ -2,17 +2,13 @@
 // torch), then one row per collective and size with nccl-tests' columns: the median time,
 // the algorithm and the bus bandwidth, and whether every rank's result was right.
 import type { CollectiveReport } from '../../core/bench/collectives/report';
+import type { DeviceReport } from '../../core/devices/report';
+import { p2pLines } from './p2pText';
+import { sizeText } from '../../core/bench/collectives/sizeText';
 import { terminalLines } from './terminalText';
 import { significant } from '../../core/bench/numberText';
 
-const KIB = 1024;
-
-/** 1 MiB, 512 KiB, 1 GiB: sizes as nccl-tests' -b/-e take them (binary units). */
-export function sizeText(bytes: number): string {
-  const units: [number, string][] = [[KIB ** 3, 'GiB'], [KIB ** 2, 'MiB'], [KIB, 'KiB']];
-  for (const [unit, name] of units) if (bytes >= unit) return `${Number((bytes / unit).toPrecision(4))} ${name}`;
-  return `${bytes} B`;
-}
+export { sizeText };
 
 function figuresOrDash(value: number | null, digits = 3): string {
   return value === null ? '-' : significant(value, digits);
@@ -29,7 +25,8 @@ export function collectiveHeadline(report: CollectiveReport): string {
   return `${report.backend} on ${where}, torch ${report.torch}, ${report.dtype}; median of ${report.iters} timed iterations after ${report.warmup} warm-up${report.warmup === 1 ? '' : 's'}, each the slowest rank's`;
 }
 
-export function formatCollectiveText(report: CollectiveReport): string {
+/** The collective table, then the P2P matrix beside the links the device report knows. */
+export function formatCollectiveText(report: CollectiveReport, devices: DeviceReport | null = null): string {
   const header = ['COLLECTIVE', 'SIZE', 'TIME ms', 'ALGBW GB/s', 'BUSBW GB/s', 'RESULT'];
   const rows = report.results.map((r) => [
     r.collective,
@@ -40,5 +37,6 @@ export function formatCollectiveText(report: CollectiveReport): string {
     r.correct ? 'ok' : `WRONG on rank ${r.wrongRanks.join(', ')}`,
   ]);
   const notes = ['', 'busbw = algbw × 2(n−1)/n for all-reduce, × (n−1)/n for all-gather, × 1 for broadcast and send-recv (nccl-tests).'];
-  return terminalLines([collectiveHeadline(report), '', ...pad([header, ...rows]), ...notes]);
+  const p2p = report.p2p ? ['', ...p2pLines(report.p2p, devices)] : [];
+  return terminalLines([collectiveHeadline(report), '', ...pad([header, ...rows]), ...notes, ...p2p]);
 }

@@ -12,7 +12,7 @@ import type { Accelerator, DeviceReport, HostInfo, Problem, TorchStatus } from '
 import { selectDevice } from './select';
 import { isTimeout, secondsText, succeeded, type ToolRun } from './toolRun';
 import { torchStatusFromRun } from './torchProbe';
-import { parseNvidiaTopology, type Topology } from './topology';
+import { parseNvidiaTopology, parseRocmTopology, type ParsedTopology, type Topology } from './topology';
 
 /** Everything the worker ran; a tool that was not run (wrong platform) is null or absent. */
 export interface ProbeRuns {
@@ -21,6 +21,8 @@ export interface ProbeRuns {
   nvidia?: { query: ToolRun; details?: ToolRun | null; list?: ToolRun | null; topology?: ToolRun | null } | null;
   /** rocm-smi with ROCM_SMI_ARGS. */
   rocmSmi?: ToolRun | null;
+  /** rocm-smi --showtopo, asked with two AMD GPUs or more. */
+  rocmTopology?: ToolRun | null;
   /** amd-smi with AMD_SMI_STATIC_ARGS and AMD_SMI_METRIC_ARGS. */
   amdSmi?: { static: ToolRun; metric?: ToolRun | null } | null;
   /** /sys/class/drm/card*\/device/ files, read without any tool. */
@@ -91,10 +93,10 @@ function allAccelerators(nvidia: NvidiaFindings | null, amd: AmdGpuRow[], runs: 
   return [...torchOnlyAccelerators(torch), ...fromTools];
 }
 
-/** The topology when nvidia-smi answered topo -m with one we can read (a failure there is no problem of the GPUs). */
-function nvidiaTopology(run: ToolRun | null | undefined): Topology | null {
+/** The topology when nvidia-smi's topo -m (or rocm-smi --showtopo) answered one we can read (a failure there is no problem of the GPUs). */
+function readTopology(run: ToolRun | null | undefined, parse: (text: string) => ParsedTopology): Topology | null {
   if (!run || !succeeded(run)) return null;
-  const parsed = parseNvidiaTopology(run.stdout);
+  const parsed = parse(run.stdout);
   return parsed.ok && parsed.topology.devices.filter((d) => d.kind === 'gpu').length >= 2 ? parsed.topology : null;
 }
 
@@ -120,6 +122,6 @@ export function buildDeviceReport(runs: ProbeRuns): DeviceReport {
     cudaVisibleDevices: runs.cudaVisibleDevices,
     tfjs: runs.tfjs,
   };
-  const topology = nvidiaTopology(runs.nvidia?.topology);
+  const topology = readTopology(runs.nvidia?.topology, parseNvidiaTopology) ?? readTopology(runs.rocmTopology, parseRocmTopology);
   return assembleReport({ host, accelerators, torch, selected: selectDevice(torch, accelerators, runs.pinnedDevice), problems: diagnose(facts), topology });
 }

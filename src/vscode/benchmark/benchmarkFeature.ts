@@ -6,14 +6,20 @@ import type { EnginesResponse } from '../../protocol/worker';
 import { BenchHistory } from './benchHistory';
 import { COMMANDS } from '../shared/commandIds';
 import { installNativeTfCommand } from './nativeTf/installNativeTfCommand';
-import { BenchmarkRunner } from './runBenchmarkCommand';
+import { BENCHMARK_COMMAND_TITLE, BenchmarkRunner } from './runBenchmarkCommand';
 import type { DeviceController } from '../devices/deviceController';
 import { BenchmarkPanel } from './panel/benchmarkPanel';
+import { collectiveOffer } from './collective/collectivePicks';
+import { everyDevicePick } from './everyDevicePick';
+import { CollectivePanel } from './collective/collectivePanel';
+import { CollectiveRunner } from './collective/runCollective';
 
 export class BenchmarkFeature implements vscode.Disposable {
   readonly history: BenchHistory;
   readonly panel: BenchmarkPanel;
   readonly runner: BenchmarkRunner;
+  readonly collectivePanel: CollectivePanel;
+  readonly collectives: CollectiveRunner;
   /** Where "Install Native TensorFlow Backend" puts npm's node_modules; the worker searches it. */
   readonly nativeFolder: string;
 
@@ -21,8 +27,13 @@ export class BenchmarkFeature implements vscode.Disposable {
     this.nativeFolder = vscode.Uri.joinPath(extension.globalStorageUri, 'native').fsPath;
     this.history = new BenchHistory(extension.globalState, vscode.env.machineId);
     this.panel = new BenchmarkPanel(extension, this.history, log, { runBenchmark: () => void this.run() });
+    this.collectivePanel = new CollectivePanel(extension);
+    this.collectives = new CollectiveRunner({ devices, panel: this.collectivePanel, log, title: BENCHMARK_COMMAND_TITLE });
     this.runner = new BenchmarkRunner({
       devices,
+      collectiveOffer: () => collectiveOffer(devices.snapshot.report),
+      everyDevicePick: () => everyDevicePick(devices.snapshot.report),
+      runCollective: (offer) => this.collectives.run(offer),
       panel: this.panel,
       history: this.history,
       log,
@@ -46,6 +57,7 @@ export class BenchmarkFeature implements vscode.Disposable {
 
   dispose(): void {
     this.panel.dispose();
+    this.collectivePanel.dispose();
   }
 
   private nativeSearchPaths(): string[] {

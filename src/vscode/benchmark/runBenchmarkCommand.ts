@@ -16,6 +16,8 @@ import type { BenchFailure } from './runBenchmarkErrors';
 import { COMPARE_PICKS, describeChoice, dtypePicks, SIZE_PICKS, targetPicks, toBenchParams } from './runBenchmarkPicks';
 import type { BenchChoice, ComparePick, DtypePick, SizePick, TargetPick } from './runBenchmarkPicks';
 import type { Dtype } from '../../core/bench/model';
+import { collectiveComparePick, type CollectiveComparePick, type CollectiveOffer } from './collective/collectivePicks';
+import type { EveryDevicePick } from './everyDevicePick';
 
 export const BENCHMARK_COMMAND_TITLE = 'Device Doctor: Run Matmul Benchmark';
 export const INSTALL_NATIVE_ACTION = 'Install Native TensorFlow Backend';
@@ -43,6 +45,11 @@ export interface BenchmarkCommandDeps {
   nativeSearchPaths(): string[];
   installNativeTf(): void;
   newRunId?(): string;
+  /** How a collective benchmark would run here, or null (no usable PyTorch): the choice is offered only then. */
+  collectiveOffer?(): CollectiveOffer | null;
+  runCollective?(offer: CollectiveOffer): Promise<void>;
+  /** The "every device" choice when PyTorch sees two accelerators or more, else null. */
+  everyDevicePick?(): EveryDevicePick | null;
 }
 
 /** A cancelled run may carry what finished before the cancel (the worker answers with it). */
@@ -76,11 +83,20 @@ export class BenchmarkRunner {
 
   /** The quick picks, in order; undefined when the user stops (Escape) or picks an unavailable engine. */
   async ask(): Promise<BenchChoice | undefined> {
-    const compare = await vscode.window.showQuickPick<ComparePick & vscode.QuickPickItem>(COMPARE_PICKS.map((p) => ({ ...p })), {
+    // Collective bandwidth is offered when PyTorch can run it here (GPUs over NCCL, else CPU ranks over gloo).
+    // Every device is offered with two accelerators or more that PyTorch sees.
+    const offer = this.deps.collectiveOffer?.() ?? null;
+    const everyDevice = this.deps.everyDevicePick?.() ?? null;
+    const picks: Array<ComparePick | EveryDevicePick | CollectiveComparePick> = [...COMPARE_PICKS, ...(everyDevice ? [everyDevice] : []), ...(offer ? [collectiveComparePick(offer)] : [])];
+    const compare = await vscode.window.showQuickPick<(ComparePick | EveryDevicePick | CollectiveComparePick) & vscode.QuickPickItem>(picks.map((p) => ({ ...p })), {
       title: BENCHMARK_COMMAND_TITLE,
       placeHolder: 'What to compare',
     });
     if (!compare) return undefined;
+    if ('collective' in compare) {
+      await this.deps.runCollective?.(compare.collective);
+      return undefined;
+    }
     let target: BenchChoice['target'];
     let dtypes: readonly Dtype[] | undefined;
     if (compare.compare === 'single') {
@@ -100,7 +116,8 @@ export class BenchmarkRunner {
     if (!size) return undefined;
     const dtype = await this.pickDtype(dtypes);
     if (dtype === null) return undefined;
-    return { compare: compare.compare, target, size: size.size, ...(dtype ? { dtype } : {}) };
+    const engine = 'engine' in compare ? { engine: compare.engine } : {};
+    return { compare: compare.compare, target, ...engine, size: size.size, ...(dtype ? { dtype } : {}) };
   }
 
   /** The dtype, when there is a choice (undefined: float32 is all the engine runs; null: Escape). */

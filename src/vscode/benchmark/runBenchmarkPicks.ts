@@ -124,6 +124,8 @@ export interface BenchChoice {
   compare: BenchCompare;
   /** Required when compare is 'single'. */
   target?: { engine: EngineId; device: string };
+  /** compare 'all' with one engine: that engine on every device it has ("every device"). */
+  engine?: EngineId;
   size: number | 'sweep';
   /** float32 when not given. */
   dtype?: Dtype;
@@ -150,6 +152,7 @@ export function toBenchParams(choice: BenchChoice, context: BenchRequestContext)
     params.engine = choice.target.engine;
     params.device = choice.target.device;
   }
+  if (choice.compare === 'all' && choice.engine) params.engine = choice.engine;
   if (choice.size === 'sweep') params.sweep = true;
   else params.size = choice.size;
   if (choice.dtype && choice.dtype !== 'float32') params.dtypes = [choice.dtype];
@@ -161,7 +164,9 @@ export function toBenchParams(choice: BenchChoice, context: BenchRequestContext)
 export function describeChoice(choice: BenchChoice): string {
   const what = choice.compare === 'single' && choice.target
     ? `${choice.target.engine} on ${choice.target.device}`
-    : COMPARE_PICKS.find((p) => p.compare === choice.compare)!.label.replace(/…$/, '');
+    : choice.compare === 'all' && choice.engine
+      ? `${choice.engine} on every device`
+      : COMPARE_PICKS.find((p) => p.compare === choice.compare)!.label.replace(/…$/, '');
   const size = choice.size === 'sweep' ? `sweep ${FIRST_SWEEP_SIZE}…${LAST_SWEEP_SIZE}` : `n = ${choice.size}`;
   return `${what}, ${size}${choice.dtype && choice.dtype !== 'float32' ? `, ${choice.dtype}` : ''}`;
 }

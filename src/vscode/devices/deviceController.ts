@@ -16,6 +16,7 @@ import type { WorkerState } from '../worker/workerClient';
 import { WorkerError } from '../worker/workerErrors';
 import { SETTINGS_SECTION } from '../../protocol/settings';
 import { InterpretersRequest, type InterpretersResponse } from '../../protocol/interpreters';
+import { CollectiveBenchRequest, type CollectiveBenchParams, type CollectiveBenchResponse } from '../../protocol/collectives';
 
 /** Every interpreter is probed (two at a time): a few of them may each take the probe timeout. */
 const DISCOVERY_TIMEOUT_MS = 5 * 60_000;
@@ -102,6 +103,11 @@ export class DeviceController implements vscode.Disposable {
   /** Runs a matmul benchmark in the worker; progress arrives through client.onBenchProgress. */
   bench(params: BenchParams, token?: vscode.CancellationToken): Promise<BenchRunResponse> {
     return this.client.request(BenchRequest, params, { token, timeoutMs: BENCH_TIMEOUT_MS, answerAfterCancelMs: BENCH_ANSWER_AFTER_CANCEL_MS });
+  }
+
+  /** Runs a collective benchmark in the worker (torch.distributed ranks); progress through client.onCollectiveProgress. */
+  benchCollective(params: CollectiveBenchParams, token?: vscode.CancellationToken): Promise<CollectiveBenchResponse> {
+    return this.client.request(CollectiveBenchRequest, params, { token, timeoutMs: BENCH_TIMEOUT_MS, answerAfterCancelMs: BENCH_ANSWER_AFTER_CANCEL_MS });
   }
 
   /** The engines and devices a benchmark can use here (the worker may detect first). */

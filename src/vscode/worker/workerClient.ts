@@ -3,6 +3,7 @@
 // lifecycle step at a time, and not after 5 crashes in 3 minutes (then the state is 'gaveUp'
 // until the user restarts it). Crashes are a state change and a rejected request, never a throw
 // into the editor. No vscode import: the same code runs in the unit tests against a fake worker.
+import { CollectiveProgressNotification, type CollectiveProgressParams } from '../../protocol/collectives';
 import * as fs from 'fs';
 import { CancellationTokenSource, Emitter } from 'vscode-jsonrpc/node';
 import type { CancellationToken, Event, RequestParam, RequestType } from 'vscode-jsonrpc/node';
@@ -85,6 +86,7 @@ export class WorkerClient {
   private readonly problemEmitter = new Emitter<WorkerProblem>();
   private readonly restartedEmitter = new Emitter<void>();
   private readonly benchProgressEmitter = new Emitter<BenchProgressParams>();
+  private readonly collectiveProgressEmitter = new Emitter<CollectiveProgressParams>();
 
   readonly onDidChangeState: Event<WorkerState> = this.stateEmitter.event;
   readonly onMemorySamples: Event<MemorySamples> = this.samplesEmitter.event;
@@ -94,6 +96,8 @@ export class WorkerClient {
   readonly onDidRestartAfterCrash: Event<void> = this.restartedEmitter.event;
   /** Progress of a running benchmark (matched to its request by runId). */
   readonly onBenchProgress: Event<BenchProgressParams> = this.benchProgressEmitter.event;
+  /** Each measurement a collective benchmark finished (matched to its request by runId). */
+  readonly onCollectiveProgress: Event<CollectiveProgressParams> = this.collectiveProgressEmitter.event;
 
   constructor(private readonly options: WorkerClientOptions) {
     this.crashes = options.crashes ?? new CrashWindow();
@@ -151,7 +155,7 @@ export class WorkerClient {
   async dispose(): Promise<void> {
     this.disposed = true;
     await this.stop();
-    for (const emitter of [this.stateEmitter, this.samplesEmitter, this.processesEmitter, this.problemEmitter, this.restartedEmitter, this.benchProgressEmitter]) emitter.dispose();
+    for (const emitter of [this.stateEmitter, this.samplesEmitter, this.processesEmitter, this.problemEmitter, this.restartedEmitter, this.benchProgressEmitter, this.collectiveProgressEmitter]) emitter.dispose();
   }
 
   private async runningWorker(method: string): Promise<WorkerProcess> {
@@ -180,6 +184,7 @@ export class WorkerClient {
     worker.own(worker.connection.onNotification(GpuProcessesNotification, (processes) => this.processesEmitter.fire(processes)));
     worker.own(worker.connection.onNotification(WorkerProblemNotification, (problem) => this.problemEmitter.fire(problem)));
     worker.own(worker.connection.onNotification(BenchProgressNotification, (progress) => this.benchProgressEmitter.fire(progress)));
+    worker.own(worker.connection.onNotification(CollectiveProgressNotification, (progress) => this.collectiveProgressEmitter.fire(progress)));
     worker.own(worker.connection.onError(([error]) => this.options.log.warn(`Worker connection: ${error.message}`)));
     worker.listen();
     this.worker = worker;

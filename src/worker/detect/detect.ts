@@ -9,7 +9,9 @@ import type { LogFn, ProbeContext } from './probes/probeContext';
 import { probeHost } from './probes/host';
 import { probeNvidiaSmi, type NvidiaSmiRuns } from './probes/nvidiaSmi';
 import { CancelledError, type ProbeGate } from './probes/probeGate';
-import { probeRocmSmi } from './probes/rocmSmi';
+import { probeRocmSmi, probeRocmTopology } from './probes/rocmSmi';
+import { parseRocmSmiJson } from '../../core/devices/amd';
+import { succeeded } from '../../core/devices/toolRun';
 import { probePciDisplayDevices, SYSFS_PCI_ROOT } from './probes/pci';
 import { probeSysfs, SYSFS_DRM_ROOT } from './probes/sysfs';
 import { probeSystemProfiler } from './probes/systemProfiler';
@@ -96,10 +98,15 @@ export async function detectDevices(options: ProbeOptions, environment: DetectEn
     guarded('PCI bus', log, () => probePciDisplayDevices(platform, environment.sysfsPciRoot ?? SYSFS_PCI_ROOT), () => null),
   ]);
   if (signal?.aborted) throw new CancelledError();
+  // Two AMD GPUs or more: how they are linked (one GPU has no links).
+  const rocmTopology = rocmSmi && succeeded(rocmSmi) && parseRocmSmiJson(rocmSmi.stdout).gpus.length >= 2
+    ? await guarded('rocm-smi --showtopo', log, () => probeRocmTopology(ctx), failedRun)
+    : null;
   const runs: ProbeRuns = {
     host,
     nvidia,
     rocmSmi,
+    rocmTopology,
     amdSmi,
     sysfsCards,
     pciDisplayDevices,

@@ -6,8 +6,10 @@ torch ships it as `python3 -m torch.distributed.run`) or srun:
 
     python3 -m torch.distributed.run --nproc-per-node 2 collectives.py --collective all-reduce --max-bytes 4194304
 
-Both set RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT, which is all it reads of
-the environment (init_method "env://"). The backend is NCCL on CUDA/ROCm devices (one device
+torchrun sets RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT, which is all it
+reads of the environment (init_method "env://"); under srun, which sets only SLURM_PROCID,
+SLURM_NTASKS and SLURM_LOCALID, those stand in for the first three and MASTER_ADDR and
+MASTER_PORT are exported by the job script. The backend is NCCL on CUDA/ROCm devices (one device
 per rank: cuda:LOCAL_RANK) and gloo on the CPU.
 
 Options: --collective all-reduce|all-gather|broadcast|send-recv|all (comma-separated list
@@ -38,13 +40,18 @@ Output: rank 0 prints one JSON object on stdout (other ranks print nothing there
      "results": [{"collective", "bytes", "timesSec", "medianSec", "algBwGBps", "busBwGBps",
                   "correct", "wrongRanks"}]}
 
+With --p2p on CUDA, when rank 0 sees two GPUs or more, it then times a copy between every
+ordered pair of them (the largest size, at most 256 MiB; torch's device-to-device copy) and
+adds "p2p": {"bytes", "iters", "devices": [{"index", "name", "uuid", "pciBusId"}],
+"gbps": [[from i to j, null on the diagonal]], "peerAccess": [[can_device_access_peer]]}.
+
 algBwGBps and busBwGBps are nccl-tests' algorithm and bus bandwidths in GB/s (1e9 bytes):
 algbw = bytes / median; busbw = algbw x 2(n-1)/n for all-reduce, x (n-1)/n for all-gather,
 x 1 for broadcast and send-recv. They are here for people reading this script's output
 directly; Device Doctor recomputes them from medianSec with its own copy of the formulas.
 
 Stderr: "rank R/N ready (<backend> on <device>)" once the group has formed, "measured
-<collective> <bytes>" from rank 0 after each size, and on failure
+<collective> <bytes>" from rank 0 after each size (and "measured p2p <bytes>"), and on failure
 "collectives.py rank R/N: <why>" followed by the traceback; such a rank exits 1.
 
 Test hook: --corrupt-rank R changes one element of rank R's result before each check, so
@@ -60,13 +67,15 @@ import sys
 import time
 import traceback
 
-from probe import attempt, claim_stdout, error_text
+from probe import attempt, claim_stdout, describe_device, error_text
 
 COLLECTIVES = ("all-reduce", "all-gather", "broadcast", "send-recv")
 MIB = 1024 * 1024
 # Small integers: every sum of patterns over a few thousand ranks stays exact in float32.
 PATTERN_PERIOD = 251
 ELEMENT_BYTES = 4
+# A peer copy this large runs at the link's speed; larger only takes longer.
+P2P_MAX_BYTES = 256 * MIB
 
 
 def bus_factor(collective, world):
@@ -87,6 +96,7 @@ def parse_args(argv):
     parser.add_argument("--iters", type=int, default=10)
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--output", default=None)
+    parser.add_argument("--p2p", action="store_true")
     parser.add_argument("--corrupt-rank", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     names = COLLECTIVES if args.collective == "all" else tuple(n.strip() for n in args.collective.split(","))
@@ -110,11 +120,28 @@ def sweep_sizes(low, high):
     return sizes
 
 
-def rank_environment():
-    try:
-        return int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"]), int(os.environ.get("LOCAL_RANK", "0"))
-    except (KeyError, ValueError):
-        raise SystemExit("collectives.py: RANK and WORLD_SIZE must be set (run it under torchrun, or let Device Doctor start the ranks)")
+# Where each launcher puts a process's place in the group: torchrun and Device Doctor set
+# torch's own names; srun sets only Slurm's (MASTER_ADDR and MASTER_PORT are then the user's).
+RANK_VARIABLES = (("RANK", "WORLD_SIZE", "LOCAL_RANK"), ("SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"))
+
+
+def rank_environment(environ=os.environ):
+    for rank, world, local in RANK_VARIABLES:
+        if rank in environ and world in environ:
+            try:
+                return int(environ[rank]), int(environ[world]), int(environ.get(local, "0"))
+            except ValueError:
+                raise SystemExit("collectives.py: %s=%r and %s=%r must be whole numbers" % (rank, environ[rank], world, environ[world]))
+    raise SystemExit("collectives.py: RANK and WORLD_SIZE (or Slurm's SLURM_PROCID and SLURM_NTASKS) must be set (run it under torchrun or srun, or let Device Doctor start the ranks)")
+
+
+def launcher_name(environ=os.environ):
+    # torchrun (torch.distributed.elastic) names its run; srun gives only Slurm's variables.
+    if environ.get("TORCHELASTIC_RUN_ID"):
+        return "torchrun"
+    if "RANK" not in environ and "SLURM_PROCID" in environ:
+        return "srun"
+    return "device-doctor"
 
 
 class Group:
@@ -212,6 +239,42 @@ def measure(group, collective, size_bytes, args):
     }
 
 
+def p2p_matrix(torch, size_bytes, warmup, iters):
+    """Copy bandwidth from every GPU rank 0 sees to every other one, in GB/s (1e9 B/s).
+
+    torch's own device-to-device copy (cudaMemcpyPeer, or through host memory where the pair
+    has no peer access), timed with both devices synchronized; the median of `iters` copies
+    after `warmup`. The diagonal is None: a copy within one GPU is not a link.
+    """
+    count = torch.cuda.device_count()
+    gbps = [[None] * count for _ in range(count)]
+    peer = [[None] * count for _ in range(count)]
+    for i in range(count):
+        for j in range(count):
+            if i == j:
+                continue
+            peer[i][j] = attempt(lambda: bool(torch.cuda.can_device_access_peer(i, j)))
+            source = torch.ones(size_bytes, dtype=torch.uint8, device="cuda:%d" % i)
+            target = torch.empty(size_bytes, dtype=torch.uint8, device="cuda:%d" % j)
+            seconds = []
+            for iteration in range(warmup + iters):
+                torch.cuda.synchronize(i)
+                torch.cuda.synchronize(j)
+                started = time.perf_counter()
+                target.copy_(source, non_blocking=True)
+                torch.cuda.synchronize(i)
+                torch.cuda.synchronize(j)
+                if iteration >= warmup:
+                    seconds.append(time.perf_counter() - started)
+            if not bool(target[-1].item() == 1):
+                raise RuntimeError("the copy from cuda:%d to cuda:%d did not arrive" % (i, j))
+            median = statistics.median(seconds)
+            gbps[i][j] = size_bytes / median / 1e9 if median > 0 else None
+            del source, target
+    devices = [{key: described[key] for key in ("index", "name", "uuid", "pciBusId")} for described in (describe_device(torch, k) for k in range(count))]
+    return {"bytes": size_bytes, "iters": iters, "devices": devices, "gbps": gbps, "peerAccess": peer}
+
+
 def choose_device(torch, name, local_rank):
     name = name or ("cuda" if attempt(lambda: torch.cuda.is_available(), False) else "cpu")
     if name == "cpu":
@@ -240,6 +303,13 @@ def run(args, out, rank, world, local_rank):
                 if rank == 0:
                     sys.stderr.write("measured %s %d\n" % (collective, results[-1]["bytes"]))
                     sys.stderr.flush()
+        # Rank 0 alone, while the others wait at the barrier below: one process sees every
+        # GPU of its node (a node's links, not the cluster's).
+        p2p = None
+        if args.p2p and rank == 0 and device.type == "cuda" and torch.cuda.device_count() >= 2:
+            p2p = p2p_matrix(torch, min(args.max_bytes, P2P_MAX_BYTES), args.warmup, args.iters)
+            sys.stderr.write("measured p2p %d\n" % p2p["bytes"])
+            sys.stderr.flush()
         if rank == 0:
             name = attempt(lambda: torch.cuda.get_device_name(device), None) if device.type == "cuda" else "CPU"
             report = {
@@ -249,13 +319,14 @@ def run(args, out, rank, world, local_rank):
                 "device": device.type,
                 "deviceName": name,
                 "worldSize": world,
-                # torchrun (torch.distributed.elastic) names its run; Device Doctor's launcher does not.
-                "launcher": "torchrun" if os.environ.get("TORCHELASTIC_RUN_ID") else "device-doctor",
+                "launcher": launcher_name(),
                 "dtype": "float32",
                 "warmup": args.warmup,
                 "iters": args.iters,
                 "results": results,
             }
+            if p2p is not None:
+                report["p2p"] = p2p
             text = json.dumps(report, ensure_ascii=True, allow_nan=False) + "\n"
             out.write(text)
             out.flush()

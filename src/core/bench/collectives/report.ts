@@ -5,6 +5,7 @@
 // a half-filled report.
 import { median } from '../statistics';
 import { algorithmBandwidth, busBandwidth, isCollective, type Collective } from './bandwidth';
+import { p2pProblem, type P2pMatrix } from './p2p';
 
 export const COLLECTIVE_SCHEMA_VERSION = 1;
 
@@ -36,6 +37,8 @@ export interface CollectiveReport {
   warmup: number;
   iters: number;
   results: CollectiveMeasurement[];
+  /** Rank 0's GPU-to-GPU copy bandwidths (--p2p on CUDA with two GPUs or more); absent otherwise. */
+  p2p?: P2pMatrix;
 }
 
 export type ParsedCollectiveReport = { ok: true; report: CollectiveReport } | { ok: false; error: string };
@@ -113,7 +116,15 @@ function reportOf(value: unknown): CollectiveReport {
     warmup: wholeNumber(fields, 'warmup', 0, 'the report'),
     iters: top.iters,
     results: fields.results.map((r, i) => measurementOf(r, i, top)),
+    ...p2pOf(fields.p2p),
   };
+}
+
+function p2pOf(value: unknown): { p2p?: P2pMatrix } {
+  if (value === undefined) return {};
+  const problem = p2pProblem(value);
+  if (problem) throw new Invalid(problem);
+  return { p2p: value as P2pMatrix };
 }
 
 /** Rank 0's stdout: its last non-blank line is the report (anything before it is not ours). */

@@ -2,6 +2,7 @@
 // collectives, one rank per GPU (NCCL cannot put two ranks of a group on one GPU) or CPU
 // processes over gloo, the size sweep, and whether the buffers fit in memory. Also the
 // command line collectives.py is given, so the launcher and torchrun users pass the same flags.
+import type { DeviceReport } from '../../devices/report';
 import { COLLECTIVES, isCollective, type Collective } from './bandwidth';
 
 export const MIB = 1024 * 1024;
@@ -42,6 +43,15 @@ export interface CollectiveFacts {
   hostFreeBytes: number | null;
   /** Free memory of the smallest GPU; null when unknown. */
   gpuFreeBytes: number | null;
+}
+
+/** CUDA devices PyTorch sees and the least free memory among them; nulls when unknown. */
+export function collectiveFactsOf(report: DeviceReport | null, hostFreeBytes: number | null): CollectiveFacts {
+  const torch = report?.torch;
+  if (!torch || 'error' in torch) return { cudaDevices: report ? 0 : null, hostFreeBytes, gpuFreeBytes: null };
+  const count = torch.cuda.available ? torch.cuda.deviceCount : 0;
+  const free = (torch.cuda.devices ?? []).map((d) => d.freeBytes).filter((b): b is number => b !== null);
+  return { cudaDevices: count, hostFreeBytes, gpuFreeBytes: free.length > 0 ? Math.min(...free) : null };
 }
 
 /** `all` or a comma-separated list of collectives; null names the first unknown one. */
@@ -112,5 +122,7 @@ export function collectiveScriptArgs(request: CollectiveRequest): string[] {
     '--warmup', String(request.warmup),
     '--iters', String(request.iters),
     '--timeout', String(request.timeoutSec),
+    // GPUs: rank 0 also copies between every pair of its node's GPUs (the P2P matrix).
+    ...(request.device === 'cuda' ? ['--p2p'] : []),
   ];
 }

@@ -6,6 +6,7 @@ import type { BenchRunResponse } from '../../../protocol/worker';
 import { bestResult, formatGflops, speedupHeadline, speedupSentence, summarySize, targetLabel } from '../benchFormat';
 import type { BenchHistoryEntry } from '../benchHistory';
 import { hasSweep, renderBarChart, renderSweepChart } from './benchmarkCharts';
+import { peerSectionHtml } from './peerSection';
 import { formatDate, historyTable, problemsList, runsTable, transfersTable } from './benchmarkSections';
 import { sweepSentences } from '../../../core/bench/sweep';
 import type { PageResources } from '../../shared/html';
@@ -88,6 +89,8 @@ function resultSections(entry: BenchHistoryEntry, newest: boolean): string {
     parts.push(section(`GFLOP/s per engine and device at n = ${summarySize(run)}`, renderBarChart(run), 'bars'));
     if (hasSweep(run)) parts.push(section('Size sweep', renderSweepChart(run), 'sweep'));
     parts.push(section('Runs', runsTable(run), 'runs'));
+    const peers = peerSectionHtml(run);
+    if (peers) parts.push(section('Devices against their peers', peers, 'peers'));
   }
   const problems = problemsList(run.problems);
   if (problems) parts.push(section('Problems', problems, 'problems'));
