@@ -15,6 +15,7 @@ import {
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, isTensorLike, joinValues, OTHER, Place, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
+import { placesOwnSubmodules } from './ownPlacement';
 import { cpuTensorTransform, transformedTensor } from './transforms';
 import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenDevice } from './frameworks';
 
@@ -110,6 +111,13 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
       ? { unit: frame.unit, node: call, what: `computed by \`${name}(…)\` here`, from: { ...callee.origin, what: `\`${name}\` ${callee.origin.what}` } }
       : undefined;
     return value('tensor', callee.place, { grad: noGrad ? 'no' : isModule ? 'yes' : 'unknown', deviceText: callee.deviceText, origin });
+  }
+  // A model-parallel model's output is where its forward leaves it (the last submodule's device).
+  const forward = placesOwnSubmodules(ctx, callee.className) ? ctx.program.methodOf(callee.className, 'forward') : undefined;
+  if (forward) {
+    const returned = ctx.previous.returns.get(forward.id);
+    const known = returned && returned.kind === 'tensor' && returned.place !== UNTRACKED;
+    return known ? { ...returned, grad: noGrad ? 'no' : returned.grad, factory: undefined, batch: undefined } : value('tensor', UNTRACKED, { grad: noGrad ? 'no' : 'yes' });
   }
   const fromInputs = tensors.length ? resultOf(tensors, noGrad) : value('tensor');
   return { ...fromInputs, grad: noGrad ? 'no' : callee.kind === 'module' ? 'yes' : 'unknown' };
@@ -404,6 +412,8 @@ function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node,
   if (init) recordCallSite(ctx, ex, frame, init, args, 1);
   else evalArgs(ex, frame, args);
   if (cls.isModule && cls.placeless) return value('module', UNTRACKED, { placeless: true, className: cls.key });
+  // A model-parallel class is on no single device: its submodules are where it put them.
+  if (placesOwnSubmodules(ctx, cls.key)) return value('module', UNTRACKED, { className: cls.key });
   return cls.isModule ? createdModule(ctx, frame, call, undefined, { className: cls.key }) : value('other', UNTRACKED, { className: cls.key });
 }
 

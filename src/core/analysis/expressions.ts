@@ -10,6 +10,7 @@ import { operationMeetings } from './meetings';
 import type { Frame } from './frame';
 import { Arg, concatenated, hasAccel, isExactlyCpu, isTensorLike, joinValues, NONE, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
+import { ownPlaceOf, placesOwnSubmodules } from './ownPlacement';
 
 const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
 
@@ -164,9 +165,9 @@ export class Expressions implements Evaluator {
     // the program moves its instances (`Net().to(device)`), unknown when it never does.
     if (cls?.isModule && (v.kind === 'module' || v.kind === 'unknown' || v.parameter)) {
       const placed = this.ctx.previous.classPlaces.get(cls.key);
-      return placed
-        ? { ...v, place: placed.place, deviceText: placed.deviceText, origin: placed.origin, factory: undefined }
-        : { ...v, place: UNTRACKED };
+      if (placed) return { ...v, place: placed.place, deviceText: placed.deviceText, origin: placed.origin, factory: undefined };
+      // A model-parallel class: each submodule is where its own construction put it.
+      return placesOwnSubmodules(this.ctx, cls.key) ? ownPlaceOf(v) : { ...v, place: UNTRACKED };
     }
     return v;
   }

@@ -11,7 +11,7 @@ import { Frame, Summaries } from './frame';
 import { bindLoopTarget } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { NO_GRAD_CONTEXTS } from './torchApi';
-import { concatenated, containedValues, CPU, joinValues, UNKNOWN, UNTRACKED, Value } from './values';
+import { concatenated, containedValues, CPU, joinValues, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { evalCall } from './calls';
 import { CallContexts, CallResult } from './callContexts';
 import { deviceContextPlace, enterFrameworkScope } from './frameworks';
@@ -204,8 +204,23 @@ export class Interpreter implements RoundContext {
         evalCall(this, this.ex, frame, expr, true);
         this.checkDiscardedChain(frame, expr);
       }
+      else if (expr.type === 'yield') this.execYield(frame, expr);
       else this.ex.eval(frame, expr);
     }
+  }
+
+  /**
+   * `yield x, y` in a generator: calling it returns what it yields, as a list of those
+   * values, so `for x, y in batches(device):` unpacks what was yielded.
+   */
+  private execYield(frame: Frame, node: Node): void {
+    const inner = children(node)[0];
+    const v = inner ? this.ex.eval(frame, inner) : UNKNOWN;
+    if (!frame.fn) return;
+    const items = /^yield\s+from\b/.test(node.text) ? containedValues(v) : [v];
+    const produced = items.length ? value('other', UNTRACKED, { anyElement: items.reduce((a, b) => joinValues(a, b)) }) : UNKNOWN;
+    if (frame.returns) frame.returns.push(produced);
+    else this.next.addReturn(frame.fn.id, produced);
   }
 
   /**
@@ -242,6 +257,7 @@ export class Interpreter implements RoundContext {
     const v = right.type === 'assignment' ? this.execChained(frame, right) : this.ex.eval(frame, right);
     if (left) this.assign(frame, left, v === UNKNOWN ? this.importedModuleInstance(frame, left, right) ?? v : v);
   }
+
 
   /**
    * `net = TransformerNet()` of a class imported from outside the analysed program, where
