@@ -117,7 +117,12 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   if (forward) {
     const returned = ctx.previous.returns.get(forward.id);
     const known = returned && returned.kind === 'tensor' && returned.place !== UNTRACKED;
-    return known ? { ...returned, grad: noGrad ? 'no' : returned.grad, factory: undefined, batch: undefined } : value('tensor', UNTRACKED, { grad: noGrad ? 'no' : 'yes' });
+    if (!known) return value('tensor', UNTRACKED, { grad: noGrad ? 'no' : 'yes' });
+    const name = shortText(calleeNode);
+    const origin = returned.origin
+      ? { unit: frame.unit, node: call, what: `computed by \`${name}(…)\` here`, from: { ...returned.origin, what: `\`${name}\`'s forward returns what was ${returned.origin.what}` } }
+      : undefined;
+    return { ...returned, grad: noGrad ? 'no' : returned.grad, factory: undefined, batch: undefined, origin };
   }
   const fromInputs = tensors.length ? resultOf(tensors, noGrad) : value('tensor');
   return { ...fromInputs, grad: noGrad ? 'no' : callee.kind === 'module' ? 'yes' : 'unknown' };
