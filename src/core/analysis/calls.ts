@@ -575,7 +575,7 @@ function evalMove(
 ): Value {
   const target = method === 'to' ? toTarget(ctx, frame, call, (f, n) => ex.eval(f, n))
     : { kind: 'device' as const, place: method === 'cuda' ? ACCEL : CPU, text: method === 'cuda' ? '"cuda"' : '"cpu"' };
-  const evidence = recvKey ? frame.evidence.get(recvKey) : undefined;
+  const evidence = recvKey && !recv.foreign ? frame.evidence.get(recvKey) : undefined;
   const kind = recv.kind === 'unknown' && evidence !== 'both' && evidence ? evidence : recv.kind;
   ctx.events.valueMoved(frame, call, objNode, recv, target.kind === 'dtype' ? UNTRACKED : target.place);
   if (discarded) ctx.events.discardedMove(frame, call, objNode, recv, kind);

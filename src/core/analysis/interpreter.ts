@@ -239,7 +239,7 @@ export class Interpreter implements RoundContext {
         if (pure === 0) return; // the plain `x.to(d)` statement: reported by the move itself
         const recv = this.ex.eval(frame, obj);
         const key = dottedKey(unparen(obj));
-        const evidence = key ? frame.evidence.get(key) : undefined;
+        const evidence = key && !recv.foreign ? frame.evidence.get(key) : undefined;
         const kind = recv.kind === 'unknown' && evidence && evidence !== 'both' ? evidence : recv.kind;
         this.events.discardedMove(frame, statementCall, obj, recv, kind);
         return;
@@ -255,9 +255,16 @@ export class Interpreter implements RoundContext {
     const left = field(node, 'left');
     if (!right) return; // annotation only: `x: int`
     const v = right.type === 'assignment' ? this.execChained(frame, right) : this.ex.eval(frame, right);
-    if (left) this.assign(frame, left, v === UNKNOWN ? this.importedModuleInstance(frame, left, right) ?? v : v);
+    if (left) this.assign(frame, left, v === UNKNOWN ? this.importedModuleInstance(frame, left, right) ?? this.foreignInstance(frame, right) ?? v : v);
   }
 
+  /** `w = bnb.nn.Params4bit(data)`: an instance of a class of another library (not torch, not the project's). */
+  private foreignInstance(frame: Frame, right: Node): Value | undefined {
+    const callee = right.type === 'call' ? field(right, 'function') : null;
+    const q = callee && this.program.importsAt(frame.unit).qualify(callee);
+    if (!q || q.startsWith('torch') || !/^[A-Z]/.test(q.slice(q.lastIndexOf('.') + 1)) || this.program.member(frame.unit, q)) return undefined;
+    return { kind: 'unknown', place: UNTRACKED, grad: 'unknown', foreign: true };
+  }
 
   /**
    * `net = TransformerNet()` of a class imported from outside the analysed program, where
