@@ -17,7 +17,7 @@ import { ACCEL, Arg, containedValues, CPU, isTensorLike, joinValues, OTHER, Plac
 import { collatePlacement, partialWithDevice } from './collate';
 import { placesOwnSubmodules } from './ownPlacement';
 import { cpuTensorTransform, transformedTensor } from './transforms';
-import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenDevice } from './frameworks';
+import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenDevice, isFrameworkEntryPoint } from './frameworks';
 
 
 export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, discarded: boolean): Value {
@@ -29,7 +29,7 @@ export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   const tokenized = tensorMapping(ex, frame, call, args);
   if (tokenized) return tokenized;
   if (qualified) {
-    const member = ctx.program.member(frame.unit, qualified);
+    const member = isFrameworkEntryPoint(qualified) ? undefined : ctx.program.member(frame.unit, qualified);
     if (member?.kind === 'class') return instantiate(ctx, ex, frame, call, member.cls, args);
     if (member?.kind === 'function') return callFunction(ctx, ex, frame, call, member.fn, args);
     if (member?.kind === 'value') return evalValueCall(ctx, ex, frame, call, callee, ex.eval(frame, callee), args);
@@ -216,7 +216,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     const argValues = evalArgs(ex, frame, args);
     // `torch.tensor(t)` / `torch.as_tensor(t)` of a tensor copies it on t's device unless told otherwise.
     const copied = (q === 'torch.tensor' || q === 'torch.as_tensor') && argValues[0] && isTensorLike(argValues[0].value) && argValues[0].value.kind !== 'module'
-      ? argValues[0].value : undefined;
+      ? argValues[0].value : BUILT_FROM_TENSORS.has(q) ? sharedPlaceOf(argValues) : undefined;
     const like = LIKE_FACTORIES.has(q) ? argValues[0]?.value : copied;
     const device = givenDevice(ctx, ex, frame, call);
     const place = device ? device.place : like ? like.place : defaultPlace(ctx, frame);
@@ -288,6 +288,19 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   // Another library's loader (torch_geometric's DataLoader) yields its own batch types.
   if (!q.startsWith('torch.') && /Loader$/.test(last)) return value('other');
   return UNKNOWN;
+}
+
+/**
+ * Factories that build a tensor from other tensors (a sparse tensor from its indices and
+ * values, a complex one from its real and imaginary parts): without `device=` it is where
+ * those are, not on the CPU.
+ */
+const BUILT_FROM_TENSORS = new Set(['torch.sparse_coo_tensor', 'torch.complex']);
+
+/** The place the parts share (the first tracked one), if any is a tensor. */
+function sharedPlaceOf(args: Arg[]): Value | undefined {
+  const parts = args.slice(0, 3).map((a) => a.value).filter((v) => isTensorLike(v) && v.kind !== 'module');
+  return parts.find((v) => v.place !== UNTRACKED) ?? parts[0];
 }
 
 /** Functions that run their first argument, a model, on example inputs: the inputs' expression. */
