@@ -102,4 +102,20 @@ describe('analysis across files: imports of project modules', () => {
     const ctx = project({ 'model.py': MODEL, 'config.py': CONFIG_CUDA }, 'explore.ipynb');
     assert.deepEqual(coreCellFindings(cells, { project: ctx }).map((c) => [c.cellIndex, c.finding.code]), [[2, 'DD001']]);
   });
+  it("inside the framework's own repository, Accelerator() still places what prepare() returns (the project's accelerate package is its implementation)", () => {
+    const ACCELERATOR = [
+      'class Accelerator:', '    def __init__(self, cpu=False):', '        self.cpu = cpu', '',
+      '    def prepare(self, *args):', '        return tuple(self._prepare_one(a) for a in args)', '',
+      '    def _prepare_one(self, obj):', '        return obj', '',
+    ].join('\n');
+    const SCRIPT = [
+      'import torch', 'from torch.utils.data import DataLoader', 'from accelerate import Accelerator', '',
+      'accelerator = Accelerator()', 'model = torch.nn.Linear(4, 2).to(accelerator.device)',
+      'loader = DataLoader([torch.randn(4) for _ in range(8)], batch_size=2)', 'model, loader = accelerator.prepare(model, loader)',
+      'for batch in loader:', '    print(model(batch).shape)', '', 'unprepared = DataLoader([torch.randn(4)], batch_size=1)',
+      'for batch in unprepared:', '    print(model(batch).shape)', '',
+    ].join('\n');
+    const ctx = project({ 'scripts/run.py': SCRIPT, 'accelerate/__init__.py': 'from .accelerator import Accelerator\n', 'accelerate/accelerator.py': ACCELERATOR }, 'scripts/run.py');
+    assert.deepEqual(codesAndLines(SCRIPT, ctx), [['DD002', 13]]);
+  });
 });

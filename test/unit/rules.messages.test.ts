@@ -50,4 +50,19 @@ describe('rule messages: where a value came from', () => {
     assert.match(f.message, /^`net` is on the CPU \(never moved\), but `run\(\)` calls it with `xs\.to\(device\)` \(line 9\), which may be on an accelerator \(moved to device on line 9\)/);
     assert.deepEqual(related(f), [[9, '`net` is called with `xs.to(device)` here, inside `run()`'], [9, '`xs.to(device)` moved to device here'], [6, '`net` created on the CPU here']]);
   });
+  it('DD003 on a model-parallel output names the model call, the stage forward returns and that stage\'s move', () => {
+    const source = [
+      'import torch', 'import torch.nn as nn', '', '', 'class Split(nn.Module):', '    def __init__(self):', '        super().__init__()',
+      '        self.a = nn.Linear(4, 4).to("cuda:0")', '        self.b = nn.Linear(4, 2).to("cuda:1")', '',
+      '    def forward(self, x):', '        return self.b(self.a(x.to("cuda:0")).to("cuda:1"))', '', '',
+      'net = Split()', 'with torch.no_grad():', '    y = net(torch.randn(3, 4))', 'print(y.numpy())', '',
+    ].join('\n');
+    const [f] = coreFindings(source).filter((x) => x.code === 'DD003');
+    assert.ok(f, 'DD003 expected');
+    assert.equal(f.range.start.line + 1, 18);
+    assert.match(f.message, /^`y` is on an accelerator \(computed by `net\(…\)` on line 17; `net`'s forward returns what was computed by `self\.b\(…\)` on line 12; `self\.b` moved to "cuda:1" on line 9\)/);
+    assert.deepEqual(related(f), [
+      [17, '`y` computed by `net(…)` here'], [12, '`net`\'s forward returns what was computed by `self.b(…)` here'], [9, '`self.b` moved to "cuda:1" here'],
+    ]);
+  });
 });

@@ -15,8 +15,9 @@ import {
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, isTensorLike, joinValues, OTHER, Place, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
+import { placesOwnSubmodules } from './ownPlacement';
 import { cpuTensorTransform, transformedTensor } from './transforms';
-import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenDevice } from './frameworks';
+import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenDevice, isFrameworkEntryPoint } from './frameworks';
 import { movedParamsOf } from './bodyFacts';
 
 
@@ -29,7 +30,7 @@ export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   const tokenized = tensorMapping(ex, frame, call, args);
   if (tokenized) return tokenized;
   if (qualified) {
-    const member = ctx.program.member(frame.unit, qualified);
+    const member = isFrameworkEntryPoint(qualified) ? undefined : ctx.program.member(frame.unit, qualified);
     if (member?.kind === 'class') return instantiate(ctx, ex, frame, call, member.cls, args);
     if (member?.kind === 'function') return callFunction(ctx, ex, frame, call, member.fn, args);
     if (member?.kind === 'value') return evalValueCall(ctx, ex, frame, call, callee, ex.eval(frame, callee), args);
@@ -111,6 +112,18 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
       ? { unit: frame.unit, node: call, what: `computed by \`${name}(…)\` here`, from: { ...callee.origin, what: `\`${name}\` ${callee.origin.what}` } }
       : undefined;
     return value('tensor', callee.place, { grad: noGrad ? 'no' : isModule ? 'yes' : 'unknown', deviceText: callee.deviceText, origin });
+  }
+  // A model-parallel model's output is where its forward leaves it (the last submodule's device).
+  const forward = placesOwnSubmodules(ctx, callee.className) ? ctx.program.methodOf(callee.className, 'forward') : undefined;
+  if (forward) {
+    const returned = ctx.previous.returnOf(forward.id);
+    const known = returned && returned.kind === 'tensor' && returned.place !== UNTRACKED;
+    if (!known) return value('tensor', UNTRACKED, { grad: noGrad ? 'no' : 'yes' });
+    const name = shortText(calleeNode);
+    const origin = returned.origin
+      ? { unit: frame.unit, node: call, what: `computed by \`${name}(…)\` here`, from: { ...returned.origin, what: `\`${name}\`'s forward returns what was ${returned.origin.what}` } }
+      : undefined;
+    return { ...returned, grad: noGrad ? 'no' : returned.grad, factory: undefined, batch: undefined, origin };
   }
   const fromInputs = tensors.length ? resultOf(tensors, noGrad) : value('tensor');
   return { ...fromInputs, grad: noGrad ? 'no' : callee.kind === 'module' ? 'yes' : 'unknown' };
@@ -204,7 +217,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     const argValues = evalArgs(ex, frame, args);
     // `torch.tensor(t)` / `torch.as_tensor(t)` of a tensor copies it on t's device unless told otherwise.
     const copied = (q === 'torch.tensor' || q === 'torch.as_tensor') && argValues[0] && isTensorLike(argValues[0].value) && argValues[0].value.kind !== 'module'
-      ? argValues[0].value : undefined;
+      ? argValues[0].value : BUILT_FROM_TENSORS.has(q) ? sharedPlaceOf(argValues) : undefined;
     const like = LIKE_FACTORIES.has(q) ? argValues[0]?.value : copied;
     const device = givenDevice(ctx, ex, frame, call);
     const place = device ? device.place : like ? like.place : defaultPlace(ctx, frame);
@@ -276,6 +289,19 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   // Another library's loader (torch_geometric's DataLoader) yields its own batch types.
   if (!q.startsWith('torch.') && /Loader$/.test(last)) return value('other');
   return UNKNOWN;
+}
+
+/**
+ * Factories that build a tensor from other tensors (a sparse tensor from its indices and
+ * values, a complex one from its real and imaginary parts): without `device=` it is where
+ * those are, not on the CPU.
+ */
+const BUILT_FROM_TENSORS = new Set(['torch.sparse_coo_tensor', 'torch.complex']);
+
+/** The place the parts share (the first tracked one), if any is a tensor. */
+function sharedPlaceOf(args: Arg[]): Value | undefined {
+  const parts = args.slice(0, 3).map((a) => a.value).filter((v) => isTensorLike(v) && v.kind !== 'module');
+  return parts.find((v) => v.place !== UNTRACKED) ?? parts[0];
 }
 
 /** Functions that run their first argument, a model, on example inputs: the inputs' expression. */
@@ -405,6 +431,8 @@ function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node,
   if (init) recordCallSite(ctx, ex, frame, init, args, 1);
   else evalArgs(ex, frame, args);
   if (cls.isModule && cls.placeless) return value('module', UNTRACKED, { placeless: true, className: cls.key });
+  // A model-parallel class is on no single device: its submodules are where it put them.
+  if (placesOwnSubmodules(ctx, cls.key)) return value('module', UNTRACKED, { className: cls.key });
   return cls.isModule ? createdModule(ctx, frame, call, undefined, { className: cls.key }) : value('other', UNTRACKED, { className: cls.key });
 }
 
@@ -562,7 +590,7 @@ function evalMove(
 ): Value {
   const target = method === 'to' ? toTarget(ctx, frame, call, (f, n) => ex.eval(f, n))
     : { kind: 'device' as const, place: method === 'cuda' ? ACCEL : CPU, text: method === 'cuda' ? '"cuda"' : '"cpu"' };
-  const evidence = recvKey ? frame.evidence.get(recvKey) : undefined;
+  const evidence = recvKey && !recv.foreign ? frame.evidence.get(recvKey) : undefined;
   const kind = recv.kind === 'unknown' && evidence !== 'both' && evidence ? evidence : recv.kind;
   ctx.events.valueMoved(frame, call, objNode, recv, target.kind === 'dtype' ? UNTRACKED : target.place);
   if (discarded) ctx.events.discardedMove(frame, call, objNode, recv, kind);

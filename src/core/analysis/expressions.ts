@@ -10,6 +10,7 @@ import { operationMeetings } from './meetings';
 import type { Frame } from './frame';
 import { Arg, concatenated, hasAccel, isExactlyCpu, isTensorLike, joinValues, NONE, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
+import { ownPlaceOf, placesOwnSubmodules } from './ownPlacement';
 
 const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
 
@@ -164,9 +165,9 @@ export class Expressions implements Evaluator {
     // the program moves its instances (`Net().to(device)`), unknown when it never does.
     if (cls?.isModule && (v.kind === 'module' || v.kind === 'unknown' || v.parameter)) {
       const placed = this.ctx.previous.classPlace(cls.key);
-      return placed
-        ? { ...v, place: placed.place, deviceText: placed.deviceText, origin: placed.origin, factory: undefined }
-        : { ...v, place: UNTRACKED };
+      if (placed) return { ...v, place: placed.place, deviceText: placed.deviceText, origin: placed.origin, factory: undefined };
+      // A model-parallel class: each submodule is where its own construction put it.
+      return placesOwnSubmodules(this.ctx, cls.key) ? ownPlaceOf(v) : { ...v, place: UNTRACKED };
     }
     return v;
   }
@@ -183,7 +184,34 @@ export class Expressions implements Evaluator {
     const attr = field(node, 'attribute')?.text ?? '';
     if (!obj) return UNKNOWN;
     const recv = this.eval(frame, obj);
-    return frameworkAttribute(this.ctx, obj, recv, attr) ?? attributeOf(recv, attr, obj.text);
+    return frameworkAttribute(this.ctx, obj, recv, attr) ?? this.instanceAttribute(recv, attr) ?? this.deviceOfUnknown(frame, obj, recv, attr) ??
+      attributeOf(recv, attr, obj.text);
+  }
+
+  /**
+   * `model.encoder` read from outside the class: a submodule (or parameter) that one of the
+   * class's methods assigned is where the instance is; in a class that places its
+   * submodules itself, where it put them.
+   */
+  private instanceAttribute(recv: Value, attr: string): Value | undefined {
+    const cls = recv.kind === 'module' && recv.className ? this.ctx.program.classes.get(recv.className) : undefined;
+    if (!cls?.isModule) return undefined;
+    const v = this.ctx.program.classLineage(cls.key).map((name) => this.ctx.previous.classAttr(name, attr)).find((found) => found !== undefined);
+    if (!v || !((v.kind === 'module' && !v.placeless) || v.parameter)) return undefined;
+    if (placesOwnSubmodules(this.ctx, cls.key)) return ownPlaceOf(v);
+    return { ...v, place: recv.place, deviceText: recv.deviceText, origin: recv.origin, factory: undefined };
+  }
+
+  /**
+   * `model.device` of a value the scope uses as a module or tensor (`model.eval()`) whose
+   * place is not known: the device wherever it is, which never mismatches it, rather
+   * than "maybe an accelerator" (`args.device` of an options object stays that).
+   */
+  private deviceOfUnknown(frame: Frame, obj: Node, recv: Value, attr: string): Value | undefined {
+    if (attr !== 'device' || recv.kind !== 'unknown' || recv.place !== UNTRACKED) return undefined;
+    const key = dottedKey(unparen(obj));
+    const evidence = key ? frame.evidence.get(key) : undefined;
+    return evidence === 'module' || evidence === 'tensor' ? value('device', UNTRACKED, { deviceText: `${obj.text}.device` }) : undefined;
   }
 
   private evalSubscript(frame: Frame, node: Node): Value {

@@ -57,6 +57,13 @@ export class Summaries {
     return v;
   }
 
+  /** Every attribute of the class's summary (undefined when no method left one). */
+  classAttrsOf(cls: string): ReadonlyMap<string, Value> | undefined {
+    const v = this.classAttrs.get(cls);
+    this.tape?.read({ kind: 'attrs', cls }, v);
+    return v;
+  }
+
   classPlace(cls: string): Value | undefined {
     const v = this.classPlaces.get(cls);
     this.tape?.read({ kind: 'place', cls }, v);

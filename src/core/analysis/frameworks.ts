@@ -157,6 +157,14 @@ const PLACE_KEEPING_CONVERTERS = new Set([
 ]);
 
 /**
+ * `Accelerator()`, `Fabric()`, timm's loaders: answered by what the framework does even in
+ * the framework's own repository, where the name resolves to the project's implementation.
+ */
+export function isFrameworkEntryPoint(q: string): boolean {
+  return FRAMEWORK_CLASSES.has(q) || TIMM_LOADERS.has(q);
+}
+
+/**
  * Qualified calls the frameworks answer: `Accelerator()`, `Fabric()`, timm's loaders,
  * converters that keep a module's place, and other libraries' model factories.
  */

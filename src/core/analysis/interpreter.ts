@@ -11,7 +11,7 @@ import { Frame, Summaries } from './frame';
 import { bindLoopTarget } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { NO_GRAD_CONTEXTS } from './torchApi';
-import { concatenated, containedValues, CPU, joinValues, UNKNOWN, UNTRACKED, Value } from './values';
+import { concatenated, containedValues, CPU, joinValues, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { evalCall } from './calls';
 import { CallContexts, CallResult } from './callContexts';
 import { deviceContextPlace, enterFrameworkScope } from './frameworks';
@@ -158,6 +158,7 @@ export class Interpreter implements RoundContext {
       case 'return': return s.returns.get(r.fn);
       case 'attr': return s.classAttrs.get(r.cls)?.get(r.attr);
       case 'place': return s.classPlaces.get(r.cls);
+      case 'attrs': return s.classAttrs.get(r.cls);
       case 'atCalls': return s.contextCalls.has(r.fn) && !s.plainCalls.has(r.fn);
       case 'global': return this.finalModuleEnvs[r.module]?.get(r.name);
       case 'enclosing': return this.finals.get(r.fn)?.get(r.name);
@@ -357,8 +358,23 @@ export class Interpreter implements RoundContext {
         evalCall(this, this.ex, frame, expr, true);
         this.checkDiscardedChain(frame, expr);
       }
+      else if (expr.type === 'yield') this.execYield(frame, expr);
       else this.ex.eval(frame, expr);
     }
+  }
+
+  /**
+   * `yield x, y` in a generator: calling it returns what it yields, as a list of those
+   * values, so `for x, y in batches(device):` unpacks what was yielded.
+   */
+  private execYield(frame: Frame, node: Node): void {
+    const inner = children(node)[0];
+    const v = inner ? this.ex.eval(frame, inner) : UNKNOWN;
+    if (!frame.fn) return;
+    const items = /^yield\s+from\b/.test(node.text) ? containedValues(v) : [v];
+    const produced = items.length ? value('other', UNTRACKED, { anyElement: items.reduce((a, b) => joinValues(a, b)) }) : UNKNOWN;
+    if (frame.returns) frame.returns.push(produced);
+    else this.next.addReturn(frame.fn.id, produced);
   }
 
   /**
@@ -377,7 +393,7 @@ export class Interpreter implements RoundContext {
         if (pure === 0) return; // the plain `x.to(d)` statement: reported by the move itself
         const recv = this.ex.eval(frame, obj);
         const key = dottedKey(unparen(obj));
-        const evidence = key ? frame.evidence.get(key) : undefined;
+        const evidence = key && !recv.foreign ? frame.evidence.get(key) : undefined;
         const kind = recv.kind === 'unknown' && evidence && evidence !== 'both' ? evidence : recv.kind;
         this.events.discardedMove(frame, statementCall, obj, recv, kind);
         return;
@@ -393,7 +409,15 @@ export class Interpreter implements RoundContext {
     const left = field(node, 'left');
     if (!right) return; // annotation only: `x: int`
     const v = right.type === 'assignment' ? this.execChained(frame, right) : this.ex.eval(frame, right);
-    if (left) this.assign(frame, left, v === UNKNOWN ? this.importedModuleInstance(frame, left, right) ?? v : v);
+    if (left) this.assign(frame, left, v === UNKNOWN ? this.importedModuleInstance(frame, left, right) ?? this.foreignInstance(frame, right) ?? v : v);
+  }
+
+  /** `w = bnb.nn.Params4bit(data)`: an instance of a class of another library (not torch, not the project's). */
+  private foreignInstance(frame: Frame, right: Node): Value | undefined {
+    const callee = right.type === 'call' ? field(right, 'function') : null;
+    const q = callee && this.program.importsAt(frame.unit).qualify(callee);
+    if (!q || q.startsWith('torch') || !/^[A-Z]/.test(q.slice(q.lastIndexOf('.') + 1)) || this.program.member(frame.unit, q)) return undefined;
+    return { kind: 'unknown', place: UNTRACKED, grad: 'unknown', foreign: true };
   }
 
   /**

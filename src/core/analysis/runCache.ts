@@ -19,6 +19,7 @@ export type Read =
   | { kind: 'return'; fn: number }
   | { kind: 'attr'; cls: string; attr: string }
   | { kind: 'place'; cls: string }
+  | { kind: 'attrs'; cls: string }
   | { kind: 'atCalls'; fn: number }
   | { kind: 'global'; module: number; name: string }
   | { kind: 'enclosing'; fn: number; name: string }
@@ -53,6 +54,7 @@ function readKey(r: Read): string {
     case 'bodyFact': return `bodyFact:${r.fn}:${r.fact}`;
     case 'attr': return `attr:${r.cls}:${r.attr}`;
     case 'place': return `place:${r.cls}`;
+    case 'attrs': return `attrs:${r.cls}`;
     case 'global': return `global:${r.module}:${r.name}`;
     case 'enclosing': return `enclosing:${r.fn}:${r.name}`;
   }

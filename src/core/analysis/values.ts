@@ -91,6 +91,11 @@ export interface Value {
   makesCpuTensor?: boolean;
   /** An `nn.Parameter`: assigned to a module's attribute, it moves with the module. */
   parameter?: boolean;
+  /**
+   * An instance of another library's class (`bnb.nn.Params4bit(...)`): its `.cuda()` may do
+   * what torch's does not (quantize in place), so how the scope uses the name is no evidence.
+   */
+  foreign?: boolean;
 }
 
 /** Who places a value, on which device, and how code names that device (`fabric.device`). */

@@ -115,7 +115,10 @@ function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
   const inputName = shortText(input.node);
   const dev = deviceTextFor(frame, input);
   const created = model.value.factory;
-  const fixes: Fix[] = dev && created && created.scope === frame.id
+  // A submodule built in __init__ and called in forward (a model-parallel stage): a quoted
+  // device ("cuda:1") means the same in the scope that built it.
+  const fixable = !!created && (created.scope === frame.id || /^["']/.test(dev ?? ''));
+  const fixes: Fix[] = dev && created && fixable
     ? [{ title: `Move \`${shortText(model.node, 30)}\` to ${dev} where it is created`, edits: appendMove(created.node, dev, created.unit), preferred: true }]
     : [];
   if (created && fixes.length) {

@@ -1,0 +1,35 @@
+// Model-parallel modules: a class that places its own submodules when it builds them
+// (`self.seq1 = nn.Sequential(...).to("cuda:0")`, `self.seq2 = ....to("cuda:1")`) and
+// whose instances the program never moves as a whole. Each submodule is then where its
+// own construction put it, not where "the instance" is (it is on no single device), and
+// forward moves the data from one submodule to the next.
+import type { RoundContext } from './roundContext';
+import { CPU, UNTRACKED, Value } from './values';
+
+/** A submodule or parameter placed on a named device (`.to(d)`, `.cuda()`, `device=d`). */
+function explicitlyPlaced(v: Value): boolean {
+  const movable = (v.kind === 'module' && !v.placeless) || !!v.parameter;
+  return movable && v.place !== UNTRACKED && v.deviceText !== undefined;
+}
+
+/**
+ * Does this nn.Module class place its submodules itself? Some attribute a method left
+ * (previous round) is explicitly placed, and no instance is moved with `.to()`, which
+ * would move them all to one device.
+ */
+export function placesOwnSubmodules(ctx: RoundContext, classKey: string | undefined): boolean {
+  const cls = classKey ? ctx.program.classes.get(classKey) : undefined;
+  if (!cls?.isModule || ctx.previous.classPlace(cls.key) !== undefined) return false;
+  return ctx.program.classLineage(cls.key).some((name) => [...ctx.previous.classAttrsOf(name)?.values() ?? []].some(explicitlyPlaced));
+}
+
+/**
+ * A submodule of such a class, as forward sees it: where it was placed, or on the CPU
+ * when it was built without a device beside its placed siblings; unknown otherwise
+ * (a module handed in from outside).
+ */
+export function ownPlaceOf(v: Value): Value {
+  if (explicitlyPlaced(v)) return { ...v, factory: undefined };
+  if (v.kind === 'module' && !v.placeless && v.place === CPU && v.deviceText === undefined) return v;
+  return { ...v, place: UNTRACKED };
+}
