@@ -25,7 +25,7 @@ const CATALOG = [
     summary: '.numpy() on a tensor that may live on an accelerator.' },
   { code: 'DD004', name: 'discarded-to-result', severity: 'warning', implemented: true,
     summary: 'tensor.to(...) returns a new tensor; the statement throws it away.' },
-  { code: 'DD005', name: 'hard-coded-accelerator', severity: 'warning', implemented: false,
+  { code: 'DD005', name: 'hard-coded-accelerator', severity: 'warning', implemented: true,
     summary: 'CUDA hard-coded in a file that never checks availability.' },
   { code: 'DD006', name: 'unsynchronized-timing', severity: 'warning', implemented: true,
     summary: 'A clock read after accelerator work without synchronizing.' },

@@ -8,6 +8,7 @@ import { dataParallel } from './dataParallel';
 import { deviceMismatch } from './deviceMismatch';
 import { discardedMove } from './discardedMove';
 import { fp16WithoutGradScaler } from './fp16WithoutGradScaler';
+import { hardCodedAccelerator } from './hardCodedAccelerator';
 import { loadWithoutMapLocation } from './loadWithoutMapLocation';
 import { lossWeightOnCpu } from './lossWeightOnCpu';
 import { nonBlockingWithoutPinned } from './nonBlockingWithoutPinned';
@@ -22,6 +23,7 @@ export const RULE_FACTORIES: readonly Rule[] = [
   batchNotMoved, // DD002
   numpyConversion, // DD003, DD010
   discardedMove, // DD004
+  hardCodedAccelerator, // DD005
   unsynchronizedTiming, // DD006
   fp16WithoutGradScaler, // DD008
   accumulatedGraph, // DD009
