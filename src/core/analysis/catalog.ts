@@ -29,7 +29,7 @@ const CATALOG = [
     summary: 'CUDA hard-coded in a file that never checks availability.' },
   { code: 'DD006', name: 'unsynchronized-timing', severity: 'warning', implemented: true,
     summary: 'A clock read after accelerator work without synchronizing.' },
-  { code: 'DD007', name: 'sync-every-step', severity: 'information', implemented: false,
+  { code: 'DD007', name: 'sync-every-step', severity: 'information', implemented: true,
     summary: 'A host synchronization in every training step.' },
   { code: 'DD008', name: 'fp16-without-gradscaler', severity: 'warning', implemented: true,
     summary: 'float16 autocast with backward() and no GradScaler.' },

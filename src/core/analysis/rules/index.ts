@@ -13,6 +13,7 @@ import { loadWithoutMapLocation } from './loadWithoutMapLocation';
 import { lossWeightOnCpu } from './lossWeightOnCpu';
 import { nonBlockingWithoutPinned } from './nonBlockingWithoutPinned';
 import { numpyConversion } from './numpyConversion';
+import { syncEveryStep } from './syncEveryStep';
 import { tensorAttributeNotBuffer } from './tensorAttributeNotBuffer';
 import { tensorCreatedInForward } from './tensorCreatedInForward';
 import { unguardedCudaCall } from './unguardedCudaCall';
@@ -25,6 +26,7 @@ export const RULE_FACTORIES: readonly Rule[] = [
   discardedMove, // DD004
   hardCodedAccelerator, // DD005
   unsynchronizedTiming, // DD006
+  syncEveryStep, // DD007
   fp16WithoutGradScaler, // DD008
   accumulatedGraph, // DD009
   unguardedCudaCall, // DD011
