@@ -20,7 +20,7 @@ export const hardCodedAccelerator: Rule = (host) => ({
     const found = hardcodeIn(call, qualified);
     if (!found) return;
     const choice = deviceChoiceOf(host.program);
-    if (choice.runTimeChoice || choice.cudaOnly || inGpuOnlyTest(call)) return;
+    if (choice.runTimeChoice || choice.cudaOnly || inGpuOnlyTest(call) || underDeviceCondition(call)) return;
     report(host, frame, call, found);
   },
 });
@@ -33,6 +33,20 @@ function inGpuOnlyTest(node: Node): boolean {
   for (let n = node.parent; n; n = n.parent) {
     if (n.type !== 'decorated_definition') continue;
     if (children(n).some((d) => d.type === 'decorator' && GPU_TEST_MARK.test(d.text))) return true;
+  }
+  return false;
+}
+
+/** A condition that asks about the GPU or the device option: `if self.gpus > 0:`, `if args.cuda:`, `x if use_cuda else y`. */
+const DEVICE_CONDITION = /\b\w*(cuda|gpus?|device|accelerator)\w*\b/i;
+
+/** In the branch taken when such a condition holds: the code chooses CUDA at run time there. */
+function underDeviceCondition(node: Node): boolean {
+  for (let child = node, n = node.parent; n; child = n, n = n.parent) {
+    if (n.type === 'function_definition' || n.type === 'class_definition') return false;
+    const condition = n.type === 'if_statement' || n.type === 'elif_clause' || n.type === 'conditional_expression'
+      ? (n.type === 'conditional_expression' ? children(n)[1] : field(n, 'condition')) : null;
+    if (condition && condition.id !== child.id && DEVICE_CONDITION.test(condition.text)) return true;
   }
   return false;
 }
