@@ -45,7 +45,8 @@ describe('cli: lint across files', function () {
 
   it('finds the model input left on the CPU, through the imported Net and device', () => {
     // `model(x)` on line 8: x (column 7) never moved to config.py's CUDA device.
-    assert.deepStrictEqual(rows(lintJson(['.'], tmp), tmp), ['DD001 train.py:8:7']);
+    // config.py's torch.device("cuda") is hard-coded CUDA (DD005), true as well.
+    assert.deepStrictEqual(rows(lintJson(['.'], tmp), tmp), ['DD005 config.py:4:23', 'DD001 train.py:8:7']);
   });
 
   it('finds it when only train.py is named: its own folder is searched first', () => {

@@ -33,7 +33,7 @@ describe('cli: device-doctor rule', function () {
     const list = cli(['rule'], tmp);
     assert.strictEqual(list.status, 0);
     assert.match(list.out, /^DD001 {2}device-mismatch +warning +A CPU value meets/m);
-    assert.match(list.out, /^DD005 {2}hard-coded-accelerator +planned /m);
+    assert.match(list.out, /^DD005 {2}hard-coded-accelerator +warning +CUDA hard-coded/m);
     assert.strictEqual(list.out.trim().split('\n').length, RULES.length, 'one line per catalogue entry');
   });
 

@@ -10,7 +10,7 @@ import { applyTextEdits } from '../../src/core/python/edits';
 import { ensureServerBuilt, TestClient } from './serverClient';
 import { ServerProbe } from './serverProbe';
 
-const MOVE_TO_CUDA = 't = torch.tensor([1.0]).to("cuda")\n';
+const MOVE_TO_CUDA = 't = torch.tensor([1.0]).to("cuda" if torch.cuda.is_available() else "cpu")\n';
 
 /** The client's copy of a document: the same library the server uses applies each change. */
 class ClientDocument {
@@ -85,7 +85,7 @@ describe('server: language-server abuse', function () {
     await doc.change([{ range: { start: { line: 3, character: 5 }, end: { line: 2, character: 10_000 } }, text: '\n' }]);
     const published = doc.published(7);
     await doc.change([{ range: { start: { line: 1000, character: 0 }, end: { line: 1000, character: 0 } }, text: 't.numpy()\n' }]);
-    assert.strictEqual(doc.text, '# head\nimport torch  # the one torch\nt = torch.tensor([1.0]).to("cuda")\nt.numpy()\n', 'the client\'s own reading of those ranges');
+    assert.strictEqual(doc.text, '# head\nimport torch  # the one torch\nt = torch.tensor([1.0]).to("cuda" if torch.cuda.is_available() else "cpu")\nt.numpy()\n', 'the client\'s own reading of those ranges');
     const diagnostics = await published;
     assert.deepStrictEqual(diagnostics.map((d) => [d.code, d.range.start.line, d.range.start.character]), [['DD003', doc.numpyLine(), 2]]);
 

@@ -5,7 +5,7 @@ import type { CodeAction, TextEdit } from 'vscode-languageserver-protocol';
 import { applyTextEdits } from '../../src/core/python/edits';
 import type { TestClient } from './serverClient';
 
-export const DD003_SOURCE = 'import torch\nt = torch.tensor([1.0]).to("cuda")\nt.numpy()\n';
+export const DD003_SOURCE = 'import torch\nt = torch.tensor([1.0]).to("cuda" if torch.cuda.is_available() else "cpu")\nt.numpy()\n';
 export const PROBE_URI = 'file:///work/probe/probe.py';
 /** What "answers promptly" means in these tests. */
 export const ANSWER_WITHIN_MS = 2000;
@@ -30,7 +30,7 @@ export class ServerProbe {
   async check(what: string): Promise<number> {
     const version = ++this.version;
     const name = `t${version}`;
-    const text = `import torch\n${name} = torch.tensor([1.0]).to("cuda")\n${name}.numpy()\n`;
+    const text = `import torch\n${name} = torch.tensor([1.0]).to("cuda" if torch.cuda.is_available() else "cpu")\n${name}.numpy()\n`;
     const started = Date.now();
     const published = this.client.diagnosticsFor(PROBE_URI, (p) => p.version === version, 30_000);
     await this.client.connection.sendNotification('textDocument/didChange', {

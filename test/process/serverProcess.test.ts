@@ -5,7 +5,7 @@ import { applyTextEdits } from '../../src/core/python/edits';
 import { ensureServerBuilt, TestClient } from './serverClient';
 
 // The analyzer warns only on evidence: without `import torch` a `torch` name proves nothing.
-const DD003_SOURCE = 'import torch\nt = torch.tensor([1.0]).to("cuda")\nt.numpy()\n';
+const DD003_SOURCE = 'import torch\nt = torch.tensor([1.0]).to("cuda" if torch.cuda.is_available() else "cpu")\nt.numpy()\n';
 
 describe('server: the language server process (stdio)', function () {
   this.timeout(30_000);
@@ -77,7 +77,7 @@ describe('server: the language server process (stdio)', function () {
     assert.deepStrictEqual((await garbagePublished).diagnostics, []);
 
     const huge = 'file:///work/project/huge.py';
-    const hugeText = Array.from({ length: 60_000 }, (_, i) => `x${i} = torch.zeros(${i % 7}).to("cuda")`).join('\n');
+    const hugeText = Array.from({ length: 60_000 }, (_, i) => `x${i} = torch.zeros(${i % 7}).to("cuda" if torch.cuda.is_available() else "cpu")`).join('\n');
     const hugePublished = client.diagnosticsFor(huge);
     await client.openFile(huge, hugeText);
     assert.deepStrictEqual((await hugePublished).diagnostics, []);
@@ -165,7 +165,7 @@ describe('server: the language server process (stdio)', function () {
     const notebookUri = 'file:///work/project/mismatch.ipynb';
     const cell = (id: string) => `vscode-notebook-cell:/work/project/mismatch.ipynb#${id}`;
     const cells = [
-      'import torch\nimport torch.nn as nn\ndevice = torch.device("cuda")\nx = torch.randn(4, 10)\n',
+      'import torch\nimport torch.nn as nn\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\nx = torch.randn(4, 10)\n',
       'model = nn.Linear(10, 2).to(device)\nmodel(x)\n',
     ];
     const firstCell = client.diagnosticsFor(cell('a'));
@@ -191,7 +191,7 @@ describe('server: the language server process (stdio)', function () {
   it('finds a mistake typed into an open file through incremental changes', async () => {
     const uri = 'file:///work/project/typed.py';
     const opened = client.diagnosticsFor(uri);
-    await client.openFile(uri, 'import torch\nt = torch.tensor([1.0]).to("cuda")\n');
+    await client.openFile(uri, 'import torch\nt = torch.tensor([1.0]).to("cuda" if torch.cuda.is_available() else "cpu")\n');
     assert.deepStrictEqual((await opened).diagnostics, []);
     const typed = client.diagnosticsFor(uri, (p) => p.version === 3);
     const end = { line: 2, character: 0 };
@@ -205,7 +205,7 @@ describe('server: the language server process (stdio)', function () {
 
   it('fix-all on save and "Ignore on this line" each leave the file clean once applied', async () => {
     const uri = 'file:///work/project/fixall.py';
-    const source = 'import torch\nx = torch.zeros(3)\nx.to("cuda")  # noqa: E501\nt = torch.tensor([1.0]).to("cuda")\nt.numpy()\n';
+    const source = 'import torch\nx = torch.zeros(3)\nx.to("cuda" if torch.cuda.is_available() else "cpu")  # noqa: E501\nt = torch.tensor([1.0]).to("cuda" if torch.cuda.is_available() else "cpu")\nt.numpy()\n';
     const opened = client.diagnosticsFor(uri);
     await client.openFile(uri, source);
     const diagnostics = (await opened).diagnostics;
@@ -235,7 +235,7 @@ describe('server: the language server process (stdio)', function () {
     });
     assert.strictEqual(ignoreEdits.length, 2);
     const suppressed = applyTextEdits(source, ignoreEdits);
-    assert.match(suppressed, /x\.to\("cuda"\)  # noqa: E501, DD004\n/);
+    assert.match(suppressed, /x\.to\("cuda" if torch\.cuda\.is_available\(\) else "cpu"\)  # noqa: E501, DD004\n/);
     const quiet = client.diagnosticsFor(uri, (p) => p.version === 4);
     await client.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: 4 }, contentChanges: [{ text: suppressed }] });
     assert.deepStrictEqual((await quiet).diagnostics, [], suppressed);

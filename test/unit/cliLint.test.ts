@@ -234,6 +234,7 @@ describe('cli: lint pipeline', function () {
       const { status, out } = await cli(['lint', '--format', 'json']);
       const entries = JSON.parse(out) as Array<{ code: string; filename: string; cell: number | null; location: { row: number } }>;
       assert.deepStrictEqual(entries.map((e) => [path.basename(e.filename), e.cell, e.location.row, e.code]), [
+        ['explore.ipynb', 2, 3, 'DD005'], // `.to("cuda")` in a notebook that never checks availability
         ['explore.ipynb', 3, 1, 'DD003'],
         ['train.py', null, 32, 'DD003'],
       ]);

@@ -83,7 +83,7 @@ describe('analysis across files: imports of project modules', () => {
     const train = 'from utils import get_device, make_batch\nimport torch\nfrom model import Net\nnet = Net().to(get_device())\nout = net(make_batch())\n';
     assert.deepEqual(codesAndLines(train, project({ 'utils.py': utils, 'model.py': MODEL })), [['DD001', 5]]);
     const sub = 'import torch\nfrom model import Net\nclass Bigger(Net):\n    pass\nnet = Bigger()\nnet.to("cuda")\nnet(torch.zeros(1, 10))\n';
-    assert.deepEqual(codesAndLines(sub, project({ 'model.py': MODEL })), [['DD001', 7]]);
+    assert.deepEqual(codesAndLines(sub, project({ 'model.py': MODEL })), [['DD005', 6], ['DD001', 7]]);
   });
 
   it('never reports findings inside imported modules, survives import cycles and missing or failing reads', () => {

@@ -26,10 +26,26 @@ describe('fix texts of the training rules (DD006, DD008, DD009, DD012)', () => {
     await initPythonParser();
   });
 
-  it('DD009 on `+=` accumulates loss.item() when the total stays a number', () => {
-    const source = fixture('DD009', 'epoch_total_loss.py');
+  /** The same fixture with its device chosen as the CPU: the loss is a host tensor there. */
+  const onCpu = (source: string) => {
+    const cpu = source.replace('device = torch.device("cuda" if torch.cuda.is_available() else "cpu")', 'device = torch.device("cpu")');
+    assert.notEqual(cpu, source, 'the fixture chooses its device as expected');
+    return cpu;
+  };
+
+  it('DD009 on `+=` accumulates loss.item() when the total stays a number on the CPU', () => {
+    const source = onCpu(fixture('DD009', 'epoch_total_loss.py'));
     const fixed = applyFix(source, findingOf(source, 'DD009').fixes.find((f) => f.preferred)!);
     assert.ok(fixed.includes('        epoch_loss += loss.item()  # expect: DD009(epoch_loss)\n'), fixed);
+  });
+
+  it('DD009 on an accelerator accumulates loss.detach() and offers no .item(), which would wait every step (DD007)', () => {
+    const source = fixture('DD009', 'epoch_total_loss.py');
+    const { fixes } = findingOf(source, 'DD009');
+    assert.deepEqual(fixes.map((f) => f.title), ['Accumulate without history: loss.detach()']);
+    const fixed = applyFix(source, fixes[0]);
+    assert.ok(fixed.includes('        epoch_loss += loss.detach()  # expect: DD009(epoch_loss)\n'), fixed);
+    assert.deepEqual(coreFindings(fixed).filter((f) => f.code === 'DD007' || f.code === 'DD009'), []);
   });
 
   it('DD009 prefers .detach() when the total is used as a tensor later (total_loss.item())', () => {
@@ -39,7 +55,7 @@ describe('fix texts of the training rules (DD006, DD008, DD009, DD012)', () => {
   });
 
   it('DD009 on an arithmetic expression wraps it before .item()', () => {
-    const source = fixture('DD009', 'scaled_loss_sum.py');
+    const source = onCpu(fixture('DD009', 'scaled_loss_sum.py'));
     const fixed = applyFix(source, findingOf(source, 'DD009').fixes.find((f) => f.preferred)!);
     assert.ok(fixed.includes('loss_sum += (loss * data.size(0)).item()'), fixed);
   });

@@ -4,20 +4,25 @@ import { strict as assert } from 'assert';
 import { initPythonParser } from '../../src/core/analysis';
 import { CORE_RULES, coreFindings, formatFindings, lineOf } from './helpers/analysis';
 import { SPEC_EXAMPLES } from './helpers/examples';
-import { everyFixProblems, fixAllProblems } from './helpers/fixChecks';
+import { everyFixProblems, fixAllProblems, FixScope } from './helpers/fixChecks';
 import { applyFix } from './helpers/fixes';
 import { loadRuleFixtures } from './helpers/fixtures';
 
 interface FixCase {
   name: string;
   source: string;
+  /** A fixture's cases fix the findings of the rules it speaks for; examples fix every finding. */
+  scope?: FixScope;
 }
 
 const toCrlf = (text: string) => text.replace(/\r?\n/g, '\r\n');
 const toTabs = (text: string) => text.replace(/^((?: {4})+)/gm, (spaces) => '\t'.repeat(spaces.length / 4));
 
 const fireCases: FixCase[] = CORE_RULES.flatMap((rule) => loadRuleFixtures(rule, 'fire'))
-  .map((fx) => ({ name: fx.relPath.replace('test/fixtures/rules/', ''), source: fx.source }));
+  .map((fx) => {
+    const rules = new Set<string>([fx.rule, ...fx.markers.map((m) => m.code)]);
+    return { name: fx.relPath.replace('test/fixtures/rules/', ''), source: fx.source, scope: (code: string) => rules.has(code) };
+  });
 
 const exampleCases: FixCase[] = SPEC_EXAMPLES.filter((e) => e.expected.length > 0)
   .map((e) => ({ name: `example: ${e.title}`, source: e.source }));
@@ -30,8 +35,8 @@ const layoutCases: FixCase[] = [
   'DD003/fire/grad_output_on_gpu.py',
   'DD004/fire/self_attr_buffer.py',
 ].flatMap((name) => {
-  const source = fireCases.find((c) => c.name === name)!.source;
-  return [{ name: `${name} (CRLF)`, source: toCrlf(source) }, { name: `${name} (tabs)`, source: toTabs(source) }];
+  const { source, scope } = fireCases.find((c) => c.name === name)!;
+  return [{ name: `${name} (CRLF)`, source: toCrlf(source), scope }, { name: `${name} (tabs)`, source: toTabs(source), scope }];
 });
 
 describe('fixes', () => {
@@ -42,13 +47,13 @@ describe('fixes', () => {
   for (const c of [...fireCases, ...exampleCases, ...layoutCases]) {
     describe(c.name, () => {
       it('each fix parses, removes its finding, adds none and changes only its span', () => {
-        const { findings, problems } = everyFixProblems(c.source);
+        const { findings, problems } = everyFixProblems(c.source, c.scope);
         assert.ok(findings.length > 0, `nothing to fix: the analyzer reports no core finding (see rules.test.ts)`);
         assert.deepEqual(problems, [], `analyzer reported:\n${formatFindings(findings)}`);
       });
 
       it('fix-all converges to a clean file and a second run changes nothing', () => {
-        assert.deepEqual(fixAllProblems(c.source), []);
+        assert.deepEqual(fixAllProblems(c.source, c.scope), []);
       });
     });
   }

@@ -24,7 +24,7 @@ function analyzed(source: string): { findings: string[]; skipped: number[][]; fi
   return { findings: found.map((f) => `${f.code}@${f.range.start.line + 1}`), skipped: skipped.map((s) => [s.range.start.line + 1, s.range.start.character + 1]), fixes: found };
 }
 
-const PRELUDE = 'import torch\nmodel = torch.nn.Linear(4, 2).cuda()\n';
+const PRELUDE = 'import torch\nmodel = torch.nn.Linear(4, 2).to("cuda" if torch.cuda.is_available() else "cpu")\n';
 
 describe('core: recovery from syntax errors', () => {
   before(() => initPythonParser());
@@ -124,7 +124,7 @@ describe('core: recovery from syntax errors', () => {
 
   it('recovers each notebook cell on its own and says which cell was skipped', () => {
     const skipped: SkippedStatement[] = [];
-    const cells = ['import torch\nmodel = torch.nn.Linear(4, 2).cuda()\n', 'y = model(\n', 't = torch.zeros(4)\nmodel(t)\n'];
+    const cells = [PRELUDE, 'y = model(\n', 't = torch.zeros(4)\nmodel(t)\n'];
     const found = analyzeNotebook(cells, { onSyntaxError: (s) => skipped.push(s) });
     assert.deepStrictEqual(found.map((f) => `${f.cellIndex}:${f.finding.code}@${f.finding.range.start.line + 1}`), ['2:DD001@2']);
     assert.deepStrictEqual(skipped.map((s) => [s.cellIndex, s.range.start.line]), [[1, 0]]);

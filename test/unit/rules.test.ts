@@ -1,5 +1,8 @@
 // The rule corpus: every fixture under test/fixtures/rules/<CODE>/{fire,silent}/ is analysed
-// and ALL findings of the core rules are compared with the file's `# expect:` markers.
+// and the findings of its own rule, and of every other rule its `# expect:` markers name,
+// are compared with those markers. A fixture speaks for the rules it names, not for every
+// rule: a DD001 case that moves its model with `.cuda()` also hard-codes CUDA (DD005), which
+// is true and beside its point; a fixture that names DD010 next to DD003 checks both.
 import { strict as assert } from 'assert';
 import { initPythonParser, ruleInfo } from '../../src/core/analysis';
 import type { Finding } from '../../src/core/analysis';
@@ -33,14 +36,22 @@ function shapeProblems(f: Finding, lines: readonly string[]): string[] {
   return problems;
 }
 
+/** The rules a fixture's expectations cover: its own, and each one a marker names. */
+function rulesChecked(fx: RuleFixture): Set<string> {
+  return new Set<string>([fx.rule, ...fx.markers.map((m) => m.code)]);
+}
+
 function checkFixture(fx: RuleFixture): void {
-  const findings = coreFindings(fx.source);
+  const checked = rulesChecked(fx);
+  const all = coreFindings(fx.source);
+  const findings = all.filter((f) => checked.has(f.code));
   const problems = [
     ...compareWithMarkers(findings, fx.markers, fx.lines),
-    ...findings.flatMap((f) => shapeProblems(f, fx.lines)),
+    // Every finding, of any rule, must be well formed.
+    ...all.flatMap((f) => shapeProblems(f, fx.lines)),
   ];
   assert.ok(problems.length === 0,
-    `${fx.relPath}\n  ${problems.join('\n  ')}\n  analyzer reported:\n${formatFindings(findings)}`);
+    `${fx.relPath}\n  ${problems.join('\n  ')}\n  analyzer reported:\n${formatFindings(all)}`);
 }
 
 describe('rule corpus (test/fixtures/rules)', () => {

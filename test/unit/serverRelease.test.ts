@@ -13,7 +13,7 @@ import { Linter, LinterDeps } from '../../src/server/linter';
 import { ServerLog } from '../../src/server/serverLog';
 import { DEFAULT_SETTINGS, ServerSettings } from '../../src/server/settings';
 
-const DD003_SOURCE = 'import torch\nt = torch.tensor([1.0]).to("cuda")\nt.numpy()\n';
+const DD003_SOURCE = 'import torch\nt = torch.tensor([1.0]).to("cuda" if torch.cuda.is_available() else "cpu")\nt.numpy()\n';
 
 interface FakeNotebook {
   uri: string;

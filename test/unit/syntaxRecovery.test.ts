@@ -128,7 +128,9 @@ describe('syntax errors: the rest of the file is analysed (every firing fixture,
         const original = analyzeSource(fx.source);
         if (original.length === 0) return;
         const statements = statementsOf(fx.source);
-        const mutations = mutationsOf(fx.source, original[0].range.start.line);
+        // Broken near the finding the fixture is about (its first one of the fixture's rule).
+        const target = original.find((f) => f.code === rule) ?? original[0];
+        const mutations = mutationsOf(fx.source, target.range.start.line);
         const failures: string[] = [];
         for (const m of mutations) {
           if (!hasSyntaxError(m.text)) continue; // a cut that is still valid Python (`x = fo`) is another program

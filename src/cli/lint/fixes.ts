@@ -60,6 +60,10 @@ function conflicts(a: ResolvedEdit, b: ResolvedEdit): boolean {
   return a.cell === b.cell && (a.start === b.start || (a.start < b.end && b.start < a.end));
 }
 
+function sameEdit(a: ResolvedEdit, b: ResolvedEdit): boolean {
+  return a.cell === b.cell && a.start === b.start && a.end === b.end && a.edit.newText === b.edit.newText;
+}
+
 function editsKey(edits: ResolvedEdit[]): string {
   return JSON.stringify(edits.map((e) => [e.cell, e.start, e.end, e.edit.newText]));
 }
@@ -87,8 +91,10 @@ function chooseFixes(sources: readonly string[], findings: readonly LocatedFindi
       fixed++;
       continue;
     }
-    if (edits.some((e) => accepted.some((a) => conflicts(a, e)))) continue;
-    accepted.push(...edits);
+    // An edit identical to one taken (two DD005 fixes that both add `import torch`) is applied once.
+    const fresh = edits.filter((e) => !accepted.some((a) => sameEdit(a, e)));
+    if (fresh.some((e) => accepted.some((a) => conflicts(a, e)))) continue;
+    accepted.push(...fresh);
     byKey.set(key, { edits, findings: [found] });
     fixed++;
   }

@@ -121,6 +121,12 @@ export function fixAll(source: string, analyze: (text: string) => Finding[], max
   return { text, rounds: maxRounds, remaining: analyze(text) };
 }
 
+/** The source text a finding's range covers. */
+export function findingText(source: string, f: Finding): string {
+  const starts = lineStarts(source);
+  return source.slice(offsetAt(starts, source, f.range.start), offsetAt(starts, source, f.range.end));
+}
+
 /** Per-code counts, to check that a fix introduced no new finding. */
 export function countByCode(findings: readonly Finding[]): Map<string, number> {
   const counts = new Map<string, number>();

@@ -8,6 +8,7 @@ import type { Frame } from '../frame';
 import { appendAfter } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
+import { hasAccel } from '../values';
 import type { Arg } from '../values';
 import { shortText } from './shared/describe';
 
@@ -32,7 +33,10 @@ function checkAccumulation(c: RuleHost, frame: Frame, statement: Node, target: N
   if (differentiatedLater(frame.scopeNode, key)) return;
   const addedText = shortText(unparen(added.node));
   const stmtText = shortText(statement, 50);
-  const keepsTensor = style === 'append' || new RegExp(`(?<![\\w.])${escape(key)}\\.[A-Za-z_]`).test(scopeText);
+  // On an accelerator `.item()` makes the host wait for the GPU every step (DD007); the
+  // detached sum stays on the device and is read once, as PyTorch's performance guide advises.
+  const onAccelerator = hasAccel(added.value.place);
+  const keepsTensor = style === 'append' || onAccelerator || new RegExp(`(?<![\\w.])${escape(key)}\\.[A-Za-z_]`).test(scopeText);
   const item: Fix = { title: `Accumulate the number: ${addedText}.item()`, edits: appendAfter(added.node, '.item()', frame.unit), preferred: !keepsTensor };
   const detach: Fix = { title: `Accumulate without history: ${addedText}.detach()`, edits: appendAfter(added.node, '.detach()', frame.unit), preferred: keepsTensor };
   c.report({
@@ -40,9 +44,11 @@ function checkAccumulation(c: RuleHost, frame: Frame, statement: Node, target: N
     code: 'DD009',
     node: added.node,
     message: `\`${stmtText}\` keeps the autograd graph of \`${addedText}\` (it requires grad) from every iteration alive in ` +
-      `\`${key}\`: memory grows each step. Accumulate ${style === 'append' ? `\`${addedText}.detach()\` (or \`.item()\`)` : `\`${addedText}.item()\` (or \`.detach()\`)`}.`,
+      `\`${key}\`: memory grows each step. Accumulate ${keepsTensor ? `\`${addedText}.detach()\` (or \`.item()\`)` : `\`${addedText}.item()\` (or \`.detach()\`)`}` +
+      `${onAccelerator ? ' and read the total with .item() once after the loop (.item() every step waits for the accelerator)' : ''}.`,
     related: c.related(added.value.origin, `\`${addedText}\` ${added.value.origin?.what ?? 'computed here'}`),
-    fixes: style === 'append' ? [detach, item] : keepsTensor ? [detach, item] : [item, detach],
+    // No `.item()` fix on an accelerator: it would trade the graph for a wait every step (DD007).
+    fixes: onAccelerator ? [detach] : keepsTensor ? [detach, item] : [item, detach],
   });
 }
 

@@ -2,8 +2,6 @@
 // `.to("cuda")` in a file that never asks whether CUDA is there and takes no device from
 // configuration: it stops on every machine without an NVIDIA GPU. Files that are CUDA code
 // by design (triton, set_device in a DDP launcher, NCCL) stay silent.
-// NOT YET REGISTERED in rules/index.ts: enabling it (index line, catalogue flag, docs page)
-// also needs the unit tests whose sources hard-code CUDA to expect DD005 (see the commit).
 import type { Node } from '../../python/pyNode';
 import { callArguments, children, field, stringLiteralValue } from '../../python/syntax';
 import { deviceChoiceOf } from '../deviceChoice';
@@ -22,10 +20,36 @@ export const hardCodedAccelerator: Rule = (host) => ({
     const found = hardcodeIn(call, qualified);
     if (!found) return;
     const choice = deviceChoiceOf(host.program);
-    if (choice.runTimeChoice || choice.cudaOnly) return;
+    if (choice.runTimeChoice || choice.cudaOnly || inGpuOnlyTest(call) || underDeviceCondition(call)) return;
     report(host, frame, call, found);
   },
 });
+
+/** A pytest marker or skip condition that says the test needs a GPU: `@pytest.mark.requires_cuda`, `@pytest.mark.gpu`. */
+const GPU_TEST_MARK = /^@\s*pytest\.mark\.(\w*(cuda|gpu)\w*|skipif\b.*\b(cuda|gpu)\b)/i;
+
+/** Inside a test function (or class) marked as needing a GPU: CUDA is its precondition, which the test runner checks. */
+function inGpuOnlyTest(node: Node): boolean {
+  for (let n = node.parent; n; n = n.parent) {
+    if (n.type !== 'decorated_definition') continue;
+    if (children(n).some((d) => d.type === 'decorator' && GPU_TEST_MARK.test(d.text))) return true;
+  }
+  return false;
+}
+
+/** A condition that asks about the GPU or the device option: `if self.gpus > 0:`, `if args.cuda:`, `x if use_cuda else y`. */
+const DEVICE_CONDITION = /\b\w*(cuda|gpus?|device|accelerator)\w*\b/i;
+
+/** In the branch taken when such a condition holds: the code chooses CUDA at run time there. */
+function underDeviceCondition(node: Node): boolean {
+  for (let child = node, n = node.parent; n; child = n, n = n.parent) {
+    if (n.type === 'function_definition' || n.type === 'class_definition') return false;
+    const condition = n.type === 'if_statement' || n.type === 'elif_clause' || n.type === 'conditional_expression'
+      ? (n.type === 'conditional_expression' ? children(n)[1] : field(n, 'condition')) : null;
+    if (condition && condition.id !== child.id && DEVICE_CONDITION.test(condition.text)) return true;
+  }
+  return false;
+}
 
 function isCudaLiteral(node: Node | undefined): node is Node {
   const s = node ? stringLiteralValue(node) : undefined;
@@ -47,7 +71,6 @@ function hardcodeIn(call: Node, qualified: string | undefined): Hardcode | undef
 }
 
 function report(host: RuleHost, frame: Frame, call: Node, found: Hardcode): void {
-  const torch = torchName(host, frame.unit);
   const what = found.kind === 'method' ? `\`${shortText(call)}\`` : `\`${found.literal.text}\``;
   host.report({
     unit: frame.unit,
@@ -58,14 +81,27 @@ function report(host: RuleHost, frame: Frame, call: Node, found: Hardcode): void
       'no device option): on a machine without an NVIDIA GPU it stops with "Torch not compiled with CUDA enabled". ' +
       'Choose the device at run time.',
     related: [],
-    fixes: torch ? fixesFor(host, frame, call, found, torch) : [],
+    fixes: fixesFor(host, frame, call, found),
   });
 }
 
-/** The name torch is bound to in this unit (`torch`, or `t` for `import torch as t`). */
-function torchName(host: RuleHost, unit: number): string | undefined {
+/**
+ * The name torch is bound to in this unit (`torch`, or `t` for `import torch as t`), and
+ * the edit that imports it when only a submodule is (`import torch.nn as nn`).
+ */
+function torchBinding(host: RuleHost, unit: number): { name: string; edits: TextEdit[] } | undefined {
   const imports = host.program.importsAt(unit);
-  for (const name of imports.names()) if (imports.qualifyName(name) === 'torch') return name;
+  const names = [...imports.names()];
+  for (const name of names) if (imports.qualifyName(name) === 'torch') return { name, edits: [] };
+  if (names.includes('torch')) return undefined; // `torch` is something else here
+  for (const u of host.program.modules[0].units) {
+    if (u.index > unit) break;
+    const first = children(u.root).find(importsTorch);
+    if (!first) continue;
+    if (first.startPosition.column !== 0) return undefined;
+    const at = { line: first.startPosition.row, character: 0 };
+    return { name: 'torch', edits: [{ range: { start: at, end: at }, newText: `import torch${u.eol}`, cellIndex: u.index }] };
+  }
   return undefined;
 }
 
@@ -77,20 +113,36 @@ function replace(node: Node, text: string, unit: number, from: Node = node): Tex
   };
 }
 
-function fixesFor(host: RuleHost, frame: Frame, call: Node, found: Hardcode, torch: string): Fix[] {
-  const chosen = (literal: string) => `${literal} if ${torch}.cuda.is_available() else "cpu"`;
+/**
+ * `.cuda()`, `.cuda(non_blocking=True)`, `.cuda(0)` as `.to(<device>, …)`: the device
+ * literal `.to` takes and the arguments kept; none when the GPU comes from a variable.
+ */
+function methodAsTo(call: Node): { literal: string; rest: string[] } | undefined {
+  const args = callArguments(call);
+  if (args.hasSplat || args.positional.length > 1 || [...args.keywords.keys()].some((k) => k !== 'non_blocking' && k !== 'memory_format')) return undefined;
+  const index = args.positional[0];
+  if (index && !/^\d+$/.test(index.text)) return undefined;
+  const rest = [...args.keywords].map(([k, v]) => `${k}=${v.text}`);
+  return { literal: index ? `"cuda:${index.text}"` : '"cuda"', rest };
+}
+
+function fixesFor(host: RuleHost, frame: Frame, call: Node, found: Hardcode): Fix[] {
+  const torch = torchBinding(host, frame.unit);
+  if (!torch) return [];
+  const chosen = (literal: string) => `${literal} if ${torch.name}.cuda.is_available() else "cpu"`;
   const fixes: Fix[] = [];
-  const hasArgs = children(field(call, 'arguments') ?? call).length > 0;
-  if (found.kind === 'method' && !hasArgs) {
-    fixes.push({ title: 'Use .to("cuda" if torch.cuda.is_available() else "cpu")', edits: [replace(call, `to(${chosen('"cuda"')})`, frame.unit, found.attr)], preferred: true });
+  const asTo = found.kind === 'method' ? methodAsTo(call) : undefined;
+  const toCall = (device: string) => `to(${[device, ...(asTo?.rest ?? [])].join(', ')})`;
+  if (found.kind === 'method' && asTo) {
+    fixes.push({ title: `Use .to(${chosen(asTo.literal)})`, edits: [...torch.edits, replace(call, toCall(chosen(asTo.literal)), frame.unit, found.attr)], preferred: true });
   } else if (found.kind === 'literal') {
-    fixes.push({ title: `Choose the device at run time: ${shortText(found.literal)} if torch.cuda.is_available() else "cpu"`, edits: [replace(found.literal, chosen(found.literal.text), frame.unit)], preferred: true });
+    fixes.push({ title: `Choose the device at run time: ${shortText(found.literal)} if torch.cuda.is_available() else "cpu"`, edits: [...torch.edits, replace(found.literal, chosen(found.literal.text), frame.unit)], preferred: true });
   }
-  const helper = helperEdits(host, frame, torch);
+  const helper = helperEdits(host, frame, torch.name);
   if (helper) {
-    const use = found.kind === 'method' ? (hasArgs ? undefined : replace(call, 'to(get_device())', frame.unit, found.attr))
+    const use = found.kind === 'method' ? (asTo ? replace(call, toCall('get_device()'), frame.unit, found.attr) : undefined)
       : replace(found.deviceCall ? call : found.literal, 'get_device()', frame.unit);
-    if (use) fixes.push({ title: 'Insert a get_device() helper (CUDA, then MPS, then the CPU) and use it', edits: [...helper, use], preferred: fixes.length === 0 });
+    if (use) fixes.push({ title: 'Insert a get_device() helper (CUDA, then MPS, then the CPU) and use it', edits: [...torch.edits, ...helper, use], preferred: fixes.length === 0 });
   }
   return fixes;
 }

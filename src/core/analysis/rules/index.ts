@@ -8,10 +8,12 @@ import { dataParallel } from './dataParallel';
 import { deviceMismatch } from './deviceMismatch';
 import { discardedMove } from './discardedMove';
 import { fp16WithoutGradScaler } from './fp16WithoutGradScaler';
+import { hardCodedAccelerator } from './hardCodedAccelerator';
 import { loadWithoutMapLocation } from './loadWithoutMapLocation';
 import { lossWeightOnCpu } from './lossWeightOnCpu';
 import { nonBlockingWithoutPinned } from './nonBlockingWithoutPinned';
 import { numpyConversion } from './numpyConversion';
+import { syncEveryStep } from './syncEveryStep';
 import { tensorAttributeNotBuffer } from './tensorAttributeNotBuffer';
 import { tensorCreatedInForward } from './tensorCreatedInForward';
 import { unguardedCudaCall } from './unguardedCudaCall';
@@ -22,7 +24,9 @@ export const RULE_FACTORIES: readonly Rule[] = [
   batchNotMoved, // DD002
   numpyConversion, // DD003, DD010
   discardedMove, // DD004
+  hardCodedAccelerator, // DD005
   unsynchronizedTiming, // DD006
+  syncEveryStep, // DD007
   fp16WithoutGradScaler, // DD008
   accumulatedGraph, // DD009
   unguardedCudaCall, // DD011

@@ -1,0 +1,138 @@
+// DD007 sync-every-step: `loss.item()`, `t.cpu()`, `float(t)`, `print(t)` read an
+// accelerator tensor on the host. The host must wait until every kernel queued so far has
+// finished, so in every step of a training loop the GPU runs dry while Python catches up
+// (PyTorch's performance tuning guide: avoid unnecessary CPU-GPU synchronization). No error,
+// only lost speed: information, and no fix — reading every N steps, or accumulating
+// `loss.detach()` on the device and reading it once, are the author's choices.
+// `.numpy()` on an accelerator tensor is DD003's error; `.cpu().numpy()` is reported at `.cpu()`.
+import type { Node } from '../../python/pyNode';
+import { callArguments, children, dottedKey, field, unparen } from '../../python/syntax';
+import type { Frame } from '../frame';
+import type { Rule } from '../ruleApi';
+import { CPU, hasAccel, Value } from '../values';
+import { shortText } from './shared/describe';
+
+const LOOPS = new Set(['for_statement', 'while_statement']);
+const SCOPES = new Set(['function_definition', 'class_definition', 'lambda']);
+
+/** Methods that keep a tensor on its device: `loss.detach().item()`, `(pred == y).sum().item()`. */
+const SAME_PLACE_METHODS = new Set(['detach', 'sum', 'mean', 'float', 'double', 'half', 'squeeze', 'flatten', 'argmax', 'max', 'min', 'norm', 'abs', 'clone', 'contiguous', 'view', 'reshape', 'long', 'int']);
+
+/** An optimizer (or a GradScaler driving one) stepping: `optimizer.step()`, `self.opt.step()`, `scaler.step(opt)`. */
+const OPTIMIZER_STEP = /(^|[\w.])(optim\w*|opt|\w*optimizer\w*|\w*_opt|scaler)\.step\s*\(/i;
+
+export const syncEveryStep: Rule = (host) => {
+  const reported = new Set<number>();
+  const report = (frame: Frame, node: Node, startNode: Node | undefined, what: string, tensor: Node, value: Value) => {
+    if (reported.has(node.id)) return; // a loop's steps, or a function's call sites, evaluate it again
+    const loop = trainingLoopAround(node, frame.scopeNode);
+    if (!loop) return;
+    reported.add(node.id);
+    host.report({
+      unit: frame.unit,
+      code: 'DD007',
+      node,
+      startNode,
+      message: `${what} reads \`${shortText(tensor)}\` back from the accelerator in every step of this training loop ` +
+        `(line ${loop.startPosition.row + 1}): the host waits until all queued GPU work has finished, so the next step's ` +
+        'kernels cannot be queued ahead and the GPU idles. Read it every N steps (`if step % 100 == 0:`), or keep a ' +
+        'running value on the device (`total += loss.detach()`) and read it once after the loop.',
+      related: host.related(value.origin, `\`${shortText(tensor)}\` ${value.origin?.what ?? 'computed here'}`),
+      fixes: [],
+    });
+  };
+  return {
+    call: (frame, call, qualified) => {
+      const callee = field(call, 'function');
+      if (!callee) return;
+      if (callee.type === 'attribute' && field(callee, 'attribute')?.text === 'item' && callArguments(call).positional.length === 0) {
+        const recv = field(callee, 'object');
+        const found = recv && acceleratorTensor(frame, recv);
+        if (found) report(frame, call, field(callee, 'attribute') ?? undefined, `\`${shortText(call)}\``, recv, found);
+        return;
+      }
+      if (qualified !== undefined || callee.type !== 'identifier' || frame.names.has(callee.text)) return;
+      const args = callArguments(call);
+      if (callee.text === 'float' && args.positional.length === 1) {
+        const found = acceleratorTensor(frame, args.positional[0]);
+        if (found) report(frame, call, undefined, `\`${shortText(call)}\``, args.positional[0], found);
+      } else if (callee.text === 'print') {
+        for (const arg of args.positional.flatMap(printedExpressions)) {
+          const found = acceleratorTensor(frame, arg);
+          if (found) return report(frame, arg, undefined, '`print`', arg, found);
+        }
+      }
+    },
+    valueMoved: (frame, call, recvNode, recv, to) => {
+      if (to !== CPU || recv.kind !== 'tensor' || !hasAccel(recv.place)) return;
+      const attr = field(field(call, 'function') ?? call, 'attribute') ?? undefined;
+      report(frame, call, attr, `\`${shortText(call)}\``, recvNode, recv);
+    },
+  };
+};
+
+/** What `print` formats: its arguments, and the expressions an f-string interpolates. */
+function printedExpressions(arg: Node): Node[] {
+  if (arg.type !== 'string') return [arg];
+  return children(arg).filter((c) => c.type === 'interpolation').flatMap((c) => children(c).filter((e) => e.type !== 'format_specifier' && e.type !== 'type_conversion').slice(0, 1));
+}
+
+/** The value of `expr` when it is (or is computed on the device from) a tensor that is, or may be, on an accelerator. */
+function acceleratorTensor(frame: Frame, expr: Node): Value | undefined {
+  let node = unparen(expr);
+  // `loss.detach()`, `pred.argmax(1)`: the receiver's device.
+  while (node.type === 'call') {
+    const callee = field(node, 'function');
+    if (callee?.type !== 'attribute' || !SAME_PLACE_METHODS.has(field(callee, 'attribute')?.text ?? '')) return undefined;
+    node = unparen(field(callee, 'object') ?? node);
+  }
+  if (node.type === 'attribute' && field(node, 'attribute')?.text === 'data') node = unparen(field(node, 'object') ?? node);
+  if (node.type === 'comparison_operator' || node.type === 'binary_operator') {
+    for (const side of children(node)) {
+      const found = acceleratorTensor(frame, side);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  const key = dottedKey(node);
+  const value = key !== undefined ? frame.env.get(key) ?? frame.outer?.get(key) : undefined;
+  return value && value.kind === 'tensor' && hasAccel(value.place) ? value : undefined;
+}
+
+/**
+ * The innermost loop around `node` when it runs `node` in every iteration and trains: its
+ * body (outside nested loops and functions) calls `.backward()` or an optimizer's `step()`.
+ * Code under an `if` (`if step % 100 == 0:`), an `else`, an `except` or a conditional
+ * expression does not run every step.
+ */
+function trainingLoopAround(node: Node, scope: Node): Node | undefined {
+  let child = node;
+  for (let n = node.parent; n && n.id !== scope.id; child = n, n = n.parent) {
+    if (SCOPES.has(n.type)) return undefined;
+    if (n.type === 'if_statement' || n.type === 'elif_clause') {
+      if (field(n, 'condition')?.id !== child.id) return undefined;
+    } else if (n.type === 'else_clause' || n.type === 'except_clause' || n.type === 'conditional_expression' || n.type === 'boolean_operator') {
+      if (n.type !== 'boolean_operator' || children(n)[0]?.id !== child.id) return undefined;
+    } else if (LOOPS.has(n.type)) {
+      const body = field(n, 'body');
+      if (!body || body.id !== child.id) return undefined; // the loop's header, or its `else`
+      return trains(body) ? n : undefined;
+    }
+  }
+  return undefined;
+}
+
+/** Whether a loop body calls backward() or steps an optimizer itself, once per iteration (nested loops and functions excluded). */
+function trains(body: Node): boolean {
+  const stack: Node[] = [body];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.type === 'call') {
+      const callee = field(n, 'function');
+      const method = callee?.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
+      if (method === 'backward' || (method === 'step' && OPTIMIZER_STEP.test(`${callee!.text}(`))) return true;
+    }
+    for (const c of children(n)) if (!LOOPS.has(c.type) && !SCOPES.has(c.type)) stack.push(c);
+  }
+  return false;
+}
