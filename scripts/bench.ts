@@ -401,7 +401,7 @@ async function main(): Promise<void> {
 async function torchAgreement(): Promise<void> {
   if (!SECTIONS.has(6)) return;
   console.log('\n## 6. Torch engine against a direct torch timing');
-  if (!torchAgreementSection()) process.exitCode = 1;
+  if (!(await torchAgreementSection())) process.exitCode = 1;
 }
 
 main()
