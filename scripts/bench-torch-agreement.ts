@@ -216,6 +216,7 @@ export async function torchAgreementSection(python = process.env.DEVICE_DOCTOR_P
   return agreement.agrees;
 }
 
-if (require.main === module) {
+// Only when run itself: a bundle that imports it (dist/device-check.js) shares its `module`.
+if (require.main === module && path.basename(process.argv[1] ?? '').startsWith('bench-torch-agreement')) {
   torchAgreementSection().then((ok) => { process.exitCode = ok ? 0 : 1; }, (err) => { console.error(err instanceof Error ? err.message : err); process.exitCode = 1; });
 }
