@@ -159,7 +159,8 @@ describe('status bar, device report and matmul benchmark (trusted folder, real P
     await wb.chooseQuickPick('256');
     await wb.quickPickRow('bfloat16').waitFor({ timeout: 30_000 });
     const labels = await wb.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').allInnerTexts();
-    assert.deepStrictEqual(labels.map((l) => l.trim().split(/\s+/)[0]), ['float32', 'bfloat16', 'float16']);
+    // A row's text runs label and description together ("float32default"): its label is the start.
+    assert.deepStrictEqual(labels.map((l) => /^(float32|bfloat16|float16)/.exec(l.trim())?.[1]), ['float32', 'bfloat16', 'float16']);
     assert.match(await wb.quickPickRow('float32').innerText(), /default/);
     await wb.screenshot('10-benchmark-dtype-pick');
     await wb.chooseQuickPick('bfloat16');
