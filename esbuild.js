@@ -43,6 +43,8 @@ const entries = [
   { in: 'src/cli/cli.ts', out: 'cli', banner: '#!/usr/bin/env node' },
   { in: 'src/cli/deviceCommands.ts', out: 'cliDevices' },
   { in: 'src/worker/worker.ts', out: 'worker' },
+  // npm run device-check, runnable with plain node where there is no node_modules (an accelerator machine).
+  { in: 'scripts/device-check.ts', out: 'device-check' },
 ].filter((e) => fs.existsSync(path.join(__dirname, e.in)));
 
 const assets = [

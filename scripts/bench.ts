@@ -9,13 +9,18 @@
 //   4. the start-up of `device-doctor lint` on a 10-line file over `node -e 0`;
 //   5. across files: first diagnostics of a file importing a 200-file project, and its
 //      re-analysis after an edit in an imported module (scripts/bench-cross-file.ts).
+//   6. the torch engine against a direct torch timing (scripts/bench-torch-agreement.ts, its
+//      rule in that file's header);
+//   7. `device-doctor detect` against `python -c "import torch"` with the same interpreter,
+//      the floor of any detect (goal: detect <= 1.2x), in turn.
 // Real code: `npm run bench -- --real-code DIR` or BENCH_REAL_CODE=DIR, a folder of .py
 // files and notebooks from public PyTorch repositories (../shared/tools/extract.sh). They
 // are read at bench time and never committed. Without one, the generated training script
 // of test/unit/helpers/bigScript.ts stands in, and the output says so.
 // `--only N[,M]` runs just those sections (e.g. `npm run bench -- --only 4` for the start-up).
 // Environment: BENCH_REPEATS (timed runs per figure, default 5), BENCH_KEYSTROKES
-// (timed keystrokes per size, default 40), BENCH_STARTS (lint start-ups, default 10).
+// (timed keystrokes per size, default 40), BENCH_STARTS (lint start-ups, default 10),
+// BENCH_TORCH_STARTS (rounds of section 7, default 5).
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -28,11 +33,13 @@ import { generateTrainingScript } from '../test/unit/helpers/bigScript';
 import { TestClient } from '../test/process/serverClient';
 import { buildDist, torchAgreementSection } from './bench-torch-agreement';
 import { crossFileSection } from './bench-cross-file';
+import { startProcess } from '../src/node/processRunner';
 
 const ROOT = path.join(__dirname, '..');
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
 const KEYSTROKES = Number(process.env.BENCH_KEYSTROKES ?? 40);
 const STARTS = Number(process.env.BENCH_STARTS ?? 10);
+const TORCH_STARTS = Number(process.env.BENCH_TORCH_STARTS ?? 5);
 
 // ---- inputs ----
 
@@ -355,8 +362,8 @@ function startupSection(): void {
 /** The sections `--only 4` or `--only 1,4` names; every one without the flag. */
 function sectionsToRun(): Set<number> {
   const flag = process.argv.indexOf('--only');
-  if (flag < 0) return new Set([1, 2, 3, 4, 5, 6]);
-  return new Set((process.argv[flag + 1] ?? '').split(',').map(Number).filter((n) => n >= 1 && n <= 6));
+  if (flag < 0) return new Set([1, 2, 3, 4, 5, 6, 7]);
+  return new Set((process.argv[flag + 1] ?? '').split(',').map(Number).filter((n) => n >= 1 && n <= 7));
 }
 const SECTIONS = sectionsToRun();
 
@@ -401,11 +408,57 @@ async function main(): Promise<void> {
 async function torchAgreement(): Promise<void> {
   if (!SECTIONS.has(6)) return;
   console.log('\n## 6. Torch engine against a direct torch timing');
-  if (!torchAgreementSection()) process.exitCode = 1;
+  if (!(await torchAgreementSection())) process.exitCode = 1;
+}
+
+// ---- 7. detect against import torch ----
+
+/** Wall ms of one command (stdout and stderr discarded); throws when it fails. */
+function wallMs(command: string, args: readonly string[]): number {
+  const t0 = process.hrtime.bigint();
+  const run = spawnSync(command, args, { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+  if (run.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${run.status}: ${run.stderr}`);
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
+/** Wall ms of one command started through src/node/processRunner.ts, as the probes are. */
+function wallMsLikeProbe(command: string, args: readonly string[]): Promise<number> {
+  const t0 = process.hrtime.bigint();
+  const child = startProcess(command, args, { env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' }, captureBytes: 1024 * 1024 });
+  return child.ended.then((end) => {
+    if (end.exitCode !== 0) throw new Error(`${command} ${args.join(' ')} exited ${end.exitCode}: ${child.stderrTail}`);
+    return Number(process.hrtime.bigint() - t0) / 1e6;
+  });
+}
+
+async function detectSection(): Promise<void> {
+  if (!SECTIONS.has(7)) return;
+  const python = process.env.DEVICE_DOCTOR_PYTHON ?? '/usr/bin/python3';
+  const cli = path.join(ROOT, 'dist', 'cli.js');
+  const sides: Array<[string, () => number | Promise<number>]> = [
+    // Started the way detect starts its probe (the product's runner: its own session, so its
+    // own scheduler autogroup), so that the floor is not slowed by where it was started from.
+    [`${python} -c "import torch"`, () => wallMsLikeProbe(python, ['-c', 'import torch'])],
+    ['device-doctor detect', () => wallMs(process.execPath, [cli, 'detect', '--python', python])],
+    ['device-doctor detect --json', () => wallMs(process.execPath, [cli, 'detect', '--json', '--python', python])],
+  ];
+  for (const [, run] of sides) await run(); // warm the file cache
+  const times = sides.map((): number[] => []);
+  for (let r = 0; r < TORCH_STARTS; r++) for (const [i, [, run]] of sides.entries()) times[i].push(await run());
+  console.log(`\n## 7. detect against import torch (the same interpreter): wall ms, median of ${TORCH_STARTS} rounds run in turn; ratio: median of the rounds' ratios`);
+  table(
+    ['command', 'wall ms', 'over import torch', 'goal'],
+    sides.map(([name], i) => {
+      if (i === 0) return [name, fixed(median(times[0]), 0), '-', '-'];
+      const ratio = median(times[i].map((t, r) => t / times[0][r]));
+      return [name, fixed(median(times[i]), 0), `${fixed(ratio, 2)}×`, i === 1 ? `<= 1.2×: ${verdict(ratio <= 1.2)}` : '-'];
+    }),
+  );
 }
 
 main()
   .then(torchAgreement)
+  .then(detectSection)
   .catch((err) => {
     console.error(err instanceof Error ? err.message : err);
     process.exit(1);

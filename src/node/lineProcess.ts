@@ -16,6 +16,9 @@ export interface LineProcessOptions {
   /** Only the end of stderr is kept, for the message when the process fails. */
   maxStderrChars?: number;
   onLine(line: string): void;
+  /** Open a pipe to its stdin; `onStarted` gets the process to write to it. */
+  stdin?: boolean;
+  onStarted?(process: RunningProcess): void;
 }
 
 export type LineProcessEndReason = 'exited' | 'cancelled' | 'silent' | 'spawn-error' | 'line-too-long';
@@ -77,8 +80,10 @@ class LineFollower {
       maxLineChars: options.maxLineChars ?? DEFAULT_MAX_LINE_CHARS,
       onLineTooLong: () => this.stop('line-too-long'),
       stderrTailChars: options.maxStderrChars,
+      stdin: options.stdin,
     });
     this.process = child;
+    options.onStarted?.(child);
     void child.ended.then((end) => {
       if (!this.stopping) this.finish({ reason: end.errorCode ? 'spawn-error' : 'exited', ...end });
     });

@@ -34,6 +34,8 @@ export interface StartOptions {
   stderrTailChars?: number;
   /** A set that holds the process while it runs, so that an exiting parent can kill it. */
   track?: ProcessSet;
+  /** Open a pipe to its stdin (writeInput, endInput); without it stdin is /dev/null. */
+  stdin?: boolean;
 }
 
 export interface ProcessEnd {
@@ -53,6 +55,10 @@ export interface RunningProcess {
   readonly stderrTail: string;
   /** What captureBytes kept. */
   output(): { stdout: string; stderr: string; truncated: boolean };
+  /** Writes to its stdin (started with `stdin: true`); false when there is none or it has closed. */
+  writeInput(text: string): boolean;
+  /** Closes its stdin (EOF), when it has one. */
+  endInput(): void;
   /** SIGKILL of the whole group; output is still read until the pipes close. */
   kill(): void;
   /** kill(), stop reading and stop waiting: for a process that may never close its pipes. */
@@ -151,7 +157,7 @@ export function startProcess(command: string, args: readonly string[], options: 
   try {
     child = spawn(resolved.file, [...args], {
       shell: false,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
       detached: process.platform !== 'win32',
       windowsHide: true,
       cwd: options.cwd,
@@ -179,6 +185,8 @@ class Started implements RunningProcess {
       this.tail.add(text);
       options.onStderr?.(text);
     }, options.onStderrLine);
+    // A child that exits before reading its input closes the pipe: EPIPE is not our error.
+    child.stdin?.on('error', () => undefined);
     options.track?.add(this);
     this.ended = new Promise((resolve) => {
       let settled = false;
@@ -199,6 +207,18 @@ class Started implements RunningProcess {
 
   get stderrTail(): string {
     return this.tail.text;
+  }
+
+  writeInput(text: string): boolean {
+    const input = this.child.stdin;
+    if (!input || input.destroyed || input.writableEnded) return false;
+    input.write(text);
+    return true;
+  }
+
+  endInput(): void {
+    const input = this.child.stdin;
+    if (input && !input.destroyed && !input.writableEnded) input.end();
   }
 
   output(): { stdout: string; stderr: string; truncated: boolean } {
@@ -284,6 +304,12 @@ class NeverStarted implements RunningProcess {
   output(): { stdout: string; stderr: string; truncated: boolean } {
     return { stdout: '', stderr: '', truncated: false };
   }
+
+  writeInput(): boolean {
+    return false;
+  }
+
+  endInput(): void {}
 
   kill(): void {}
 

@@ -3,6 +3,7 @@
 // report it opens, and the Matmul Benchmark — run from the palette, its chart and table, and a
 // long run cancelled from its notification.
 import * as assert from 'assert';
+import { spawn, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Frame } from 'playwright-core';
@@ -11,13 +12,35 @@ import { RESULTS_DIR } from './workbench';
 
 const REAL_PYTHON = '/usr/bin/python3';
 const STATUS_ITEM = 'deviceDoctor.status';
-const SCREENSHOTS = ['06-status-bar-tooltip', '07-device-report', '08-benchmark-panel', '09-benchmark-cancelled'];
+const SCREENSHOTS = ['06-status-bar-tooltip', '07-device-report', '08-benchmark-panel', '09-benchmark-cancelled', '10-benchmark-dtype-pick', '11-benchmark-sweep', '12-benchmark-sweep-cancelled'];
 /** The first detection runs PyTorch's probe (import torch takes seconds on 2 cores). */
 const DETECT_TIMEOUT_MS = 90_000;
 const BENCHMARK_TIMEOUT_MS = 90_000;
 
 async function historyRows(frame: Frame): Promise<number> {
   return frame.locator('table.history tbody tr').count();
+}
+
+/** Other load on the machine: busy loops on every core while a sweep runs, so its repeats spread. */
+function cpuHogs(count = 2): ChildProcess[] {
+  return Array.from({ length: count }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+}
+
+/** The runs table as cells: engine, device, dtype, n, median (ms), GFLOP/s, % of peak, min / max, IQR, … */
+async function runCells(frame: Frame): Promise<string[][]> {
+  return frame.locator('table.runs tbody tr').evaluateAll((rows) => rows.map((row) => Array.from(row.querySelectorAll('td'), (td) => ((td as { textContent: string | null }).textContent ?? '').trim())));
+}
+
+/** A table cell's milliseconds ("3,850", "0.0869 noisy"). */
+function msOf(cell: string): number {
+  return parseFloat(cell.replace(/,/g, ''));
+}
+
+/** No quick pick left open by an earlier scenario, and the extension up (its status bar item), also when run alone. */
+async function closeQuickPicks(wb: Session['workbench']): Promise<void> {
+  await wb.pressEscape();
+  await wb.pressEscape();
+  await wb.statusBarItem(STATUS_ITEM).filter({ hasText: /CPU · / }).waitFor({ timeout: DETECT_TIMEOUT_MS });
 }
 
 async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
@@ -125,5 +148,84 @@ describe('status bar, device report and matmul benchmark (trusted folder, real P
     await wb.chooseQuickPick('256');
     await waitFor('the run after the cancel in the history', async () => (await historyRows(panel)) === 3, BENCHMARK_TIMEOUT_MS);
     assert.strictEqual(await cancelled.count(), 0, 'a new result replaces the Cancelled line');
+  });
+
+  it('offers the dtypes torch multiplies here, float32 first as the default, and runs the one picked', async () => {
+    const wb = session.workbench;
+    await closeQuickPicks(wb);
+    await wb.runCommand('Device Doctor: Run Matmul Benchmark');
+    await wb.chooseQuickPick('One engine/device…');
+    await wb.chooseQuickPick('torch cpu', DETECT_TIMEOUT_MS);
+    await wb.chooseQuickPick('256');
+    await wb.quickPickRow('bfloat16').waitFor({ timeout: 30_000 });
+    const labels = await wb.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').allInnerTexts();
+    // A row's text runs label and description together ("float32default"): its label is the start.
+    assert.deepStrictEqual(labels.map((l) => /^(float32|bfloat16|float16)/.exec(l.trim())?.[1]), ['float32', 'bfloat16', 'float16']);
+    assert.match(await wb.quickPickRow('float32').innerText(), /default/);
+    await wb.screenshot('10-benchmark-dtype-pick');
+    await wb.chooseQuickPick('bfloat16');
+    const panel = await wb.webview('Matmul Benchmark');
+    await panel.locator('table.runs tbody tr', { hasText: 'bfloat16' }).waitFor({ timeout: BENCHMARK_TIMEOUT_MS });
+    assert.deepStrictEqual((await runCells(panel)).map((r) => r.slice(0, 4).join(' ')), ['torch cpu bfloat16 256']);
+  });
+
+  it('sweeps torch on the CPU under other load: GFLOP/s by size, % of peak on every row, spread repeats marked noisy', async function () {
+    this.timeout(420_000);
+    const wb = session.workbench;
+    await closeQuickPicks(wb);
+    const hogs = cpuHogs();
+    let panel: Frame | undefined;
+    try {
+      await wb.runCommand('Device Doctor: Run Matmul Benchmark');
+      await wb.chooseQuickPick('One engine/device…');
+      await wb.chooseQuickPick('torch cpu', DETECT_TIMEOUT_MS);
+      await wb.chooseQuickPick('Sweep');
+      await wb.chooseQuickPick('float32');
+      panel = await wb.webview('Matmul Benchmark');
+      await panel.locator('section.sweep-note').waitFor({ timeout: 360_000 });
+    } finally {
+      for (const hog of hogs) hog.kill('SIGKILL');
+    }
+    assert.ok(panel, 'the benchmark panel');
+    const rows = await runCells(panel);
+    assert.ok(rows.length >= 2, `a sweep of several sizes: ${JSON.stringify(rows)}`);
+    assert.deepStrictEqual(rows.map((r) => Number(r[3])), [...rows.map((r) => Number(r[3]))].sort((a, b) => a - b), 'by size');
+    for (const row of rows) assert.match(row[6], /^\d+(\.\d+)? %$/, `% of peak on ${row.slice(0, 4).join(' ')}`);
+    // The mark is the panel's rule, IQR over 10 % of the median, read back from its own cells.
+    const marked = rows.filter((r) => /noisy/.test(r[8]));
+    for (const row of rows) {
+      const spread = msOf(row[8]) / msOf(row[4]);
+      assert.strictEqual(/noisy/.test(row[8]), spread > 0.1, `n = ${row[3]}: IQR ${row[8]} of a median ${row[4]}`);
+    }
+    assert.ok(marked.length >= 1, `busy loops on every core spread some size's repeats: ${JSON.stringify(rows)}`);
+    assert.strictEqual(await panel.locator('svg.sweep-chart').count(), 1, 'the sweep chart');
+    await panel.locator('table.runs').scrollIntoViewIfNeeded();
+    await wb.screenshot('11-benchmark-sweep');
+  });
+
+  it('cancels a sweep part-way: the finished sizes are kept and shown, with where it stopped', async function () {
+    this.timeout(420_000);
+    const wb = session.workbench;
+    await closeQuickPicks(wb);
+    const hogs = cpuHogs(); // n = 2048 takes long enough to be caught in flight
+    try {
+      await wb.runCommand('Device Doctor: Run Matmul Benchmark');
+      await wb.chooseQuickPick('One engine/device…');
+      await wb.chooseQuickPick('torch cpu', DETECT_TIMEOUT_MS);
+      await wb.chooseQuickPick('Sweep');
+      await wb.chooseQuickPick('float32');
+      const toast = wb.notification(/· n = 2048 · /);
+      await toast.waitFor({ timeout: 300_000 });
+      await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
+    } finally {
+      for (const hog of hogs) hog.kill('SIGKILL');
+    }
+    const panel = await wb.webview('Matmul Benchmark');
+    const cancelled = panel.locator('[data-state="cancelled"]');
+    await cancelled.waitFor({ timeout: 15_000 });
+    assert.match(await cancelled.innerText(), /cancelled at n = 2048; 256–1024 kept, shown below\.$/);
+    assert.deepStrictEqual((await runCells(panel)).map((r) => r.slice(0, 4).join(' ')), ['torch cpu float32 256', 'torch cpu float32 512', 'torch cpu float32 1024']);
+    await cancelled.scrollIntoViewIfNeeded(); // the status line with what was kept, the chart of the kept sizes below
+    await wb.screenshot('12-benchmark-sweep-cancelled');
   });
 });

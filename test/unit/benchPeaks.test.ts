@@ -56,6 +56,8 @@ describe('bench peaks: accelerators', () => {
     assert.strictEqual(gpuPeakByName('NVIDIA H100 80GB HBM3')?.name, 'NVIDIA H100 SXM');
     assert.strictEqual(gpuPeakByName('NVIDIA H100 PCIe')?.tf32, 378);
     assert.strictEqual(gpuPeakByName('NVIDIA H200')?.bandwidthGBs, 4800);
+    assert.strictEqual(gpuPeakByName('NVIDIA H200')?.bf16, 989.5, 'the SXM part, as torch names it');
+    assert.strictEqual(gpuPeakByName('NVIDIA H200 NVL')?.bf16, 835.5, 'the 600 W NVL part is not the SXM one');
     assert.strictEqual(gpuPeakByName('NVIDIA A100-SXM4-40GB')?.bandwidthGBs, 1555);
     assert.strictEqual(gpuPeakByName('NVIDIA A10')?.name, 'NVIDIA A10', 'A10 is not A100');
     assert.strictEqual(gpuPeakByName('NVIDIA GeForce RTX 4090')?.bf16, 165.2);

@@ -11,6 +11,9 @@ import { SWEEP_SIZES } from '../../core/bench/sweep';
 import type { DeviceReport } from '../../core/devices/report';
 import type { BenchParams, BenchRunResponse } from '../../protocol/worker';
 import { createBenchEngines } from '../../worker/bench/engines';
+import { benchScriptPath } from '../../worker/engines/torch/engine';
+import { TorchHost } from '../../worker/engines/torch/host';
+import { DEFAULT_TIMEOUTS_MS } from '../../worker/detect/probes/probeContext';
 import { requestShapeProblem } from '../../worker/bench/plans';
 import { benchmark, InvalidBenchRequest } from '../../worker/bench/benchmark';
 import { cliInterpreter } from '../../node/interpreter';
@@ -85,17 +88,20 @@ export async function runBenchCommand(options: BenchOptions, io: CliIo, signal?:
     io.stderr(`error: ${terminalText(early)}\n`);
     return EXIT_IMPOSSIBLE;
   }
-  const deviceReport = report ?? (await detectReport({ python, verbose: false }, io, signal));
-  const engines = createBenchEngines({ python, report: deviceReport, env: process.env });
+  // One Python process answers detect's PyTorch probe and then runs the torch batch: one import.
+  const host = python && !report ? new TorchHost({ python, script: benchScriptPath(), env: process.env, importTimeoutMs: DEFAULT_TIMEOUTS_MS.torch }) : null;
   const progress = progressPrinter(io);
   let run: BenchRunResponse;
   try {
+    const deviceReport = report ?? (await detectReport({ python, verbose: false }, io, signal, undefined, host ? (interpreter) => (interpreter === host.python ? host.probeRun : null) : undefined));
+    const engines = createBenchEngines({ python, report: deviceReport, env: process.env, torch: host ? { host } : undefined });
     run = await benchmark(params, deviceReport, engines, { signal, onProgress: progress.onProgress });
   } catch (error) {
     if (!(error instanceof InvalidBenchRequest)) throw error;
     io.stderr(`error: ${terminalText(error.message)}\n`);
     return EXIT_IMPOSSIBLE;
   } finally {
+    host?.close();
     progress.end();
   }
   io.stdout(options.json ? benchJsonText(run) : formatBenchText(run));

@@ -9,7 +9,7 @@
 import { formatMemory } from '../../core/devices/format';
 import type { Accelerator, DeviceReport, TorchStatus } from '../../core/devices/report';
 import type { ProbeOptions } from '../../protocol/worker';
-import { detectDevices } from '../../worker/detect/detect';
+import { detectDevices, type DetectEnvironment } from '../../worker/detect/detect';
 import { cliInterpreter } from '../../node/interpreter';
 import { ProbeGate } from '../../worker/detect/probes/probeGate';
 import type { LogFn } from '../../worker/detect/probes/probeContext';
@@ -30,10 +30,14 @@ function logFor(options: ReportOptions, io: CliIo): LogFn {
   return options.verbose ? (level, message) => io.stderr(`${level}: ${terminalText(message)}\n`) : () => undefined;
 }
 
-/** Runs every probe in this process and returns the report; `gate` is shared with an interpreter lookup running alongside. */
-export async function detectReport(options: ReportOptions, io: CliIo, signal?: AbortSignal, gate: ProbeGate = new ProbeGate()): Promise<DeviceReport> {
+/**
+ * Runs every probe in this process and returns the report; `gate` is shared with an interpreter
+ * lookup running alongside; `torchProbeRun` hands over the PyTorch probe of a process already
+ * started (bench's: torch imported once).
+ */
+export async function detectReport(options: ReportOptions, io: CliIo, signal?: AbortSignal, gate: ProbeGate = new ProbeGate(), torchProbeRun?: DetectEnvironment['torchProbeRun']): Promise<DeviceReport> {
   const probe: ProbeOptions = { pythonPath: cliInterpreter(options.python), pinnedDevice: options.device ?? null, timeoutMs: timeoutMsOf(options) };
-  const outcome = await detectDevices(probe, { gate, env: process.env, platform: process.platform, log: logFor(options, io) }, signal);
+  const outcome = await detectDevices(probe, { gate, env: process.env, platform: process.platform, log: logFor(options, io), torchProbeRun }, signal);
   return outcome.report;
 }
 

@@ -6,7 +6,9 @@
 // uses for fp16/bf16 matmuls (half the fp16-accumulate figure on those cards).
 //
 // Sources (vendor datasheets and whitepapers):
-//   NVIDIA H200: "NVIDIA H200 Tensor Core GPU" datasheet (2024), SXM column.
+//   NVIDIA H200: "NVIDIA H200 Tensor Core GPU" datasheet (2024), SXM and NVL columns (dense: half
+//     the with-sparsity tensor figures it prints). torch names the SXM part "NVIDIA H200"; the
+//     NVL part (600 W) is matched first by its suffix.
 //   NVIDIA H100: "NVIDIA H100 Tensor Core GPU" datasheet (2023), SXM / PCIe / NVL columns.
 //   NVIDIA A100: "NVIDIA A100 Tensor Core GPU" datasheet (2021); 40 GB parts: 1555 GB/s.
 //   NVIDIA A10, L4, L40, L40S, T4, V100: their product datasheets.
@@ -36,6 +38,7 @@ interface Entry extends GpuPeak {
 
 /** Most specific first: "H100 NVL" and "H100 PCIe" before "H100". */
 const GPU_PEAKS: readonly Entry[] = [
+  { match: /\bH200\b.*\bNVL\b/i, name: 'NVIDIA H200 NVL', fp32: 60, tf32: 417.5, bf16: 835.5, fp16: 835.5, bandwidthGBs: 4800 },
   { match: /\bH200\b/i, name: 'NVIDIA H200 SXM', fp32: 67, tf32: 494.7, bf16: 989.5, fp16: 989.5, bandwidthGBs: 4800 },
   { match: /\bH100\b.*\bNVL\b/i, name: 'NVIDIA H100 NVL', fp32: 60, tf32: 417.5, bf16: 835.5, fp16: 835.5, bandwidthGBs: 3900 },
   { match: /\bH100\b.*\bPCIe\b/i, name: 'NVIDIA H100 PCIe', fp32: 51, tf32: 378, bf16: 756, fp16: 756, bandwidthGBs: 2000 },

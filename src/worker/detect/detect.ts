@@ -27,6 +27,8 @@ export interface DetectEnvironment {
   /** Test hook: a fake /sys/bus/pci/devices. */
   sysfsPciRoot?: string;
   probeScript?: string;
+  /** The probe's run from a process already started for this interpreter (the CLI's bench: torch imported once). */
+  torchProbeRun?: (interpreter: string) => Promise<ToolRun> | null;
 }
 
 /** A tool that hung (killed after its timeout) or is still backing off after a hang. */
@@ -65,9 +67,12 @@ function nvidiaForPlatform(ctx: ProbeContext): Promise<NvidiaSmiRuns | null> {
   return ctx.platform === 'darwin' ? Promise.resolve(null) : probeNvidiaSmi(ctx);
 }
 
-function torchFor(ctx: ProbeContext, options: ProbeOptions, script: string): Promise<TorchProbeRun | null> {
+async function torchFor(ctx: ProbeContext, options: ProbeOptions, script: string, environment: DetectEnvironment): Promise<TorchProbeRun | null> {
   // null (or, from a careless client, missing or empty): no interpreter may be run.
-  return options.pythonPath ? probeTorch(ctx, options.pythonPath, script) : Promise.resolve(null);
+  if (!options.pythonPath) return null;
+  const served = environment.torchProbeRun?.(options.pythonPath);
+  if (served) return { interpreter: options.pythonPath, run: await served };
+  return probeTorch(ctx, options.pythonPath, script);
 }
 
 function hangOf(kind: string, gateKind: string, runs: ToolRun[], retryAt: number | undefined, gate: ProbeGate): Hang | null {
@@ -94,7 +99,7 @@ export async function detectDevices(options: ProbeOptions, environment: DetectEn
     guarded('amd-smi', log, () => probeAmdSmi(ctx), (err) => ({ static: failedRun(err), metric: null })),
     guarded('sysfs', log, () => probeSysfs(platform, environment.sysfsDrmRoot ?? SYSFS_DRM_ROOT), () => []),
     guarded('system_profiler', log, () => probeSystemProfiler(ctx), failedRun),
-    guarded('PyTorch', log, () => torchFor(ctx, options, script), (err) => ({ interpreter: options.pythonPath ?? '', run: failedRun(err) })),
+    guarded('PyTorch', log, () => torchFor(ctx, options, script, environment), (err) => ({ interpreter: options.pythonPath ?? '', run: failedRun(err) })),
     guarded('PCI bus', log, () => probePciDisplayDevices(platform, environment.sysfsPciRoot ?? SYSFS_PCI_ROOT), () => null),
   ]);
   if (signal?.aborted) throw new CancelledError();

@@ -12,6 +12,12 @@ numbers are what the user's PyTorch really gets. The argument (every key optiona
 every size. With "budgetSec", a dtype's later jobs are skipped once one of its sizes takes
 longer than that (median), as a size sweep does.
 
+Serving the probe too (one import of torch for `device-doctor bench`): run as
+`python bench.py '{"serve": true}'`, it imports torch, prints probe.py's object as
+{"type": "probe", "report": {...}} (or {"type": "probe", "report": {"error": "..."}}), then
+reads ONE line from stdin, the argument above, and runs it as if given on the command line;
+an empty stdin (EOF) ends it with no further line.
+
 Each stdout line is one JSON object, flushed as it is written:
 
     {"type": "ready", "torch": "2.4.0", "device": "cuda:0", "detail": "..."}
@@ -51,7 +57,7 @@ import threading
 import time
 import traceback
 
-from probe import attempt, claim_stdout, error_text
+from probe import attempt, claim_stdout, error_text, probe
 
 DTYPE_NAMES = ("float32", "float16", "bfloat16")
 DEFAULTS = {
@@ -464,11 +470,27 @@ def exit_with_parent():
     thread.start()
 
 
+def served_argv(argv, emit):
+    """With {"serve": true}: the probe's report first, then the real argument from stdin (None: no work)."""
+    try:
+        given = json.loads(argv[1]) if len(argv) > 1 else {}
+    except ValueError:
+        return argv
+    if not (isinstance(given, dict) and given.get("serve") is True):
+        return argv
+    emit("probe", report=probe())
+    line = sys.stdin.readline()
+    return [argv[0], line] if line.strip() else None
+
+
 def main():
     exit_with_parent()
     emit = Emitter(claim_stdout())
     try:
-        run(sys.argv, emit)
+        argv = served_argv(sys.argv, emit)
+        if argv is None:
+            return
+        run(argv, emit)
     except BenchError as exc:
         emit("error", code=exc.code, message=str(exc))
     except Exception as exc:  # noqa: BLE001 - never a traceback on stdout

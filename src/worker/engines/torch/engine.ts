@@ -18,6 +18,7 @@ import { freeBytesOn, torchDevices, torchError, usableTorch } from '../../bench/
 import { runLineProcess, type LineProcessEnd } from '../../../node/lineProcess';
 import { outOfMemoryOutcome, type ErrorLine } from './lines';
 import { TorchSession } from './session';
+import type { TorchHost } from './host';
 import type { Engine, RunOptions } from '../engine';
 import { planMismatch } from '../planGuard';
 
@@ -33,6 +34,8 @@ export interface TorchEngineOptions {
   startTimeoutMs?: number;
   /** After that, bench.py is stopped when it prints nothing for this long. */
   silenceTimeoutMs?: number;
+  /** A bench.py already started for this interpreter (it answered detect's probe): the first batch runs in it. */
+  host?: TorchHost;
 }
 
 /** Plans for one device, run by one bench.py process. */
@@ -143,6 +146,9 @@ export class TorchEngine implements Engine {
       corrupt: options.corruptProduct !== undefined,
     };
     options.onProgress?.({ engine: 'torch', device: first.device, dtype: first.dtype, size: first.size, phase: 'preparing', done: 0, repeats: first.repeats });
+    const { host } = this.options;
+    const served = host && host.python === this.options.python ? host.claim(args, onLine, options.signal) : null;
+    if (served) return served;
     const env = { ...(this.options.env ?? process.env), PYTHONDONTWRITEBYTECODE: '1', PYTHONIOENCODING: 'utf-8' };
     return runLineProcess(this.options.python as string, [this.options.script ?? benchScriptPath(), JSON.stringify(args)], {
       env,
