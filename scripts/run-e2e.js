@@ -18,6 +18,7 @@ const SCREENSHOTS = [
   '06-status-bar-tooltip', '07-device-report', '08-benchmark-panel', '09-benchmark-cancelled',
   '10-no-pytorch-status-bar', '11-choose-interpreter', '12-interpreter-chosen',
   '13-gpu-processes-report', '14-report-after-reload', '15-rule-doc-offline', '16-dd015-hover', '17-dd015-fixed',
+  '18-topology-report', '19-collective-bandwidth', '20-benchmark-dtype-pick', '21-benchmark-sweep', '22-benchmark-sweep-cancelled',
 ];
 
 function parseArgs(argv) {

@@ -12,7 +12,7 @@ import { RESULTS_DIR } from './workbench';
 
 const REAL_PYTHON = '/usr/bin/python3';
 const STATUS_ITEM = 'deviceDoctor.status';
-const SCREENSHOTS = ['06-status-bar-tooltip', '07-device-report', '08-benchmark-panel', '09-benchmark-cancelled', '10-benchmark-dtype-pick', '11-benchmark-sweep', '12-benchmark-sweep-cancelled'];
+const SCREENSHOTS = ['06-status-bar-tooltip', '07-device-report', '08-benchmark-panel', '09-benchmark-cancelled', '20-benchmark-dtype-pick', '21-benchmark-sweep', '22-benchmark-sweep-cancelled'];
 /** The first detection runs PyTorch's probe (import torch takes seconds on 2 cores). */
 const DETECT_TIMEOUT_MS = 90_000;
 const BENCHMARK_TIMEOUT_MS = 90_000;
@@ -162,7 +162,7 @@ describe('status bar, device report and matmul benchmark (trusted folder, real P
     // A row's text runs label and description together ("float32default"): its label is the start.
     assert.deepStrictEqual(labels.map((l) => /^(float32|bfloat16|float16)/.exec(l.trim())?.[1]), ['float32', 'bfloat16', 'float16']);
     assert.match(await wb.quickPickRow('float32').innerText(), /default/);
-    await wb.screenshot('10-benchmark-dtype-pick');
+    await wb.screenshot('20-benchmark-dtype-pick');
     await wb.chooseQuickPick('bfloat16');
     const panel = await wb.webview('Matmul Benchmark');
     await panel.locator('table.runs tbody tr', { hasText: 'bfloat16' }).waitFor({ timeout: BENCHMARK_TIMEOUT_MS });
@@ -200,7 +200,7 @@ describe('status bar, device report and matmul benchmark (trusted folder, real P
     assert.ok(marked.length >= 1, `busy loops on every core spread some size's repeats: ${JSON.stringify(rows)}`);
     assert.strictEqual(await panel.locator('svg.sweep-chart').count(), 1, 'the sweep chart');
     await panel.locator('table.runs').scrollIntoViewIfNeeded();
-    await wb.screenshot('11-benchmark-sweep');
+    await wb.screenshot('21-benchmark-sweep');
   });
 
   it('cancels a sweep part-way: the finished sizes are kept and shown, with where it stopped', async function () {
@@ -226,6 +226,6 @@ describe('status bar, device report and matmul benchmark (trusted folder, real P
     assert.match(await cancelled.innerText(), /cancelled at n = 2048; 256–1024 kept, shown below\.$/);
     assert.deepStrictEqual((await runCells(panel)).map((r) => r.slice(0, 4).join(' ')), ['torch cpu float32 256', 'torch cpu float32 512', 'torch cpu float32 1024']);
     await cancelled.scrollIntoViewIfNeeded(); // the status line with what was kept, the chart of the kept sizes below
-    await wb.screenshot('12-benchmark-sweep-cancelled');
+    await wb.screenshot('22-benchmark-sweep-cancelled');
   });
 });
