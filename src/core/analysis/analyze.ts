@@ -118,12 +118,13 @@ function interpretProgram(program: Program, runs: RunCache): UnitFinding[] {
   } else {
     outputs = muted(inputs);
   }
-  for (let round = 2; round <= MUTED_ROUNDS; round++) {
+  let settled = false;
+  for (let round = 2; round <= MUTED_ROUNDS && !settled; round++) {
     inputs = outputs;
     outputs = muted(inputs);
-    if (outputs.equals(inputs)) break;
+    settled = outputs.equals(inputs);
   }
-  return report(outputs.equals(inputs) ? inputs : outputs).findings;
+  return report(settled ? inputs : outputs).findings;
 }
 
 function toFinding(f: UnitFinding, keepCells: boolean): Finding {

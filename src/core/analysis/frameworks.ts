@@ -15,6 +15,7 @@ import { DEVICE_HOOK, isModelFunctionName, isPipelineConstructor } from './frame
 import type { FunctionInfo, Program } from './program';
 import type { Evaluator, RoundContext } from './roundContext';
 import { isAcceleratorDeviceString, MODEL_LIKE_NAME } from './torchApi';
+import { importsFramework } from './frameworkImports';
 import { Arg, CPU, EITHER, ACCEL, OTHER, Place, PlacedBy, UNTRACKED, Value, value } from './values';
 
 // ---- framework objects: Accelerator, Fabric -------------------------------------------
@@ -40,21 +41,6 @@ const FRAMEWORK_METHODS: Record<'accelerate' | 'fabric', Record<string, MethodEf
   },
 };
 
-/** Libraries whose import makes a bare `accelerator` / `fabric` name that library's object. */
-const FRAMEWORK_IMPORTS: Record<'accelerate' | 'fabric', RegExp> = {
-  accelerate: /^[ \t]*(?:from|import)[ \t]+accelerate\b/m,
-  fabric: /^[ \t]*(?:from|import)[ \t]+(?:lightning|lightning_fabric)\b/m,
-};
-
-const importCache = new WeakMap<Program, Map<string, boolean>>();
-
-function imports(program: Program, framework: 'accelerate' | 'fabric'): boolean {
-  let m = importCache.get(program);
-  if (!m) importCache.set(program, (m = new Map()));
-  let found = m.get(framework);
-  if (found === undefined) m.set(framework, (found = program.units.some((u) => FRAMEWORK_IMPORTS[framework].test(u.source))));
-  return found;
-}
 
 /** `Accelerator(cpu=True)`, `Fabric(accelerator="cuda")`: the device the framework places things on. */
 function frameworkPlace(framework: 'accelerate' | 'fabric', call: Node): Place | undefined {
@@ -77,8 +63,8 @@ function frameworkOf(ctx: RoundContext, recvNode: Node, recv: Value): (PlacedBy 
   if (known && (known.framework === 'accelerate' || known.framework === 'fabric')) return { ...known, framework: known.framework, deviceText };
   if (recv.kind !== 'unknown' || recv.place !== UNTRACKED || recv.className) return undefined;
   const name = (dottedKey(recvNode) ?? '').replace(/^.*\./, '');
-  if (name === 'accelerator' && imports(ctx.program, 'accelerate')) return { framework: 'accelerate', place: EITHER, deviceText };
-  if (name === 'fabric' && imports(ctx.program, 'fabric')) return { framework: 'fabric', place: EITHER, deviceText };
+  if (name === 'accelerator' && importsFramework(ctx.program, 'accelerate')) return { framework: 'accelerate', place: EITHER, deviceText };
+  if (name === 'fabric' && importsFramework(ctx.program, 'fabric')) return { framework: 'fabric', place: EITHER, deviceText };
   return undefined;
 }
 

@@ -9,6 +9,7 @@
 // carry line numbers and ranges, so a run that reported anything is interpreted again).
 import { Node } from '../python/pyNode';
 import { Env } from './env';
+import { importsFramework } from './frameworkImports';
 import type { Program } from './program';
 import type { Value } from './values';
 import type { BodyFact } from './bodyFacts';
@@ -238,8 +239,7 @@ export class RunCache {
 export function programShape(program: Program): string {
   const parts: string[] = [
     `nb=${program.isNotebook} dd=${program.setsDefaultDevice} units=${program.units.map((u) => u.module).join(',')}`,
-    `fw=${/^[ \t]*(?:from|import)[ \t]+accelerate\b/m.test(program.units.map((u) => u.source).join('\n'))}`,
-    `fb=${/^[ \t]*(?:from|import)[ \t]+(?:lightning|lightning_fabric)\b/m.test(program.units.map((u) => u.source).join('\n'))}`,
+    `frameworks=${importsFramework(program, 'accelerate')},${importsFramework(program, 'fabric')}`,
   ];
   for (const m of program.modules) {
     parts.push(`module ${m.index} ${m.path ?? ''} ${m.depth} [${[...m.imports.names()].map((n) => `${n}=${m.imports.qualifyName(n)}`).join(' ')}] -> ${[...m.linked].map(([n, i]) => `${n}:${i}`).join(' ')}`);
