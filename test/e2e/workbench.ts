@@ -148,9 +148,19 @@ export class Workbench {
 
   /** Chooses an entry of the open quick pick (waiting for it: items may load from the extension). */
   async chooseQuickPick(label: string, timeoutMs = UI_TIMEOUT_MS): Promise<void> {
-    const row = this.quickPickRow(label);
-    await row.waitFor({ timeout: timeoutMs });
-    await row.click();
+    // A pick whose items change as they load re-renders its rows: a row found a moment ago
+    // can be replaced before the click lands (seen in CI), so find it again and retry.
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const row = this.quickPickRow(label);
+      await row.waitFor({ timeout: Math.max(1_000, deadline - Date.now()) });
+      try {
+        await row.click({ timeout: 5_000 });
+        return;
+      } catch (error) {
+        if (Date.now() >= deadline) throw error;
+      }
+    }
   }
 
   /** A status bar item by the id its extension gave it (the DOM id is `<extension id>.<item id>`). */
