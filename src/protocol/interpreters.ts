@@ -10,7 +10,7 @@ export interface InterpretersParams {
   trusted: boolean;
   /** What only the editor knows: deviceDoctor.pythonPath (namedByWorkspace when a workspace setting names it) and the Python extension's environments. */
   known: InterpreterCandidate[];
-  /** Per-probe timeout in milliseconds. */
+  /** Per-probe timeout in milliseconds for every kind; absent: each kind's default (probeTimeouts.ts). */
   timeoutMs?: number;
 }
 

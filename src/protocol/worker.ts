@@ -18,7 +18,7 @@ export interface ProbeOptions {
   pythonPath: string | null;
   /** The user's pinned device ("cuda:1"), or null to follow get_device()'s order. */
   pinnedDevice: string | null;
-  /** Per-probe timeout in milliseconds. */
+  /** Per-probe timeout in milliseconds for every kind; absent: each kind's default (probeTimeouts.ts). */
   timeoutMs?: number;
 }
 

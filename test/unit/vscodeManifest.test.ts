@@ -4,7 +4,8 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import { COMMANDS } from '../../src/vscode/shared/commandIds';
-import { DEVICE_SETTING_DEFAULTS, readDeviceSettings, REDETECT_SETTINGS } from '../../src/vscode/devices/deviceSettings';
+import { detectTimeoutMs, DEVICE_SETTING_DEFAULTS, probeTimeoutOption, readDeviceSettings, REDETECT_SETTINGS } from '../../src/vscode/devices/deviceSettings';
+import { DEFAULT_TIMEOUTS_MS } from '../../src/protocol/probeTimeouts';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -70,8 +71,19 @@ describe('vscode: the manifest', () => {
     assert.strictEqual(read({ 'monitor.intervalMs': 10 }).monitorIntervalMs, properties['deviceDoctor.monitor.intervalMs']!.minimum);
     assert.strictEqual(read({ 'statusBar.memoryWarningPercent': 250 }).memoryWarningPercent, 100);
     assert.strictEqual(read({ 'probeTimeoutMs': 'soon' }).probeTimeoutMs, DEVICE_SETTING_DEFAULTS.probeTimeoutMs);
+    assert.strictEqual(read({ 'probeTimeoutMs': 10 }).probeTimeoutMs, properties['deviceDoctor.probeTimeoutMs']!.minimum);
     assert.strictEqual(read({ device: 'cuda:1' }).pinnedDevice, 'cuda:1');
     assert.strictEqual(read({ device: 'gpu please' }).pinnedDevice, null);
+  });
+
+  it('leaves each probe its own timeout until probeTimeoutMs is set, and waits for a detection as long as its probes may take', () => {
+    const read = (values: Record<string, unknown>) => readDeviceSettings({ get: <T>(key: string) => values[key] as T | undefined });
+    const unset = read({});
+    assert.deepStrictEqual(probeTimeoutOption(unset), {}, 'the worker keeps its per-kind limits');
+    assert.ok(detectTimeoutMs(unset) > DEFAULT_TIMEOUTS_MS.torch + DEFAULT_TIMEOUTS_MS['nvidia-smi'], `a detection outlasts a slow import of torch: ${detectTimeoutMs(unset)} ms`);
+    const set = read({ probeTimeoutMs: 5000 });
+    assert.deepStrictEqual(probeTimeoutOption(set), { timeoutMs: 5000 });
+    assert.strictEqual(detectTimeoutMs(set), 20_000);
   });
 
   it('keeps the interpreter setting restricted in untrusted workspaces, machine-specific but overridable', () => {

@@ -13,7 +13,7 @@ import type { BenchParams, BenchRunResponse } from '../../protocol/worker';
 import { createBenchEngines } from '../../worker/bench/engines';
 import { benchScriptPath } from '../../worker/engines/torch/engine';
 import { TorchHost } from '../../worker/engines/torch/host';
-import { DEFAULT_TIMEOUTS_MS } from '../../worker/detect/probes/probeContext';
+import { DEFAULT_TIMEOUTS_MS } from '../../protocol/probeTimeouts';
 import { requestShapeProblem } from '../../worker/bench/plans';
 import { benchmark, InvalidBenchRequest } from '../../worker/bench/benchmark';
 import { cliInterpreter } from '../../node/interpreter';

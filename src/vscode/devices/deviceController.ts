@@ -7,7 +7,7 @@ import { BenchRequest, DetectRequest, EnginesRequest, HistoryRequest } from '../
 import type { HistoryResponse, BenchParams, BenchRunResponse, EnginesParams, EnginesResponse, MemorySamples, ProbeOptions, WorkerProblem } from '../../protocol/worker';
 import { EMPTY_SNAPSHOT } from './deviceSnapshot';
 import type { DeviceSnapshot } from './deviceSnapshot';
-import { detectTimeoutMs, readDeviceSettings, REDETECT_SETTINGS, STATUS_BAR_SETTINGS } from './deviceSettings';
+import { detectTimeoutMs, probeTimeoutOption, readDeviceSettings, REDETECT_SETTINGS, STATUS_BAR_SETTINGS } from './deviceSettings';
 import type { DeviceSettings } from './deviceSettings';
 import { LifecycleQueue } from '../shared/lifecycleQueue';
 import { InterpreterLocator } from '../interpreter/python';
@@ -119,7 +119,7 @@ export class DeviceController implements vscode.Disposable {
   async discoverInterpreters(token?: vscode.CancellationToken): Promise<InterpretersResponse> {
     const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
     const known = await this.interpreters.knownInterpreters();
-    const params = { workspaceFolders: folders, trusted: vscode.workspace.isTrusted, known, timeoutMs: this.settings().probeTimeoutMs };
+    const params = { workspaceFolders: folders, trusted: vscode.workspace.isTrusted, known, ...probeTimeoutOption(this.settings()) };
     return this.client.request(InterpretersRequest, params, { token, timeoutMs: DISCOVERY_TIMEOUT_MS });
   }
 
@@ -152,7 +152,7 @@ export class DeviceController implements vscode.Disposable {
       const interpreter = await this.interpreters.locate();
       this.update({ interpreter });
       const settings = this.settings();
-      const options: ProbeOptions = { pythonPath: interpreter.pythonPath, pinnedDevice: settings.pinnedDevice, timeoutMs: settings.probeTimeoutMs };
+      const options: ProbeOptions = { pythonPath: interpreter.pythonPath, pinnedDevice: settings.pinnedDevice, ...probeTimeoutOption(settings) };
       this.log.info(`Detecting devices (interpreter: ${interpreter.note}; device: ${settings.pinnedDevice ?? 'automatic'}).`);
       const report = await this.client.request(DetectRequest, options, { token, timeoutMs: detectTimeoutMs(settings) });
       this.detectionCrashed = false;

@@ -2,6 +2,7 @@
 // explicit lists of keys that decide what a change does (ruff's checkIfConfigurationChanged).
 // `deviceDoctor.pythonPath` is not here: it is read with inspect() by python.ts, because
 // Workspace Trust decides which of its levels count. No vscode import.
+import { DEFAULT_TIMEOUTS_MS, DEFAULT_TOOL_TIMEOUT_MS } from '../../protocol/probeTimeouts';
 
 export interface DeviceSettings {
   /** deviceDoctor.statusBar.enabled: show the item; monitoring only runs while it is shown. */
@@ -10,8 +11,8 @@ export interface DeviceSettings {
   memoryWarningPercent: number;
   /** deviceDoctor.monitor.intervalMs: how often the worker samples memory. */
   monitorIntervalMs: number;
-  /** deviceDoctor.probeTimeoutMs: how long one probe (nvidia-smi, the PyTorch probe) may take. */
-  probeTimeoutMs: number;
+  /** deviceDoctor.probeTimeoutMs: how long one probe (nvidia-smi, the PyTorch probe) may take; null: each kind's default. */
+  probeTimeoutMs: number | null;
   /** deviceDoctor.device: the pinned device ("cuda:1"), or null for automatic (CUDA → MPS → CPU). */
   pinnedDevice: string | null;
 }
@@ -20,7 +21,7 @@ export const DEVICE_SETTING_DEFAULTS: DeviceSettings = {
   statusBarEnabled: true,
   memoryWarningPercent: 90,
   monitorIntervalMs: 2000,
-  probeTimeoutMs: 20_000,
+  probeTimeoutMs: null,
   pinnedDevice: null,
 };
 
@@ -43,7 +44,8 @@ export function readDeviceSettings(config: SettingsSource): DeviceSettings {
     statusBarEnabled: config.get<boolean>('statusBar.enabled') ?? d.statusBarEnabled,
     memoryWarningPercent: clamp(config.get<number>('statusBar.memoryWarningPercent'), 1, 100, d.memoryWarningPercent),
     monitorIntervalMs: clamp(config.get<number>('monitor.intervalMs'), 250, 60_000, d.monitorIntervalMs),
-    probeTimeoutMs: clamp(config.get<number>('probeTimeoutMs'), 1000, 300_000, d.probeTimeoutMs),
+    // Unset (null), the worker gives each kind its own limit: a slow `import torch` is not a hang.
+    probeTimeoutMs: clampOrNull(config.get<number | null>('probeTimeoutMs'), 1000, 300_000),
     // A value the manifest's pattern rejects is treated as unset rather than sent to the worker.
     pinnedDevice: DEVICE_PATTERN.test(device) ? device : null,
   };
@@ -51,7 +53,18 @@ export function readDeviceSettings(config: SettingsSource): DeviceSettings {
 
 /** How long a whole detection may take: a few probes in a row, plus the worker's own work. */
 export function detectTimeoutMs(settings: DeviceSettings): number {
-  return settings.probeTimeoutMs * 3 + 5000;
+  if (settings.probeTimeoutMs !== null) return settings.probeTimeoutMs * 3 + 5000;
+  return DEFAULT_TIMEOUTS_MS.torch + DEFAULT_TOOL_TIMEOUT_MS * 2 + 5000;
+}
+
+/** The probe timeout the worker is sent: absent when unset, so that each kind keeps its default. */
+export function probeTimeoutOption(settings: DeviceSettings): { timeoutMs?: number } {
+  return settings.probeTimeoutMs === null ? {} : { timeoutMs: settings.probeTimeoutMs };
+}
+
+function clampOrNull(value: number | null | undefined, min: number, max: number): number | null {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return null;
+  return clamp(value, min, max, min);
 }
 
 function clamp(value: number | undefined, min: number, max: number, fallback: number): number {

@@ -4,29 +4,19 @@ import type { WorkerLog } from '../../../protocol/worker';
 import type { Gated, ProbeGate } from './probeGate';
 import type { ToolRun } from '../../../core/devices/toolRun';
 import { runTool, type ToolRunResult } from '../../../node/processRunner';
+import { DEFAULT_TIMEOUTS_MS, type ToolKind } from '../../../protocol/probeTimeouts';
 
 export type LogFn = (level: WorkerLog['level'], message: string) => void;
 
 export interface ProbeContext {
   gate: ProbeGate;
-  /** Overrides every kind's own default when set (tests use a short one). */
+  /** Overrides every kind's own default when set (deviceDoctor.probeTimeoutMs; tests use a short one). */
   timeoutMs?: number;
   env: NodeJS.ProcessEnv;
   platform: NodeJS.Platform;
   signal?: AbortSignal;
   log: LogFn;
 }
-
-/** How long each kind of tool gets by default: importing torch can take a while, nvidia-smi should not. */
-export const DEFAULT_TIMEOUTS_MS = {
-  'nvidia-smi': 15_000,
-  'rocm-smi': 15_000,
-  'amd-smi': 15_000,
-  system_profiler: 20_000,
-  torch: 120_000,
-} as const;
-
-export type ToolKind = keyof typeof DEFAULT_TIMEOUTS_MS;
 
 export function timeoutFor(ctx: ProbeContext, kind: ToolKind): number {
   return ctx.timeoutMs ?? DEFAULT_TIMEOUTS_MS[kind];
