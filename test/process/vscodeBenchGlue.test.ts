@@ -62,7 +62,7 @@ function createFakeVscode() {
       showErrorMessage: message('error'),
       setStatusBarMessage: (text: string) => { statusMessages.push(text); return { dispose() { /* gone */ } }; },
       showSaveDialog: async (options: { defaultUri: FakeUri; filters: Record<string, string[]> }) => { saveDialogs.push(options); return uri(`/chosen/${path.basename(options.defaultUri.fsPath)}`); },
-      createWebviewPanel: (viewType: string, title: string) => { const panel = new FakePanel(viewType, title); panels.push(panel); return panel; },
+      createWebviewPanel: (viewType: string, title: string, showOptions: { preserveFocus?: boolean }) => { const panel = new FakePanel(viewType, title, showOptions.preserveFocus === true); panels.push(panel); return panel; },
       withProgress: async <R>(options: { title: string; cancellable: boolean }, task: (p: unknown, token: unknown) => Promise<R>) => {
         assert.strictEqual(options.cancellable, true, 'progress is cancellable');
         progress.titles.push(options.title);
@@ -120,9 +120,12 @@ class FakePanel {
   };
   readonly onDidDispose = this.disposed.event;
   readonly onDidChangeViewState = new Emitter<unknown>().event;
-  reveals = 0;
-  constructor(readonly viewType: string, readonly title: string) {}
-  reveal(): void { this.reveals++; }
+  /** Whether each time the panel was shown (created, then revealed) left the focus where it was. */
+  readonly focusKept: boolean[];
+  constructor(readonly viewType: string, readonly title: string, createdKeepingFocus: boolean) {
+    this.focusKept = [createdKeepingFocus];
+  }
+  reveal(_column?: unknown, preserveFocus?: boolean): void { this.focusKept.push(preserveFocus === true); }
   dispose(): void { this.disposed.fire(); }
   /** The page's script posting a message. */
   send(message: unknown): void { this.received.fire(message); }
@@ -242,6 +245,15 @@ describe('vscode: the benchmark command, panel and native install (stand-in vsco
     assert.strictEqual(fake.panels[0]!.title, 'Matmul Benchmark');
     assert.match(fake.panels[0]!.body(), /<p class="headline">cuda:0 is 143× faster than torch cpu<\/p>/);
     assert.deepStrictEqual(errors(), []);
+  });
+
+  it('brings each finished run forward without taking the keyboard from what the user went back to', async () => {
+    fake.choosers.push(pick('Selected device vs CPU'), pick('1024'), pick('float32'));
+    await runner.run();
+    fake.choosers.push(pick('Selected device vs CPU'), pick('1024'), pick('float32'));
+    await runner.run();
+    assert.strictEqual(fake.panels.length, 1, 'the second run reuses the panel');
+    assert.deepStrictEqual(fake.panels[0]!.focusKept, [true, true], 'opened, then revealed, each keeping the focus');
   });
 
   it('asks the dtype (float32 by default) and sends it; an engine that runs float32 only is not asked', async () => {

@@ -42,7 +42,9 @@ export class BenchmarkPanel implements vscode.Disposable {
   showRun(entry: BenchHistoryEntry, status: BenchPanelStatus = { kind: 'idle' }): void {
     this.status = status;
     this.shownId = entry.id;
-    this.show();
+    // A run ends when it ends, maybe seconds after the user went back to typing or opened a
+    // quick pick: the results come forward without taking the keyboard from them.
+    this.show(true);
   }
 
   /** Running / cancelled / failed. `reveal` opens the panel if it is closed. */
