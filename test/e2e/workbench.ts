@@ -9,6 +9,12 @@ export type Severity = 'error' | 'warning';
 
 export const RESULTS_DIR = path.resolve(__dirname, '..', '..', 'test-results');
 const UI_TIMEOUT_MS = 30_000;
+const QUICK_PICK_ROWS = '.quick-input-widget .quick-input-list .monaco-list-row';
+
+/** A row's text runs label, description and detail together: the label is its start. */
+function labelPattern(label: string): RegExp {
+  return new RegExp(`^\\s*${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+}
 
 /** A line of editor text as the DOM renders it (non-breaking spaces for indentation). */
 function normalize(text: string): string {
@@ -142,25 +148,42 @@ export class Workbench {
 
   /** The quick pick's row whose label starts with `label`. */
   quickPickRow(label: string): Locator {
-    const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    return this.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: new RegExp(`^\\s*${escaped}`) }).first();
+    return this.page.locator(QUICK_PICK_ROWS, { hasText: labelPattern(label) }).first();
   }
 
-  /** Chooses an entry of the open quick pick (waiting for it: items may load from the extension). */
+  /**
+   * Chooses an entry of the open quick pick (waiting for it: items may load from the extension).
+   * With the keys a user would press, not the mouse: a click aimed at a row can land after that
+   * pick has closed, on the smaller pick that replaced it, and outside a pick closes it (seen in
+   * CI under load). Keys go to the pick's input box in order, however slow the window is.
+   */
   async chooseQuickPick(label: string, timeoutMs = UI_TIMEOUT_MS): Promise<void> {
-    // A pick whose items change as they load re-renders its rows: a row found a moment ago
-    // can be replaced before the click lands (seen in CI), so find it again and retry.
     const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const row = this.quickPickRow(label);
-      await row.waitFor({ timeout: Math.max(1_000, deadline - Date.now()) });
-      try {
-        await row.click({ timeout: 5_000 });
+    await this.quickPickRow(label).waitFor({ timeout: timeoutMs });
+    const input = this.page.locator('.quick-input-widget input').first();
+    const wanted = labelPattern(label);
+    let previous: string | null = null;
+    while (Date.now() < deadline) {
+      // Keys go to the pick (not an editor behind it) even if something took the focus.
+      await input.focus();
+      const focused = await this.focusedQuickPickRow();
+      if (focused !== null && wanted.test(focused)) {
+        await this.page.keyboard.press('Enter');
         return;
-      } catch (error) {
-        if (Date.now() >= deadline) throw error;
       }
+      if (focused === null || focused !== previous) {
+        previous = focused;
+        await this.page.keyboard.press('ArrowDown');
+      }
+      await this.page.waitForTimeout(focused === previous ? 100 : 0);
     }
+    throw new Error(`the quick pick never focused a row starting "${label}"; it focuses "${await this.focusedQuickPickRow()}"`);
+  }
+
+  /** The text of the quick pick's focused row, or null when none is focused. */
+  private async focusedQuickPickRow(): Promise<string | null> {
+    const row = this.page.locator(`${QUICK_PICK_ROWS}.focused`);
+    return (await row.count()) > 0 ? row.first().innerText() : null;
   }
 
   /** A status bar item by the id its extension gave it (the DOM id is `<extension id>.<item id>`). */
