@@ -99,6 +99,22 @@ describe('plain tree reuse across edits (KeptPlainTree)', () => {
     assert.strictEqual(after.namedChildren[1].text, 'def f(x):\n    return x + 2');
   });
 
+  it('moves a statement that shares its line with an edited one to its new columns, and one below to its new rows', () => {
+    const kept = new KeptPlainTree();
+    const before = 'import torch\nx = 1; y = torch.ones(2)\nz = y.cuda()\n';
+    const first = keptShape(kept, before);
+    const y = first.root.namedChildren[2]!;
+    const z = first.root.namedChildren[3]!;
+    assert.strictEqual(y.startPosition.column, 7, 'read (and cached) before the edit');
+    const after = 'import torch\nx = 123; y = torch.ones(2)\n\nz = y.cuda()\n';
+    const second = keptShape(kept, after);
+    assert.deepStrictEqual(second.shape, freshShape(after));
+    assert.strictEqual(second.root.namedChildren[2], y, 'y = … was taken over');
+    assert.strictEqual(second.root.namedChildren[3], z, 'z = … was taken over');
+    assert.deepStrictEqual([y.startPosition, y.endPosition], [{ row: 1, column: 9 }, { row: 1, column: 26 }]);
+    assert.deepStrictEqual(z.namedChildren[0]!.startPosition, { row: 3, column: 0 });
+  });
+
   it('never reuses a statement with a syntax error', () => {
     const broken = 'import torch\nx = torch.ones(2\ny = 1\n';
     const kept = new KeptPlainTree();

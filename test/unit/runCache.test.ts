@@ -49,6 +49,9 @@ function editsOf(text: string): string[] {
     const indent = /^\s*/.exec(lines[body])![0];
     out.push([...lines.slice(0, body + 1), `${indent}total = total + 1`, ...lines.slice(body + 1)].join('\n'));
     out.push(text);
+    // Typing within a line: no line moves, so the findings of runs that replay are reported again.
+    out.push([...lines.slice(0, body), `${lines[body]}  # typed`, ...lines.slice(body + 1)].join('\n'));
+    out.push(text);
   }
   if (move >= 0) {
     const indent = /^\s*/.exec(lines[move])![0];
@@ -106,6 +109,27 @@ describe('replayed runs (runCache.ts)', () => {
     // reported the mismatch: its findings are made afresh) and skips make and batch.
     assert.strictEqual(ran, 3, `ran ${ran} scopes (replayed ${replayed})`);
     assert.strictEqual(replayed, 9, `replayed ${replayed} scopes`);
+  });
+
+  it('keeps the findings of a replayed run while no line moves, and makes them afresh after one did', () => {
+    const doc = new Document();
+    const first = doc.analyze(script);
+    assert.ok(first.some((f) => f.code === 'DD001' && f.range.start.line === 14), JSON.stringify(first));
+    // Typed within a line of `helper`: the module scope, which reported the mismatch, replays.
+    const typed = script.replace('    return n + 1', '    return n + 12');
+    const within = doc.countsOf(typed);
+    assert.deepStrictEqual(within.findings, analyzeSource(typed));
+    assert.deepStrictEqual(within.findings, first, 'the same findings, on the same lines');
+    // Muted round 1 interprets `helper` (round 2 replays it), the reporting round interprets it again; nothing else runs.
+    assert.strictEqual(within.ran, 2, `ran ${within.ran} scopes (replayed ${within.replayed})`);
+    // A line added above the finding moves it: its run is interpreted again, the finding one line down.
+    const moved = `${typed.replace('def helper(n):', '# helper\ndef helper(n):')}`;
+    const after = doc.countsOf(moved);
+    assert.deepStrictEqual(after.findings, analyzeSource(moved));
+    assert.ok(after.findings.some((f) => f.code === 'DD001' && f.range.start.line === 15), JSON.stringify(after.findings));
+    // Typed within a line again: the findings made after the move are kept, on their new lines.
+    const again = moved.replace('n + 12', 'n + 123');
+    assert.deepStrictEqual(doc.countsOf(again).findings, analyzeSource(again));
   });
 
   it('runs a function again when a global it reads changed, and finds what the change means', () => {

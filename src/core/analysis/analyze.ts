@@ -98,7 +98,7 @@ function interpretProgram(program: Program, runs: RunCache): UnitFinding[] {
   const report = (summaries: Summaries): { findings: UnitFinding[]; next: Summaries } => {
     const tape = new Tape();
     const rules = new RuleDispatcher(program, true, tape);
-    const interpreter = new Interpreter(program, summaries, rules.events, { runs, tape, round: 'reporting' });
+    const interpreter = new Interpreter(program, summaries, rules.events, { runs, tape, round: 'reporting', reportAgain: (f) => rules.reportAgain(f) });
     interpreter.run();
     return { findings: [...rules.findings.values()], next: interpreter.next };
   };
@@ -171,6 +171,8 @@ export function analyzeTree(tree: Tree, source: string, options: AnalyzeOptions 
   try {
     const registry = kept?.registry ?? new NodeRegistry();
     const units = [makeUnit(0, parsed, registry, 0, kept)];
+    // Findings kept from earlier analyses name lines: they count only while no line moved.
+    if (!kept?.keptEveryLine) runs.linesMoved();
     return aroundSkipped(select(interpret(units, false, options.project, registry, runs), units, options), [parsed], options, false)
       .map((f) => toFinding(f, false)).sort(byPosition);
   } finally {

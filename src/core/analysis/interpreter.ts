@@ -5,6 +5,7 @@ import type { Node } from '../python/pyNode';
 import { children, dottedKey, field, stringLiteralValue, unparen } from '../python/syntax';
 import type { RoundContext } from './roundContext';
 import type { AnalysisEvents } from './ruleApi';
+import type { UnitFinding } from './types';
 import { Env } from './env';
 import { Expressions } from './expressions';
 import { Frame, Summaries } from './frame';
@@ -25,7 +26,12 @@ export interface RoundCache {
   /** Shared with the round's RuleDispatcher, which counts findings and program reads on it. */
   tape: Tape;
   round: RoundKind;
+  /** A reporting round's: where the findings of a replayed run are reported again. */
+  reportAgain?: (finding: UnitFinding) => void;
 }
+
+/** Each program's modules' statements as a module scope's run depends on them (moduleStatements). */
+const STATEMENTS = new WeakMap<Program, Map<number, readonly unknown[]>>();
 
 export class Interpreter implements RoundContext {
   readonly next = new Summaries();
@@ -35,6 +41,7 @@ export class Interpreter implements RoundContext {
   private readonly tape?: Tape;
   private readonly runs?: RunCache;
   private readonly round: RoundKind;
+  private readonly reportAgain?: (finding: UnitFinding) => void;
 
   constructor(
     readonly program: Program,
@@ -46,6 +53,7 @@ export class Interpreter implements RoundContext {
     this.tape = cache?.tape;
     this.runs = cache?.runs;
     this.round = cache?.round ?? 'muted';
+    this.reportAgain = cache?.reportAgain;
     previous.tape = this.tape;
     this.next.tape = this.tape;
   }
@@ -125,7 +133,16 @@ export class Interpreter implements RoundContext {
    * same object), except that a `def` or `class` only binds its name to its definition, and
    * each unit's scope facts (names it binds, evidence, device awareness).
    */
-  private moduleStatements(module: number): unknown[] {
+  private moduleStatements(module: number): readonly unknown[] {
+    // The same for every round of an analysis (one Program): made once.
+    let byModule = STATEMENTS.get(this.program);
+    if (!byModule) STATEMENTS.set(this.program, (byModule = new Map()));
+    let statements = byModule.get(module);
+    if (!statements) byModule.set(module, (statements = this.statementsOf(module)));
+    return statements;
+  }
+
+  private statementsOf(module: number): unknown[] {
     const out: unknown[] = [];
     for (const unit of this.program.modules[module].units) {
       const facts = this.program.factsOf(unit.root, unit.index);
@@ -140,9 +157,15 @@ export class Interpreter implements RoundContext {
     return out;
   }
 
-  /** Every taped read gives the same value now; in a reporting round, the run also reported nothing and asked nothing else. */
+  /**
+   * Every taped read gives the same value now; in a reporting round, no rule asked more than
+   * the reads, and the run's findings (if any) are on the lines they were made on.
+   */
   private replayable(entry: RunEntry): boolean {
-    if (this.round === 'reporting' && (entry.recording.findings > 0 || entry.recording.askedProgram)) return false;
+    if (this.round === 'reporting') {
+      const { findings, askedProgram } = entry.recording;
+      if (askedProgram || (findings.length > 0 && (!this.reportAgain || !this.runs!.onSameLines(entry)))) return false;
+    }
     return this.readsAgain(entry.recording);
   }
 
@@ -171,6 +194,7 @@ export class Interpreter implements RoundContext {
   private replay(recording: Recording, env: Env): Env {
     this.runs!.counts.replayed++;
     for (const w of recording.writes) applyWrite(this.next, w);
+    if (this.round === 'reporting') for (const f of recording.findings) this.reportAgain!(f);
     return env;
   }
 

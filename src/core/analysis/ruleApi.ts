@@ -6,7 +6,7 @@
 import type { Node } from '../python/pyNode';
 import type { Frame } from './frame';
 import type { Program } from './program';
-import type { Fix, RelatedLocation, RuleCode, Severity } from './types';
+import type { RelatedLocation, RuleCode, Severity, UnitFinding } from './types';
 import type { Arg, Kind, LoaderLoop, Located, Place, Value } from './values';
 
 /**
@@ -84,18 +84,7 @@ export const EVENT_NAMES: Readonly<Record<keyof AnalysisEvents, true>> = {
   batchReachedAccelerator: true,
 };
 
-/** A finding located in one unit (a file, or a notebook cell) by syntax nodes. */
-export interface UnitFinding {
-  unit: number;
-  code: RuleCode;
-  message: string;
-  node: Node;
-  /** Optional narrower start (e.g. the `.numpy` attribute), else the node's range. */
-  startNode?: Node;
-  related: RelatedLocation[];
-  fixes: Fix[];
-  tags?: Array<'unnecessary' | 'deprecated'>;
-}
+export type { UnitFinding } from './types';
 
 /**
  * What a rule may use. The dispatcher delivers events only in the final round and outside

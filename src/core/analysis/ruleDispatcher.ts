@@ -65,9 +65,14 @@ export class RuleDispatcher {
     return !(frame.firstPass && frame.muted === 1 && FIRST_ITERATION_EVENTS.has(name));
   }
 
+  /** A finding of a replayed run (runCache.ts), as its rule made it then: reported as if the rule had again. */
+  reportAgain(finding: UnitFinding): void {
+    this.report(finding);
+  }
+
   /** A range reached again in the same round (an expression evaluated twice) keeps its first report. */
   private report(finding: UnitFinding): void {
-    this.tape?.reported();
+    this.tape?.reported(finding);
     // A fix inside a statement that does not parse edits text whose meaning the parser only
     // guessed: it can break the file or, applied again, never settle (`x = x = x.cuda()`).
     const f = finding.fixes.length > 0 && inBrokenStatement(finding.node) ? { ...finding, fixes: [] } : finding;

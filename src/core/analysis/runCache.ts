@@ -5,14 +5,16 @@
 // is taped (what it read, what it wrote into the next summaries, its final environment) and
 // replayed when its tree is the same object (KeptPlainTree reuses unchanged statements) and
 // every read gives the same value again. In the reporting round the rules listen: a run is
-// skipped only when it reported nothing and no rule asked the program itself (findings
-// carry line numbers and ranges, so a run that reported anything is interpreted again).
+// replayed when no rule asked the program itself, and its findings are reported again when
+// no line has moved since they were made (findings carry line numbers, in their ranges, fixes
+// and messages: after a line was added or removed, a run that reported is interpreted again).
 import { Node } from '../python/pyNode';
 import { Env } from './env';
 import { importsFramework } from './frameworkImports';
 import type { Program } from './program';
 import type { Value } from './values';
 import type { BodyFact } from './bodyFacts';
+import type { UnitFinding } from './types';
 
 /** What a run read: from the previous summaries, a module's or an enclosing function's final environment, a body it ran. */
 export type Read =
@@ -42,8 +44,8 @@ export type Write =
 export interface Recording {
   reads: Map<string, { read: Read; value: unknown }>;
   writes: Write[];
-  /** Findings the rules reported during the run (a reporting round's). */
-  findings: number;
+  /** Findings the rules reported during the run (a reporting round's), as the rules made them. */
+  findings: UnitFinding[];
   /** A rule consulted the program itself (its other scopes, its whole text): not a function of the reads. */
   askedProgram: boolean;
 }
@@ -66,7 +68,7 @@ export class Tape {
   private readonly open: Recording[] = [];
 
   begin(): void {
-    this.open.push({ reads: new Map(), writes: [], findings: 0, askedProgram: false });
+    this.open.push({ reads: new Map(), writes: [], findings: [], askedProgram: false });
   }
 
   end(): Recording {
@@ -81,14 +83,13 @@ export class Tape {
     if (!top) return;
     for (const [key, entry] of inner.reads) if (!top.reads.has(key)) top.reads.set(key, entry);
     for (const w of inner.writes) top.writes.push(w);
-    top.findings += inner.findings;
+    for (const f of inner.findings) top.findings.push(f);
     top.askedProgram ||= inner.askedProgram;
   }
 
   /** A rule reported a finding in the current run. */
-  reported(): void {
-    const top = this.open[this.open.length - 1];
-    if (top) top.findings++;
+  reported(finding: UnitFinding): void {
+    this.open[this.open.length - 1]?.findings.push(finding);
   }
 
   /** A rule read the program in the current run (RuleDispatcher's view of it). */
@@ -176,6 +177,8 @@ export interface RunEntry {
   recording: Recording;
   /** The scope's final environment (a function's is the closure of its nested functions). */
   env: Env;
+  /** RunCache's count of analyses that moved lines, when the run was kept. */
+  epoch?: number;
 }
 
 /** A module scope's run is the same run when its statements are (a `def`/`class` only binds its name). */
@@ -200,6 +203,18 @@ export class RunCache {
   private readonly modules = new Map<string, ModuleRunEntry[]>();
   /** Runs replayed and run, for tests and the bench. */
   readonly counts = { replayed: 0, ran: 0 };
+  /** Analyses whose text put a kept statement on another line: findings made before the last one are on stale lines. */
+  private epoch = 0;
+
+  /** The analysis about to run reads a tree in which kept statements moved to other lines (or none was kept). */
+  linesMoved(): void {
+    this.epoch++;
+  }
+
+  /** Whether the findings of `entry`'s run name the lines they would name now. */
+  onSameLines(entry: RunEntry): boolean {
+    return entry.epoch === this.epoch;
+  }
 
   /** Starts an analysis of `program`: a different shape forgets every run. */
   begin(program: Program): void {
@@ -216,6 +231,7 @@ export class RunCache {
   }
 
   keepFunctionRun(node: Node, entry: RunEntry): void {
+    entry.epoch = this.epoch;
     const others = (this.functions.get(node) ?? []).filter((e) => e.round !== entry.round);
     this.functions.set(node, [entry, ...this.functionRuns(node, entry.round).slice(0, KEPT_PER_SCOPE - 1), ...others]);
   }
@@ -225,6 +241,7 @@ export class RunCache {
   }
 
   keepModuleRun(key: string, entry: ModuleRunEntry): void {
+    entry.epoch = this.epoch;
     const others = (this.modules.get(key) ?? []).filter((e) => e.round !== entry.round);
     this.modules.set(key, [entry, ...this.moduleRuns(key, entry.round).slice(0, KEPT_PER_SCOPE - 1), ...others]);
   }

@@ -1,5 +1,6 @@
 // Plain data produced by the analyzer. Exactly one layer per front end turns these
 // into editor types (the language server into LSP, the CLI into text/JSON/SARIF).
+import type { Node } from '../python/pyNode';
 import type { RuleCode, Severity } from './catalog';
 import type { ProjectContext } from './project';
 
@@ -79,4 +80,17 @@ export interface SkippedStatement {
 export interface CellFinding {
   cellIndex: number;
   finding: Finding;
+}
+
+/** A finding as a rule reports it (ruleApi.ts), located in one unit (a file, or a notebook cell) by syntax nodes; analyze.ts makes it a Finding. */
+export interface UnitFinding {
+  unit: number;
+  code: RuleCode;
+  message: string;
+  node: Node;
+  /** Optional narrower start (e.g. the `.numpy` attribute), else the node's range. */
+  startNode?: Node;
+  related: RelatedLocation[];
+  fixes: Fix[];
+  tags?: Array<'unnecessary' | 'deprecated'>;
 }

@@ -31,6 +31,51 @@ class SourceText {
   }
 }
 
+/** A point relative to its placement's origin: rows after the origin's; on the origin's row, columns after its column. */
+interface RelativePoint {
+  row: number;
+  column: number;
+}
+
+let placementVersions = 0;
+
+/**
+ * Where one top-level statement's subtree lies in the current text (the root has its own).
+ * Its nodes keep offsets relative to it, so that a statement taken over into a later text of
+ * the document moves by one assignment, not a walk over its nodes: an edit near the top of a
+ * large file would otherwise touch every node below it, on every keystroke.
+ */
+class Placement {
+  /** Changes on every move: a node's cached row and column are current while they carry it. */
+  version = ++placementVersions;
+  private origin?: Point;
+
+  constructor(public offset: number, public source: SourceText) {}
+
+  move(offset: number, source: SourceText): void {
+    this.offset = offset;
+    this.source = source;
+    this.origin = undefined;
+    this.version = ++placementVersions;
+  }
+
+  get originPoint(): Point {
+    return (this.origin ??= this.source.point(this.offset));
+  }
+
+  /** The point of an offset relative to this placement, as it stays however the statement moves (its text does not change). */
+  relative(relativeOffset: number): RelativePoint {
+    const origin = this.originPoint;
+    const p = this.source.point(this.offset + relativeOffset);
+    return p.row === origin.row ? { row: 0, column: p.column - origin.column } : { row: p.row - origin.row, column: p.column };
+  }
+
+  absolute(r: RelativePoint): Point {
+    const origin = this.originPoint;
+    return r.row === 0 ? { row: origin.row, column: origin.column + r.column } : { row: origin.row + r.row, column: r.column };
+  }
+}
+
 function computeLineStarts(text: string): number[] {
   const starts = [0];
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
@@ -45,41 +90,56 @@ export class Node {
   private fieldNames?: string[];
   private fieldNodes?: Node[];
   private cachedText?: string;
+  private relativeStart?: RelativePoint;
+  private relativeEnd?: RelativePoint;
   private cachedStart?: Point;
   private cachedEnd?: Point;
+  /** The placement's version the cached points were made for. */
+  private startVersion = 0;
+  private endVersion = 0;
   private cachedCode?: readonly Node[];
-  /** The last rebase that moved this node (so a walk over named and field children moves each once). */
-  private rebasedBy = 0;
 
+  /** `start` and `end` count from the placement's offset. */
   constructor(
     readonly id: number,
     readonly type: string,
-    private start: number,
-    private end: number,
+    private readonly start: number,
+    private readonly end: number,
     parent: Node | null,
-    private source: SourceText,
+    private readonly placement: Placement,
   ) {
     this.parent = parent;
   }
 
   get startIndex(): number {
-    return this.start;
+    return this.placement.offset + this.start;
   }
 
   get endIndex(): number {
-    return this.end;
+    return this.placement.offset + this.end;
   }
 
   get text(): string {
-    return (this.cachedText ??= this.source.text.slice(this.startIndex, this.endIndex));
+    // A node's text never changes: a statement is taken over only when its text is the same.
+    return (this.cachedText ??= this.placement.source.text.slice(this.startIndex, this.endIndex));
   }
 
   get startPosition(): Point {
-    return (this.cachedStart ??= this.source.point(this.startIndex));
+    const p = this.placement;
+    if (this.startVersion !== p.version || this.cachedStart === undefined) {
+      this.cachedStart = p.absolute((this.relativeStart ??= p.relative(this.start)));
+      this.startVersion = p.version;
+    }
+    return this.cachedStart;
   }
 
   get endPosition(): Point {
-    return (this.cachedEnd ??= this.source.point(this.endIndex));
+    const p = this.placement;
+    if (this.endVersion !== p.version || this.cachedEnd === undefined) {
+      this.cachedEnd = p.absolute((this.relativeEnd ??= p.relative(this.end)));
+      this.endVersion = p.version;
+    }
+    return this.cachedEnd;
   }
 
   /** Named children without comments (tree-sitter keeps comments as named nodes). */
@@ -107,22 +167,23 @@ export class Node {
   }
 
   /**
-   * @internal the reuse of an unchanged statement in a later text (NodeRegistry): moves this
-   * subtree by `delta` characters into `source`. Text is unchanged; positions are recomputed.
+   * @internal the reuse of an unchanged top-level statement in a later text (NodeRegistry):
+   * its subtree now starts at `offset` of `source`. Every node of it shares this placement.
    */
-  rebase(delta: number, source: SourceText, walk: number): void {
-    const stack: Node[] = [this];
-    for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-      if (node.rebasedBy === walk) continue;
-      node.rebasedBy = walk;
-      node.start += delta;
-      node.end += delta;
-      node.source = source;
-      node.cachedStart = undefined;
-      node.cachedEnd = undefined;
-      for (const c of node.namedChildren) stack.push(c);
-      if (node.fieldNodes) for (const c of node.fieldNodes) stack.push(c);
-    }
+  moveTo(offset: number, source: SourceText): void {
+    this.placement.move(offset, source);
+  }
+
+  /** @internal a top-level statement's subtree: a node whose parent is the root gets a placement of its own. */
+  newChild(id: number, type: string, start: number, end: number, source: SourceText): Node {
+    if (this.parent === null) return new Node(id, type, 0, end - start, this, new Placement(start, source));
+    const offset = this.placement.offset;
+    return new Node(id, type, start - offset, end - offset, this, this.placement);
+  }
+
+  /** @internal the root of a tree read from `source`. */
+  static root(id: number, type: string, start: number, end: number, source: SourceText): Node {
+    return new Node(id, type, start, end, null, new Placement(0, source));
   }
 
   /** @internal the tree walk's: records a child. */
@@ -174,7 +235,8 @@ function statementKey(type: string, text: string): string {
  */
 export class NodeRegistry {
   private nextId = 0;
-  private rebases = 0;
+  /** Whether the last read with `previous` kept every statement it took over on its line. */
+  private keptLines = false;
 
   /**
    * Reads `tree` (parsed from `source`) into plain nodes and returns its root. With
@@ -183,7 +245,17 @@ export class NodeRegistry {
    */
   root(tree: Tree, source: string, previous?: Node): Node {
     const reuse = previous?.type === 'module' ? new ReusableStatements(previous) : undefined;
+    this.keptLines = reuse !== undefined;
     return this.read(tree, new SourceText(parserText(source)), reuse);
+  }
+
+  /**
+   * After a read with `previous`: every statement taken over starts on the line it started on
+   * (an edit within lines, not one that added or removed a line above a kept statement), so
+   * every position inside them, and any line number made from one, is what it was.
+   */
+  get keptEveryLine(): boolean {
+    return this.keptLines;
   }
 
   private read(tree: Tree, source: SourceText, reuse: ReusableStatements | undefined): Node {
@@ -194,7 +266,6 @@ export class NodeRegistry {
     // Without a syntax error anywhere no node has one, and none is asked.
     const checkErrors = tree.rootNode.hasError;
     const cursor = tree.walk();
-    const rebase = ++this.rebases;
     try {
       const typeOf = (typeId: number): string => types[typeId] || 'ERROR';
       const isNamed = (c: TreeCursor, typeId: number): boolean => {
@@ -203,7 +274,7 @@ export class NodeRegistry {
         return named;
       };
       const rootType = cursor.nodeTypeId;
-      const root = new Node(this.nextId++, typeOf(rootType), cursor.startIndex, cursor.endIndex, null, source);
+      const root = Node.root(this.nextId++, typeOf(rootType), cursor.startIndex, cursor.endIndex, source);
       root.hasError = checkErrors;
       const stack: Node[] = [];
       let node: Node | null = root;
@@ -232,15 +303,17 @@ export class NodeRegistry {
           const earlier = parent === root && named && reuse !== undefined && !(checkErrors && cursor.currentNode.hasError)
             ? reuse.take(type, source.text.slice(start, end)) : undefined;
           if (earlier) {
-            // Its subtree is complete: take it over, moved to where it is now (every node of a
-            // root reads the root's text, so even one that did not move is rebased), and do not descend.
+            // Its subtree is complete: take it over, moved to where it is now (its nodes read
+            // the new text, so even one that did not move is moved), and do not descend.
             earlier.parent = root;
-            earlier.rebase(start - earlier.startIndex, source, rebase);
+            const row = earlier.startPosition.row;
+            earlier.moveTo(start, source);
+            if (this.keptLines && earlier.startPosition.row !== row) this.keptLines = false;
             root.adopt(earlier, true, null);
             node = null;
             continue;
           }
-          node = new Node(this.nextId++, type, start, end, parent, source);
+          node = parent.newChild(this.nextId++, type, start, end, source);
           parent.adopt(node, named, fieldId !== 0 ? fields[fieldId] ?? null : null);
           // Only below a node with an error can there be one; tree-sitter's own answer counts
           // what no walk sees (a MISSING hidden token, such as the newline between statements
@@ -263,10 +336,17 @@ export class NodeRegistry {
 export class KeptPlainTree {
   readonly registry = new NodeRegistry();
   private last?: Node;
+  private linesKept = false;
 
   read(tree: Tree, source: string): Node {
     const root = this.registry.root(tree, source, this.last);
+    this.linesKept = this.registry.keptEveryLine;
     this.last = root;
     return root;
+  }
+
+  /** The last read took statements over from the one before, each on the line it was on. */
+  get keptEveryLine(): boolean {
+    return this.linesKept;
   }
 }
