@@ -6,7 +6,7 @@ import * as assert from 'assert';
 import { analyzeSource, initPythonParser, type Finding } from '../../src/core/analysis';
 import { ParsedDocument } from '../../src/core/python/document';
 import { applyTextEdits } from '../../src/core/python/edits';
-import { lineStarts } from '../../src/core/python/lines';
+import { lineStarts, newEndOf, positionAt } from '../../src/core/python/lines';
 import { firstSyntaxError } from './helpers/fixes';
 import { loadAllRuleFixtures } from './helpers/fixtures';
 
@@ -79,6 +79,25 @@ describe('line endings: \\n, \\r\\n and a lone \\r are the same lines everywhere
     } finally {
       doc.dispose();
     }
+  });
+
+  it('finds where a change ends in the new text from the lines it touches, as the whole new text says, for every break style', () => {
+    // Every insertion of short texts made of breaks and letters into short texts of the same, at every offset:
+    // `\r` and `\n` on either side of the change point pair up or not.
+    const pieces = ['', 'a', '\n', '\r', '\r\n', 'b\r', '\nc', 'x\r\ny'];
+    let checked = 0;
+    for (const before of pieces) for (const after of pieces) for (const inserted of pieces) {
+      const text = `${before}q${after}`;
+      for (let at = 0; at <= text.length; at++) {
+        const next = text.slice(0, at) + inserted + text.slice(at);
+        const starts = lineStarts(text);
+        const startLine = positionAt(starts, at).line;
+        const end = at + inserted.length;
+        assert.deepStrictEqual(newEndOf(next, starts, startLine, end), positionAt(lineStarts(next), end), JSON.stringify({ text, at, inserted }));
+        checked++;
+      }
+    }
+    assert.ok(checked > 1000, `checked ${checked}`);
   });
 
   it('clamps a column past the end of a line to the line, before its break', () => {

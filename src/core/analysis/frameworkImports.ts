@@ -4,10 +4,16 @@
 import type { Program } from './program';
 
 /** Libraries whose import makes a bare `accelerator` / `fabric` name that library's object. */
-const FRAMEWORK_IMPORTS: Record<'accelerate' | 'fabric', RegExp> = {
-  accelerate: /^[ \t]*(?:from|import)[ \t]+accelerate\b/m,
-  fabric: /^[ \t]*(?:from|import)[ \t]+(?:lightning|lightning_fabric)\b/m,
+const FRAMEWORK_IMPORTS: Record<'accelerate' | 'fabric', { word: string; line: RegExp }> = {
+  accelerate: { word: 'accelerate', line: /^[ \t]*(?:from|import)[ \t]+accelerate\b/m },
+  fabric: { word: 'lightning', line: /^[ \t]*(?:from|import)[ \t]+(?:lightning|lightning_fabric)\b/m },
 };
+
+/** The regex only where the library's name occurs: a plain search of a large file is many times faster than a multiline regex. */
+function mentions(source: string, framework: 'accelerate' | 'fabric'): boolean {
+  const { word, line } = FRAMEWORK_IMPORTS[framework];
+  return source.includes(word) && line.test(source);
+}
 
 const importCache = new WeakMap<Program, Map<string, boolean>>();
 
@@ -16,6 +22,6 @@ export function importsFramework(program: Program, framework: 'accelerate' | 'fa
   let m = importCache.get(program);
   if (!m) importCache.set(program, (m = new Map()));
   let found = m.get(framework);
-  if (found === undefined) m.set(framework, (found = program.units.some((u) => FRAMEWORK_IMPORTS[framework].test(u.source))));
+  if (found === undefined) m.set(framework, (found = program.units.some((u) => mentions(u.source, framework))));
   return found;
 }

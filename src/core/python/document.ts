@@ -1,5 +1,5 @@
 // A Python text with its syntax tree, re-parsed incrementally as the text changes.
-import { lineStarts, offsetAt, positionAt } from './lines';
+import { lineStarts, newEndOf, offsetAt, positionAt } from './lines';
 import { deleteTree, editTree, isLiveTree, parsePython, Tree } from './parser';
 import type { Range } from '../analysis/types';
 
@@ -56,7 +56,7 @@ export class ParsedDocument {
       // tree-sitter points here: the parser sees lone \r as \n (parser.ts).
       const startPosition = positionAt(starts, startIndex);
       const oldEndPosition = positionAt(starts, oldEndIndex);
-      const newEndPosition = positionAt(lineStarts(next), newEndIndex);
+      const newEndPosition = newEndOf(next, starts, startPosition.line, newEndIndex);
       if (tree) {
         editTree(tree, {
           startIndex,
@@ -79,3 +79,4 @@ export class ParsedDocument {
     deleteTree(this.currentTree);
   }
 }
+

@@ -63,3 +63,18 @@ export class LineIndex {
     return this.starts.length;
   }
 }
+
+/**
+ * The point of `newEnd` in `next`, read from the lines a change starting on `startLine` can
+ * touch (from the line before it: a `\r` ending that line pairs with a `\n` the change begins
+ * with) instead of a line table of the whole new text, which would cost a scan of a large file
+ * on every keystroke. The lines before are `starts` of the text before the change.
+ */
+export function newEndOf(next: string, starts: readonly number[], startLine: number, newEnd: number): { line: number; character: number } {
+  // A `\r` just before the end that pairs with a `\n` after it is one break the window cannot see.
+  if (next.charCodeAt(newEnd - 1) === 13 && next.charCodeAt(newEnd) === 10) return positionAt(lineStarts(next), newEnd);
+  const firstLine = Math.max(0, startLine - 1);
+  const from = starts[firstLine];
+  const window = lineStarts(next.slice(from, newEnd));
+  return { line: firstLine + window.length - 1, character: newEnd - from - window[window.length - 1] };
+}

@@ -37,8 +37,6 @@ interface RelativePoint {
   column: number;
 }
 
-let placementVersions = 0;
-
 /**
  * Where one top-level statement's subtree lies in the current text (the root has its own).
  * Its nodes keep offsets relative to it, so that a statement taken over into a later text of
@@ -46,8 +44,6 @@ let placementVersions = 0;
  * large file would otherwise touch every node below it, on every keystroke.
  */
 class Placement {
-  /** Changes on every move: a node's cached row and column are current while they carry it. */
-  version = ++placementVersions;
   private origin?: Point;
 
   constructor(public offset: number, public source: SourceText) {}
@@ -56,7 +52,6 @@ class Placement {
     this.offset = offset;
     this.source = source;
     this.origin = undefined;
-    this.version = ++placementVersions;
   }
 
   get originPoint(): Point {
@@ -90,13 +85,9 @@ export class Node {
   private fieldNames?: string[];
   private fieldNodes?: Node[];
   private cachedText?: string;
+  /** Rows and columns from the placement's origin: they stay true however the statement moves. */
   private relativeStart?: RelativePoint;
   private relativeEnd?: RelativePoint;
-  private cachedStart?: Point;
-  private cachedEnd?: Point;
-  /** The placement's version the cached points were made for. */
-  private startVersion = 0;
-  private endVersion = 0;
   private cachedCode?: readonly Node[];
 
   /** `start` and `end` count from the placement's offset. */
@@ -124,22 +115,14 @@ export class Node {
     return (this.cachedText ??= this.placement.source.text.slice(this.startIndex, this.endIndex));
   }
 
+  // Made on each use rather than cached: two more fields on every node of a large file cost
+  // more memory than the short-lived points cost time.
   get startPosition(): Point {
-    const p = this.placement;
-    if (this.startVersion !== p.version || this.cachedStart === undefined) {
-      this.cachedStart = p.absolute((this.relativeStart ??= p.relative(this.start)));
-      this.startVersion = p.version;
-    }
-    return this.cachedStart;
+    return this.placement.absolute((this.relativeStart ??= this.placement.relative(this.start)));
   }
 
   get endPosition(): Point {
-    const p = this.placement;
-    if (this.endVersion !== p.version || this.cachedEnd === undefined) {
-      this.cachedEnd = p.absolute((this.relativeEnd ??= p.relative(this.end)));
-      this.endVersion = p.version;
-    }
-    return this.cachedEnd;
+    return this.placement.absolute((this.relativeEnd ??= this.placement.relative(this.end)));
   }
 
   /** Named children without comments (tree-sitter keeps comments as named nodes). */
@@ -206,27 +189,26 @@ export class Node {
  * moved instead of read from wasm again. Those with a syntax error are never reused.
  */
 class ReusableStatements {
+  // Keyed by text alone (the type is checked on taking): a kept statement's text is the same
+  // string object from one keystroke to the next, so its hash is computed once, not per read.
   private readonly byText = new Map<string, Node[]>();
 
   constructor(previous: Node) {
     for (const statement of previous.namedChildren) {
       if (statement.hasError) continue;
-      const key = statementKey(statement.type, statement.text);
-      const list = this.byText.get(key);
+      const list = this.byText.get(statement.text);
       if (list) list.push(statement);
-      else this.byText.set(key, [statement]);
+      else this.byText.set(statement.text, [statement]);
     }
   }
 
   /** The earlier subtree of a statement with this type and text, once each. */
   take(type: string, text: string): Node | undefined {
-    const list = this.byText.get(statementKey(type, text));
-    return list && list.length > 0 ? list.shift() : undefined;
+    const list = this.byText.get(text);
+    if (!list) return undefined;
+    const at = list.findIndex((n) => n.type === type);
+    return at >= 0 ? list.splice(at, 1)[0] : undefined;
   }
-}
-
-function statementKey(type: string, text: string): string {
-  return `${type}\u0000${text}`;
 }
 
 /**
