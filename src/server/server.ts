@@ -30,7 +30,12 @@ const log = new ServerLog(connection.console);
 // Analysis runs in one worker thread (dist/analysisWorker.js, beside this bundle): this thread
 // keeps the connection, documents, settings and findings, and answers while a file is analysed.
 // A crash during an analysis is logged by the linter, with the document; one between analyses here.
-const files = new WorkerAnalyzer(() => new Worker(path.join(__dirname, 'analysisWorker.js')), {
+// A young generation of 16 MB instead of V8's default for a worker: an analysis makes short-
+// lived garbage, which a smaller nursery collects as cheaply, and the server's resident memory
+// after opening a 10,000-line file falls from 148-154 MB to 131-137 MB (npm run bench, two
+// runs each) with the keystroke p50 unchanged within the noise (53-58 ms against 54-56 ms).
+const ANALYSIS_WORKER_LIMITS = { maxYoungGenerationSizeMb: 16 };
+const files = new WorkerAnalyzer(() => new Worker(path.join(__dirname, 'analysisWorker.js'), { resourceLimits: ANALYSIS_WORKER_LIMITS }), {
   crashed: (reason, uri) => {
     if (uri === undefined) log.warn(`The analysis worker stopped (${reason}); a fresh worker takes the next analysis.`);
   },
