@@ -85,7 +85,7 @@ describe('cli: --fix never makes a file worse', () => {
       const { status, out, err } = await lint(['--fix', '.']);
       assert.strictEqual(fs.readFileSync(file, 'utf8'), text);
       assert.strictEqual(err, 'warning: bad.py: fix not applied: it would leave a syntax error (DD003 at line 3: Insert .cpu() before .numpy())\n');
-      assert.strictEqual(out, 'bad.py:3:5: DD003 [*] t may be on an accelerator\nFound 2 errors (1 fixed, 1 remaining).\n');
+      assert.strictEqual(out, 'bad.py:3:5: DD003 [*] t may be on an accelerator\nFound 2 findings (1 fixed, 1 remaining).\n');
       assert.strictEqual(fs.readFileSync(good, 'utf8'), 'y = u.cpu().numpy()\n');
       assert.strictEqual(status, 1);
     });

@@ -73,7 +73,13 @@ describe('cli: text format', () => {
   it('omits [*] without a preferred fix and sorts findings by position', () => {
     const file = pythonFile('a.py', 'x\ny\nz\n', [finding('DD004', 2, 0, 1), finding('DD001', 0, 0, 1)]);
     assert.strictEqual(formatText(report([file]), { color: false, quiet: false }),
-      'a.py:1:1: DD001 DD001 message\na.py:3:1: DD004 DD004 message\nFound 2 errors.\n');
+      'a.py:1:1: DD001 DD001 message\na.py:3:1: DD004 DD004 message\nFound 2 warnings.\n');
+  });
+
+  it('names what it found by severity: most rules warn, and warnings are not errors', () => {
+    const file = pythonFile('a.py', 'x\ny\nz\n', [dd003(), finding('DD004', 2, 0, 1), finding('DD007', 1, 0, 1), finding('DD011', 0, 0, 1, { severity: 'information' })]);
+    assert.strictEqual(summaryLine(report([file])), 'Found 4 findings (1 error, 2 warnings, 1 note; 1 fixable with --fix).');
+    assert.strictEqual(summaryLine(report([pythonFile('a.py', 'x\n', [finding('DD007', 0, 0, 1)])])), 'Found 1 warning.');
   });
 
   it('prints the cell of a notebook finding', () => {
@@ -92,8 +98,8 @@ describe('cli: text format', () => {
 
   it('summarizes --fix runs by what was fixed and what remains', () => {
     const fixedFile = { ...pythonFile('a.py', 'x\n', [finding('DD001', 0, 0, 1)]), fixed: 3 };
-    assert.strictEqual(summaryLine(report([fixedFile], true)), 'Found 4 errors (3 fixed, 1 remaining).');
-    assert.strictEqual(summaryLine(report([{ ...pythonFile('a.py', 'x\n', []), fixed: 1 }], true)), 'Found 1 error (1 fixed, 0 remaining).');
+    assert.strictEqual(summaryLine(report([fixedFile], true)), 'Found 4 findings (3 fixed, 1 remaining).');
+    assert.strictEqual(summaryLine(report([{ ...pythonFile('a.py', 'x\n', []), fixed: 1 }], true)), 'Found 1 finding (1 fixed, 0 remaining).');
     assert.strictEqual(summaryLine(report([pythonFile('a.py', 'x\n', [dd003()])], true)), 'Found 1 error.');
   });
 
@@ -240,6 +246,6 @@ describe('cli: summary with files that could not be checked', () => {
 
   it('adds the count of unchecked files to the findings summary', () => {
     const summary = summaryLine({ files: [pythonFile('a.py', 'x\n', [finding('DD001', 0, 0, 1)])], problems: [problem, problem], fixMode: false });
-    assert.strictEqual(summary, 'Found 1 error. 2 files could not be checked (see the errors above).');
+    assert.strictEqual(summary, 'Found 1 warning. 2 files could not be checked (see the errors above).');
   });
 });

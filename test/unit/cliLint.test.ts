@@ -122,7 +122,7 @@ describe('cli: lint pipeline', function () {
       const notebookBefore = fs.readFileSync(notebookPath, 'utf8');
       const legacyBefore = fs.readFileSync(path.join(project, 'legacy', 'old_train.py'), 'utf8');
       const { status, out } = await run(['--fix'], fakeAnalyzer);
-      assert.strictEqual(out, 'Found 2 errors (2 fixed, 0 remaining).\n');
+      assert.strictEqual(out, 'Found 2 findings (2 fixed, 0 remaining).\n');
       assert.strictEqual(status, 0);
       assert.match(fs.readFileSync(path.join(project, 'train.py'), 'utf8'), /^ {4}t_gpu\.cpu\(\)\.numpy\(\)$/m);
       const notebookAfter = fs.readFileSync(notebookPath, 'utf8');
@@ -244,7 +244,7 @@ describe('cli: lint pipeline', function () {
     it('re-enables DD004 with --select over the pyproject ignore (needs the analyzer)', async () => {
       const { out } = await cli(['lint', 'train.py', '--select', 'DD004']);
       assert.match(out, /^train\.py:35:\d+: DD004 \[\*\] /m);
-      assert.match(out, /^Found 1 error \(1 fixable with --fix\)\.$/m);
+      assert.match(out, /^Found 1 warning \(1 fixable with --fix\)\.$/m);
     });
 
     it('--fix inserts .cpu() in the script and the notebook, and a second run is clean (needs the analyzer)', async () => {

@@ -2,6 +2,8 @@
 // fix it, and `path:cell N:row:col: ...` in notebooks; then one summary line.
 import { cellNumber, hasPreferredFix, Locator, sortedFindings, type LintReport, type LintedFile } from './report';
 import { terminalText } from './terminalText';
+import type { Severity } from '../../core/analysis';
+import type { LocatedFinding } from '../lint/fixes';
 
 export interface TextFormatOptions {
   color: boolean;
@@ -34,16 +36,30 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
+const SEVERITY_WORDS: ReadonlyArray<[Severity, string]> = [['error', 'error'], ['warning', 'warning'], ['information', 'note'], ['hint', 'hint']];
+
+/**
+ * What was found, in the words of its severities: most rules warn, and "Found 3 errors" for
+ * three warnings would say the code is broken. One severity names itself ("2 warnings");
+ * several are counted as findings, with each severity's count in the brackets.
+ */
+function foundWords(findings: readonly LocatedFinding[], fixable: number): string {
+  const counts = SEVERITY_WORDS.map(([severity, word]) => [findings.filter((f) => f.finding.severity === severity).length, word] as const).filter(([n]) => n > 0);
+  const notes = [
+    ...(counts.length > 1 ? [counts.map(([n, word]) => plural(n, word)).join(', ')] : []),
+    ...(fixable > 0 ? [`${fixable} fixable with --fix`] : []),
+  ];
+  const head = counts.length === 1 ? plural(counts[0][0], counts[0][1]) : plural(findings.length, 'finding');
+  return notes.length > 0 ? `${head} (${notes.join('; ')})` : head;
+}
+
 function findingsSummary(report: LintReport): string | undefined {
-  const remaining = report.files.reduce((n, f) => n + f.findings.length, 0);
+  const found = report.files.flatMap((f) => f.findings);
   const fixed = report.files.reduce((n, f) => n + f.fixed, 0);
-  if (remaining + fixed === 0) return undefined;
-  if (report.fixMode && fixed > 0) {
-    return `Found ${plural(remaining + fixed, 'error')} (${fixed} fixed, ${remaining} remaining).`;
-  }
-  const fixable = report.files.reduce((n, f) => n + f.findings.filter(hasPreferredFix).length, 0);
-  const hint = !report.fixMode && fixable > 0 ? ` (${fixable} fixable with --fix)` : '';
-  return `Found ${plural(remaining, 'error')}${hint}.`;
+  if (found.length + fixed === 0) return undefined;
+  // Fixed findings are counted, not kept: their severities are not known here.
+  if (report.fixMode && fixed > 0) return `Found ${plural(found.length + fixed, 'finding')} (${fixed} fixed, ${found.length} remaining).`;
+  return `Found ${foundWords(found, report.fixMode ? 0 : found.filter(hasPreferredFix).length)}.`;
 }
 
 /** "All checks passed!" only when every file was checked; unreadable files are never "passed". */
