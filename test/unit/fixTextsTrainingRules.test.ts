@@ -56,7 +56,9 @@ describe('fix texts of the training rules (DD006, DD008, DD009, DD012)', () => {
 
   it('DD009 on an arithmetic expression wraps it before .item()', () => {
     const source = onCpu(fixture('DD009', 'scaled_loss_sum.py'));
-    const fixed = applyFix(source, findingOf(source, 'DD009').fixes.find((f) => f.preferred)!);
+    const preferred = findingOf(source, 'DD009').fixes.find((f) => f.preferred)!;
+    assert.strictEqual(preferred.title, 'Accumulate the number: (loss * data.size(0)).item()', 'the title reads as the fix writes');
+    const fixed = applyFix(source, preferred);
     assert.ok(fixed.includes('loss_sum += (loss * data.size(0)).item()'), fixed);
   });
 

@@ -32,6 +32,11 @@ export function appendMove(node: Node, deviceText: string, unit: number): TextEd
 }
 
 /** Inserts text right after an expression (`t` + `.cpu()` before `.numpy()`). */
+/** How the result of appendAfter reads, for a fix's title: `shown` stands for the node's text (shortened). */
+export function appendedText(node: Node, shown: string, text: string): string {
+  return PRIMARY.has(node.type) ? `${shown}${text}` : `(${shown})${text}`;
+}
+
 export function appendAfter(node: Node, text: string, unit: number): TextEdit[] {
   if (PRIMARY.has(node.type)) return [insertAt(at(node, true), text, unit)];
   return [insertAt(at(node, false), '(', unit), insertAt(at(node, true), `)${text}`, unit)];

@@ -5,7 +5,7 @@
 import type { Node } from '../../python/pyNode';
 import { dottedKey, unparen } from '../../python/syntax';
 import type { Frame } from '../frame';
-import { appendAfter } from '../fixes';
+import { appendAfter, appendedText } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import { hasAccel } from '../values';
@@ -37,8 +37,8 @@ function checkAccumulation(c: RuleHost, frame: Frame, statement: Node, target: N
   // detached sum stays on the device and is read once, as PyTorch's performance guide advises.
   const onAccelerator = hasAccel(added.value.place);
   const keepsTensor = style === 'append' || onAccelerator || new RegExp(`(?<![\\w.])${escape(key)}\\.[A-Za-z_]`).test(scopeText);
-  const item: Fix = { title: `Accumulate the number: ${addedText}.item()`, edits: appendAfter(added.node, '.item()', frame.unit), preferred: !keepsTensor };
-  const detach: Fix = { title: `Accumulate without history: ${addedText}.detach()`, edits: appendAfter(added.node, '.detach()', frame.unit), preferred: keepsTensor };
+  const item: Fix = { title: `Accumulate the number: ${appendedText(unparen(added.node), addedText, '.item()')}`, edits: appendAfter(added.node, '.item()', frame.unit), preferred: !keepsTensor };
+  const detach: Fix = { title: `Accumulate without history: ${appendedText(unparen(added.node), addedText, '.detach()')}`, edits: appendAfter(added.node, '.detach()', frame.unit), preferred: keepsTensor };
   c.report({
     unit: frame.unit,
     code: 'DD009',
