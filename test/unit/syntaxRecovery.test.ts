@@ -77,7 +77,10 @@ function mutationsOf(source: string, firstFindingRow: number): Mutation[] {
   const first = statementAt(statements, firstFindingRow);
   const after = statements.filter((s) => s.simple && s.start > (first?.end ?? firstFindingRow) && lines[s.start].trim() !== '');
   // A few statements spread over the rest of the file keep the test fast.
-  const picked = [...new Set([after[0], after[after.length >> 1], after[after.length - 1]])].filter((s): s is Statement => !!s);
+  // And the statement just before the finding's, which a break must not take down with it
+  // (a half-typed line in a loop body once hid the whole loop).
+  const before = statements.filter((s) => s.simple && s.end < (first?.start ?? firstFindingRow) && lines[s.start].trim() !== '').pop();
+  const picked = [...new Set([after[0], after[after.length >> 1], after[after.length - 1], before])].filter((s): s is Statement => !!s);
   const out: Mutation[] = [];
   const same = (row: number) => row;
   for (const s of picked) {
@@ -89,6 +92,13 @@ function mutationsOf(source: string, firstFindingRow: number): Mutation[] {
       const cut = Math.max(1, Math.floor(code.length * fraction));
       const text = [...lines.slice(0, s.start), indent + code.slice(0, cut), ...lines.slice(s.start + 1)].join('\n');
       out.push({ name: `line ${s.start + 1} cut to \`${code.slice(0, cut)}\``, text, broken: s, oracle, mapRow: same, brokenRow: s.start });
+    }
+    // Typing a call on an object: the line stops after its first dot (`optimizer.`), which
+    // tree-sitter reads on into the next line (`optimizer.with …`).
+    const dot = /^[A-Za-z_]\w*\./.exec(code);
+    if (dot) {
+      const text = [...lines.slice(0, s.start), indent + dot[0], ...lines.slice(s.start + 1)].join('\n');
+      out.push({ name: `line ${s.start + 1} cut to \`${dot[0]}\``, text, broken: s, oracle, mapRow: same, brokenRow: s.start });
     }
     const opened = [...lines.slice(0, s.start), `${indent}(`, ...lines.slice(s.start)].join('\n');
     out.push({

@@ -31,6 +31,13 @@ export interface ScannedLines {
    * the row it opens on: the broken part ends there.
    */
   unbalanced: Array<{ start: number; end: number; unclosed: boolean; stringRow?: number }>;
+  /**
+   * Rows of statements whose code stops where an operand must follow (`optimizer.`, `x =`,
+   * `a +`): outside brackets and without a `\` a line cannot continue, so the statement is
+   * half-typed. Tree-sitter may read on into the next line (`optimizer.` + `with …` became
+   * `optimizer.with`) and hang the error on the block around it.
+   */
+  dangling: number[];
 }
 
 /** Never mistaken for a continuation when they start a line, inside brackets or not. */
@@ -60,13 +67,25 @@ interface ScanState {
   backslash: boolean;
   /** Indentation of the statement the open brackets belong to. */
   statementIndent: number;
+  /** The line's code so far with strings and comments left out, trimmed at each string: what it ends with. */
+  tail: string;
+}
+
+/** Whether a logical line's code stops where an operand must follow: an attribute's dot, an assignment, an operator. */
+function awaitsOperand(tail: string): boolean {
+  const code = tail.trimEnd();
+  if (/\bimport\s+\*$/.test(code)) return false;
+  if (/[=+\-*/%@&|^~<>]$/.test(code)) return true;
+  // `1.` is a number and `...` the Ellipsis: both complete.
+  return code.endsWith('.') && !code.endsWith('...') && !/(?:^|[^\w.])\d+\.$/.test(code);
 }
 
 /** The kind of each line of `text` (lines end at `\n`, as tree-sitter's rows do). */
 export function scanLines(text: string): ScannedLines {
   const lines: LineInfo[] = [];
   const unbalanced: ScannedLines['unbalanced'] = [];
-  const state: ScanState = { depth: 0, statementRow: 0, unbalanced: false, quote: undefined, quoteRow: 0, row: 0, unclosedStringRow: undefined, backslash: false, statementIndent: 0 };
+  const dangling: number[] = [];
+  const state: ScanState = { depth: 0, statementRow: 0, unbalanced: false, quote: undefined, quoteRow: 0, row: 0, unclosedStringRow: undefined, backslash: false, statementIndent: 0, tail: '' };
   let swapped = false;
   const endStatement = (end: number) => {
     if (swapped) return;
@@ -91,9 +110,12 @@ export function scanLines(text: string): ScannedLines {
     lines.push(info);
     state.row = row;
     scanLine(line, state);
+    if (!swapped && info.kind !== 'blank' && state.depth === 0 && !state.backslash && state.quote === undefined && awaitsOperand(state.tail)) {
+      dangling.push(state.statementRow);
+    }
     if (newline < 0) {
       endStatement(row);
-      return { lines, unbalanced };
+      return { lines, unbalanced, dangling };
     }
     start = newline + 1;
   }
@@ -128,6 +150,7 @@ function startsStatement(code: string): boolean {
 /** Updates brackets, strings and continuation across one line. */
 function scanLine(line: string, state: ScanState): void {
   state.backslash = false;
+  state.tail = '';
   let i = 0;
   while (i < line.length) {
     const ch = line[i];
@@ -139,6 +162,7 @@ function scanLine(line: string, state: ScanState): void {
       }
       if (line.startsWith(state.quote, i)) {
         i += state.quote.length;
+        state.tail = '"';
         if (state.quote.length === 3 && state.row > state.quoteRow && WORDS_AFTER_STRING.test(line.slice(i))) state.unclosedStringRow ??= state.quoteRow;
         state.quote = undefined;
         continue;
@@ -147,6 +171,7 @@ function scanLine(line: string, state: ScanState): void {
       continue;
     }
     if (ch === '#') break;
+    state.tail += ch;
     if (ch === '"' || ch === "'") {
       state.quote = line.startsWith(ch.repeat(3), i) ? ch.repeat(3) : ch;
       state.quoteRow = state.row;

@@ -217,7 +217,7 @@ export function recoverFromSyntaxErrors(tree: Tree, source: string): RecoveredPa
 function brokenStatements(current: RecoveredParse): Range[] & { text: string; edits: TreeEdit[] } {
   // Rows are tree-sitter's: lines end at `\n` (a lone `\r` is `\n` to the parser).
   const parsed = parserText(current.text);
-  const { lines, unbalanced } = scanLines(parsed);
+  const { lines, unbalanced, dangling } = scanLines(parsed);
   const lineTexts = parsed.split('\n');
   const errors = errorSpans(current.tree);
   const blankedBefore = (row: number) => current.skipped.some((r) => r.start.line <= row && row <= r.end.line);
@@ -226,6 +226,13 @@ function brokenStatements(current: RecoveredParse): Range[] & { text: string; ed
     // read swapped, anywhere after it.
     .filter((u) => !blankedBefore(u.start) && errors.some(([first, last]) => (u.stringRow !== undefined || first <= u.end + (u.unclosed ? 1 : 0)) && last >= u.start))
     .map((u) => ({ row: u.start, column: lines[u.start].indent, endRow: u.stringRow }));
+  // A half-typed line (`optimizer.`) is the broken statement itself, not the block tree-sitter
+  // hung the error on: blanking that block would hide every statement in it.
+  for (const row of dangling) {
+    if (!blankedBefore(row) && !starts.some((s) => s.row === row) && errors.some(([first, last]) => first <= row && row <= last)) {
+      starts.push({ row, column: lines[row].indent, endRow: lastRowOf(lines, row) });
+    }
+  }
   if (starts.length === 0) {
     const error = firstError(current.tree);
     const start = error && brokenStart(error, lines);
@@ -248,6 +255,13 @@ function brokenStatements(current: RecoveredParse): Range[] & { text: string; ed
     edits.push(blanked.edit);
   }
   return Object.assign(ranges, { text, edits });
+}
+
+/** The last row of the logical line that starts on `row` (its continuation lines). */
+function lastRowOf(lines: readonly LineInfo[], row: number): number {
+  let end = row;
+  while (end + 1 < lines.length && lines[end + 1].kind === 'continuation') end++;
+  return end;
 }
 
 /** Whether any line of `range` is a line of one of `skipped` (a fix there would edit unseen code). */
