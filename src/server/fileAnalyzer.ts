@@ -2,11 +2,11 @@
 // that each analysis re-parses only what changed. Changes are buffered between analyses
 // and applied in one go, so a burst of keystrokes costs one parse. If the parser crashes
 // and is reloaded (parser.ts), kept trees are dead: ParsedDocument parses their text again.
-import { analyzeNotebook, analyzeTree, RunCache } from '../core/analysis';
+import { analyzeNotebook, analyzeSplicedTree, analyzeTree, RunCache } from '../core/analysis';
 import type { AnalyzeOptions, CellFinding, Finding } from '../core/analysis';
 import { ParsedDocument, TextChange } from '../core/python/document';
 import { ParserCrashedError } from '../core/python/parser';
-import { KeptPlainTree } from '../core/python/pyNode';
+import { KeptPlainTree, type Node } from '../core/python/pyNode';
 import type { ModuleUse, PlainAnalyzeOptions, ProjectSpec } from './analysisMessages';
 import { ProjectFiles } from './projectFiles';
 import { OverlaySync, plainOptions, specOf, type ProjectRequest } from './projectRequest';
@@ -48,8 +48,8 @@ export class FileAnalyzer implements DocumentAnalyzer {
   readonly projectFiles = new ProjectFiles();
   /** In this thread (unit tests): which open documents' texts projectFiles holds. */
   private readonly overlay = new OverlaySync();
-  /** How often a whole file was parsed versus a tree updated (a mismatch shows in the log and the tests). */
-  readonly parses = { full: 0, incremental: 0 };
+  /** How often a whole file was parsed, a tree updated, or a plain tree spliced without a parse (the tests read them). */
+  readonly parses = { full: 0, incremental: 0, spliced: 0 };
 
   /** Called with each didChange's content changes, in order. */
   recordChanges(uri: string, changes: readonly TextChange[]): void {
@@ -77,12 +77,13 @@ export class FileAnalyzer implements DocumentAnalyzer {
    * `projectFiles` from the request: `spec` gives the file's project, if it has one.
    */
   analyzeFile(uri: string, text: string, options: AnalyzeOptions, spec?: ProjectSpec): AnalysisResult<Finding> {
-    const { parsed, plain, runs } = this.parsedFor(uri, text);
-    if (!spec) return { findings: analyzeTree(parsed.tree, parsed.text, options, plain, runs) };
+    const { parsed, plain, runs, spliced } = this.parsedFor(uri, text);
+    const analyze = (opts: AnalyzeOptions) => spliced ? analyzeSplicedTree(spliced, parsed.text, opts, plain, runs) : analyzeTree(parsed.tree, parsed.text, opts, plain, runs);
+    if (!spec) return { findings: analyze(options) };
     // The analysed text is the newest of this file, for any module it imports that imports it back.
     this.projectFiles.setOpen(spec.path, text);
     const session = this.projectFiles.begin(spec);
-    const findings = analyzeTree(parsed.tree, parsed.text, { ...options, project: session.context }, plain, runs);
+    const findings = analyze({ ...options, project: session.context });
     return { findings, modules: session.finish() };
   }
 
@@ -121,13 +122,25 @@ export class FileAnalyzer implements DocumentAnalyzer {
     if (project) this.projectFiles.applyOverlay(this.overlay.update(project));
   }
 
-  private parsedFor(uri: string, text: string): { parsed: ParsedDocument; plain: KeptPlainTree; runs: RunCache } {
+  /**
+   * The document's parsed text and, when each change lay inside one top-level statement, the
+   * plain tree spliced from the last one (no whole-text parse; the tree-sitter tree catches up
+   * when a later change needs it).
+   */
+  private parsedFor(uri: string, text: string): { parsed: ParsedDocument; plain: KeptPlainTree; runs: RunCache; spliced?: Node } {
     const state = this.files.get(uri) ?? { pending: [], plain: new KeptPlainTree(), runs: new RunCache() };
     this.files.set(uri, state);
     const pending = state.pending.splice(0);
     if (state.parsed && pending.length > 0) {
       try {
-        state.parsed.update(pending);
+        const edits = state.parsed.update(pending);
+        const spliced = state.parsed.text === text ? state.plain.splice(edits, text) : undefined;
+        if (spliced) {
+          this.parses.spliced++;
+          return { parsed: state.parsed, plain: state.plain, runs: state.runs, spliced };
+        }
+        // Parsed here, where a parser crash is handled.
+        void state.parsed.tree;
         this.parses.incremental++;
       } catch (error) {
         this.dropTree(state);

@@ -88,6 +88,34 @@ describe('plain tree reuse across edits (KeptPlainTree)', () => {
     assert.ok(compared >= 60, `compared ${compared} edited trees`);
   });
 
+  it('splices an edit inside a top-level statement to the tree a fresh read gives, or declines', () => {
+    let spliced = 0;
+    let declined = 0;
+    for (const fixture of [...fixtures, ...loadRuleFixtures('DD002', 'fire'), ...loadRuleFixtures('DD015', 'fire')]) {
+      const kept = new KeptPlainTree();
+      let text = fixture.source;
+      keptShape(kept, text);
+      // Typed in the middle of every line in turn, then taken back: inside statements, between them, in comments and strings.
+      const lines = text.split('\n');
+      for (let row = 0; row < lines.length; row++) {
+        const start = lines.slice(0, row).reduce((n, l) => n + l.length + 1, 0) + Math.floor(lines[row].length / 2);
+        for (const edit of [{ start, oldEnd: start, text: 'z' }, { start, oldEnd: start + 1, text: '' }]) {
+          const next = text.slice(0, edit.start) + edit.text + text.slice(edit.oldEnd);
+          const root = kept.splice([edit], next);
+          if (root) {
+            assert.deepStrictEqual(shape(root), freshShape(next), `${fixture.relPath}: spliced at line ${row + 1}`);
+            spliced++;
+          } else {
+            declined++;
+            keptShape(kept, next);
+          }
+          text = next;
+        }
+      }
+    }
+    assert.ok(spliced > 200 && declined > 20, `spliced ${spliced}, declined ${declined}`);
+  });
+
   it('takes over the nodes of statements an edit did not touch, and re-reads the edited one', () => {
     const text = 'import torch\n\ndef f(x):\n    return x + 1\n\ny = f(torch.ones(2))\n';
     const kept = new KeptPlainTree();

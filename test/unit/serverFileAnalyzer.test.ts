@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { initPythonParser } from '../../src/core/analysis';
+import { analyzeSource, initPythonParser } from '../../src/core/analysis';
 import { applyTextEdits } from '../../src/core/python/edits';
 import type { TextChange } from '../../src/core/python/document';
 import { FileAnalyzer } from '../../src/server/fileAnalyzer';
@@ -39,7 +39,29 @@ describe('server: incremental parsing of open files', () => {
     assert.ok(expected.includes('loss_fn(model(xb), yb.to(device))'), expected);
     files.analyze(URI, expected, {});
     assert.strictEqual(files.parsedText(URI), expected);
-    assert.deepStrictEqual(files.parses, { full: 1, incremental: 1 }, 'one re-parse for the whole burst, no rebuild');
+    assert.deepStrictEqual(files.parses, { full: 1, incremental: 1, spliced: 0 }, 'one re-parse for the whole burst, no rebuild');
+  });
+
+  it('splices an edit inside one top-level statement without parsing the file, and parses with every edit when one falls between statements', () => {
+    const text = `${START}\ndef evaluate(model, batch):\n    out = model(batch.to(device))\n    return out\n\nevaluate(model, next(iter(train_loader)))\n`;
+    files.analyze(URI, text, {});
+    const edits: TextChange[] = [
+      { range: range(6, 33, 6, 33), text: ' ' }, // inside evaluate's body
+      { range: range(7, 14, 7, 14), text: '.cpu().numpy()' }, // again inside it
+    ];
+    let expected = text;
+    for (const edit of edits) {
+      files.recordChanges(URI, [edit]);
+      expected = applyChanges(expected, [edit]);
+      assert.deepStrictEqual(files.analyze(URI, expected, {}), analyzeSource(expected));
+    }
+    assert.deepStrictEqual(files.parses, { full: 1, incremental: 0, spliced: 2 }, 'no parse of the file for edits inside a function');
+    // A new statement between two: the tree-sitter tree, told both earlier edits, is parsed now.
+    const between: TextChange = { range: range(9, 0, 9, 0), text: 'x = torch.zeros(2).cuda().numpy()\n' };
+    files.recordChanges(URI, [between]);
+    expected = applyChanges(expected, [between]);
+    assert.deepStrictEqual(files.analyze(URI, expected, {}), analyzeSource(expected));
+    assert.deepStrictEqual(files.parses, { full: 1, incremental: 1, spliced: 2 });
   });
 
   it('handles a full-text replacement among the changes', () => {
@@ -48,7 +70,7 @@ describe('server: incremental parsing of open files', () => {
     files.recordChanges(URI, changes);
     files.analyze(URI, 'x = 2\n', {});
     assert.strictEqual(files.parsedText(URI), 'x = 2\n');
-    assert.deepStrictEqual(files.parses, { full: 1, incremental: 1 });
+    assert.deepStrictEqual(files.parses, { full: 1, incremental: 1, spliced: 0 });
   });
 
   it('starts over from the client\'s text if the changes do not reproduce it', () => {
@@ -63,7 +85,7 @@ describe('server: incremental parsing of open files', () => {
     files.recordChanges(URI, [{ range: range(0, 0, 0, 0), text: 'x' }]);
     files.analyze(URI, START, {});
     assert.strictEqual(files.parsedText(URI), START);
-    assert.deepStrictEqual(files.parses, { full: 1, incremental: 0 });
+    assert.deepStrictEqual(files.parses, { full: 1, incremental: 0, spliced: 0 });
     files.release(URI);
     assert.strictEqual(files.parsedText(URI), undefined);
   });

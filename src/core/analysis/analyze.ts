@@ -1,7 +1,7 @@
 // Entry points: parse, interpret the program in rounds (so call-site states reach
 // function parameters), then turn the final round's findings into plain Findings.
 import { parsePython, Tree } from '../python/parser';
-import { KeptPlainTree, NodeRegistry } from '../python/pyNode';
+import { KeptPlainTree, Node, NodeRegistry } from '../python/pyNode';
 import { recoverFromSyntaxErrors, touchesSkipped, type RecoveredParse } from '../python/recovery';
 import { nodeRange } from '../python/syntax';
 import { ruleInfo } from './catalog';
@@ -28,7 +28,11 @@ const MUTED_ROUNDS = 2;
 /** A unit of the recovered tree and text (recovery.ts): same lines and columns as the original source. */
 function makeUnit(index: number, parsed: RecoveredParse, registry: NodeRegistry, module = 0, kept?: KeptPlainTree): Unit {
   const { tree, text: source } = parsed;
-  return { index, module, tree, root: kept ? kept.read(tree, source) : registry.root(tree, source), source, lines: source.split(/\r?\n|\r/), eol: /\r\n/.test(source) ? '\r\n' : '\n' };
+  return unitOf(index, module, kept ? kept.read(tree, source) : registry.root(tree, source), source);
+}
+
+function unitOf(index: number, module: number, root: Node, source: string): Unit {
+  return { index, module, root, source, lines: source.split(/\r?\n|\r/), eol: /\r\n/.test(source) ? '\r\n' : '\n' };
 }
 
 /**
@@ -178,6 +182,16 @@ export function analyzeTree(tree: Tree, source: string, options: AnalyzeOptions 
   } finally {
     if (parsed.owned) parsed.tree.delete();
   }
+}
+
+/**
+ * Analyzes a file whose plain tree KeptPlainTree.splice made from the last one (no syntax
+ * error anywhere, so nothing to recover), as analyzeTree would the parsed tree of `source`.
+ */
+export function analyzeSplicedTree(root: Node, source: string, options: AnalyzeOptions, kept: KeptPlainTree, runs: RunCache): Finding[] {
+  const units = [unitOf(0, 0, root, source)];
+  if (!kept.keptEveryLine) runs.linesMoved();
+  return select(interpret(units, false, options.project, kept.registry, runs), units, options).map((f) => toFinding(f, false)).sort(byPosition);
 }
 
 /** Parses and analyzes one Python file. */

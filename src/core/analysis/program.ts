@@ -1,7 +1,6 @@
 // The analysed program: one or more units (a file, or a notebook's code cells in order)
 // and an index of its functions and classes, for call-site propagation; with a project,
 // also the project modules it imports (and they import), each with its own names.
-import type { Tree } from '../python/parser';
 import type { Node } from '../python/pyNode';
 import { children, field } from '../python/syntax';
 import { ImportTable } from './imports';
@@ -13,7 +12,6 @@ export interface Unit {
   index: number;
   /** The module this unit belongs to: 0 for the analysed file or notebook. */
   module: number;
-  tree: Tree;
   root: Node;
   source: string;
   lines: string[];

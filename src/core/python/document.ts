@@ -2,6 +2,7 @@
 import { lineStarts, newEndOf, offsetAt, positionAt } from './lines';
 import { deleteTree, editTree, isLiveTree, parsePython, Tree } from './parser';
 import type { Range } from '../analysis/types';
+import type { SpliceEdit } from './pyNode';
 
 export interface TextChange {
   /** Range in the text before this change; absent means "replace everything". */
@@ -12,6 +13,10 @@ export interface TextChange {
 export class ParsedDocument {
   private currentText: string;
   private currentTree: Tree;
+  /** Edits were applied to the text (and told to the tree) since its last parse. */
+  private parsePending = false;
+  /** The tree may serve as the old tree of that parse (it was told every edit). */
+  private treeReusable = true;
 
   constructor(text: string) {
     this.currentText = text;
@@ -23,26 +28,38 @@ export class ParsedDocument {
   }
 
   /**
-   * The syntax tree of `text`. If the parser crashed and was reloaded since (parser.ts),
-   * the old tree is dropped untouched and the text parsed again.
+   * The syntax tree of `text`, parsed when first asked after an update (incrementally, from the
+   * tree told every edit). If the parser crashed and was reloaded since (parser.ts), the old
+   * tree is dropped untouched and the text parsed again.
    */
   get tree(): Tree {
-    if (!isLiveTree(this.currentTree)) this.currentTree = parsePython(this.currentText);
+    if (this.parsePending || !isLiveTree(this.currentTree)) {
+      const old = this.treeReusable && isLiveTree(this.currentTree) ? this.currentTree : null;
+      const reparsed = parsePython(this.currentText, old);
+      deleteTree(this.currentTree);
+      this.currentTree = reparsed;
+      this.parsePending = false;
+      this.treeReusable = true;
+    }
     return this.currentTree;
   }
 
   /**
-   * Applies changes in order (as LSP sends them), telling tree-sitter what moved. Ranges
-   * are taken as an editor takes them: positions past a line's end or the text's end are
-   * clamped, and a range whose end comes before its start is read the other way round.
+   * Applies changes in order (as LSP sends them), telling tree-sitter what moved; the parse waits
+   * for `tree` (a caller that can do without one, KeptPlainTree.splice, never pays it). Returns
+   * the changes as offset edits, each of the text before it. Ranges are taken as an editor takes
+   * them: positions past a line's end or the text's end are clamped, and a range whose end comes
+   * before its start is read the other way round.
    */
-  update(changes: readonly TextChange[]): void {
+  update(changes: readonly TextChange[]): SpliceEdit[] {
     let text = this.currentText;
-    let tree: Tree | null = isLiveTree(this.currentTree) ? this.currentTree : null;
+    const live = isLiveTree(this.currentTree);
+    const edits: SpliceEdit[] = [];
     for (const change of changes) {
       if (!change.range) {
+        edits.push({ start: 0, oldEnd: text.length, text: change.text });
         text = change.text;
-        tree = null;
+        this.treeReusable = false;
         continue;
       }
       const starts = lineStarts(text);
@@ -57,8 +74,8 @@ export class ParsedDocument {
       const startPosition = positionAt(starts, startIndex);
       const oldEndPosition = positionAt(starts, oldEndIndex);
       const newEndPosition = newEndOf(next, starts, startPosition.line, newEndIndex);
-      if (tree) {
-        editTree(tree, {
+      if (live && this.treeReusable) {
+        editTree(this.currentTree, {
           startIndex,
           oldEndIndex,
           newEndIndex,
@@ -67,12 +84,12 @@ export class ParsedDocument {
           newEndPosition: { row: newEndPosition.line, column: newEndPosition.character },
         });
       }
+      edits.push({ start: startIndex, oldEnd: oldEndIndex, text: change.text });
       text = next;
     }
-    const reparsed = parsePython(text, tree);
-    deleteTree(this.currentTree);
-    this.currentTree = reparsed;
     this.currentText = text;
+    this.parsePending = true;
+    return edits;
   }
 
   dispose(): void {

@@ -7,7 +7,7 @@
 // source with lone `\r` as `\n`, parser.ts' parserText: exactly what tree-sitter's
 // `node.text` returns) and rows and columns are computed from offsets on first use.
 import type { Point, Tree, TreeCursor } from 'web-tree-sitter';
-import { parserText } from './parser';
+import { parsePython, parserText } from './parser';
 
 const NO_CHILDREN: readonly Node[] = Object.freeze([]) as readonly Node[];
 
@@ -240,7 +240,31 @@ export class NodeRegistry {
     return this.keptLines;
   }
 
-  private read(tree: Tree, source: SourceText, reuse: ReusableStatements | undefined): Node {
+  /**
+   * `previous` with its top-level statement `index` replaced by the one statement `tree` has,
+   * parsed from `statementText` alone and placed at `offset` of `source` (the text with the
+   * edit): the statements before it keep their offsets, those after move by `delta`. Only for
+   * trees without a syntax error (KeptPlainTree.splice checks).
+   */
+  spliced(previous: Node, index: number, tree: Tree, source: string, offset: number, delta: number): Node {
+    const text = new SourceText(parserText(source));
+    const root = Node.root(this.nextId++, previous.type, previous.startIndex, previous.endIndex + delta, text);
+    const statements = previous.namedChildren;
+    for (let i = 0; i < statements.length; i++) {
+      const statement = statements[i]!;
+      if (i === index) {
+        this.read(tree, text, undefined, { root, offset });
+        continue;
+      }
+      statement.parent = root;
+      statement.moveTo(i < index ? statement.startIndex : statement.startIndex + delta, text);
+      root.adopt(statement, true, null);
+    }
+    return root;
+  }
+
+  /** `into`: adopt the tree's top-level nodes into that root instead, their offsets moved by `offset`. */
+  private read(tree: Tree, source: SourceText, reuse: ReusableStatements | undefined, into?: { root: Node; offset: number }): Node {
     const language = tree.language;
     const types = language.types;
     const fields = language.fields;
@@ -256,8 +280,9 @@ export class NodeRegistry {
         return named;
       };
       const rootType = cursor.nodeTypeId;
-      const root = Node.root(this.nextId++, typeOf(rootType), cursor.startIndex, cursor.endIndex, source);
-      root.hasError = checkErrors;
+      const base = into?.offset ?? 0;
+      const root = into?.root ?? Node.root(this.nextId++, typeOf(rootType), cursor.startIndex, cursor.endIndex, source);
+      if (!into) root.hasError = checkErrors;
       const stack: Node[] = [];
       let node: Node | null = root;
       for (;;) {
@@ -279,8 +304,8 @@ export class NodeRegistry {
         const fieldId = parent.type === 'ERROR' ? 0 : cursor.currentFieldId;
         const named = isNamed(cursor, typeId);
         if (named || fieldId !== 0) {
-          const start = cursor.startIndex;
-          const end = cursor.endIndex;
+          const start = cursor.startIndex + base;
+          const end = cursor.endIndex + base;
           const type = typeOf(typeId);
           const earlier = parent === root && named && reuse !== undefined && !(checkErrors && cursor.currentNode.hasError)
             ? reuse.take(type, source.text.slice(start, end)) : undefined;
@@ -318,12 +343,15 @@ export class NodeRegistry {
 export class KeptPlainTree {
   readonly registry = new NodeRegistry();
   private last?: Node;
+  /** The text `last` was read from. */
+  private lastSource?: string;
   private linesKept = false;
 
   read(tree: Tree, source: string): Node {
     const root = this.registry.root(tree, source, this.last);
     this.linesKept = this.registry.keptEveryLine;
     this.last = root;
+    this.lastSource = source;
     return root;
   }
 
@@ -331,4 +359,79 @@ export class KeptPlainTree {
   get keptEveryLine(): boolean {
     return this.linesKept;
   }
+
+  /**
+   * The tree of `text`, made from the last one and the edits that led there, without a parse of
+   * the whole text: each edit must lie inside one top-level statement, which is parsed alone
+   * (Python reads a top-level statement without its neighbours) and must come out as one
+   * statement without a syntax error; the other statements are taken over. Undefined when an
+   * edit does not fit (across statements, between them, into an error): then parse and `read`.
+   * An incremental parse of a large file costs tens of milliseconds wherever the edit is.
+   */
+  splice(edits: readonly SpliceEdit[], text: string): Node | undefined {
+    let root = this.last;
+    if (!root || root.type !== 'module' || root.hasError || edits.length === 0) return undefined;
+    if (this.lastSource === undefined) return undefined;
+    let source: string = this.lastSource;
+    let lines = true;
+    const parsed: Tree[] = [];
+    try {
+      for (const edit of edits) {
+        const after: string = source.slice(0, edit.start) + edit.text + source.slice(edit.oldEnd);
+        const at = statementAround(root, edit.start, edit.oldEnd);
+        if (at === undefined) return undefined;
+        const statement = root.namedChildren[at]!;
+        const delta = edit.text.length - (edit.oldEnd - edit.start);
+        const statementText = after.slice(statement.startIndex, statement.endIndex + delta);
+        const tree = parsePython(statementText);
+        parsed.push(tree);
+        const top = tree.rootNode;
+        if (top.hasError || top.namedChildCount !== 1 || top.namedChildren[0]!.startIndex !== 0 || top.namedChildren[0]!.endIndex !== statementText.length) return undefined;
+        root = this.registry.spliced(root, at, tree, after, statement.startIndex, delta);
+        const removed = source.slice(edit.start, edit.oldEnd);
+        if (/\r/.test(removed + edit.text) || lineBreaks(edit.text) !== lineBreaks(removed)) lines = false;
+        source = after;
+      }
+    } finally {
+      for (const tree of parsed) tree.delete();
+    }
+    if (source !== text) return undefined;
+    this.last = root;
+    this.lastSource = text;
+    this.linesKept = lines;
+    return root;
+  }
+}
+
+/** One edit of a text: `[start, oldEnd)` replaced by `text` (offsets of the text before it). */
+export interface SpliceEdit {
+  start: number;
+  oldEnd: number;
+  text: string;
+}
+
+/** The top-level statement of `root` whose text holds `[start, end)`, strictly after its first character; undefined when none does. */
+function statementAround(root: Node, start: number, end: number): number | undefined {
+  const statements = root.namedChildren;
+  let lo = 0;
+  let hi = statements.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (statements[mid]!.startIndex < start) lo = mid;
+    else hi = mid - 1;
+  }
+  const statement = statements[lo];
+  if (!statement || statement.type === 'comment' || statement.startIndex >= start || end > statement.endIndex) return undefined;
+  // Alone, a statement is parsed as the full text parses it only at column 0 and with the next
+  // one at column 0 too: tree-sitter takes indented lines after `for x in y: z` as statements
+  // of the module, and gives them to the block when the `z` goes.
+  const next = statements[lo + 1];
+  if (statement.startPosition.column !== 0 || (next && next.startPosition.column !== 0)) return undefined;
+  return lo;
+}
+
+function lineBreaks(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
