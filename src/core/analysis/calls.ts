@@ -473,6 +473,7 @@ function recordCallSite(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: Func
   ].filter((a) => a.param !== undefined && movedParams.has(a.param)));
   const bound = new Map<string, Value>();
   const argNodes: CallSite['args'] = [];
+  const unpacked = unpackedKeywords(ex, frame, args);
   params.forEach((p, i) => {
     let v: Value | undefined = !p.variadic && !args.hasSplat ? positional[i] : undefined;
     if (v) argNodes.push({ node: args.positional[i], param: p.name });
@@ -481,11 +482,29 @@ function recordCallSite(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: Func
       v = keywords.get(p.name);
       argNodes.push({ node: keyword, param: p.name });
     }
-    if (!v && p.defaultNode && !args.hasSplat) v = ex.eval(frame, p.defaultNode);
+    if (!v) v = unpacked.entries.get(p.name);
+    if (!v && p.defaultNode && (!args.hasSplat || unpacked.complete)) v = ex.eval(frame, p.defaultNode);
     ctx.next.addParam(fn.id, p.name, v ?? UNKNOWN);
     bound.set(p.name, v ?? UNKNOWN);
   });
   return { bound, args: argNodes };
+}
+
+/**
+ * What `**kw` arguments bind: the string keys of dicts whose keys are known (timm's
+ * `dd = {'device': device, 'dtype': dtype}` passed on as `Block(..., **dd)`), and whether those
+ * are all the call unpacks (no `*args`, no dict of unknown keys), so that the parameters left
+ * out take their defaults as in a call without `**`.
+ */
+function unpackedKeywords(ex: Evaluator, frame: Frame, args: CallArguments): { entries: Map<string, Value>; complete: boolean } {
+  const entries = new Map<string, Value>();
+  let complete = true;
+  for (const node of args.splats) {
+    const v = node.parent?.type === 'dictionary_splat' ? ex.eval(frame, node) : undefined;
+    if (!v?.entries || v.anyElement) complete = false;
+    for (const [key, entry] of v?.entries ?? []) entries.set(key, entry);
+  }
+  return { entries, complete };
 }
 
 function evalMethodCall(

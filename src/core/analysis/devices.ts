@@ -42,6 +42,8 @@ export function evalDevice(ctx: RoundContext, frame: Frame, node: Node, evaluate
     return pa === UNTRACKED || pb === UNTRACKED ? EITHER : ((pa | pb) as Place);
   }
   const v = evaluate(frame, n);
+  // `device=device` where it is None (a parameter no caller sets): the default device, as `device=None`.
+  if (v.isNone) return UNTRACKED;
   if ((v.kind === 'device' || v.kind === 'tensor' || v.kind === 'module') && v.place !== UNTRACKED) return v.place;
   // `x.to(model.device)` where the model's place is unknown: wherever the model is, which
   // never mismatches it; not "maybe an accelerator".

@@ -247,13 +247,18 @@ export function givenDevice(ctx: RoundContext, ex: Evaluator, frame: Frame, call
   return undefined;
 }
 
-/** `dict(device=d, dtype=t)`: a keyword dict that passes its device on through `**`. */
+/**
+ * `dict(device=d, dtype=t)`: a keyword dict, its values by key (they bind parameters when it is
+ * passed on with `**`), that also passes its device on to a factory.
+ */
 export function deviceKwargsCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node): Value | undefined {
   const args = callArguments(call);
+  if (args.positional.length || args.hasSplat) return undefined;
+  const entries = new Map<string, Value>();
+  for (const [k, n] of args.keywords) entries.set(k, ex.eval(frame, n));
   const device = args.keywords.get('device');
-  if (!device || args.positional.length || args.hasSplat) return undefined;
-  for (const [k, n] of args.keywords) if (k !== 'device') ex.eval(frame, n);
-  return kwargsValue(ctx, ex, frame, device);
+  const kwargs = device ? kwargsValue(ctx, ex, frame, device) : undefined;
+  return value('other', UNTRACKED, { entries, kwargsDevice: kwargs?.kwargsDevice });
 }
 
 /** `{"device": d, "dtype": t}`. */

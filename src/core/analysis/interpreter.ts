@@ -12,7 +12,7 @@ import { Frame, Summaries } from './frame';
 import { bindLoopTarget } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { NO_GRAD_CONTEXTS } from './torchApi';
-import { concatenated, containedValues, CPU, joinValues, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { concatenated, containedValues, CPU, joinValues, NONE, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { evalCall } from './calls';
 import { CallContexts, CallResult } from './callContexts';
 import { deviceContextPlace, enterFrameworkScope } from './frameworks';
@@ -296,7 +296,8 @@ export class Interpreter implements RoundContext {
     // a round (the inputs were recorded with the round before's places).
     const placed = fn.name === 'forward' && fn.className ? this.previous.classPlace(fn.className) : undefined;
     for (const p of fn.params) {
-      let v = params?.get(p.name) ?? UNKNOWN;
+      // A `device=None` parameter that no call in the program sets is None: the default device.
+      let v = params?.get(p.name) ?? (p.defaultNode?.type === 'none' && !params ? NONE : UNKNOWN);
       if (placed && placed.place !== UNTRACKED && v.kind === 'tensor' && p.name !== fn.selfName) {
         v = { ...v, place: placed.place, deviceText: placed.deviceText, origin: placed.origin };
       }
