@@ -136,8 +136,18 @@ export class Workbench {
     await this.page.keyboard.press('Escape');
   }
 
+  /**
+   * Moves the mouse to the empty title bar. Left on the status bar item (clicked by an earlier
+   * step), it keeps that item's hover open over the notifications, whose buttons it then
+   * covers (seen in CI once quick picks were chosen with the keys and the mouse stayed put).
+   */
+  async parkMouse(): Promise<void> {
+    await this.page.mouse.move(1150, 8);
+  }
+
   /** Runs a command from the Command Palette (F1), by its title as the palette shows it. */
   async runCommand(title: string): Promise<void> {
+    await this.parkMouse();
     await this.page.keyboard.press('F1');
     const input = this.page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
@@ -158,6 +168,7 @@ export class Workbench {
    * CI under load). Keys go to the pick's input box in order, however slow the window is.
    */
   async chooseQuickPick(label: string, timeoutMs = UI_TIMEOUT_MS): Promise<void> {
+    await this.parkMouse();
     const deadline = Date.now() + timeoutMs;
     await this.quickPickRow(label).waitFor({ timeout: timeoutMs });
     const input = this.page.locator('.quick-input-widget input').first();
