@@ -116,6 +116,20 @@ describe('plain tree reuse across edits (KeptPlainTree)', () => {
     assert.ok(spliced > 200 && declined > 20, `spliced ${spliced}, declined ${declined}`);
   });
 
+  it('after a burst whose later edit cannot be spliced, the read from the text is a fresh read and keeps no line', () => {
+    const kept = new KeptPlainTree();
+    const before = 'import torch\n\ndef f(x):\n    return x + 1\n\ny = f(torch.ones(2))\n';
+    keptShape(kept, before);
+    const inside = before.indexOf('x + 1') + 4;
+    const first = { start: inside, oldEnd: inside + 1, text: '2' }; // inside f: splices
+    const between = before.indexOf('\ny = ');
+    const second = { start: between, oldEnd: between, text: '\nz = 3' }; // between statements: cannot
+    const after = before.slice(0, inside) + '2' + before.slice(inside + 1, between) + '\nz = 3' + before.slice(between);
+    assert.strictEqual(kept.splice([first, second], after), undefined);
+    assert.deepStrictEqual(keptShape(kept, after).shape, freshShape(after));
+    assert.strictEqual(kept.keptEveryLine, false, 'the statements moved since the last analysis saw them');
+  });
+
   it('takes over the nodes of statements an edit did not touch, and re-reads the edited one', () => {
     const text = 'import torch\n\ndef f(x):\n    return x + 1\n\ny = f(torch.ones(2))\n';
     const kept = new KeptPlainTree();

@@ -346,10 +346,13 @@ export class KeptPlainTree {
   /** The text `last` was read from. */
   private lastSource?: string;
   private linesKept = false;
+  /** A splice moved statements and then gave up: the next read cannot say they kept their lines. */
+  private linesMovedSinceRead = false;
 
   read(tree: Tree, source: string): Node {
     const root = this.registry.root(tree, source, this.last);
-    this.linesKept = this.registry.keptEveryLine;
+    this.linesKept = this.registry.keptEveryLine && !this.linesMovedSinceRead;
+    this.linesMovedSinceRead = false;
     this.last = root;
     this.lastSource = source;
     return root;
@@ -369,25 +372,26 @@ export class KeptPlainTree {
    * An incremental parse of a large file costs tens of milliseconds wherever the edit is.
    */
   splice(edits: readonly SpliceEdit[], text: string): Node | undefined {
-    let root = this.last;
-    if (!root || root.type !== 'module' || root.hasError || edits.length === 0) return undefined;
-    if (this.lastSource === undefined) return undefined;
+    if (!this.last || this.last.type !== 'module' || this.last.hasError || edits.length === 0 || this.lastSource === undefined) return undefined;
+    let root: Node = this.last;
     let source: string = this.lastSource;
     let lines = true;
+    let spliced = false;
     const parsed: Tree[] = [];
     try {
       for (const edit of edits) {
         const after: string = source.slice(0, edit.start) + edit.text + source.slice(edit.oldEnd);
         const at = statementAround(root, edit.start, edit.oldEnd);
-        if (at === undefined) return undefined;
+        if (at === undefined) break;
         const statement = root.namedChildren[at]!;
         const delta = edit.text.length - (edit.oldEnd - edit.start);
         const statementText = after.slice(statement.startIndex, statement.endIndex + delta);
         const tree = parsePython(statementText);
         parsed.push(tree);
         const top = tree.rootNode;
-        if (top.hasError || top.namedChildCount !== 1 || top.namedChildren[0]!.startIndex !== 0 || top.namedChildren[0]!.endIndex !== statementText.length) return undefined;
+        if (top.hasError || top.namedChildCount !== 1 || top.namedChildren[0]!.startIndex !== 0 || top.namedChildren[0]!.endIndex !== statementText.length) break;
         root = this.registry.spliced(root, at, tree, after, statement.startIndex, delta);
+        spliced = true;
         const removed = source.slice(edit.start, edit.oldEnd);
         if (/\r/.test(removed + edit.text) || lineBreaks(edit.text) !== lineBreaks(removed)) lines = false;
         source = after;
@@ -395,9 +399,16 @@ export class KeptPlainTree {
     } finally {
       for (const tree of parsed) tree.delete();
     }
-    if (source !== text) return undefined;
-    this.last = root;
-    this.lastSource = text;
+    if (spliced) {
+      // The statements taken over were moved into `root` (and `source`): the next read starts
+      // from there, and says no line was kept, since the last analysis saw them elsewhere.
+      this.last = root;
+      this.lastSource = source;
+    }
+    if (source !== text) {
+      if (spliced) this.linesMovedSinceRead = true;
+      return undefined;
+    }
     this.linesKept = lines;
     return root;
   }
