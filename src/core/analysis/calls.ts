@@ -9,7 +9,7 @@ import { shortText } from './rules/shared/describe';
 import type { Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
 import {
-  CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
+  CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
   VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, isModelZooConstructor,
   isPlacelessModuleClass, legacyConstructorPlace, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, WRAPPER_MODULES,
 } from './torchApi';
@@ -376,7 +376,7 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   if (name === 'next' || name === 'iter') {
     const inner = args.positional[0];
     const v = inner ? ex.eval(frame, inner) : UNKNOWN;
-    const isLoader = v.kind === 'loader' || (v.kind === 'unknown' && !v.className && inner !== undefined && /loader$/i.test(dottedKey(unparen(inner)) ?? ''));
+    const isLoader = v.kind === 'loader' || (v.kind === 'unknown' && !v.className && inner !== undefined && LOADER_LIKE_NAME.test(dottedKey(unparen(inner)) ?? ''));
     if (name === 'iter') return isLoader ? { ...v, kind: 'loader' } : v.anyElement ? v : UNKNOWN;
     if (!isLoader && v.anyElement) return v.anyElement;
     // `next(iter(loader))`: one batch, on the CPU (or where the framework that made the loader puts it), outside any loop.

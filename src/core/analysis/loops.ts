@@ -6,6 +6,7 @@ import type { RoundContext } from './roundContext';
 import type { Frame } from './frame';
 import { CPU, LoaderLoop, Located, OTHER, UNKNOWN, Value, value } from './values';
 import { keywordBatchNames, placedBatch } from './frameworks';
+import { LOADER_LIKE_NAME } from './torchApi';
 
 const PROGRESS_WRAPPERS = new Set(['tqdm', 'tqdm.tqdm', 'tqdm.auto.tqdm', 'tqdm.notebook.tqdm', 'tqdm.rich.tqdm', 'rich.progress.track', 'track', 'iter']);
 
@@ -94,10 +95,10 @@ function isLoader(ctx: RoundContext, frame: Frame, node: Node, lookup: (key: str
   if (key) {
     const v = frame.env.get(key) ?? frame.outer?.get(key) ?? (frame.fn?.selfName && key.startsWith(`${frame.fn.selfName}.`) ? lookup(key) : undefined);
     if (v?.kind === 'loader') return true;
-    // A name ending in "loader" is a hint only when nothing better is known: an instance
+    // A loader-like name (LOADER_LIKE_NAME) is a hint only when nothing better is known: an instance
     // of a class of this program (a prefetcher) or another library's loader is not one.
     if (v && (v.className || v.kind === 'other')) return false;
-    return /loader$/i.test(key);
+    return LOADER_LIKE_NAME.test(key);
   }
   if (node.type === 'call') {
     const callee = field(node, 'function');

@@ -59,6 +59,11 @@ export function scopeFacts(body: Node, imports: ImportTable): ScopeFacts {
   return facts;
 }
 
+function isKeywordName(node: Node): boolean {
+  const parent = node.parent;
+  return parent?.type === 'keyword_argument' && field(parent, 'name')?.id === node.id;
+}
+
 function scopeName(node: Node): Node | null {
   return field(node, 'name') ?? field(field(node, 'definition') ?? node, 'name');
 }
@@ -75,7 +80,8 @@ export function scanScope(body: Node, imports: ImportTable): ScopeFacts {
     const node = stack.pop()!;
     switch (node.type) {
       case 'identifier':
-        if (/device/i.test(node.text)) facts.deviceAware = true;
+        // A keyword's name (`autocast(device_type="cuda")`) names no device of this scope.
+        if (/device/i.test(node.text) && !isKeywordName(node)) facts.deviceAware = true;
         continue;
       case 'call':
         noteCall(node, imports, note, facts);

@@ -113,6 +113,11 @@ export function isAcceleratorDeviceString(s: string): boolean | undefined {
 
 /** Callee names that say "a model" or "a loss", for values the analysis cannot see. */
 export const MODEL_LIKE_NAME = /(^|[._])(model|net|network|encoder|decoder|classifier|backbone|head|generator|discriminator|critic|actor)$/;
+/**
+ * Names that say "a data loader" when nothing better is known: `train_loader`,
+ * `self.dataloader`, and the `train_dl` / `valid_dl` / `dl` of fastai-style code.
+ */
+export const LOADER_LIKE_NAME = /(loader|(^|[._])(\w+_)?dl)$/i;
 export const LOSS_LIKE_NAME = /(loss|criterion)(_fn|_func|_function)?$/i;
 
 /** torch functions returning (values, indices): the indices never require grad. */
