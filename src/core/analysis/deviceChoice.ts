@@ -33,7 +33,7 @@ const AVAILABILITY_CHECKS = new Set([
 const DISTRIBUTED_WRAPPERS = /^torch\.(nn\.parallel\.(distributed\.)?DistributedDataParallel|distributed\.fsdp\.(fully_sharded_data_parallel\.)?FullyShardedDataParallel|distributed\.fsdp\.fully_shard|distributed\._composable\.fsdp\.fully_shard)$/;
 
 /** Libraries that only run on NVIDIA GPUs: a file importing one is CUDA code by design. */
-const CUDA_ONLY_LIBRARIES = /^(triton|apex|cupy|pycuda|flash_attn|xformers|torch\.utils\.cpp_extension|torch\.cuda\.nvtx)(\.|$)/;
+const CUDA_ONLY_LIBRARIES = /^(triton|apex|cupy|pycuda|flash_attn|xformers|transformer_engine|msamp|megatron|unsloth|tensorrt|torch_tensorrt|nvidia\.dali|torch\.utils\.cpp_extension|torch\.cuda\.nvtx)(\.|$)/;
 
 /** Calls that bind a process to one GPU (DDP launchers) or need one to exist. */
 const CUDA_ONLY_CALLS = new Set(['torch.cuda.set_device', 'torch.cuda.CUDAGraph', 'torch.cuda.graph', 'torch.cuda.make_graphed_callables']);

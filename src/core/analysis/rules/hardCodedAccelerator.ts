@@ -9,6 +9,7 @@ import type { Frame } from '../frame';
 import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix, TextEdit } from '../types';
 import { shortText } from './shared/describe';
+import { inGpuOnlyTest } from './shared/gpuOnlyTest';
 
 const CUDA_STRING = /^cuda(:\d+)?$/;
 
@@ -24,18 +25,6 @@ export const hardCodedAccelerator: Rule = (host) => ({
     report(host, frame, call, found);
   },
 });
-
-/** A pytest marker or skip condition that says the test needs a GPU: `@pytest.mark.requires_cuda`, `@pytest.mark.gpu`. */
-const GPU_TEST_MARK = /^@\s*pytest\.mark\.(\w*(cuda|gpu)\w*|skipif\b.*\b(cuda|gpu)\b)/i;
-
-/** Inside a test function (or class) marked as needing a GPU: CUDA is its precondition, which the test runner checks. */
-function inGpuOnlyTest(node: Node): boolean {
-  for (let n = node.parent; n; n = n.parent) {
-    if (n.type !== 'decorated_definition') continue;
-    if (children(n).some((d) => d.type === 'decorator' && GPU_TEST_MARK.test(d.text))) return true;
-  }
-  return false;
-}
 
 /** A condition that asks about the GPU or the device option: `if self.gpus > 0:`, `if args.cuda:`, `x if use_cuda else y`. */
 const DEVICE_CONDITION = /\b\w*(cuda|gpus?|device|accelerator)\w*\b/i;

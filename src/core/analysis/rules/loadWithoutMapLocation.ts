@@ -12,6 +12,7 @@ import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import { shortText } from './shared/describe';
 import { canReference } from './shared/deviceText';
+import { inGpuOnlyTest } from './shared/gpuOnlyTest';
 
 const LOADS = new Set(['torch.load', 'torch.serialization.load']);
 
@@ -30,7 +31,7 @@ function checkLoad(host: RuleHost, frame: Frame, call: Node): void {
   if (args.keywords.has('map_location') || args.positional.length >= 2 || args.hasSplat) return;
   const choice = deviceChoiceOf(host.program);
   const why = choice.runTimeChoice;
-  if (!why || choice.savesCheckpoints) return;
+  if (!why || choice.savesCheckpoints || inGpuOnlyTest(call)) return;
   const device = deviceVariable(frame);
   const target = device ?? '"cpu"';
   const fix = mapLocationFix(call, target, frame.unit);

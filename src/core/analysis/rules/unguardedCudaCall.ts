@@ -10,6 +10,7 @@ import type { Frame } from '../frame';
 import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import { shortText } from './shared/describe';
+import { inGpuOnlyTest } from './shared/gpuOnlyTest';
 
 /** torch.cuda functions that raise where no CUDA device is ("Torch not compiled with CUDA enabled", "no NVIDIA driver"). */
 const RAISING = new Set([
@@ -39,7 +40,7 @@ export const unguardedCudaCall: Rule = (host) => ({
 
 function checkCudaCall(host: RuleHost, frame: Frame, call: Node, name: string): void {
   const choice = deviceChoiceOf(host.program);
-  if (!choice.runTimeChoice || choice.cudaOnly || isGuarded(call)) return;
+  if (!choice.runTimeChoice || choice.cudaOnly || isGuarded(call) || inGpuOnlyTest(call)) return;
   const effect = RAISING.has(name)
     ? 'raises where no CUDA device is ("Torch not compiled with CUDA enabled", or "Found no NVIDIA driver")'
     : 'reports 0 bytes where no CUDA device is, so what it prints means nothing';
