@@ -23,7 +23,7 @@ import type { AnalyzeOptions, CellFinding, Finding, Fix, Range, TextEdit } from 
  * outputs. Real code settles after 2 muted rounds (nothing flows between functions) or
  * not within 2 (call-site states change returns), a few never (chains of helpers).
  */
-const MUTED_ROUNDS = 2;
+const MUTED_ROUNDS = 3;
 
 /** A unit of the recovered tree and text (recovery.ts): same lines and columns as the original source. */
 function makeUnit(index: number, parsed: RecoveredParse, registry: NodeRegistry, module = 0, kept?: KeptPlainTree): Unit {

@@ -165,12 +165,15 @@ function recordForwardInputs(ctx: RoundContext, callee: Value, args: CallArgumen
   // inputs are taken to be there too, so two instances on two devices never make forward
   // look inconsistent with itself.
   const placed = (callee.className ? ctx.previous.classPlace(callee.className) : undefined) ?? callee;
+  // A class that builds its submodules on a device it is given (`nn.Linear(..., device=device)`)
+  // and is never moved as a whole is not "where the instance is": its inputs stay their own.
+  const ownPlaces = placesOwnSubmodules(ctx, callee.className);
   forward.params.slice(1).forEach((p, i) => {
     const k = keywordNames.indexOf(p.name);
     const positional = !p.variadic && !args.hasSplat && i < args.positional.length ? argValues[i] : undefined;
     const given = positional ?? (k >= 0 ? argValues[args.positional.length + k] : undefined);
     let v = given?.value ?? (p.defaultNode ? OTHER : UNKNOWN);
-    if (v.kind === 'tensor' && placed.place !== UNTRACKED) {
+    if (v.kind === 'tensor' && placed.place !== UNTRACKED && !ownPlaces) {
       v = { ...v, place: placed.place, deviceText: placed.deviceText, origin: placed.origin, batch: undefined, factory: undefined };
     }
     ctx.next.addParam(forward.id, p.name, v);

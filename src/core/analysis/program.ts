@@ -344,6 +344,7 @@ export class Program {
     if ([...cls.methods.values()].some((m) => ADDS_MODULE_STATE.test(m.node.text))) return false;
     return cls.baseNodes.every((base) => {
       const q = this.importsAt(cls.unit).qualify(base);
+      if (q === 'torch.nn.Module' || q === 'torch.nn.modules.module.Module') return holdsOnlyScalars(cls);
       if (q && /^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(q)) return isPlacelessModuleClass(q.slice(q.lastIndexOf('.') + 1));
       const local = this.baseClass(cls, base);
       return !!local && local.isModule && this.isPlacelessClass(local, seen);
@@ -409,6 +410,28 @@ export class Program {
     return undefined;
   }
 }
+
+/**
+ * An nn.Module whose methods set only scalar attributes (`self.radix = radix` of an `int`
+ * parameter, `self.scale = 0.5`): like an activation it has no parameters or buffers, so
+ * it is wherever its inputs are. Anything else (`self.model = model`, `self.proj =
+ * build(...)`) may hold a module or tensor.
+ */
+function holdsOnlyScalars(cls: ClassInfo): boolean {
+  for (const m of cls.methods.values()) {
+    const text = m.node.text;
+    const header = text.slice(0, text.indexOf(':\n') + 1 || text.length);
+    for (const [, rhs] of text.matchAll(/\bself\.\w+\s*(?<![=!<>+\-*/%&|^])=(?!=)\s*([^\n#]*)/g)) {
+      const value = rhs.trim();
+      if (SCALAR_LITERAL.test(value)) continue;
+      if (/^[A-Za-z_]\w*$/.test(value) && new RegExp(`\\b${value}\\s*(:\\s*(int|float|bool|str)\\b|=\\s*(-?\\d|True\\b|False\\b|["']))`).test(header)) continue;
+      return false;
+    }
+  }
+  return true;
+}
+
+const SCALAR_LITERAL = /^(-?\d[\d_.eE+-]*|True|False|None|"[^"]*"|'[^']*')$/;
 
 /**
  * A method that gives a module state: parameters, buffers, a held weight, a submodule built

@@ -22,9 +22,31 @@ export const hardCodedAccelerator: Rule = (host) => ({
     if (!found) return;
     const choice = deviceChoiceOf(host.program);
     if (choice.runTimeChoice || choice.cudaOnly || inGpuOnlyTest(call) || underDeviceCondition(call)) return;
+    if (feedsCollective(host, frame, call)) return;
     report(host, frame, call, found);
   },
 });
+
+/** torch.distributed's collectives: with NCCL, the backend of GPU training, every tensor they get must be on CUDA. */
+const COLLECTIVE = /^torch\.distributed\.(broadcast|all_reduce|all_gather|all_gather_into_tensor|reduce|reduce_scatter|reduce_scatter_tensor|gather|scatter|all_to_all|all_to_all_single|send|recv|isend|irecv)$/;
+
+/**
+ * A function that also calls a collective (`torch.distributed.broadcast(order)` after
+ * `order = torch.randperm(n).cuda()`) shares tensors between GPU processes: CUDA is
+ * what the NCCL backend requires there, not a portability slip.
+ */
+function feedsCollective(host: RuleHost, frame: Frame, call: Node): boolean {
+  if (!frame.fn) return false;
+  const imports = host.program.importsAt(frame.unit);
+  const stack: Node[] = [frame.fn.body];
+  while (stack.length) {
+    const n = stack.pop()!;
+    const callee = n.type === 'call' ? field(n, 'function') : null;
+    if (callee && n.id !== call.id && COLLECTIVE.test(imports.qualify(callee) ?? '')) return true;
+    stack.push(...children(n));
+  }
+  return false;
+}
 
 /** A condition that asks about the GPU or the device option: `if self.gpus > 0:`, `if args.cuda:`, `x if use_cuda else y`. */
 const DEVICE_CONDITION = /\b\w*(cuda|gpus?|device|accelerator)\w*\b/i;
