@@ -11,7 +11,7 @@ import { Expressions } from './expressions';
 import { Frame, Summaries } from './frame';
 import { bindLoopTarget } from './loops';
 import type { FunctionInfo, Program } from './program';
-import { NO_GRAD_CONTEXTS } from './torchApi';
+import { DATALOADER_CLASSES, NO_GRAD_CONTEXTS } from './torchApi';
 import { concatenated, containedValues, CPU, hasAccel, joinValues, NONE, Place, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { evalCall } from './calls';
 import { CallContexts, CallResult } from './callContexts';
@@ -298,6 +298,7 @@ export class Interpreter implements RoundContext {
     for (const p of fn.params) {
       // A `device=None` parameter that no call in the program sets is None: the default device.
       let v = params?.get(p.name) ?? (p.defaultNode?.type === 'none' && !params ? NONE : UNKNOWN);
+      if (v.kind === 'unknown' && p.annotation && !v.isNone) v = this.annotatedKind(fn, p.annotation, v);
       if (placed && placed.place !== UNTRACKED && v.kind === 'tensor' && p.name !== fn.selfName) {
         v = { ...v, place: placed.place, deviceText: placed.deviceText, origin: placed.origin };
       }
@@ -313,6 +314,18 @@ export class Interpreter implements RoundContext {
     this.execBlock(frame, fn.body);
     this.recordSelfAttributes(frame);
     return frame.env;
+  }
+
+  /**
+   * `x: torch.Tensor`, `model: nn.Module`, `loader: DataLoader`: the annotation says what
+   * a parameter is when no call site does; where it is stays what the calls say (or unknown).
+   */
+  private annotatedKind(fn: FunctionInfo, annotation: Node, v: Value): Value {
+    const q = this.program.importsAt(fn.unit).qualify(annotation);
+    if (q === 'torch.Tensor' || q === 'torch.FloatTensor' || q === 'torch.LongTensor') return { ...v, kind: 'tensor' };
+    if (q === 'torch.nn.Module' || q === 'torch.nn.modules.module.Module') return { ...v, kind: 'module' };
+    if (q && DATALOADER_CLASSES.has(q)) return { ...v, kind: 'loader' };
+    return v;
   }
 
   /** What a method leaves in `self.x` becomes part of the class's attribute summary. */

@@ -24,6 +24,8 @@ export interface ParamInfo {
   defaultNode?: Node;
   /** *args / **kwargs / keyword-only after a bare `*`: not matched positionally. */
   variadic: boolean;
+  /** The type annotation's expression (`torch.Tensor` in `x: torch.Tensor`), when written. */
+  annotation?: Node;
 }
 
 export interface FunctionInfo {
@@ -322,10 +324,10 @@ export class Program {
       if (p.type === 'identifier') params.push({ name: p.text, variadic: keywordOnly });
       else if (p.type === 'default_parameter' || p.type === 'typed_default_parameter') {
         const n = field(p, 'name');
-        if (n) params.push({ name: n.text, defaultNode: field(p, 'value') ?? undefined, variadic: keywordOnly });
+        if (n) params.push({ name: n.text, defaultNode: field(p, 'value') ?? undefined, variadic: keywordOnly, annotation: annotationOf(p) });
       } else if (p.type === 'typed_parameter') {
         const n = children(p)[0];
-        if (n?.type === 'identifier') params.push({ name: n.text, variadic: keywordOnly });
+        if (n?.type === 'identifier') params.push({ name: n.text, variadic: keywordOnly, annotation: annotationOf(p) });
         else if (n) params.push({ name: n.text.replace(/^\*+/, ''), variadic: true });
       } else if (p.type === 'list_splat_pattern' || p.type === 'dictionary_splat_pattern') {
         params.push({ name: p.text.replace(/^\*+/, ''), variadic: true });
@@ -409,6 +411,12 @@ export class Program {
     }
     return undefined;
   }
+}
+
+/** The expression inside a parameter's `type` (`Optional[...]` is not looked into: it may be None). */
+function annotationOf(param: Node): Node | undefined {
+  const type = field(param, 'type');
+  return type ? children(type)[0] ?? undefined : undefined;
 }
 
 /**
