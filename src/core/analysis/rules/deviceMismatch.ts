@@ -11,7 +11,8 @@ import type { Fix } from '../types';
 import { ACCEL, Arg, hasAccel, isExactlyCpu, Located, UNTRACKED, Value } from '../values';
 import { runningBatch } from './shared/batches';
 import { accelPhrase, lineOf, shortText } from './shared/describe';
-import { deviceTextFor } from './shared/deviceText';
+import { canReference, deviceTextFor } from './shared/deviceText';
+import { cpuModelGivenDeviceIds } from './shared/ddpDeviceIds';
 import { forwardFactory } from './shared/forwardFactory';
 import { functionalLossWeight, heldLossWeight } from './shared/lossWeight';
 import { plainTensorAttribute } from './shared/tensorAttribute';
@@ -20,7 +21,28 @@ export const deviceMismatch: Rule = (host) => ({
   moduleCall: (frame, _call, calleeNode, callee, args) => checkModuleCall(host, frame, calleeNode, callee, args),
   tensorOperation: (frame, _node, args, role) => checkTensorOperation(host, frame, args, role),
   argumentMeetsAccelerator: (frame, call, arg, other, inside) => checkArgument(host, frame, call, arg, other, inside),
+  call: (frame, call, qualified) => checkDdpWrap(host, frame, call, qualified),
 });
+
+/** `DDP(model, device_ids=[rank])` with the model never moved: DDP raises when it is built. */
+function checkDdpWrap(c: RuleHost, frame: Frame, call: Node, qualified: string | undefined): void {
+  const found = cpuModelGivenDeviceIds(frame, call, qualified);
+  if (!found) return;
+  const name = shortText(found.model);
+  const dev = found.deviceId.text;
+  const created = found.value.factory;
+  const fixable = /^[\w.]+$/.test(dev) && canReference(frame, dev);
+  c.report({
+    unit: frame.unit,
+    code: 'DD001',
+    node: found.model,
+    message: `\`${name}\` is on the CPU (never moved), but DistributedDataParallel is given device_ids=[${shortText(found.deviceId)}]: ` +
+      `it raises "device_ids ... only work with single-device/multiple-device GPU modules or CPU modules" when it is built. ` +
+      `Move \`${name}\` to ${shortText(found.deviceId)} first.`,
+    related: c.related(found.value.origin ?? created, `\`${name}\` ${found.value.origin?.what ?? 'created here'}`),
+    fixes: fixable ? [{ title: `Move \`${shortText(found.model, 30)}\` to ${dev} before wrapping it`, edits: appendMove(unparen(found.model), dev, frame.unit), preferred: true }] : [],
+  });
+}
 
 /** `helper(x)` with `x` on the CPU, where the helper uses it with an accelerator: reported at `x`. */
 function checkArgument(c: RuleHost, frame: Frame, call: Node, arg: Arg, other: Arg, inside: Located): void {
