@@ -11,7 +11,7 @@ import { Expressions } from './expressions';
 import { Frame, Summaries } from './frame';
 import { bindLoopTarget } from './loops';
 import type { FunctionInfo, Program } from './program';
-import { DATALOADER_CLASSES, NO_GRAD_CONTEXTS } from './torchApi';
+import { DATALOADER_CLASSES, MODULE_BASE_CLASSES, NO_GRAD_CONTEXTS } from './torchApi';
 import { concatenated, containedValues, CPU, hasAccel, joinValues, NONE, Place, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { evalCall } from './calls';
 import { CallContexts, CallResult } from './callContexts';
@@ -323,7 +323,7 @@ export class Interpreter implements RoundContext {
   private annotatedKind(fn: FunctionInfo, annotation: Node, v: Value): Value {
     const q = this.program.importsAt(fn.unit).qualify(annotation);
     if (q === 'torch.Tensor' || q === 'torch.FloatTensor' || q === 'torch.LongTensor') return { ...v, kind: 'tensor' };
-    if (q === 'torch.nn.Module' || q === 'torch.nn.modules.module.Module') return { ...v, kind: 'module' };
+    if (q && MODULE_BASE_CLASSES.has(q)) return { ...v, kind: 'module' };
     if (q && DATALOADER_CLASSES.has(q)) return { ...v, kind: 'loader' };
     return v;
   }

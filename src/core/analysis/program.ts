@@ -6,7 +6,7 @@ import { children, field } from '../python/syntax';
 import { ImportTable } from './imports';
 import { isLightningModuleBase, markLightningClasses } from './frameworkNames';
 import { scopeFacts, ScopeFacts } from './scopeScan';
-import { isPlacelessModuleClass } from './torchApi';
+import { isPlacelessModuleClass, MODULE_BASE_CLASSES } from './torchApi';
 
 export interface Unit {
   index: number;
@@ -346,7 +346,7 @@ export class Program {
     if ([...cls.methods.values()].some((m) => ADDS_MODULE_STATE.test(m.node.text))) return false;
     return cls.baseNodes.every((base) => {
       const q = this.importsAt(cls.unit).qualify(base);
-      if (q === 'torch.nn.Module' || q === 'torch.nn.modules.module.Module') return holdsOnlyScalars(cls);
+      if (q && MODULE_BASE_CLASSES.has(q)) return holdsOnlyScalars(cls);
       if (q && /^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(q)) return isPlacelessModuleClass(q.slice(q.lastIndexOf('.') + 1));
       const local = this.baseClass(cls, base);
       return !!local && local.isModule && this.isPlacelessClass(local, seen);
@@ -358,7 +358,7 @@ export class Program {
     seen.add(cls.key);
     return cls.baseNodes.some((base) => {
       const q = this.importsAt(cls.unit).qualify(base);
-      if (q === 'torch.nn.Module' || q === 'torch.nn.modules.module.Module' || (q && /^torch\.nn\.[A-Z]\w*$/.test(q)) || isLightningModuleBase(q)) return true;
+      if ((q && MODULE_BASE_CLASSES.has(q)) || (q && /^torch\.nn\.[A-Z]\w*$/.test(q)) || isLightningModuleBase(q)) return true;
       const local = this.baseClass(cls, base);
       return !!local && this.subclassesModule(local, seen);
     });

@@ -54,6 +54,9 @@ export const WRAPPER_MODULES = new Set([
   'torch.compile', 'torch.jit.script', 'torch.jit.trace',
 ]);
 
+/** torch.nn.Module under the names an import may give it. */
+export const MODULE_BASE_CLASSES = new Set(['torch.nn.Module', 'torch.nn.modules.module.Module']);
+
 export const DATALOADER_CLASSES = new Set(['torch.utils.data.DataLoader', 'torch.utils.data.dataloader.DataLoader']);
 
 export const DTYPE_NAMES = new Set([

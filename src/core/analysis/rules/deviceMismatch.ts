@@ -30,7 +30,6 @@ function checkDdpWrap(c: RuleHost, frame: Frame, call: Node, qualified: string |
   if (!found) return;
   const name = shortText(found.model);
   const dev = found.deviceId.text;
-  const created = found.value.factory;
   const fixable = /^[\w.]+$/.test(dev) && canReference(frame, dev);
   c.report({
     unit: frame.unit,
@@ -39,7 +38,7 @@ function checkDdpWrap(c: RuleHost, frame: Frame, call: Node, qualified: string |
     message: `\`${name}\` is on the CPU (never moved), but DistributedDataParallel is given device_ids=[${shortText(found.deviceId)}]: ` +
       `it raises "device_ids ... only work with single-device/multiple-device GPU modules or CPU modules" when it is built. ` +
       `Move \`${name}\` to ${shortText(found.deviceId)} first.`,
-    related: c.related(found.value.origin ?? created, `\`${name}\` ${found.value.origin?.what ?? 'created here'}`),
+    related: c.related(found.value.origin, `\`${name}\` ${found.value.origin?.what ?? 'created here'}`),
     fixes: fixable ? [{ title: `Move \`${shortText(found.model, 30)}\` to ${dev} before wrapping it`, edits: appendMove(unparen(found.model), dev, frame.unit), preferred: true }] : [],
   });
 }
