@@ -94,6 +94,20 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   // `self.lstm(x, (h0, c0))`: the tensors of a tuple or list argument are inputs too.
   const tensors = inputs.flatMap(elementArgs).filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
   ctx.events.moduleCall(frame, call, calleeNode, callee, tensors);
+  // A class that places its own submodules (`nn.Linear(..., device=device)`) and is never
+  // moved as a whole: its forward runs for this call's inputs, so a CPU input meeting a
+  // placed layer inside is reported here, at the argument to move, not inside forward.
+  const ownForward = callee.kind === 'module' && callee.place === UNTRACKED && placesOwnSubmodules(ctx, callee.className)
+    ? ctx.program.methodOf(callee.className, 'forward') : undefined;
+  if (ownForward?.selfName) {
+    const out = callFunction(ctx, ex, frame, call, ownForward, args, 1, argValues, { node: calleeNode, value: callee });
+    if (out.kind !== 'tensor' || out.place === UNTRACKED) return value('tensor', UNTRACKED, { grad: frame.noGrad > 0 ? 'no' : 'yes' });
+    const name = shortText(calleeNode);
+    const origin = out.origin
+      ? { unit: frame.unit, node: call, what: `computed by \`${name}(…)\` here`, from: { ...out.origin, what: `\`${name}\`'s forward returns what was ${out.origin.what}` } }
+      : undefined;
+    return { ...out, grad: frame.noGrad > 0 ? 'no' : out.grad, factory: undefined, batch: undefined, origin };
+  }
   recordForwardInputs(ctx, callee, args, argValues);
   const noGrad = frame.noGrad > 0;
   const model = { node: calleeNode, value: callee };
@@ -112,18 +126,6 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
       ? { unit: frame.unit, node: call, what: `computed by \`${name}(…)\` here`, from: { ...callee.origin, what: `\`${name}\` ${callee.origin.what}` } }
       : undefined;
     return value('tensor', callee.place, { grad: noGrad ? 'no' : isModule ? 'yes' : 'unknown', deviceText: callee.deviceText, origin });
-  }
-  // A model-parallel model's output is where its forward leaves it (the last submodule's device).
-  const forward = placesOwnSubmodules(ctx, callee.className) ? ctx.program.methodOf(callee.className, 'forward') : undefined;
-  if (forward) {
-    const returned = ctx.previous.returnOf(forward.id);
-    const known = returned && returned.kind === 'tensor' && returned.place !== UNTRACKED;
-    if (!known) return value('tensor', UNTRACKED, { grad: noGrad ? 'no' : 'yes' });
-    const name = shortText(calleeNode);
-    const origin = returned.origin
-      ? { unit: frame.unit, node: call, what: `computed by \`${name}(…)\` here`, from: { ...returned.origin, what: `\`${name}\`'s forward returns what was ${returned.origin.what}` } }
-      : undefined;
-    return { ...returned, grad: noGrad ? 'no' : returned.grad, factory: undefined, batch: undefined, origin };
   }
   const fromInputs = tensors.length ? resultOf(tensors, noGrad) : value('tensor');
   return { ...fromInputs, grad: noGrad ? 'no' : callee.kind === 'module' ? 'yes' : 'unknown' };
@@ -394,8 +396,10 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
  * method with `skip` 1 for its `self`): what it returns for these arguments, and the
  * modules it moved in place, from its parametric summary; the joined summary otherwise.
  */
-function callFunction(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, fn: FunctionInfo, args: CallArguments, skip = 0): Value {
-  const site = recordCallSite(ctx, ex, frame, fn, args, skip);
+function callFunction(
+  ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, fn: FunctionInfo, args: CallArguments, skip = 0, evaluated?: Arg[], module?: Arg,
+): Value {
+  const site = recordCallSite(ctx, ex, frame, fn, args, skip, evaluated);
   const result = ctx.callInContext(fn, site.bound, frame, call);
   if (!result) {
     ctx.next.markPlainCall(fn.id);
@@ -410,7 +414,7 @@ function callFunction(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node
     if (frame.meetings) {
       if (value.param) frame.meetings.push({ ...m, param: value.param });
     } else {
-      ctx.events.argumentMeetsAccelerator(frame, call, { node: arg.node, value }, m.other, { unit: fn.unit, node: m.at });
+      ctx.events.argumentMeetsAccelerator(frame, call, { node: arg.node, value }, m.other, { unit: fn.unit, node: m.at }, module);
     }
   }
   for (const { node, param } of site.args) {
@@ -461,10 +465,14 @@ interface CallSite {
   args: Array<{ node: Node; param: string }>;
 }
 
-/** Joins this call's argument values into the callee's parameter summary. */
-function recordCallSite(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: FunctionInfo, args: CallArguments, skip: number): CallSite {
-  const positional = args.positional.map((n) => ex.eval(frame, n));
-  const keywords = new Map([...args.keywords].map(([k, n]) => [k, ex.eval(frame, n)] as const));
+/**
+ * Joins this call's argument values into the callee's parameter summary; `evaluated` holds
+ * them when the caller has already evaluated the arguments (positional, then keywords).
+ */
+function recordCallSite(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: FunctionInfo, args: CallArguments, skip: number, evaluated?: Arg[]): CallSite {
+  const positional = evaluated ? evaluated.slice(0, args.positional.length).map((a) => a.value) : args.positional.map((n) => ex.eval(frame, n));
+  const keywordValues = evaluated?.slice(args.positional.length);
+  const keywords = new Map([...args.keywords].map(([k, n], i) => [k, keywordValues ? keywordValues[i].value : ex.eval(frame, n)] as const));
   const params = fn.params.slice(skip);
   // The function's own body says whether it moves a parameter in place.
   const moved = movedParamsOf(ctx.bodyFact(fn, 'movedParams'));

@@ -32,8 +32,9 @@ export interface EngineEvents {
   /**
    * `helper(x)`: interpreted for this call, the function used its parameter `arg` (here
    * on the CPU) with `other`, which is (or may be) on an accelerator, at `inside`.
+   * `module` is the called module when the function is its forward (`model(x)`).
    */
-  argumentMeetsAccelerator(frame: Frame, call: Node, arg: Arg, other: Arg, inside: Located): void;
+  argumentMeetsAccelerator(frame: Frame, call: Node, arg: Arg, other: Arg, inside: Located, module?: Arg): void;
   /**
    * `total += x` (`statement` the augmented assignment) or `items.append(x)` on a list the
    * program built (`statement` the call): `added` joins what `target` holds, a value that

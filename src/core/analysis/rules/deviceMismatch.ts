@@ -20,7 +20,7 @@ import { plainTensorAttribute } from './shared/tensorAttribute';
 export const deviceMismatch: Rule = (host) => ({
   moduleCall: (frame, _call, calleeNode, callee, args) => checkModuleCall(host, frame, calleeNode, callee, args),
   tensorOperation: (frame, _node, args, role) => checkTensorOperation(host, frame, args, role),
-  argumentMeetsAccelerator: (frame, call, arg, other, inside) => checkArgument(host, frame, call, arg, other, inside),
+  argumentMeetsAccelerator: (frame, call, arg, other, inside, module) => checkArgument(host, frame, call, arg, other, inside, module),
   call: (frame, call, qualified) => checkDdpWrap(host, frame, call, qualified),
 });
 
@@ -43,8 +43,12 @@ function checkDdpWrap(c: RuleHost, frame: Frame, call: Node, qualified: string |
   });
 }
 
-/** `helper(x)` with `x` on the CPU, where the helper uses it with an accelerator: reported at `x`. */
-function checkArgument(c: RuleHost, frame: Frame, call: Node, arg: Arg, other: Arg, inside: Located): void {
+/**
+ * `helper(x)` with `x` on the CPU, where the helper uses it with an accelerator: reported at `x`.
+ * `module(x)` whose forward does: the fix may name the module's device when the caller cannot
+ * name the submodule's (`self.front`, moved to an `__init__` parameter).
+ */
+function checkArgument(c: RuleHost, frame: Frame, call: Node, arg: Arg, other: Arg, inside: Located, module?: Arg): void {
   if (runningBatch(frame, arg.value)) {
     c.emit.batchReachedAccelerator(frame, arg, other);
     return;
@@ -64,7 +68,10 @@ function checkArgument(c: RuleHost, frame: Frame, call: Node, arg: Arg, other: A
       ...c.related(other.value.origin, `\`${otherName}\` ${other.value.origin?.what ?? 'placed here'}`),
       ...c.related(arg.value.origin, `\`${name}\` ${arg.value.origin?.what ?? 'created here'}`),
     ],
-    fixes: mismatchFixes(frame, arg, other),
+    fixes: deviceTextFor(frame, other) === undefined && module
+      // Moved at the call only: the module may not exist yet where the argument was created.
+      ? mismatchFixes(frame, { ...arg, value: { ...arg.value, factory: undefined } }, { node: module.node, value: { ...module.value, kind: 'module', deviceText: undefined } })
+      : mismatchFixes(frame, arg, other),
   });
 }
 
