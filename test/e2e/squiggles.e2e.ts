@@ -62,7 +62,7 @@ describe('squiggles and quick fixes (trusted folder)', function () {
     await wb.screenshot('05-discarded-to-fixed');
   });
 
-  it('underlines DD015 on a GRU\'s h0 made in forward, and its quick fix creates it on the input\'s device', async () => {
+  it('underlines DD015 on an LSTM\'s h0 made in forward (one squiggle: c0 is zeros_like(h0)), and its quick fix creates it on the input\'s device', async () => {
     const wb = session.workbench;
     await wb.pressEscape();
     await wb.openFile(CREATED_IN_FORWARD.file);
@@ -72,6 +72,9 @@ describe('squiggles and quick fixes (trusted folder)', function () {
     assert.match(text, /h0/, `the hover names h0:\n${text}`);
     assert.strictEqual(await hover.locator('a', { hasText: 'DD015' }).count(), 1, `the hover links DD015; hover text:\n${text}`);
     await wb.screenshot('16-dd015-hover');
+    // One mistake, one finding: c0 = zeros_like(h0) is not reported again as a DD001 of its own.
+    const rows = await wb.problems('DD015');
+    assert.ok(!rows.some((r) => /c0\W+is on the CPU/.test(r)), `Problems rows: ${rows.join(' | ')}`);
     // As for DD004: the lightbulb is opened with the hover still up (closing it redraws the
     // overlays, and the squiggle can be briefly off screen).
     await squiggle.waitFor({ state: 'visible', timeout: 30_000 });

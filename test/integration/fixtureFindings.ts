@@ -106,9 +106,12 @@ export const SEVERAL: FixtureFile = {
   ],
 };
 
-/** A GRU's initial state made in forward without a device (DD015): the fix creates it on the input's device. */
+/**
+ * An LSTM's initial state made in forward without a device (DD015): the fix creates h0 on the
+ * input's device, and c0 (`zeros_like(h0)`) follows it, so the one mistake is one finding.
+ */
 export const CREATED_IN_FORWARD: FixtureFile = {
-  file: 'gru_h0.py',
+  file: 'lstm_h0.py',
   findings: [{
     code: 'DD015',
     severity: 'warning',

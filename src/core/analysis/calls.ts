@@ -231,7 +231,11 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
       grad: requiresGrad ? 'yes' : 'no',
       scalar: scalar || undefined,
       deviceText: device?.text ?? like?.deviceText,
-      origin: { unit: frame.unit, node: call, what: device?.text ? `created on ${device.text} here` : createdWhat(place) },
+      origin: {
+        unit: frame.unit, node: call, what: device?.text ? `created on ${device.text} here` : createdWhat(place),
+        // `c0 = torch.zeros_like(h0)` is made where h0 is: h0's creation is the step before.
+        from: !device && LIKE_FACTORIES.has(q) ? like?.origin : undefined,
+      },
       factory: !device && !args.keywords.has('device') && DEVICE_FACTORIES.has(q) && !args.hasSplat ? { unit: frame.unit, node: call, scope: frame.id } : undefined,
     });
   }

@@ -5,7 +5,8 @@ import type { Node } from '../../../python/pyNode';
 import { callArguments, field } from '../../../python/syntax';
 import type { Frame } from '../../frame';
 import type { Program } from '../../program';
-import { DEVICE_FACTORIES } from '../../torchApi';
+import { DEVICE_FACTORIES, LIKE_FACTORIES } from '../../torchApi';
+import type { Origin } from '../../values';
 import { Arg, isExactlyCpu } from '../../values';
 import { derivesFromModule, ModuleMethod, moduleMethodAt } from './moduleCode';
 
@@ -23,7 +24,7 @@ export interface ForwardFactory extends ModuleMethod {
  */
 export function forwardFactory(program: Program, frame: Frame, cpu: Arg, other: Arg): ForwardFactory | undefined {
   const v = cpu.value;
-  const origin = v.origin;
+  const origin = factoryOrigin(program, v.origin);
   if (!origin || v.kind !== 'tensor' || !isExactlyCpu(v.place) || v.scalar || v.parameter) return undefined;
   // Only the analysed file is reported (and edited).
   if (program.units[origin.unit]?.module !== 0 || origin.node.type !== 'call') return undefined;
@@ -39,4 +40,19 @@ export function forwardFactory(program: Program, frame: Frame, cpu: Arg, other: 
   const methodClass = method?.className ? program.classes.get(method.className) : undefined;
   if (!method?.selfName || !methodClass?.isModule || !derivesFromModule(method, other.node)) return undefined;
   return { ...at, call: origin.node, unit: origin.unit };
+}
+
+/**
+ * `c0 = torch.zeros_like(h0)` without device= is made wherever h0 is: the factory to fix is
+ * h0's, so c0 belongs to h0's finding (one mistake, one finding, one fix).
+ */
+function factoryOrigin(program: Program, origin: Origin | undefined): Origin | undefined {
+  let at = origin;
+  for (let depth = 0; at?.from && at.node.type === 'call' && depth < 8; depth++) {
+    const callee = field(at.node, 'function');
+    const q = callee ? program.importsAt(at.unit).qualify(callee) : undefined;
+    if (!q || !LIKE_FACTORIES.has(q) || callArguments(at.node).keywords.has('device')) break;
+    at = at.from;
+  }
+  return at;
 }
