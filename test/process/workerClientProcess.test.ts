@@ -7,7 +7,7 @@ import { DetectRequest } from '../../src/protocol/worker';
 import type { MemorySamples, ProbeOptions } from '../../src/protocol/worker';
 import { WorkerClient } from '../../src/vscode/worker/workerClient';
 import type { WorkerLogger, WorkerState } from '../../src/vscode/worker/workerClient';
-import { WorkerError } from '../../src/vscode/worker/workerErrors';
+import { isShutdownStop, WorkerError } from '../../src/vscode/worker/workerErrors';
 
 const FAKE_WORKER = path.resolve(__dirname, '..', 'fixtures', 'fakeWorker', 'worker.js');
 
@@ -248,8 +248,9 @@ describe('workerClient: a real forked worker', function () {
     exits.push(...log.lines.filter((l) => /worker stopped \(/.test(l)));
     assert.ok(!isAlive(pid), 'killed after the grace period');
     assert.deepStrictEqual(exits, ['info Device Doctor worker stopped (killed by SIGKILL).']);
-    await rejectsWith(hanging, 'stopped', /was stopped before "detect" finished/);
-    await rejectsWith(client.request(DetectRequest, probe()), 'stopped', /stopped/);
+    const stopped = await rejectsWith(hanging, 'stopped', /was stopped before "detect" finished/);
+    assert.ok(isShutdownStop(stopped), 'stopped by the shutdown, not a failure');
+    assert.ok(isShutdownStop(await rejectsWith(client.request(DetectRequest, probe()), 'stopped', /stopped/)));
   });
 
   it('gives up at once, with a message, when the worker file is missing', async () => {

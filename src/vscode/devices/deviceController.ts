@@ -13,7 +13,7 @@ import { LifecycleQueue } from '../shared/lifecycleQueue';
 import { InterpreterLocator } from '../interpreter/python';
 import { WorkerClient } from '../worker/workerClient';
 import type { WorkerState } from '../worker/workerClient';
-import { WorkerError } from '../worker/workerErrors';
+import { isShutdownStop, WorkerError } from '../worker/workerErrors';
 import { SETTINGS_SECTION } from '../../protocol/settings';
 import { InterpretersRequest, type InterpretersResponse } from '../../protocol/interpreters';
 import { CollectiveBenchRequest, type CollectiveBenchParams, type CollectiveBenchResponse } from '../../protocol/collectives';
@@ -46,6 +46,8 @@ export class DeviceController implements vscode.Disposable {
   /** The last detection died with the worker: detect again once it is back. */
   private detectionCrashed = false;
   private startTimer: NodeJS.Timeout | undefined;
+  /** stop() was called (deactivate: a window reload or close); requests cut short by it did not fail. */
+  private stopping = false;
 
   readonly onDidChange = this.changed.event;
 
@@ -136,7 +138,13 @@ export class DeviceController implements vscode.Disposable {
     await this.detect();
   }
 
+  /** True when `error` only says that the worker was stopped because the extension is shutting down. */
+  stoppedByShutdown(error: unknown): boolean {
+    return isShutdownStop(error, this.stopping);
+  }
+
   async stop(): Promise<void> {
+    this.stopping = true;
     clearTimeout(this.startTimer);
     await this.client.dispose();
   }
@@ -169,6 +177,11 @@ export class DeviceController implements vscode.Disposable {
   private detectionFailed(error: unknown): void {
     if (error instanceof WorkerError && error.kind === 'cancelled') {
       this.log.info('Device detection cancelled.');
+      return;
+    }
+    if (this.stoppedByShutdown(error)) {
+      // A reload stopped the worker mid-detection: the next window detects afresh.
+      this.log.info('Device detection stopped: the extension is shutting down.');
       return;
     }
     this.detectionCrashed = error instanceof WorkerError && error.kind === 'crashed';

@@ -54,6 +54,11 @@ function pickInterpreter(devices: DeviceController, log: vscode.LogOutputChannel
         : 'The interpreter whose PyTorch Device Doctor probes and benchmarks';
     },
     (error: unknown) => {
+      if (devices.stoppedByShutdown(error)) {
+        // A window reload stopped the worker: not a failure, and the quick pick goes with the window.
+        log.info('Interpreter discovery stopped: the extension is shutting down.');
+        return;
+      }
       const message = error instanceof Error ? error.message : String(error);
       if (!cancel.token.isCancellationRequested) log.error(`Interpreter discovery failed: ${message}`);
       quickPick.placeholder = `Interpreter discovery failed: ${message}`;

@@ -164,7 +164,7 @@ export class WorkerClient {
     const worker = this.worker;
     if (worker?.isRunning) return worker;
     if (this.currentState === 'gaveUp') throw new WorkerError('stopped', this.stoppedMessage ?? WORKER_GAVE_UP_MESSAGE);
-    throw stoppedError(method);
+    throw stoppedError(method, this.disposed);
   }
 
   private async startWorker(): Promise<void> {
@@ -208,7 +208,7 @@ export class WorkerClient {
     const unexpected = this.worker === worker;
     for (const request of [...this.pending]) {
       if (request.worker !== worker) continue;
-      request.fail(unexpected ? crashedError(request.method, exit) : stoppedError(request.method));
+      request.fail(unexpected ? crashedError(request.method, exit) : stoppedError(request.method, this.disposed));
     }
     worker.dispose();
     if (!unexpected) return;
@@ -264,7 +264,8 @@ export class WorkerClient {
           if (!isConnectionFailure(error)) return request.fail(failedError(type.method, error));
           // The connection broke: the process exit, if it comes, explains it better.
           void Promise.race([worker.exited, delay(EXIT_EXPLANATION_WAIT_MS)])
-            .then(() => request.fail(worker.isRunning ? failedError(type.method, error) : stoppedError(type.method)));
+            .then(() => request.fail(this.disposed ? stoppedError(type.method, true)
+              : worker.isRunning ? failedError(type.method, error) : stoppedError(type.method)));
         },
       );
     });

@@ -22,6 +22,8 @@ export class WorkerError extends Error {
    */
   code?: number;
   workerMessage?: string;
+  /** For 'stopped': the extension stopped the worker for good (deactivate: a window reload or close), not a failure. */
+  byShutdown?: boolean;
 
   constructor(readonly kind: WorkerErrorKind, message: string) {
     super(message);
@@ -45,8 +47,18 @@ export function crashedError(method: string, exit: ProcessExit): WorkerError {
   return new WorkerError('crashed', `The Device Doctor worker stopped unexpectedly (${describeExit(exit)}) while running "${shortMethod(method)}".`);
 }
 
-export function stoppedError(method: string): WorkerError {
-  return new WorkerError('stopped', `The Device Doctor worker was stopped before "${shortMethod(method)}" finished.`);
+export function stoppedError(method: string, byShutdown = false): WorkerError {
+  const stopped = new WorkerError('stopped', `The Device Doctor worker was stopped before "${shortMethod(method)}" finished.`);
+  if (byShutdown) stopped.byShutdown = true;
+  return stopped;
+}
+
+/**
+ * A request that ended because the extension itself is shutting down (a window reload): nothing
+ * failed, so nothing is logged as an error. `shuttingDown`: the caller knows it is being disposed.
+ */
+export function isShutdownStop(error: unknown, shuttingDown = false): boolean {
+  return error instanceof WorkerError && error.kind === 'stopped' && (error.byShutdown === true || shuttingDown);
 }
 
 export function timeoutError(method: string, timeoutMs: number): WorkerError {
