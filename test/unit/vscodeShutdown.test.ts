@@ -1,6 +1,7 @@
 // A window reload is not a failure: when deactivate stops the worker while a device detection or
 // an interpreter discovery is still running, the request ends as "stopped", and that is logged as
-// info, never as an error. The editor glue runs against a small stand-in for the
+// info, never as an error. Also: in Restricted Mode the interpreter discovery does not ask the
+// Python extension for its environments. The editor glue runs against a small stand-in for the
 // `vscode` module; the worker client's requests are stubbed, so nothing is forked.
 import * as assert from 'assert';
 import * as path from 'path';
@@ -206,6 +207,23 @@ describe('vscode: a worker stopped by the extension\'s own shutdown', () => {
       assert.match(fake.quickPicks[0]!.placeholder, /Interpreter discovery failed/);
       fake.quickPicks[0]!.hide();
       await chosen;
+    });
+
+    it('in Restricted Mode, discovery does not ask the Python extension for its environments', async () => {
+      load();
+      void controller.discoverInterpreters().catch(() => undefined);
+      await waitUntil('the discovery request', () => pending?.method === 'deviceDoctor/interpreters');
+      assert.deepStrictEqual(fake.asked, [], 'the Python extension was looked up');
+      pending!.reject(new errors.WorkerError('cancelled', 'done'));
+    });
+
+    it('once trusted, discovery asks the Python extension', async () => {
+      load();
+      fake.api.workspace.isTrusted = true;
+      void controller.discoverInterpreters().catch(() => undefined);
+      await waitUntil('the discovery request', () => pending?.method === 'deviceDoctor/interpreters');
+      assert.deepStrictEqual(fake.asked, ['ms-python.python']);
+      pending!.reject(new errors.WorkerError('cancelled', 'done'));
     });
   });
 });

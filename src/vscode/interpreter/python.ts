@@ -45,7 +45,7 @@ export class InterpreterLocator implements vscode.Disposable {
   /**
    * What only the editor knows for discovery: deviceDoctor.pythonPath at each level (a workspace
    * level marks it as named by the workspace: never run in Restricted Mode) and every environment
-   * the Python extension knows. Nothing is run here.
+   * the Python extension knows (trusted workspaces only). Nothing is run here.
    */
   async knownInterpreters(): Promise<InterpreterCandidate[]> {
     const folder = vscode.workspace.workspaceFolders?.[0];
@@ -59,7 +59,9 @@ export class InterpreterLocator implements vscode.Disposable {
       const text = typeof value === 'string' ? value.trim() : '';
       return text ? [{ path: resolveConfiguredPath(text, context), origins: ['setting' as const], namedByWorkspace: namedByWorkspace === true }] : [];
     });
-    return [...settings, ...(await this.pythonExtensionEnvironments())];
+    // Restricted Mode: the Python extension is not asked (see the top of this file); the
+    // environments it knows may include one the workspace selected.
+    return vscode.workspace.isTrusted ? [...settings, ...(await this.pythonExtensionEnvironments())] : settings;
   }
 
   private async pythonExtensionEnvironments(): Promise<InterpreterCandidate[]> {
