@@ -47,17 +47,24 @@ function extensionVsix(): string {
 export interface SessionOptions {
   label: string;
   trusted: boolean;
-  /** deviceDoctor.pythonPath in the workspace settings; default: this copy's fake interpreter. */
-  pythonPath?: string;
+  /**
+   * deviceDoctor.pythonPath in the workspace settings; default: this copy's fake interpreter;
+   * null: not set at all, so the extension looks for an interpreter itself (PATH, as a new user's).
+   */
+  pythonPath?: string | null;
   /** Extra environment for code-server and so the extension host (a fake nvidia-smi first on PATH). */
   env?: NodeJS.ProcessEnv;
 }
 
-/** Points deviceDoctor.pythonPath at this copy's fake interpreter (by absolute path), or at `pythonPath`. */
-function namePython(workspace: string, pythonPath?: string): void {
+/**
+ * Points deviceDoctor.pythonPath at this copy's fake interpreter (by absolute path), or at
+ * `pythonPath`; null leaves the setting out (the fixture's relative one is removed too).
+ */
+function namePython(workspace: string, pythonPath?: string | null): void {
   const settings = path.join(workspace, '.vscode', 'settings.json');
-  const interpreter = pythonPath ?? path.join(workspace, FAKE_PYTHON.script);
-  fs.writeFileSync(settings, `${JSON.stringify({ 'deviceDoctor.pythonPath': interpreter }, null, 2)}\n`);
+  const interpreter = pythonPath === undefined ? path.join(workspace, FAKE_PYTHON.script) : pythonPath;
+  const values = interpreter === null ? {} : { 'deviceDoctor.pythonPath': interpreter };
+  fs.writeFileSync(settings, `${JSON.stringify(values, null, 2)}\n`);
 }
 
 export async function startSession(options: SessionOptions): Promise<Session> {
