@@ -5,8 +5,11 @@ numbers are what the user's PyTorch really gets. The argument (every key optiona
 
     {"device": "cpu" | "cuda" | "cuda:N" | "mps", "dtypes": ["float32", ...],
      "sizes": [1024, ...], "repeats": 10, "warmup": 1, "budgetSec": null,
-     "transfer": false, "seed": 1, "samples": 64, "corrupt": false,
+     "transfer": false, "seed": 1, "samples": 64, "corrupt": false, "threads": null,
      "jobs": [{"dtype": "float32", "size": 1024}, ...]}
+
+"threads", when a number, is passed to torch.set_num_threads before anything is timed
+(the CPU comparison of all threads against one); null leaves torch's own choice.
 
 "jobs", when given, lists the products to time in order; else every dtype is run with
 every size. With "budgetSec", a dtype's later jobs are skipped once one of its sizes takes
@@ -72,6 +75,7 @@ DEFAULTS = {
     "samples": 64,
     "corrupt": False,
     "jobs": None,
+    "threads": None,
 }
 TRANSFER_MAX_BYTES = 256 * 1024 * 1024
 TRANSFER_REPEATS = 5
@@ -115,6 +119,8 @@ def parse_args(argv):
             raise BenchError("bad-args", "%s must be a whole number >= 0, not %r" % (name, args[name]))
     if args["repeats"] < 1:
         raise BenchError("bad-args", "repeats must be at least 1")
+    if args["threads"] is not None and not (isinstance(args["threads"], int) and args["threads"] >= 1):
+        raise BenchError("bad-args", "threads must be a whole number >= 1 or null, not %r" % (args["threads"],))
     sizes = args["sizes"]
     if not isinstance(sizes, list) or not sizes or not all(isinstance(n, int) and n >= 1 for n in sizes):
         raise BenchError("bad-args", "sizes must be a list of whole numbers >= 1, not %r" % (sizes,))
@@ -439,6 +445,8 @@ def measure_transfer(torch, device, sync, emit):
 def run(argv, emit):
     args = parse_args(argv)
     torch = import_torch()
+    if args["threads"] is not None:
+        torch.set_num_threads(args["threads"])
     device = resolve_device(torch, str(args["device"]))
     sync = synchronizer(torch, device)
     detail = describe_device(torch, device)
