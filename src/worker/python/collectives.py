@@ -4,7 +4,10 @@ This is the script one rank runs. Device Doctor's launcher starts one process pe
 this machine; on a cluster you start it the way training runs, under torchrun (Debian's
 torch ships it as `python3 -m torch.distributed.run`) or srun:
 
-    python3 -m torch.distributed.run --nproc-per-node 2 collectives.py --collective all-reduce --max-bytes 4194304
+    python3 -m torch.distributed.run --nproc_per_node 2 collectives.py --collective all-reduce --max-bytes 4194304
+
+(`--nproc_per_node` with underscores: torchrun accepts it in every version; torch 1.13's
+refuses the hyphenated spelling. Debian's torch 1.13 also needs `--redirects 1 --tee 2`.)
 
 torchrun sets RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT, which is all it
 reads of the environment (init_method "env://"); under srun, which sets only SLURM_PROCID,
