@@ -130,6 +130,25 @@ describe('probe.py', function () {
     }
   });
 
+  it("ends once its answer is out: torch's exit hooks never run, and what it wrote to stderr still arrives", () => {
+    // The teardown of a real torch (exit hooks, finalizers) was a quarter of a second of detect.
+    const tmp = tempDir('dd-exit-hook-torch-');
+    try {
+      fs.mkdirSync(path.join(tmp, 'torch'));
+      fs.writeFileSync(
+        path.join(tmp, 'torch', '__init__.py'),
+        'import atexit, sys\n__version__ = "2.0.0"\nsys.stderr.write("fake torch: imported")\natexit.register(lambda: sys.stderr.write("fake torch: torn down\\n"))\n',
+      );
+      const { json, status, stderr } = runProbe(DEBIAN_PYTHON, tmp);
+      assert.strictEqual(status, 0);
+      assert.strictEqual(json.version, '2.0.0');
+      assert.match(stderr, /fake torch: imported/);
+      assert.doesNotMatch(stderr, /torn down/);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
   it('answers {"error": ...} when importing torch raises something other than ImportError', () => {
     const tmp = tempDir('dd-broken-torch-');
     try {
