@@ -27,13 +27,14 @@ describe('bench export: JSON (device-doctor bench --json)', () => {
     assert.deepStrictEqual(Object.keys(json), ['schemaVersion', 'results', 'speedup', 'problems']);
     assert.strictEqual(json.schemaVersion, 1);
     for (const r of json.results) {
-      assert.deepStrictEqual(Object.keys(r), ['engine', 'device', 'dtype', 'size', 'repeats', 'timesSec', 'medianSec', 'iqrSec', 'gflops', 'peakGflops', 'percentOfPeak', 'peakBasis', 'noisy', 'maxRelError']);
+      assert.deepStrictEqual(Object.keys(r), ['engine', 'device', 'dtype', 'size', 'repeats', 'timesSec', 'medianSec', 'iqrSec', 'gflops', 'peakGflops', 'percentOfPeak', 'peakBasis', 'noisy', 'noiseReason', 'maxRelError']);
     }
     assert.deepStrictEqual(json.results[1], {
       engine: 'torch', device: 'cuda:0', dtype: 'float32', size: 1024, repeats: 3,
       timesSec: [0.002, 0.001, 0.003], medianSec: 0.002, iqrSec: 0.001, gflops: (2 * 1024 ** 3) / 0.002 / 1e9,
-      peakGflops: null, percentOfPeak: null, peakBasis: null, noisy: true, maxRelError: 3.5e-7,
-    }, 'undiagnosed (no peak known); noisy: an IQR of half the median');
+      peakGflops: null, percentOfPeak: null, peakBasis: null, noisy: true,
+      noiseReason: 'other load on the machine or changing clocks; run again when it is quieter', maxRelError: 3.5e-7,
+    }, 'undiagnosed (no peak known); noisy: an IQR of half the median, nothing seen to say why');
   });
 
   it('speedup: the baseline and one entry per other result', () => {

@@ -4,6 +4,7 @@
 import { speedupEntryOf, speedupText } from '../../core/bench/export';
 import { mixesDtypes } from '../../core/bench/model';
 import { isNoisy } from '../../core/bench/diagnosis';
+import { GENERIC_NOISE_REASON } from '../../core/bench/noiseReason';
 import type { BenchResult, TransferResult } from '../../core/bench/model';
 import type { BenchRunResponse } from '../../protocol/worker';
 import { sweepSentences } from '../../core/bench/sweep';
@@ -63,10 +64,15 @@ function peakLines(run: BenchRunResponse): string[] {
   return ['', ...bases.map((b) => `% PEAK of the ${b}.`)];
 }
 
+/** Why the noisy results are noisy, as the run watcher saw it: one line when every one has the same reason, else one per result. */
 function noiseLines(run: BenchRunResponse): string[] {
   const noisy = run.results.filter((r) => r.noisy ?? isNoisy(r));
   if (noisy.length === 0) return [];
-  return ['', `noisy: ${noisy.length === 1 ? 'this result\'s' : `${noisy.length} results'`} repeats spread by more than 10 % of the median (IQR): other load on the machine or changing clocks; run again when it is quieter.`];
+  const reasonOf = (r: BenchResult) => r.noiseReason ?? GENERIC_NOISE_REASON;
+  const reasons = new Set(noisy.map(reasonOf));
+  const heading = `noisy: ${noisy.length === 1 ? 'this result\'s' : `${noisy.length} results'`} repeats spread by more than 10 % of the median (IQR)`;
+  if (reasons.size === 1) return ['', `${heading}: ${reasonOf(noisy[0])}.`];
+  return ['', `${heading}:`, ...noisy.map((r) => `  ${r.engine} ${r.device} ${r.dtype} n = ${r.size}: ${reasonOf(r)}.`)];
 }
 
 /**

@@ -1,5 +1,6 @@
 // A benchmark session as JSON (the CLI's --json and the panel's export), CSV and Markdown.
 import { isNoisy } from './diagnosis';
+import { GENERIC_NOISE_REASON } from './noiseReason';
 import { BENCH_SCHEMA_VERSION, BenchResult, BenchRun, EngineOutcome, SpeedupEntry, SpeedupReport, mixesDtypes } from './model';
 import { significant } from './numberText';
 
@@ -20,6 +21,8 @@ export interface BenchJsonResult {
   peakBasis: string | null;
   /** IQR above 10 % of the median: the repeats disagree (other load, clocks changing). */
   noisy: boolean;
+  /** Why, as far as the run watcher saw (noiseReason.ts); null when not noisy. */
+  noiseReason: string | null;
   maxRelError: number;
 }
 
@@ -83,6 +86,7 @@ function toJsonResult(r: BenchResult): BenchJsonResult {
     percentOfPeak: r.percentOfPeak ?? null,
     peakBasis: r.peakBasis ?? null,
     noisy: r.noisy ?? isNoisy(r),
+    noiseReason: r.noiseReason ?? ((r.noisy ?? isNoisy(r)) ? GENERIC_NOISE_REASON : null),
     maxRelError: r.maxRelError,
   };
 }

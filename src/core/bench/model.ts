@@ -55,6 +55,11 @@ export interface BenchResult {
   percentOfPeak?: number | null;
   peakBasis?: string | null;
   noisy?: boolean;
+  /**
+   * A noisy result only: what the run watcher saw disturb it (noiseReason.ts: another process on
+   * the GPU, a moving clock, other load on the host's CPUs), or the generic sentence.
+   */
+  noiseReason?: string;
 }
 
 /**
@@ -71,7 +76,7 @@ export interface BenchResult {
  * - failed: the engine threw; message is the error's message, never a stack trace.
  * - cancelled: the user cancelled before this run finished.
  * - below-peak: not a failure but a diagnosis of a measurement far below its device's peak
- *   (diagnosis.ts; `code` says which: cpu-blas, one-thread, cuda-tf32-off).
+ *   (diagnosis.ts; `code` says which: cpu-blas, one-thread, cuda-tf32-off, gpu-throttled).
  */
 export type OutcomeStatus =
   | 'not-installed'
@@ -94,8 +99,8 @@ export interface EngineOutcome {
   message: string;
   /** What the user can do about it; null when there is nothing to do (e.g. cancelled). */
   remedy: string | null;
-  /** below-peak: which diagnosis. */
-  code?: 'cpu-blas' | 'one-thread' | 'cuda-tf32-off';
+  /** below-peak: which diagnosis (gpu-throttled: throttling.ts, from the clocks seen during the run). */
+  code?: 'cpu-blas' | 'one-thread' | 'cuda-tf32-off' | 'gpu-throttled';
   /** refused for memory: bytes the run needs and bytes free on the device. */
   neededBytes?: number;
   freeBytes?: number;

@@ -4,6 +4,7 @@
 import type { BenchResult, EngineOutcome } from '../../../core/bench/model';
 import { formatBytes } from '../../../core/bench/plan';
 import { isNoisy } from '../../../core/bench/diagnosis';
+import { GENERIC_NOISE_REASON } from '../../../core/bench/noiseReason';
 import { speedupEntryOf, speedupText } from '../../../core/bench/export';
 import type { BenchRunResponse, TransferResult } from '../../../protocol/worker';
 import { formatGflops, formatMs, formatRelError, formatSpeedup, targetLabel } from '../benchFormat';
@@ -37,7 +38,7 @@ export function runsTable(run: BenchRunResponse): string {
       cell(formatMs(r.medianSec), 'num'), cell(formatGflops(r.gflops), 'num strong'),
       percentCell(r),
       cell(`${formatMs(r.minSec)} / ${formatMs(r.maxSec)}`, 'num'),
-      (r.noisy ?? isNoisy(r)) ? `<td class="num noisy">${escapeHtml(formatMs(r.iqrSec))} <span class="noise-mark" title="${escapeHtml(NOISY_TITLE)}">noisy</span></td>` : cell(formatMs(r.iqrSec), 'num'),
+      (r.noisy ?? isNoisy(r)) ? `<td class="num noisy">${escapeHtml(formatMs(r.iqrSec))} <span class="noise-mark" title="${escapeHtml(noisyTitle(r))}">noisy</span></td>` : cell(formatMs(r.iqrSec), 'num'),
       cell(isBaseline(r) ? 'baseline' : s === undefined ? '—' : speedupText(s, formatSpeedup), 'num'),
       cell(formatRelError(r.maxRelError), 'num'), cell(r.detail ?? ''),
     ];
@@ -48,7 +49,11 @@ export function runsTable(run: BenchRunResponse): string {
   return table(`Every measurement: median of ${repeats || 'the'} timed repeats after a warm-up; GFLOP/s = 2·n³ / median.${peaks}`, RUN_HEADERS, rows, 'runs');
 }
 
-const NOISY_TITLE = 'The repeats spread by more than 10 % of the median (IQR): other load on the machine or changing clocks. Run again when it is quieter.';
+/** The noise mark's tooltip: what the run watcher saw disturb this result, else the generic reason. */
+function noisyTitle(r: BenchResult): string {
+  const reason = r.noiseReason ?? GENERIC_NOISE_REASON;
+  return `The repeats spread by more than 10 % of the median (IQR): ${reason}.`;
+}
 
 /** "14 %" with the peak it is of as a tooltip; "—" where the device's peak is unknown. */
 function percentCell(r: BenchResult): string {
