@@ -1,7 +1,7 @@
 // The --help texts. Kept beside each other so the overview and the details agree.
 // Nothing here imports a command's module: `lint` and `help` must not load the benchmark
 // code (tfjs and its backends), so the bench and detect texts live here too.
-import { DEFAULT_SIZE } from '../core/bench/plan';
+import { DEFAULT_SIZE, JS_EVERYTHING_MAX_SIZE } from '../core/bench/plan';
 import { SWEEP_SIZES } from '../core/bench/sweep';
 
 const OVERVIEW = `Device Doctor for PyTorch: finds PyTorch device mistakes in your code, and
@@ -110,14 +110,17 @@ Examples:
 const BENCH_HELP = `Usage: device-doctor bench [options]
 
 Times n×n matrix products (warm-up, synchronize, median of repeats, GFLOP/s) and
-checks every product against float64. By default the selected device (see
-'device-doctor detect') runs with PyTorch against a CPU baseline and the speedup
-is printed; without an accelerator, torch on the CPU is compared with the bundled
-wasm engine, and without PyTorch the wasm engine runs alone.
+checks every product against float64, each with its % of the device's peak.
+By default the selected device (see 'device-doctor detect') runs with PyTorch
+against PyTorch on the CPU (all its physical cores) and the speedup is printed;
+without an accelerator, torch on the CPU with all threads is compared with torch
+on one thread ("torch cpu 2 threads is 1.9× faster than 1 thread"). Without
+PyTorch the bundled wasm engine runs alone. Other engines run when named.
 
 Options:
   --engine <engine>  torch, tfjs-node-gpu, tfjs-node, wasm, js, or all (every
-                     engine on every device it has here)
+                     engine on every device it has here; js only up to
+                     n = ${JS_EVERYTHING_MAX_SIZE} there, as it is too slow to be worth measuring)
   --device <device>  cpu, cuda, cuda:N or mps (default: the selected device)
   --size <n>         Matrix order, 1 to 32768 (default ${DEFAULT_SIZE})
   --sweep            Sizes ${SWEEP_SIZES.join(', ')}, stopping after the first that takes

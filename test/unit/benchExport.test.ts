@@ -27,10 +27,10 @@ describe('bench export: JSON (device-doctor bench --json)', () => {
     assert.deepStrictEqual(Object.keys(json), ['schemaVersion', 'results', 'speedup', 'problems']);
     assert.strictEqual(json.schemaVersion, 1);
     for (const r of json.results) {
-      assert.deepStrictEqual(Object.keys(r), ['engine', 'device', 'dtype', 'size', 'repeats', 'timesSec', 'medianSec', 'iqrSec', 'gflops', 'peakGflops', 'percentOfPeak', 'peakBasis', 'noisy', 'noiseReason', 'maxRelError']);
+      assert.deepStrictEqual(Object.keys(r), ['engine', 'device', 'threads', 'dtype', 'size', 'repeats', 'timesSec', 'medianSec', 'iqrSec', 'gflops', 'peakGflops', 'percentOfPeak', 'peakBasis', 'noisy', 'noiseReason', 'maxRelError']);
     }
     assert.deepStrictEqual(json.results[1], {
-      engine: 'torch', device: 'cuda:0', dtype: 'float32', size: 1024, repeats: 3,
+      engine: 'torch', device: 'cuda:0', threads: null, dtype: 'float32', size: 1024, repeats: 3,
       timesSec: [0.002, 0.001, 0.003], medianSec: 0.002, iqrSec: 0.001, gflops: (2 * 1024 ** 3) / 0.002 / 1e9,
       peakGflops: null, percentOfPeak: null, peakBasis: null, noisy: true,
       noiseReason: 'other load on the machine or changing clocks; run again when it is quieter', maxRelError: 3.5e-7,
@@ -96,13 +96,13 @@ describe('bench export: CSV', () => {
     const csv = toCsv(buildRun([measured('torch', 'cpu', [0.1, 0.12, 0.08]), measured('wasm', 'cpu', [0.4, 0.2, 0.3], 'tfjs-backend-wasm 4.22.0, SIMD, "1" thread')]));
     const lines = csv.split('\r\n');
     assert.strictEqual(lines.pop(), '');
-    assert.strictEqual(lines[0], 'engine,device,dtype,size,repeats,medianSec,minSec,maxSec,q1Sec,q3Sec,iqrSec,gflops,maxRelError,speedup,speedupBaselineDtype,timesSec,detail');
+    assert.strictEqual(lines[0], 'engine,device,threads,dtype,size,repeats,medianSec,minSec,maxSec,q1Sec,q3Sec,iqrSec,gflops,maxRelError,speedup,speedupBaselineDtype,timesSec,detail');
     assert.strictEqual(lines.length, 3);
     const baseline = lines[1].split(',');
-    assert.deepStrictEqual(baseline.slice(0, 6), ['torch', 'cpu', 'float32', '1024', '3', '0.1']);
-    assert.strictEqual(baseline[13], '', 'baseline has no speedup');
-    assert.strictEqual(baseline[14], '', 'nor the dtype of a baseline');
-    assert.strictEqual(baseline[15], '0.1 0.12 0.08');
+    assert.deepStrictEqual(baseline.slice(0, 7), ['torch', 'cpu', '', 'float32', '1024', '3', '0.1'], 'no thread count set: empty');
+    assert.strictEqual(baseline[14], '', 'baseline has no speedup');
+    assert.strictEqual(baseline[15], '', 'nor the dtype of a baseline');
+    assert.strictEqual(baseline[16], '0.1 0.12 0.08');
     assert.ok(lines[2].endsWith(`,${0.1 / 0.3},float32,0.4 0.2 0.3,"tfjs-backend-wasm 4.22.0, SIMD, ""1"" thread"`), lines[2]);
   });
 
@@ -140,10 +140,10 @@ describe('bench export: Markdown', () => {
   it('a table of results with rounded milliseconds, GFLOP/s, speedup and error', () => {
     const md = toMarkdown(sampleRun());
     const lines = md.split('\n');
-    assert.strictEqual(lines[0], '| engine | device | dtype | n | median (ms) | IQR (ms) | min (ms) | max (ms) | GFLOP/s | speedup | max rel. error |');
-    assert.strictEqual(lines[1], '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
-    assert.strictEqual(lines[2], '| torch | cpu | float32 | 1024 | 100 | 20 | 80 | 120 | 21.5 | baseline | 3.5e-7 |');
-    assert.strictEqual(lines[3], '| torch | cuda:0 | float32 | 1024 | 2 | 1 | 1 | 3 | 1073.7 | 50× | 3.5e-7 |');
+    assert.strictEqual(lines[0], '| engine | device | threads | dtype | n | median (ms) | IQR (ms) | min (ms) | max (ms) | GFLOP/s | speedup | max rel. error |');
+    assert.strictEqual(lines[1], '| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    assert.strictEqual(lines[2], '| torch | cpu |  | float32 | 1024 | 100 | 20 | 80 | 120 | 21.5 | baseline | 3.5e-7 |');
+    assert.strictEqual(lines[3], '| torch | cuda:0 |  | float32 | 1024 | 2 | 1 | 1 | 3 | 1073.7 | 50× | 3.5e-7 |');
   });
 
   it('lists the problems under the table with their remedies', () => {

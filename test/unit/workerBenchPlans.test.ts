@@ -14,6 +14,7 @@ import type { Engine, RunOptions } from '../../src/worker/engines/engine';
 import { prepareBench, type PreparedBench } from '../../src/worker/bench/plans';
 import { runPreparedBench } from '../../src/worker/bench/runner';
 import { benchmark } from '../../src/worker/bench/benchmark';
+import type { CpuThreadFacts } from '../../src/core/bench/cpuThreads';
 
 const GIB = 1024 ** 3;
 
@@ -42,7 +43,7 @@ class StandIn implements Engine {
 
   async run(plan: BenchPlan, options: RunOptions = {}): Promise<RunResult> {
     this.ran.push(plan);
-    options.onProgress?.({ engine: plan.engine, device: plan.device, dtype: plan.dtype, size: plan.size, phase: 'timing', done: 1, repeats: plan.repeats });
+    options.onProgress?.({ engine: plan.engine, device: plan.device, threads: plan.threads, dtype: plan.dtype, size: plan.size, phase: 'timing', done: 1, repeats: plan.repeats });
     const seconds = ((2 * plan.size ** 3) / 1e9) * this.secondsPerGflop;
     return { status: 'ok', result: makeBenchResult({ plan, timesSec: [seconds], maxRelError: 1e-7, checkedEntries: 64 }) };
   }
@@ -72,8 +73,11 @@ function engines(options: { torch?: boolean; gpu?: boolean } = {}) {
 
 const base: BenchParams = { pythonPath: '/usr/bin/python3', pinnedDevice: null, compare: 'versus-cpu', size: 256, repeats: 2 };
 
-async function ready(params: Partial<BenchParams>, r: DeviceReport, list: Engine[]): Promise<PreparedBench> {
-  const prepared = await prepareBench({ ...base, ...params }, r, list);
+/** This machine's shape, whatever machine runs the test: 2 CPUs allowed, 2 physical cores. */
+const TWO_CORES: CpuThreadFacts = { availableCpus: 2, physicalCores: 2 };
+
+async function ready(params: Partial<BenchParams>, r: DeviceReport, list: Engine[], cpus: CpuThreadFacts = TWO_CORES): Promise<PreparedBench> {
+  const prepared = await prepareBench({ ...base, ...params }, r, list, undefined, cpus);
   assert.strictEqual(prepared.kind, 'ready', JSON.stringify(prepared));
   return (prepared as { bench: PreparedBench }).bench;
 }
@@ -84,21 +88,47 @@ async function invalid(params: Partial<BenchParams>, r: DeviceReport, list: Engi
   return (prepared as { message: string }).message;
 }
 
-const targets = (bench: PreparedBench) => bench.jobs.map((j) => `${j.engine.id} ${j.device}`);
+/** "torch cpu ×2": torch on the CPU at a set thread count, which its plans carry too. */
+const targets = (bench: PreparedBench) =>
+  bench.jobs.map((j) => {
+    assert.ok(j.plans.every((p) => p.threads === j.threads), 'every plan of a job runs at the job\'s thread count');
+    return `${j.engine.id} ${j.device}${j.threads === undefined ? '' : ` ×${j.threads}`}`;
+  });
 
 describe('worker: benchmark targets and plans', () => {
   it('compares the selected GPU with the same engine on the CPU', async () => {
     const bench = await ready({}, report('cuda:0'), engines({ gpu: true }).all);
-    assert.deepStrictEqual(targets(bench), ['torch cuda:0', 'torch cpu']);
-    assert.strictEqual(bench.description, 'torch on cuda:0 compared with torch on the CPU');
+    // The CPU baseline on all its cores: one thread of several would flatter the GPU.
+    assert.deepStrictEqual(targets(bench), ['torch cuda:0', 'torch cpu ×2']);
+    assert.strictEqual(bench.description, 'torch on cuda:0 compared with torch on the CPU (2 threads)');
     assert.strictEqual(bench.transfer, true);
   });
 
-  it('without an accelerator compares torch on the CPU with wasm, and without torch runs wasm alone', async () => {
-    assert.deepStrictEqual(targets(await ready({}, report('cpu'), engines().all)), ['torch cpu', 'wasm cpu']);
+  it('without an accelerator compares torch on all threads with torch on one, and without torch runs wasm alone saying why', async () => {
+    const scaling = await ready({}, report('cpu'), engines().all);
+    assert.deepStrictEqual(targets(scaling), ['torch cpu ×2', 'torch cpu ×1']);
+    assert.strictEqual(scaling.description, 'No accelerator selected: torch on the CPU with all 2 threads (the physical cores this process may use) compared with 1 thread');
+    assert.deepStrictEqual(targets(await ready({ engine: 'torch' }, report('cpu'), engines().all)), ['torch cpu ×2', 'torch cpu ×1'], '--engine torch alone is the same question');
     const alone = await ready({}, report('cpu'), engines({ torch: false }).all);
     assert.deepStrictEqual(targets(alone), ['wasm cpu']);
-    assert.match(alone.description, /^No accelerator selected: wasm on the CPU only/);
+    assert.strictEqual(alone.description, 'No accelerator selected and no usable PyTorch: wasm on the CPU alone');
+    assert.deepStrictEqual(alone.problems.map((p) => `${p.engine} ${p.status}`), ['torch not-installed']);
+  });
+
+  it('"all threads" is the physical cores the process may use: capped by the affinity, SMT siblings not counted, one core compares nothing', async () => {
+    const list = engines().all;
+    assert.deepStrictEqual(targets(await ready({}, report('cpu'), list, { availableCpus: 16, physicalCores: 8 })), ['torch cpu ×8', 'torch cpu ×1']);
+    assert.deepStrictEqual(targets(await ready({}, report('cpu'), list, { availableCpus: 3, physicalCores: 8 })), ['torch cpu ×3', 'torch cpu ×1']);
+    const one = await ready({}, report('cpu'), list, { availableCpus: 1, physicalCores: 8 });
+    assert.deepStrictEqual(targets(one), ['torch cpu ×1']);
+    assert.match(one.description, /one core only, so there is no thread scaling to measure/);
+  });
+
+  it('runs another engine only when named: --engine wasm is compared with torch on all threads', async () => {
+    const named = await ready({ engine: 'wasm' }, report('cpu'), engines().all);
+    assert.deepStrictEqual(targets(named), ['wasm cpu', 'torch cpu ×2']);
+    assert.strictEqual(named.description, 'wasm on the CPU compared with torch on the CPU (2 threads)');
+    assert.deepStrictEqual(targets(await ready({ compare: 'single', engine: 'torch', device: 'cpu' }, report('cpu'), engines().all)), ['torch cpu'], 'one named torch run keeps torch\'s own thread count');
   });
 
   it('takes --device and --engine as explicit: a device nobody has, or an engine that cannot run, is an impossible request', async () => {
@@ -120,6 +150,21 @@ describe('worker: benchmark targets and plans', () => {
     assert.deepStrictEqual(onlyBf16.problems.map((p) => `${p.engine} ${p.status}`), ['tfjs-node-gpu not-installed', 'wasm unsupported', 'js unsupported']);
     assert.deepStrictEqual(targets(await ready({ compare: 'all', device: 'cuda:0' }, report('cuda:0'), e.all)), ['torch cuda:0']);
     assert.match(await invalid({ compare: 'all', device: 'mps' }, report('cpu'), e.all), /^No available engine has device mps/);
+  });
+
+  it('never plans js above n = 1024 in "everything", and says why; named alone it still runs', async () => {
+    const sweep = await ready({ compare: 'all', sweep: true }, report('cpu'), engines().all);
+    const js = sweep.jobs.find((j) => j.engine.id === 'js');
+    assert.deepStrictEqual(js?.plans.map((p) => p.size), [256, 512, 1024]);
+    const skipped = sweep.problems.filter((p) => p.engine === 'js');
+    assert.deepStrictEqual(skipped.map((p) => `${p.status} ${p.size} ${p.message}`), ['refused 2048 js skipped above n = 1024: too slow to be worth measuring.']);
+    const large = await ready({ compare: 'all', size: 2048 }, report('cpu'), engines().all);
+    assert.deepStrictEqual(targets(large), ['torch cpu ×2', 'wasm cpu']);
+    assert.ok(large.problems.some((p) => p.engine === 'js' && p.size === 2048 && /too slow to be worth measuring/.test(p.message)));
+    const alone = await ready({ compare: 'single', engine: 'js', device: 'cpu', size: 1100 }, report('cpu'), engines().all);
+    assert.deepStrictEqual(alone.jobs.map((j) => j.plans.map((p) => p.size)), [[1100]]);
+    const jsEverywhere = await ready({ compare: 'all', engine: 'js', size: 1100 }, report('cpu'), engines().all);
+    assert.deepStrictEqual(jsEverywhere.jobs.map((j) => j.plans.map((p) => p.size)), [[1100]], 'js on every device, named: not capped');
   });
 
   it('checks the numbers and names before anything else, with the core messages', async () => {
@@ -168,13 +213,13 @@ describe('worker: running a prepared benchmark', () => {
   it('stops between engine runs when cancelled, with a cancelled outcome, and runs nothing more', async () => {
     const e = engines();
     const controller = new AbortController();
-    const onProgress = (p: BenchProgress) => p.engine === 'torch' && controller.abort();
+    const onProgress = (p: BenchProgress) => p.threads === 2 && controller.abort();
     const bench = await ready({}, report('cpu'), e.all);
     const run = await runPreparedBench(bench, { signal: controller.signal, onProgress });
     assert.strictEqual(run.cancelled, true);
-    assert.deepStrictEqual(run.results.map((r) => r.engine), ['torch']);
-    assert.deepStrictEqual(run.problems.map((p) => `${p.status} ${p.engine}`), ['cancelled wasm']);
-    assert.deepStrictEqual(e.wasm.ran, []);
+    assert.deepStrictEqual(run.results.map((r) => `${r.engine} ${r.threads}`), ['torch 2']);
+    assert.deepStrictEqual(run.problems.map((p) => `${p.status} ${p.engine}`), ['cancelled torch']);
+    assert.deepStrictEqual(e.torch.ran.map((p) => p.threads), [2], 'the one-thread job never ran');
   });
 });
 

@@ -7,6 +7,7 @@
 import { formatBenchJson, isFailure, toBenchJson } from '../../core/bench';
 import type { BenchProgress } from '../../core/bench/model';
 import { DEFAULT_SIZE } from '../../core/bench/plan';
+import { threadsText } from '../../core/bench/cpuThreads';
 import { SWEEP_SIZES } from '../../core/bench/sweep';
 import type { DeviceReport } from '../../core/devices/report';
 import type { BenchParams, BenchRunResponse } from '../../protocol/worker';
@@ -59,7 +60,7 @@ function progressPrinter(io: CliIo): { onProgress: (p: BenchProgress, step: numb
   let live = false;
   return {
     onProgress(p, step, steps) {
-      const what = terminalText(`[${step}/${steps}] ${p.engine} ${p.device} ${p.dtype} n=${p.size}`);
+      const what = terminalText(`[${step}/${steps}] ${p.engine} ${p.device}${p.threads === undefined ? '' : ` ${threadsText(p.threads)}`} ${p.dtype} n=${p.size}`);
       if (io.color) {
         const detail = p.phase === 'timing' ? `${p.done}/${p.repeats}` : p.phase;
         io.stderr(`\r\x1b[K${what} ${detail}`);

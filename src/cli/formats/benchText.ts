@@ -1,6 +1,7 @@
 // `device-doctor bench` as a person reads it: what was compared, a table of the runs
 // (median, ±IQR, GFLOP/s, the product's largest relative error, the speedup), the
 // host↔device bandwidths when measured, and each problem with its remedy.
+import { isBaselineResult, isThreadScaling, speedupSentence, targetName } from '../../core/bench/compare';
 import { speedupEntryOf, speedupText } from '../../core/bench/export';
 import { mixesDtypes } from '../../core/bench/model';
 import { isNoisy } from '../../core/bench/diagnosis';
@@ -22,12 +23,12 @@ function pad(rows: string[][], rightAligned: ReadonlySet<number>): string[] {
 }
 
 function isBaseline(run: BenchRunResponse, r: BenchResult): boolean {
-  return run.speedup !== null && run.speedup.baseline.engine === r.engine && run.speedup.baseline.device === r.device;
+  return isBaselineResult(run.speedup, r);
 }
 
 function speedupCell(run: BenchRunResponse, r: BenchResult): string {
-  // "baseline" means something only beside another engine or device.
-  const targets = new Set(run.results.map((x) => `${x.engine} ${x.device}`));
+  // "baseline" means something only beside another engine, device or thread count.
+  const targets = new Set(run.results.map((x) => targetName(x)));
   if (isBaseline(run, r)) return targets.size > 1 ? 'baseline' : '';
   const s = speedupEntryOf(run, r);
   return s === undefined ? '' : speedupText(s, (x) => `${significant(x)}×`);
@@ -44,7 +45,8 @@ export function resultTable(run: BenchRunResponse): string[] {
   const header = ['ENGINE', 'DEVICE', 'DTYPE', 'N', 'MEDIAN ms', '±IQR ms', 'GFLOP/s', '% PEAK', 'MAX REL ERR', 'SPEEDUP'];
   const rows = run.results.map((r) => [
     r.engine,
-    r.device,
+    // torch on the CPU at a set thread count (the CPU-only default runs two): "cpu ×2".
+    r.threads === undefined ? r.device : `${r.device} ×${r.threads}`,
     r.dtype,
     String(r.size),
     significant(r.medianSec * 1e3),
@@ -77,12 +79,14 @@ function noiseLines(run: BenchRunResponse): string[] {
 
 /**
  * "torch on cuda:0 is 41.2× faster than torch on the CPU (n = 4096, float32)", one per entry;
- * "(n = 4096, float16 against the CPU's float32)" when the baseline had no float16.
+ * "(n = 4096, float16 against the CPU's float32)" when the baseline had no float16; a thread
+ * scaling as the core says it: "torch cpu 2 threads is 1.9× faster than 1 thread (n = 1024, float32)".
  */
 export function speedupLines(run: BenchRunResponse): string[] {
   if (!run.speedup) return [];
   const { baseline } = run.speedup;
   return run.speedup.entries.map((e) => {
+    if (isThreadScaling(e, baseline)) return `${speedupSentence(e, baseline)} (n = ${e.size}, ${mixesDtypes(e) ? `${e.dtype} against ${e.baselineDtype}` : e.dtype})`;
     const how = e.speedup >= 1 ? `${significant(e.speedup)}× faster than` : `${significant(1 / e.speedup)}× slower than`;
     const dtypes = mixesDtypes(e) ? `${e.dtype} against the CPU's ${e.baselineDtype}` : e.dtype;
     return `${e.engine} on ${e.device} is ${how} ${baseline.engine} on the CPU (n = ${e.size}, ${dtypes})`;

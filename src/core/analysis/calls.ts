@@ -198,6 +198,14 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     return value('device', place, { deviceText: call.text, origin: { unit: frame.unit, node: call, what: 'device chosen here' } });
   }
   if (q === 'torch.accelerator.current_accelerator') return value('device', ACCEL, { deviceText: call.text });
+  if (q === 'torch.set_default_device') {
+    const first = args.positional[0] ?? args.keywords.get('device');
+    if (first && isAnalysedModuleCode(ctx, frame)) {
+      const place = evalDevice(ctx, frame, first, (f, n) => ex.eval(f, n));
+      frame.env.set(DEFAULT_DEVICE_KEY, value('device', place, { deviceText: first.text }));
+    }
+    return OTHER;
+  }
   if (q === 'torch.load') {
     // `torch.load(f, map_location=device)`: what was saved (a whole model, tensors) is loaded onto that device.
     const target = args.keywords.get('map_location') ?? args.positional[1];
@@ -324,11 +332,23 @@ const MODEL_RUNNERS = new Map([
   ['torch.onnx.export', 'args'], ['torch.jit.trace', 'example_inputs'], ['torch.export.export', 'args'],
 ]);
 
+/**
+ * The default device set so far by the analysed file's module code (`torch.set_default_device`),
+ * kept in the environment so that branches and loops join it; no Python name looks like it.
+ */
+const DEFAULT_DEVICE_KEY = '<default device>';
+
 /** Where a factory without `device=` puts its tensor: the CPU, unless a default device is set. */
 function defaultPlace(ctx: RoundContext, frame: Frame) {
   const scoped = frame.defaultDevices[frame.defaultDevices.length - 1];
   if (scoped !== undefined) return scoped;
-  return ctx.program.setsDefaultDevice ? UNTRACKED : CPU;
+  if (!ctx.program.setsDefaultDevice) return CPU;
+  if (ctx.program.defaultDeviceFollowsModuleCode && isAnalysedModuleCode(ctx, frame)) return frame.env.get(DEFAULT_DEVICE_KEY)?.place ?? CPU;
+  return UNTRACKED;
+}
+
+function isAnalysedModuleCode(ctx: RoundContext, frame: Frame): boolean {
+  return frame.id === -1 && ctx.program.units[frame.unit]?.module === 0;
 }
 
 function createdWhat(place: Place): string {

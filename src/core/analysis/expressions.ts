@@ -8,7 +8,7 @@ import type { OperationRole } from './ruleApi';
 import { deviceFromString } from './devices';
 import { operationMeetings } from './meetings';
 import type { Frame } from './frame';
-import { Arg, concatenated, hasAccel, isExactlyCpu, isTensorLike, joinValues, NONE, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { Arg, concatenated, containedValues, hasAccel, isExactlyCpu, isTensorLike, joinValues, NONE, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
 import { ownPlaceOf, placesOwnSubmodules } from './ownPlacement';
 
@@ -116,8 +116,8 @@ export class Expressions implements Evaluator {
         if (clause.type === 'for_in_clause') {
           const right = field(clause, 'right');
           const left = field(clause, 'left');
-          if (right) this.eval(frame, right);
-          if (left) this.ctx.assign(frame, left, UNKNOWN);
+          const iterated = right ? this.eval(frame, right) : UNKNOWN;
+          if (left) this.ctx.assign(frame, left, right ? this.comprehensionItem(frame, right, iterated) : UNKNOWN);
         } else if (clause.type === 'if_clause') {
           const cond = children(clause)[0];
           if (cond) this.eval(frame, cond);
@@ -128,6 +128,29 @@ export class Expressions implements Evaluator {
     } finally {
       frame.env = saved;
     }
+  }
+
+  /**
+   * What a comprehension's loop variable holds: an item of a list the program filled, or for
+   * `batch.items()` / `batch.values()` a value of the dict (a loader's dict batch: its CPU
+   * tensors), so `{k: v for k, v in batch.items()}` copies them unmoved. Unknown otherwise.
+   */
+  private comprehensionItem(frame: Frame, right: Node, iterated: Value): Value {
+    const r = unparen(right);
+    const fn = r.type === 'call' ? field(r, 'function') : undefined;
+    const method = fn?.type === 'attribute' ? field(fn, 'attribute')?.text : undefined;
+    const objNode = fn ? field(fn, 'object') : undefined;
+    const noArgs = r.type === 'call' && (field(r, 'arguments')?.namedChildren.length ?? 0) === 0;
+    if ((method === 'items' || method === 'values') && noArgs && objNode && dottedKey(objNode)) {
+      const dict = this.eval(frame, objNode);
+      const held = containedValues(dict);
+      const element = held.length ? held.reduce((a, b) => joinValues(a, b))
+        : dict.kind === 'tensor' && dict.batch ? { ...dict, factory: undefined, scalar: undefined, elements: undefined, batch: { ...dict.batch, container: 'dict' as const } }
+          : UNKNOWN;
+      return method === 'values' ? element : value('other', UNTRACKED, { elements: [OTHER, element] });
+    }
+    const items = containedValues(iterated);
+    return items.length ? items.reduce((a, b) => joinValues(a, b)) : UNKNOWN;
   }
 
   lookup(frame: Frame, key: string): Value {

@@ -140,6 +140,9 @@ const PLACE_KEEPING_CONVERTERS = new Set([
   'copy.deepcopy', 'torch.ao.quantization.fuse_modules', 'torch.quantization.fuse_modules',
   'torch.ao.quantization.fuse_modules_qat', 'torch.quantization.fuse_modules_qat', 'torch.fx.symbolic_trace',
   'torch.jit.freeze', 'torch.jit.optimize_for_inference', 'torch.nn.utils.fusion.fuse_conv_bn_eval',
+  // Swaps BatchNorm layers for SyncBatchNorm ones holding the same tensors, in DDP launchers.
+  'torch.nn.SyncBatchNorm.convert_sync_batchnorm', 'torch.nn.modules.batchnorm.SyncBatchNorm.convert_sync_batchnorm',
+  'timm.layers.convert_sync_batchnorm', 'apex.parallel.convert_syncbn_model',
 ]);
 
 /**

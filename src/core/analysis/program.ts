@@ -112,6 +112,12 @@ export class Program {
 
   /** `torch.set_default_device(...)` anywhere: factories without `device=` are not known to be on the CPU. */
   readonly setsDefaultDevice: boolean;
+  /**
+   * Only the analysed file's module code sets it (no function, no imported module, no
+   * `set_default_tensor_type`): module code before the call still makes CPU tensors, and
+   * after it tensors on the device it names; functions, which may run at any time, do not know.
+   */
+  readonly defaultDeviceFollowsModuleCode: boolean;
 
   /** Notebook cells display their last expression's value: it is not discarded. */
   constructor(units: Unit[], readonly isNotebook = false, loader?: ModuleLoader, path?: string) {
@@ -122,6 +128,11 @@ export class Program {
     for (const cls of this.classes.values()) cls.isModule = this.subclassesModule(cls, new Set());
     for (const cls of this.classes.values()) if (cls.isModule) cls.placeless = this.isPlacelessClass(cls, new Set());
     markLightningClasses(this.classes, (n) => this.imports.qualify(n));
+    const setsDefault = /\bset_default_(device|tensor_type)\s*\(/;
+    this.defaultDeviceFollowsModuleCode = this.setsDefaultDevice
+      && !units.some((u) => /\bset_default_tensor_type\s*\(/.test(u.source))
+      && !this.units.some((u) => u.module !== 0 && setsDefault.test(u.source))
+      && !this.functions.some((f) => setsDefault.test(f.node.text));
   }
 
   /** The analysed file's imports (for `importsTorch`). */

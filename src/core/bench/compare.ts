@@ -1,6 +1,9 @@
 // Speedup over the CPU, measured in the same run: the question "how much faster is my
-// GPU than my CPU" needs both numbers from the same machine state.
-import { BenchResult, BenchRun, EngineId, RunResult, SpeedupEntry, SpeedupReport, isMeasured } from './model';
+// GPU than my CPU" (or, on a CPU-only machine, "how much do all my cores buy over one")
+// needs both numbers from the same machine state.
+import { threadsText } from './cpuThreads';
+import { BenchResult, BenchRun, BenchTarget, EngineId, RunResult, SpeedupEntry, SpeedupReport, isMeasured, mixesDtypes } from './model';
+import { significant } from './numberText';
 import { speedup } from './statistics';
 
 /**
@@ -14,18 +17,75 @@ export const BASELINE_PREFERENCE: readonly { engine: EngineId; device: string }[
   { engine: 'js', device: 'cpu' },
 ];
 
-export function chooseBaseline(results: readonly BenchResult[]): { engine: EngineId; device: string } | null {
+/** The target a result ran on: engine, device and, where set, torch's thread count. */
+export function targetOf(r: BenchTarget): BenchTarget {
+  return r.threads === undefined ? { engine: r.engine, device: r.device } : { engine: r.engine, device: r.device, threads: r.threads };
+}
+
+/** Same engine, device and thread count (both unset counts as the same). */
+export function sameTarget(a: BenchTarget, b: BenchTarget): boolean {
+  return a.engine === b.engine && a.device === b.device && a.threads === b.threads;
+}
+
+/** True for the results of the run's baseline (which have no speedup of their own). */
+export function isBaselineResult(report: SpeedupReport | null, r: BenchTarget): boolean {
+  return report !== null && sameTarget(report.baseline, r);
+}
+
+/**
+ * The baseline target: the first engine/device of BASELINE_PREFERENCE in the results; where
+ * torch ran on the CPU at several thread counts (the CPU-only default), the fewest, so that
+ * the speedups read as the thread scaling.
+ */
+export function chooseBaseline(results: readonly BenchResult[]): BenchTarget | null {
   for (const candidate of BASELINE_PREFERENCE) {
-    if (results.some((r) => r.engine === candidate.engine && r.device === candidate.device)) return { ...candidate };
+    const matching = results.filter((r) => r.engine === candidate.engine && r.device === candidate.device);
+    if (matching.length === 0) continue;
+    const fewest = matching.reduce((a, b) => ((b.threads ?? Infinity) < (a.threads ?? Infinity) ? b : a));
+    return targetOf(fewest);
   }
   return null;
+}
+
+/** An entry against the same engine on the same device at another thread count. */
+export function isThreadScaling(entry: BenchTarget, baseline: BenchTarget): boolean {
+  return entry.engine === baseline.engine && entry.device === baseline.device && entry.threads !== undefined && baseline.threads !== undefined;
+}
+
+/** 'thread-scaling' when every speedup is torch against itself at fewer threads, else 'versus-baseline'. */
+export function speedupKind(report: SpeedupReport): 'thread-scaling' | 'versus-baseline' {
+  return report.entries.length > 0 && report.entries.every((e) => isThreadScaling(e, report.baseline)) ? 'thread-scaling' : 'versus-baseline';
+}
+
+/** "torch cpu 2 threads", "torch cuda:0", "wasm cpu". */
+export function targetName(t: BenchTarget): string {
+  return `${t.engine} ${t.device}${t.threads === undefined ? '' : ` ${threadsText(t.threads)}`}`;
+}
+
+function factorText(x: number): string {
+  return `${significant(x, x >= 10 ? 3 : 2)}×`;
+}
+
+/**
+ * The speedup in words, said of the entry: "torch cpu 2 threads is 1.9× faster than 1 thread"
+ * for a thread scaling, else "torch cuda:0 is 41× faster than torch cpu 2 threads", with both
+ * dtypes named where they differ. Within 5 % either way: "about as fast as".
+ */
+export function speedupSentence(entry: SpeedupEntry, baseline: BenchTarget): string {
+  const scaling = isThreadScaling(entry, baseline);
+  const mixed = mixesDtypes(entry);
+  const subject = `${targetName(entry)}${mixed ? ` (${entry.dtype})` : ''}`;
+  const other = scaling && !mixed ? threadsText(baseline.threads as number) : `${scaling ? threadsText(baseline.threads as number) : targetName(baseline)}${mixed ? ` (${entry.baselineDtype})` : ''}`;
+  if (entry.speedup >= 0.95 && entry.speedup <= 1.05) return `${subject} is about as fast as ${other}`;
+  if (entry.speedup > 1) return `${subject} is ${factorText(entry.speedup)} faster than ${other}`;
+  return `${subject} is ${factorText(1 / entry.speedup)} slower than ${other}`;
 }
 
 /** Speedups of every non-baseline result; null when the run has no CPU baseline. */
 export function computeSpeedups(results: readonly BenchResult[]): SpeedupReport | null {
   const baseline = chooseBaseline(results);
   if (!baseline) return null;
-  const isBaseline = (r: BenchResult) => r.engine === baseline.engine && r.device === baseline.device;
+  const isBaseline = (r: BenchResult) => sameTarget(r, baseline);
   const baselineResults = results.filter(isBaseline);
   const entries: SpeedupEntry[] = [];
   for (const result of results) {
@@ -37,6 +97,7 @@ export function computeSpeedups(results: readonly BenchResult[]): SpeedupReport 
     entries.push({
       engine: result.engine,
       device: result.device,
+      ...(result.threads !== undefined ? { threads: result.threads } : {}),
       dtype: result.dtype,
       baselineDtype: reference.dtype,
       size: result.size,

@@ -1,4 +1,5 @@
 // A benchmark session as JSON (the CLI's --json and the panel's export), CSV and Markdown.
+import { isBaselineResult, sameTarget, speedupKind, speedupSentence } from './compare';
 import { isNoisy } from './diagnosis';
 import { GENERIC_NOISE_REASON } from './noiseReason';
 import { BENCH_SCHEMA_VERSION, BenchResult, BenchRun, EngineOutcome, SpeedupEntry, SpeedupReport, mixesDtypes } from './model';
@@ -8,6 +9,8 @@ import { significant } from './numberText';
 export interface BenchJsonResult {
   engine: string;
   device: string;
+  /** torch on the CPU: the thread count it ran with; null: the engine's own choice. */
+  threads: number | null;
   dtype: string;
   size: number;
   repeats: number;
@@ -46,23 +49,39 @@ export interface BenchJsonProblem {
 
 /**
  * `{"schemaVersion": 1, "results": [...], "speedup": {...} | null, "problems": [...]}`.
- * `speedup` is SpeedupReport (model.ts): `{"baseline": {"engine", "device"}, "entries":
- * [{"engine", "device", "dtype", "baselineDtype", "size", "speedup"}]}`, or null without a CPU
- * baseline; baselineDtype differs from dtype where the baseline lacks the dtype (float32 then).
- * `problems` (always present, often empty) lists engines that did not measure and why.
+ * `speedup` is SpeedupReport (model.ts) with what it measures and each entry in words:
+ * `{"kind": "thread-scaling" | "versus-baseline", "baseline": {"engine", "device", "threads"?},
+ * "entries": [{"engine", "device", "threads"?, "dtype", "baselineDtype", "size", "speedup",
+ * "text"}]}`, or null without a CPU baseline; baselineDtype differs from dtype where the
+ * baseline lacks the dtype (float32 then). `problems` (always present, often empty) lists
+ * engines that did not measure and why.
  */
 export interface BenchJson {
   schemaVersion: typeof BENCH_SCHEMA_VERSION;
   results: BenchJsonResult[];
-  speedup: SpeedupReport | null;
+  speedup: BenchJsonSpeedup | null;
   problems: BenchJsonProblem[];
+}
+
+/** "thread-scaling": torch on the CPU against itself at one thread (the CPU-only default). */
+export interface BenchJsonSpeedup extends SpeedupReport {
+  kind: 'thread-scaling' | 'versus-baseline';
+  entries: (SpeedupEntry & { text: string })[];
+}
+
+function toJsonSpeedup(report: SpeedupReport): BenchJsonSpeedup {
+  return {
+    kind: speedupKind(report),
+    baseline: { ...report.baseline },
+    entries: report.entries.map((e) => ({ ...e, text: speedupSentence(e, report.baseline) })),
+  };
 }
 
 export function toBenchJson(run: BenchRun): BenchJson {
   return {
     schemaVersion: BENCH_SCHEMA_VERSION,
     results: run.results.map(toJsonResult),
-    speedup: run.speedup ? { baseline: { ...run.speedup.baseline }, entries: run.speedup.entries.map((e) => ({ ...e })) } : null,
+    speedup: run.speedup ? toJsonSpeedup(run.speedup) : null,
     problems: run.problems.map(toJsonProblem),
   };
 }
@@ -75,6 +94,7 @@ function toJsonResult(r: BenchResult): BenchJsonResult {
   return {
     engine: r.engine,
     device: r.device,
+    threads: r.threads ?? null,
     dtype: r.dtype,
     size: r.size,
     repeats: r.repeats,
@@ -110,7 +130,7 @@ function toJsonProblem(o: EngineOutcome): BenchJsonProblem {
 
 /** The speedup entry of a result over the run's baseline, or undefined (baseline itself, no match). */
 export function speedupEntryOf(run: BenchRun, r: BenchResult): SpeedupEntry | undefined {
-  return run.speedup?.entries.find((e) => e.engine === r.engine && e.device === r.device && e.dtype === r.dtype && e.size === r.size);
+  return run.speedup?.entries.find((e) => sameTarget(e, r) && e.dtype === r.dtype && e.size === r.size);
 }
 
 /** The speedup of a result over the run's baseline, or undefined (baseline itself, no match). */
@@ -124,10 +144,10 @@ export function speedupText(entry: SpeedupEntry, format: (speedup: number) => st
 }
 
 function isBaseline(run: BenchRun, r: BenchResult): boolean {
-  return run.speedup !== null && run.speedup.baseline.engine === r.engine && run.speedup.baseline.device === r.device;
+  return isBaselineResult(run.speedup, r);
 }
 
-const CSV_COLUMNS = ['engine', 'device', 'dtype', 'size', 'repeats', 'medianSec', 'minSec', 'maxSec', 'q1Sec', 'q3Sec', 'iqrSec', 'gflops', 'maxRelError', 'speedup', 'speedupBaselineDtype', 'timesSec', 'detail'] as const;
+const CSV_COLUMNS = ['engine', 'device', 'threads', 'dtype', 'size', 'repeats', 'medianSec', 'minSec', 'maxSec', 'q1Sec', 'q3Sec', 'iqrSec', 'gflops', 'maxRelError', 'speedup', 'speedupBaselineDtype', 'timesSec', 'detail'] as const;
 
 /**
  * Characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection):
@@ -152,6 +172,7 @@ export function toCsv(run: BenchRun): string {
   const rows = run.results.map((r) => {
     const values: Record<(typeof CSV_COLUMNS)[number], string | number | null | undefined> = {
       ...r,
+      threads: r.threads,
       speedup: speedupOf(run, r),
       speedupBaselineDtype: speedupEntryOf(run, r)?.baselineDtype,
       timesSec: r.timesSec.join(' '),
@@ -178,13 +199,14 @@ export function markdownCell(text: string): string {
 
 /** A table of results (times in ms, rounded for reading) and a list of the problems. */
 export function toMarkdown(run: BenchRun): string {
-  const header = ['engine', 'device', 'dtype', 'n', 'median (ms)', 'IQR (ms)', 'min (ms)', 'max (ms)', 'GFLOP/s', 'speedup', 'max rel. error'];
-  const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i < 3 ? ' --- ' : ' ---: ')).join('|')}|`];
+  const header = ['engine', 'device', 'threads', 'dtype', 'n', 'median (ms)', 'IQR (ms)', 'min (ms)', 'max (ms)', 'GFLOP/s', 'speedup', 'max rel. error'];
+  const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i < 4 && i !== 2 ? ' --- ' : ' ---: ')).join('|')}|`];
   for (const r of run.results) {
     const s = speedupEntryOf(run, r);
     const cells = [
       r.engine,
       r.device,
+      r.threads === undefined ? '' : String(r.threads),
       r.dtype,
       String(r.size),
       significant(r.medianSec * 1e3),

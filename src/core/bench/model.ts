@@ -25,6 +25,8 @@ export interface BenchResult {
   engine: EngineId;
   /** "cpu", "cuda:0", "mps", … in PyTorch's terms. */
   device: string;
+  /** torch on the CPU: the torch.set_num_threads it ran with (absent: the engine's own choice). */
+  threads?: number;
   dtype: Dtype;
   size: number;
   /** Timed repeats (the warm-up run is not among them). */
@@ -130,13 +132,21 @@ export function isMeasured(run: RunResult): run is { status: 'ok'; result: Bench
  * The baseline's own results are not listed.
  */
 export interface SpeedupReport {
-  baseline: { engine: EngineId; device: string };
+  baseline: BenchTarget;
   entries: SpeedupEntry[];
+}
+
+/** What one series of results ran on: an engine, a device and, for torch on the CPU, a thread count. */
+export interface BenchTarget {
+  engine: EngineId;
+  device: string;
+  threads?: number;
 }
 
 export interface SpeedupEntry {
   engine: EngineId;
   device: string;
+  threads?: number;
   dtype: Dtype;
   /** The dtype of the baseline result it was divided by: `dtype`, or float32 where the baseline lacks `dtype`. */
   baselineDtype: Dtype;
@@ -177,6 +187,7 @@ export interface TransferResult {
 export interface BenchProgress {
   engine: EngineId;
   device: string;
+  threads?: number;
   dtype: Dtype;
   size: number;
   phase: 'preparing' | 'warmup' | 'timing' | 'checking';

@@ -13,6 +13,12 @@ export const DEFAULT_REPEATS = 10;
 export const DEFAULT_SIZE = 1024;
 /** Entries of the product compared with the float64 reference (correctness.ts). */
 export const DEFAULT_SAMPLES = 64;
+/**
+ * The pure-JavaScript engine's largest size in "everything": at its ~0.5 GFLOP/s a 2048
+ * product takes about 35 s a repeat, minutes per size for a number nobody compares with
+ * anything (it exists to check correctness). Named alone (--engine js) it still runs.
+ */
+export const JS_EVERYTHING_MAX_SIZE = 1024;
 
 /** What an engine can do, so that a request it cannot serve is refused up front. */
 export interface EngineCapabilities {
@@ -36,6 +42,8 @@ export interface BenchRequest {
   availableDevices?: readonly string[];
   /** Seed of the input matrices and of the sampled entries. */
   seed?: number;
+  /** torch on the CPU only: torch.set_num_threads for the run; absent: torch's own choice. */
+  threads?: number;
 }
 
 /** A validated request, ready for an engine's run(). */
@@ -52,6 +60,8 @@ export interface BenchPlan {
   freeBytes: number | null;
   seed: number;
   samples: number;
+  /** torch on the CPU: the thread count it runs with (BenchRequest.threads). */
+  threads?: number;
 }
 
 /**
@@ -86,6 +96,7 @@ export function planBenchmark(request: BenchRequest, capabilities: EngineCapabil
     freeBytes: request.freeBytes ?? null,
     seed: request.seed ?? 1,
     samples: DEFAULT_SAMPLES,
+    ...(request.threads !== undefined ? { threads: request.threads } : {}),
   };
   const refusal = capabilityRefusal(plan, capabilities, request.availableDevices);
   if (refusal) return { kind: 'outcome', outcome: refusal };
@@ -109,7 +120,25 @@ function invalidReason(request: BenchRequest): string | null {
     return `Unknown device "${request.device}": use cpu, cuda, cuda:N or mps.`;
   }
   if (request.freeBytes != null && !(request.freeBytes >= 0)) return `Free memory must be a number of bytes, not ${request.freeBytes}.`;
+  if (request.threads !== undefined) {
+    if (!Number.isInteger(request.threads) || request.threads < 1) return `A thread count must be a whole number from 1, not ${request.threads}.`;
+    if (request.engine !== 'torch' || request.device !== 'cpu') return `Only torch on the CPU takes a thread count, not ${request.engine} on ${request.device}.`;
+  }
   return null;
+}
+
+/**
+ * js above JS_EVERYTHING_MAX_SIZE in an "everything" run: skipped before it runs, with the
+ * reason, so the run neither stalls on it nor drops the size without a word.
+ */
+export function jsEverythingRefusal(plan: Pick<BenchPlan, 'engine' | 'device' | 'dtype' | 'size'>): EngineOutcome | null {
+  if (plan.engine !== 'js' || plan.size <= JS_EVERYTHING_MAX_SIZE) return null;
+  return {
+    status: 'refused',
+    ...runOf(plan),
+    message: `js skipped above n = ${JS_EVERYTHING_MAX_SIZE}: too slow to be worth measuring.`,
+    remedy: `Run it alone to measure it anyway: device-doctor bench --engine js --device cpu --size ${plan.size}.`,
+  };
 }
 
 function capabilityRefusal(plan: BenchPlan, caps: EngineCapabilities, available?: readonly string[]): EngineOutcome | null {

@@ -7,7 +7,7 @@ import type { BenchResult, RunResult } from './model';
 import { gflops, summarizeTimes } from './statistics';
 
 export interface MeasuredTimes {
-  plan: Pick<BenchPlan, 'engine' | 'device' | 'dtype' | 'size'>;
+  plan: Pick<BenchPlan, 'engine' | 'device' | 'dtype' | 'size' | 'threads'>;
   timesSec: readonly number[];
   maxRelError: number;
   checkedEntries: number;
@@ -20,6 +20,7 @@ export function makeBenchResult(measured: MeasuredTimes): BenchResult {
   return {
     engine: plan.engine,
     device: plan.device,
+    ...(plan.threads !== undefined ? { threads: plan.threads } : {}),
     dtype: plan.dtype,
     size: plan.size,
     repeats: measured.timesSec.length,

@@ -1,7 +1,9 @@
 // Numbers and sentences of a benchmark result for people: GFLOP/s, milliseconds, speedups, and
 // the headline "cuda:0 is 143× faster than torch cpu". Shared by the results panel, its history
 // and the command's messages. No vscode import.
-import { mixesDtypes, type BenchResult, type BenchRun, type Dtype, type EngineId, type SpeedupEntry } from '../../core/bench/model';
+import { mixesDtypes, type BenchResult, type BenchRun, type BenchTarget, type Dtype, type EngineId, type SpeedupEntry } from '../../core/bench/model';
+import { isThreadScaling, speedupSentence as coreSpeedupSentence } from '../../core/bench/compare';
+import { threadsText } from '../../core/bench/cpuThreads';
 import { significant } from '../../core/bench/numberText';
 
 /** "12.3", "456", "12,345": three significant digits below 1000, whole numbers above. */
@@ -29,15 +31,15 @@ export function formatRelError(value: number): string {
   return Number.isFinite(value) ? value.toExponential(1) : '—';
 }
 
-/** "cuda:0" for PyTorch on an accelerator (what users call it), else "wasm cpu", "torch cpu". */
-export function targetLabel(engine: EngineId, device: string, dtype?: Dtype): string {
-  const name = engine === 'torch' && device !== 'cpu' ? device : `${engine} ${device}`;
+/** "cuda:0" for PyTorch on an accelerator (what users call it), else "wasm cpu", "torch cpu", "torch cpu 2 threads". */
+export function targetLabel(engine: EngineId, device: string, dtype?: Dtype, threads?: number): string {
+  const name = engine === 'torch' && device !== 'cpu' ? device : `${engine} ${device}${threads === undefined ? '' : ` ${threadsText(threads)}`}`;
   return dtype && dtype !== 'float32' ? `${name} (${dtype})` : name;
 }
 
-/** A series of a chart: one engine on one device in one dtype. */
-export function seriesLabel(r: Pick<BenchResult, 'engine' | 'device' | 'dtype'>): string {
-  return `${r.engine} ${r.device}${r.dtype === 'float32' ? '' : ` ${r.dtype}`}`;
+/** A series of a chart: one engine on one device (torch on the CPU: at one thread count) in one dtype. */
+export function seriesLabel(r: Pick<BenchResult, 'engine' | 'device' | 'dtype' | 'threads'>): string {
+  return `${r.engine} ${r.device}${r.threads === undefined ? '' : ` ${threadsText(r.threads)}`}${r.dtype === 'float32' ? '' : ` ${r.dtype}`}`;
 }
 
 export interface BestResult {
@@ -84,10 +86,12 @@ export function speedupHeadline(run: Pick<BenchRun, 'speedup' | 'results'>): Spe
   const size = summarySize(run)!;
   const atSize = report.entries.filter((e) => e.size === size);
   const entry = atSize.reduce((a, b) => (b.speedup > a.speedup ? b : a));
+  const dtypes = mixesDtypes(entry) ? `${entry.dtype} against ${entry.baselineDtype}` : entry.dtype;
+  // The CPU-only default: said as the thread scaling it is ("torch cpu 2 threads is 1.9× faster than 1 thread").
+  if (isThreadScaling(entry, report.baseline)) return { text: coreSpeedupSentence(entry, report.baseline), context: `n = ${entry.size}, ${dtypes}`, entry };
   const { subject, baseline } = speedupLabels(entry, report.baseline);
   // Said of the faster side: on a CPU-only machine the baseline (wasm) often beats the rest (js).
   const text = entry.speedup < 0.95 ? `${baseline} is ${formatSpeedup(1 / entry.speedup)} faster than ${subject}` : speedupSentence(entry, report.baseline);
-  const dtypes = mixesDtypes(entry) ? `${entry.dtype} against ${entry.baselineDtype}` : entry.dtype;
   return { text, context: `n = ${entry.size}, ${dtypes}`, entry };
 }
 
@@ -96,14 +100,14 @@ export function speedupHeadline(run: Pick<BenchRun, 'speedup' | 'results'>): Spe
  * when they differ ("cuda:0 (float16)" and "torch cpu (float32)"), so a float16 figure is
  * not read as if the CPU had run float16 too.
  */
-export function speedupLabels(entry: SpeedupEntry, baseline: { engine: EngineId; device: string }): { subject: string; baseline: string } {
-  if (!mixesDtypes(entry)) return { subject: targetLabel(entry.engine, entry.device, entry.dtype), baseline: targetLabel(baseline.engine, baseline.device, entry.dtype === 'float32' ? undefined : entry.dtype) };
-  const name = (engine: EngineId, device: string) => (engine === 'torch' && device !== 'cpu' ? device : `${engine} ${device}`);
-  return { subject: `${name(entry.engine, entry.device)} (${entry.dtype})`, baseline: `${name(baseline.engine, baseline.device)} (${entry.baselineDtype})` };
+export function speedupLabels(entry: SpeedupEntry, baseline: BenchTarget): { subject: string; baseline: string } {
+  if (!mixesDtypes(entry)) return { subject: targetLabel(entry.engine, entry.device, entry.dtype, entry.threads), baseline: targetLabel(baseline.engine, baseline.device, entry.dtype === 'float32' ? undefined : entry.dtype, baseline.threads) };
+  return { subject: `${targetLabel(entry.engine, entry.device, undefined, entry.threads)} (${entry.dtype})`, baseline: `${targetLabel(baseline.engine, baseline.device, undefined, baseline.threads)} (${entry.baselineDtype})` };
 }
 
-/** "… is 3.1× faster than …", "… is 2.0× slower than …", "… is about as fast as …". */
-export function speedupSentence(entry: SpeedupEntry, baselineTarget: { engine: EngineId; device: string }): string {
+/** "… is 3.1× faster than …", "… is 2.0× slower than …", "… is about as fast as …"; a thread scaling as the core says it. */
+export function speedupSentence(entry: SpeedupEntry, baselineTarget: BenchTarget): string {
+  if (isThreadScaling(entry, baselineTarget)) return coreSpeedupSentence(entry, baselineTarget);
   const { subject, baseline: baselineLabel } = speedupLabels(entry, baselineTarget);
   if (entry.speedup >= 0.95 && entry.speedup <= 1.05) return `${subject} is about as fast as ${baselineLabel}`;
   if (entry.speedup > 1) return `${subject} is ${formatSpeedup(entry.speedup)} faster than ${baselineLabel}`;

@@ -5,9 +5,11 @@
 // (peaks.ts) goes ahead; any other is decided by quick products on the engine
 // (calibrate.ts), or, when they measure nothing, by this CPU's peak. A sweep is
 // time-checked at the peak only: it measures itself and stops at what fits (runner.ts).
-// Impossible requests stop here with the core's message, before the run.
+// In "everything", js above n = 1024 is skipped with the reason (plan.ts). Impossible
+// requests stop here with the core's message, before the run.
 import * as os from 'os';
-import { DEFAULT_REPEATS, DEFAULT_SAMPLES, DEFAULT_SIZE, checkHostMemory, planBenchmark, type BenchPlan, type EngineCapabilities } from '../../core/bench/plan';
+import { DEFAULT_REPEATS, DEFAULT_SAMPLES, DEFAULT_SIZE, checkHostMemory, jsEverythingRefusal, planBenchmark, type BenchPlan, type EngineCapabilities } from '../../core/bench/plan';
+import { allThreads, type CpuThreadFacts } from '../../core/bench/cpuThreads';
 import { cpuFloor, cpuPeak, type CpuFacts } from '../../core/bench/peaks';
 import { DEFAULT_SWEEP_BUDGET_SEC, SWEEP_SIZES } from '../../core/bench/sweep';
 import { DEFAULT_RUN_BUDGET_SEC, checkTime, estimateRunSeconds, type RateEstimate } from '../../core/bench/timeBudget';
@@ -17,16 +19,18 @@ import type { DeviceReport } from '../../core/devices/report';
 import type { BenchParams } from '../../protocol/worker';
 import type { Engine } from '../engines/engine';
 import { measureRate, rateAt } from './calibrate';
+import { cpuPeakFacts } from './peakFacts';
 import { freeBytesOn } from './reportFacts';
 import { chooseTargets, type BenchTarget } from './targets';
 
 /** Added to a job's time limit: starting the engine (importing torch takes seconds, up to a minute or two on a cold disk). */
 export const JOB_START_GRACE_SEC = 120;
 
-/** One engine on one device: its plans, dtype by dtype, sizes ascending. */
+/** One engine on one device (torch on the CPU: at one thread count): its plans, dtype by dtype, sizes ascending. */
 export interface BenchJob {
   engine: Engine;
   device: string;
+  threads?: number;
   plans: BenchPlan[];
 }
 
@@ -98,7 +102,7 @@ async function timeRefusal(engine: Engine, plan: BenchPlan, check: TimeCheck): P
   const atPeak = checkTime(plan, { ...cpuPeak(plan.engine, plan.dtype, check.cpu), kind: 'peak' }, check.budgetSec);
   if (check.sweep) return atPeak;
   if (!atPeak && estimateRunSeconds(plan, cpuFloor(plan.engine, plan.dtype).gflops) <= check.budgetSec) return null;
-  const key = `${plan.engine}|${plan.dtype}`;
+  const key = `${plan.engine}|${plan.dtype}|${plan.threads ?? ''}`;
   let rate = check.rates.get(key);
   if (!rate) {
     rate = measureRate({ engine, device: plan.device, dtype: plan.dtype, upTo: plan.size, freeBytes: plan.freeBytes }, check.signal);
@@ -117,7 +121,7 @@ function hostAware(outcome: EngineOutcome, freeBytes: number | null): EngineOutc
 
 /** Plans of one target; an explicit target that cannot run at its first size makes the request invalid. */
 async function planTarget(target: BenchTarget, params: BenchParams, report: DeviceReport, sizes: readonly number[], dtypes: readonly Dtype[], check: TimeCheck): Promise<{ plans: BenchPlan[]; problems: EngineOutcome[] } | string> {
-  const { engine, device, explicit } = target;
+  const { engine, device, explicit, threads } = target;
   const availability = await engine.availability();
   if (availability !== 'ok') return explicit ? explain(availability) : { plans: [], problems: [{ ...availability, device }] };
   const usable = explicit ? dtypes : dtypes.filter((d) => engine.capabilities.dtypes.includes(d));
@@ -128,9 +132,10 @@ async function planTarget(target: BenchTarget, params: BenchParams, report: Devi
   const problems: EngineOutcome[] = [];
   for (const dtype of usable) {
     for (const [index, size] of sizes.entries()) {
-      const planned = planBenchmark({ engine: engine.id, device, size, dtype, repeats: params.repeats, freeBytes, availableDevices }, engine.capabilities);
+      const planned = planBenchmark({ engine: engine.id, device, size, dtype, repeats: params.repeats, freeBytes, availableDevices, threads }, engine.capabilities);
       if (planned.kind === 'invalid') return planned.message;
-      const refusal = planned.kind === 'plan' ? (checkHostMemory(planned.plan) ?? (await timeRefusal(engine, planned.plan, check))) : hostAware(planned.outcome, freeBytes);
+      const capped = target.everything ? jsEverythingRefusal(planned.kind === 'plan' ? planned.plan : { engine: engine.id, device, dtype, size }) : null;
+      const refusal = capped ?? (planned.kind === 'plan' ? (checkHostMemory(planned.plan) ?? (await timeRefusal(engine, planned.plan, check))) : hostAware(planned.outcome, freeBytes));
       if (refusal === null) {
         if (planned.kind === 'plan') plans.push(planned.plan);
         continue;
@@ -143,14 +148,23 @@ async function planTarget(target: BenchTarget, params: BenchParams, report: Devi
   return { plans, problems };
 }
 
-/** The request checked and planned, or the reason it is impossible. */
-export async function prepareBench(params: BenchParams, report: DeviceReport, engines: readonly Engine[], signal?: AbortSignal): Promise<Preparation> {
+/** The CPUs this process may use and the machine's physical cores (for "all threads"). */
+export async function cpuThreadFacts(report: DeviceReport): Promise<CpuThreadFacts> {
+  const availableCpus = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  return { availableCpus, physicalCores: (await cpuPeakFacts(report)).physicalCores };
+}
+
+/**
+ * The request checked and planned, or the reason it is impossible. `threads`: what "all
+ * threads" is for torch on the CPU (default: from this machine, cpuThreadFacts).
+ */
+export async function prepareBench(params: BenchParams, report: DeviceReport, engines: readonly Engine[], signal?: AbortSignal, threads?: CpuThreadFacts): Promise<Preparation> {
   const sweep = params.sweep === true;
   const sizes = sweep ? SWEEP_SIZES : [params.size ?? DEFAULT_SIZE];
   const dtypes = params.dtypes ?? ['float32'];
   const shape = requestShapeProblem({ ...params, repeats: params.repeats ?? DEFAULT_REPEATS }, sizes, dtypes);
   if (shape) return { kind: 'invalid', message: shape };
-  const choice = await chooseTargets(params, report, engines);
+  const choice = await chooseTargets(params, report, engines, allThreads(threads ?? (await cpuThreadFacts(report))));
   if (choice.kind === 'invalid') return choice;
   const jobs: BenchJob[] = [];
   const problems = [...choice.problems];
@@ -159,7 +173,7 @@ export async function prepareBench(params: BenchParams, report: DeviceReport, en
     const planned = await planTarget(target, params, report, sizes, dtypes as Dtype[], check);
     if (typeof planned === 'string') return { kind: 'invalid', message: planned };
     problems.push(...planned.problems);
-    if (planned.plans.length > 0) jobs.push({ engine: target.engine, device: target.device, plans: planned.plans });
+    if (planned.plans.length > 0) jobs.push({ engine: target.engine, device: target.device, ...(target.threads !== undefined ? { threads: target.threads } : {}), plans: planned.plans });
   }
   return {
     kind: 'ready',

@@ -39,7 +39,7 @@ class StepCounter {
   }
 
   step(p: BenchProgress): number {
-    this.seen.add(`${p.engine}|${p.device}|${p.dtype}|${p.size}`);
+    this.seen.add(`${p.engine}|${p.device}|${p.threads ?? ''}|${p.dtype}|${p.size}`);
     return this.seen.size;
   }
 }

@@ -2,10 +2,16 @@
 // "selected device vs CPU", "everything available", or one named engine/device. A target
 // the user named explicitly that cannot run makes the request impossible (rejected at
 // once, like a bad size); one picked for them that cannot run is a problem to report.
+//
+// The default answers what a PyTorch user asks: with an accelerator, torch on it against
+// torch on the CPU; without one, torch on all the CPU's threads against torch on one (the
+// thread scaling, beside the % of peak). Other engines (wasm, js, native TensorFlow.js)
+// run only when named or in "everything".
 import type { BenchCompare, BenchParams } from '../../protocol/worker';
 import type { DeviceReport } from '../../core/devices/report';
 import type { EngineId, EngineOutcome } from '../../core/bench/model';
 import type { Engine } from '../engines/engine';
+import { threadsText } from '../../core/bench/cpuThreads';
 import { canonicalDevice } from './reportFacts';
 
 export interface BenchTarget {
@@ -13,6 +19,10 @@ export interface BenchTarget {
   device: string;
   /** Named by the user (single, or --engine/--device): if it cannot run, the request is impossible. */
   explicit: boolean;
+  /** torch on the CPU: torch.set_num_threads for the run; absent: torch's own choice (single). */
+  threads?: number;
+  /** In "everything" without being named: js is then capped at n = 1024 (plans.ts). */
+  everything?: boolean;
 }
 
 export type TargetChoice =
@@ -43,34 +53,60 @@ async function cpuPartner(engines: readonly Engine[], except: EngineId): Promise
   return null;
 }
 
-async function versusCpu(params: BenchParams, report: DeviceReport, engines: readonly Engine[]): Promise<TargetChoice> {
+/** An engine on the CPU; torch with all threads, since a baseline on one of several cores would flatter every accelerator. */
+function onCpu(engine: Engine, allThreads: number, explicit: boolean): BenchTarget {
+  return engine.id === 'torch' ? { engine, device: 'cpu', explicit, threads: allThreads } : { engine, device: 'cpu', explicit };
+}
+
+function cpuWords(target: BenchTarget): string {
+  return target.threads === undefined ? `${target.engine.id} on the CPU` : `${target.engine.id} on the CPU (${threadsText(target.threads)})`;
+}
+
+async function versusCpu(params: BenchParams, report: DeviceReport, engines: readonly Engine[], allThreads: number): Promise<TargetChoice> {
   const device = canonicalDevice(params.device ?? report.selected.device);
+  const torch = engineById(engines, 'torch');
+  const torchAvailability = await torch.availability();
   // Only torch (and tfjs-node-gpu, when asked for) runs on an accelerator.
-  const torchFirst = device !== 'cpu' || (await isAvailable(engineById(engines, 'torch')));
-  const engine = engineById(engines, params.engine ?? (torchFirst ? 'torch' : 'wasm'));
+  const torchFirst = device !== 'cpu' || torchAvailability === 'ok';
+  const engine = params.engine !== undefined ? engineById(engines, params.engine) : torchFirst ? torch : engineById(engines, 'wasm');
   const explicit = params.engine !== undefined || params.device !== undefined;
-  const targets: BenchTarget[] = [{ engine, device, explicit }];
   if (device !== 'cpu') {
+    const targets: BenchTarget[] = [{ engine, device, explicit }];
     const sameEngineOnCpu = (await engine.devices()).includes('cpu');
     const baseline = sameEngineOnCpu ? engine : await cpuPartner(engines, engine.id);
-    if (baseline) targets.push({ engine: baseline, device: 'cpu', explicit: false });
-    return { kind: 'targets', targets, problems: [], description: describePair(targets) };
+    if (baseline) targets.push(onCpu(baseline, allThreads, false));
+    const description = baseline ? `${engine.id} on ${device} compared with ${cpuWords(targets[1])}` : `${engine.id} on ${device} (no CPU engine to compare with)`;
+    return { kind: 'targets', targets, problems: [], description };
   }
+  if (engine.id === 'torch') return threadScaling(engine, allThreads, explicit);
+  if (params.engine === undefined) {
+    // No usable PyTorch: the bundled wasm engine alone, and torch's problem says what to install.
+    const problems = torchAvailability === 'ok' ? [] : [torchAvailability];
+    return { kind: 'targets', targets: [{ engine, device, explicit }], problems, description: `No accelerator selected and no usable PyTorch: ${engine.id} on the CPU alone` };
+  }
+  // Another engine named on the CPU: beside torch with all threads, what PyTorch would get here.
   const partner = await cpuPartner(engines, engine.id);
-  if (partner) targets.push({ engine: partner, device: 'cpu', explicit: false });
-  const description = partner
-    ? `No accelerator selected: ${engine.id} on the CPU compared with ${partner.id} on the CPU`
-    : `No accelerator selected: ${engine.id} on the CPU only (no PyTorch or native TensorFlow here to compare it with)`;
+  const targets: BenchTarget[] = [{ engine, device, explicit }, ...(partner ? [onCpu(partner, allThreads, false)] : [])];
+  const description = partner ? `${engine.id} on the CPU compared with ${cpuWords(targets[1])}` : `${engine.id} on the CPU only (no PyTorch or native TensorFlow here to compare it with)`;
   return { kind: 'targets', targets, problems: [], description };
 }
 
-function describePair(targets: readonly BenchTarget[]): string {
-  const [main, baseline] = targets;
-  return baseline ? `${main.engine.id} on ${main.device} compared with ${baseline.engine.id} on the CPU` : `${main.engine.id} on ${main.device} (no CPU engine to compare with)`;
+/** torch on the CPU with all threads against one thread; one target when one core is all there is. */
+function threadScaling(torch: Engine, allThreads: number, explicit: boolean): TargetChoice {
+  if (allThreads <= 1) {
+    const targets: BenchTarget[] = [{ engine: torch, device: 'cpu', explicit, threads: 1 }];
+    return { kind: 'targets', targets, problems: [], description: 'No accelerator selected: torch on the CPU, 1 thread (this process may use one core only, so there is no thread scaling to measure)' };
+  }
+  const targets: BenchTarget[] = [
+    { engine: torch, device: 'cpu', explicit, threads: allThreads },
+    { engine: torch, device: 'cpu', explicit: false, threads: 1 },
+  ];
+  return { kind: 'targets', targets, problems: [], description: `No accelerator selected: torch on the CPU with all ${allThreads} threads (the physical cores this process may use) compared with 1 thread` };
 }
 
-async function everything(params: BenchParams, engines: readonly Engine[]): Promise<TargetChoice> {
-  const wanted = params.engine && params.engine !== 'all' ? [engineById(engines, params.engine)] : engines;
+async function everything(params: BenchParams, engines: readonly Engine[], allThreads: number): Promise<TargetChoice> {
+  const named = params.engine !== undefined && params.engine !== 'all';
+  const wanted = named ? [engineById(engines, params.engine as string)] : engines;
   const device = params.device === undefined ? undefined : canonicalDevice(params.device);
   const targets: BenchTarget[] = [];
   const problems: EngineOutcome[] = [];
@@ -80,7 +116,11 @@ async function everything(params: BenchParams, engines: readonly Engine[]): Prom
       problems.push(availability);
       continue;
     }
-    for (const d of await engine.devices()) if (device === undefined || d === device) targets.push({ engine, device: d, explicit: false });
+    for (const d of await engine.devices()) {
+      if (device !== undefined && d !== device) continue;
+      const target: BenchTarget = d === 'cpu' ? onCpu(engine, allThreads, false) : { engine, device: d, explicit: false };
+      targets.push(named ? target : { ...target, everything: true });
+    }
   }
   if (targets.length === 0 && device !== undefined) {
     return { kind: 'invalid', message: `No available engine has device ${device}; run device-doctor detect to see this machine's devices.` };
@@ -98,13 +138,16 @@ function single(params: BenchParams, engines: readonly Engine[]): TargetChoice {
   return { kind: 'targets', targets: [{ engine, device, explicit: true }], problems: [], description: `${engine.id} on ${device}` };
 }
 
-/** The targets of a request, or why it is impossible. */
-export async function chooseTargets(params: BenchParams, report: DeviceReport, engines: readonly Engine[]): Promise<TargetChoice> {
+/**
+ * The targets of a request, or why it is impossible. `allThreads`: what "all threads" is for
+ * torch on the CPU here (core/bench/cpuThreads.ts: the physical cores this process may use).
+ */
+export async function chooseTargets(params: BenchParams, report: DeviceReport, engines: readonly Engine[], allThreads: number): Promise<TargetChoice> {
   const compare: BenchCompare = params.compare;
   try {
     if (compare === 'single') return single(params, engines);
-    if (compare === 'all' || params.engine === 'all') return await everything(params, engines);
-    if (compare === 'versus-cpu') return await versusCpu(params, report, engines);
+    if (compare === 'all' || params.engine === 'all') return await everything(params, engines, allThreads);
+    if (compare === 'versus-cpu') return await versusCpu(params, report, engines, allThreads);
     return { kind: 'invalid', message: `Unknown comparison "${String(compare)}": use versus-cpu, all or single.` };
   } catch (error) {
     if (error instanceof InvalidBenchRequest) return { kind: 'invalid', message: error.message };

@@ -5,6 +5,7 @@
 // a <desc> for screen readers.
 import type { BenchResult, BenchRun } from '../../../core/bench/model';
 import { formatGflops, seriesLabel, summarySize } from '../benchFormat';
+import { isBaselineResult } from '../../../core/bench/compare';
 import { escapeHtml } from '../../shared/html';
 import { percentText } from '../../../core/bench/numberText';
 
@@ -24,7 +25,7 @@ export function seriesOf(run: Pick<BenchRun, 'results' | 'speedup'>): Series[] {
     const label = seriesLabel(r);
     let series = byLabel.get(label);
     if (!series) {
-      const baseline = run.speedup?.baseline.engine === r.engine && run.speedup.baseline.device === r.device && r.dtype === 'float32';
+      const baseline = isBaselineResult(run.speedup, r) && r.dtype === 'float32';
       series = { label, points: [], baseline };
       byLabel.set(label, series);
     }

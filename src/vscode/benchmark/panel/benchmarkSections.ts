@@ -6,6 +6,8 @@ import { formatBytes } from '../../../core/bench/plan';
 import { isNoisy } from '../../../core/bench/diagnosis';
 import { GENERIC_NOISE_REASON } from '../../../core/bench/noiseReason';
 import { speedupEntryOf, speedupText } from '../../../core/bench/export';
+import { isBaselineResult } from '../../../core/bench/compare';
+import { threadsText } from '../../../core/bench/cpuThreads';
 import type { BenchRunResponse, TransferResult } from '../../../protocol/worker';
 import { formatGflops, formatMs, formatRelError, formatSpeedup, targetLabel } from '../benchFormat';
 import type { BenchHistoryEntry } from '../benchHistory';
@@ -30,11 +32,11 @@ function cell(value: unknown, className?: string): string {
 const RUN_HEADERS = ['engine', 'device', 'dtype', 'n', 'median (ms)', 'GFLOP/s', '% of peak', 'min / max (ms)', 'IQR (ms)', 'speedup', 'max rel. error', 'detail'];
 
 export function runsTable(run: BenchRunResponse): string {
-  const isBaseline = (r: BenchResult) => run.speedup?.baseline.engine === r.engine && run.speedup.baseline.device === r.device;
+  const isBaseline = (r: BenchResult) => isBaselineResult(run.speedup, r);
   const rows = run.results.map((r) => {
     const s = speedupEntryOf(run, r);
     return [
-      cell(r.engine), cell(r.device), cell(r.dtype), cell(r.size, 'num'),
+      cell(r.engine), cell(r.threads === undefined ? r.device : `${r.device} · ${threadsText(r.threads)}`), cell(r.dtype), cell(r.size, 'num'),
       cell(formatMs(r.medianSec), 'num'), cell(formatGflops(r.gflops), 'num strong'),
       percentCell(r),
       cell(`${formatMs(r.minSec)} / ${formatMs(r.maxSec)}`, 'num'),

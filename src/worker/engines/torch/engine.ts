@@ -139,13 +139,14 @@ export class TorchEngine implements Engine {
       warmup: first.warmups,
       seed: first.seed,
       samples: first.samples,
+      threads: first.threads ?? null,
       budgetSec: batch.budgetSec ?? null,
       transfer: batch.transfer === true,
       // Test hook: the product never leaves Python, so a corruptProduct callback cannot be
       // called; its presence asks bench.py to corrupt entry [0, 0] before the check.
       corrupt: options.corruptProduct !== undefined,
     };
-    options.onProgress?.({ engine: 'torch', device: first.device, dtype: first.dtype, size: first.size, phase: 'preparing', done: 0, repeats: first.repeats });
+    options.onProgress?.({ engine: 'torch', device: first.device, ...threadsOf(first), dtype: first.dtype, size: first.size, phase: 'preparing', done: 0, repeats: first.repeats });
     const { host } = this.options;
     const served = host && host.python === this.options.python ? host.claim(args, onLine, options.signal) : null;
     if (served) return served;
@@ -192,12 +193,17 @@ function notInstalled(message: string, python: string | null): EngineOutcome {
   };
 }
 
-/** One bench.py process runs one device with one set of repeats, warm-ups, seed and samples. */
+/** For progress and results: a plan's thread count, when it set one. */
+export function threadsOf(plan: Pick<BenchPlan, 'threads'>): { threads?: number } {
+  return plan.threads === undefined ? {} : { threads: plan.threads };
+}
+
+/** One bench.py process runs one device with one set of repeats, warm-ups, seed, samples and threads. */
 function checkSameProcess(plans: readonly BenchPlan[]): void {
   const first = plans[0];
   for (const plan of plans) {
-    if (plan.device !== first.device || plan.repeats !== first.repeats || plan.warmups !== first.warmups || plan.seed !== first.seed || plan.samples !== first.samples) {
-      throw new TypeError('A torch batch must share device, repeats, warm-ups, seed and samples.');
+    if (plan.device !== first.device || plan.repeats !== first.repeats || plan.warmups !== first.warmups || plan.seed !== first.seed || plan.samples !== first.samples || plan.threads !== first.threads) {
+      throw new TypeError('A torch batch must share device, repeats, warm-ups, seed, samples and threads.');
     }
   }
 }

@@ -41,7 +41,7 @@ export class TorchSession {
     switch (line.type) {
       case 'progress': {
         const plan = this.byKey.get(jobKey(line.dtype, line.size));
-        if (plan) this.onProgress?.({ engine: 'torch', device: plan.device, dtype: plan.dtype, size: plan.size, phase: line.phase, done: line.done, repeats: line.repeats, lastSec: line.lastSec });
+        if (plan) this.onProgress?.({ engine: 'torch', device: plan.device, ...(plan.threads === undefined ? {} : { threads: plan.threads }), dtype: plan.dtype, size: plan.size, phase: line.phase, done: line.done, repeats: line.repeats, lastSec: line.lastSec });
         break;
       }
       case 'result':
