@@ -40,10 +40,11 @@ describe('bench export: JSON (device-doctor bench --json)', () => {
   it('speedup: the baseline and one entry per other result', () => {
     const json = toBenchJson(sampleRun());
     assert.deepStrictEqual(json.speedup, {
+      kind: 'versus-baseline',
       baseline: { engine: 'torch', device: 'cpu' },
-      entries: [{ engine: 'torch', device: 'cuda:0', dtype: 'float32', baselineDtype: 'float32', size: 1024, speedup: 50 }],
+      entries: [{ engine: 'torch', device: 'cuda:0', dtype: 'float32', baselineDtype: 'float32', size: 1024, speedup: 50, text: 'torch cuda:0 is 50× faster than torch cpu' }],
     });
-    assert.deepStrictEqual(Object.keys(json.speedup!.entries[0]), ['engine', 'device', 'dtype', 'baselineDtype', 'size', 'speedup']);
+    assert.deepStrictEqual(Object.keys(json.speedup!.entries[0]), ['engine', 'device', 'dtype', 'baselineDtype', 'size', 'speedup', 'text']);
   });
 
   it('speedup is null (not missing) without a CPU baseline', () => {
@@ -127,7 +128,7 @@ describe('bench export: CSV', () => {
     run.results[1].device = '+cpu';
     const rows = toCsv(run).split('\r\n');
     assert.ok(rows[1].endsWith(`,"'=cmd|' /C calc'!A0"`) || rows[1].endsWith(`,'=cmd|' /C calc'!A0`), rows[1]);
-    assert.ok(rows[2].startsWith("wasm,'+cpu,float32,1024,1,0.2,"), rows[2]);
+    assert.ok(rows[2].startsWith("wasm,'+cpu,,float32,1024,1,0.2,"), rows[2]);
     assert.ok(rows[2].endsWith(",'@evil"), rows[2]);
   });
 

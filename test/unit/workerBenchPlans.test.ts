@@ -134,7 +134,7 @@ describe('worker: benchmark targets and plans', () => {
   it('takes --device and --engine as explicit: a device nobody has, or an engine that cannot run, is an impossible request', async () => {
     assert.match(await invalid({ device: 'cuda:0' }, report('cpu'), engines({ torch: false }).all), /^torch is not installed\. Install torch\.$/);
     assert.match(await invalid({ device: 'cuda:3' }, report('cuda:0'), engines({ gpu: true }).all), /^The torch engine has no device cuda:3; it has cpu, cuda:0\./);
-    assert.deepStrictEqual(targets(await ready({ device: 'cuda' }, report('cpu'), engines({ gpu: true }).all)), ['torch cuda:0', 'torch cpu']);
+    assert.deepStrictEqual(targets(await ready({ device: 'cuda' }, report('cpu'), engines({ gpu: true }).all)), ['torch cuda:0', 'torch cpu ×2']);
     assert.match(await invalid({ compare: 'single', engine: 'wasm', device: 'cpu', dtypes: ['float16'] }, report('cpu'), engines().all), /^The wasm engine does not support float16/);
     assert.match(await invalid({ compare: 'single', engine: 'nope', device: 'cpu' }, report('cpu'), engines().all), /^Unknown engine "nope"/);
   });
@@ -142,7 +142,7 @@ describe('worker: benchmark targets and plans', () => {
   it('compares everything available: unavailable engines are problems, dtypes an engine lacks are skipped', async () => {
     const e = engines({ gpu: true });
     const bench = await ready({ compare: 'all', dtypes: ['float32', 'bfloat16'] }, report('cuda:0'), e.all);
-    assert.deepStrictEqual(targets(bench), ['torch cpu', 'torch cuda:0', 'wasm cpu', 'js cpu']);
+    assert.deepStrictEqual(targets(bench), ['torch cpu ×2', 'torch cuda:0', 'wasm cpu', 'js cpu']);
     assert.deepStrictEqual(bench.jobs[0].plans.map((p) => p.dtype), ['float32', 'bfloat16']);
     assert.deepStrictEqual(bench.jobs[2].plans.map((p) => p.dtype), ['float32']);
     assert.deepStrictEqual(bench.problems.map((p) => `${p.engine} ${p.status}`), ['tfjs-node-gpu not-installed']);
@@ -186,7 +186,7 @@ describe('worker: benchmark targets and plans', () => {
     assert.match(await invalid({ compare: 'single', engine: 'torch', device: 'cuda:0', size: 8192 }, small, engines({ gpu: true }).all), /^Refused: n = 8192 float32 needs 768\.0 MiB .*, 200\.0 MiB free on cuda:0\. Choose a size up to 4180/);
     // Not named by the user: reported, and the rest still runs.
     const picked = await ready({ size: 8192 }, small, engines({ gpu: true }).all);
-    assert.deepStrictEqual(targets(picked), ['torch cpu']);
+    assert.deepStrictEqual(targets(picked), ['torch cpu ×2']);
     assert.deepStrictEqual(picked.problems.map((p) => `${p.status} ${p.device}`), ['refused cuda:0']);
   });
 });
@@ -322,8 +322,8 @@ describe('worker: the time limit of a running job', () => {
   it('stops a job that outlives its limit as a failure that says so, and goes on with the next job', async () => {
     const e = engines();
     const torch = new Hanging('torch', ['cpu'], null, ['float32'], 0.001);
-    const bench = await ready({}, report('cpu'), [torch, e.gpuTf, e.wasm, e.js]);
-    assert.deepStrictEqual(targets(bench), ['torch cpu', 'wasm cpu']);
+    const bench = await ready({ compare: 'all' }, report('cpu'), [torch, e.wasm]);
+    assert.deepStrictEqual(targets(bench), ['torch cpu ×2', 'wasm cpu']);
     const started = Date.now();
     const run = await runPreparedBench({ ...bench, runBudgetSec: 0.02, startGraceSec: 0.05 });
     assert.ok(Date.now() - started < 1_000, `took ${Date.now() - started} ms`);

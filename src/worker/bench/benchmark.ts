@@ -49,7 +49,7 @@ export interface BenchmarkHooks extends BenchHooks {
 }
 
 function defaultWatcher(report: DeviceReport, devices: readonly string[]): RunWatcher {
-  return new RunWatcher({ env: process.env, platform: process.platform, accelerators: report.accelerators, devices });
+  return new RunWatcher({ env: process.env, platform: process.platform, report, devices });
 }
 
 /** Every engine, its devices here and, when it cannot run, why. */

@@ -18,7 +18,8 @@ import type { BenchProgress } from '../../core/bench/model';
 import { sameResult, type GpuClockSample, type HostLoadSample, type OtherGpuProcess, type ResultKey, type ResultWindow, type RunSamples } from '../../core/bench/runSamples';
 import { nvidiaGpuApps } from '../../core/devices/gpuApps';
 import { NVIDIA_COMPUTE_APPS_ARGS } from '../../core/devices/nvidiaSmi';
-import type { Accelerator } from '../../core/devices/report';
+import type { Accelerator, DeviceReport } from '../../core/devices/report';
+import { textOrNull } from '../../core/devices/fields';
 import { succeeded } from '../../core/devices/toolRun';
 import { runTool, startProcess, type RunningProcess } from '../../node/processRunner';
 
@@ -31,8 +32,8 @@ const TOOL_TIMEOUT_MS = 10_000;
 export interface RunWatcherOptions {
   env: NodeJS.ProcessEnv;
   platform: NodeJS.Platform;
-  /** The report's accelerators: nvidia-smi's rows are named by their UUID's accelerator id. */
-  accelerators: readonly Accelerator[];
+  /** The device report: nvidia-smi's rows are named by their UUID's accelerator id. */
+  report: Pick<DeviceReport, 'accelerators' | 'torch'>;
   /** The devices this run benchmarks ("cpu", "cuda:0"). */
   devices: readonly string[];
   /** Tests point this at a fake tree. */
@@ -57,9 +58,7 @@ export class RunWatcher {
   constructor(private readonly options: RunWatcherOptions) {
     this.procRoot = options.procRoot ?? '/proc';
     this.ownPid = options.ownPid ?? process.pid;
-    const wanted = new Set(options.devices);
-    // UUID → device, for the benchmarked NVIDIA GPUs only.
-    this.nvidiaDevices = new Map(options.accelerators.filter((a) => a.vendor === 'nvidia' && a.uuid && wanted.has(a.id)).map((a) => [a.uuid!.toLowerCase(), a.id]));
+    this.nvidiaDevices = benchmarkedNvidiaGpus(options.report, options.devices);
   }
 
   start(): void {
@@ -143,9 +142,28 @@ export class RunWatcher {
       const uuid = app.gpu && 'uuid' in app.gpu ? app.gpu.uuid.toLowerCase() : null;
       const device = uuid ? this.nvidiaDevices.get(uuid) : undefined;
       if (!device || own.has(app.pid)) continue;
-      this.gpuProcesses.set(`${device}|${app.pid}`, { device, pid: app.pid, name: path.basename(app.processName), usedBytes: app.usedBytes });
+      this.gpuProcesses.set(`${device}|${app.pid}`, { device, pid: app.pid, name: processNameOf(app.processName), usedBytes: app.usedBytes });
     }
   }
+}
+
+/**
+ * UUID → device, for the benchmarked NVIDIA GPUs only. Detect names a GPU "cuda:N" when torch's
+ * UUID or bus id matched it; a torch that reports neither (older builds) leaves "nvidia:0", and
+ * then only the unambiguous case is paired: one NVIDIA GPU and one CUDA device.
+ */
+export function benchmarkedNvidiaGpus(report: Pick<DeviceReport, 'accelerators' | 'torch'>, devices: readonly string[]): Map<string, string> {
+  const nvidia = report.accelerators.filter((a): a is Accelerator & { uuid: string } => a.vendor === 'nvidia' && a.uuid !== null);
+  const gpus = new Map(nvidia.filter((a) => devices.includes(a.id)).map((a) => [a.uuid.toLowerCase(), a.id]));
+  const torchCuda = !report.torch || 'error' in report.torch ? 0 : report.torch.cuda.deviceCount;
+  if (gpus.size === 0 && nvidia.length === 1 && torchCuda === 1 && devices.includes('cuda:0')) gpus.set(nvidia[0].uuid.toLowerCase(), 'cuda:0');
+  return gpus;
+}
+
+/** nvidia-smi gives the executable's path, or [N/A] where it cannot see the process (another container). */
+function processNameOf(reported: string): string {
+  const name = textOrNull(reported);
+  return name === null ? 'a process it cannot name' : path.basename(name);
 }
 
 function cpuCount(): number {
