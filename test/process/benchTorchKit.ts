@@ -51,6 +51,19 @@ def _recorded_matmul(*args, **kwargs):
     _events.append("matmul")
     return _matmul(*args, **kwargs)
 torch.matmul = _recorded_matmul
+# Whether TF32 was allowed at each product, printed as one TF32 [...] line: tf32 jobs set it, and restore it.
+_tf32 = []
+_matmul_checked = torch.matmul
+def _tf32_recorded_matmul(*args, **kwargs):
+    _tf32.append(bool(torch.backends.cuda.matmul.allow_tf32))
+    return _matmul_checked(*args, **kwargs)
+torch.matmul = _tf32_recorded_matmul
+atexit.register(lambda: sys.stderr.write("TF32 " + json.dumps(_tf32) + "\\n"))
+_copy = torch.Tensor.copy_
+def _recorded_copy(self, *args, **kwargs):
+    _events.append("copy")
+    return _copy(self, *args, **kwargs)
+torch.Tensor.copy_ = _recorded_copy
 _clock = time.perf_counter
 def _recorded_clock():
     _events.append("clock")
@@ -58,6 +71,13 @@ def _recorded_clock():
 time.perf_counter = _recorded_clock
 atexit.register(lambda: sys.stderr.write("EVENTS " + json.dumps(_events) + "\\n"))
 `;
+
+/** Whether TF32 was allowed at each product of a 'fake-cuda-recorded' run, in order. */
+export function recordedTf32(stderr: string): boolean[] {
+  const line = stderr.split('\n').find((l) => l.startsWith('TF32 '));
+  assert.ok(line, `no TF32 line on stderr:\n${stderr}`);
+  return JSON.parse(line.slice('TF32 '.length)) as boolean[];
+}
 
 /** The events a 'fake-cuda-recorded' run printed (see FAKE_CUDA_RECORDED). */
 export function recordedEvents(stderr: string): string[] {

@@ -5,7 +5,7 @@
 import * as assert from 'assert';
 import { spawn } from 'child_process';
 import { DEBIAN_PYTHON, isAlive, requireDebianTorch, waitFor } from './workerTestKit';
-import { BENCH_PY, benchEnv, recordedEvents, removeShims, runBenchPy } from './benchTorchKit';
+import { BENCH_PY, benchEnv, recordedEvents, recordedTf32, removeShims, runBenchPy } from './benchTorchKit';
 
 const types = (lines: Array<Record<string, any>>) => lines.map((l) => l.type);
 
@@ -22,9 +22,10 @@ describe('bench.py', function () {
     assert.deepStrictEqual(types(lines), ['ready', ...perJob, ...perJob, 'done']);
     assert.match(lines[0].detail, /^torch \S+, CPU, \d+ threads?$/);
     const result = lines[6];
-    assert.deepStrictEqual(Object.keys(result), ['type', 'status', 'timesSec', 'maxRelError', 'checksumRelError', 'checkedEntries', 'worst', 'detail', 'dtype', 'size']);
+    assert.deepStrictEqual(Object.keys(result), ['type', 'status', 'timesSec', 'productsPerSample', 'maxRelError', 'checksumRelError', 'checkedEntries', 'worst', 'detail', 'dtype', 'size']);
     assert.strictEqual(result.size, 32);
     assert.strictEqual(result.timesSec.length, 2);
+    assert.strictEqual(result.productsPerSample, 1, 'fixed repeats: one product per sample');
     assert.strictEqual(result.checkedEntries, 64);
     assert.deepStrictEqual(Object.keys(result.worst), ['row', 'col', 'expected', 'actual']);
     assert.ok(result.maxRelError < 1e-5 && result.checksumRelError < 1e-5);
@@ -46,7 +47,7 @@ describe('bench.py', function () {
     for (const [args, code, message] of [
       ['not json', 'bad-args', /^the argument is not JSON/],
       [JSON.stringify({ sizes: [0] }), 'bad-args', /^sizes must be a list of whole numbers >= 1/],
-      [JSON.stringify({ dtypes: ['int8'] }), 'bad-args', /^dtypes must be a list of float32, float16, bfloat16/],
+      [JSON.stringify({ dtypes: ['int8'] }), 'bad-args', /^dtypes must be a list of float32, tf32, float16, bfloat16/],
       [JSON.stringify({ device: 'cuda:0' }), 'no-device', /cannot use CUDA or ROCm here/],
       [JSON.stringify({ device: 'mps' }), 'no-device', /cannot use MPS here/],
     ] as const) {
@@ -82,8 +83,92 @@ describe('bench.py', function () {
     ]);
   });
 
-  it('on an accelerator, names the device and measures pageable and pinned copies both ways', () => {
-    const { lines, stderr } = runBenchPy({ device: 'cuda:0', sizes: [64], repeats: 2, transfer: true }, { shim: 'fake-cuda' });
+  it('with a repeat budget, times blocks of products, each between two synchronizations and two clock reads, until the budget is spent', () => {
+    const budget = 0.25;
+    const { lines, stderr } = runBenchPy({ device: 'cuda:0', sizes: [16], repeatBudgetSec: budget, blockSec: 0.02, warmup: 1 }, { shim: 'fake-cuda-recorded' });
+    const result = lines.find((l) => l.type === 'result');
+    assert.strictEqual(result?.status, 'ok', stderr);
+    const perBlock: number = result.productsPerSample;
+    const samples: number[] = result.timesSec;
+    assert.ok(perBlock > 1, `a 16×16 product is far shorter than a 20 ms block, so blocks hold many (got ${perBlock})`);
+    assert.ok(samples.length >= 5 && samples.length <= 100, `between the fewest and the most blocks (got ${samples.length})`);
+    // Every sample is its block's time / its products: the blocks together spent about the budget.
+    const spent = samples.reduce((sum, t) => sum + t * perBlock, 0);
+    assert.ok(spent >= budget && spent < budget + 0.5, `the blocks spent ${spent} s of a ${budget} s budget`);
+    const block = ['sync', 'clock', ...Array(perBlock).fill('matmul'), 'sync', 'clock'];
+    const events = recordedEvents(stderr);
+    const timed = events.slice(events.length - samples.length * block.length);
+    for (let i = 0; i < samples.length; i++) assert.deepStrictEqual(timed.slice(i * block.length, (i + 1) * block.length), block, `block ${i}`);
+    // Before them: the dtype check, the inputs' sync, the warm-up, then calibration blocks, each synchronized the same way.
+    assert.deepStrictEqual(events.slice(0, 6), ['matmul', 'sync', 'sync', 'matmul', 'sync', 'sync']);
+    const calibration = events.slice(5, events.length - timed.length);
+    assert.strictEqual(calibration.filter((e) => e === 'sync').length, calibration.filter((e) => e === 'clock').length);
+    assert.strictEqual(calibration.at(-1), 'clock');
+  });
+
+  it('a product longer than a block is one product per block, and the calibration timing is the first sample', () => {
+    const { lines, stderr } = runBenchPy({ device: 'cuda:0', sizes: [64], repeatBudgetSec: 0.1, blockSec: 1e-9 }, { shim: 'fake-cuda-recorded' });
+    const result = lines.find((l) => l.type === 'result');
+    assert.strictEqual(result?.productsPerSample, 1, stderr);
+    assert.strictEqual(result.timesSec.length >= 5, true);
+    const timed = ['sync', 'clock', 'matmul', 'sync', 'clock'];
+    const events = recordedEvents(stderr);
+    // check + inputs + warm-up, then exactly one timed product per sample: no calibration product is wasted.
+    assert.deepStrictEqual(events, ['matmul', 'sync', 'sync', 'matmul', 'sync', ...Array(result.timesSec.length).fill(timed).flat()]);
+  });
+
+  it('tf32 allows TF32 for its own products only and restores the setting; off CUDA it is unsupported with the reason', () => {
+    const { lines, stderr } = runBenchPy({ device: 'cuda:0', jobs: [{ dtype: 'float32', size: 16 }, { dtype: 'tf32', size: 16 }, { dtype: 'float32', size: 24 }], repeats: 2 }, { shim: 'fake-cuda-recorded' });
+    const results = lines.filter((l) => l.type === 'result');
+    assert.deepStrictEqual(results.map((r) => `${r.dtype} ${r.status}`), ['float32 ok', 'tf32 ok', 'float32 ok'], stderr);
+    assert.match(results[1].detail, /TF32 allowed$/);
+    assert.doesNotMatch(results[0].detail, /TF32/);
+    // Per job: the dtype check (tf32's runs before it allows TF32), warm-up, 2 timed products.
+    assert.deepStrictEqual(recordedTf32(stderr), [false, false, false, false, false, true, true, true, false, false, false]);
+    const cpu = runBenchPy({ dtypes: ['tf32'], sizes: [16], repeats: 1 });
+    const refused = cpu.lines.find((l) => l.type === 'result');
+    assert.strictEqual(refused?.status, 'unsupported');
+    assert.match(refused.message, /^tf32 is a CUDA matmul mode \(torch\.backends\.cuda\.matmul\.allow_tf32\); it does not apply to cpu/);
+  });
+
+  it('times the device-memory copy between synchronizations: each copy alone between two syncs and two clock reads', () => {
+    const bytes = 4 * 1024 * 1024;
+    const { lines, stderr } = runBenchPy({ device: 'cuda:0', sizes: [16], repeats: 1, memory: true, memoryCopyBytes: bytes }, { shim: 'fake-cuda-recorded' });
+    const copies = lines.filter((l) => l.type === 'transfer');
+    assert.deepStrictEqual(copies.map((t) => [t.direction, t.memory, t.status, t.bytes, t.timesSec.length]), [['deviceToDevice', 'device', 'ok', bytes, 10]], stderr);
+    const events = recordedEvents(stderr);
+    const fromCopies = events.slice(events.indexOf('copy'));
+    const timed = ['sync', 'clock', 'copy', 'sync', 'clock'];
+    // The buffers are synchronized after filling, a warm-up copy is waited for, then 10 timed copies.
+    assert.deepStrictEqual(events.slice(events.indexOf('copy') - 1), ['sync', ...['copy', 'sync'], ...Array(10).fill(timed).flat()]);
+    assert.strictEqual(fromCopies.filter((e) => e === 'copy').length, 11);
+  });
+
+  it('measures the host memory copy on the CPU only when asked, and with a real torch', () => {
+    assert.deepStrictEqual(runBenchPy({ sizes: [16], repeats: 1 }).lines.filter((l) => l.type === 'transfer'), []);
+    const { lines } = runBenchPy({ sizes: [16], repeats: 1, memory: true, memoryCopyBytes: 8 * 1024 * 1024 });
+    const copy = lines.find((l) => l.type === 'transfer');
+    assert.strictEqual(copy?.status, 'ok');
+    assert.strictEqual(copy.direction, 'deviceToDevice');
+    assert.ok(copy.timesSec.every((t: number) => t > 0));
+  });
+
+  it('answers a bad repeat budget or block with an error line', () => {
+    for (const [args, message] of [
+      [{ repeatBudgetSec: 0 }, /^repeatBudgetSec must be a positive number of seconds, not 0/],
+      [{ blockSec: 'x' }, /^blockSec must be a positive number of seconds/],
+      [{ jobs: [{ dtype: 'float32', size: 8, repeatBudgetSec: -1 }] }, /^jobs must be a list of \{dtype, size, repeatBudgetSec\?\}/],
+      [{ memoryCopyBytes: 0 }, /^memoryCopyBytes must be a whole number >= 1/],
+    ] as const) {
+      const run = runBenchPy(args);
+      assert.deepStrictEqual(types(run.lines), ['error', 'done'], JSON.stringify(args));
+      assert.match(run.lines[0].message, message);
+    }
+  });
+
+  it('on an accelerator, names the device and measures pageable and pinned copies both ways, then the device-memory copy', () => {
+    // The fake's device memory is host memory: keep its copy buffers small.
+    const { lines, stderr } = runBenchPy({ device: 'cuda:0', sizes: [64], repeats: 2, transfer: true, memoryCopyBytes: 1 << 20 }, { shim: 'fake-cuda' });
     assert.strictEqual(lines[0].device, 'cuda:0', stderr);
     assert.match(lines[0].detail, /^torch \S+, Fake CUDA GPU \(host memory\), CUDA 12\.4/);
     assert.strictEqual(lines.find((l) => l.type === 'result')?.status, 'ok');
@@ -93,7 +178,9 @@ describe('bench.py', function () {
       'pageable deviceToHost ok',
       'pinned hostToDevice ok',
       'pinned deviceToHost ok',
+      'device deviceToDevice ok',
     ]);
+    assert.strictEqual(transfers.pop()?.bytes, 1 << 20);
     // mem_get_info says 8 GiB free: a quarter of it is more than the 256 MiB cap.
     for (const t of transfers) {
       assert.strictEqual(t.bytes, 256 * 1024 ** 2);
@@ -104,13 +191,14 @@ describe('bench.py', function () {
 
   it('measures no transfers on the CPU, and reports pinned memory it cannot get as unsupported', () => {
     assert.deepStrictEqual(runBenchPy({ sizes: [16], repeats: 1, transfer: true }).lines.filter((l) => l.type === 'transfer'), []);
-    const { lines } = runBenchPy({ device: 'cuda', sizes: [16], repeats: 1, transfer: true }, { shim: 'fake-cuda-unpinned' });
+    const { lines } = runBenchPy({ device: 'cuda', sizes: [16], repeats: 1, transfer: true, memoryCopyBytes: 1 << 20 }, { shim: 'fake-cuda-unpinned' });
     const transfers = lines.filter((l) => l.type === 'transfer');
     assert.deepStrictEqual(transfers.map((t) => `${t.memory} ${t.direction} ${t.status}`), [
       'pageable hostToDevice ok',
       'pageable deviceToHost ok',
       'pinned hostToDevice unsupported',
       'pinned deviceToHost unsupported',
+      'device deviceToDevice ok',
     ]);
     assert.match(transfers[2].message, /_pin_memory/);
     assert.ok(!transfers[2].message.includes('\n'), 'one line, not the whole dispatcher dump');

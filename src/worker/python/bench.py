@@ -4,16 +4,33 @@ Device Doctor runs it as `python bench.py '<json>'` with the user's own interpre
 numbers are what the user's PyTorch really gets. The argument (every key optional):
 
     {"device": "cpu" | "cuda" | "cuda:N" | "mps", "dtypes": ["float32", ...],
-     "sizes": [1024, ...], "repeats": 10, "warmup": 1, "budgetSec": null,
-     "transfer": false, "seed": 1, "samples": 64, "corrupt": false, "threads": null,
+     "sizes": [1024, ...], "repeats": 10, "repeatBudgetSec": null, "blockSec": 0.2,
+     "warmup": 1, "budgetSec": null, "transfer": false, "memory": false,
+     "memoryCopyBytes": null, "seed": 1, "samples": 64, "corrupt": false, "threads": null,
      "jobs": [{"dtype": "float32", "size": 1024}, ...]}
+
+dtypes: float32, float16, bfloat16, and "tf32": float32 matrices multiplied with
+torch.backends.cuda.matmul.allow_tf32 = True (restored afterwards), CUDA only; elsewhere
+each tf32 job is answered "unsupported" with the reason.
 
 "threads", when a number, is passed to torch.set_num_threads before anything is timed
 (the CPU comparison of all threads against one); null leaves torch's own choice.
 
-"jobs", when given, lists the products to time in order; else every dtype is run with
+"jobs", when given, lists the products to time in order (a job's own "repeatBudgetSec"
+overrides the argument's, as each size of a sweep has its own); else every dtype is run with
 every size. With "budgetSec", a dtype's later jobs are skipped once one of its sizes takes
 longer than that (median), as a size sweep does.
+
+Repeats: without "repeatBudgetSec", "repeats" timed products, one sample each. With it, the
+samples adapt to that many seconds (a blocked autorange, our own take on the idea of
+torch.utils.benchmark's): a calibration finds how many products fill a block of about
+"blockSec" (at least one product; the block is shortened to budget / MIN_BLOCKS when the
+budget is small), then blocks run until the budget is spent, at least MIN_BLOCKS and at most
+MAX_BLOCKS of them; each block's time / its products is one sample. A product longer than a
+block is one product per block, and the calibration's own timing is then the first sample.
+Small products are averaged over a block (the clock and the launch overhead no longer
+dominate), large ones get more samples than a fixed count when they are quick, and the run
+stays near its budget whatever the device's speed.
 
 Serving the probe too (one import of torch for `device-doctor bench`): run as
 `python bench.py '{"serve": true}'`, it imports torch, prints probe.py's object as
@@ -25,19 +42,23 @@ Each stdout line is one JSON object, flushed as it is written:
 
     {"type": "ready", "torch": "2.4.0", "device": "cuda:0", "detail": "..."}
     {"type": "progress", "dtype", "size", "phase": warmup|timing|checking, "done", "repeats", "lastSec"?}
-    {"type": "result", "dtype", "size", "status": "ok", "timesSec": [...], "maxRelError",
-     "checksumRelError", "checkedEntries", "worst": {...}, "detail"}
+    {"type": "result", "dtype", "size", "status": "ok", "timesSec": [...], "productsPerSample",
+     "maxRelError", "checksumRelError", "checkedEntries", "worst": {...}, "detail"}
     {"type": "result", "dtype", "size", "status": "unsupported" | "oom" | "failed", "message"}
     {"type": "stopped", "dtype", "size", "reason": "budget"}   (the rest of that dtype's sizes skipped)
     {"type": "transfer", "direction": hostToDevice|deviceToHost, "memory": pageable|pinned,
      "bytes", "timesSec": [...]}  or with "status": "unsupported", "message" instead of times
+    {"type": "transfer", "direction": "deviceToDevice", "memory": "device", "bytes", "timesSec"}
+         with "memory": true (or "transfer" on an accelerator): dst.copy_(src) of two buffers
+         of "bytes" on the device (host memory on the CPU); each copy reads and writes bytes;
+         "memoryCopyBytes" sets their size instead (tests keep host memory small with it)
     {"type": "error", "code": torch-missing|no-device|bad-args|failed, "message"}
     {"type": "done"}
 
 Relative errors that are not finite are sent as null (JSON has no Infinity).
 
 Method: inputs uniform in [0, 1) from a seeded generator, warm-up products, then timed
-products, each between two device synchronizations (torch.cuda.synchronize,
+products (or blocks of them), each between two device synchronizations (torch.cuda.synchronize,
 torch.mps.synchronize) read with time.perf_counter(); the product is written into one
 preallocated output, so memory stays at the three n x n matrices the caller checked.
 Correctness: sampled entries (both corners and seeded picks) recomputed in float64 from the
@@ -62,15 +83,21 @@ import traceback
 
 from probe import attempt, claim_stdout, error_text, probe
 
-DTYPE_NAMES = ("float32", "float16", "bfloat16")
+DTYPE_NAMES = ("float32", "tf32", "float16", "bfloat16")
+# tf32 is float32 storage with a CUDA matmul mode, not a torch dtype.
+STORAGE_DTYPE = {"tf32": "float32"}
 DEFAULTS = {
     "device": "cpu",
     "dtypes": ["float32"],
     "sizes": [1024],
     "repeats": 10,
+    "repeatBudgetSec": None,
+    "blockSec": 0.2,
     "warmup": 1,
     "budgetSec": None,
     "transfer": False,
+    "memory": False,
+    "memoryCopyBytes": None,
     "seed": 1,
     "samples": 64,
     "corrupt": False,
@@ -79,6 +106,17 @@ DEFAULTS = {
 }
 TRANSFER_MAX_BYTES = 256 * 1024 * 1024
 TRANSFER_REPEATS = 5
+# Autorange: fewer blocks than this give no quartiles worth reading; more than the cap add
+# nothing but time (a budget of minutes on a tiny product).
+MIN_BLOCKS = 5
+MAX_BLOCKS = 100
+# A block of more products than this is all launch overhead on any device.
+MAX_PRODUCTS_PER_BLOCK = 1000000
+# Device-to-device copy: large enough to leave every cache (an H200's L2 is 60 MiB),
+# at most a quarter of the free device memory for each of its two buffers.
+MEMORY_COPY_MAX_BYTES = 1024 * 1024 * 1024
+MEMORY_COPY_HOST_MAX_BYTES = 256 * 1024 * 1024
+MEMORY_COPY_REPEATS = 10
 # Rows of a matrix copied to the host at once for the float64 checksum (about 32 MiB).
 CHECK_CHUNK_ELEMENTS = 4 * 1024 * 1024
 
@@ -119,6 +157,14 @@ def parse_args(argv):
             raise BenchError("bad-args", "%s must be a whole number >= 0, not %r" % (name, args[name]))
     if args["repeats"] < 1:
         raise BenchError("bad-args", "repeats must be at least 1")
+    if args["memoryCopyBytes"] is not None and (isinstance(args["memoryCopyBytes"], bool) or not isinstance(args["memoryCopyBytes"], int) or args["memoryCopyBytes"] < 1):
+        raise BenchError("bad-args", "memoryCopyBytes must be a whole number >= 1, not %r" % (args["memoryCopyBytes"],))
+    for name in ("repeatBudgetSec", "blockSec"):
+        value = args[name]
+        if value is None and name == "repeatBudgetSec":
+            continue
+        if not is_seconds(value):
+            raise BenchError("bad-args", "%s must be a positive number of seconds, not %r" % (name, value))
     if args["threads"] is not None and not (isinstance(args["threads"], int) and args["threads"] >= 1):
         raise BenchError("bad-args", "threads must be a whole number >= 1 or null, not %r" % (args["threads"],))
     sizes = args["sizes"]
@@ -127,17 +173,29 @@ def parse_args(argv):
     dtypes = args["dtypes"]
     if not isinstance(dtypes, list) or not dtypes or not all(d in DTYPE_NAMES for d in dtypes):
         raise BenchError("bad-args", "dtypes must be a list of %s, not %r" % (", ".join(DTYPE_NAMES), dtypes))
+    args["jobBudgets"] = job_budgets(args["jobs"]) if args["jobs"] is not None else {}
     args["jobs"] = parse_jobs(args["jobs"]) if args["jobs"] is not None else [(d, n) for d in dtypes for n in sizes]
     return args
 
 
+def is_seconds(value):
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and 0 < value < float("inf")
+
+
 def parse_jobs(jobs):
     valid = isinstance(jobs, list) and jobs and all(
-        isinstance(j, dict) and j.get("dtype") in DTYPE_NAMES and isinstance(j.get("size"), int) and j["size"] >= 1 for j in jobs
+        isinstance(j, dict) and j.get("dtype") in DTYPE_NAMES and isinstance(j.get("size"), int) and j["size"] >= 1
+        and (j.get("repeatBudgetSec") is None or is_seconds(j["repeatBudgetSec"]))
+        for j in jobs
     )
     if not valid:
-        raise BenchError("bad-args", "jobs must be a list of {dtype, size}, not %r" % (jobs,))
+        raise BenchError("bad-args", "jobs must be a list of {dtype, size, repeatBudgetSec?}, not %r" % (jobs,))
     return [(j["dtype"], j["size"]) for j in jobs]
+
+
+def job_budgets(jobs):
+    """A job's own repeatBudgetSec (a sweep's sizes each have theirs), by (dtype, size)."""
+    return {(j["dtype"], j["size"]): j["repeatBudgetSec"] for j in jobs or [] if j.get("repeatBudgetSec") is not None}
 
 
 def import_torch():
@@ -201,7 +259,12 @@ def describe_device(torch, device):
 
 def dtype_support(torch, name, device, sync):
     """None when a matmul in this dtype works on the device, else why not."""
-    dtype = getattr(torch, name, None)
+    if name == "tf32" and device.type != "cuda":
+        return ("tf32 is a CUDA matmul mode (torch.backends.cuda.matmul.allow_tf32); it does not apply to %s, "
+                "where float32 products are computed in float32" % device.type)
+    if name == "tf32" and attempt(lambda: torch.backends.cuda.matmul) is None:
+        return "torch %s has no torch.backends.cuda.matmul.allow_tf32" % attempt(lambda: torch.__version__, "?")
+    dtype = getattr(torch, STORAGE_DTYPE.get(name, name), None)
     if dtype is None:
         return "torch %s has no %s" % (attempt(lambda: torch.__version__, "?"), name)
     try:
@@ -298,21 +361,65 @@ def checksum_error(torch, a, b, c, seed):
     return float(relative_errors(torch, actual, expected, scale).max())
 
 
-def time_products(torch, a, b, c, sync, args, progress):
-    for _ in range(args["warmup"]):
-        progress("warmup", 0)
+def time_block(torch, a, b, c, sync, count):
+    """Seconds of `count` products, from a synchronized start to a synchronized end."""
+    sync()
+    start = time.perf_counter()
+    for _ in range(count):
         torch.matmul(a, b, out=c)
-        sync()
+    sync()
+    return time.perf_counter() - start
+
+
+def fixed_repeats(torch, a, b, c, sync, args, progress):
     times = []
     for i in range(args["repeats"]):
-        sync()
-        start = time.perf_counter()
+        seconds = time_block(torch, a, b, c, sync, 1)
+        times.append(seconds)
+        progress("timing", i + 1, args["repeats"], seconds)
+    return times, 1
+
+
+def products_per_block(torch, a, b, c, sync, block_sec):
+    """(products that fill a block, the seconds of one product when that is 1 else None).
+
+    Grows the count tenfold until a block is long enough to size from (a tenth of the
+    target, well above the clock's resolution), then scales it to the target."""
+    count = 1
+    while True:
+        elapsed = time_block(torch, a, b, c, sync, count)
+        if elapsed >= block_sec / 10 or count >= MAX_PRODUCTS_PER_BLOCK:
+            break
+        count = min(MAX_PRODUCTS_PER_BLOCK, count * 10)
+    per_block = int(max(1, min(MAX_PRODUCTS_PER_BLOCK, round(count * block_sec / max(elapsed, 1e-9)))))
+    return per_block, (elapsed if count == 1 and per_block == 1 else None)
+
+
+def autorange(torch, a, b, c, sync, args, budget, progress):
+    """Samples of per-product seconds, one per block, until the budget is spent (see the header)."""
+    block_sec = min(args["blockSec"], budget / MIN_BLOCKS)
+    per_block, first = products_per_block(torch, a, b, c, sync, block_sec)
+    samples = [] if first is None else [first]
+    spent = 0.0 if first is None else first
+    while len(samples) < MAX_BLOCKS and (len(samples) < MIN_BLOCKS or spent < budget):
+        seconds = time_block(torch, a, b, c, sync, per_block)
+        spent += seconds
+        samples.append(seconds / per_block)
+        # The number of blocks is known only as they run: the budget over the mean block so far.
+        planned = max(len(samples), min(MAX_BLOCKS, max(MIN_BLOCKS, int(math.ceil(budget / (spent / len(samples)))))))
+        progress("timing", len(samples), planned, samples[-1])
+    return samples, per_block
+
+
+def time_products(torch, a, b, c, sync, args, budget, progress):
+    """(per-product seconds of each sample, products per sample), after the warm-ups; budget None: fixed repeats."""
+    for _ in range(args["warmup"]):
+        progress("warmup", 0, args["repeats"])
         torch.matmul(a, b, out=c)
         sync()
-        seconds = time.perf_counter() - start
-        times.append(seconds)
-        progress("timing", i + 1, seconds)
-    return times
+    if budget is None:
+        return fixed_repeats(torch, a, b, c, sync, args, progress)
+    return autorange(torch, a, b, c, sync, args, budget, progress)
 
 
 def median(values):
@@ -322,21 +429,22 @@ def median(values):
 
 
 def measure(torch, device, sync, dtype_name, n, args, emit):
-    def progress(phase, done, last=None):
-        fields = {"dtype": dtype_name, "size": n, "phase": phase, "done": done, "repeats": args["repeats"]}
+    def progress(phase, done, repeats, last=None):
+        fields = {"dtype": dtype_name, "size": n, "phase": phase, "done": done, "repeats": repeats}
         if last is not None:
             fields["lastSec"] = last
         emit("progress", **fields)
 
-    dtype = getattr(torch, dtype_name)
-    progress("preparing", 0)
+    dtype = getattr(torch, STORAGE_DTYPE.get(dtype_name, dtype_name))
+    progress("preparing", 0, args["repeats"])
     torch.manual_seed(args["seed"])
     a = random_matrix(torch, n, dtype, device)
     b = random_matrix(torch, n, dtype, device)
     c = torch.empty(n, n, dtype=dtype, device=device)
     sync()
-    times = time_products(torch, a, b, c, sync, args, progress)
-    progress("checking", args["repeats"])
+    budget = args["jobBudgets"].get((dtype_name, n), args["repeatBudgetSec"])
+    times, per_sample = time_products(torch, a, b, c, sync, args, budget, progress)
+    progress("checking", len(times), len(times))
     if args["corrupt"]:
         c[0, 0] = c[0, 0] * 2 + 1
     positions = sample_positions(n, args["samples"], args["seed"])
@@ -345,6 +453,7 @@ def measure(torch, device, sync, dtype_name, n, args, emit):
     return {
         "status": "ok",
         "timesSec": times,
+        "productsPerSample": per_sample,
         "maxRelError": finite_or_none(max_rel),
         "checksumRelError": finite_or_none(checksum),
         "checkedEntries": len(positions),
@@ -364,7 +473,12 @@ def release_memory(torch, device):
 
 def run_one(torch, device, sync, dtype_name, n, args, emit, detail):
     where = {"dtype": dtype_name, "size": n}
+    tf32_before = None
     try:
+        if dtype_name == "tf32":
+            tf32_before = bool(torch.backends.cuda.matmul.allow_tf32)
+            torch.backends.cuda.matmul.allow_tf32 = True
+            detail = describe_device(torch, device)  # now says "TF32 allowed"
         outcome = measure(torch, device, sync, dtype_name, n, args, emit)
         outcome["detail"] = detail
     except Exception as exc:  # noqa: BLE001 - one failed size is a result, not the end
@@ -374,6 +488,9 @@ def run_one(torch, device, sync, dtype_name, n, args, emit, detail):
             traceback.print_exc(file=sys.stderr)
             outcome = {"status": "failed", "message": "%s: %s" % (type(exc).__name__, error_text(exc))}
     finally:
+        if tf32_before is not None:
+            # The next job (and a user of this process) gets the setting it had.
+            torch.backends.cuda.matmul.allow_tf32 = tf32_before
         release_memory(torch, device)
     outcome.update(where)
     emit("result", **outcome)
@@ -408,11 +525,11 @@ def transfer_buffers(torch, device):
     return nbytes, host, on_device
 
 
-def time_copies(torch, copy, sync):
+def time_copies(torch, copy, sync, repeats=TRANSFER_REPEATS):
     copy()
     sync()
     times = []
-    for _ in range(TRANSFER_REPEATS):
+    for _ in range(repeats):
         sync()
         start = time.perf_counter()
         copy()
@@ -442,6 +559,54 @@ def measure_transfer(torch, device, sync, emit):
             emit("transfer", status="ok", timesSec=time_copies(torch, copy, sync), **fields)
 
 
+def available_host_bytes():
+    """MemAvailable from /proc/meminfo (Linux), else None."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def memory_copy_bytes(torch, device, cap_given=None):
+    """The size of each of the two buffers: a cap, and at most a quarter of what is free."""
+    if cap_given is not None:
+        return max(1, cap_given)
+    if device.type == "cuda":
+        free, cap = attempt(lambda: torch.cuda.mem_get_info(device)[0]), MEMORY_COPY_MAX_BYTES
+    elif device.type == "cpu":
+        free, cap = available_host_bytes(), MEMORY_COPY_HOST_MAX_BYTES
+    else:
+        free, cap = None, MEMORY_COPY_HOST_MAX_BYTES  # MPS shares host memory and says nothing of it
+    nbytes = cap if not free else min(cap, free // 4)
+    mib = 1024 * 1024
+    return max(mib, nbytes // mib * mib)
+
+
+def measure_memory_copy(torch, device, sync, emit, cap_given=None):
+    """dst.copy_(src) within the device's memory: its bandwidth is 2 x bytes / time (read + write)."""
+    fields = {"direction": "deviceToDevice", "memory": "device"}
+    try:
+        nbytes = memory_copy_bytes(torch, device, cap_given)
+        fields["bytes"] = nbytes
+        src = torch.empty(nbytes, dtype=torch.uint8, device=device)
+        dst = torch.empty(nbytes, dtype=torch.uint8, device=device)
+        src.fill_(1)  # touch every page of both (host memory is mapped on first write)
+        dst.fill_(0)
+        sync()
+        times = time_copies(torch, lambda: dst.copy_(src), sync, MEMORY_COPY_REPEATS)
+        emit("transfer", status="ok", timesSec=times, **fields)
+    except Exception as exc:  # noqa: BLE001 - a failed copy is a result, not the end
+        if not is_out_of_memory(exc):
+            traceback.print_exc(file=sys.stderr)
+        emit("transfer", status="failed", message="%s: %s" % (type(exc).__name__, error_text(exc)), **fields)
+    finally:
+        release_memory(torch, device)
+
+
 def run(argv, emit):
     args = parse_args(argv)
     torch = import_torch()
@@ -460,6 +625,8 @@ def run(argv, emit):
             emit("transfer", status="failed", message=error_text(exc))
         finally:
             release_memory(torch, device)
+    if args["memory"] or (args["transfer"] and device.type != "cpu"):
+        measure_memory_copy(torch, device, sync, emit, args["memoryCopyBytes"])
 
 
 def exit_with_parent():
