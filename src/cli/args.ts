@@ -5,7 +5,7 @@
 // (unknown, missing value, value given to a flag), then stray arguments, then -h/--help,
 // then the values themselves (a format, rule codes, numbers).
 import { parseArgs as parseArgv } from 'util';
-import { DTYPES } from '../core/bench/model';
+import { DTYPES, STORAGE_DTYPES, isCudaDevice } from '../core/bench/model';
 import { isRuleSelector } from '../core/config';
 import { DEFAULT_MAX_BYTES } from '../core/python/limits';
 
@@ -55,6 +55,10 @@ export interface BenchOptions {
   size?: number;
   sweep: boolean;
   repeats?: number;
+  /** --repeat-budget: seconds the torch engine's samples adapt to per size (not with --repeats). */
+  repeatBudgetSec?: number;
+  /** --memory: the memory copy on the CPU too (accelerators measure theirs in every run). */
+  memory?: boolean;
   dtypes?: string[];
   python?: string;
   json: boolean;
@@ -137,7 +141,7 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
   },
   bench: {
     options: {
-      engine: value, device: value, devices: value, size: value, sweep: flag, repeats: value, dtype: value, python: value, json: flag, help,
+      engine: value, device: value, devices: value, size: value, sweep: flag, repeats: value, 'repeat-budget': value, memory: flag, dtype: value, python: value, json: flag, help,
       ...COLLECTIVE_OPTIONS,
     },
     positionals: false,
@@ -292,14 +296,16 @@ function parseNumber(text: string, name: string): number {
   return number;
 }
 
-function parseDtypes(text: string): string[] {
-  if (text === 'all') return [...DTYPES];
+/** `all`: every dtype of the device; tf32 only with a CUDA --device (elsewhere it is no mode at all). */
+function parseDtypes(text: string, device: string | undefined): string[] {
+  if (text === 'all') return [...(device !== undefined && isCudaDevice(device) ? DTYPES : STORAGE_DTYPES)];
   return text.split(',').map((d) => d.trim()).filter((d) => d !== '');
 }
 
 /** Options in the order given; a repeated one's last value wins. */
 function benchOptions(line: CommandLine): BenchOptions {
   const options: BenchOptions = { sweep: false, json: false };
+  let dtypeText: string | undefined;
   for (const { name, value: text = '' } of line.given) {
     if (name === 'json') options.json = true;
     else if (name === 'sweep') options.sweep = true;
@@ -307,10 +313,14 @@ function benchOptions(line: CommandLine): BenchOptions {
     else if (name === 'device') options.device = text;
     else if (name === 'size') options.size = parseNumber(text, '--size');
     else if (name === 'repeats') options.repeats = parseNumber(text, '--repeats');
-    else if (name === 'dtype') options.dtypes = parseDtypes(text);
+    else if (name === 'repeat-budget') options.repeatBudgetSec = parseNumber(text, '--repeat-budget');
+    else if (name === 'memory') options.memory = true;
+    else if (name === 'dtype') dtypeText = text;
     else if (name === 'python') options.python = text;
   }
+  if (dtypeText !== undefined) options.dtypes = parseDtypes(dtypeText, options.device);
   if (options.sweep && options.size !== undefined) throw new UsageError('use either --size or --sweep, not both');
+  if (options.repeats !== undefined && options.repeatBudgetSec !== undefined) throw new UsageError('use either --repeats (a fixed count) or --repeat-budget (seconds), not both');
   const devices = valuesOf(line, 'devices')?.pop();
   if (devices !== undefined) {
     if (devices !== 'all') throw new UsageError(`--devices takes 'all' (every accelerator PyTorch sees); for one device use --device (got '${devices}')`);

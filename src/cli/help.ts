@@ -125,8 +125,21 @@ Options:
   --size <n>         Matrix order, 1 to 32768 (default ${DEFAULT_SIZE})
   --sweep            Sizes ${SWEEP_SIZES.join(', ')}, stopping after the first that takes
                      longer than half a second
-  --repeats <r>      Timed repeats per size (default 10)
-  --dtype <dtypes>   float32 (default), float16, bfloat16, a comma-separated list, or all
+  --repeats <r>      A fixed number of timed products per size (default: torch
+                     adapts its repeats to --repeat-budget; other engines run 10)
+  --repeat-budget <s>
+                     torch: seconds of timing per size (default 1 s up to n = 1024,
+                     2 s up to 4096, 4 s above). A calibration finds how many products
+                     fill a block of about 0.2 s, then blocks run until the budget is
+                     spent (5 to 100 blocks); each block's time / its products is one
+                     sample, and the median and IQR are over the samples
+  --dtype <dtypes>   float32 (default), tf32 (float32 with TensorFloat-32 allowed:
+                     CUDA only), float16, bfloat16, a comma-separated list, or all
+                     (tf32 included only with --device cuda or cuda:N)
+  --memory           Also time a memory copy (dst.copy_(src), up to 256 MiB) on the
+                     CPU; on an accelerator the device-memory copy (up to 1 GiB, GB/s
+                     = 2 × bytes / time, % of the datasheet bandwidth) runs with the
+                     host ↔ device copies in every run
   --python <path>    The Python interpreter whose PyTorch to use
                      (default: python3, then python, on PATH)
   --json             Print {"schemaVersion": 1, "results": [...], "speedup": ..., "problems": [...]}

@@ -113,12 +113,19 @@ export interface BenchParams {
   /** Sizes 256 … 8192, stopping after the first whose median passes budgetSec. */
   sweep?: boolean;
   budgetSec?: number;
-  /** Timed repeats per size (default 10). */
+  /**
+   * Timed repeats per size, a fixed count (default: the torch engine adapts its samples to
+   * repeatBudgetSec; other engines run 10).
+   */
   repeats?: number;
+  /** torch: seconds of timed blocks per size (blocked autorange; default by size: core/bench/repeatBudget.ts); not with repeats. */
+  repeatBudgetSec?: number;
   /** Default ["float32"]; "all" is not a dtype: list them. An engine skips dtypes it lacks unless compare is single. */
   dtypes?: string[];
-  /** Host↔device bandwidth for torch on accelerators (default true). */
+  /** Host↔device bandwidth for torch on accelerators, with the device's own memory copy (default true). */
   transfer?: boolean;
+  /** The memory copy (dst.copy_(src)) on the CPU too; accelerators measure it with `transfer`. */
+  memory?: boolean;
   /** Echoed in every BenchProgressNotification, so a client can match them to its request. */
   runId?: string;
   /** Folders whose node_modules may hold @tensorflow/tfjs-node(-gpu) (the extension's global storage). */

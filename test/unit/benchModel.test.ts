@@ -25,6 +25,8 @@ describe('bench model: results', () => {
       size: 1000,
       repeats: 4,
       timesSec: [4, 1, 2, 3],
+      productsPerSample: 1,
+      repeatBudgetSec: null,
       medianSec: 2.5,
       minSec: 1,
       maxSec: 4,

@@ -1,6 +1,5 @@
 import * as assert from 'assert';
 import {
-  DEFAULT_REPEATS,
   EngineCapabilities,
   MAX_SIZE,
   checkMemory,
@@ -30,7 +29,9 @@ describe('bench plan: validating a request', () => {
       device: 'cuda:1',
       size: 2048,
       dtype: 'float32',
-      repeats: DEFAULT_REPEATS,
+      // torch adapts its samples to a budget by default: at least 5 blocks in about 2 s at n = 2048.
+      repeats: 5,
+      repeatBudgetSec: 2,
       warmups: 1,
       neededBytes: 3 * 2048 * 2048 * 4,
       freeBytes: null,
@@ -55,7 +56,7 @@ describe('bench plan: validating a request', () => {
   });
 
   it('an unknown dtype, engine or device name is an impossible request', () => {
-    assert.match(invalid({ engine: 'torch', device: 'cpu', size: 64, dtype: 'float64' }), /Unknown dtype "float64": use float32, float16 or bfloat16/);
+    assert.match(invalid({ engine: 'torch', device: 'cpu', size: 64, dtype: 'float64' }), /Unknown dtype "float64": use float32, tf32 \(CUDA\), float16 or bfloat16/);
     assert.match(invalid({ engine: 'tpu', device: 'cpu', size: 64 }), /Unknown engine "tpu"/);
     assert.match(invalid({ engine: 'torch', device: 'gpu', size: 64 }), /Unknown device "gpu"/);
     assert.match(invalid({ engine: 'torch', device: 'cpu', size: 64, freeBytes: -5 }), /Free memory/);

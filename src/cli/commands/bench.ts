@@ -45,6 +45,8 @@ export function benchParamsOf(options: BenchOptions, python: string | null): Ben
     size: options.sweep ? undefined : options.size,
     sweep: options.sweep,
     repeats: options.repeats,
+    ...(options.repeatBudgetSec !== undefined ? { repeatBudgetSec: options.repeatBudgetSec } : {}),
+    ...(options.memory ? { memory: true } : {}),
     dtypes: options.dtypes,
   };
 }

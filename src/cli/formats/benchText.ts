@@ -4,6 +4,7 @@
 import { isBaselineResult, isThreadScaling, speedupSentence, targetName } from '../../core/bench/compare';
 import { speedupEntryOf, speedupText } from '../../core/bench/export';
 import { mixesDtypes } from '../../core/bench/model';
+import { samplingText } from '../../core/bench/repeatBudget';
 import { isNoisy } from '../../core/bench/diagnosis';
 import { GENERIC_NOISE_REASON } from '../../core/bench/noiseReason';
 import type { BenchResult, TransferResult } from '../../core/bench/model';
@@ -93,11 +94,18 @@ export function speedupLines(run: BenchRunResponse): string[] {
   });
 }
 
+const DIRECTION_TEXT: Record<TransferResult['direction'], string> = { hostToDevice: 'host → device', deviceToHost: 'device → host', deviceToDevice: 'device → device' };
+
 function transferLine(t: TransferResult): string {
-  const direction = t.direction === 'hostToDevice' ? 'host → device' : 'device → host';
-  const what = `${direction}, ${t.memory}`;
+  const what = t.direction === 'deviceToDevice' ? `${DIRECTION_TEXT[t.direction]} (dst.copy_(src), read + write)` : `${DIRECTION_TEXT[t.direction]}, ${t.memory}`;
   if (t.status !== 'ok' || t.gbPerSec === null) return `  ${what}: not measured (${t.message ?? t.status})`;
-  return `  ${what}: ${t.gbPerSec.toFixed(1)} GB/s (${significant(t.bytes / 1024 ** 2)} MiB copies)`;
+  const share = t.percentOfPeak == null ? '' : `, ${Math.round(t.percentOfPeak)} % of the ${t.peakGbPerSec} GB/s datasheet`;
+  return `  ${what}: ${t.gbPerSec.toFixed(1)} GB/s (${significant(t.bytes / 1024 ** 2)} MiB copies${share})`;
+}
+
+/** How the times were taken, when some result adapted its samples to a budget (the table's column says only the median). */
+function samplingLines(run: BenchRunResponse): string[] {
+  return run.results.some((r) => r.repeatBudgetSec != null) ? ['', `Times: ${samplingText(run.results)}.`] : [];
 }
 
 function problemLines(heading: string, problems: BenchRunResponse['problems']): string[] {
@@ -114,13 +122,17 @@ function problemLines(heading: string, problems: BenchRunResponse['problems']): 
 /** The whole text output. */
 export function formatBenchText(run: BenchRunResponse): string {
   const lines = [`${run.description}${run.cancelled ? ' (cancelled)' : ''}`, ''];
-  if (run.results.length > 0) lines.push(...resultTable(run), ...peakLines(run), ...noiseLines(run));
+  if (run.results.length > 0) lines.push(...resultTable(run), ...samplingLines(run), ...peakLines(run), ...noiseLines(run));
   else lines.push('Nothing was measured.');
   if (run.sweep) lines.push('', ...sweepSentences(run.sweep));
   const speedups = speedupLines(run);
   if (speedups.length > 0) lines.push('', ...speedups);
   const devices = [...new Set(run.transfers.map((t) => t.device))];
-  for (const device of devices) lines.push('', `Host ↔ ${device} copies (torch)`, ...run.transfers.filter((t) => t.device === device).map(transferLine));
+  for (const device of devices) {
+    const copies = run.transfers.filter((t) => t.device === device);
+    const heading = copies.every((t) => t.direction === 'deviceToDevice') ? `${device} memory copy (torch)` : `Host ↔ ${device} copies (torch)`;
+    lines.push('', heading, ...copies.map(transferLine));
+  }
   lines.push(...problemLines('Diagnosis', run.problems.filter((p) => p.status === 'below-peak')));
   lines.push(...problemLines('Not measured', run.problems.filter((p) => p.status !== 'below-peak')));
   // Messages and device names come from tools and the user's Python.

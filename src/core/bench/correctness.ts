@@ -79,11 +79,15 @@ export function relativeError(actual: number, expected: number, scale: number): 
  * passes 1e-3, it grows as n·2⁻²⁴.
  * float16 and bfloat16 round every output to 11 and 8 significant bits (assuming float32
  * accumulation, as every BLAS does), so 1e-2 and 5e-2.
+ * tf32 rounds both inputs of every product to 11 significant bits (2⁻¹¹ each, 2⁻¹⁰ for the
+ * product) and accumulates in float32: 2⁻⁹ leaves twice that, or float32's growth when larger.
  */
 export function errorThreshold(dtype: Dtype, size: number): number {
   switch (dtype) {
     case 'float32':
       return Math.max(1e-3, size * 2 ** -24);
+    case 'tf32':
+      return Math.max(2 ** -9, size * 2 ** -24);
     case 'float16':
       return 1e-2;
     case 'bfloat16':

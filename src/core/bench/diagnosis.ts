@@ -48,6 +48,8 @@ export function torchThreads(r: BenchResult): number | null {
 function gpuPeakOf(r: BenchResult, gpu: GpuPeak): { tflops: number; kind: string } {
   if (r.dtype === 'bfloat16' && gpu.bf16 !== null) return { tflops: gpu.bf16, kind: 'bf16' };
   if (r.dtype === 'float16' && gpu.fp16 !== null) return { tflops: gpu.fp16, kind: 'fp16' };
+  // A part without tf32 units (V100, T4) runs the tf32 mode as plain fp32.
+  if (r.dtype === 'tf32' && gpu.tf32 !== null) return { tflops: gpu.tf32, kind: 'tf32' };
   if (r.dtype === 'float32' && tf32Allowed(r) && gpu.tf32 !== null) return { tflops: gpu.tf32, kind: 'tf32' };
   return { tflops: gpu.fp32, kind: 'fp32' };
 }

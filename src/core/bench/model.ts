@@ -7,10 +7,21 @@ export const BENCH_SCHEMA_VERSION = 1;
 export type EngineId = 'torch' | 'tfjs-node-gpu' | 'tfjs-node' | 'wasm' | 'js';
 export const ENGINE_IDS: readonly EngineId[] = ['torch', 'tfjs-node-gpu', 'tfjs-node', 'wasm', 'js'];
 
-export type Dtype = 'float32' | 'float16' | 'bfloat16';
-export const DTYPES: readonly Dtype[] = ['float32', 'float16', 'bfloat16'];
+/**
+ * tf32 is not a storage type: float32 matrices multiplied with TensorFloat-32 allowed
+ * (torch.backends.cuda.matmul.allow_tf32), so a CUDA-only mode (plan.ts refuses it elsewhere).
+ */
+export type Dtype = 'float32' | 'tf32' | 'float16' | 'bfloat16';
+export const DTYPES: readonly Dtype[] = ['float32', 'tf32', 'float16', 'bfloat16'];
+/** The dtypes every device may have: `--dtype all` off CUDA. */
+export const STORAGE_DTYPES: readonly Dtype[] = ['float32', 'float16', 'bfloat16'];
 
-export const BYTES_PER_ELEMENT: Readonly<Record<Dtype, number>> = { float32: 4, float16: 2, bfloat16: 2 };
+export const BYTES_PER_ELEMENT: Readonly<Record<Dtype, number>> = { float32: 4, tf32: 4, float16: 2, bfloat16: 2 };
+
+/** Where the tf32 mode applies: torch's CUDA devices (ROCm reports as cuda). */
+export function isCudaDevice(device: string): boolean {
+  return /^cuda(:\d+)?$/.test(device);
+}
 
 export function isEngineId(value: string): value is EngineId {
   return (ENGINE_IDS as readonly string[]).includes(value);
@@ -29,10 +40,17 @@ export interface BenchResult {
   threads?: number;
   dtype: Dtype;
   size: number;
-  /** Timed repeats (the warm-up run is not among them). */
+  /** Timed samples (the warm-up run is not among them). */
   repeats: number;
-  /** Every timed repeat, in the order run. */
+  /** Every sample's seconds per product, in the order run. */
   timesSec: number[];
+  /**
+   * Products timed together for one sample (the sample is the block's time / this); 1 for
+   * fixed repeats. Absent: 1 (engines without blocks).
+   */
+  productsPerSample?: number;
+  /** The seconds the samples adapted to (torch's blocked autorange); null or absent: a fixed count of repeats. */
+  repeatBudgetSec?: number | null;
   medianSec: number;
   minSec: number;
   maxSec: number;
@@ -168,17 +186,26 @@ export interface BenchRun {
   speedup: SpeedupReport | null;
 }
 
-/** Host↔device copy bandwidth measured by the torch engine (pageable and pinned host memory). */
+/**
+ * Copy bandwidth measured by the torch engine: host↔device (pageable and pinned host memory),
+ * and deviceToDevice, a copy within the device's own memory (host memory on the CPU), which
+ * reads and writes every byte.
+ */
 export interface TransferResult {
   device: string;
-  direction: 'hostToDevice' | 'deviceToHost';
-  memory: 'pageable' | 'pinned';
+  direction: 'hostToDevice' | 'deviceToHost' | 'deviceToDevice';
+  /** The host memory of a host↔device copy; 'device' for deviceToDevice. */
+  memory: 'pageable' | 'pinned' | 'device';
   bytes: number;
   status: 'ok' | 'unsupported' | 'failed';
   timesSec: number[];
   medianSec: number | null;
-  /** bytes / medianSec / 1e9 */
+  /** bytes / medianSec / 1e9; deviceToDevice: 2 × bytes / medianSec / 1e9 (read and write). */
   gbPerSec: number | null;
+  /** deviceToDevice on a known accelerator: its datasheet memory bandwidth (memoryBandwidth.ts), the share of it, and which part. */
+  peakGbPerSec?: number | null;
+  percentOfPeak?: number | null;
+  peakBasis?: string | null;
   /** Why not measured, when status is not ok. */
   message: string | null;
 }

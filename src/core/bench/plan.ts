@@ -3,6 +3,7 @@
 import { engineShareWords, hostFootprint } from './footprint';
 import { BYTES_PER_ELEMENT, Dtype, EngineId, EngineOutcome, isDtype, isEngineId } from './model';
 import { runOf, unsupportedDtype } from './outcomes';
+import { AUTORANGE_MIN_BLOCKS, planRepeatBudget, repeatBudgetProblem, tf32Refusal } from './repeatBudget';
 
 export const MIN_SIZE = 1;
 /** 3·32768²·4 bytes = 12 GiB: beyond that nobody benchmarks a single matmul. */
@@ -36,6 +37,8 @@ export interface BenchRequest {
   size: number;
   dtype?: string;
   repeats?: number;
+  /** Seconds the torch engine's samples adapt to (repeatBudget.ts); absent with no repeats: the size's default. */
+  repeatBudgetSec?: number;
   /** Free bytes on the device (device report); null or absent: unknown, not checked. */
   freeBytes?: number | null;
   /** Devices the engine reported (engine.devices()); absent: not checked here. */
@@ -52,7 +55,10 @@ export interface BenchPlan {
   device: string;
   size: number;
   dtype: Dtype;
+  /** Fixed repeats; with repeatBudgetSec, the fewest samples (AUTORANGE_MIN_BLOCKS), for time estimates. */
   repeats: number;
+  /** torch: the seconds bench.py's blocked autorange adapts its samples to; null: `repeats` fixed products. */
+  repeatBudgetSec?: number | null;
   /** Untimed runs before the timed ones (compilation, allocation, caches). */
   warmups: number;
   /** 3·n²·bytesPerElement: A, B and the product. */
@@ -85,12 +91,14 @@ export function planBenchmark(request: BenchRequest, capabilities: EngineCapabil
   const invalid = invalidReason(request);
   if (invalid) return { kind: 'invalid', message: invalid };
   const dtype = (request.dtype ?? 'float32') as Dtype;
+  const repeatBudgetSec = planRepeatBudget(request.engine as EngineId, request.size, request.repeats, request.repeatBudgetSec);
   const plan: BenchPlan = {
     engine: request.engine as EngineId,
     device: request.device,
     size: request.size,
     dtype,
-    repeats: request.repeats ?? DEFAULT_REPEATS,
+    repeats: request.repeats ?? (repeatBudgetSec === null ? DEFAULT_REPEATS : AUTORANGE_MIN_BLOCKS),
+    ...(repeatBudgetSec === null ? {} : { repeatBudgetSec }),
     warmups: 1,
     neededBytes: matmulBytes(request.size, dtype),
     freeBytes: request.freeBytes ?? null,
@@ -98,7 +106,7 @@ export function planBenchmark(request: BenchRequest, capabilities: EngineCapabil
     samples: DEFAULT_SAMPLES,
     ...(request.threads !== undefined ? { threads: request.threads } : {}),
   };
-  const refusal = capabilityRefusal(plan, capabilities, request.availableDevices);
+  const refusal = capabilityRefusal(plan, capabilities, request.availableDevices) ?? tf32Refusal(plan);
   if (refusal) return { kind: 'outcome', outcome: refusal };
   const memory = checkMemory(plan, capabilities.maxBytes);
   return memory ? { kind: 'outcome', outcome: memory } : { kind: 'plan', plan };
@@ -113,8 +121,10 @@ function invalidReason(request: BenchRequest): string | null {
   if (!Number.isInteger(repeats) || repeats < MIN_REPEATS || repeats > MAX_REPEATS) {
     return `Repeats must be a whole number from ${MIN_REPEATS} to ${MAX_REPEATS}, not ${repeats}.`;
   }
+  const budget = repeatBudgetProblem(request.repeatBudgetSec, request.repeats);
+  if (budget) return budget;
   if (request.dtype !== undefined && !isDtype(request.dtype)) {
-    return `Unknown dtype "${request.dtype}": use float32, float16 or bfloat16.`;
+    return `Unknown dtype "${request.dtype}": use float32, tf32 (CUDA), float16 or bfloat16.`;
   }
   if (!/^(cpu|cuda|mps|xpu)(:\d+)?$/.test(request.device)) {
     return `Unknown device "${request.device}": use cpu, cuda, cuda:N or mps.`;

@@ -12,6 +12,9 @@ export interface MeasuredTimes {
   maxRelError: number;
   checkedEntries: number;
   detail?: string | null;
+  /** Products per sample (blocked autorange) and the budget the samples adapted to; absent: fixed repeats. */
+  productsPerSample?: number;
+  repeatBudgetSec?: number | null;
 }
 
 export function makeBenchResult(measured: MeasuredTimes): BenchResult {
@@ -25,6 +28,8 @@ export function makeBenchResult(measured: MeasuredTimes): BenchResult {
     size: plan.size,
     repeats: measured.timesSec.length,
     timesSec: [...measured.timesSec],
+    productsPerSample: measured.productsPerSample ?? 1,
+    repeatBudgetSec: measured.repeatBudgetSec ?? null,
     medianSec: summary.medianSec,
     minSec: summary.minSec,
     maxSec: summary.maxSec,
@@ -39,8 +44,9 @@ export function makeBenchResult(measured: MeasuredTimes): BenchResult {
 }
 
 /** A measurement when the product passed its check, else the loud wrong-result outcome. */
-export function resultOrFailure(plan: BenchPlan, timesSec: readonly number[], check: ProductCheck, detail: string | null): RunResult {
+export function resultOrFailure(plan: BenchPlan, timesSec: readonly number[], check: ProductCheck, detail: string | null, productsPerSample = 1): RunResult {
   if (!check.passed) return correctnessFailure(plan, check);
-  const result = makeBenchResult({ plan, timesSec, maxRelError: check.maxRelError, checkedEntries: check.checkedEntries, detail });
+  const timing = { productsPerSample, repeatBudgetSec: plan.repeatBudgetSec ?? null };
+  const result = makeBenchResult({ plan, timesSec, maxRelError: check.maxRelError, checkedEntries: check.checkedEntries, detail, ...timing });
   return { status: 'ok', result };
 }

@@ -21,15 +21,18 @@ export interface RateEstimate {
   size?: number;
 }
 
-type Timed = Pick<BenchPlan, 'size' | 'warmups' | 'repeats'>;
+type Timed = Pick<BenchPlan, 'size' | 'warmups' | 'repeats' | 'repeatBudgetSec'>;
 
 export function productsOf(plan: Pick<BenchPlan, 'warmups' | 'repeats'>): number {
   return plan.warmups + plan.repeats;
 }
 
-/** Seconds of (warm-ups + repeats) products of order n at `gflops`. */
+/**
+ * Seconds of (warm-ups + repeats) products of order n at `gflops`; a blocked autorange adds
+ * its budget (its blocks fill the budget, or are its fewest samples, `repeats`, when longer).
+ */
 export function estimateRunSeconds(plan: Timed, gflops: number): number {
-  return (2 * plan.size ** 3 * productsOf(plan)) / (gflops * 1e9);
+  return (2 * plan.size ** 3 * productsOf(plan)) / (gflops * 1e9) + (plan.repeatBudgetSec ?? 0);
 }
 
 /** Largest n whose run fits in budgetSec at `gflops` (0: not even n = 1). */
@@ -54,11 +57,11 @@ function where(device: string): string {
 }
 
 /** A refusal when the run's estimate passes the budget, else null. */
-export function checkTime(plan: Pick<BenchPlan, 'engine' | 'device' | 'dtype' | 'size' | 'warmups' | 'repeats'>, rate: RateEstimate, budgetSec: number): EngineOutcome | null {
+export function checkTime(plan: Pick<BenchPlan, 'engine' | 'device' | 'dtype' | 'size' | 'warmups' | 'repeats' | 'repeatBudgetSec'>, rate: RateEstimate, budgetSec: number): EngineOutcome | null {
   const estimatedSec = estimateRunSeconds(plan, rate.gflops);
   if (estimatedSec <= budgetSec) return null;
   const products = productsOf(plan);
-  const largest = largestSizeWithin(budgetSec, rate.gflops, products);
+  const largest = largestSizeWithin(budgetSec - (plan.repeatBudgetSec ?? 0), rate.gflops, products);
   const sized = largest > 0 ? `choose n ≤ ${largest}` : 'choose a smaller size';
   return {
     status: 'refused',

@@ -99,6 +99,7 @@ export class BenchmarkRunner {
     }
     let target: BenchChoice['target'];
     let dtypes: readonly Dtype[] | undefined;
+    let device: string | undefined;
     if (compare.compare === 'single') {
       const picked = await this.pickTarget();
       if (!picked) return undefined;
@@ -108,21 +109,23 @@ export class BenchmarkRunner {
       }
       target = { engine: picked.engine, device: picked.device };
       dtypes = picked.dtypes;
+      device = picked.device;
     }
     const size = await vscode.window.showQuickPick<SizePick & vscode.QuickPickItem>(SIZE_PICKS.map((p) => ({ ...p })), {
       title: BENCHMARK_COMMAND_TITLE,
       placeHolder: 'Matrix size n (n×n · n×n)',
     });
     if (!size) return undefined;
-    const dtype = await this.pickDtype(dtypes);
+    const dtype = await this.pickDtype(dtypes, device);
     if (dtype === null) return undefined;
     const engine = 'engine' in compare ? { engine: compare.engine } : {};
     return { compare: compare.compare, target, ...engine, size: size.size, ...(dtype ? { dtype } : {}) };
   }
 
   /** The dtype, when there is a choice (undefined: float32 is all the engine runs; null: Escape). */
-  private async pickDtype(supported: readonly Dtype[] | undefined): Promise<Dtype | undefined | null> {
-    const picks = dtypePicks(supported);
+  private async pickDtype(supported: readonly Dtype[] | undefined, device?: string): Promise<Dtype | undefined | null> {
+    // tf32 is offered for one CUDA target only: against the CPU it would have no baseline.
+    const picks = dtypePicks(supported, device);
     if (picks.length === 0) return undefined;
     const picked = await vscode.window.showQuickPick<DtypePick & vscode.QuickPickItem>(picks.map((p) => ({ ...p })), {
       title: BENCHMARK_COMMAND_TITLE,

@@ -3,7 +3,7 @@
 // import, so the mapping is tested without an editor.
 import { DEFAULT_SIZE } from '../../core/bench/plan';
 import { DEFAULT_SWEEP_BUDGET_SEC, SWEEP_SIZES } from '../../core/bench/sweep';
-import type { Dtype, EngineId } from '../../core/bench/model';
+import { isCudaDevice, type Dtype, type EngineId } from '../../core/bench/model';
 import type { BenchCompare, BenchParams, EngineInfo, EnginesResponse } from '../../protocol/worker';
 
 export interface ComparePick {
@@ -53,17 +53,19 @@ export interface DtypePick {
 
 const DTYPE_DETAILS: Readonly<Record<Dtype, string>> = {
   float32: 'Full precision: what a model runs in unless told otherwise (on CUDA, TF32 only where PyTorch allows it).',
+  tf32: 'float32 with TensorFloat-32 tensor cores (torch.backends.cuda.matmul.allow_tf32 = True for the run): float32 storage, inputs rounded to 10 mantissa bits.',
   bfloat16: 'Half the memory; tensor cores on GPUs, AVX512_BF16 or AMX on CPUs that have them (the report lists the flags).',
   float16: 'Half the memory; tensor cores on GPUs; most CPUs emulate it slowly, or cannot multiply it at all.',
 };
 
 /**
  * The dtypes to offer, float32 first as the default; none when only float32 can run (the
- * tfjs engines), so no question is asked that has one answer.
+ * tfjs engines), so no question is asked that has one answer. tf32 only on a CUDA device:
+ * elsewhere it is not a mode at all.
  */
-export function dtypePicks(supported: readonly Dtype[] = ['float32', 'bfloat16', 'float16']): DtypePick[] {
-  const order: Dtype[] = ['float32', 'bfloat16', 'float16'];
-  const offered = order.filter((d) => supported.includes(d));
+export function dtypePicks(supported: readonly Dtype[] = ['float32', 'bfloat16', 'float16'], device?: string): DtypePick[] {
+  const order: Dtype[] = ['float32', 'tf32', 'bfloat16', 'float16'];
+  const offered = order.filter((d) => supported.includes(d) && (d !== 'tf32' || (device !== undefined && isCudaDevice(device))));
   if (offered.length <= 1) return [];
   return offered.map((dtype) => ({ label: dtype, ...(dtype === 'float32' ? { description: 'default' } : {}), detail: DTYPE_DETAILS[dtype], dtype }));
 }

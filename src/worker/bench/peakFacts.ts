@@ -38,7 +38,7 @@ export async function cpuPeakFacts(report: DeviceReport | null, platform: NodeJS
 }
 
 /** Accelerator names by torch device: torch's own names first, then nvidia-smi's / system_profiler's. */
-function deviceNames(report: DeviceReport | null): Record<string, string> {
+export function deviceNames(report: DeviceReport | null): Record<string, string> {
   const names: Record<string, string> = {};
   for (const a of report?.accelerators ?? []) names[a.id] = a.name;
   for (const d of usableTorch(report, null)?.cuda.devices ?? []) names[`cuda:${d.index}`] = d.name;

@@ -48,6 +48,8 @@ export interface PreparedBench {
   /** Added to each job's time limit for the engine's start. */
   startGraceSec: number;
   transfer: boolean;
+  /** Also the memory copy on the CPU (accelerators measure theirs with the transfers). */
+  memory: boolean;
 }
 
 export type Preparation = { kind: 'ready'; bench: PreparedBench } | { kind: 'invalid'; message: string };
@@ -63,7 +65,7 @@ export function requestShapeProblem(params: BenchParams, sizes: readonly number[
   for (const dtype of dtypes) {
     for (const size of sizes) {
       const engine = params.engine === undefined || params.engine === 'all' ? 'js' : params.engine;
-      const request = { engine, device: params.device ?? 'cpu', size, dtype, repeats: params.repeats };
+      const request = { engine, device: params.device ?? 'cpu', size, dtype, repeats: params.repeats, repeatBudgetSec: params.repeatBudgetSec };
       const planned = planBenchmark(request, ANY);
       if (planned.kind === 'invalid') return planned.message;
     }
@@ -132,7 +134,7 @@ async function planTarget(target: BenchTarget, params: BenchParams, report: Devi
   const problems: EngineOutcome[] = [];
   for (const dtype of usable) {
     for (const [index, size] of sizes.entries()) {
-      const planned = planBenchmark({ engine: engine.id, device, size, dtype, repeats: params.repeats, freeBytes, availableDevices, threads }, engine.capabilities);
+      const planned = planBenchmark({ engine: engine.id, device, size, dtype, repeats: params.repeats, repeatBudgetSec: params.repeatBudgetSec, freeBytes, availableDevices, threads }, engine.capabilities);
       if (planned.kind === 'invalid') return planned.message;
       const capped = target.everything ? jsEverythingRefusal(planned.kind === 'plan' ? planned.plan : { engine: engine.id, device, dtype, size }) : null;
       const refusal = capped ?? (planned.kind === 'plan' ? (checkHostMemory(planned.plan) ?? (await timeRefusal(engine, planned.plan, check))) : hostAware(planned.outcome, freeBytes));
@@ -162,7 +164,7 @@ export async function prepareBench(params: BenchParams, report: DeviceReport, en
   const sweep = params.sweep === true;
   const sizes = sweep ? SWEEP_SIZES : [params.size ?? DEFAULT_SIZE];
   const dtypes = params.dtypes ?? ['float32'];
-  const shape = requestShapeProblem({ ...params, repeats: params.repeats ?? DEFAULT_REPEATS }, sizes, dtypes);
+  const shape = requestShapeProblem({ ...params, repeats: params.repeats ?? (params.repeatBudgetSec === undefined ? DEFAULT_REPEATS : undefined) }, sizes, dtypes);
   if (shape) return { kind: 'invalid', message: shape };
   const choice = await chooseTargets(params, report, engines, allThreads(threads ?? (await cpuThreadFacts(report))));
   if (choice.kind === 'invalid') return choice;
@@ -187,6 +189,7 @@ export async function prepareBench(params: BenchParams, report: DeviceReport, en
       runBudgetSec: check.budgetSec,
       startGraceSec: JOB_START_GRACE_SEC,
       transfer: params.transfer !== false,
+      memory: params.memory === true,
     },
   };
 }

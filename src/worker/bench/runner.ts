@@ -85,7 +85,7 @@ type JobResult = { runs: RunResult[]; transfers: TransferResult[] };
 async function runJob(job: BenchJob, bench: PreparedBench, options: RunOptions): Promise<JobResult> {
   if (job.engine instanceof TorchEngine) {
     const transfer = bench.transfer && job.device !== 'cpu';
-    return job.engine.runBatch({ plans: job.plans, budgetSec: bench.sweep ? sweepBudget(job.plans, bench) : undefined, transfer }, options);
+    return job.engine.runBatch({ plans: job.plans, budgetSec: bench.sweep ? sweepBudget(job.plans, bench) : undefined, transfer, memory: bench.memory === true }, options);
   }
   return { runs: await runInProcess(job, bench, options), transfers: [] };
 }

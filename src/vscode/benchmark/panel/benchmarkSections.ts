@@ -3,6 +3,7 @@
 // of earlier runs. Real <table>s with captions and header cells; every value escaped.
 import type { BenchResult, EngineOutcome } from '../../../core/bench/model';
 import { formatBytes } from '../../../core/bench/plan';
+import { samplingText } from '../../../core/bench/repeatBudget';
 import { isNoisy } from '../../../core/bench/diagnosis';
 import { GENERIC_NOISE_REASON } from '../../../core/bench/noiseReason';
 import { speedupEntryOf, speedupText } from '../../../core/bench/export';
@@ -45,10 +46,9 @@ export function runsTable(run: BenchRunResponse): string {
       cell(formatRelError(r.maxRelError), 'num'), cell(r.detail ?? ''),
     ];
   });
-  const repeats = [...new Set(run.results.map((r) => r.repeats))].join(', ');
   const bases = [...new Set(run.results.map((r) => r.peakBasis).filter((b): b is string => typeof b === 'string'))];
   const peaks = bases.length > 0 ? ` % of peak: of the ${bases.join('; of the ')}.` : '';
-  return table(`Every measurement: median of ${repeats || 'the'} timed repeats after a warm-up; GFLOP/s = 2·n³ / median.${peaks}`, RUN_HEADERS, rows, 'runs');
+  return table(`Every measurement: ${samplingText(run.results)} after a warm-up; GFLOP/s = 2·n³ / median.${peaks}`, RUN_HEADERS, rows, 'runs');
 }
 
 /** The noise mark's tooltip: what the run watcher saw disturb this result, else the generic reason. */
@@ -89,17 +89,23 @@ export function problemsList(problems: readonly EngineOutcome[]): string {
   return `<ul class="problems">${items.join('')}</ul>`;
 }
 
-const DIRECTION_WORDS: Record<TransferResult['direction'], string> = { hostToDevice: 'host → device', deviceToHost: 'device → host' };
+const DIRECTION_WORDS: Record<TransferResult['direction'], string> = { hostToDevice: 'host → device', deviceToHost: 'device → host', deviceToDevice: 'device → device' };
+
+/** GB/s, and for a copy within the device the share of its datasheet bandwidth (read and write counted). */
+function bandwidthText(t: TransferResult): string {
+  if (t.gbPerSec === null) return '—';
+  return t.percentOfPeak == null ? t.gbPerSec.toFixed(1) : `${t.gbPerSec.toFixed(1)} (${Math.round(t.percentOfPeak)} % of ${t.peakGbPerSec} datasheet)`;
+}
 
 export function transfersTable(transfers: readonly TransferResult[]): string {
   if (transfers.length === 0) return '';
   const rows = transfers.map((t) => [
     cell(t.device), cell(DIRECTION_WORDS[t.direction] ?? t.direction), cell(t.memory), cell(formatBytes(t.bytes), 'num'),
     cell(t.medianSec === null ? '—' : formatMs(t.medianSec), 'num'),
-    cell(t.gbPerSec === null ? '—' : t.gbPerSec.toFixed(1), 'num strong'),
+    cell(bandwidthText(t), 'num strong'),
     cell(t.status === 'ok' ? 'ok' : `${t.status}${t.message ? `: ${t.message}` : ''}`),
   ]);
-  return table('Copy bandwidth between host memory (pageable and pinned) and the device.', ['device', 'direction', 'host memory', 'size', 'median (ms)', 'GB/s', 'status'], rows, 'transfers');
+  return table('Copy bandwidth between host memory (pageable and pinned) and the device, and within the device\'s memory (device → device: dst.copy_(src), 2 × bytes / time).', ['device', 'direction', 'host memory', 'size', 'median (ms)', 'GB/s', 'status'], rows, 'transfers');
 }
 
 /** "2026-11-29 17:05" in local time. */

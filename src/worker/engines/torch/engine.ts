@@ -15,6 +15,8 @@ import type { DeviceReport } from '../../../core/devices/report';
 import { IMPORT_TIMEOUT } from '../../../core/devices/torchProbe';
 import type { TransferResult } from '../../../protocol/worker';
 import { freeBytesOn, torchDevices, torchError, usableTorch } from '../../bench/reportFacts';
+import { deviceNames } from '../../bench/peakFacts';
+import { withCopyPeaks } from '../../../core/bench/memoryBandwidth';
 import { runLineProcess, type LineProcessEnd } from '../../../node/lineProcess';
 import { outOfMemoryOutcome, type ErrorLine } from './lines';
 import { TorchSession } from './session';
@@ -43,8 +45,10 @@ export interface TorchBatch {
   plans: BenchPlan[];
   /** A dtype's remaining sizes are skipped once one size's median passes this (a sweep). */
   budgetSec?: number;
-  /** Also measure host↔device bandwidth (accelerators only). */
+  /** Also measure host↔device bandwidth (accelerators only), and the device's own memory copy there. */
   transfer?: boolean;
+  /** Measure the device-to-device memory copy (host memory on the CPU) even without transfers. */
+  memory?: boolean;
 }
 
 export interface TorchBatchResult {
@@ -106,7 +110,8 @@ export class TorchEngine implements Engine {
       const cannotStart = notInstalled(`The interpreter ${this.options.python} could not be started (${end.errorCode}: ${end.errorMessage}).`, null);
       return { runs: plans.map((p) => early.get(p) ?? { ...cannotStart, device: p.device, dtype: p.dtype, size: p.size }), transfers: [] };
     }
-    return { runs: session.finish(plans, early, end, this.describeEnd(end)), transfers: session.transfers };
+    // The device's own memory copy is judged against its datasheet here, where the report names the device.
+    return { runs: session.finish(plans, early, end, this.describeEnd(end)), transfers: withCopyPeaks(session.transfers, deviceNames(this.options.report ?? null)) };
   }
 
   /** bench.py's error line (it never ran this plan) as the plan's outcome. */
@@ -134,7 +139,7 @@ export class TorchEngine implements Engine {
     const first = plans[0];
     const args = {
       device: first.device,
-      jobs: TorchSession.jobs(plans),
+      jobs: TorchSession.jobs(plans).map((job, i) => withRepeatBudget(job, plans[i])),
       repeats: first.repeats,
       warmup: first.warmups,
       seed: first.seed,
@@ -142,6 +147,7 @@ export class TorchEngine implements Engine {
       threads: first.threads ?? null,
       budgetSec: batch.budgetSec ?? null,
       transfer: batch.transfer === true,
+      memory: batch.memory === true,
       // Test hook: the product never leaves Python, so a corruptProduct callback cannot be
       // called; its presence asks bench.py to corrupt entry [0, 0] before the check.
       corrupt: options.corruptProduct !== undefined,
@@ -174,6 +180,11 @@ export class TorchEngine implements Engine {
         return `bench.py ended early (${end.signal ? `killed by ${end.signal}` : `exit code ${end.exitCode}`})${lastError ? `: ${lastError}` : ''}`;
     }
   }
+}
+
+/** A job's autorange budget, when its plan has one (each size of a sweep has its own). */
+function withRepeatBudget(job: { dtype: string; size: number }, plan: BenchPlan): { dtype: string; size: number; repeatBudgetSec?: number } {
+  return plan.repeatBudgetSec == null ? job : { ...job, repeatBudgetSec: plan.repeatBudgetSec };
 }
 
 function notInstalled(message: string, python: string | null): EngineOutcome {

@@ -6,6 +6,7 @@ import type { BenchProgress, Dtype, EngineOutcome, RunResult } from '../../../co
 import { errorThreshold, type ProductCheck } from '../../../core/bench/correctness';
 import { failedOutcome } from '../../../core/bench/outcomes';
 import { resultOrFailure } from '../../../core/bench/result';
+import { copyGbPerSec } from '../../../core/bench/memoryBandwidth';
 import { median } from '../../../core/bench/statistics';
 import type { TransferResult } from '../../../protocol/worker';
 
@@ -40,6 +41,8 @@ export interface ResultLine {
   size: number;
   status: 'ok' | 'unsupported' | 'oom' | 'failed';
   timesSec?: number[];
+  /** Products timed together per sample (blocked autorange); absent: 1 (an older bench.py). */
+  productsPerSample?: number;
   /** null: not finite (a NaN or infinite entry). */
   maxRelError?: number | null;
   checksumRelError?: number | null;
@@ -118,8 +121,12 @@ function measuredRun(plan: BenchPlan, line: ResultLine): RunResult {
   }
   // A product faster than the clock's resolution reads as 0 s; the statistics need a positive time.
   const timesSec = times.map((t) => Math.max(t, 1e-9));
+  const perSample = line.productsPerSample;
+  if (perSample !== undefined && !(Number.isSafeInteger(perSample) && perSample >= 1)) {
+    return failedOutcome(plan, new Error(`bench.py sent a result with ${String(perSample)} products per sample`));
+  }
   try {
-    return resultOrFailure(plan, timesSec, productCheckOf(plan, line), line.detail ?? null);
+    return resultOrFailure(plan, timesSec, productCheckOf(plan, line), line.detail ?? null, perSample ?? 1);
   } catch (error) {
     return failedOutcome(plan, error);
   }
@@ -169,7 +176,7 @@ export function runFromLine(plan: BenchPlan, line: ResultLine): RunResult {
 /** A transfer line with its bandwidth, or why it was not measured. */
 export function transferFromLine(device: string, line: TransferLine): TransferResult {
   const times = Array.isArray(line.timesSec) ? line.timesSec.filter((t) => typeof t === 'number' && Number.isFinite(t) && t > 0) : [];
-  const ok = line.status === 'ok' && times.length > 0 && typeof line.bytes === 'number';
+  const ok = line.status === 'ok' && times.length > 0 && typeof line.bytes === 'number' && line.bytes > 0;
   const medianSec = ok ? median(times) : null;
   return {
     device,
@@ -179,7 +186,7 @@ export function transferFromLine(device: string, line: TransferLine): TransferRe
     status: ok ? 'ok' : line.status === 'ok' ? 'failed' : line.status,
     timesSec: times,
     medianSec,
-    gbPerSec: medianSec === null ? null : (line.bytes as number) / medianSec / 1e9,
+    gbPerSec: medianSec === null ? null : copyGbPerSec(line.direction ?? 'hostToDevice', line.bytes as number, medianSec),
     message: ok ? null : (line.message ?? 'no valid times'),
   };
 }
