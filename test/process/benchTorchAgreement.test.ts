@@ -13,10 +13,11 @@ import { buildDist, CLI_JS, DEBIAN_PYTHON, requireDebianTorch, scenarioEnv } fro
 describe('torch engine: bench --json measures the product a direct timing measures', function () {
   this.timeout(300_000);
 
-  it('bench --engine torch --device cpu --size 1024 --json: one float32 1024×1024 product, 10 timed repeats, consistent GFLOP/s, checked', () => {
+  it('bench --engine torch --device cpu --size 1024 --repeats 10 --json: one float32 1024×1024 product, 10 timed repeats, consistent GFLOP/s, checked', () => {
     requireDebianTorch();
     buildDist();
-    const args = [CLI_JS, 'bench', '--engine', 'torch', '--device', 'cpu', '--size', '1024', '--json', '--python', DEBIAN_PYTHON];
+    // --repeats: a fixed count (the default adapts the samples to a time budget instead).
+    const args = [CLI_JS, 'bench', '--engine', 'torch', '--device', 'cpu', '--size', '1024', '--repeats', '10', '--json', '--python', DEBIAN_PYTHON];
     const run = spawnSync(process.execPath, args, { env: scenarioEnv(undefined), encoding: 'utf8', timeout: 240_000 });
     assert.strictEqual(run.status, 0, run.stderr);
     const json = JSON.parse(run.stdout);
