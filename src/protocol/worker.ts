@@ -20,6 +20,8 @@ export interface ProbeOptions {
   pinnedDevice: string | null;
   /** Per-probe timeout in milliseconds for every kind; absent: each kind's default (probeTimeouts.ts). */
   timeoutMs?: number;
+  /** Probe PyTorch again even when nothing in the interpreter changed (the user asked to detect). */
+  refresh?: boolean;
 }
 
 export const DetectRequest = new RequestType<ProbeOptions, DeviceReport, void>('deviceDoctor/detect');

@@ -44,7 +44,7 @@ async function detectAccelerators(doctor: CommandTargets): Promise<void> {
   const cancelled = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'Device Doctor: detecting accelerators…', cancellable: true },
     async (_progress, token) => {
-      await doctor.devices.detect(token);
+      await doctor.devices.detect(token, true);
       return token.isCancellationRequested;
     },
   );

@@ -23,7 +23,7 @@ export class DeviceDoctor {
     this.server = new ServerController(extension, this.log);
     this.devices = new DeviceController(extension, this.log);
     this.reportPanel = new DeviceReportPanel(extension, this.devices, this.log, {
-      detect: () => void this.devices.detect(),
+      detect: () => void this.devices.detect(undefined, true),
       selectDevice: () => void vscode.commands.executeCommand(COMMANDS.selectDevice),
       chooseInterpreter: () => void vscode.commands.executeCommand(COMMANDS.chooseInterpreter),
       showLog: () => this.log.show(),

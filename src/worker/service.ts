@@ -22,7 +22,7 @@ import { BenchService } from './bench/service';
 import { CollectiveService } from './bench/collectives/service';
 import { TorchProbeCache } from './interpreters/probeCache';
 import { probeInterpreters } from './interpreters/probeInterpreters';
-import { detectDevices, type Hang } from './detect/detect';
+import { detectDevices, type DetectEnvironment, type Hang } from './detect/detect';
 import { idMapperFor } from './detect/reportIds';
 import { Monitor } from './monitor/monitor';
 import { CancelledError, DEFAULT_GATE_OPTIONS, ProbeGate, type GateOptions } from './detect/probes/probeGate';
@@ -80,7 +80,8 @@ export class WorkerService {
     this.bench = new BenchService({
       connection,
       env: options.env,
-      report: (probe, signal) => this.reportFor(probe, signal),
+      report: (probe, signal, torchProbeRun) => this.reportFor(probe, signal, torchProbeRun),
+      willProbeTorch: (probe) => this.willProbeTorch(probe),
       log: (level, message) => this.log(level, message),
     });
     this.collectives = new CollectiveService({
@@ -108,7 +109,7 @@ export class WorkerService {
     this.collectives.register();
   }
 
-  /** Every interpreter found, each probed once per path and modification time (probeCache.ts). */
+  /** Every interpreter found, each probed once per path and modification times (probeCache.ts), sharing detect's probes. */
   private async interpreters(params: InterpretersParams, token: CancellationToken): Promise<InterpretersResponse> {
     const signal = toAbortSignal(token);
     const { env, platform } = this.options;
@@ -141,13 +142,27 @@ export class WorkerService {
     return outcome.report.accelerators;
   }
 
-  /** The last detect's report when it was asked about the same interpreter and pin, else a new detect. */
-  private async reportFor(options: ProbeOptions, signal: AbortSignal): Promise<DeviceReport> {
+  private lastDetectMatches(options: ProbeOptions): boolean {
     const last = this.lastDetect;
-    if (last && (last.options.pythonPath || null) === (options.pythonPath || null) && last.options.pinnedDevice === options.pinnedDevice) return last.report;
-    const outcome = await detectDevices(options, { gate: this.gate, env: this.options.env, platform: this.options.platform, log: (l, m) => this.log(l, m), sysfsDrmRoot: this.options.sysfsDrmRoot }, signal);
+    return last !== null && (last.options.pythonPath || null) === (options.pythonPath || null) && last.options.pinnedDevice === options.pinnedDevice;
+  }
+
+  /** Whether reportFor(options) would start this interpreter's PyTorch probe. */
+  private willProbeTorch(options: ProbeOptions): boolean {
+    return Boolean(options.pythonPath) && !this.lastDetectMatches(options) && this.torchProbes.run(options.pythonPath ?? '') === undefined;
+  }
+
+  /** The last detect's report when it was asked about the same interpreter and pin, else a new detect. */
+  private async reportFor(options: ProbeOptions, signal: AbortSignal, torchProbeRun?: DetectEnvironment['torchProbeRun']): Promise<DeviceReport> {
+    if (this.lastDetect && this.lastDetectMatches(options)) return this.lastDetect.report;
+    const outcome = await detectDevices(options, { ...this.detectEnvironment(), torchProbeRun }, signal);
     this.lastDetect = { options, report: outcome.report };
     return outcome.report;
+  }
+
+  /** What every detect here shares: the gate, and the PyTorch probes remembered per interpreter. */
+  private detectEnvironment(): DetectEnvironment {
+    return { gate: this.gate, env: this.options.env, platform: this.options.platform, log: (l, m) => this.log(l, m), sysfsDrmRoot: this.options.sysfsDrmRoot, torchProbes: this.torchProbes };
   }
 
   dispose(): void {
@@ -166,11 +181,7 @@ export class WorkerService {
   private async detect(params: ProbeOptions, token: CancellationToken): Promise<DeviceReport> {
     const started = Date.now();
     try {
-      const outcome = await detectDevices(
-        params,
-        { gate: this.gate, env: this.options.env, platform: this.options.platform, log: (l, m) => this.log(l, m), sysfsDrmRoot: this.options.sysfsDrmRoot },
-        toAbortSignal(token),
-      );
+      const outcome = await detectDevices(params, this.detectEnvironment(), toAbortSignal(token));
       for (const hang of outcome.hangs) this.problem(hang.kind, hangMessage(hang));
       this.monitor.setIds(idMapperFor(outcome));
       this.monitor.setAccelerators(outcome.report.accelerators);

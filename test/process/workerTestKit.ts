@@ -53,6 +53,17 @@ export function fakeRuns(logFile: string, tool = 'nvidia-smi'): string[] {
   return fs.readFileSync(logFile, 'utf8').split('\n').filter((line) => line.startsWith(`${tool} `));
 }
 
+/**
+ * An interpreter that appends the script it was started with to a log, then becomes Debian's
+ * Python: how many times torch was imported, and by which script.
+ */
+export function countingPython(dir: string): { python: string; starts: () => string[] } {
+  const log = path.join(dir, 'starts.log');
+  const python = path.join(dir, 'python3');
+  fs.writeFileSync(python, `#!/bin/sh\necho "$1" >> '${log}'\nexec ${DEBIAN_PYTHON} "$@"\n`, { mode: 0o755 });
+  return { python, starts: () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : []) };
+}
+
 let built = false;
 
 /** Builds dist/ once per test run (worker.js, cli.js, probe.py). */

@@ -90,9 +90,12 @@ export class DeviceController implements vscode.Disposable {
     }, 0);
   }
 
-  /** Detects again; resolves with the report of a detection that started after this call. */
-  async detect(token?: vscode.CancellationToken): Promise<DeviceReport | undefined> {
-    await this.detections.restart(() => this.runDetection(token));
+  /**
+   * Detects again; resolves with the report of a detection that started after this call.
+   * `refresh`: the user asked, so PyTorch is probed again even if its interpreter is unchanged.
+   */
+  async detect(token?: vscode.CancellationToken, refresh = false): Promise<DeviceReport | undefined> {
+    await this.detections.restart(() => this.runDetection(token, refresh));
     return this.state.detectError === null ? this.state.report ?? undefined : undefined;
   }
 
@@ -154,13 +157,13 @@ export class DeviceController implements vscode.Disposable {
     for (const disposable of this.disposables.splice(0)) disposable.dispose();
   }
 
-  private async runDetection(token: vscode.CancellationToken | undefined): Promise<void> {
+  private async runDetection(token: vscode.CancellationToken | undefined, refresh: boolean): Promise<void> {
     this.update({ probing: true });
     try {
       const interpreter = await this.interpreters.locate();
       this.update({ interpreter });
       const settings = this.settings();
-      const options: ProbeOptions = { pythonPath: interpreter.pythonPath, pinnedDevice: settings.pinnedDevice, ...probeTimeoutOption(settings) };
+      const options: ProbeOptions = { pythonPath: interpreter.pythonPath, pinnedDevice: settings.pinnedDevice, ...probeTimeoutOption(settings), ...(refresh ? { refresh } : {}) };
       this.log.info(`Detecting devices (interpreter: ${interpreter.note}; device: ${settings.pinnedDevice ?? 'automatic'}).`);
       const report = await this.client.request(DetectRequest, options, { token, timeoutMs: detectTimeoutMs(settings) });
       this.detectionCrashed = false;

@@ -25,12 +25,21 @@ import type { Engine } from '../engines/engine';
 import { benchmark, InvalidBenchRequest, listEngines, type BenchHooks } from './benchmark';
 import { createBenchEngines, type BenchEngineOptions } from './engines';
 import type { LogFn } from '../detect/probes/probeContext';
+import type { DetectEnvironment } from '../detect/detect';
+import { benchScriptPath } from '../engines/torch/engine';
+import { TorchHost } from '../engines/torch/host';
+import { DEFAULT_TIMEOUTS_MS } from '../../protocol/probeTimeouts';
 
 export interface BenchServiceDeps {
   connection: MessageConnection;
   env: NodeJS.ProcessEnv;
-  /** The device report for these options: the last detect's when it matches, else a fresh detect. */
-  report(options: ProbeOptions, signal: AbortSignal): Promise<DeviceReport>;
+  /**
+   * The device report for these options: the last detect's when it matches, else a fresh detect,
+   * whose PyTorch probe `torchProbeRun` may answer (a TorchHost's).
+   */
+  report(options: ProbeOptions, signal: AbortSignal, torchProbeRun?: DetectEnvironment['torchProbeRun']): Promise<DeviceReport>;
+  /** Whether report() would run this interpreter's PyTorch probe (no matching report, nothing cached). */
+  willProbeTorch?(options: ProbeOptions): boolean;
   log: LogFn;
   /** Tests replace the engines (a bench.py with a test hook, fake engines). */
   engines?: (options: BenchEngineOptions) => Engine[];
@@ -59,9 +68,20 @@ export class BenchService {
     this.deps.connection.onRequest(EnginesRequest, (params, token) => this.engines(params, token));
   }
 
-  private makeEngines(params: EnginesParams, report: DeviceReport): Engine[] {
-    const options: BenchEngineOptions = { python: params.pythonPath || null, report, env: this.deps.env, nativeSearchPaths: params.nativeSearchPaths };
+  private makeEngines(params: EnginesParams, report: DeviceReport, host?: TorchHost | null): Engine[] {
+    const options: BenchEngineOptions = { python: params.pythonPath || null, report, env: this.deps.env, nativeSearchPaths: params.nativeSearchPaths, ...(host ? { torch: { host } } : {}) };
     return (this.deps.engines ?? createBenchEngines)(options);
+  }
+
+  /**
+   * When this bench must detect first, one Python answers the detect's PyTorch probe and then
+   * runs the torch batch (torch imported once, as the CLI's bench). A detect done earlier is not
+   * kept waiting in a Python of its own: an idle process holding torch (and on a GPU, a CUDA
+   * context) for a benchmark that may never come costs the user more than one more import.
+   */
+  private hostFor(probe: ProbeOptions): TorchHost | null {
+    if (!probe.pythonPath || !this.deps.willProbeTorch?.(probe)) return null;
+    return new TorchHost({ python: probe.pythonPath, script: benchScriptPath(), env: this.deps.env, importTimeoutMs: DEFAULT_TIMEOUTS_MS.torch });
   }
 
   private async engines(params: EnginesParams, token: CancellationToken): Promise<EnginesResponse> {
@@ -100,9 +120,11 @@ export class BenchService {
 
   private async run(params: BenchParams, signal: AbortSignal): Promise<BenchRunResponse> {
     const started = Date.now();
+    const probe: ProbeOptions = { pythonPath: params.pythonPath, pinnedDevice: params.pinnedDevice };
+    const host = this.hostFor(probe);
     try {
-      const report = await this.deps.report({ pythonPath: params.pythonPath, pinnedDevice: params.pinnedDevice }, signal);
-      const engines = this.makeEngines(params, report);
+      const report = await this.deps.report(probe, signal, host ? (interpreter) => (interpreter === host.python ? host.probeRun : null) : undefined);
+      const engines = this.makeEngines(params, report, host);
       const runId = params.runId ?? null;
       const onProgress: BenchHooks['onProgress'] = (progress, step, steps) =>
         void this.deps.connection.sendNotification(BenchProgressNotification, { runId, step, steps, progress }).catch(() => undefined);
@@ -117,6 +139,8 @@ export class BenchService {
       const message = error instanceof Error ? error.message : String(error);
       this.deps.log('error', `bench failed: ${message}`);
       throw new ResponseError(-32603, `bench failed: ${message}`);
+    } finally {
+      host?.close();
     }
   }
 }

@@ -5,7 +5,7 @@
 import { buildDeviceReport, type DeviceReport, type ProbeRuns, type ToolRun } from '../../core/devices';
 import type { ProbeOptions } from '../../protocol/worker';
 import { probeAmdSmi } from './probes/amdSmi';
-import type { LogFn, ProbeContext } from './probes/probeContext';
+import { timedOut, unwrapGated, type LogFn, type ProbeContext } from './probes/probeContext';
 import { probeHost } from './probes/host';
 import { probeNvidiaSmi, type NvidiaSmiRuns } from './probes/nvidiaSmi';
 import { CancelledError, type ProbeGate } from './probes/probeGate';
@@ -16,6 +16,7 @@ import { probePciDisplayDevices, SYSFS_PCI_ROOT } from './probes/pci';
 import { probeSysfs, SYSFS_DRM_ROOT } from './probes/sysfs';
 import { probeSystemProfiler } from './probes/systemProfiler';
 import { probeTorch, probeScriptPath, type TorchProbeRun } from './probes/torch';
+import { interpreterStamp, type TorchProbeCache } from '../interpreters/probeCache';
 
 export interface DetectEnvironment {
   gate: ProbeGate;
@@ -27,8 +28,10 @@ export interface DetectEnvironment {
   /** Test hook: a fake /sys/bus/pci/devices. */
   sysfsPciRoot?: string;
   probeScript?: string;
-  /** The probe's run from a process already started for this interpreter (the CLI's bench: torch imported once). */
+  /** The probe's run from a process already started for this interpreter (a bench's TorchHost: torch imported once). */
   torchProbeRun?: (interpreter: string) => Promise<ToolRun> | null;
+  /** Earlier probe runs by interpreter; consulted unless the options ask for a refresh. */
+  torchProbes?: TorchProbeCache;
 }
 
 /** A tool that hung (killed after its timeout) or is still backing off after a hang. */
@@ -69,10 +72,29 @@ function nvidiaForPlatform(ctx: ProbeContext): Promise<NvidiaSmiRuns | null> {
 
 async function torchFor(ctx: ProbeContext, options: ProbeOptions, script: string, environment: DetectEnvironment): Promise<TorchProbeRun | null> {
   // null (or, from a careless client, missing or empty): no interpreter may be run.
-  if (!options.pythonPath) return null;
-  const served = environment.torchProbeRun?.(options.pythonPath);
-  if (served) return { interpreter: options.pythonPath, run: await served };
-  return probeTorch(ctx, options.pythonPath, script);
+  const interpreter = options.pythonPath;
+  if (!interpreter) return null;
+  const cache = environment.torchProbes;
+  const cached = options.refresh ? undefined : cache?.run(interpreter);
+  if (cached) {
+    ctx.log('debug', `PyTorch probe (${interpreter}): reusing the last answer, nothing changed in the interpreter or its packages`);
+    return { interpreter, run: cached };
+  }
+  const stamp = cache && interpreterStamp(interpreter);
+  const served = environment.torchProbeRun?.(interpreter);
+  const probed = served ? await servedThroughGate(ctx, interpreter, served) : await probeTorch(ctx, interpreter, script);
+  if (cache && stamp !== undefined && probed.retryAt === undefined) cache.remember(interpreter, probed.run, stamp);
+  return probed;
+}
+
+/**
+ * Under the probe's own gate kind, so that a probe of the same interpreter asked for meanwhile
+ * (interpreter discovery beside detect) waits for this process instead of importing torch again.
+ */
+async function servedThroughGate(ctx: ProbeContext, interpreter: string, served: Promise<ToolRun>): Promise<TorchProbeRun> {
+  const gated = await ctx.gate.run(`torch:${interpreter}`, () => served, timedOut, ctx.signal);
+  const run = unwrapGated(ctx, `PyTorch probe (${interpreter})`, gated);
+  return gated.status === 'backing-off' ? { interpreter, run, retryAt: gated.retryAt } : { interpreter, run };
 }
 
 function hangOf(kind: string, gateKind: string, runs: ToolRun[], retryAt: number | undefined, gate: ProbeGate): Hang | null {

@@ -1,11 +1,15 @@
-// PyTorch probes of discovered interpreters, remembered by path and modification times so that
-// opening Choose Interpreter twice imports torch once. The interpreter's own mtime changes when
-// it is replaced; installing or removing torch changes its site-packages folder's, so both are in
-// the stamp. A run that hung or was cancelled is not remembered: it says nothing about torch.
+// PyTorch probe runs, remembered per interpreter by a stamp of the files that decide what it
+// would answer, so that detect, Choose Interpreter and a re-detect after a settings change import
+// torch once between them. The interpreter's own mtime changes when it is replaced; installing or
+// removing a package changes its site-packages folder's; an upgrade in place (pip over an old
+// torch, dpkg renaming files inside torch/) may leave both alone but always rewrites
+// torch/version.py, so that file's stamp is in the key too. A run that hung or was cancelled is
+// not remembered: it says nothing about torch.
 import * as fs from 'fs';
 import * as path from 'path';
 import type { TorchStatus } from '../../core/devices/report';
-import { IMPORT_TIMEOUT } from '../../core/devices/torchProbe';
+import { torchStatusFromRun } from '../../core/devices/torchProbe';
+import type { ToolRun } from '../../core/devices/toolRun';
 
 function mtime(file: string): string {
   try {
@@ -32,22 +36,35 @@ function packageFolders(interpreter: string): string[] {
 }
 
 export function interpreterStamp(interpreter: string): string {
-  return [interpreter, ...packageFolders(interpreter)].map(mtime).join('|');
+  const folders = packageFolders(interpreter);
+  const torchVersionFiles = folders.map((folder) => path.join(folder, 'torch', 'version.py'));
+  return [interpreter, ...folders, ...torchVersionFiles].map(mtime).join('|');
 }
 
-function worthRemembering(torch: TorchStatus): boolean {
-  return !('error' in torch) || !(torch.error.startsWith(IMPORT_TIMEOUT) || torch.error.includes('(CANCELLED)'));
+function worthRemembering(run: ToolRun): boolean {
+  return run.errorCode !== 'TIMEOUT' && run.errorCode !== 'CANCELLED';
 }
 
 export class TorchProbeCache {
-  private readonly entries = new Map<string, { stamp: string; torch: TorchStatus }>();
+  private readonly entries = new Map<string, { stamp: string; run: ToolRun }>();
 
-  get(interpreter: string): TorchStatus | undefined {
+  /** The remembered run while the interpreter's stamp is unchanged. */
+  run(interpreter: string): ToolRun | undefined {
     const entry = this.entries.get(interpreter);
-    return entry && entry.stamp === interpreterStamp(interpreter) ? entry.torch : undefined;
+    return entry && entry.stamp === interpreterStamp(interpreter) ? entry.run : undefined;
   }
 
-  set(interpreter: string, torch: TorchStatus): void {
-    if (worthRemembering(torch)) this.entries.set(interpreter, { stamp: interpreterStamp(interpreter), torch });
+  status(interpreter: string): TorchStatus | undefined {
+    const run = this.run(interpreter);
+    return run && torchStatusFromRun(run, interpreter);
+  }
+
+  /**
+   * `stamp` is taken before the probe started: a torch installed while it ran is then a change,
+   * not part of what was probed.
+   */
+  remember(interpreter: string, run: ToolRun, stamp: string): void {
+    if (worthRemembering(run)) this.entries.set(interpreter, { stamp, run });
+    else this.entries.delete(interpreter);
   }
 }

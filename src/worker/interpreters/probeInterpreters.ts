@@ -7,7 +7,7 @@ import { mayRun } from '../../core/interpreters/trust';
 import { discoverInterpreters, trustFacts, type DiscoveryInput } from '../../node/interpreters/discover';
 import type { ProbeContext } from '../detect/probes/probeContext';
 import { probeTorch, probeScriptPath } from '../detect/probes/torch';
-import type { TorchProbeCache } from './probeCache';
+import { interpreterStamp, type TorchProbeCache } from './probeCache';
 
 const PARALLEL_PROBES = 2;
 
@@ -19,12 +19,12 @@ export interface ProbeInterpretersOptions {
 
 async function probeOne(candidate: InterpreterCandidate, allowed: boolean, options: ProbeInterpretersOptions): Promise<DiscoveredInterpreter> {
   if (!allowed) return { ...candidate, torch: null, notProbed: 'untrusted' };
-  const cached = options.cache?.get(candidate.path);
+  const cached = options.cache?.status(candidate.path);
   if (cached) return { ...candidate, torch: cached, notProbed: null };
+  const stamp = interpreterStamp(candidate.path);
   const { run } = await probeTorch(options.ctx, candidate.path, options.script ?? probeScriptPath());
-  const torch = torchStatusFromRun(run, candidate.path);
-  options.cache?.set(candidate.path, torch);
-  return { ...candidate, torch, notProbed: null };
+  options.cache?.remember(candidate.path, run, stamp);
+  return { ...candidate, torch: torchStatusFromRun(run, candidate.path), notProbed: null };
 }
 
 /** Runs `work` over `items`, at most `limit` at once, keeping the order. */
