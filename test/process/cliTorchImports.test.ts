@@ -1,22 +1,15 @@
 // `device-doctor bench` imports PyTorch once (issue 14: the default run started probe.py and
 // then bench.py, two imports of torch, 7 s of its time on 2 cores): one Python process answers
 // detect's probe and runs the torch batch. Counted through an interpreter that appends a line
-// per start (and what it was started with) before it becomes Debian's Python.
+// per start (and what it was started with) before it becomes Debian's Python (countingPython).
 import * as assert from 'assert';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { buildDist, CLI_JS, DEBIAN_PYTHON, requireDebianTorch, scenarioEnv, tempDir } from './workerTestKit';
+import { buildDist, CLI_JS, countingPython, requireDebianTorch, scenarioEnv, tempDir } from './workerTestKit';
 
-function countingPython(dir: string): { python: string; starts: () => string[] } {
-  const log = path.join(dir, 'starts.log');
-  const python = path.join(dir, 'python3');
-  fs.writeFileSync(python, `#!/bin/sh\necho "$1" >> '${log}'\nexec ${DEBIAN_PYTHON} "$@"\n`, { mode: 0o755 });
-  return { python, starts: () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : []) };
-}
-
-function cli(args: string[]): { status: number | null; out: string; err: string } {
-  const run = spawnSync(process.execPath, [CLI_JS, ...args], { env: { ...scenarioEnv(undefined), PYTHONDONTWRITEBYTECODE: '1' }, encoding: 'utf8', timeout: 240_000 });
+function cli(args: string[], cwd?: string): { status: number | null; out: string; err: string } {
+  const run = spawnSync(process.execPath, [CLI_JS, ...args], { cwd, env: { ...scenarioEnv(undefined), PYTHONDONTWRITEBYTECODE: '1' }, encoding: 'utf8', timeout: 240_000 });
   return { status: run.status, out: run.stdout, err: run.stderr };
 }
 
@@ -56,6 +49,21 @@ describe('cli: PyTorch is imported once per command', function () {
     assert.strictEqual(run.status, 0, run.err);
     assert.deepStrictEqual(starts().map((s) => path.basename(s)), ['probe.py']);
     assert.match(JSON.parse(run.out).torch.version, /^\d+\.\d+/);
+  });
+
+  it('doctor starts no probe.py: the bench.py that answers the probe runs the quick benchmark\'s first torch batch', () => {
+    const folder = fs.mkdtempSync(path.join(dir, 'doctor-'));
+    const { python, starts } = countingPython(folder);
+    const project = fs.mkdtempSync(path.join(dir, 'doctor-project-'));
+    const run = cli(['doctor', '--python', python], project);
+    assert.strictEqual(run.status, 0, run.err);
+    // One bench.py per torch batch (a batch per thread count when the CPU is compared with one
+    // thread of itself), and nothing more: the probe's process is the first batch's.
+    const torchBatches = new Set(run.out.split('\n').filter((line) => /^\s+torch cpu\s/.test(line))).size;
+    assert.ok(torchBatches >= 1, run.out);
+    assert.deepStrictEqual(starts().map((s) => path.basename(s)), Array(torchBatches).fill('bench.py'), `interpreter starts: ${starts().join(', ')}`);
+    assert.match(run.out, new RegExp(`PyTorch\\s+\\d+\\.\\d+\\S* in ${python.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.match(run.out, /torch cpu\s+\d+(\.\d+)? GFLOP\/s/);
   });
 
   it('a bench that never reaches torch (wasm only) still ends: the waiting bench.py is told there is no work', () => {

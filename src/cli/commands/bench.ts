@@ -138,13 +138,14 @@ function quickResultLine(run: BenchRunResponse, r: BenchRunResponse['results'][n
 
 /**
  * The selected device against the CPU at n = 512, float32, median of 5: what is compared,
- * one line per result with its speedup, and the problems in one line each. Never throws.
+ * one line per result with its speedup, and the problems in one line each; `host`: the Python
+ * that answered detect's probe runs the torch batch (doctor: torch imported once). Never throws.
  */
-export async function quickBenchSection(report: DeviceReport, python: string | null, signal?: AbortSignal): Promise<string[]> {
+export async function quickBenchSection(report: DeviceReport, python: string | null, signal?: AbortSignal, host?: TorchHost): Promise<string[]> {
   const title = `${QUICK_BENCH_TITLE} (matmul n = ${QUICK_BENCH_SIZE}, float32, median of ${QUICK_BENCH_REPEATS})`;
   const params: BenchParams = { pythonPath: python, pinnedDevice: null, compare: 'versus-cpu', size: QUICK_BENCH_SIZE, repeats: QUICK_BENCH_REPEATS, transfer: false };
   try {
-    const run = await benchmark(params, report, createBenchEngines({ python, report, env: process.env }), { signal });
+    const run = await benchmark(params, report, createBenchEngines({ python, report, env: process.env, torch: host ? { host } : undefined }), { signal });
     const lines = [title, `  ${run.description}`, ...run.results.map((r) => quickResultLine(run, r))];
     for (const p of run.problems) lines.push(`  ${p.engine}${p.device ? ` ${p.device}` : ''}: ${p.message}`);
     lines.push("  Run 'device-doctor bench' for other sizes, engines and dtypes ('--engine all', '--sweep').");

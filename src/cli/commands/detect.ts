@@ -12,6 +12,7 @@ import type { ProbeOptions } from '../../protocol/worker';
 import { detectDevices, type DetectEnvironment } from '../../worker/detect/detect';
 import { cliInterpreter } from '../../node/interpreter';
 import { ProbeGate } from '../../worker/detect/probes/probeGate';
+import { TorchProbeCache } from '../../worker/interpreters/probeCache';
 import type { LogFn } from '../../worker/detect/probes/probeContext';
 import type { DiscoveredInterpreter } from '../../core/interpreters/model';
 import { findInterpreters, interpretersSection } from './interpreters';
@@ -35,18 +36,34 @@ function logFor(options: ReportOptions, io: CliIo): LogFn {
  * lookup running alongside; `torchProbeRun` hands over the PyTorch probe of a process already
  * started (bench's: torch imported once).
  */
-export async function detectReport(options: ReportOptions, io: CliIo, signal?: AbortSignal, gate: ProbeGate = new ProbeGate(), torchProbeRun?: DetectEnvironment['torchProbeRun']): Promise<DeviceReport> {
+export async function detectReport(
+  options: ReportOptions,
+  io: CliIo,
+  signal?: AbortSignal,
+  gate: ProbeGate = new ProbeGate(),
+  torchProbeRun?: DetectEnvironment['torchProbeRun'],
+  torchProbes?: TorchProbeCache,
+): Promise<DeviceReport> {
   const probe: ProbeOptions = { pythonPath: cliInterpreter(options.python), pinnedDevice: options.device ?? null, timeoutMs: timeoutMsOf(options) };
-  const outcome = await detectDevices(probe, { gate, env: process.env, platform: process.platform, log: logFor(options, io), torchProbeRun }, signal);
+  const outcome = await detectDevices(probe, { gate, env: process.env, platform: process.platform, log: logFor(options, io), torchProbeRun, torchProbes }, signal);
   return outcome.report;
 }
 
-/** The report and, at the same time, every interpreter here with its PyTorch (one import per interpreter). */
-export async function detectWithInterpreters(options: ReportOptions, io: CliIo, signal?: AbortSignal): Promise<{ report: DeviceReport; interpreters: DiscoveredInterpreter[] }> {
+/**
+ * The report and, at the same time, every interpreter here with its PyTorch: one import per
+ * interpreter, detect's own included (discovery finds it again; `torchProbeRun` as detectReport's).
+ */
+export async function detectWithInterpreters(
+  options: ReportOptions,
+  io: CliIo,
+  signal?: AbortSignal,
+  torchProbeRun?: DetectEnvironment['torchProbeRun'],
+): Promise<{ report: DeviceReport; interpreters: DiscoveredInterpreter[] }> {
   const gate = new ProbeGate();
+  const cache = new TorchProbeCache();
   const [report, interpreters] = await Promise.all([
-    detectReport(options, io, signal, gate),
-    findInterpreters({ cwd: io.cwd, gate, timeoutMs: timeoutMsOf(options), log: logFor(options, io), signal }),
+    detectReport(options, io, signal, gate, torchProbeRun, cache),
+    findInterpreters({ cwd: io.cwd, gate, timeoutMs: timeoutMsOf(options), log: logFor(options, io), signal, cache }),
   ]);
   return { report, interpreters };
 }

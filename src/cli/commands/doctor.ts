@@ -9,6 +9,9 @@ import type { RuleCode } from '../../core/analysis/types';
 import type { DeviceReport } from '../../core/devices/report';
 import { summarizeReport } from '../../core/devices/summary';
 import { cliInterpreter } from '../../node/interpreter';
+import { DEFAULT_TIMEOUTS_MS } from '../../protocol/probeTimeouts';
+import { benchScriptPath } from '../../worker/engines/torch/engine';
+import { TorchHost } from '../../worker/engines/torch/host';
 import { QUICK_BENCH_TITLE, quickBenchSection } from './bench';
 import { detectWithInterpreters } from './detect';
 import { interpretersSection } from './interpreters';
@@ -100,18 +103,40 @@ export interface DoctorSources {
   detect: () => Promise<{ report: DeviceReport; interpreters: DiscoveredInterpreter[] }>;
   /** The closing benchmark. */
   quickBench: (report: DeviceReport) => Promise<string[]>;
+  /** Called once doctor is done, whatever happened: ends what the sources started. */
+  close?: () => void;
 }
 
+/**
+ * One Python answers detect's PyTorch probe and then runs the quick benchmark's torch batch
+ * (a TorchHost, as `device-doctor bench` does): torch is imported once, not once per step.
+ * It starts with the first detect, so sources that tests replace never start it.
+ */
 function defaultSources(io: CliIo, options: DoctorOptions): DoctorSources {
+  const python = cliInterpreter(options.python);
+  let host: TorchHost | null | undefined;
+  const sharedHost = (): TorchHost | null => (host ??= python ? new TorchHost({ python, script: benchScriptPath(), env: process.env, importTimeoutMs: DEFAULT_TIMEOUTS_MS.torch }) : null);
   return {
     machine: currentMachine(),
-    detect: () => detectWithInterpreters({ python: options.python, verbose: false }, io),
-    quickBench: (report) => quickBenchSection(report, cliInterpreter(options.python)),
+    detect: () => {
+      const started = sharedHost();
+      return detectWithInterpreters({ python: options.python, verbose: false }, io, undefined, started ? (interpreter) => (interpreter === started.python ? started.probeRun : null) : undefined);
+    },
+    quickBench: (report) => quickBenchSection(report, python, undefined, sharedHost() ?? undefined),
+    close: () => host?.close(),
   };
 }
 
 export async function runDoctorCommand(io: CliIo, options: DoctorOptions = {}, sources: Partial<DoctorSources> = {}): Promise<number> {
-  const { machine, detect: detectBoth, quickBench } = { ...defaultSources(io, options), ...sources };
+  const all = { ...defaultSources(io, options), ...sources };
+  try {
+    return await doctor(io, all);
+  } finally {
+    all.close?.();
+  }
+}
+
+async function doctor(io: CliIo, { machine, detect: detectBoth, quickBench }: DoctorSources): Promise<number> {
   const collected = collectFiles(['.'], io.cwd);
   // Unlike lint, a bad pyproject.toml does not stop doctor: it says so and checks with what parsed.
   for (const error of configurationErrors(collected.files)) io.stderr(`warning: ${terminalText(error)}\n`);

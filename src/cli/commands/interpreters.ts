@@ -1,6 +1,6 @@
 // The interpreters with PyTorch on this machine, for `detect` and `doctor`: discovery and a
-// probe of each (the worker's code, in this process, sharing detect's gate so that the chosen
-// interpreter is imported once), then a few lines of text. The CLI has no Restricted Mode: the
+// probe of each (the worker's code, in this process, sharing detect's gate and probe cache so that
+// the chosen interpreter is imported once), then a few lines of text. The CLI has no Restricted Mode: the
 // person typed the command in this folder, as they would type `.venv/bin/python`.
 import * as os from 'os';
 import { interpreterCapability, type Capability } from '../../core/interpreters/capability';
@@ -10,6 +10,7 @@ import { torchCanUse } from '../../core/interpreters/usable';
 import type { ProbeGate } from '../../worker/detect/probes/probeGate';
 import type { LogFn } from '../../worker/detect/probes/probeContext';
 import { probeInterpreters } from '../../worker/interpreters/probeInterpreters';
+import type { TorchProbeCache } from '../../worker/interpreters/probeCache';
 
 export interface InterpreterLookup {
   cwd: string;
@@ -17,13 +18,15 @@ export interface InterpreterLookup {
   timeoutMs?: number;
   log: LogFn;
   signal?: AbortSignal;
+  /** Shared with detect: the interpreter both probe is imported once, even when its probe has finished. */
+  cache?: TorchProbeCache;
 }
 
 export function findInterpreters(lookup: InterpreterLookup): Promise<DiscoveredInterpreter[]> {
   const ctx = { gate: lookup.gate, timeoutMs: lookup.timeoutMs, env: process.env, platform: process.platform, signal: lookup.signal, log: lookup.log };
   return probeInterpreters(
     { workspaceFolders: [lookup.cwd], trusted: true, known: [], env: process.env, platform: process.platform, homeDir: os.homedir(), signal: lookup.signal },
-    { ctx },
+    { ctx, cache: lookup.cache },
   );
 }
 
