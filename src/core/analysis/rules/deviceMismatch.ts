@@ -13,6 +13,7 @@ import { runningBatch } from './shared/batches';
 import { accelPhrase, lineOf, shortText } from './shared/describe';
 import { canReference, deviceTextFor } from './shared/deviceText';
 import { cpuModelGivenDeviceIds } from './shared/ddpDeviceIds';
+import { cpuTensorToNccl } from './shared/ncclCollective';
 import { forwardFactory } from './shared/forwardFactory';
 import { functionalLossWeight, heldLossWeight } from './shared/lossWeight';
 import { plainTensorAttribute } from './shared/tensorAttribute';
@@ -21,8 +22,45 @@ export const deviceMismatch: Rule = (host) => ({
   moduleCall: (frame, _call, calleeNode, callee, args) => checkModuleCall(host, frame, calleeNode, callee, args),
   tensorOperation: (frame, _node, args, role) => checkTensorOperation(host, frame, args, role),
   argumentMeetsAccelerator: (frame, call, arg, other, inside, module) => checkArgument(host, frame, call, arg, other, inside, module),
-  call: (frame, call, qualified) => checkDdpWrap(host, frame, call, qualified),
+  call: (frame, call, qualified) => {
+    checkDdpWrap(host, frame, call, qualified);
+    checkCollective(host, frame, call, qualified);
+  },
 });
+
+/** `dist.all_reduce(t)` with t on the CPU in a file whose process group is NCCL's. */
+function checkCollective(c: RuleHost, frame: Frame, call: Node, qualified: string | undefined): void {
+  const found = cpuTensorToNccl(c.program, frame, call, qualified);
+  if (!found) return;
+  const name = shortText(found.tensor);
+  const backendLine = found.backend.node.startPosition.row + 1;
+  c.report({
+    unit: frame.unit,
+    code: 'DD001',
+    node: found.tensor,
+    message: `\`${name}\` is on the CPU, but \`${found.collective}\` runs on this file's NCCL process group ("nccl" on line ${backendLine}), ` +
+      'which takes CUDA tensors only: PyTorch raises "Tensors must be CUDA and dense" (PyTorch 2: "No backend type associated with device type cpu"). ' +
+      `Create \`${name}\` on the rank's GPU, or move it there before the collective.`,
+    related: [
+      ...c.related(found.backend, 'the NCCL backend is named here'),
+      ...c.related(found.value.origin, `\`${name}\` ${found.value.origin?.what ?? 'created here'}`),
+    ],
+    fixes: collectiveFixes(frame, found.value, name),
+  });
+}
+
+/**
+ * Create the tensor on the current CUDA device, the one NCCL works on (each rank sets it with
+ * torch.cuda.set_device). Not `.cuda()` on the argument: collectives work in place, so the
+ * result would land in a temporary copy.
+ */
+function collectiveFixes(frame: Frame, value: Value, name: string): Fix[] {
+  const factory = value.factory;
+  if (!factory || factory.scope !== frame.id) return [];
+  const device = 'torch.cuda.current_device()';
+  const edits = addDeviceKeyword(factory.node, device, factory.unit);
+  return edits ? [{ title: `Create \`${name}\` on the rank's GPU (add device=${device})`, edits, preferred: true }] : [];
+}
 
 /** `DDP(model, device_ids=[rank])` with the model never moved: DDP raises when it is built. */
 function checkDdpWrap(c: RuleHost, frame: Frame, call: Node, qualified: string | undefined): void {
