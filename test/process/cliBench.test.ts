@@ -5,6 +5,7 @@
 import * as assert from 'assert';
 import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { parseArgs, type BenchOptions } from '../../src/cli/args';
 import { benchJsonText, benchParamsOf, exitStatusOf, quickBenchSection } from '../../src/cli/commands/bench';
@@ -145,12 +146,14 @@ describe('cli: bench (dist/cli.js)', function () {
     assert.strictEqual(json.schemaVersion, 1);
     assert.strictEqual(json.results.length, 1);
     const [r] = json.results;
-    assert.deepStrictEqual(Object.keys(r), ['engine', 'device', 'dtype', 'size', 'repeats', 'timesSec', 'medianSec', 'iqrSec', 'gflops', 'peakGflops', 'percentOfPeak', 'peakBasis', 'noisy', 'maxRelError']);
+    assert.deepStrictEqual(Object.keys(r), ['engine', 'device', 'threads', 'dtype', 'size', 'repeats', 'timesSec', 'medianSec', 'iqrSec', 'gflops', 'peakGflops', 'percentOfPeak', 'peakBasis', 'noisy', 'maxRelError']);
     assert.deepStrictEqual([r.engine, r.device, r.dtype, r.size, r.repeats, r.timesSec.length], ['torch', 'cpu', 'float32', 128, 3, 3]);
     assert.strictEqual(r.medianSec, [...r.timesSec].sort((a: number, b: number) => a - b)[1]);
     assert.ok(Math.abs(r.gflops - (2 * 128 ** 3) / r.medianSec / 1e9) < 1e-6);
     assert.ok(r.maxRelError >= 0 && r.maxRelError < 1e-5);
-    assert.deepStrictEqual(json.speedup, { baseline: { engine: 'torch', device: 'cpu' }, entries: [] });
+    // One named torch run keeps torch's own thread count (threads null) and compares nothing.
+    assert.strictEqual(r.threads, null);
+    assert.deepStrictEqual(json.speedup, { kind: 'versus-baseline', baseline: { engine: 'torch', device: 'cpu' }, entries: [] });
     // The peak of this CPU (core/bench/cpuPeak.ts) and the result as a percent of it.
     assert.ok(r.peakGflops > 0, out);
     assert.ok(Math.abs(r.percentOfPeak - (100 * r.gflops) / r.peakGflops) < 1e-9);
@@ -193,16 +196,20 @@ describe('cli: bench (dist/cli.js)', function () {
     }
   });
 
-  it('prints the table and the speedup of the default comparison (torch on the CPU against wasm here)', () => {
+  it('prints the table and the thread scaling of the default comparison (torch on all threads against one here)', () => {
+    const all = Math.min(os.availableParallelism(), new Set([...fs.readFileSync('/proc/cpuinfo', 'utf8').matchAll(/core id\s*: (\d+)/g)].map((m) => m[1])).size || os.availableParallelism());
     const { status, out } = cli(['bench', '--size', '64', '--repeats', '2', '--python', DEBIAN_PYTHON]);
     assert.strictEqual(status, 0);
     const lines = out.split('\n');
-    assert.strictEqual(lines[0], 'No accelerator selected: torch on the CPU compared with wasm on the CPU');
+    // One core (not these machines): nothing to scale, and it says so.
+    if (all < 2) return assert.match(lines[0], /one core only, so there is no thread scaling to measure\)$/);
+    assert.strictEqual(lines[0], `No accelerator selected: torch on the CPU with all ${all} threads (the physical cores this process may use) compared with 1 thread`);
     assert.match(lines[2], /^ENGINE +DEVICE +DTYPE +N +MEDIAN ms +±IQR ms +GFLOP\/s +% PEAK +MAX REL ERR +SPEEDUP$/);
-    // % of this CPU's peak, of one core's for wasm (one thread); the IQR may say noisy on a shared machine.
-    assert.match(lines[3], /^torch +cpu +float32 +64 +[\d.]+ +[\d.]+( noisy)? +[\d.]+ +[\d.]+ % +\d\.\de-\d+ +baseline$/);
-    assert.match(lines[4], /^wasm +cpu +float32 +64 +[\d.]+ +[\d.]+( noisy)? +[\d.]+ +[\d.]+ % +\d\.\de-\d+ +[\d.]+×$/);
-    assert.match(out, /\nwasm on cpu is [\d.]+× (faster|slower) than torch on the CPU \(n = 64, float32\)\n/);
+    // Both rows are torch, told apart by their thread count, each with its % of this CPU's peak; no wasm.
+    assert.match(lines[3], new RegExp(`^torch +cpu ×${all} +float32 +64 +[\\d.]+ +[\\d.]+( noisy)? +[\\d.]+ +[\\d.]+ % +\\d\\.\\de-\\d+ +[\\d.]+×$`));
+    assert.match(lines[4], /^torch +cpu ×1 +float32 +64 +[\d.]+ +[\d.]+( noisy)? +[\d.]+ +[\d.]+ % +\d\.\de-\d+ +baseline$/);
+    assert.doesNotMatch(out, /wasm/);
+    assert.match(out, new RegExp(`\\ntorch cpu ${all} threads is ([\\d.]+× (faster|slower) than|about as fast as) 1 thread \\(n = 64, float32\\)\\n`));
   });
 
   it('exits 2 at once for an impossible size or dtype, before any interpreter runs', () => {
@@ -302,13 +309,14 @@ describe('cli: doctor quick benchmark', function () {
     return { schemaVersion: 1, host: { memory: { totalBytes: null, freeBytes: null } }, accelerators: [], torch, selected: { device: 'cpu', reason: 'test' }, problems: [] } as unknown as DeviceReport;
   }
 
-  it('compares torch on the CPU with wasm when there is no accelerator, and says what it compared', async () => {
+  it('compares torch on all threads with torch on one when there is no accelerator, and says what it compared', async () => {
     requireDebianTorch();
     const lines = await quickBenchSection(cpuReport(DEBIAN_PYTHON), DEBIAN_PYTHON);
     assert.strictEqual(lines[0], 'Quick benchmark (matmul n = 512, float32, median of 5)');
-    assert.strictEqual(lines[1], '  No accelerator selected: torch on the CPU compared with wasm on the CPU');
-    assert.match(lines[2], /^ {2}torch cpu +[\d.]+ GFLOP\/s {2}\(median [\d.]+ ms\)$/);
-    assert.match(lines[3], /^ {2}wasm cpu +[\d.]+ GFLOP\/s {2}\(median [\d.]+ ms\) {2}[\d.]+× the speed of torch on the CPU$/);
+    assert.match(lines[1], /^ {2}No accelerator selected: torch on the CPU with all (\d+) threads \(the physical cores this process may use\) compared with 1 thread$/);
+    const all = /all (\d+) threads/.exec(lines[1])![1];
+    assert.match(lines[2], new RegExp(`^ {2}torch cpu ${all} threads +[\\d.]+ GFLOP/s {2}\\(median [\\d.]+ ms\\) {2}[\\d.]+× the speed of 1 thread$`));
+    assert.match(lines[3], /^ {2}torch cpu 1 thread +[\d.]+ GFLOP\/s {2}\(median [\d.]+ ms\)$/);
     // Then the diagnoses (torch on one thread of two, a BLAS far below the peak), if any, and the pointer to bench.
     for (const line of lines.slice(4, -1)) assert.match(line, /^ {2}torch cpu: /);
     assert.match(lines[lines.length - 1]!, /^ {2}Run 'device-doctor bench'/);
@@ -317,7 +325,7 @@ describe('cli: doctor quick benchmark', function () {
   it('runs wasm alone without PyTorch, and ends doctor with the section using the same report', async () => {
     const report = cpuReport(null);
     const alone = await quickBenchSection(report, null);
-    assert.match(alone[1], /^ {2}No accelerator selected: wasm on the CPU only/);
+    assert.strictEqual(alone[1], '  No accelerator selected and no usable PyTorch: wasm on the CPU alone');
     const folder = tempDir('dd-doctor-bench-');
     try {
       const io = memoryIo(folder);

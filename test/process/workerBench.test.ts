@@ -71,13 +71,17 @@ describe('worker: benchmarks over JSON-RPC', function () {
     assert.deepStrictEqual(progress.map((p) => p.progress.phase).filter((phase, i, all) => all[i - 1] !== phase), ['preparing', 'warmup', 'timing', 'checking']);
   });
 
-  it('compares the selected device with the CPU by default: here torch on the CPU against wasm, with the speedup', async () => {
+  it('compares the selected device with the CPU by default: here torch on all threads against torch on one, through bench.py\'s thread count', async () => {
     const run = await worker.connection.sendRequest(BenchRequest, { ...base, size: 128, repeats: 3 });
-    assert.deepStrictEqual(run.results.map((r) => `${r.engine} ${r.device}`), ['torch cpu', 'wasm cpu']);
-    assert.deepStrictEqual(run.speedup?.baseline, { engine: 'torch', device: 'cpu' });
-    assert.deepStrictEqual(run.speedup?.entries.map((e) => `${e.engine} ${e.device} ${e.size}`), ['wasm cpu 128']);
+    const all = run.results[0]?.threads ?? 0;
+    assert.ok(all >= 2, 'these machines have 2 cores');
+    assert.deepStrictEqual(run.results.map((r) => `${r.engine} ${r.device} ${r.threads}`), [`torch cpu ${all}`, 'torch cpu 1']);
+    // bench.py really ran with those counts: its detail is torch.get_num_threads() after set_num_threads.
+    assert.deepStrictEqual(run.results.map((r) => /CPU, (\d+) threads?/.exec(r.detail ?? '')?.[1]), [String(all), '1']);
+    assert.deepStrictEqual(run.speedup?.baseline, { engine: 'torch', device: 'cpu', threads: 1 });
+    assert.deepStrictEqual(run.speedup?.entries.map((e) => `${e.engine} ${e.device} ${e.threads} ${e.size}`), [`torch cpu ${all} 128`]);
     assert.strictEqual(run.selectedDevice, 'cpu');
-    assert.match(run.description, /^No accelerator selected: torch on the CPU compared with wasm on the CPU$/);
+    assert.strictEqual(run.description, `No accelerator selected: torch on the CPU with all ${all} threads (the physical cores this process may use) compared with 1 thread`);
   });
 
   it('rejects impossible requests at once with the core message', async () => {
@@ -145,7 +149,7 @@ describe('worker: benchmarks over JSON-RPC', function () {
     assert.deepStrictEqual(measured.results.map((r) => `${r.engine} ${r.size}`), ['wasm 64']);
   });
 
-  it('on a CUDA machine (a shim over the real torch) compares cuda:0 with torch on the CPU and measures transfers', async () => {
+  it('on a CUDA machine (a shim over the real torch) compares cuda:0 with torch on the CPU on all its threads and measures transfers', async () => {
     await worker.stop();
     start(shimDir('fake-cuda'));
     const report = await worker.connection.sendRequest(DetectRequest, { pythonPath: DEBIAN_PYTHON, pinnedDevice: null });
@@ -153,6 +157,10 @@ describe('worker: benchmarks over JSON-RPC', function () {
     const run = await worker.connection.sendRequest(BenchRequest, { ...base, size: 128, repeats: 2 });
     assert.deepStrictEqual(run.results.map((r) => `${r.engine} ${r.device}`), ['torch cuda:0', 'torch cpu']);
     assert.match(run.results[0].detail ?? '', /Fake CUDA GPU/);
+    const cpuThreads = run.results[1].threads ?? 0;
+    assert.ok(cpuThreads >= 2, 'the CPU baseline runs on all threads, not torch\'s default of one here');
+    assert.match(run.results[1].detail ?? '', new RegExp(`CPU, ${cpuThreads} threads`));
+    assert.strictEqual(run.results[0].threads, undefined, 'a thread count is the CPU\'s only');
     assert.deepStrictEqual(run.speedup?.entries.map((e) => `${e.engine} ${e.device}`), ['torch cuda:0']);
     assert.deepStrictEqual(run.transfers.map((t) => `${t.device} ${t.memory} ${t.direction} ${t.status}`), [
       'cuda:0 pageable hostToDevice ok',
@@ -161,6 +169,6 @@ describe('worker: benchmarks over JSON-RPC', function () {
       'cuda:0 pinned deviceToHost ok',
     ]);
     assert.ok(run.transfers.every((t) => (t.gbPerSec ?? 0) > 0));
-    assert.strictEqual(run.description, 'torch on cuda:0 compared with torch on the CPU');
+    assert.strictEqual(run.description, `torch on cuda:0 compared with torch on the CPU (${cpuThreads} threads)`);
   });
 });

@@ -8,6 +8,7 @@ import { formatBenchJson, isFailure, toBenchJson } from '../../core/bench';
 import type { BenchProgress } from '../../core/bench/model';
 import { DEFAULT_SIZE } from '../../core/bench/plan';
 import { threadsText } from '../../core/bench/cpuThreads';
+import { isThreadScaling, sameTarget, targetName } from '../../core/bench/compare';
 import { SWEEP_SIZES } from '../../core/bench/sweep';
 import type { DeviceReport } from '../../core/devices/report';
 import type { BenchParams, BenchRunResponse } from '../../protocol/worker';
@@ -131,9 +132,11 @@ export const QUICK_BENCH_REPEATS = 5;
 function quickResultLine(run: BenchRunResponse, r: BenchRunResponse['results'][number]): string {
   const speed = `${r.gflops.toFixed(1)} GFLOP/s`.padStart(14);
   const baseline = run.speedup?.baseline;
-  const s = run.speedup?.entries.find((e) => e.engine === r.engine && e.device === r.device && e.dtype === r.dtype);
-  const relative = s && baseline ? `  ${Number(s.speedup.toPrecision(3))}× the speed of ${baseline.engine} on the CPU${s.dtype !== s.baselineDtype ? ` (${s.baselineDtype})` : ''}` : '';
-  return `  ${`${r.engine} ${r.device}`.padEnd(14)}${speed}  (median ${Number((r.medianSec * 1e3).toPrecision(3))} ms)${relative}`;
+  const s = run.speedup?.entries.find((e) => sameTarget(e, r) && e.dtype === r.dtype);
+  // The CPU-only default compares torch with itself at one thread: "1.9× the speed of 1 thread".
+  const of = baseline && s && isThreadScaling(s, baseline) ? threadsText(baseline.threads as number) : `${baseline?.engine} on the CPU`;
+  const relative = s && baseline ? `  ${Number(s.speedup.toPrecision(3))}× the speed of ${of}${s.dtype !== s.baselineDtype ? ` (${s.baselineDtype})` : ''}` : '';
+  return `  ${targetName(r).padEnd(14)}${speed}  (median ${Number((r.medianSec * 1e3).toPrecision(3))} ms)${relative}`;
 }
 
 /**
