@@ -17,11 +17,11 @@ export const COMPARE_PICKS: readonly ComparePick[] = [
   {
     label: 'Selected device vs CPU',
     description: 'default',
-    detail: 'The device Device Doctor selected (or your pin) against a CPU baseline, measured in the same run.',
+    detail: 'The device Device Doctor selected (or your pin) against torch on all CPU threads, in the same run; without an accelerator, torch on all threads against one thread.',
     compare: 'versus-cpu',
   },
   { label: 'One engine/device…', detail: 'Pick one engine and device from what this machine has.', compare: 'single' },
-  { label: 'Compare everything available', detail: 'Every engine on every device it can use here; engines that cannot run say why.', compare: 'all' },
+  { label: 'Compare everything available', detail: 'Every engine on every device it can use here (js up to n = 1024: slower is not worth measuring); engines that cannot run say why.', compare: 'all' },
 ];
 
 export interface SizePick {
