@@ -123,17 +123,23 @@ describe('status bar, device report and matmul benchmark (trusted folder, real P
     await panel.locator('table.runs tbody tr', { hasText: 'wasm' }).waitFor({ timeout: BENCHMARK_TIMEOUT_MS });
     assert.match(await panel.locator('.headline').innerText(), /^wasm cpu: [\d.,]+ GFLOP\/s$/);
 
-    // The default comparison: the selected device (the CPU here) against another CPU engine.
+    // The default comparison on this CPU-only machine: torch on all its threads against torch on one.
     await wb.runCommand('Device Doctor: Run Matmul Benchmark');
     await wb.chooseQuickPick('Selected device vs CPU');
     await wb.chooseQuickPick('256');
     await wb.chooseQuickPick('float32');
     await waitFor('the second run in the history', async () => (await historyRows(panel)) === 2, BENCHMARK_TIMEOUT_MS);
-    assert.match(await panel.locator('.headline').innerText(), /^(torch cpu|wasm cpu) is [\d.,]+× faster than (wasm cpu|torch cpu)$|about as fast as/);
-    assert.strictEqual(await panel.locator('svg.bar-chart rect.bar').count(), 2, 'a bar for torch and one for wasm');
+    const headline = await panel.locator('.headline').innerText();
+    const all = /^torch cpu (\d+) threads is (?:[\d.,]+× (?:faster|slower) than|about as fast as) 1 thread$/.exec(headline)?.[1];
+    assert.ok(all !== undefined && Number(all) >= 2, `a thread scaling, not another engine: ${headline}`);
+    assert.strictEqual(await panel.locator('.headline-context').innerText(), 'n = 256, float32');
+    assert.strictEqual(await panel.locator('svg.bar-chart rect.bar').count(), 2, 'a bar per thread count');
+    const bars = await panel.locator('svg.bar-chart .axis-label').allTextContents();
+    assert.deepStrictEqual([...bars].sort(), [`torch cpu ${all} threads`, 'torch cpu 1 thread (baseline)'].sort());
     assert.match((await panel.locator('svg.bar-chart title').first().textContent()) ?? '', /GFLOP\/s per engine and device \(n = 256\)/);
     const rows = await panel.locator('table.runs tbody tr').allInnerTexts();
-    assert.deepStrictEqual(rows.map((r) => r.split(/\s+/).slice(0, 4).join(' ')), ['torch cpu float32 256', 'wasm cpu float32 256']);
+    assert.deepStrictEqual(rows.map((r) => r.split('\t').slice(0, 4).map((c) => c.trim()).join(' | ')), [`torch | cpu · ${all} threads | float32 | 256`, 'torch | cpu · 1 thread | float32 | 256']);
+    assert.ok(rows.every((r) => !/wasm/.test(r)), 'no TensorFlow.js in the default');
     await wb.screenshot('08-benchmark-panel');
   });
 
