@@ -11,7 +11,7 @@ import { jsEverythingRefusal, planBenchmark, type EngineCapabilities } from '../
 import { makeBenchResult } from '../../src/core/bench/result';
 import { formatBenchText } from '../../src/cli/formats/benchText';
 import type { BenchRunResponse } from '../../src/protocol/worker';
-import { speedupHeadline } from '../../src/vscode/benchmark/benchFormat';
+import { bestResult, speedupHeadline, targetLabel } from '../../src/vscode/benchmark/benchFormat';
 
 function result(engine: EngineId, device: string, threads: number | undefined, medianSec: number, size = 1024, dtype: Dtype = 'float32'): BenchResult {
   return makeBenchResult({ plan: { engine, device, dtype, size, ...(threads === undefined ? {} : { threads }) }, timesSec: [medianSec], maxRelError: 1e-7, checkedEntries: 64 });
@@ -81,6 +81,9 @@ describe('bench: all threads against one thread', () => {
     const headline = speedupHeadline(scaling());
     assert.strictEqual(headline?.text, 'torch cpu 2 threads is 1.9× faster than 1 thread');
     assert.strictEqual(headline?.context, 'n = 1024, float32');
+    // History's "best" names the thread count, or the two torch rows would read the same.
+    const best = bestResult(scaling());
+    assert.strictEqual(best && targetLabel(best.engine, best.device, best.dtype, best.threads), 'torch cpu 2 threads');
   });
 });
 

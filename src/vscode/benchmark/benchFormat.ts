@@ -45,6 +45,8 @@ export function seriesLabel(r: Pick<BenchResult, 'engine' | 'device' | 'dtype' |
 export interface BestResult {
   engine: EngineId;
   device: string;
+  /** torch on the CPU at a set thread count (history names it: two torch rows differ only there). */
+  threads?: number;
   dtype: Dtype;
   size: number;
   gflops: number;
@@ -54,7 +56,7 @@ export interface BestResult {
 export function bestResult(run: Pick<BenchRun, 'results'>, size?: number): BestResult | null {
   let best: BenchResult | null = null;
   for (const r of run.results) if ((size === undefined || r.size === size) && (best === null || r.gflops > best.gflops)) best = r;
-  return best && { engine: best.engine, device: best.device, dtype: best.dtype, size: best.size, gflops: best.gflops };
+  return best && { engine: best.engine, device: best.device, ...(best.threads === undefined ? {} : { threads: best.threads }), dtype: best.dtype, size: best.size, gflops: best.gflops };
 }
 
 /**

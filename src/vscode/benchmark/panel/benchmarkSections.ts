@@ -118,7 +118,7 @@ export function formatDate(time: number): string {
 export function historyTable(history: readonly BenchHistoryEntry[], shownId: string | null): string {
   if (history.length === 0) return '';
   const rows = history.map((e) => {
-    const best = e.best ? `${formatGflops(e.best.gflops)} GFLOP/s · ${targetLabel(e.best.engine, e.best.device, e.best.dtype)} · n = ${e.best.size}` : 'nothing measured';
+    const best = e.best ? `${formatGflops(e.best.gflops)} GFLOP/s · ${targetLabel(e.best.engine, e.best.device, e.best.dtype, e.best.threads)} · n = ${e.best.size}` : 'nothing measured';
     const current = e.id === shownId;
     const show = current
       ? '<td><span class="current">shown</span></td>'
