@@ -86,6 +86,69 @@ export function recordedEvents(stderr: string): string[] {
   return JSON.parse(line.slice('EVENTS '.length)) as string[];
 }
 
+/**
+ * Several CUDA devices whose tensors live in host memory, each product on device i slowed by
+ * DD_FAKE_CUDA_DELAYS_MS's i-th value (e.g. "20,20,20,40": four devices, the last at half speed).
+ * The sleep dominates a small product, so the speeds keep the delays' ratio even with the runs
+ * all at once on two shared cores. UUIDs and bus ids are nvidia-four-a6000's, so detect names
+ * nvidia-smi's rows cuda:0 … cuda:3 and the run watcher's clock samples reach the right device.
+ */
+const FAKE_CUDA_DEVICES = `
+import os, time
+from types import SimpleNamespace
+import torch
+
+_DELAYS = [float(v) / 1000 for v in os.environ.get("DD_FAKE_CUDA_DELAYS_MS", "0,0").split(",")]
+
+def _index(device):
+    if isinstance(device, int):
+        return device
+    if isinstance(getattr(device, "index", None), int):
+        return device.index
+    text = str(device)
+    return int(text.split(":", 1)[1]) if ":" in text else 0
+
+def _on_cpu(factory):
+    def make(*args, **kwargs):
+        device = kwargs.get("device")
+        if device is None or not str(device).startswith("cuda"):
+            return factory(*args, **kwargs)
+        kwargs["device"] = "cpu"
+        tensor = factory(*args, **kwargs)
+        tensor._dd_cuda = _index(device)
+        return tensor
+    return make
+
+for _name in ("rand", "empty", "ones", "zeros"):
+    setattr(torch, _name, _on_cpu(getattr(torch, _name)))
+
+_matmul = torch.matmul
+def _slowed_matmul(a, b, out=None):
+    # Only the timed products (written into out=) are slowed; the correctness check is not.
+    device = getattr(out, "_dd_cuda", None)
+    if device is not None:
+        time.sleep(_DELAYS[device])
+    return _matmul(a, b) if out is None else _matmul(a, b, out=out)
+torch.matmul = _slowed_matmul
+
+def _props(i):
+    return SimpleNamespace(name="NVIDIA RTX A6000", major=8, minor=6, total_memory=51527024640,
+                           uuid="11111111-2222-3333-4444-55555555555%d" % i,
+                           pci_domain_id=0, pci_bus_id=(0x1A, 0x1B, 0x3D, 0x3E)[i], pci_device_id=0)
+
+torch.Tensor.pin_memory = lambda self: self.clone()
+torch.version.cuda = "12.4"
+torch.cuda.is_available = lambda: True
+torch.cuda.device_count = lambda: len(_DELAYS)
+torch.cuda.get_device_properties = lambda device=None: _props(_index(device))
+torch.cuda.synchronize = lambda device=None: None
+torch.cuda.get_device_name = lambda device=None: "NVIDIA RTX A6000"
+torch.cuda.mem_get_info = lambda device=None: (48 * 1024 ** 3, 51527024640)
+torch.cuda.empty_cache = lambda: None
+torch.cuda.memory_allocated = lambda device=None: 0
+torch.cuda.memory_reserved = lambda device=None: 0
+`;
+
 /** Products of n >= 128 fail the way CUDA runs out of memory. */
 const OUT_OF_MEMORY = `
 import torch
@@ -111,7 +174,7 @@ torch.matmul = matmul
 /** `import torch` fails as in an environment without it. */
 const NO_TORCH = `raise ImportError("No module named 'torch'")\n`;
 
-export type Shim = 'fake-cuda' | 'fake-cuda-recorded' | 'fake-cuda-unpinned' | 'out-of-memory' | 'matmul-raises' | 'no-torch';
+export type Shim = 'fake-cuda' | 'fake-cuda-devices' | 'fake-cuda-recorded' | 'fake-cuda-unpinned' | 'out-of-memory' | 'matmul-raises' | 'no-torch';
 
 /** A folder to put first on PYTHONPATH for this shim (made once per test run). */
 export function shimDir(shim: Shim): string {
@@ -124,6 +187,7 @@ export function shimDir(shim: Shim): string {
   } else {
     const source = {
       'fake-cuda': FAKE_CUDA,
+      'fake-cuda-devices': FAKE_CUDA_DEVICES,
       'fake-cuda-recorded': FAKE_CUDA_RECORDED,
       // As a build whose host memory cannot be pinned: Debian's CPU torch refuses pin_memory().
       'fake-cuda-unpinned': FAKE_CUDA.replace('torch.Tensor.pin_memory = lambda self: self.clone()\n', ''),

@@ -1,7 +1,8 @@
-// `bench --devices all` in a terminal: one row per device, its GFLOP/s alone and with every
-// device running at once, how far each is from the median of its peers, its temperature and
-// power after the runs, then one line per device found slow.
-import type { DeviceRun, EveryDeviceReport } from '../../core/bench/devices/everyDevice';
+// `bench --devices all` in a terminal: one table per pass (one at a time, then all at once), a
+// row per device with its GFLOP/s, how far it is from the median of its peers, and its SM clock
+// (median of the run, of its maximum), hottest temperature and median power during that run;
+// then one line per device found slow, and one per failed run.
+import { conditionsOf, type DeviceRow, type DeviceRun, type EveryDeviceReport } from '../../core/bench/devices/everyDevice';
 import type { DeviceVerdict } from '../../core/bench/devices/slowDevices';
 import { significant } from '../../core/bench/numberText';
 import { terminalLines } from './terminalText';
@@ -15,23 +16,48 @@ function versus(v: DeviceVerdict | null): string {
   return `${sign}${Math.abs(percent)} %${v.slow ? ' SLOW' : ''}`;
 }
 
-export function formatEveryDeviceText(report: EveryDeviceReport): string {
-  const header = ['DEVICE', 'NAME', 'ALONE GFLOP/s', 'VS PEERS', 'ALL AT ONCE', 'VS PEERS', 'TEMP', 'POWER'];
-  const rows = report.devices.map((d) => [
-    d.device, d.name ?? '-', speed(d.alone), versus(d.aloneVerdict), speed(d.together), versus(d.togetherVerdict),
-    d.temperatureC === null ? '-' : `${d.temperatureC}°C`, d.powerW === null ? '-' : `${d.powerW} W`,
-  ]);
-  const all = [header, ...rows];
+/** "1.41/1.98 GHz" (median of the run / the maximum), "1.41 GHz" without a maximum, "-" unseen. */
+export function clockCell(run: DeviceRun): string {
+  const during = conditionsOf(run);
+  if (during?.smClockMHz == null) return '-';
+  const ghz = (mhz: number) => significant(mhz / 1000, 3);
+  return `${ghz(during.smClockMHz)}${during.maxSmClockMHz != null ? `/${ghz(during.maxSmClockMHz)}` : ''} GHz`;
+}
+
+export function temperatureCell(run: DeviceRun): string {
+  const t = conditionsOf(run)?.temperatureC;
+  return t == null ? '-' : `${Math.round(t)}°C`;
+}
+
+export function powerCell(run: DeviceRun): string {
+  const w = conditionsOf(run)?.powerW;
+  return w == null ? '-' : `${significant(w, 3)} W`;
+}
+
+function passTable(rows: readonly DeviceRow[], pass: 'alone' | 'together'): string[] {
+  const header = ['DEVICE', 'NAME', 'GFLOP/s', 'VS PEERS', 'SM CLOCK', 'TEMP', 'POWER'];
+  const cells = rows.map((d) => {
+    const run = pass === 'alone' ? d.alone : d.together;
+    return [d.device, d.name ?? '-', speed(run), versus(pass === 'alone' ? d.aloneVerdict : d.togetherVerdict), clockCell(run), temperatureCell(run), powerCell(run)];
+  });
+  const all = [header, ...cells];
   const widths = header.map((_, c) => Math.max(...all.map((row) => row[c].length)));
-  const table = all.map((row) => row.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ').trimEnd());
+  return all.map((row) => row.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ').trimEnd());
+}
+
+export function formatEveryDeviceText(report: EveryDeviceReport): string {
   const failures = report.devices.flatMap((d) => [['alone', d.alone], ['all at once', d.together]].flatMap(([pass, run]) => ('error' in (run as DeviceRun) ? [`${d.device} (${pass}): ${(run as { error: string }).error}`] : [])));
   const judged = report.devices.some((d) => d.aloneVerdict !== null || d.togetherVerdict !== null);
   const verdict = report.findings.length > 0 ? report.findings
     : judged ? ['No device is more than 10 % below the median of its peers.'] : ['Fewer than two devices were measured: nothing to compare.'];
   return terminalLines([
-    `Matmul on every device, n = ${report.size}, ${report.dtype}: one at a time, then all at once; each against the median of the others`,
+    `Matmul on every device, n = ${report.size}, ${report.dtype}: each against the median of the others; clock, temperature and power during its own run`,
     '',
-    ...table,
+    'One at a time',
+    ...passTable(report.devices, 'alone'),
+    '',
+    'All at once',
+    ...passTable(report.devices, 'together'),
     '',
     ...verdict,
     ...failures,
