@@ -28,8 +28,13 @@ function assertMeasuredAndCorrect(report: CollectiveReport, worldSize: number, s
   assert.deepStrictEqual(report.results.map((r) => `${r.collective} ${r.bytes}`), ALL.flatMap((c) => sizes.map((s) => `${c} ${c === 'all-gather' ? Math.floor(s / 4 / worldSize) * 4 * worldSize : s}`)));
   for (const r of report.results) {
     assert.ok(r.correct, `${r.collective} ${r.bytes}: wrong on ranks ${r.wrongRanks}`);
-    assert.ok(r.algBwGBps !== null && r.algBwGBps > 0, `${r.collective} algbw ${r.algBwGBps}`);
-    assert.ok(r.busBwGBps !== null && r.busBwGBps > 0, `${r.collective} busbw ${r.busBwGBps}`);
+    // Gloo over loopback on the 2 shared cores this was written on gave 0.08–1.9 GB/s at 1–2 MiB
+    // (load average 4): ten times below the slowest is still a real transfer, and anything past
+    // 100 GB/s is a unit slip, not a CPU copy.
+    assert.ok(r.algBwGBps !== null && r.algBwGBps > 0.01 && r.algBwGBps < 100, `${r.collective} algbw ${r.algBwGBps} GB/s`);
+    // nccl-tests' bus bandwidth factors.
+    const factor = { 'all-reduce': (2 * (worldSize - 1)) / worldSize, 'all-gather': (worldSize - 1) / worldSize, broadcast: 1, 'send-recv': 1 }[r.collective as (typeof ALL)[number]];
+    assert.ok(r.busBwGBps !== null && Math.abs(r.busBwGBps / r.algBwGBps - factor) < 1e-9, `${r.collective} busbw/algbw ${r.busBwGBps}/${r.algBwGBps}, expected ${factor}`);
     assert.strictEqual(r.timesSec.length, report.iters);
   }
 }
