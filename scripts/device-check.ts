@@ -16,7 +16,9 @@
 //   agreement    scripts/bench-torch-agreement.ts's rule on cuda at n = 8192 (8 alternating
 //                rounds, pooled medians within 10 %);
 //   collective   with two GPUs or more: `bench --collective all-reduce,all-gather --device cuda
-//                --world-size N --max-size 256MiB --json` over NCCL, every result checked.
+//                --world-size N --max-size 256MiB --json` over NCCL, every result checked;
+//   devices      with two GPUs or more: `bench --devices all --size 8192 --json`, every GPU measured
+//                alone and all at once (a GPU flagged slow is reported, not failed: the tool worked).
 // It runs the built bundles (dist/cli.js): `npm run device-check` builds them first; on a machine
 // without node_modules, carry dist/ and run `node dist/device-check.js` (see README).
 // Options: --python PATH (default: DEVICE_DOCTOR_PYTHON, else python3 on PATH, as the CLI).
@@ -42,7 +44,7 @@ export interface Outcome {
 }
 
 export interface Check extends Outcome {
-  name: 'detect' | 'sweep' | 'tf32' | 'copy' | 'agreement' | 'collective';
+  name: 'detect' | 'sweep' | 'tf32' | 'copy' | 'agreement' | 'collective' | 'devices';
   seconds: number;
 }
 
@@ -64,6 +66,8 @@ const CLI_JS = path.basename(__dirname) === 'dist' ? path.join(__dirname, 'cli.j
 function say(text: string): void {
   process.stderr.write(`device-check: ${text}\n`);
 }
+
+export type CliRun = (args: string[], timeoutSec: number) => { status: number | null; json: any; stderr: string };
 
 function cli(args: string[], timeoutSec: number): { status: number | null; json: any; stderr: string } {
   const run = spawnSync(process.execPath, [CLI_JS, ...args], { encoding: 'utf8', timeout: timeoutSec * 1000, maxBuffer: 64 * 1024 * 1024 });
@@ -163,6 +167,38 @@ export function cudaDevicesOf(report: DeviceReport | null): { count: number; nam
   return { count, name: count > 0 ? torch.cuda.devices?.[0]?.name ?? null : null, version: torch.version ?? null };
 }
 
+/** `bench --devices all`'s figures: passed when the CLI exited 0 with every device measured in both passes. */
+export function judgeEveryDevice(status: number | null, json: any, count: number): Outcome {
+  if (!json || !Array.isArray(json.devices)) return { ok: false, problem: `bench --devices all printed no JSON (exit ${status})` };
+  const devices: Array<{ device: string; alone: { gflops?: number; error?: string; during?: unknown }; together: { gflops?: number; error?: string; during?: unknown } }> = json.devices;
+  const failed = devices.flatMap((d) => [['alone', d.alone], ['all at once', d.together]].flatMap(([pass, run]) => {
+    const r = run as { gflops?: number; error?: string };
+    return r.gflops && r.gflops > 0 ? [] : [`${d.device} (${pass}): ${r.error ?? 'no speed'}`];
+  }));
+  const problems = [...(status !== 0 ? [`bench --devices all exited ${status}`] : []), ...(devices.length !== count ? [`${devices.length} devices measured of ${count}`] : []), ...failed];
+  return {
+    ok: problems.length === 0,
+    ...(problems.length > 0 ? { problem: problems.join('; ') } : {}),
+    devices: devices.map((d) => ({ device: d.device, aloneTflops: (d.alone.gflops ?? 0) / 1e3, togetherTflops: (d.together.gflops ?? 0) / 1e3, aloneDuring: d.alone.during ?? null, togetherDuring: d.together.during ?? null })),
+    findings: json.findings ?? [],
+  };
+}
+
+/** The checks that need two GPUs or more: collectives over NCCL, then every device against its peers. */
+export async function multiGpuChecks(python: string, count: number, run: CliRun = cli): Promise<Check[]> {
+  const checks: Check[] = [];
+  checks.push(await timed('collective', () => {
+    const result = run(['bench', '--collective', 'all-reduce,all-gather', '--device', 'cuda', '--world-size', String(count), '--max-size', '256MiB', '--json', '--python', python], 150);
+    const ok = result.status === 0 && result.json !== null;
+    return { ok, worldSize: count, result: result.json, ...(ok ? {} : { problem: `bench --collective exited ${result.status}: ${result.stderr}` }) };
+  }));
+  checks.push(await timed('devices', () => {
+    const result = run(['bench', '--devices', 'all', '--size', '8192', '--json', '--python', python], 180);
+    return judgeEveryDevice(result.status, result.json, count);
+  }));
+  return checks;
+}
+
 export async function deviceCheck(python: string): Promise<DeviceCheckSummary> {
   const start = Date.now();
   const checks: Check[] = [];
@@ -216,13 +252,7 @@ export async function deviceCheck(python: string): Promise<DeviceCheckSummary> {
       differencePercent: a.differencePercent, ...(a.agrees ? {} : { problem: `bench and the direct timing are ${a.differencePercent.toFixed(1)} % apart (more than 10 %)` }),
     };
   }));
-  if (cuda.count > 1) {
-    checks.push(await timed('collective', () => {
-      const run = cli(['bench', '--collective', 'all-reduce,all-gather', '--device', 'cuda', '--world-size', String(cuda.count), '--max-size', '256MiB', '--json', '--python', python], 150);
-      const ok = run.status === 0 && run.json !== null;
-      return { ok, worldSize: cuda.count, result: run.json, ...(ok ? {} : { problem: `bench --collective exited ${run.status}: ${run.stderr}` }) };
-    }));
-  }
+  if (cuda.count > 1) checks.push(...(await multiGpuChecks(python, cuda.count)));
   return summary(checks.every((c) => c.ok) ? 'passed' : 'failed', accelerator, cuda.version);
 }
 

@@ -1,8 +1,9 @@
 // scripts/device-check.ts's judgements, without a GPU: what counts as an accelerator in a
 // detect report, and when a sweep passes (every product correct, the largest size of each
-// dtype at 25 % of its datasheet peak or more).
+// dtype at 25 % of its datasheet peak or more), and, with two GPUs or more, which commands the
+// multi-GPU checks run and how `bench --devices all`'s answer is judged (a fake CLI answers).
 import * as assert from 'assert';
-import { cudaDevicesOf, judgeSweep, MIN_PERCENT_OF_PEAK, pythonOf } from '../../scripts/device-check';
+import { cudaDevicesOf, judgeEveryDevice, judgeSweep, MIN_PERCENT_OF_PEAK, multiGpuChecks, pythonOf, type CliRun } from '../../scripts/device-check';
 import type { DeviceReport } from '../../src/core/devices/report';
 
 function reportWithTorch(torch: unknown): DeviceReport {
@@ -41,5 +42,34 @@ describe('device-check', () => {
     assert.strictEqual(pythonOf(['node', 'x', '--python', '/p/python'], { DEVICE_DOCTOR_PYTHON: '/q' }), '/p/python');
     assert.strictEqual(pythonOf(['node', 'x'], { DEVICE_DOCTOR_PYTHON: '/q' }), '/q');
     assert.strictEqual(pythonOf(['node', 'x'], {}), 'python3');
+  });
+
+  it('with two GPUs, runs the collective sweep over NCCL and then bench --devices all, both through the CLI', async () => {
+    const asked: string[][] = [];
+    const measured = (device: string, gflops: number) => ({ device, alone: { gflops, during: null }, together: { gflops, during: null } });
+    const fakeCli: CliRun = (args) => {
+      asked.push(args);
+      if (args.includes('--collective')) return { status: 0, json: { backend: 'nccl', results: [] }, stderr: '' };
+      return { status: 0, json: { schemaVersion: 2, devices: [measured('cuda:0', 50_000), measured('cuda:1', 38_000)], findings: ['cuda:1 is 24 % below …'] }, stderr: '' };
+    };
+    const checks = await multiGpuChecks('/py', 2, fakeCli);
+    assert.deepStrictEqual(asked, [
+      ['bench', '--collective', 'all-reduce,all-gather', '--device', 'cuda', '--world-size', '2', '--max-size', '256MiB', '--json', '--python', '/py'],
+      ['bench', '--devices', 'all', '--size', '8192', '--json', '--python', '/py'],
+    ]);
+    assert.deepStrictEqual(checks.map((c) => [c.name, c.ok]), [['collective', true], ['devices', true]]);
+    // A slow GPU is the finding the check exists to report, not a failure of the tool.
+    assert.deepStrictEqual(checks[1].findings, ['cuda:1 is 24 % below …']);
+    assert.deepStrictEqual((checks[1].devices as { togetherTflops: number }[]).map((d) => d.togetherTflops), [50, 38]);
+  });
+
+  it('fails bench --devices all when a run failed, a device is missing, it exited non-zero or printed no JSON', () => {
+    const run = (gflops?: number, error?: string) => (gflops ? { gflops } : { error });
+    const failed = judgeEveryDevice(1, { devices: [{ device: 'cuda:0', alone: run(100), together: run(undefined, 'CUDA error: out of memory') }, { device: 'cuda:1', alone: run(100), together: run(100) }] }, 2);
+    assert.strictEqual(failed.ok, false);
+    assert.strictEqual(failed.problem, 'bench --devices all exited 1; cuda:0 (all at once): CUDA error: out of memory');
+    const missing = judgeEveryDevice(0, { devices: [{ device: 'cuda:0', alone: run(100), together: run(100) }] }, 2);
+    assert.strictEqual(missing.problem, '1 devices measured of 2');
+    assert.match(String(judgeEveryDevice(2, null, 2).problem), /printed no JSON \(exit 2\)/);
   });
 });
