@@ -6,6 +6,7 @@ import type { BenchProgress, BenchRun, Dtype, EngineId, EngineOutcome, TransferR
 import type { GpuProcess } from '../core/devices/gpuProcesses';
 import type { DeviceReport } from '../core/devices/report';
 import type { SweepSummary } from '../core/bench/sweep';
+import type { EveryDeviceReport } from '../core/bench/devices/everyDevice';
 import type { HistoryPoint } from '../core/devices/sampleHistory';
 
 // A transfer measurement is the core's model (core/bench/model.ts); it crosses the
@@ -132,6 +133,12 @@ export interface BenchParams {
   runId?: string;
   /** Folders whose node_modules may hold @tensorflow/tfjs-node(-gpu) (the extension's global storage). */
   nativeSearchPaths?: string[];
+  /**
+   * With compare 'all' and engine 'torch' (the "every device" choice): the accelerators are then
+   * also run all at once, and the response carries `everyDevice` (both passes, with each GPU's
+   * clock, temperature and power during its runs), as `bench --devices all` prints it.
+   */
+  everyDevice?: boolean;
 }
 
 /** A finished (or cancelled) benchmark: the core's BenchRun plus what only the worker knows. */
@@ -144,6 +151,8 @@ export interface BenchRunResponse extends BenchRun {
   description: string;
   /** A sweep only: its sizes, the median after which it stops, and where each series stopped short (core/bench/sweep.ts). */
   sweep?: SweepSummary;
+  /** params.everyDevice only: each accelerator alone (from this run's results) and all at once, against its peers. */
+  everyDevice?: EveryDeviceReport;
 }
 
 /** Runs a benchmark; one at a time: a request while one runs is rejected with BENCH_BUSY. */

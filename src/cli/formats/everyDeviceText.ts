@@ -2,7 +2,8 @@
 // row per device with its GFLOP/s, how far it is from the median of its peers, and its SM clock
 // (median of the run, of its maximum), hottest temperature and median power during that run;
 // then one line per device found slow, and one per failed run.
-import { conditionsOf, type DeviceRow, type DeviceRun, type EveryDeviceReport } from '../../core/bench/devices/everyDevice';
+import { clockCell, powerCell, temperatureCell } from '../../core/bench/devices/conditionsText';
+import type { DeviceRow, DeviceRun, EveryDeviceReport } from '../../core/bench/devices/everyDevice';
 import type { DeviceVerdict } from '../../core/bench/devices/slowDevices';
 import { significant } from '../../core/bench/numberText';
 import { terminalLines } from './terminalText';
@@ -14,24 +15,6 @@ function versus(v: DeviceVerdict | null): string {
   // belowPeers > 0 is slower than the peers: shown as a minus, like a drop.
   const sign = percent > 0 ? '−' : percent < 0 ? '+' : '';
   return `${sign}${Math.abs(percent)} %${v.slow ? ' SLOW' : ''}`;
-}
-
-/** "1.41/1.98 GHz" (median of the run / the maximum), "1.41 GHz" without a maximum, "-" unseen. */
-export function clockCell(run: DeviceRun): string {
-  const during = conditionsOf(run);
-  if (during?.smClockMHz == null) return '-';
-  const ghz = (mhz: number) => significant(mhz / 1000, 3);
-  return `${ghz(during.smClockMHz)}${during.maxSmClockMHz != null ? `/${ghz(during.maxSmClockMHz)}` : ''} GHz`;
-}
-
-export function temperatureCell(run: DeviceRun): string {
-  const t = conditionsOf(run)?.temperatureC;
-  return t == null ? '-' : `${Math.round(t)}°C`;
-}
-
-export function powerCell(run: DeviceRun): string {
-  const w = conditionsOf(run)?.powerW;
-  return w == null ? '-' : `${significant(w, 3)} W`;
 }
 
 function passTable(rows: readonly DeviceRow[], pass: 'alone' | 'together'): string[] {

@@ -119,7 +119,8 @@ export class BenchmarkRunner {
     const dtype = await this.pickDtype(dtypes, device);
     if (dtype === null) return undefined;
     const engine = 'engine' in compare ? { engine: compare.engine } : {};
-    return { compare: compare.compare, target, ...engine, size: size.size, ...(dtype ? { dtype } : {}) };
+    const bothPasses = 'everyDevice' in compare ? { everyDevice: true } : {};
+    return { compare: compare.compare, target, ...engine, ...bothPasses, size: size.size, ...(dtype ? { dtype } : {}) };
   }
 
   /** The dtype, when there is a choice (undefined: float32 is all the engine runs; null: Escape). */

@@ -131,6 +131,8 @@ export interface BenchChoice {
   size: number | 'sweep';
   /** float32 when not given. */
   dtype?: Dtype;
+  /** The "every device" choice: the accelerators also all at once (BenchParams.everyDevice). */
+  everyDevice?: boolean;
 }
 
 /** What the extension adds to every request. */
@@ -155,6 +157,7 @@ export function toBenchParams(choice: BenchChoice, context: BenchRequestContext)
     params.device = choice.target.device;
   }
   if (choice.compare === 'all' && choice.engine) params.engine = choice.engine;
+  if (choice.compare === 'all' && choice.everyDevice) params.everyDevice = true;
   if (choice.size === 'sweep') params.sweep = true;
   else params.size = choice.size;
   if (choice.dtype && choice.dtype !== 'float32') params.dtypes = [choice.dtype];

@@ -23,6 +23,7 @@ import {
 } from '../../protocol/worker';
 import type { Engine } from '../engines/engine';
 import { benchmark, InvalidBenchRequest, listEngines, type BenchHooks } from './benchmark';
+import { benchEveryDevice } from './everyDeviceBench';
 import { createBenchEngines, type BenchEngineOptions } from './engines';
 import type { LogFn } from '../detect/probes/probeContext';
 import type { DetectEnvironment } from '../detect/detect';
@@ -128,7 +129,10 @@ export class BenchService {
       const runId = params.runId ?? null;
       const onProgress: BenchHooks['onProgress'] = (progress, step, steps) =>
         void this.deps.connection.sendNotification(BenchProgressNotification, { runId, step, steps, progress }).catch(() => undefined);
-      const run = await benchmark(params, report, engines, { signal, onProgress });
+      // The all-at-once pass runs one bench.py per device at once: fresh engines, not the host's one Python.
+      const run = params.everyDevice
+        ? await benchEveryDevice(params, report, engines, { signal, onProgress }, () => this.makeEngines(params, report))
+        : await benchmark(params, report, engines, { signal, onProgress });
       this.deps.log('info', `bench (${run.description}) took ${Date.now() - started} ms: ${run.results.length} result(s), ${run.problems.length} problem(s)${run.cancelled ? ', cancelled' : ''}`);
       return run;
     } catch (error) {
