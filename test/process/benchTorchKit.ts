@@ -270,3 +270,12 @@ export function isRunning(pid: number): boolean {
     return false;
   }
 }
+
+/** The parent pid of a process, from /proc (undefined once it is gone). */
+export function parentOf(pid: number): number | undefined {
+  try {
+    return Number(/^PPid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  } catch {
+    return undefined;
+  }
+}

@@ -3,7 +3,7 @@
 // accelerator path (synchronize, pageable and pinned transfers) through a fake CUDA shim,
 // and no orphan computing on when its caller dies.
 import * as assert from 'assert';
-import { spawn } from 'child_process';
+import { spawn, spawnSync } from 'child_process';
 import { DEBIAN_PYTHON, isAlive, requireDebianTorch, waitFor } from './workerTestKit';
 import { BENCH_PY, benchEnv, recordedEvents, recordedTf32, removeShims, runBenchPy } from './benchTorchKit';
 
@@ -85,12 +85,14 @@ describe('bench.py', function () {
 
   it('with a repeat budget, times blocks of products, each between two synchronizations and two clock reads, until the budget is spent', () => {
     const budget = 0.25;
-    const { lines, stderr } = runBenchPy({ device: 'cuda:0', sizes: [16], repeatBudgetSec: budget, blockSec: 0.02, warmup: 1 }, { shim: 'fake-cuda-recorded' });
+    // n = 64, not smaller: every product is a recorded event, and on a quick machine a 16×16
+    // product's tens of thousands of events overflowed the 1 MiB of stderr a test reads.
+    const { lines, stderr } = runBenchPy({ device: 'cuda:0', sizes: [64], repeatBudgetSec: budget, blockSec: 0.02, warmup: 1 }, { shim: 'fake-cuda-recorded' });
     const result = lines.find((l) => l.type === 'result');
     assert.strictEqual(result?.status, 'ok', stderr);
     const perBlock: number = result.productsPerSample;
     const samples: number[] = result.timesSec;
-    assert.ok(perBlock > 1, `a 16×16 product is far shorter than a 20 ms block, so blocks hold many (got ${perBlock})`);
+    assert.ok(perBlock > 1, `a 64×64 product is far shorter than a 20 ms block, so blocks hold many (got ${perBlock})`);
     assert.ok(samples.length >= 5 && samples.length <= 100, `between the fewest and the most blocks (got ${samples.length})`);
     // Every sample is its block's time / its products: the blocks together spent about the budget.
     const spent = samples.reduce((sum, t) => sum + t * perBlock, 0);
@@ -202,6 +204,22 @@ describe('bench.py', function () {
     ]);
     assert.match(transfers[2].message, /_pin_memory/);
     assert.ok(!transfers[2].message.includes('\n'), 'one line, not the whole dispatcher dump');
+  });
+
+  it('serves the probe, then each stdin line in turn with its own thread count, each ended by done, and exits at EOF', () => {
+    const two = JSON.stringify({ device: 'cpu', sizes: [32], repeats: 1, threads: 2 });
+    const own = JSON.stringify({ device: 'cpu', sizes: [32], repeats: 1 });
+    const run = spawnSync(DEBIAN_PYTHON, [BENCH_PY, '{"serve": true}'], { env: benchEnv(), input: `${two}\n${own}\n`, encoding: 'utf8', timeout: 120_000 });
+    assert.strictEqual(run.status, 0, run.stderr);
+    const lines = run.stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { type: string; detail?: string; status?: string });
+    const kinds = lines.map((l) => l.type).filter((t) => t !== 'progress');
+    assert.deepStrictEqual(kinds, ['probe', 'ready', 'result', 'done', 'ready', 'result', 'done']);
+    const [first, second] = lines.filter((l) => l.type === 'ready').map((l) => l.detail ?? '');
+    assert.match(first, /CPU, 2 threads/);
+    // The second argument names no thread count: torch's own choice again, not the first one's 2.
+    const ownThreads = /CPU, (\d+) threads?/.exec(runBenchPy({ device: 'cpu', sizes: [8], repeats: 1 }).lines[0].detail)?.[1];
+    assert.match(second, new RegExp(`CPU, ${ownThreads} threads?`));
+    assert.ok(lines.filter((l) => l.type === 'result').every((l) => l.status === 'ok'), run.stdout);
   });
 
   it('exits by itself when its caller dies, instead of computing for nobody', async () => {

@@ -16,7 +16,7 @@ import type { BenchRunResponse, TransferResult } from '../../src/protocol/worker
 import { runDoctorCommand, type MachineFacts } from '../../src/cli/commands/doctor';
 import { memoryIo } from '../../src/cli/io';
 import type { DeviceReport } from '../../src/core/devices/report';
-import { isRunning, processesMatching } from './benchTorchKit';
+import { isRunning, parentOf, processesMatching } from './benchTorchKit';
 import { buildDist, CLI_JS, DEBIAN_PYTHON, requireDebianTorch, scenarioEnv, tempDir, waitFor } from './workerTestKit';
 
 function cli(args: string[], env = scenarioEnv(undefined)): { status: number | null; out: string; err: string; ms: number } {
@@ -146,7 +146,7 @@ describe('cli: bench (dist/cli.js)', function () {
     assert.strictEqual(json.schemaVersion, 1);
     assert.strictEqual(json.results.length, 1);
     const [r] = json.results;
-    assert.deepStrictEqual(Object.keys(r), ['engine', 'device', 'threads', 'dtype', 'size', 'repeats', 'timesSec', 'medianSec', 'iqrSec', 'gflops', 'peakGflops', 'percentOfPeak', 'peakBasis', 'noisy', 'maxRelError']);
+    assert.deepStrictEqual(Object.keys(r), ['engine', 'device', 'threads', 'dtype', 'size', 'repeats', 'timesSec', 'medianSec', 'iqrSec', 'gflops', 'peakGflops', 'percentOfPeak', 'peakBasis', 'noisy', 'noiseReason', 'maxRelError']);
     assert.deepStrictEqual([r.engine, r.device, r.dtype, r.size, r.repeats, r.timesSec.length], ['torch', 'cpu', 'float32', 128, 3, 3]);
     assert.strictEqual(r.medianSec, [...r.timesSec].sort((a: number, b: number) => a - b)[1]);
     assert.ok(Math.abs(r.gflops - (2 * 128 ** 3) / r.medianSec / 1e9) < 1e-6);
@@ -217,7 +217,7 @@ describe('cli: bench (dist/cli.js)', function () {
     for (const [args, message] of [
       [['--size', '0'], 'error: Matrix size must be a whole number from 1 to 32768, not 0.\n'],
       [['--size', '100000'], 'error: Matrix size must be a whole number from 1 to 32768, not 100000.\n'],
-      [['--dtype', 'int8'], 'error: Unknown dtype "int8": use float32, float16 or bfloat16.\n'],
+      [['--dtype', 'int8'], 'error: Unknown dtype "int8": use float32, tf32 (CUDA), float16 or bfloat16.\n'],
       [['--engine', 'cuda'], 'error: Unknown engine "cuda": use torch, tfjs-node-gpu, tfjs-node, wasm or js.\n'],
       [['--device', 'gpu'], 'error: Unknown device "gpu": use cpu, cuda, cuda:N or mps.\n'],
     ] as const) {
@@ -241,7 +241,7 @@ describe('cli: bench (dist/cli.js)', function () {
     // Measured on this machine's torch (a few small products), or, without room for the matrices, the host memory account.
     assert.match(
       err,
-      /^error: Refused: n = 32768 float32 on the CPU (would take about [\d.]+ (minutes|hours|days) with the torch engine \(11 products of 2·n³ flops, est\. from [\d.]+ GFLOP\/s, measured at n = \d+[^)]*\); the budget is 300 s\. To finish within the budget, choose n ≤ \d+, or fewer repeats\.|needs [\d.]+ GiB of host memory: .*)\n$/,
+      /^error: Refused: n = 32768 float32 on the CPU (would take about [\d.]+ (minutes|hours|days) with the torch engine \(\d+ products of 2·n³ flops, est\. from [\d.]+ GFLOP\/s, measured at n = \d+[^)]*\); the budget is 300 s\. To finish within the budget, choose n ≤ \d+, or fewer repeats\.|needs [\d.]+ GiB of host memory: .*)\n$/,
     );
     assert.ok(ms < 60_000, `took ${ms} ms`);
   });
@@ -286,7 +286,8 @@ describe('cli: bench (dist/cli.js)', function () {
   it('Ctrl-C stops a long run at once and takes bench.py with it', async () => {
     const child = spawn(process.execPath, [CLI_JS, 'bench', '--engine', 'torch', '--device', 'cpu', '--size', '1024', '--repeats', '999', '--python', DEBIAN_PYTHON], { env: scenarioEnv(undefined) });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const pid = await waitFor('bench.py', () => processesMatching('bench.py', '"repeats":999')[0], 60_000);
+    // The bench.py that answered detect's probe runs the product too (its argument on stdin).
+    const pid = await waitFor('bench.py', () => processesMatching('bench.py', '"serve"').find((p) => parentOf(p) === child.pid), 60_000);
     await new Promise((resolve) => setTimeout(resolve, 500));
     const interrupted = Date.now();
     child.kill('SIGINT');

@@ -15,7 +15,7 @@ import {
   type BenchParams,
   type BenchProgressParams,
 } from '../../src/protocol/worker';
-import { processesMatching, removeShims, shimDir } from './benchTorchKit';
+import { parentOf, processesMatching, removeShims, shimDir } from './benchTorchKit';
 import { buildDist, DEBIAN_PYTHON, isAlive, requireDebianTorch, scenarioEnv, waitFor, WorkerUnderTest } from './workerTestKit';
 
 const base: BenchParams = { pythonPath: DEBIAN_PYTHON, pinnedDevice: null, compare: 'versus-cpu' };
@@ -56,7 +56,7 @@ describe('worker: benchmarks over JSON-RPC', function () {
     assert.strictEqual(answer.selectedDevice, 'cpu');
     const summary = answer.engines.map((e) => `${e.engine}:${e.devices.join(',')}:${e.problem?.status ?? 'ok'}`);
     assert.deepStrictEqual(summary, ['torch:cpu:ok', 'tfjs-node-gpu::not-installed', 'tfjs-node::not-installed', 'wasm:cpu:ok', 'js:cpu:ok']);
-    assert.deepStrictEqual(answer.engines[0].dtypes, ['float32', 'float16', 'bfloat16']);
+    assert.deepStrictEqual(answer.engines[0].dtypes, ['float32', 'tf32', 'float16', 'bfloat16']);
     assert.match(answer.engines[1].problem?.remedy ?? '', /Install Native TensorFlow Backend/);
   });
 
@@ -123,7 +123,9 @@ describe('worker: benchmarks over JSON-RPC', function () {
     const busy = await rejection(worker.connection.sendRequest(BenchRequest, { ...base, size: 64, repeats: 1 }));
     assert.strictEqual(busy.code, BENCH_BUSY);
     assert.match(busy.message, /^A benchmark is already running \(single torch on cpu, since .+\): cancel it or wait until it finishes\.$/);
-    const [pid] = processesMatching('bench.py', marker);
+    // The worker had to detect first, so one bench.py answered its probe and took the run on
+    // stdin (`bench.py {"serve": true}`); a bench.py of its own would carry the marker.
+    const [pid] = [...processesMatching('bench.py', marker), ...processesMatching('bench.py', '"serve"').filter((p) => parentOf(p) === worker.child.pid)];
     assert.ok(pid, 'bench.py runs');
     const cancelledAt = Date.now();
     source.cancel();
@@ -167,6 +169,7 @@ describe('worker: benchmarks over JSON-RPC', function () {
       'cuda:0 pageable deviceToHost ok',
       'cuda:0 pinned hostToDevice ok',
       'cuda:0 pinned deviceToHost ok',
+      'cuda:0 device deviceToDevice ok',
     ]);
     assert.ok(run.transfers.every((t) => (t.gbPerSec ?? 0) > 0));
     assert.strictEqual(run.description, `torch on cuda:0 compared with torch on the CPU (${cpuThreads} threads)`);

@@ -35,8 +35,10 @@ stays near its budget whatever the device's speed.
 Serving the probe too (one import of torch for `device-doctor bench`): run as
 `python bench.py '{"serve": true}'`, it imports torch, prints probe.py's object as
 {"type": "probe", "report": {...}} (or {"type": "probe", "report": {"error": "..."}}), then
-reads ONE line from stdin, the argument above, and runs it as if given on the command line;
-an empty stdin (EOF) ends it with no further line.
+reads lines from stdin, each an argument as above, and runs each in turn as if given on the
+command line, each ending with its "done" line (the CPU default times all threads and then
+one thread: two arguments, one import); EOF or an empty line ends it with no further line.
+Each argument's "threads" applies to it alone: one without it runs with torch's own choice.
 
 Each stdout line is one JSON object, flushed as it is written:
 
@@ -607,11 +609,16 @@ def measure_memory_copy(torch, device, sync, emit, cap_given=None):
         release_memory(torch, device)
 
 
+_TORCH_OWN_THREADS = []  # torch's own thread count, read before any argument set another
+
+
 def run(argv, emit):
     args = parse_args(argv)
     torch = import_torch()
-    if args["threads"] is not None:
-        torch.set_num_threads(args["threads"])
+    if not _TORCH_OWN_THREADS:
+        _TORCH_OWN_THREADS.append(torch.get_num_threads())
+    # Served arguments share the process: one without "threads" gets torch's own choice back.
+    torch.set_num_threads(args["threads"] if args["threads"] is not None else _TORCH_OWN_THREADS[0])
     device = resolve_device(torch, str(args["device"]))
     sync = synchronizer(torch, device)
     detail = describe_device(torch, device)
@@ -645,26 +652,18 @@ def exit_with_parent():
     thread.start()
 
 
-def served_argv(argv, emit):
-    """With {"serve": true}: the probe's report first, then the real argument from stdin (None: no work)."""
+def serve_requested(argv):
+    """True for the argument {"serve": true}: the probe's report, then arguments from stdin."""
     try:
         given = json.loads(argv[1]) if len(argv) > 1 else {}
     except ValueError:
-        return argv
-    if not (isinstance(given, dict) and given.get("serve") is True):
-        return argv
-    emit("probe", report=probe())
-    line = sys.stdin.readline()
-    return [argv[0], line] if line.strip() else None
+        return False
+    return isinstance(given, dict) and given.get("serve") is True
 
 
-def main():
-    exit_with_parent()
-    emit = Emitter(claim_stdout())
+def run_and_report(argv, emit):
+    """One argument's run, ended by its "done" line whatever happened."""
     try:
-        argv = served_argv(sys.argv, emit)
-        if argv is None:
-            return
         run(argv, emit)
     except BenchError as exc:
         emit("error", code=exc.code, message=str(exc))
@@ -673,6 +672,25 @@ def main():
         code = "oom" if is_out_of_memory(exc) else "failed"
         emit("error", code=code, message="%s: %s" % (type(exc).__name__, error_text(exc)))
     emit("done")
+
+
+def main():
+    exit_with_parent()
+    emit = Emitter(claim_stdout())
+    if not serve_requested(sys.argv):
+        run_and_report(sys.argv, emit)
+        return
+    try:
+        report = probe()
+    except Exception as exc:  # noqa: BLE001 - the probe line must come, whatever happened
+        traceback.print_exc(file=sys.stderr)
+        report = {"error": "%s: %s" % (type(exc).__name__, error_text(exc))}
+    emit("probe", report=report)
+    while True:
+        line = sys.stdin.readline()
+        if not line.strip():
+            return
+        run_and_report([sys.argv[0], line], emit)
 
 
 if __name__ == "__main__":

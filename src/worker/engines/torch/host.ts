@@ -1,10 +1,11 @@
 // One Python process that first answers the PyTorch probe and then runs the benchmark, so that
 // `device-doctor bench` imports torch once (issue 14: the default bench imported it twice,
 // probe.py and then bench.py, 7 s on this machine). bench.py starts in its serve mode: it
-// imports torch, prints probe.py's object as a {"type": "probe"} line, and waits for one line
-// on stdin with its usual argument. detect takes the probe from here (probeRun), and the torch
-// engine's first batch claims the process (claim) instead of starting another bench.py. Nothing
-// claimed it: close() ends its stdin and it exits without doing anything.
+// imports torch, prints probe.py's object as a {"type": "probe"} line, and then runs each line
+// it reads on stdin (its usual argument) in turn, each ending with a {"type": "done"} line.
+// detect takes the probe from here (probeRun), and the torch engine's batches claim the process
+// one after the other (claim) instead of starting bench.py again: the CPU default's two thread
+// counts are two batches and one import. close() ends its stdin, and it exits.
 import type { ToolRun } from '../../../core/devices/toolRun';
 import { runLineProcess, type LineProcessEnd } from '../../../node/lineProcess';
 import { whenAborted, type RunningProcess } from '../../../node/processRunner';
@@ -28,7 +29,9 @@ export class TorchHost {
   private readonly stopper = new AbortController();
   private process: RunningProcess | undefined;
   private onLine: ((line: string) => void) | undefined;
-  private claimed = false;
+  /** A batch is running: the next claim starts a bench.py of its own. */
+  private busy = false;
+  private closed = false;
   private exited = false;
   private resolveProbe: (run: ToolRun) => void = () => undefined;
 
@@ -64,25 +67,43 @@ export class TorchHost {
   }
 
   /**
-   * The process for one bench.py argument (the torch engine's first batch): its lines go to
-   * `onLine`, and the promise settles when it has ended. null when another batch had it, or
-   * when it can no longer take one (it ended): start a bench.py of your own then.
+   * The process for one bench.py argument (a torch engine batch): its lines go to `onLine`,
+   * and the promise settles at the batch's "done" line (as if a bench.py of its own had exited
+   * with 0), or with how the process ended before it. null while another batch runs, or once it
+   * can take no more (closed, ended): start a bench.py of your own then. Cancelling a batch
+   * stops the process, as it stops a bench.py of its own.
    */
   claim(args: object, onLine: (line: string) => void, signal?: AbortSignal): Promise<LineProcessEnd> | null {
-    if (this.claimed || this.exited || !this.process) return null;
-    this.claimed = true;
-    this.onLine = onLine;
+    if (this.busy || this.closed || this.exited || !this.process) return null;
     if (!this.process.writeInput(`${JSON.stringify(args)}\n`)) return null;
-    this.process.endInput();
+    this.busy = true;
+    let finish: (end: LineProcessEnd) => void = () => undefined;
+    const batchEnded = new Promise<LineProcessEnd>((resolve) => (finish = resolve));
+    this.onLine = (line) => {
+      onLine(line);
+      if (isDoneLine(line)) {
+        this.onLine = undefined;
+        this.busy = false;
+        finish({ reason: 'exited', exitCode: 0, signal: null, stderrTail: '' });
+      }
+    };
     const unsubscribe = whenAborted(signal, () => this.stopper.abort());
-    return this.ended.finally(unsubscribe);
+    return Promise.race([batchEnded, this.ended]).finally(unsubscribe);
   }
 
-  /** Unclaimed: EOF on its stdin, and bench.py exits; claimed: nothing (the run owns it). */
+  /** EOF on its stdin: bench.py exits once the batch it may be running has finished. */
   close(): void {
-    if (this.claimed) return;
-    this.claimed = true;
+    if (this.closed) return;
+    this.closed = true;
     this.process?.endInput();
+  }
+}
+
+function isDoneLine(line: string): boolean {
+  try {
+    return (JSON.parse(line) as { type?: unknown }).type === 'done';
+  } catch {
+    return false;
   }
 }
 
