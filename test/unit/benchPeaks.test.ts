@@ -95,6 +95,22 @@ describe('bench peaks: diagnosis', () => {
     assert.deepStrictEqual(diagnoseResults([result('torch', 'cpu', 256, 1, 'float32', 'torch 2.4.0, CPU, 2 threads')], ZEN4), [], 'small products are overhead-bound');
   });
 
+  it('torch asked to run on one thread (the CPU-only default\'s baseline) is judged against one core, and both thread counts are diagnosed', () => {
+    const peak = ZEN4.cpu!.float32;
+    const asked = (threads: number, gflops: number) => makeBenchResult({
+      plan: { engine: 'torch', device: 'cpu', dtype: 'float32', size: 1024, threads },
+      timesSec: [(2 * 1024 ** 3) / (gflops * 1e9)], maxRelError: 1e-6, checkedEntries: 64, detail: `torch 2.4.0, CPU, ${threads} thread${threads === 1 ? '' : 's'}`,
+    });
+    const one = peakOf(asked(1, peak / 4), ZEN4)!;
+    assert.ok(Math.abs(one.percent - 50) < 1e-9, `a quarter of the CPU's peak is half of one core's: ${one.percent}`);
+    assert.match(one.basis, /^float32 peak of one of 2 cores/);
+    assert.ok(Math.abs(peakOf(asked(2, peak / 4), ZEN4)!.percent - 25) < 1e-9, 'all threads: the whole CPU');
+    // A deliberate single thread is not "torch chose one thread": no one-thread advice for it,
+    // but each series is judged: both are far below their peaks here.
+    const problems = diagnoseResults([asked(2, 0.1 * peak), asked(1, 0.05 * peak)], ZEN4);
+    assert.deepStrictEqual(problems.map((p) => p.code), ['cpu-blas', 'cpu-blas']);
+  });
+
   it('CUDA float32 with TF32 off: the allow_tf32 advice; with TF32 on, none', () => {
     const off = result('torch', 'cuda:0', 8192, 50_000, 'float32', 'torch 2.4.0, NVIDIA H100 80GB HBM3, CUDA 12.1');
     const [problem] = diagnoseResults([off], ZEN4);

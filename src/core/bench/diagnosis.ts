@@ -62,10 +62,14 @@ export function peakOf(r: BenchResult, facts: PeakFacts): ResultPeak | null {
     if (!facts.cpu) return null;
     const bf16 = r.dtype === 'bfloat16' && facts.cpu.bfloat16 !== null;
     const whole = bf16 ? facts.cpu.bfloat16! : facts.cpu.float32;
-    // wasm and js run on one thread: one core's share is their ceiling.
-    const oneThread = r.engine === 'wasm' || r.engine === 'js';
-    gflops = oneThread ? whole / facts.cpu.cores : whole;
-    basis = `${bf16 ? 'bfloat16' : 'float32'} peak of ${oneThread ? 'one of ' : ''}${bf16 ? facts.cpu.bfloat16Basis : facts.cpu.basis}`;
+    // wasm and js run on one thread, and torch on the threads a run asked for (the CPU-only
+    // default's baseline of one): those cores' share is their ceiling. torch on a thread count
+    // it chose itself is judged against the whole CPU, which the one-thread diagnosis explains.
+    const cores = facts.cpu.cores;
+    const used = r.engine === 'wasm' || r.engine === 'js' ? 1 : r.engine === 'torch' && r.threads !== undefined ? Math.min(r.threads, cores) : cores;
+    gflops = (whole * used) / cores;
+    const share = used === cores ? '' : used === 1 ? 'one of ' : `${used} of `;
+    basis = `${bf16 ? 'bfloat16' : 'float32'} peak of ${share}${bf16 ? facts.cpu.bfloat16Basis : facts.cpu.basis}`;
   } else {
     const name = facts.deviceNames[r.device];
     const gpu = name ? gpuPeakByName(name) : null;
@@ -89,7 +93,8 @@ function gflopsText(gflops: number): string {
 function largestOfEachSeries(results: readonly BenchResult[]): BenchResult[] {
   const largest = new Map<string, BenchResult>();
   for (const r of results) {
-    const key = `${r.engine}|${r.device}|${r.dtype}`;
+    // torch on all threads and on one are two series (the CPU-only default), each judged.
+    const key = `${r.engine}|${r.device}|${r.threads ?? ''}|${r.dtype}`;
     const seen = largest.get(key);
     if (!seen || r.size > seen.size) largest.set(key, r);
   }
@@ -102,7 +107,8 @@ export function diagnoseResults(results: readonly BenchResult[], facts: PeakFact
   for (const r of largestOfEachSeries(results)) {
     if (r.engine !== 'torch') continue;
     const threads = r.device === 'cpu' ? torchThreads(r) : null;
-    if (threads === 1 && facts.cpuThreads !== null && facts.cpuThreads > 1) {
+    // Not for a run that asked for one thread (the default's baseline): that is the point of it.
+    if (threads === 1 && r.threads === undefined && facts.cpuThreads !== null && facts.cpuThreads > 1) {
       problems.push({
         status: 'below-peak', code: 'one-thread', ...where(r),
         message: `torch multiplied on 1 thread of this CPU's ${facts.cpuThreads} (torch.get_num_threads() is 1), so it can reach at most 1/${facts.cpuThreads} of the CPU's peak.`,
