@@ -54,10 +54,8 @@ export function isUnknownFieldError(output: string): boolean {
   return /is not a valid field to query/i.test(output);
 }
 
-/** One GPU at one moment. */
-export interface GpuClockRow {
-  index: number;
-  uuid: string | null;
+/** What nvidia-smi says of one GPU's clocks, heat and power at one moment. */
+export interface GpuClockReading {
   smClockMhz: number | null;
   maxSmClockMhz: number | null;
   temperatureC: number | null;
@@ -66,6 +64,12 @@ export interface GpuClockRow {
   utilizationPercent: number | null;
   /** null when the driver did not say (older field set, [N/A]). */
   reasons: ThrottleReason[] | null;
+}
+
+/** One GPU at one moment, as nvidia-smi's row names it. */
+export interface GpuClockRow extends GpuClockReading {
+  index: number;
+  uuid: string | null;
 }
 
 /** One line of the clock query's output, or null when it is not one (another query's line, an error). */

@@ -4,20 +4,13 @@
 // was timed. Plain data so the diagnosis (throttling.ts, noiseReason.ts) stays pure and is
 // tested on recorded samples.
 import type { Dtype, EngineId } from './model';
-import type { ThrottleReason } from './gpuClockSamples';
+import type { GpuClockReading } from './gpuClockSamples';
 
 /** One GPU at one moment, under the benchmark's device name ("cuda:0"). */
-export interface GpuClockSample {
+export interface GpuClockSample extends GpuClockReading {
   /** Milliseconds since the epoch. */
   time: number;
   device: string;
-  smClockMhz: number | null;
-  maxSmClockMhz: number | null;
-  temperatureC: number | null;
-  powerW: number | null;
-  powerLimitW: number | null;
-  utilizationPercent: number | null;
-  reasons: ThrottleReason[] | null;
 }
 
 /** A process that used the machine's CPUs between two readings of /proc. */
