@@ -23,6 +23,11 @@ export interface ProbeOptions {
   timeoutMs?: number;
   /** Probe PyTorch again even when nothing in the interpreter changed (the user asked to detect). */
   refresh?: boolean;
+  /**
+   * Folders whose node_modules may hold @tensorflow/tfjs-node-gpu (the extension's global
+   * storage), as for a benchmark: detect asks it whether TensorFlow registers the NVIDIA GPU.
+   */
+  nativeSearchPaths?: string[];
 }
 
 export const DetectRequest = new RequestType<ProbeOptions, DeviceReport, void>('deviceDoctor/detect');

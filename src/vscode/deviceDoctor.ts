@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { BenchmarkFeature } from './benchmark/benchmarkFeature';
 import { COMMANDS, registerCommands } from './commands';
 import { DeviceController } from './devices/deviceController';
+import { nativeTfFolder } from './benchmark/nativeTf/nativeTfFolder';
 import { createLog } from './shared/log';
 import { DeviceReportPanel } from './devices/deviceReportPanel';
 import { ServerController } from './analysis/serverController';
@@ -21,7 +22,7 @@ export class DeviceDoctor {
   constructor(readonly extension: vscode.ExtensionContext) {
     this.log = createLog();
     this.server = new ServerController(extension, this.log);
-    this.devices = new DeviceController(extension, this.log);
+    this.devices = new DeviceController(extension, this.log, nativeTfFolder(extension));
     this.reportPanel = new DeviceReportPanel(extension, this.devices, this.log, {
       detect: () => void this.devices.detect(undefined, true),
       selectDevice: () => void vscode.commands.executeCommand(COMMANDS.selectDevice),

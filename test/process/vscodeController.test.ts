@@ -3,6 +3,8 @@
 // sends no interpreter, focus and the enabled setting drive monitoring, trust and settings
 // changes re-detect, and a worker that keeps crashing turns the item red with a Restart action.
 import * as assert from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import type { DeviceController as DeviceControllerType } from '../../src/vscode/devices/deviceController';
 import type { DeviceStatusBar as DeviceStatusBarType } from '../../src/vscode/devices/statusBar';
@@ -152,6 +154,25 @@ describe('vscode: the device controller and the status bar item', function () {
     assert.deepStrictEqual(item().tooltip?.isTrusted, { enabledCommands: ['deviceDoctor.detectAccelerators', 'deviceDoctor.selectDevice', 'deviceDoctor.chooseInterpreter', 'deviceDoctor.showLog', 'deviceDoctor.restartWorker'] });
     assert.match(item().tooltip?.value ?? '', /Restricted Mode/);
     assert.ok(item().visible);
+  });
+
+  it('detect is told the native TensorFlow folder once it exists (for the TensorFlow.js GPU probe), and none before', async () => {
+    const { DeviceController } = require('../../src/vscode/devices/deviceController') as typeof import('../../src/vscode/devices/deviceController');
+    const storage = fs.mkdtempSync(path.join(os.tmpdir(), 'dd-native-folder-'));
+    const folder = path.join(storage, 'native');
+    const withFolder = new DeviceController({ asAbsolutePath: () => FAKE_WORKER } as never, log as never, folder);
+    try {
+      withFolder.start();
+      await waitUntil('a report', () => withFolder.snapshot.report !== null);
+      assert.ok(log.lines.some((l) => l.startsWith('[worker] detect {') && l.includes('"nativeSearchPaths":[]')), log.lines.join('\n'));
+      fs.mkdirSync(folder);
+      await withFolder.detect(undefined, true);
+      assert.ok(log.lines.some((l) => l.startsWith('[worker] detect {') && l.includes(`"nativeSearchPaths":${JSON.stringify([folder])}`)), log.lines.join('\n'));
+    } finally {
+      await withFolder.stop();
+      withFolder.dispose();
+      fs.rmSync(storage, { recursive: true, force: true });
+    }
   });
 
   it('pauses monitoring while the window is unfocused and when the item is disabled', async () => {

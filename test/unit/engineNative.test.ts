@@ -13,32 +13,13 @@ import { createTfjsEngines } from '../../src/worker/engines';
 import { loadNativeTf, resetNativeTfCache } from '../../src/worker/engines/tfjs/nativeTf';
 import { TfjsNodeEngine } from '../../src/worker/engines/tfjs/tfjsNode';
 import { TfjsNodeGpuEngine } from '../../src/worker/engines/tfjs/tfjsNodeGpu';
+import { fakeNativePackage, workingNativeFake } from './helpers/fakeNativeTf';
 
 let root: string;
 
-/** Writes <prefix>/node_modules/@tensorflow/<name>/{package.json,index.js}. */
+/** A fake package under this run's root (helpers/fakeNativeTf.ts). */
 function fakePackage(prefix: string, name: string, indexJs: string): string {
-  const dir = path.join(root, prefix, 'node_modules', '@tensorflow', name);
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `@tensorflow/${name}`, version: '4.22.0', main: 'index.js' }));
-  fs.writeFileSync(path.join(dir, 'index.js'), indexJs);
-  return path.join(root, prefix);
-}
-
-/** A tfjs namespace whose "tensorflow" backend is tfjs's cpu backend; gpu says what isUsingGpuDevice reports. */
-function workingFake(gpu: boolean | undefined): string {
-  const core = JSON.stringify(require.resolve('@tensorflow/tfjs-core'));
-  const cpu = JSON.stringify(require.resolve('@tensorflow/tfjs-backend-cpu'));
-  return `
-const tf = require(${core});
-const cpu = require(${cpu});
-if (!tf.findBackendFactory('tensorflow')) {
-  tf.registerBackend('tensorflow', () => new cpu.MathBackendCPU(), 0);
-  for (const kernel of tf.getKernelsForBackend('cpu')) tf.registerKernel({ ...kernel, backendName: 'tensorflow' });
-}
-module.exports = { ...tf, version: { 'tfjs-core': tf.version_core, 'tfjs-node': '4.22.0-fake' },
-  backend: () => ({ isGPUPackage: true, isUsingGpuDevice: ${JSON.stringify(gpu)} }) };
-`;
+  return fakeNativePackage(root, prefix, name, indexJs);
 }
 
 function planFor(engine: { id: string; capabilities: Parameters<typeof planBenchmark>[1] }, device: string, size = 64): BenchPlan {
@@ -102,7 +83,7 @@ describe('engines: native TensorFlow.js (tfjs-node, tfjs-node-gpu)', function ()
   }
 
   it('tfjs-node-gpu loaded but no GPU registered: the tfjs-cuda-mismatch result with the CUDA 11.2 / cuDNN 8.1 hint', async () => {
-    const prefix = fakePackage('gpu-mismatch', 'tfjs-node-gpu', workingFake(false));
+    const prefix = fakePackage('gpu-mismatch', 'tfjs-node-gpu', workingNativeFake(false));
     const engine = new TfjsNodeGpuEngine({ searchPaths: [prefix], searchPathsOnly: true });
     const outcome = outcomeOf(await engine.availability(), 'tfjs-cuda-mismatch');
     assert.strictEqual(outcome.message, '@tensorflow/tfjs-node-gpu 4.22.0-fake loaded, but TensorFlow registered no GPU: it would run on the CPU.');
@@ -112,7 +93,7 @@ describe('engines: native TensorFlow.js (tfjs-node, tfjs-node-gpu)', function ()
   });
 
   it('tfjs-node found in a folder given at run time runs a checked benchmark', async () => {
-    const prefix = fakePackage('cpu-ok', 'tfjs-node', workingFake(undefined));
+    const prefix = fakePackage('cpu-ok', 'tfjs-node', workingNativeFake(undefined));
     const engine = new TfjsNodeEngine({ searchPaths: [path.join(root, 'nowhere'), prefix], searchPathsOnly: true });
     assert.strictEqual(await engine.availability(), 'ok');
     assert.deepStrictEqual(await engine.devices(), ['cpu']);
@@ -125,7 +106,7 @@ describe('engines: native TensorFlow.js (tfjs-node, tfjs-node-gpu)', function ()
   });
 
   it('tfjs-node-gpu with a registered GPU offers cuda:0 and measures there', async () => {
-    const prefix = fakePackage('gpu-ok', 'tfjs-node-gpu', workingFake(true));
+    const prefix = fakePackage('gpu-ok', 'tfjs-node-gpu', workingNativeFake(true));
     const engine = new TfjsNodeGpuEngine({ searchPaths: [prefix], searchPathsOnly: true });
     assert.strictEqual(await engine.availability(), 'ok');
     assert.deepStrictEqual(await engine.devices(), ['cuda:0']);
@@ -137,7 +118,7 @@ describe('engines: native TensorFlow.js (tfjs-node, tfjs-node-gpu)', function ()
   it('a successful load is remembered; a missing package is looked for again (an install made meanwhile is found)', () => {
     const later = path.join(root, 'later');
     assert.strictEqual(loadNativeTf('@tensorflow/tfjs-node', [later], true).kind, 'not-installed');
-    fakePackage('later', 'tfjs-node', workingFake(undefined));
+    fakePackage('later', 'tfjs-node', workingNativeFake(undefined));
     const first = loadNativeTf('@tensorflow/tfjs-node', [later], true);
     assert.strictEqual(first.kind, 'loaded');
     assert.strictEqual(loadNativeTf('@tensorflow/tfjs-node', [], true), first);

@@ -1,11 +1,11 @@
 // The benchmark feature's parts in one owner: the history of runs on this machine, the results
 // panel, the Run Matmul Benchmark flow and the native TensorFlow install. deviceDoctor.ts builds one.
-import * as fs from 'fs';
 import * as vscode from 'vscode';
 import type { EnginesResponse } from '../../protocol/worker';
 import { BenchHistory } from './benchHistory';
 import { COMMANDS } from '../shared/commandIds';
 import { installNativeTfCommand } from './nativeTf/installNativeTfCommand';
+import { nativeSearchPaths, nativeTfFolder } from './nativeTf/nativeTfFolder';
 import { BENCHMARK_COMMAND_TITLE, BenchmarkRunner } from './runBenchmarkCommand';
 import type { DeviceController } from '../devices/deviceController';
 import { BenchmarkPanel } from './panel/benchmarkPanel';
@@ -24,7 +24,7 @@ export class BenchmarkFeature implements vscode.Disposable {
   readonly nativeFolder: string;
 
   constructor(extension: vscode.ExtensionContext, private readonly devices: DeviceController, private readonly log: vscode.LogOutputChannel) {
-    this.nativeFolder = vscode.Uri.joinPath(extension.globalStorageUri, 'native').fsPath;
+    this.nativeFolder = nativeTfFolder(extension);
     this.history = new BenchHistory(extension.globalState, vscode.env.machineId);
     this.panel = new BenchmarkPanel(extension, this.history, log, { runBenchmark: () => void this.run() });
     this.collectivePanel = new CollectivePanel(extension);
@@ -61,7 +61,7 @@ export class BenchmarkFeature implements vscode.Disposable {
   }
 
   private nativeSearchPaths(): string[] {
-    return fs.existsSync(this.nativeFolder) ? [this.nativeFolder] : [];
+    return nativeSearchPaths(this.nativeFolder);
   }
 
   private async refreshEngines(): Promise<EnginesResponse | undefined> {

@@ -11,6 +11,7 @@ import { detectTimeoutMs, probeTimeoutOption, readDeviceSettings, REDETECT_SETTI
 import type { DeviceSettings } from './deviceSettings';
 import { LifecycleQueue } from '../shared/lifecycleQueue';
 import { InterpreterLocator } from '../interpreter/python';
+import { nativeSearchPaths } from '../benchmark/nativeTf/nativeTfFolder';
 import { WorkerClient } from '../worker/workerClient';
 import type { WorkerState } from '../worker/workerClient';
 import { isShutdownStop, WorkerError } from '../worker/workerErrors';
@@ -51,7 +52,8 @@ export class DeviceController implements vscode.Disposable {
 
   readonly onDidChange = this.changed.event;
 
-  constructor(extension: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
+  /** nativeFolder: where the native TensorFlow install goes (nativeTfFolder), searched by detect as by a benchmark; null: none. */
+  constructor(extension: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel, private readonly nativeFolder: string | null = null) {
     this.client = new WorkerClient({ modulePath: extension.asAbsolutePath('dist/worker.js'), log });
     this.interpreters = new InterpreterLocator(log);
     this.disposables.push(
@@ -163,7 +165,13 @@ export class DeviceController implements vscode.Disposable {
       const interpreter = await this.interpreters.locate();
       this.update({ interpreter });
       const settings = this.settings();
-      const options: ProbeOptions = { pythonPath: interpreter.pythonPath, pinnedDevice: settings.pinnedDevice, ...probeTimeoutOption(settings), ...(refresh ? { refresh } : {}) };
+      const options: ProbeOptions = {
+        pythonPath: interpreter.pythonPath,
+        pinnedDevice: settings.pinnedDevice,
+        ...probeTimeoutOption(settings),
+        ...(refresh ? { refresh } : {}),
+        nativeSearchPaths: this.nativeFolder === null ? [] : nativeSearchPaths(this.nativeFolder),
+      };
       this.log.info(`Detecting devices (interpreter: ${interpreter.note}; device: ${settings.pinnedDevice ?? 'automatic'}).`);
       const report = await this.client.request(DetectRequest, options, { token, timeoutMs: detectTimeoutMs(settings) });
       this.detectionCrashed = false;

@@ -121,7 +121,7 @@ export class BenchService {
 
   private async run(params: BenchParams, signal: AbortSignal): Promise<BenchRunResponse> {
     const started = Date.now();
-    const probe: ProbeOptions = { pythonPath: params.pythonPath, pinnedDevice: params.pinnedDevice };
+    const probe: ProbeOptions = { pythonPath: params.pythonPath, pinnedDevice: params.pinnedDevice, nativeSearchPaths: params.nativeSearchPaths };
     const host = this.hostFor(probe);
     try {
       const report = await this.deps.report(probe, signal, host ? (interpreter) => (interpreter === host.python ? host.probeRun : null) : undefined);

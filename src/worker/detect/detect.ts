@@ -15,6 +15,7 @@ import { succeeded } from '../../core/devices/toolRun';
 import { probePciDisplayDevices, SYSFS_PCI_ROOT } from './probes/pci';
 import { probeSysfs, SYSFS_DRM_ROOT } from './probes/sysfs';
 import { probeSystemProfiler } from './probes/systemProfiler';
+import { nativeSearchPathsOf, probeTfjsGpu } from './probes/tfjsGpu';
 import { probeTorch, probeScriptPath, type TorchProbeRun } from './probes/torch';
 import { interpreterStamp, type TorchProbeCache } from '../interpreters/probeCache';
 
@@ -114,15 +115,18 @@ export async function detectDevices(options: ProbeOptions, environment: DetectEn
   const { log, platform } = environment;
   const ctx: ProbeContext = { gate: environment.gate, timeoutMs: options.timeoutMs, env: environment.env, platform, signal, log };
   const script = environment.probeScript ?? probeScriptPath();
-  const [host, nvidia, rocmSmi, amdSmi, sysfsCards, systemProfiler, torch, pciDisplayDevices] = await Promise.all([
+  const nvidiaRuns = guarded('nvidia-smi', log, () => nvidiaForPlatform(ctx), (err): NvidiaSmiRuns => ({ query: failedRun(err), details: null, list: null }));
+  const [host, nvidia, rocmSmi, amdSmi, sysfsCards, systemProfiler, torch, pciDisplayDevices, tfjs] = await Promise.all([
     probeHost(platform),
-    guarded('nvidia-smi', log, () => nvidiaForPlatform(ctx), (err) => ({ query: failedRun(err), details: null, list: null })),
+    nvidiaRuns,
     guarded('rocm-smi', log, () => probeRocmSmi(ctx), failedRun),
     guarded('amd-smi', log, () => probeAmdSmi(ctx), (err) => ({ static: failedRun(err), metric: null })),
     guarded('sysfs', log, () => probeSysfs(platform, environment.sysfsDrmRoot ?? SYSFS_DRM_ROOT), () => []),
     guarded('system_profiler', log, () => probeSystemProfiler(ctx), failedRun),
     guarded('PyTorch', log, () => torchFor(ctx, options, script, environment), (err) => ({ interpreter: options.pythonPath ?? '', run: failedRun(err) })),
     guarded('PCI bus', log, () => probePciDisplayDevices(platform, environment.sysfsPciRoot ?? SYSFS_PCI_ROOT), () => null),
+    // Waits for nvidia-smi's inventory (it loads only beside an NVIDIA GPU), while PyTorch's import runs.
+    guarded('TensorFlow.js GPU', log, () => probeTfjsGpu({ searchPaths: nativeSearchPathsOf(options.nativeSearchPaths), log }, nvidiaRuns), () => null),
   ]);
   if (signal?.aborted) throw new CancelledError();
   // Two AMD GPUs or more: how they are linked (one GPU has no links).
@@ -141,6 +145,7 @@ export async function detectDevices(options: ProbeOptions, environment: DetectEn
     torch: torch && { interpreter: torch.interpreter, run: torch.run },
     pinnedDevice: options.pinnedDevice,
     cudaVisibleDevices: environment.env.CUDA_VISIBLE_DEVICES ?? null,
+    tfjs,
   };
   return { report: buildDeviceReport(runs), runs, hangs: collectHangs(nvidia, torch, environment.gate) };
 }

@@ -51,6 +51,14 @@ export function loadNativeTf(packageName: NativePackage, searchPaths: readonly s
   }
 }
 
+/**
+ * Whether the package resolves from searchPaths (or from here), without requiring it: loading
+ * starts libtensorflow, so a caller that only needs it when installed asks this first.
+ */
+export function nativeTfInstalled(packageName: NativePackage, searchPaths: readonly string[] = [], searchPathsOnly = false): boolean {
+  return loaded.has(packageName) || resolvePackage(packageName, searchPaths, searchPathsOnly) !== null;
+}
+
 function resolvePackage(packageName: NativePackage, searchPaths: readonly string[], searchPathsOnly: boolean): string | null {
   const places = searchPaths.map((p): string[] | undefined => [p]);
   if (!searchPathsOnly) places.push(undefined);
