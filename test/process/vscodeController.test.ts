@@ -8,23 +8,10 @@ import * as os from 'os';
 import * as path from 'path';
 import type { DeviceController as DeviceControllerType } from '../../src/vscode/devices/deviceController';
 import type { DeviceStatusBar as DeviceStatusBarType } from '../../src/vscode/devices/statusBar';
+import { EventEmitter } from '../unit/helpers/fakeVscodeEvents';
 
 const FAKE_WORKER = path.resolve(__dirname, '..', 'fixtures', 'fakeWorker', 'worker.js');
 
-type Listener<T> = (event: T) => void;
-class EventEmitter<T> {
-  private listeners = new Set<Listener<T>>();
-  event = (listener: Listener<T>) => {
-    this.listeners.add(listener);
-    return { dispose: () => this.listeners.delete(listener) };
-  };
-  fire(event: T): void {
-    for (const listener of [...this.listeners]) listener(event);
-  }
-  dispose(): void {
-    this.listeners.clear();
-  }
-}
 
 interface FakeItem {
   text: string; name?: string; command?: { command: string }; tooltip?: { value: string; isTrusted?: unknown };

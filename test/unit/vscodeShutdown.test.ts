@@ -8,21 +8,8 @@ import * as path from 'path';
 import type { DeviceController as DeviceControllerType } from '../../src/vscode/devices/deviceController';
 import { WorkerClient } from '../../src/vscode/worker/workerClient';
 import { isShutdownStop, stoppedError, WorkerError } from '../../src/vscode/worker/workerErrors';
+import { EventEmitter } from './helpers/fakeVscodeEvents';
 
-type Listener<T> = (event: T) => void;
-class EventEmitter<T> {
-  private listeners = new Set<Listener<T>>();
-  event = (listener: Listener<T>) => {
-    this.listeners.add(listener);
-    return { dispose: () => this.listeners.delete(listener) };
-  };
-  fire(event: T): void {
-    for (const listener of [...this.listeners]) listener(event);
-  }
-  dispose(): void {
-    this.listeners.clear();
-  }
-}
 
 class CancellationTokenSource {
   private readonly cancelled = new EventEmitter<void>();
