@@ -16,6 +16,7 @@ import type { BenchParams, BenchProgressParams, BenchRunResponse, EnginesRespons
 import type { BenchHistory as BenchHistoryType, MementoLike } from '../../src/vscode/benchmark/benchHistory';
 import type { BenchmarkRunner as RunnerType } from '../../src/vscode/benchmark/runBenchmarkCommand';
 import type { BenchmarkPanel as PanelType } from '../../src/vscode/benchmark/panel/benchmarkPanel';
+import { redirectVscodeModule } from '../unit/helpers/fakeVscodeModule';
 
 interface Message { level: 'info' | 'warning' | 'error'; message: string; items: string[] }
 interface FakeUri { scheme: string; fsPath: string; path: string; toString(): string }
@@ -189,9 +190,7 @@ function waitForCancel(_params: BenchParams, token: { onCancellationRequested(l:
 
 describe('vscode: the benchmark command, panel and native install (stand-in vscode)', function () {
   this.timeout(20_000);
-  const moduleApi = require('module') as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
-  const originalResolve = moduleApi._resolveFilename;
-  const fakePath = path.join(__dirname, '__fake_vscode_bench__.js');
+  const vscodeModule = redirectVscodeModule(path.join(__dirname, '__fake_vscode_bench__.js'));
   let fake: ReturnType<typeof createFakeVscode>;
   let backend: FakeBackend;
   let runner: RunnerType;
@@ -201,20 +200,9 @@ describe('vscode: the benchmark command, panel and native install (stand-in vsco
   const logLines: string[] = [];
   const log = { info: (m: string) => logLines.push(m), warn: (m: string) => logLines.push(m), error: (m: string) => logLines.push(m), show: () => undefined, trace: () => undefined, debug: () => undefined };
 
-  before(() => {
-    moduleApi._resolveFilename = function (request: string, ...rest: unknown[]) {
-      return request === 'vscode' ? fakePath : originalResolve.call(this, request, ...rest);
-    };
-  });
-  after(() => {
-    moduleApi._resolveFilename = originalResolve;
-    delete require.cache[fakePath];
-  });
-
   beforeEach(() => {
     fake = createFakeVscode();
-    require.cache[fakePath] = { id: fakePath, filename: fakePath, loaded: true, exports: fake.api } as unknown as NodeJS.Module;
-    for (const key of Object.keys(require.cache)) if (key.includes(`${path.sep}src${path.sep}vscode${path.sep}`)) delete require.cache[key];
+    vscodeModule.install(fake.api);
     const { BenchmarkRunner } = require('../../src/vscode/benchmark/runBenchmarkCommand') as typeof import('../../src/vscode/benchmark/runBenchmarkCommand');
     const { BenchmarkPanel } = require('../../src/vscode/benchmark/panel/benchmarkPanel') as typeof import('../../src/vscode/benchmark/panel/benchmarkPanel');
     const { BenchHistory } = require('../../src/vscode/benchmark/benchHistory') as typeof import('../../src/vscode/benchmark/benchHistory');

@@ -9,6 +9,7 @@ import * as path from 'path';
 import type { DeviceController as DeviceControllerType } from '../../src/vscode/devices/deviceController';
 import type { DeviceStatusBar as DeviceStatusBarType } from '../../src/vscode/devices/statusBar';
 import { EventEmitter } from '../unit/helpers/fakeVscodeEvents';
+import { redirectVscodeModule } from '../unit/helpers/fakeVscodeModule';
 
 const FAKE_WORKER = path.resolve(__dirname, '..', 'fixtures', 'fakeWorker', 'worker.js');
 
@@ -88,31 +89,16 @@ async function waitUntil(what: string, condition: () => boolean, timeoutMs = 500
 
 describe('vscode: the device controller and the status bar item', function () {
   this.timeout(20_000);
-  const moduleApi = require('module') as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
-  const originalResolve = moduleApi._resolveFilename;
-  const fakePath = path.join(__dirname, '__fake_vscode__.js');
+  const vscodeModule = redirectVscodeModule(path.join(__dirname, '__fake_vscode__.js'));
   let fake: ReturnType<typeof createFakeVscode>;
   let log: RecordingLog;
   let controller: DeviceControllerType;
   let statusBar: DeviceStatusBarType;
 
-  before(() => {
-    moduleApi._resolveFilename = function (request: string, ...rest: unknown[]) {
-      return request === 'vscode' ? fakePath : originalResolve.call(this, request, ...rest);
-    };
-  });
-  after(() => {
-    moduleApi._resolveFilename = originalResolve;
-    delete require.cache[fakePath];
-  });
-
   beforeEach(() => {
     fake = createFakeVscode();
-    require.cache[fakePath] = { id: fakePath, filename: fakePath, loaded: true, exports: fake.api } as unknown as NodeJS.Module;
     // Each test gets modules bound to its own fake.
-    for (const key of Object.keys(require.cache)) {
-      if (key.includes(`${path.sep}src${path.sep}vscode${path.sep}`) || key.includes('@vscode/python-extension')) delete require.cache[key];
-    }
+    vscodeModule.install(fake.api, ['@vscode/python-extension']);
     log = new RecordingLog();
     const { DeviceController } = require('../../src/vscode/devices/deviceController') as typeof import('../../src/vscode/devices/deviceController');
     const { DeviceStatusBar } = require('../../src/vscode/devices/statusBar') as typeof import('../../src/vscode/devices/statusBar');

@@ -9,6 +9,7 @@ import type { DeviceController as DeviceControllerType } from '../../src/vscode/
 import { WorkerClient } from '../../src/vscode/worker/workerClient';
 import { isShutdownStop, stoppedError, WorkerError } from '../../src/vscode/worker/workerErrors';
 import { EventEmitter } from './helpers/fakeVscodeEvents';
+import { redirectVscodeModule } from './helpers/fakeVscodeModule';
 
 
 class CancellationTokenSource {
@@ -109,9 +110,7 @@ describe('vscode: a worker stopped by the extension\'s own shutdown', () => {
   });
 
   describe('in the editor glue', () => {
-    const moduleApi = require('module') as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
-    const originalResolve = moduleApi._resolveFilename;
-    const fakePath = path.join(__dirname, '__fake_vscode_shutdown__.js');
+    const vscodeModule = redirectVscodeModule(path.join(__dirname, '__fake_vscode_shutdown__.js'));
     let fake: ReturnType<typeof createFakeVscode>;
     let log: RecordingLog;
     let controller: DeviceControllerType;
@@ -120,23 +119,10 @@ describe('vscode: a worker stopped by the extension\'s own shutdown', () => {
     /** The error module the freshly loaded glue uses (its WorkerError is the class it checks). */
     let errors: typeof import('../../src/vscode/worker/workerErrors');
 
-    before(() => {
-      moduleApi._resolveFilename = function (request: string, ...rest: unknown[]) {
-        return request === 'vscode' ? fakePath : originalResolve.call(this, request, ...rest);
-      };
-    });
-    after(() => {
-      moduleApi._resolveFilename = originalResolve;
-      delete require.cache[fakePath];
-    });
-
     /** Modules bound to this test's fake; the client's requests hang until the test ends them. */
     function load() {
       fake = createFakeVscode();
-      require.cache[fakePath] = { id: fakePath, filename: fakePath, loaded: true, exports: fake.api } as unknown as NodeJS.Module;
-      for (const key of Object.keys(require.cache)) {
-        if (key.includes(`${path.sep}src${path.sep}vscode${path.sep}`) || key.includes('@vscode/python-extension')) delete require.cache[key];
-      }
+      vscodeModule.install(fake.api, ['@vscode/python-extension']);
       log = new RecordingLog();
       pending = undefined;
       errors = require('../../src/vscode/worker/workerErrors') as typeof import('../../src/vscode/worker/workerErrors');
