@@ -193,7 +193,13 @@ export interface EnginesResponse {
   selectedDevice: string;
 }
 
-export type EnginesParams = Pick<BenchParams, 'pythonPath' | 'pinnedDevice' | 'nativeSearchPaths'>;
+export type EnginesParams = Pick<BenchParams, 'pythonPath' | 'pinnedDevice' | 'nativeSearchPaths'> & {
+  /**
+   * Answer at once with the engines that need no device report (TensorFlow.js), torch left out:
+   * the editor's pick shows them while PyTorch's probe (up to its 120 s timeout) is still running.
+   */
+  withoutTorch?: boolean;
+};
 
 /** Which engines and devices a benchmark can use here (for the quick pick). */
 export const EnginesRequest = new RequestType<EnginesParams, EnginesResponse, void>('deviceDoctor/engines');

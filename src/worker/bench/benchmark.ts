@@ -53,7 +53,7 @@ function defaultWatcher(report: DeviceReport, devices: readonly string[]): RunWa
 }
 
 /** Every engine, its devices here and, when it cannot run, why. */
-export async function listEngines(report: DeviceReport, engines: readonly Engine[]): Promise<EnginesResponse> {
+export async function listEngines(report: { selected: { device: string } }, engines: readonly Engine[]): Promise<EnginesResponse> {
   const infos: EngineInfo[] = [];
   for (const engine of engines) {
     const availability = await engine.availability();

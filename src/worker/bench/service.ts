@@ -25,6 +25,7 @@ import type { Engine } from '../engines/engine';
 import { benchmark, InvalidBenchRequest, listEngines, type BenchHooks } from './benchmark';
 import { benchEveryDevice } from './everyDeviceBench';
 import { createBenchEngines, type BenchEngineOptions } from './engines';
+import { createTfjsEngines } from '../engines';
 import type { LogFn } from '../detect/probes/probeContext';
 import type { DetectEnvironment } from '../detect/detect';
 import { benchScriptPath } from '../engines/torch/engine';
@@ -86,6 +87,8 @@ export class BenchService {
   }
 
   private async engines(params: EnginesParams, token: CancellationToken): Promise<EnginesResponse> {
+    // No report is needed, so no detect is waited for; cpu is never marked selected, so claiming it hides nothing.
+    if (params.withoutTorch) return listEngines({ selected: { device: 'cpu' } }, createTfjsEngines({ nativeSearchPaths: params.nativeSearchPaths }));
     const report = await this.deps.report({ pythonPath: params.pythonPath, pinnedDevice: params.pinnedDevice }, toAbortSignal(token));
     return listEngines(report, this.makeEngines(params, report));
   }
