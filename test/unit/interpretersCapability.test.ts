@@ -127,7 +127,7 @@ describe('discovered candidates', () => {
   });
 
   it('Restricted Mode runs nothing inside a workspace folder (also through a symlink) nor named by a workspace setting', () => {
-    const facts = { trusted: false, workspaceFolders: ['/w'], realPath: (p: string) => (p === '/opt/link/python' ? '/w/.venv/bin/python' : p) };
+    const facts = { trusted: false, workspaceFolders: ['/w'], aliases: (p: string) => (p === '/opt/link/python' ? ['/w/.venv/bin/python'] : []) };
     assert.strictEqual(mayRun({ path: '/w/.venv/bin/python', origins: ['venv'] }, facts), false);
     assert.strictEqual(mayRun({ path: '/opt/link/python', origins: ['python-extension'] }, facts), false);
     assert.strictEqual(mayRun({ path: '/usr/bin/python3', origins: ['setting'], namedByWorkspace: true }, facts), false);

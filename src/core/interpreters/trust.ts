@@ -1,26 +1,23 @@
 // Workspace Trust for discovered interpreters: in Restricted Mode an interpreter the workspace
 // could have planted (one inside a workspace folder: a .venv, a conda env in the project) or
-// chosen (a workspace setting) must not run, since running it runs the folder's code. Paths are
-// compared as given and as the file system resolves them, so a symlink cannot smuggle one out.
-import * as path from 'path';
+// chosen (a workspace setting) must not run, since running it runs the folder's code. Inside is
+// judged by path segments (core/paths/containment.ts), on every name the file system gives both
+// sides (the node layer supplies them), so neither a `..venv` folder nor a symlink, on the
+// workspace's side or the interpreter's, can smuggle one out.
+import { isInside } from '../paths/containment';
 import type { InterpreterCandidate } from './model';
 
 export interface TrustFacts {
   trusted: boolean;
-  /** Absolute paths of the workspace folders. */
+  /** Absolute paths of the workspace folders: each as opened and as the file system resolves it. */
   workspaceFolders: readonly string[];
-  /** The path with its symlinks resolved; identity when unknown. */
-  realPath?(file: string): string;
-}
-
-export function isInside(file: string, folder: string): boolean {
-  const relative = path.relative(folder, file);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  /** Other names of this file: its folder's symlinks resolved, its own; none when unknown. */
+  aliases?(file: string): readonly string[];
 }
 
 export function mayRun(candidate: InterpreterCandidate, facts: TrustFacts): boolean {
   if (facts.trusted) return true;
   if (candidate.namedByWorkspace) return false;
-  const real = facts.realPath?.(candidate.path) ?? candidate.path;
-  return !facts.workspaceFolders.some((folder) => isInside(candidate.path, folder) || isInside(real, folder));
+  const names = [candidate.path, ...(facts.aliases?.(candidate.path) ?? [])];
+  return !names.some((name) => facts.workspaceFolders.some((folder) => isInside(name, folder)));
 }

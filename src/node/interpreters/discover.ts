@@ -46,8 +46,19 @@ export function realPathOrSelf(file: string): string {
   }
 }
 
+/**
+ * What Workspace Trust judges with: each folder as opened and as resolved (a workspace opened
+ * through a symlink still contains what is reached by its real path), and each interpreter by its
+ * path, with its folder resolved (a venv's bin/python reached through a symlinked folder: the
+ * link itself points out of the venv) and fully resolved (a link that points into the workspace).
+ */
 export function trustFacts(input: Pick<DiscoveryInput, 'trusted' | 'workspaceFolders'>): TrustFacts {
-  return { trusted: input.trusted, workspaceFolders: input.workspaceFolders.map((folder) => path.resolve(folder)), realPath: realPathOrSelf };
+  const folders = input.workspaceFolders.map((folder) => path.resolve(folder));
+  return {
+    trusted: input.trusted,
+    workspaceFolders: [...new Set(folders.flatMap((folder) => [folder, realPathOrSelf(folder)]))],
+    aliases: (file) => [sameFileKey(file), realPathOrSelf(file)],
+  };
 }
 
 async function venvCandidates(input: DiscoveryInput): Promise<InterpreterCandidate[]> {
