@@ -6,28 +6,8 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { isInside, relativeInside } from '../../src/core/paths/containment';
 import { mayRun } from '../../src/core/interpreters/trust';
 import { trustFacts } from '../../src/node/interpreters/discover';
-
-describe('path containment by segments', () => {
-  it('a name that starts with two dots is inside; only .. itself, ../… and another root are outside', () => {
-    assert.strictEqual(relativeInside('/w', '/w/..venv/bin/python', path.posix), '..venv/bin/python');
-    assert.strictEqual(relativeInside('/w', '/w/...', path.posix), '...');
-    assert.strictEqual(relativeInside('/w', '/w/a/..b', path.posix), 'a/..b');
-    assert.strictEqual(relativeInside('/w', '/w', path.posix), '');
-    assert.strictEqual(relativeInside('/w/x', '/w', path.posix), null);
-    assert.strictEqual(relativeInside('/w', '/w/../x', path.posix), null);
-    assert.strictEqual(relativeInside('/w', '/wx/bin/python', path.posix), null);
-    assert.strictEqual(relativeInside('/w', '/..venv/bin/python', path.posix), null);
-  });
-
-  it('on Windows: a ..venv folder is inside, another drive and ..\\ are not', () => {
-    assert.strictEqual(isInside('C:\\w\\..venv\\Scripts\\python.exe', 'C:\\w', path.win32), true);
-    assert.strictEqual(isInside('C:\\other\\python.exe', 'C:\\w', path.win32), false);
-    assert.strictEqual(isInside('D:\\w\\python.exe', 'C:\\w', path.win32), false);
-  });
-});
 
 describe('Restricted Mode: which interpreters are inside the workspace', () => {
   let root: string;

@@ -5,6 +5,7 @@ import * as path from 'path';
 import { pathToFileURL } from 'url';
 import { DOCS_BASE_URL, RULES, ruleDocsUrl, ruleInfo } from '../../core/analysis/catalog';
 import type { Finding, Range, RuleCode, Severity } from '../../core/analysis/types';
+import { relativeInside } from '../../core/paths/containment';
 import type { LocatedFinding } from '../lint/fixes';
 import { cellNumber, Locator, sortedFindings, type LintReport, type LintedFile } from './report';
 import { terminalJson } from './terminalText';
@@ -26,8 +27,8 @@ export function sarifLevel(severity: Severity): SarifLevel {
 
 /** Relative to `cwd` under %SRCROOT% when inside it; an absolute file URI otherwise. */
 export function artifactLocation(file: string, cwd: string): Json {
-  const relative = path.relative(cwd, file);
-  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) {
+  const relative = relativeInside(cwd, file);
+  if (!relative) {
     return { uri: pathToFileURL(file).href };
   }
   return { uri: relative.split(path.sep).map(encodeURIComponent).join('/'), uriBaseId: SRCROOT };

@@ -10,6 +10,7 @@ import type { AnalyzeOptions, CellFinding, Finding, SkippedStatement } from '../
 import { findProjectConfig, selectionForFile, type SelectionLayer } from '../../core/config';
 import { SyntaxCheck } from '../../core/python/fixCheck';
 import { sizeLimitProblem } from '../../core/python/limits';
+import { relativeInside } from '../../core/paths/containment';
 import { readForFix, SYMBOLIC_LINK, writeFileAtomic } from './fileAccess';
 import { fixUntilStable, type AnalyzeSources, type FixOptions, type FixResult, type LocatedFinding } from './fixes';
 import type { LintedFile, LintReport } from '../formats/report';
@@ -41,8 +42,7 @@ export interface Analyzer {
 const deviceAnalyzer: Analyzer = { analyzeSource, analyzeNotebook };
 
 export function displayPath(file: string, cwd: string): string {
-  const relative = path.relative(cwd, file);
-  return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
+  return relativeInside(cwd, file) || file;
 }
 
 /** Problems in the pyproject files that configure `files`, each reported once. */

@@ -3,6 +3,7 @@
 import * as path from 'path';
 import { RULES } from '../analysis/catalog';
 import type { RuleCode, RuleSelection } from '../analysis/types';
+import { relativeInside } from '../paths/containment';
 import { compileGlob } from './glob';
 import type { ProjectConfig } from './projectConfig';
 
@@ -64,12 +65,12 @@ function toPosix(p: string): string {
 /** The codes that `per-file-ignores` turns off for `filePath`. */
 export function perFileIgnoredCodes(config: ProjectConfig, root: string, filePath: string): string[] {
   const absolute = path.resolve(filePath);
-  const relative = path.relative(path.resolve(root), absolute);
-  const insideRoot = relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+  // '' (the root itself) matches as an absolute path, as a file outside the root does.
+  const relative = relativeInside(path.resolve(root), absolute) || null;
   const codes: string[] = [];
   for (const entry of config.perFileIgnores ?? []) {
     const matcher = compileGlob(path.isAbsolute(entry.pattern) ? toPosix(entry.pattern) : entry.pattern);
-    const subject = path.isAbsolute(entry.pattern) || !insideRoot ? toPosix(absolute) : toPosix(relative);
+    const subject = path.isAbsolute(entry.pattern) || relative === null ? toPosix(absolute) : toPosix(relative);
     if (matcher.matches(subject)) codes.push(...entry.codes);
   }
   return codes;
