@@ -140,4 +140,26 @@ describe('worker: interpreter discovery on a fake tree', function () {
     assert.deepStrictEqual(ran(tree), ['conda', 'conda-listed', 'conda-txt', 'path']);
     assert.ok(byPath(response, DEBIAN_PYTHON).torch !== null);
   });
+
+  it('Restricted Mode: a `..venv` folder is inside the workspace; its interpreter is listed "not probed: untrusted" and never runs', async () => {
+    const dotted = path.join(tree.workspace, '..venv');
+    fs.mkdirSync(dotted);
+    fs.writeFileSync(path.join(dotted, 'pyvenv.cfg'), 'home = /usr/bin\n');
+    const dottedPython = path.join(dotted, 'bin', 'python');
+    fakePython(dottedPython, 'dotted-venv', tree.markers, `exec ${DEBIAN_PYTHON} -S`);
+    const response = await ask({ trusted: false });
+    assert.strictEqual(byPath(response, dottedPython).notProbed, 'untrusted');
+    assert.ok(!ran(tree).includes('dotted-venv'), `ran: ${ran(tree).join(', ')}`);
+  });
+
+  it('Restricted Mode: a workspace opened through a symlink does not run an interpreter of its own that PATH reaches by its real path', async () => {
+    const opened = path.join(tree.root, 'opened-through-link');
+    fs.symlinkSync(tree.workspace, opened, 'dir');
+    const toolPython = path.join(tree.workspace, 'tools', 'bin', 'python'); // no pyvenv.cfg: found on PATH only
+    fakePython(toolPython, 'workspace-tool', tree.markers, `exec ${DEBIAN_PYTHON} -S`);
+    tree.env.PATH = [path.dirname(toolPython), tree.env.PATH].join(path.delimiter);
+    const response = await ask({ trusted: false, workspaceFolders: [opened] });
+    assert.strictEqual(byPath(response, toolPython).notProbed, 'untrusted');
+    assert.ok(!ran(tree).includes('workspace-tool'), `ran: ${ran(tree).join(', ')}`);
+  });
 });
