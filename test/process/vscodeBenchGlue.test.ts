@@ -12,7 +12,7 @@ import { buildRun } from '../../src/core/bench/compare';
 import { formatBenchJson, toCsv, toMarkdown } from '../../src/core/bench/export';
 import { makeBenchResult } from '../../src/core/bench/result';
 import { BENCH_BUSY, BENCH_INVALID } from '../../src/protocol/worker';
-import type { BenchParams, BenchProgressParams, BenchRunResponse, EnginesResponse } from '../../src/protocol/worker';
+import type { BenchParams, BenchProgressParams, BenchRunResponse, EnginesParams, EnginesResponse } from '../../src/protocol/worker';
 import type { BenchHistory as BenchHistoryType, MementoLike } from '../../src/vscode/benchmark/benchHistory';
 import type { BenchmarkRunner as RunnerType } from '../../src/vscode/benchmark/runBenchmarkCommand';
 import type { BenchmarkPanel as PanelType } from '../../src/vscode/benchmark/panel/benchmarkPanel';
@@ -36,6 +36,7 @@ function createFakeVscode() {
   const clipboard = { text: '' };
   const panels: FakePanel[] = [];
   const progress = { cancelAfterReports: Infinity, titles: [] as string[] };
+  const quickPicks = { chooseWhileBusy: false };
   const choose = (items: Array<{ label: string }>) => {
     const chooser = choosers.shift();
     if (!chooser) throw new Error(`no scripted choice for a quick pick of ${items.map((i) => i.label).join(', ')}`);
@@ -57,7 +58,7 @@ function createFakeVscode() {
     },
     window: {
       showQuickPick: async (items: Array<{ label: string }> | Promise<Array<{ label: string }>>) => choose(await items),
-      createQuickPick: () => new FakeQuickPick(choose),
+      createQuickPick: () => new FakeQuickPick(choose, quickPicks),
       showInformationMessage: message('info'),
       showWarningMessage: message('warning'),
       showErrorMessage: message('error'),
@@ -82,7 +83,7 @@ function createFakeVscode() {
       },
     },
   };
-  return { api, choosers, messages, answers, reports, statusMessages, written, saveDialogs, clipboard, panels, progress };
+  return { api, choosers, messages, answers, reports, statusMessages, written, saveDialogs, clipboard, panels, progress, quickPicks };
 }
 
 class FakeQuickPick {
@@ -94,11 +95,14 @@ class FakeQuickPick {
   readonly onDidAccept = this.accept.event;
   readonly onDidHide = this.hide.event;
   shownItems: Array<{ label: string; kind?: number }> = [];
-  constructor(private readonly choose: (items: Array<{ label: string }>) => { label: string } | undefined) {}
+  constructor(private readonly choose: (items: Array<{ label: string }>) => { label: string } | undefined, private readonly options: { chooseWhileBusy: boolean }) {}
   set items(items: Array<{ label: string; kind?: number }>) {
     this.shownItems = items;
-    const picked = this.choose(items.filter((i) => i.kind !== -1));
+    // The user chooses from a complete pick (busy is set in the same turn as the items), or, with
+    // chooseWhileBusy, from the first rows shown.
     setTimeout(() => {
+      if ((this.busy && !this.options.chooseWhileBusy) || this.shownItems !== items || items.length === 0) return;
+      const picked = this.choose(items.filter((i) => i.kind !== -1));
       if (picked) { this.selectedItems = [picked]; this.accept.fire(); } else this.hide.fire();
     }, 0);
   }
@@ -168,7 +172,7 @@ class FakeBackend {
   readonly client = { onBenchProgress: this.progress.event };
   answer: (params: BenchParams, token: { isCancellationRequested: boolean; onCancellationRequested(l: () => void): unknown }) => Promise<BenchRunResponse> = async () => benchResponse();
   async benchTarget() { return { pythonPath: '/usr/bin/python3', pinnedDevice: null }; }
-  async benchEngines() { return ENGINES; }
+  benchEngines: (params: EnginesParams) => Promise<EnginesResponse> = async () => ENGINES;
   bench(params: BenchParams, token: never): Promise<BenchRunResponse> {
     this.requests.push(params);
     for (let done = 0; done < 3; done++) {
@@ -271,6 +275,24 @@ describe('vscode: the benchmark command, panel and native install (stand-in vsco
     const warning = fake.messages.find((m) => m.level === 'warning');
     assert.deepStrictEqual(warning, { level: 'warning', message: 'Native TensorFlow.js (@tensorflow/tfjs-node) is not installed. Run "Device Doctor: Install Native TensorFlow Backend".', items: ['Install Native TensorFlow Backend'] });
     assert.strictEqual(installs, 1, 'the remedy\'s button runs the install command');
+  });
+
+  it('shows the engines that need no PyTorch while its probe runs, torch marked as probing, and runs wasm without waiting', async () => {
+    const asked: boolean[] = [];
+    backend.benchEngines = (params: EnginesParams) => {
+      asked.push(params.withoutTorch === true);
+      return params.withoutTorch ? Promise.resolve(ENGINES) : new Promise<EnginesResponse>(() => undefined); // import torch never answers
+    };
+    fake.quickPicks.chooseWhileBusy = true;
+    let shown: string[] = [];
+    fake.choosers.push(pick('One engine/device…'), (items) => {
+      shown = items.map((i) => i.label);
+      return items.find((i) => i.label === 'wasm cpu');
+    }, pick('256'));
+    await runner.run();
+    assert.deepStrictEqual(asked.sort(), [false, true], 'both answers asked for at once');
+    assert.deepStrictEqual(shown, ['$(loading~spin) torch', 'wasm cpu', 'js cpu', '$(circle-slash) tfjs-node']);
+    assert.deepStrictEqual([backend.requests[0]?.engine, backend.requests[0]?.device], ['wasm', 'cpu']);
   });
 
   it('cancel from the notification: "Cancelled" in the panel, no error toast, and the next run works', async () => {

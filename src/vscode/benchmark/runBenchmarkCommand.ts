@@ -13,8 +13,9 @@ import type { BenchHistory, BenchHistoryEntry } from './benchHistory';
 import type { BenchPanelStatus } from './panel/benchmarkHtml';
 import { classifyBenchError, BENCH_BUSY_MESSAGE } from './runBenchmarkErrors';
 import type { BenchFailure } from './runBenchmarkErrors';
-import { COMPARE_PICKS, describeChoice, dtypePicks, SIZE_PICKS, targetPicks, toBenchParams } from './runBenchmarkPicks';
+import { COMPARE_PICKS, describeChoice, dtypePicks, SIZE_PICKS, toBenchParams } from './runBenchmarkPicks';
 import type { BenchChoice, ComparePick, DtypePick, SizePick, TargetPick } from './runBenchmarkPicks';
+import { showTargetPick } from './targetQuickPick';
 import type { Dtype } from '../../core/bench/model';
 import { collectiveComparePick, type CollectiveComparePick, type CollectiveOffer } from './collective/collectivePicks';
 import type { EveryDevicePick } from './everyDevicePick';
@@ -135,44 +136,16 @@ export class BenchmarkRunner {
     return picked ? picked.dtype : null;
   }
 
-  /** A quick pick that shows itself at once (busy) while the worker lists its engines. */
+  /** The engine and device: shown at once, torch marked as being probed until its probe answers (targetQuickPick.ts). */
   private pickTarget(): Promise<TargetPick | undefined> {
-    type Item = TargetPick & vscode.QuickPickItem;
-    const quickPick = vscode.window.createQuickPick<Item>();
-    quickPick.title = BENCHMARK_COMMAND_TITLE;
-    quickPick.placeholder = 'Looking for the engines and devices of this machine…';
-    quickPick.busy = true;
-    quickPick.matchOnDescription = true;
-    return new Promise((resolve) => {
-      let settled = false;
-      const finish = (value: TargetPick | undefined) => {
-        if (settled) return;
-        settled = true;
-        quickPick.dispose();
-        resolve(value);
-      };
-      quickPick.onDidAccept(() => finish(quickPick.selectedItems[0] ?? quickPick.activeItems[0]));
-      quickPick.onDidHide(() => finish(undefined));
-      quickPick.show();
-      this.loadTargets().then(
-        (picks) => {
-          quickPick.items = withSeparator(picks) as Item[];
-          quickPick.placeholder = 'The engine and device to benchmark';
-          quickPick.busy = false;
-        },
-        (error: unknown) => {
-          finish(undefined);
-          const failure = classifyBenchError(error);
-          if (failure.kind !== 'cancelled') this.showFailure('Could not list the benchmark engines', failure.message);
-        },
-      );
+    const { devices } = this.deps;
+    const target = devices.benchTarget();
+    return showTargetPick({
+      title: BENCHMARK_COMMAND_TITLE,
+      engines: (withoutTorch) => target.then((t) => devices.benchEngines({ ...t, nativeSearchPaths: this.deps.nativeSearchPaths(), ...(withoutTorch ? { withoutTorch } : {}) })),
+      log: this.deps.log,
+      showFailure: (message) => this.showFailure('Could not list the benchmark engines', message),
     });
-  }
-
-  private async loadTargets(): Promise<TargetPick[]> {
-    const target = await this.deps.devices.benchTarget();
-    const engines = await this.deps.devices.benchEngines({ ...target, nativeSearchPaths: this.deps.nativeSearchPaths() });
-    return targetPicks(engines);
   }
 
   private explainUnavailable(pick: TargetPick): void {
@@ -276,12 +249,4 @@ export class BenchmarkRunner {
       if (action === 'Show Log') this.deps.log.show();
     });
   }
-}
-
-/** Runnable targets, then a separator, then the engines that cannot run here (with their reasons). */
-function withSeparator(picks: TargetPick[]): Array<TargetPick | { label: string; kind: vscode.QuickPickItemKind }> {
-  const runnable = picks.filter((p) => p.device !== null);
-  const unavailable = picks.filter((p) => p.device === null);
-  if (unavailable.length === 0) return runnable;
-  return [...runnable, { label: 'not available here', kind: vscode.QuickPickItemKind.Separator }, ...unavailable];
 }

@@ -81,6 +81,8 @@ export interface TargetPick {
   /** What the engine multiplies (runnable picks). */
   dtypes?: Dtype[];
   unavailable?: { message: string; remedy: string | null };
+  /** The torch row while PyTorch's probe is still running (targetPickModel.ts): not a choice yet. */
+  probing?: boolean;
 }
 
 /**
