@@ -1,0 +1,333 @@
+"""Every torch call the script makes, checked with PyTorch's device rules.
+
+A TorchFunctionMode sees each call into torch from Python (top level only: inside the
+handler the mode is off, so a function's own internals are not seen twice). Calls that
+name a device run on the CPU instead and tag their result; every other call checks that
+its tensors could meet on a real machine (PyTorch's rules: 0-dim CPU tensors mix with
+any device, a CPU index may index an accelerator tensor), records a mistake when not,
+and runs anyway, so one run finds every mistake.
+"""
+import dis
+import os
+import sys
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from virtual_gpu_devices import TAG, device_of, tag, tag_all, torch_device
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
+_METHOD_WRAPPER = type("".__add__)  # how a property's __get__/__set__ reaches the mode
+_Tensor = torch.Tensor
+_FLOAT64 = torch.float64
+
+MISMATCH = "Expected all tensors to be on the same device, but found at least two devices, %s and %s!"
+NUMPY = "can't convert %s device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."
+MPS_FLOAT64 = "Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64. Please use float32 instead."
+INDEX = "indices should be either on cpu or on the same device as the indexed tensor (%s)"
+DISCARDED = "%s returns a moved copy and this statement throws it away: the tensor stays on %s"
+
+# Functions that take CPU integer tensors (lengths, batch sizes) beside accelerator data.
+_CPU_LENGTHS_OK = frozenset(["_pack_padded_sequence", "_pad_packed_sequence", "lstm", "gru", "rnn_tanh", "rnn_relu", "ctc_loss", "pack_padded_sequence"])
+_INTEGER = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
+
+
+def _gather(args, kwargs):
+    found = []
+    for value in args:
+        if isinstance(value, _Tensor):
+            found.append(value)
+        elif type(value) in (list, tuple):
+            found.extend(v for v in value if isinstance(v, _Tensor))
+    for value in kwargs.values():
+        if isinstance(value, _Tensor):
+            found.append(value)
+        elif type(value) in (list, tuple):
+            found.extend(v for v in value if isinstance(v, _Tensor))
+    return found
+
+
+_discarded = {}
+
+
+def _result_discarded(frame):
+    """True when the call `frame` is making is a statement of its own (the next instruction pops it)."""
+    key = (frame.f_code, frame.f_lasti)
+    known = _discarded.get(key)
+    if known is None:
+        known = False
+        for instruction in dis.get_instructions(frame.f_code):
+            if instruction.offset > frame.f_lasti:
+                known = instruction.opname == "POP_TOP"
+                break
+        _discarded[key] = known
+    return known
+
+
+def _caller(depth=2):
+    """The frame that called into torch, past our own frames."""
+    frame = sys._getframe(depth)
+    while frame is not None and os.path.dirname(frame.f_code.co_filename) == _HERE:
+        frame = frame.f_back
+    return frame
+
+
+class VirtualDeviceMode(TorchFunctionMode):
+    def __init__(self, machine, recorder):
+        super().__init__()
+        self.machine = machine
+        self.recorder = recorder
+        t = _Tensor
+        self.special = {
+            t.to: self._to, t.cuda: self._cuda, t.cpu: self._cpu, t.type: self._type, t.type_as: self._type_as,
+            t.numpy: self._numpy, t.__array__: self._numpy,
+            t.item: self._sync, t.tolist: self._sync, t.__bool__: self._sync, t.__float__: self._sync,
+            t.__int__: self._sync, t.__index__: self._sync,
+            t.__getitem__: self._getitem, t.__setitem__: self._setitem, t.copy_: self._keep_self,
+            t.get_device: self._get_device, t.pin_memory: self._pin_memory, t.is_pinned: self._is_pinned,
+            t.record_stream: self._no_op,
+            torch._has_compatible_shallow_copy_type: self._plain,
+        }
+        self.properties = {
+            ("device", "__get__"): self._device, ("is_cuda", "__get__"): self._is_cuda, ("is_mps", "__get__"): self._is_mps,
+            ("is_cpu", "__get__"): self._is_cpu, ("data", "__set__"): self._set_data, ("grad", "__set__"): self._set_grad,
+        }
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if kwargs is None:
+            kwargs = {}
+        if type(func) is _METHOD_WRAPPER:
+            handler = self.properties.get((func.__self__.__name__, func.__name__))
+            if handler is not None:
+                return handler(func, args, kwargs)
+        else:
+            handler = self.special.get(func)
+            if handler is not None:
+                return handler(func, args, kwargs)
+            if "device" in kwargs:
+                if kwargs["device"] is not None:
+                    return self._factory(func, args, kwargs)
+                del kwargs["device"]
+        return self._generic(func, args, kwargs)
+
+    # ---- the rules ----
+
+    def _common(self, func, tensors):
+        """The device the operands meet on; a mistake recorded when they cannot meet."""
+        first = device_of(tensors[0])
+        if all(device_of(t) == first for t in tensors):
+            return first
+        lengths_ok = getattr(func, "__name__", "") in _CPU_LENGTHS_OK
+        devices = []
+        for t in tensors:
+            name = device_of(t)
+            if name == "cpu" and (t.dim() == 0 or (lengths_ok and t.dtype in _INTEGER)):
+                continue
+            if name not in devices:
+                devices.append(name)
+        accelerators = [d for d in devices if d != "cpu"] or [device_of(t) for t in tensors if device_of(t) != "cpu"]
+        if len(devices) > 1:
+            others = [d for d in devices if d != accelerators[0]]
+            self.recorder.mistake("DD001", MISMATCH % (accelerators[0], others[0]) + _in(func), stack=self._stack())
+        return accelerators[0]
+
+    def _generic(self, func, args, kwargs):
+        tensors = _gather(args, kwargs)
+        if not tensors:
+            return func(*args, **kwargs)
+        name = self._common(func, tensors) if len(tensors) > 1 else device_of(tensors[0])
+        result = func(*args, **kwargs)
+        if name != "cpu":
+            tag_all(result, name)
+            if name[0] == "m" and isinstance(result, _Tensor) and result.dtype is _FLOAT64:
+                self.recorder.mistake("DD001", MPS_FLOAT64, stack=self._stack())
+        return result
+
+    def _factory(self, func, args, kwargs):
+        name = self.machine.name(kwargs["device"])
+        if name is None:
+            return func(*args, **kwargs)
+        name = self._usable(name)
+        kwargs["device"] = "cpu"
+        result = func(*args, **kwargs)
+        if isinstance(result, _Tensor):
+            if name != device_of(result) and any(result is a for a in args):
+                result = result.clone()
+            tag(result, name)
+            self._check_float64(name, result)
+        return result
+
+    def _usable(self, name):
+        """`name` when this machine has it; else the mistake is recorded and the nearest device used."""
+        problem = self.machine.problem(name)
+        if problem is None:
+            return name
+        self.recorder.mistake("DD005", problem, stack=self._stack())
+        return self.machine.closest(name)
+
+    def _check_float64(self, name, tensor):
+        if name[0] == "m" and tensor.dtype is _FLOAT64:
+            self.recorder.mistake("DD001", MPS_FLOAT64, stack=self._stack())
+
+    def _stack(self):
+        return self.recorder.user_stack(3)
+
+    # ---- moves ----
+
+    def _moved(self, source, result, target, what):
+        """`result` on `target`: a copy when the device changes, as a real move would make."""
+        origin = device_of(source)
+        if target == origin:
+            return result
+        if result is source:
+            result = source.clone()
+        tag(result, target)
+        if target == "cpu":
+            self.recorder.sync(what)
+        else:
+            self._check_float64(target, result)
+        caller = _caller(3)
+        if caller is not None and self.recorder.user_files(caller.f_code.co_filename) and _result_discarded(caller):
+            self.recorder.mistake("DD004", DISCARDED % (what, origin), fatal=False, stack=self._stack())
+        return result
+
+    def _to(self, func, args, kwargs):
+        source = args[0]
+        rest = args[1:]
+        if rest and isinstance(rest[0], _Tensor):
+            other = rest[0]
+            result = func(source, other.dtype, *rest[1:], **kwargs)
+            return self._moved(source, result, device_of(other), ".to()")
+        device, dtype, non_blocking, memory_format = torch._C._nn._parse_to(*rest, **kwargs)
+        name = self.machine.name(device) if device is not None else device_of(source)
+        if name is None:
+            return func(*args, **kwargs)
+        name = self._usable(name)
+        real = {"non_blocking": non_blocking}
+        if dtype is not None:
+            real["dtype"] = dtype
+        if memory_format is not None:
+            real["memory_format"] = memory_format
+        if kwargs.get("copy"):
+            real["copy"] = True
+        result = func(source, **real)
+        return self._moved(source, result, name, ".to(%s)" % ("'cpu'" if name == "cpu" else "device"))
+
+    def _cuda(self, func, args, kwargs):
+        device = args[1] if len(args) > 1 else kwargs.get("device")
+        name = self._usable(self.machine.name("cuda" if device is None else device, "cuda"))
+        return self._moved(args[0], args[0], name, ".cuda()")
+
+    def _cpu(self, func, args, kwargs):
+        source = args[0]
+        if device_of(source) == "cpu":
+            return func(*args, **kwargs)
+        return self._moved(source, source, "cpu", ".cpu()")
+
+    def _type(self, func, args, kwargs):
+        source = args[0]
+        dtype = args[1] if len(args) > 1 else kwargs.get("dtype")
+        name = device_of(source)
+        if dtype is None:
+            text = func(source)
+            return text.replace("torch.", "torch.%s." % name.split(":")[0], 1) if name != "cpu" else text
+        target = getattr(dtype, "_device_doctor_device", None)
+        if target is not None:
+            dtype = dtype._device_doctor_cpu_type
+        elif isinstance(dtype, str) and (".cuda." in dtype or ".mps." in dtype):
+            target = self.machine.name(dtype.split(".")[1])
+            dtype = dtype.replace(".cuda.", ".").replace(".mps.", ".")
+        else:
+            target = "cpu" if not isinstance(dtype, torch.dtype) else name
+        target = self._usable(self.machine.name(target) if target in ("cuda", "mps") else target)
+        return self._moved(source, func(source, dtype, *args[2:]), target, ".type()")
+
+    def _type_as(self, func, args, kwargs):
+        return self._moved(args[0], func(*args, **kwargs), device_of(args[1]), ".type_as()")
+
+    # ---- reads to the host ----
+
+    def _numpy(self, func, args, kwargs):
+        name = device_of(args[0])
+        if name != "cpu":
+            self.recorder.mistake("DD003", NUMPY % name, stack=self._stack())
+        return func(*args, **kwargs)
+
+    def _sync(self, func, args, kwargs):
+        if device_of(args[0]) != "cpu":
+            self.recorder.sync("." + func.__name__.strip("_") + "()")
+        return func(*args, **kwargs)
+
+    # ---- indexing ----
+
+    def _check_index(self, source, index):
+        name = device_of(source)
+        items = index if type(index) in (tuple, list) else (index,)
+        for item in items:
+            if isinstance(item, _Tensor):
+                where = device_of(item)
+                if where != "cpu" and where != name:
+                    self.recorder.mistake("DD001", INDEX % name, stack=self._stack())
+                    return
+
+    def _getitem(self, func, args, kwargs):
+        self._check_index(args[0], args[1])
+        result = func(*args, **kwargs)
+        name = device_of(args[0])
+        if name != "cpu":
+            tag_all(result, name)
+        return result
+
+    def _setitem(self, func, args, kwargs):
+        self._check_index(args[0], args[1])
+        return func(*args, **kwargs)
+
+    def _keep_self(self, func, args, kwargs):
+        return func(*args, **kwargs)
+
+    _plain = _keep_self
+
+    def _no_op(self, func, args, kwargs):
+        return None
+
+    # ---- where a tensor says it is ----
+
+    def _get_device(self, func, args, kwargs):
+        name = device_of(args[0])
+        return -1 if name == "cpu" else int(name.split(":")[1])
+
+    def _pin_memory(self, func, args, kwargs):
+        return args[0]
+
+    def _is_pinned(self, func, args, kwargs):
+        return False
+
+    def _device(self, func, args, kwargs):
+        name = getattr(args[0], TAG, None)
+        return func(*args) if name is None else torch_device(name)
+
+    def _is_cuda(self, func, args, kwargs):
+        return device_of(args[0]).startswith("cuda")
+
+    def _is_mps(self, func, args, kwargs):
+        return device_of(args[0]).startswith("mps")
+
+    def _is_cpu(self, func, args, kwargs):
+        return device_of(args[0]) == "cpu"
+
+    def _set_data(self, func, args, kwargs):
+        func(*args, **kwargs)
+        tag(args[0], device_of(args[1]))
+
+    def _set_grad(self, func, args, kwargs):
+        target, grad = args[0], args[1]
+        if isinstance(grad, _Tensor) and device_of(grad) != device_of(target):
+            message = "assigned grad has data located on a different device (%s) than the tensor (%s)" % (device_of(grad), device_of(target))
+            self.recorder.mistake("DD001", message, stack=self._stack())
+        return func(*args, **kwargs)
+
+
+def _in(func):
+    name = getattr(func, "__name__", None)
+    return "" if not name else " (in %s)" % name
