@@ -42,11 +42,15 @@ export interface DetectOptions {
   /** --timeout, in seconds: per tool, overriding each tool's default. */
   timeoutSeconds?: number;
   verbose: boolean;
+  /** --discover: also probe the virtual environments under the current folder (they run its code). */
+  discover?: boolean;
 }
 
 export interface DoctorOptions {
   /** --python: the interpreter to ask about PyTorch and to benchmark with. */
   python?: string;
+  /** --discover: as detect's. */
+  discover?: boolean;
 }
 
 export interface BenchOptions {
@@ -133,9 +137,9 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     positionals: true,
     helpCommand: 'device-doctor help lint',
   },
-  doctor: { options: { python: value, help }, positionals: false, helpCommand: 'device-doctor help doctor' },
+  doctor: { options: { python: value, discover: flag, help }, positionals: false, helpCommand: 'device-doctor help doctor' },
   detect: {
-    options: { json: flag, python: value, device: value, timeout: value, verbose: flag, help },
+    options: { json: flag, python: value, device: value, timeout: value, verbose: flag, discover: flag, help },
     positionals: false,
     helpCommand: 'device-doctor detect --help',
   },
@@ -272,6 +276,7 @@ function detectOptions(line: CommandLine): DetectOptions {
   for (const { name, value: text = '' } of line.given) {
     if (name === 'json') options.json = true;
     else if (name === 'verbose') options.verbose = true;
+    else if (name === 'discover') options.discover = true;
     else if (name === 'python') options.python = text;
     else if (name === 'device') options.device = text;
     else if (name === 'timeout') options.timeoutSeconds = parseTimeout(text);
@@ -283,7 +288,10 @@ function detectOptions(line: CommandLine): DetectOptions {
 
 function doctorOptions(line: CommandLine): DoctorOptions {
   const options: DoctorOptions = {};
-  for (const { name, value: text = '' } of line.given) if (name === 'python') options.python = text;
+  for (const { name, value: text = '' } of line.given) {
+    if (name === 'python') options.python = text;
+    else if (name === 'discover') options.discover = true;
+  }
   return options;
 }
 

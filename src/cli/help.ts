@@ -67,19 +67,24 @@ const DOCTOR = `Usage: device-doctor doctor [options]
 Prints the Device Doctor version and a summary of this machine (Node.js, platform,
 CPU, memory), the accelerators it has and what PyTorch (python3 on PATH, or --python)
 can use, the selected device and each problem with its remedy, the interpreters
-found here that have PyTorch (virtual environments in this folder, conda
-environments, python3/python on PATH, /usr/bin/python3), then checks the Python
-files and notebooks in the current folder and prints one line per rule that fired.
-Always exits with 0: it informs, it does not gate.
+that have PyTorch (conda environments, python3/python on PATH, /usr/bin/python3;
+with --discover, the virtual environments in this folder too), then checks the
+Python files and notebooks in the current folder and prints one line per rule that
+fired. Always exits with 0: it informs, it does not gate.
 
 Options:
   --python <path>    The Python interpreter to ask about PyTorch and benchmark with
                      (default: python3, then python, on PATH)
+  --discover         Also ask the virtual environments in this folder about PyTorch.
+                     This runs their python, which is code the folder supplies: not by
+                     default, so running doctor in a cloned repository (or in CI on a
+                     pull request) runs none of it; without it they are only named
   -h, --help         Show this help
 
 Examples:
   device-doctor doctor
   device-doctor doctor --python /usr/bin/python3
+  device-doctor doctor --discover
 `;
 
 const DETECT_HELP = `Usage: device-doctor detect [options]
@@ -87,9 +92,10 @@ const DETECT_HELP = `Usage: device-doctor detect [options]
 Detects this machine's accelerators (NVIDIA with nvidia-smi, AMD with amd-smi,
 rocm-smi or sysfs, Apple with system_profiler), the CPU and memory, asks your
 Python's PyTorch what it can use, selects the device PyTorch code should use and
-explains every problem found, with a remedy, and lists the other interpreters here
-that have PyTorch (text output only). Exits with 0 even when there is no GPU or no
-PyTorch: that is a finding, not an error.
+explains every problem found, with a remedy, and lists the other interpreters that
+have PyTorch (text output only; the virtual environments in this folder only with
+--discover). Exits with 0 even when there is no GPU or no PyTorch: that is a finding,
+not an error.
 
 Options:
   --json             Print the report as JSON (schemaVersion 1; bytes are integers,
@@ -100,10 +106,14 @@ Options:
   --timeout <s>      Seconds each tool may take before it is killed
                      (default: 15 for nvidia-smi and the AMD tools, 120 for PyTorch)
   --verbose          Log each tool run to stderr
+  --discover         Also ask the virtual environments in this folder about PyTorch
+                     (text output). This runs their python, code the folder supplies:
+                     not by default, so a cloned repository runs none of it
   -h, --help         Show this help
 
 Examples:
   device-doctor detect
+  device-doctor detect --discover
   device-doctor detect --json --python .venv/bin/python
 `;
 

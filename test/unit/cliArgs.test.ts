@@ -69,6 +69,14 @@ describe('cli: argument parsing', () => {
     assert.deepStrictEqual(invocation, { command: 'usage-error', message: "unknown option '--nope'", topic: 'lint' });
   });
 
+  it('detect and doctor probe the folder\'s own virtual environments only when --discover is given', () => {
+    assert.strictEqual((parseArgs(['detect']) as { options: { discover?: boolean } }).options.discover, undefined);
+    assert.deepStrictEqual(parseArgs(['detect', '--discover']), { command: 'detect', options: { json: false, verbose: false, discover: true } });
+    assert.deepStrictEqual(parseArgs(['doctor', '--discover', '--python', '/opt/py']), { command: 'doctor', options: { discover: true, python: '/opt/py' } });
+    assert.deepStrictEqual(parseArgs(['doctor', '--discover=yes']), { command: 'usage-error', message: "option '--discover' takes no value", topic: 'doctor' });
+    assert.deepStrictEqual(parseArgs(['bench', '--discover']), { command: 'usage-error', message: "unknown option '--discover'", topic: 'bench' });
+  });
+
   it('recognizes the other commands and global options', () => {
     assert.deepStrictEqual(parseArgs(['doctor']), { command: 'doctor', options: {} });
     assert.deepStrictEqual(parseArgs(['doctor', '--python', '/usr/bin/python3']), { command: 'doctor', options: { python: '/usr/bin/python3' } });

@@ -1,4 +1,4 @@
-// `device-doctor detect [--json] [--python PATH]`: the device report of PROBES.md.
+// `device-doctor detect [--json] [--python PATH] [--discover]`: the device report of PROBES.md.
 //
 // The probes run in this process, through the same detectDevices the worker serves:
 // a CLI run is one-shot, so forking a worker would add a process and a protocol
@@ -21,7 +21,7 @@ import type { CliIo } from '../io';
 import { topologyLines } from '../formats/topologyText';
 import { terminalJson, terminalLines, terminalText } from '../formats/terminalText';
 
-type ReportOptions = Pick<DetectOptions, 'python' | 'device' | 'timeoutSeconds' | 'verbose'>;
+type ReportOptions = Pick<DetectOptions, 'python' | 'device' | 'timeoutSeconds' | 'verbose' | 'discover'>;
 
 function timeoutMsOf(options: ReportOptions): number | undefined {
   return options.timeoutSeconds === undefined ? undefined : Math.round(options.timeoutSeconds * 1000);
@@ -52,6 +52,7 @@ export async function detectReport(
 /**
  * The report and, at the same time, every interpreter here with its PyTorch: one import per
  * interpreter, detect's own included (discovery finds it again; `torchProbeRun` as detectReport's).
+ * The virtual environments under the current folder only with `discover` (interpreters.ts says why).
  */
 export async function detectWithInterpreters(
   options: ReportOptions,
@@ -63,7 +64,7 @@ export async function detectWithInterpreters(
   const cache = new TorchProbeCache();
   const [report, interpreters] = await Promise.all([
     detectReport(options, io, signal, gate, torchProbeRun, cache),
-    findInterpreters({ cwd: io.cwd, gate, timeoutMs: timeoutMsOf(options), log: logFor(options, io), signal, cache }),
+    findInterpreters({ cwd: io.cwd, gate, timeoutMs: timeoutMsOf(options), log: logFor(options, io), signal, cache, discover: options.discover }),
   ]);
   return { report, interpreters };
 }
@@ -103,8 +104,11 @@ function torchLines(torch: TorchStatus | null): string[] {
   return [`PyTorch    ${torch.version} in ${torch.interpreter}`, `           ${cuda}; ${mps}`];
 }
 
-/** The report as a person reads it in a terminal; with `interpreters`, the ones that have PyTorch after it. */
-export function formatDetectText(report: DeviceReport, interpreters?: readonly DiscoveredInterpreter[]): string {
+/**
+ * The report as a person reads it in a terminal; with `interpreters`, the ones that have PyTorch
+ * after it (`discovered`: the workspace's virtual environments were probed too, --discover).
+ */
+export function formatDetectText(report: DeviceReport, interpreters?: readonly DiscoveredInterpreter[], discovered = false): string {
   const { host } = report;
   const cpu = [host.cpu.model ?? 'unknown CPU', host.cpu.cores === null ? null : `${host.cpu.cores} cores`].filter(Boolean).join(', ');
   const usedHost = host.memory.totalBytes !== null && host.memory.freeBytes !== null ? host.memory.totalBytes - host.memory.freeBytes : null;
@@ -124,7 +128,7 @@ export function formatDetectText(report: DeviceReport, interpreters?: readonly D
     lines.push('', 'Problems');
     for (const problem of report.problems) lines.push(`  ${problem.code}: ${problem.message}`, `    fix: ${problem.hint}`);
   }
-  if (interpreters) lines.push('', ...interpretersSection(interpreters, report, 'detect'));
+  if (interpreters) lines.push('', ...interpretersSection(interpreters, report, 'detect', discovered));
   // Device names, versions and messages are what the tools and the user's Python said.
   return terminalLines(lines);
 }
@@ -137,6 +141,6 @@ export async function runDetectCommand(options: DetectOptions, io: CliIo, signal
     return 0;
   }
   const { report, interpreters } = await detectWithInterpreters(options, io, signal);
-  io.stdout(formatDetectText(report, interpreters));
+  io.stdout(formatDetectText(report, interpreters, options.discover === true));
   return 0;
 }

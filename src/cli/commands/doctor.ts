@@ -1,7 +1,9 @@
 // `device-doctor doctor` (what `npm start` runs): the version, a summary of this
 // machine from Node's os module, the device report (accelerators, PyTorch, the selected
-// device, each problem with its remedy) and a one-line-per-rule summary of the code in
-// the current folder, then a quick matmul benchmark of the selected device against the CPU.
+// device, each problem with its remedy), the interpreters with PyTorch (the virtual
+// environments in the current folder only with --discover: they run that folder's code), a
+// one-line-per-rule summary of the code in the current folder, then a quick matmul benchmark
+// of the selected device against the CPU.
 // It informs rather than gates, so it always exits 0.
 import * as os from 'os';
 import { ruleInfo } from '../../core/analysis/catalog';
@@ -120,7 +122,7 @@ function defaultSources(io: CliIo, options: DoctorOptions): DoctorSources {
     machine: currentMachine(),
     detect: () => {
       const started = sharedHost();
-      return detectWithInterpreters({ python: options.python, verbose: false }, io, undefined, started ? (interpreter) => (interpreter === started.python ? started.probeRun : null) : undefined);
+      return detectWithInterpreters({ python: options.python, verbose: false, discover: options.discover }, io, undefined, started ? (interpreter) => (interpreter === started.python ? started.probeRun : null) : undefined);
     },
     quickBench: (report) => quickBenchSection(report, python, undefined, sharedHost() ?? undefined),
     close: () => host?.close(),
@@ -130,13 +132,13 @@ function defaultSources(io: CliIo, options: DoctorOptions): DoctorSources {
 export async function runDoctorCommand(io: CliIo, options: DoctorOptions = {}, sources: Partial<DoctorSources> = {}): Promise<number> {
   const all = { ...defaultSources(io, options), ...sources };
   try {
-    return await doctor(io, all);
+    return await doctor(io, all, options.discover === true);
   } finally {
     all.close?.();
   }
 }
 
-async function doctor(io: CliIo, { machine, detect: detectBoth, quickBench }: DoctorSources): Promise<number> {
+async function doctor(io: CliIo, { machine, detect: detectBoth, quickBench }: DoctorSources, discovered: boolean): Promise<number> {
   const collected = collectFiles(['.'], io.cwd);
   // Unlike lint, a bad pyproject.toml does not stop doctor: it says so and checks with what parsed.
   for (const error of configurationErrors(collected.files)) io.stderr(`warning: ${terminalText(error)}\n`);
@@ -146,7 +148,7 @@ async function doctor(io: CliIo, { machine, detect: detectBoth, quickBench }: Do
   const detected = both.then(({ report }) => report);
   detected.catch(() => undefined); // deviceSection reports a failed detect
   const [devices, report] = await Promise.all([deviceSection(() => detected), lintFiles(collected.files, { cwd: io.cwd, noqa: true, fix: false, maxBytes: DEFAULT_MAX_BYTES })]);
-  const interpreters = await both.then(({ report: devicesReport, interpreters: found }) => ['', ...interpretersSection(found, devicesReport, 'doctor')], () => []);
+  const interpreters = await both.then(({ report: devicesReport, interpreters: found }) => ['', ...interpretersSection(found, devicesReport, 'doctor', discovered)], () => []);
   const bench = await detected.then(quickBench, () => [QUICK_BENCH_TITLE, '  Skipped: the devices could not be detected.']);
   const lines = [`Device Doctor ${DEVICE_DOCTOR_VERSION}`, '', ...machineSection(machine), '', ...devices, ...interpreters, '', ...codeSection(report, io.cwd), '', ...bench];
   // Paths, device names and tool messages: nothing from outside reaches the terminal raw.

@@ -62,6 +62,7 @@ export function torchCapability(torch: TorchStatus, accelerators: readonly Accel
 
 export function interpreterCapability(interpreter: DiscoveredInterpreter, accelerators: readonly Accelerator[]): Capability {
   if (interpreter.notProbed === 'untrusted') return { kind: 'untrusted', label: 'not probed: untrusted', usesGpu: false };
+  if (interpreter.notProbed === 'needs-discover') return { kind: 'untrusted', label: 'not probed: pass --discover', usesGpu: false };
   if (interpreter.torch === null) return { kind: 'no-torch', label: 'not probed', usesGpu: false };
   return torchCapability(interpreter.torch, accelerators);
 }

@@ -15,8 +15,11 @@ export interface InterpreterCandidate {
   environmentName?: string;
 }
 
-/** Why an interpreter was listed but its PyTorch not asked. */
-export type NotProbedReason = 'untrusted';
+/**
+ * Why an interpreter was listed but its PyTorch not asked: Restricted Mode, or (the CLI) a virtual
+ * environment in the current folder, probed only with --discover since it runs that folder's code.
+ */
+export type NotProbedReason = 'untrusted' | 'needs-discover';
 
 export interface DiscoveredInterpreter extends InterpreterCandidate {
   /** The probe's answer; null when it was not run (see notProbed). */
