@@ -90,6 +90,8 @@ export type Invocation =
   | { command: 'detect'; options: DetectOptions }
   | { command: 'bench'; options: BenchOptions }
   | { command: 'rule'; code?: string }
+  /** `run` reads its own arguments (src/cli/run/runArgs.ts): the script's follow it. */
+  | { command: 'run'; argv: string[] }
   | { command: 'usage-error'; message: string; topic?: string };
 
 // ---- the option table ----
@@ -397,6 +399,7 @@ export function parseArgs(argv: readonly string[]): Invocation {
   if (first === '--help' || first === '-h') return { command: 'help' };
   if (first === '--version' || first === '-V') return { command: 'version' };
   if (first === 'help') return { command: 'help', topic: rest[0] };
+  if (first === 'run') return { command: 'run', argv: rest };
   if (!isCommand(first)) return { command: 'usage-error', message: `unknown command '${first}'` };
   try {
     return parseCommand(first, rest);

@@ -15,6 +15,7 @@ Commands:
   detect            Detect accelerators and what PyTorch can use (--json for the report)
   bench             Time matrix products on each device and engine; the speedup over the CPU
   rule [code]       Print a rule's documentation (rule DD003), or list the rules
+  run script.py     Run a script on the CPU as if it had a GPU; report every device mistake
   help [command]    Show help for a command
 
 Options:
@@ -203,7 +204,38 @@ Examples:
   device-doctor rule DD003 | less
 `;
 
-const TOPICS: Record<string, string> = { lint: LINT, doctor: DOCTOR, detect: DETECT_HELP, bench: BENCH_HELP, rule: RULE_HELP };
+const RUN_HELP = `Usage: device-doctor run [options] script.py [args...]
+       device-doctor run [options] -m module [args...]
+       device-doctor run [options] notebook.ipynb
+
+Runs your code with your Python on the CPU while PyTorch believes an accelerator is
+there (a virtual GPU), and reports every device mistake it makes: tensors on two
+devices in one operation, .numpy() of a GPU tensor, torch.load without map_location of
+a GPU checkpoint, a move whose result is thrown away, host syncs in every step. Each is
+recorded with PyTorch's message and your stack, and the run goes on, so one run finds
+them all. It runs your code: use it on code you trust.
+
+Options:
+  --virtual <device>  cuda (default), cuda:N (the current device) or mps
+  --devices <n>       How many CUDA devices the machine has (default 1)
+  --steps <n>         Stop after n optimizer steps (or n batches when there is no optimizer)
+  --time <seconds>    Stop after this many seconds
+  --format <format>   text (default), json or sarif: the shapes of lint's output
+  --python <path>     The interpreter to run with (default: python3, then python, on PATH)
+  -h, --help          Show this help
+
+Exit status:
+  0  no device mistake (notes on host syncs do not count)
+  1  a device mistake was found, or the script failed
+  2  usage error, or the run could not be made (no PyTorch, the interpreter missing)
+
+Examples:
+  device-doctor run train.py --epochs 1
+  device-doctor run --steps 20 --format sarif train.py > run.sarif
+  device-doctor run --virtual cuda --devices 2 -m mypackage.train
+`;
+
+const TOPICS: Record<string, string> = { lint: LINT, doctor: DOCTOR, detect: DETECT_HELP, bench: BENCH_HELP, rule: RULE_HELP, run: RUN_HELP };
 
 /** The help for `topic`, or the overview when there is no such topic. */
 export function helpText(topic?: string): string {

@@ -5,6 +5,7 @@ import { helpText } from './help';
 import type { CliIo } from './io';
 import { EXIT_USAGE, runLintCommand } from './commands/lint';
 import { runRuleCommand } from './commands/rule';
+import { runVirtualCommand } from './commands/run';
 import { DEVICE_DOCTOR_VERSION } from './version';
 import { terminalText } from './formats/terminalText';
 
@@ -33,6 +34,8 @@ async function dispatch(argv: readonly string[], io: CliIo, signal?: AbortSignal
       return deviceCommands().runBenchCommand(invocation.options, io, signal);
     case 'rule':
       return runRuleCommand(invocation.code, io);
+    case 'run':
+      return runVirtualCommand(invocation.argv, io, signal);
     case 'usage-error':
       io.stderr(`error: ${terminalText(invocation.message)}\nRun '${helpCommandFor(invocation.topic)}' for usage.\n`);
       return EXIT_USAGE;

@@ -17,7 +17,8 @@ from torch.overrides import TorchFunctionMode
 from virtual_gpu_devices import TAG, device_of, tag, tag_all, torch_device
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
+# TorchFunctionMode's own wrapper frame sits between the caller and our handler.
+_OVERRIDES = torch.overrides.__file__
 _METHOD_WRAPPER = type("".__add__)  # how a property's __get__/__set__ reaches the mode
 _Tensor = torch.Tensor
 _FLOAT64 = torch.float64
@@ -66,9 +67,9 @@ def _result_discarded(frame):
 
 
 def _caller(depth=2):
-    """The frame that called into torch, past our own frames."""
+    """The frame that called into torch, past our own frames and the mode's wrapper."""
     frame = sys._getframe(depth)
-    while frame is not None and os.path.dirname(frame.f_code.co_filename) == _HERE:
+    while frame is not None and (os.path.dirname(frame.f_code.co_filename) == _HERE or frame.f_code.co_filename == _OVERRIDES):
         frame = frame.f_back
     return frame
 

@@ -7,6 +7,7 @@ the index counting code cells only, as lint's notebook results do.
 """
 import json
 import linecache
+import os
 import re
 
 from virtual_gpu_record import cell_filename
@@ -34,6 +35,7 @@ def plain_python(source):
 
 
 def run_notebook(path):
+    path = os.path.abspath(path)
     namespace = {"__name__": "__main__", "__builtins__": __builtins__, "display": print}
     for index, source in enumerate(code_cells(path)):
         name = cell_filename(path, index)
