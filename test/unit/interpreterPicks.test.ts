@@ -42,5 +42,6 @@ describe('vscode: Choose Interpreter picks', () => {
     assert.strictEqual(choiceMessage('/usr/bin/python3', 'workspace', true), 'Device Doctor: set "deviceDoctor.pythonPath" to /usr/bin/python3 in the workspace settings.');
     assert.strictEqual(choiceMessage('/usr/bin/python3', 'global', false), 'Device Doctor: set "deviceDoctor.pythonPath" to /usr/bin/python3 in the user settings.');
     assert.match(choiceMessage('/usr/bin/python3', 'workspace', false), /in the workspace settings\. It takes effect once you trust this workspace\.$/);
+    assert.match(choiceMessage('/w/.venv/bin/python', 'global', false, true), /in the user settings\. It takes effect once you trust this workspace\.$/, 'a workspace interpreter in the user settings still waits for trust');
   });
 });

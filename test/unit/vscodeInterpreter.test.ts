@@ -6,16 +6,18 @@ import * as path from 'path';
 import { chooseInterpreter, RESTRICTED_NOTE } from '../../src/vscode/interpreter/interpreterChoice';
 import type { InterpreterContext, InterpreterLookups } from '../../src/vscode/interpreter/interpreterChoice';
 import { findExecutable, findPythonOnPath } from '../../src/node/pathLookup';
+import { isInside } from '../../src/core/paths/containment';
 
 const HOME = '/home/ada';
 const FOLDER = '/work/project';
 
-/** Lookups that record whether they were asked. */
-function lookups(pythonExtension?: string, onPath?: string) {
+/** Lookups that record whether they were asked; inside the workspace: FOLDER, or what `alsoInside` names (a symlink to it). */
+function lookups(pythonExtension?: string, onPath?: string, alsoInside: readonly string[] = []) {
   const asked: string[] = [];
   const value: InterpreterLookups = {
     pythonExtension: async () => { asked.push('python-extension'); return pythonExtension; },
     onPath: () => { asked.push('path'); return onPath; },
+    insideWorkspace: (file) => isInside(file, FOLDER) || alsoInside.includes(file),
   };
   return { value, asked };
 }
@@ -91,6 +93,16 @@ describe('vscode: choosing the interpreter', () => {
         assert.strictEqual(choice.pythonPath, null, globalValue);
         assert.match(choice.note, /depends on the workspace/);
       }
+    });
+
+    it('refuses an absolute user-level path inside a workspace folder: a `..venv` one, or one the file system resolves into it', async () => {
+      for (const globalValue of ['/work/project/.venv/bin/python', '/work/project/..venv/bin/python', '/opt/link/python']) {
+        const choice = await chooseInterpreter(context(false, { globalValue }), lookups(undefined, undefined, ['/opt/link/python']).value);
+        assert.strictEqual(choice.pythonPath, null, globalValue);
+        assert.match(choice.note, /inside this workspace/);
+      }
+      const beside = await chooseInterpreter(context(false, { globalValue: '/work/project-tools/bin/python' }), lookups().value);
+      assert.strictEqual(beside.pythonPath, '/work/project-tools/bin/python', 'a folder beside the workspace is not inside it');
     });
 
     it('accepts a bare command name from the user settings (a PATH lookup, not the workspace)', async () => {

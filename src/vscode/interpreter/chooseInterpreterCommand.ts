@@ -27,7 +27,7 @@ export async function chooseInterpreter(devices: DeviceController, log: vscode.L
   if (!scope) return;
   try {
     await vscode.workspace.getConfiguration(SETTINGS_SECTION, folders[0]?.uri).update('pythonPath', picked.path, TARGETS[scope.scope]);
-    const message = choiceMessage(picked.path, scope.scope, trusted);
+    const message = choiceMessage(picked.path, scope.scope, trusted, picked.capability === 'untrusted');
     log.info(message);
     void vscode.window.showInformationMessage(message);
   } catch (error) {

@@ -2,7 +2,9 @@
 // guarantee that it is never one the workspace chose. An untrusted folder could name its own
 // "interpreter" (a workspace setting, the Python extension's workspace-selected environment, a
 // ${workspaceFolder} path): running it would run the folder's code. So there only the user's own
-// setting counts, and without one PyTorch is not probed at all. No vscode import.
+// setting counts, and only when it names nothing inside a workspace folder (a venv chosen there
+// once, saved to the user settings, is still the folder's code); without one PyTorch is not
+// probed at all. No vscode import.
 import * as path from 'path';
 
 export type InterpreterSource = 'user-setting' | 'workspace-setting' | 'python-extension' | 'path' | 'none';
@@ -35,6 +37,8 @@ export interface InterpreterLookups {
   pythonExtension(): Promise<string | undefined>;
   /** `python3`, then `python`, on PATH. Never called in an untrusted workspace. */
   onPath(): string | undefined;
+  /** Whether an absolute path lies in a workspace folder, by every name the file system gives either. Only called in an untrusted workspace. */
+  insideWorkspace(file: string): boolean;
 }
 
 export const RESTRICTED_NOTE = 'Restricted Mode: PyTorch is not probed, because no interpreter chosen by this workspace is run. '
@@ -44,10 +48,10 @@ export const RESTRICTED_NOTE = 'Restricted Mode: PyTorch is not probed, because 
 const FALLBACK_COMMAND = 'python3';
 
 export async function chooseInterpreter(context: InterpreterContext, lookups: InterpreterLookups): Promise<InterpreterChoice> {
-  return context.trusted ? chooseTrusted(context, lookups) : chooseRestricted(context);
+  return context.trusted ? chooseTrusted(context, lookups) : chooseRestricted(context, lookups);
 }
 
-function chooseRestricted(context: InterpreterContext): InterpreterChoice {
+function chooseRestricted(context: InterpreterContext, lookups: InterpreterLookups): InterpreterChoice {
   const value = nonEmpty(context.setting.globalValue);
   if (value === undefined) return { pythonPath: null, source: 'none', note: RESTRICTED_NOTE };
   const expanded = expandUserPath(value, context.homeDir);
@@ -57,6 +61,14 @@ function chooseRestricted(context: InterpreterContext): InterpreterChoice {
       source: 'none',
       note: `Restricted Mode: the user setting "deviceDoctor.pythonPath" (${value}) is not used here because it depends on the workspace; `
         + 'give an absolute path, or trust the workspace.',
+    };
+  }
+  if (path.isAbsolute(expanded) && lookups.insideWorkspace(expanded)) {
+    return {
+      pythonPath: null,
+      source: 'none',
+      note: `Restricted Mode: the user setting "deviceDoctor.pythonPath" (${value}) is not used here because it is inside this workspace, `
+        + 'whose code it would run; trust the workspace, or choose an interpreter outside it.',
     };
   }
   return { pythonPath: expanded, source: 'user-setting', note: `${expanded} (user setting "deviceDoctor.pythonPath")` };

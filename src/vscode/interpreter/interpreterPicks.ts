@@ -63,7 +63,8 @@ export function scopePicks(facts: { hasWorkspace: boolean; multiRoot: boolean; t
   return facts.trusted ? [workspace, ...folder, user] : [user, workspace, ...folder];
 }
 
-export function choiceMessage(pythonPath: string, scope: PythonPathScope, trusted: boolean): string {
-  const ignored = !trusted && scope !== 'global' ? ' It takes effect once you trust this workspace.' : '';
+/** `insideWorkspace`: the pick was listed untrusted, so even the user settings' value waits for trust. */
+export function choiceMessage(pythonPath: string, scope: PythonPathScope, trusted: boolean, insideWorkspace = false): string {
+  const ignored = !trusted && (scope !== 'global' || insideWorkspace) ? ' It takes effect once you trust this workspace.' : '';
   return `Device Doctor: set "deviceDoctor.pythonPath" to ${pythonPath} in the ${SCOPE_TEXT[scope]}.${ignored}`;
 }

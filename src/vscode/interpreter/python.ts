@@ -9,6 +9,8 @@ import { chooseInterpreter, resolveConfiguredPath } from './interpreterChoice';
 import type { InterpreterCandidate } from '../../core/interpreters/model';
 import type { InterpreterChoice } from './interpreterChoice';
 import { findPythonOnPath } from '../../node/pathLookup';
+import { mayRun } from '../../core/interpreters/trust';
+import { trustFacts } from '../../node/interpreters/discover';
 import { SETTINGS_SECTION } from '../../protocol/settings';
 
 /** The Python extension may take a while to activate; a probe does not wait longer than this. */
@@ -38,7 +40,7 @@ export class InterpreterLocator implements vscode.Disposable {
         workspaceFolder: folder?.uri.scheme === 'file' ? folder.uri.fsPath : undefined,
         homeDir: os.homedir(),
       },
-      { pythonExtension: () => this.activeEnvironment(folder?.uri), onPath: () => findPythonOnPath() },
+      { pythonExtension: () => this.activeEnvironment(folder?.uri), onPath: () => findPythonOnPath(), insideWorkspace },
     );
   }
 
@@ -112,6 +114,12 @@ export class InterpreterLocator implements vscode.Disposable {
       return undefined;
     }
   }
+}
+
+/** Restricted Mode's judge, the one Choose Interpreter uses: segments, and the real paths of both sides. */
+function insideWorkspace(file: string): boolean {
+  const folders = (vscode.workspace.workspaceFolders ?? []).filter((folder) => folder.uri.scheme === 'file').map((folder) => folder.uri.fsPath);
+  return !mayRun({ path: file, origins: ['setting'] }, trustFacts({ trusted: false, workspaceFolders: folders }));
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
