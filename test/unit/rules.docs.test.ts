@@ -80,13 +80,13 @@ describe('rule documentation (docs/rules)', () => {
     });
   }
 
-  it('has an index linking every rule with its severity and status', () => {
+  it('has an index linking every implemented rule with its name and severity', () => {
     const index = fs.readFileSync(path.join(DOCS_DIR, 'README.md'), 'utf8');
-    for (const rule of RULES) {
+    for (const rule of RULES.filter((r) => r.implemented)) {
       const row = index.split('\n').find((l) => l.startsWith(`| [${rule.code}](${rule.code}.md) |`));
       assert.ok(row, `no row for ${rule.code}`);
       const cells = row.split('|').map((c) => c.trim());
-      assert.deepEqual(cells.slice(2, 5), [rule.name, rule.severity, rule.implemented ? 'implemented' : 'planned']);
+      assert.deepEqual(cells.slice(2, 4), [rule.name, rule.severity]);
     }
   });
 });

@@ -4,7 +4,7 @@ import { parsePython, Tree } from '../python/parser';
 import { KeptPlainTree, Node, NodeRegistry } from '../python/pyNode';
 import { recoverFromSyntaxErrors, touchesSkipped, type RecoveredParse } from '../python/recovery';
 import { nodeRange } from '../python/syntax';
-import { ruleInfo } from './catalog';
+import { ruleInfo, type RuleCode } from './catalog';
 import { Summaries } from './frame';
 import { RunCache, Tape } from './runCache';
 import { Interpreter } from './interpreter';
@@ -83,10 +83,11 @@ function aroundSkipped(findings: UnitFinding[], parses: readonly RecoveredParse[
   });
 }
 
-function interpret(units: Unit[], isNotebook: boolean, project: ProjectContext | undefined, registry: NodeRegistry, runs: RunCache): UnitFinding[] {
+function interpret(units: Unit[], isNotebook: boolean, options: AnalyzeOptions, registry: NodeRegistry, runs: RunCache): UnitFinding[] {
+  const project = options.project;
   const loader = project ? new ProjectModuleLoader(project, registry) : undefined;
   try {
-    return interpretProgram(new Program(units, isNotebook, loader, project?.path), runs);
+    return interpretProgram(new Program(units, isNotebook, loader, project?.path), runs, enabledRules(options));
   } finally {
     loader?.dispose();
   }
@@ -97,17 +98,18 @@ function interpret(units: Unit[], isNotebook: boolean, project: ProjectContext |
  * analysis and from the document's earlier ones; the reporting round skips the runs that
  * reported nothing last time and read the same again.
  */
-function interpretProgram(program: Program, runs: RunCache): UnitFinding[] {
+function interpretProgram(program: Program, runs: RunCache, enabled: ReadonlySet<RuleCode>): UnitFinding[] {
   if (!program.imports.importsTorch) return [];
+  runs.selectRules(enabled);
   const report = (summaries: Summaries): { findings: UnitFinding[]; next: Summaries } => {
     const tape = new Tape();
-    const rules = new RuleDispatcher(program, true, tape);
+    const rules = new RuleDispatcher(program, true, enabled, tape);
     const interpreter = new Interpreter(program, summaries, rules.events, { runs, tape, round: 'reporting', reportAgain: (f) => rules.reportAgain(f) });
     interpreter.run();
-    return { findings: [...rules.findings.values()], next: interpreter.next };
+    return { findings: rules.results(), next: interpreter.next };
   };
   const muted = (summaries: Summaries): Summaries => {
-    const interpreter = new Interpreter(program, summaries, new RuleDispatcher(program, false).events, { runs, tape: new Tape(), round: 'muted' });
+    const interpreter = new Interpreter(program, summaries, new RuleDispatcher(program, false, enabled).events, { runs, tape: new Tape(), round: 'muted' });
     interpreter.run();
     return interpreter.next;
   };
@@ -177,7 +179,7 @@ export function analyzeTree(tree: Tree, source: string, options: AnalyzeOptions 
     const units = [makeUnit(0, parsed, registry, 0, kept)];
     // Findings kept from earlier analyses name lines: they count only while no line moved.
     if (!kept?.keptEveryLine) runs.linesMoved();
-    return aroundSkipped(select(interpret(units, false, options.project, registry, runs), units, options), [parsed], options, false)
+    return aroundSkipped(select(interpret(units, false, options, registry, runs), units, options), [parsed], options, false)
       .map((f) => toFinding(f, false)).sort(byPosition);
   } finally {
     if (parsed.owned) parsed.tree.delete();
@@ -191,7 +193,7 @@ export function analyzeTree(tree: Tree, source: string, options: AnalyzeOptions 
 export function analyzeSplicedTree(root: Node, source: string, options: AnalyzeOptions, kept: KeptPlainTree, runs: RunCache): Finding[] {
   const units = [unitOf(0, 0, root, source)];
   if (!kept.keptEveryLine) runs.linesMoved();
-  return select(interpret(units, false, options.project, kept.registry, runs), units, options).map((f) => toFinding(f, false)).sort(byPosition);
+  return select(interpret(units, false, options, kept.registry, runs), units, options).map((f) => toFinding(f, false)).sort(byPosition);
 }
 
 /** Parses and analyzes one Python file. */
@@ -217,7 +219,7 @@ export function analyzeNotebook(cells: readonly string[], options: AnalyzeOption
       parses.push(recoverFromSyntaxErrors(trees[trees.length - 1], python));
     }
     const units = parses.map((parsed, i) => makeUnit(i, parsed, registry));
-    return aroundSkipped(select(interpret(units, true, options.project, registry, new RunCache()), units, options), parses, options, true)
+    return aroundSkipped(select(interpret(units, true, options, registry, new RunCache()), units, options), parses, options, true)
       .map((f) => ({ cellIndex: f.unit, finding: toFinding(f, true) }))
       .sort((a, b) => a.cellIndex - b.cellIndex || byPosition(a.finding, b.finding));
   } finally {

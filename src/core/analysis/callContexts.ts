@@ -78,3 +78,4 @@ function valueKey(v: Value): string {
   const elements = v.elements ? `[${v.elements.map(valueKey).join(',')}]` : '';
   return `${v.kind[0]}${v.place}${v.grad[0]}${flags}${v.className ?? ''}${v.deviceText ? `@${v.deviceText}` : ''}${elements}`;
 }
+

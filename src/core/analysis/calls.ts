@@ -1,11 +1,10 @@
 // Calls: torch factories and functions, tensor and module methods, calls of models,
 // and calls of the program's own functions and classes (call-site propagation).
 import type { Node } from '../python/pyNode';
-import { callArguments, CallArguments, dottedKey, field, isNumberLiteral, stringLiteralValue, unparen } from '../python/syntax';
+import { callArguments, CallArguments, dottedKey, field, isNumberLiteral, shortText, stringLiteralValue, unparen } from '../python/syntax';
 import type { Evaluator, RoundContext } from './roundContext';
 import { evalDevice, toTarget } from './devices';
-import { cpuModuleMeeting, moduleCallMeetings } from './meetings';
-import { shortText } from './rules/shared/describe';
+import { cpuModuleMeeting, moduleCallMeetings } from './values';
 import type { Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
 import {

@@ -12,45 +12,50 @@ interface Entry {
   summary: string;
   /** Implemented rules run; the rest are reserved codes from ANALYZER.md. */
   implemented: boolean;
+  /**
+   * A more specific case of this rule, with a better message and fix: when both report on
+   * the same operand, only this one is kept, and only while this one is enabled.
+   */
+  refines?: `DD${number}`;
 }
 
 export const DOCS_BASE_URL = 'https://github.com/device-doctor/device-doctor/blob/main/docs/rules/';
 
 const CATALOG = [
   { code: 'DD001', name: 'device-mismatch', severity: 'warning', implemented: true,
-    summary: 'A CPU value meets a module or tensor on an accelerator.' },
+    summary: 'a CPU value meets a module or tensor on an accelerator' },
   { code: 'DD002', name: 'batch-not-moved', severity: 'warning', implemented: true,
-    summary: 'Batches from a data loader reach a model on an accelerator without being moved.' },
+    summary: 'data loader batches reach a model on an accelerator without being moved' },
   { code: 'DD003', name: 'numpy-on-accelerator', severity: 'error', implemented: true,
-    summary: '.numpy() on a tensor that may live on an accelerator.' },
+    summary: '`.numpy()` / `np.array(t)` on a tensor that may be on an accelerator' },
   { code: 'DD004', name: 'discarded-to-result', severity: 'warning', implemented: true,
-    summary: 'tensor.to(...) returns a new tensor; the statement throws it away.' },
+    summary: '`tensor.to(...)` as a statement: the moved copy is thrown away' },
   { code: 'DD005', name: 'hard-coded-accelerator', severity: 'warning', implemented: true,
-    summary: 'CUDA hard-coded in a file that never checks availability.' },
+    summary: 'CUDA hard-coded in a file that never checks availability' },
   { code: 'DD006', name: 'unsynchronized-timing', severity: 'warning', implemented: true,
-    summary: 'A clock read after accelerator work without synchronizing.' },
+    summary: 'a clock read after accelerator work with no synchronize between' },
   { code: 'DD007', name: 'sync-every-step', severity: 'information', implemented: true,
-    summary: 'A host synchronization in every training step.' },
+    summary: 'a host synchronization in every training step' },
   { code: 'DD008', name: 'fp16-without-gradscaler', severity: 'warning', implemented: true,
-    summary: 'float16 autocast with backward() and no GradScaler.' },
+    summary: 'float16 autocast with `loss.backward()` and no `GradScaler` in the file' },
   { code: 'DD009', name: 'accumulated-graph', severity: 'warning', implemented: true,
-    summary: 'Accumulating a loss that requires grad keeps every graph alive.' },
+    summary: '`total += loss` / `losses.append(loss)` across training steps: every step\'s graph is kept' },
   { code: 'DD010', name: 'numpy-requires-grad', severity: 'error', implemented: true,
-    summary: '.numpy() on a tensor that requires grad.' },
+    summary: '`.numpy()` on a tensor that requires grad' },
   { code: 'DD011', name: 'unguarded-cuda-call', severity: 'warning', implemented: true,
-    summary: 'A torch.cuda call outside an availability guard.' },
+    summary: 'a `torch.cuda` call outside an availability guard' },
   { code: 'DD012', name: 'non-blocking-without-pinned', severity: 'information', implemented: true,
-    summary: 'non_blocking=True on batches from a loader without pin_memory.' },
+    summary: '`.to(device, non_blocking=True)` on batches of a `DataLoader` without `pin_memory=True`' },
   { code: 'DD013', name: 'load-without-map-location', severity: 'warning', implemented: true,
-    summary: 'torch.load without map_location in a file that picks its device at run time.' },
+    summary: '`torch.load` without `map_location` in a file that picks its device at run time' },
   { code: 'DD014', name: 'data-parallel', severity: 'information', implemented: true,
-    summary: 'nn.DataParallel is slower than DistributedDataParallel.' },
-  { code: 'DD015', name: 'tensor-created-in-forward', severity: 'warning', implemented: true,
-    summary: 'A tensor created without device= inside a module method meets its inputs or parameters.' },
-  { code: 'DD016', name: 'tensor-attribute-not-buffer', severity: 'warning', implemented: true,
-    summary: 'A plain tensor attribute set in __init__, which module.to(device) does not move, meets inputs or parameters.' },
-  { code: 'DD017', name: 'loss-weight-on-cpu', severity: 'warning', implemented: true,
-    summary: 'A loss built with class weights on the CPU is called with accelerator tensors.' },
+    summary: '`nn.DataParallel` instead of `DistributedDataParallel`' },
+  { code: 'DD015', refines: 'DD001', name: 'tensor-created-in-forward', severity: 'warning', implemented: true,
+    summary: 'a tensor made without `device=` in a module\'s `forward` meets its inputs or parameters' },
+  { code: 'DD016', refines: 'DD001', name: 'tensor-attribute-not-buffer', severity: 'warning', implemented: true,
+    summary: 'a plain tensor attribute set in `__init__`, which `.to(device)` does not move, meets inputs or parameters' },
+  { code: 'DD017', refines: 'DD001', name: 'loss-weight-on-cpu', severity: 'warning', implemented: true,
+    summary: 'a loss built with class weights on the CPU is called with accelerator tensors' },
 ] as const satisfies readonly Entry[];
 
 export type RuleCode = (typeof CATALOG)[number]['code'];

@@ -6,7 +6,7 @@ import { evalCall } from './calls';
 import { Evaluator, MAX_EXPRESSION_DEPTH, RoundContext } from './roundContext';
 import type { OperationRole } from './ruleApi';
 import { deviceFromString } from './devices';
-import { operationMeetings } from './meetings';
+import { operationMeetings } from './values';
 import type { Frame } from './frame';
 import { Arg, concatenated, containedValues, hasAccel, isExactlyCpu, isTensorLike, joinValues, NONE, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';

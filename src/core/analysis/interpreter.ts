@@ -15,6 +15,7 @@ import { DATALOADER_CLASSES, MODULE_BASE_CLASSES, NO_GRAD_CONTEXTS } from './tor
 import { concatenated, containedValues, CPU, hasAccel, joinValues, NONE, Place, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { evalCall } from './calls';
 import { CallContexts, CallResult } from './callContexts';
+import { withCallSiteCapture } from './callSiteCapture';
 import { deviceContextPlace, enterFrameworkScope } from './frameworks';
 import { deviceChoiceOf } from './deviceChoice';
 import { bodyFact, type BodyFact } from './bodyFacts';
@@ -35,6 +36,7 @@ const STATEMENTS = new WeakMap<Program, Map<number, readonly unknown[]>>();
 
 export class Interpreter implements RoundContext {
   readonly next = new Summaries();
+  readonly events: AnalysisEvents;
   private readonly ex: Expressions;
 
   /** Taping only while a cache of runs is given (runCache.ts). */
@@ -46,9 +48,10 @@ export class Interpreter implements RoundContext {
   constructor(
     readonly program: Program,
     readonly previous: Summaries,
-    readonly events: AnalysisEvents,
+    events: AnalysisEvents,
     cache?: RoundCache,
   ) {
+    this.events = withCallSiteCapture(events);
     this.ex = new Expressions(this);
     this.tape = cache?.tape;
     this.runs = cache?.runs;

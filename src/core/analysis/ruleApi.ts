@@ -4,10 +4,22 @@
 // analysis graph (types only, nothing here imports the dispatcher or the rules), so rules
 // can import it without a cycle.
 import type { Node } from '../python/pyNode';
+import type { DeviceChoice } from './deviceChoice';
 import type { Frame } from './frame';
-import type { Program } from './program';
+import type { ClassInfo, FunctionInfo, Program } from './program';
 import type { RelatedLocation, RuleCode, Severity, UnitFinding } from './types';
 import type { Arg, Kind, LoaderLoop, Located, Place, Value } from './values';
+
+/**
+ * What a rule may read of the scope an event happened in. The engine's Frame has more
+ * (its environment's history, call-site capture, the replay tape); rules see only this.
+ */
+export type RuleFrame = Readonly<Pick<Frame, 'unit' | 'id' | 'fn' | 'env' | 'scopeNode' | 'outer' | 'names' | 'noGrad' | 'loops' | 'deviceAware'>>;
+
+/** What a rule may read of the whole program: its units, imports, classes and functions. */
+export type ProgramView = Pick<Program, 'importsAt' | 'units' | 'classes' | 'modules' | 'topFunctions' | 'methodOf' | 'isNotebook' | 'functionDefinedBy' | 'classLineage'>;
+
+export type { ClassInfo, DeviceChoice, FunctionInfo };
 
 /**
  * A model or loss reached by tensors ("consumer": a batch that reaches one is the loop's
@@ -18,40 +30,40 @@ export type OperationRole = 'consumer' | 'op';
 /** What the interpreter emits. Events arrive in evaluation order, the frame first. */
 export interface EngineEvents {
   /** `model(x)`: a value that is, or may be, a module is called with these tensor arguments. */
-  moduleCall(frame: Frame, call: Node, calleeNode: Node, callee: Value, args: Arg[]): void;
+  moduleCall(frame: RuleFrame, call: Node, calleeNode: Node, callee: Value, args: Arg[]): void;
   /** Tensors meet in one operation (operator, torch function, elementwise method, loss). */
-  tensorOperation(frame: Frame, node: Node, args: Arg[], role: OperationRole): void;
+  tensorOperation(frame: RuleFrame, node: Node, args: Arg[], role: OperationRole): void;
   /** Values passed to a model, loss or torch function: batch elements among them are used. */
-  tensorsReachConsumer(frame: Frame, args: Arg[]): void;
+  tensorsReachConsumer(frame: RuleFrame, args: Arg[]): void;
   /** `t.numpy()` (method), `np.array(t)` (function) on `recv`, or `np.mean(losses)` on each tensor of a list (elements). */
-  numpyConversion(frame: Frame, call: Node, recvNode: Node, recv: Value, style: 'method' | 'function' | 'elements'): void;
+  numpyConversion(frame: RuleFrame, call: Node, recvNode: Node, recv: Value, style: 'method' | 'function' | 'elements'): void;
   /** An expression statement `x.to(...)` / `.cuda()` / `.cpu()` whose result is thrown away. */
-  discardedMove(frame: Frame, call: Node, recvNode: Node, recv: Value, kind: Kind): void;
+  discardedMove(frame: RuleFrame, call: Node, recvNode: Node, recv: Value, kind: Kind): void;
   /** A loop over a data loader ran both passes; its batch values are out of scope now. */
-  loopFinished(frame: Frame, loop: LoaderLoop): void;
+  loopFinished(frame: RuleFrame, loop: LoaderLoop): void;
   /**
    * `helper(x)`: interpreted for this call, the function used its parameter `arg` (here
    * on the CPU) with `other`, which is (or may be) on an accelerator, at `inside`.
    * `module` is the called module when the function is its forward (`model(x)`).
    */
-  argumentMeetsAccelerator(frame: Frame, call: Node, arg: Arg, other: Arg, inside: Located, module?: Arg): void;
+  argumentMeetsAccelerator(frame: RuleFrame, call: Node, arg: Arg, other: Arg, inside: Located, module?: Arg): void;
   /**
    * `total += x` (`statement` the augmented assignment) or `items.append(x)` on a list the
    * program built (`statement` the call): `added` joins what `target` holds, a value that
    * outlives the statement (DD009).
    */
-  valueAccumulated(frame: Frame, statement: Node, target: Node, added: Arg, style: 'add' | 'append'): void;
+  valueAccumulated(frame: RuleFrame, statement: Node, target: Node, added: Arg, style: 'add' | 'append'): void;
   /** `x.to(...)` / `x.cuda()` / `x.cpu()` on `recv` (any kind), towards `to` (untracked for a dtype cast). */
-  valueMoved(frame: Frame, call: Node, recvNode: Node, recv: Value, to: Place): void;
+  valueMoved(frame: RuleFrame, call: Node, recvNode: Node, recv: Value, to: Place): void;
   /** `with expr:` (each item of the statement): `qualified` is the callee's (or name's) qualified name, when known. */
-  contextEntered(frame: Frame, expr: Node, qualified: string | undefined): void;
+  contextEntered(frame: RuleFrame, expr: Node, qualified: string | undefined): void;
   /**
    * Any call the interpreter evaluates, before its arguments: `qualified` is its callee
    * resolved through the imports (`torch.cuda.synchronize`, `torch.nn.DataParallel`), or
    * undefined for a method or local callee (`.cuda()`, `model(x)`). For rules that judge a
    * call by the API it names rather than by the values it meets.
    */
-  call(frame: Frame, call: Node, qualified: string | undefined): void;
+  call(frame: RuleFrame, call: Node, qualified: string | undefined): void;
 }
 
 /**
@@ -64,7 +76,7 @@ export interface RuleEvents {
    * is (or, in a device-aware function, may be) on an accelerator. DD001 leaves these to
    * DD002, which fixes the whole loop at once.
    */
-  batchReachedAccelerator(frame: Frame, batch: Arg, consumer: Arg): void;
+  batchReachedAccelerator(frame: RuleFrame, batch: Arg, consumer: Arg): void;
 }
 
 export type AnalysisEvents = EngineEvents & RuleEvents;
@@ -92,11 +104,13 @@ export type { UnitFinding } from './types';
  * a loop's first (state-gathering) pass, so a rule never checks that itself.
  */
 export interface RuleHost {
-  readonly program: Program;
+  readonly program: ProgramView;
   report(finding: UnitFinding): void;
   /** A related location for a finding ("moved to device here"), or none when `loc` is unknown. */
   related(loc: Located | undefined, message: string): RelatedLocation[];
   severityOf(code: RuleCode): Severity;
+  /** How the program chooses its device: availability checks, options, CUDA-only imports. */
+  deviceChoice(): DeviceChoice;
   /** Events for other rules. */
   readonly emit: RuleEvents;
 }

@@ -1,16 +1,18 @@
-// Hands each event the interpreter (or a rule) emits to every rule that subscribes to it,
-// and collects the findings of one round. The gating lives here, once: rules see events
-// only in the final round and outside a loop's first pass, whose state is incomplete.
+// Hands each event the interpreter (or a rule) emits to every enabled rule that subscribes
+// to it, and collects the findings of one round. The gating lives here, once: rules see
+// events only in the final round and outside a loop's first pass, whose state is
+// incomplete. So does refinement: a generic finding that an enabled, more specific rule
+// also reported on the same operand is dropped here, not by the rules.
 import type { Node } from '../python/pyNode';
 import { nodeRange } from '../python/syntax';
-import { ruleInfo } from './catalog';
+import { ruleInfo, type RuleCode } from './catalog';
+import { deviceChoiceOf } from './deviceChoice';
 import type { Frame } from './frame';
 import type { Program } from './program';
 import { AnalysisEvents, EVENT_NAMES, RuleHost, UnitFinding } from './ruleApi';
-import { RULE_FACTORIES } from './rules';
+import { RULE_REGISTRY, type RegisteredRule } from './rules';
 import type { RelatedLocation } from './types';
-import { cpuModuleMeeting, Meeting, moduleCallMeetings, operationMeetings } from './meetings';
-import type { Arg, Origin, Value } from './values';
+import type { Origin } from './values';
 import { noticedUses, type Tape } from './runCache';
 
 
@@ -21,21 +23,31 @@ const FIRST_ITERATION_EVENTS = new Set<EventName>(['moduleCall', 'tensorOperatio
 type Handler = (frame: Frame, ...rest: never[]) => void;
 
 export class RuleDispatcher {
-  readonly findings = new Map<string, UnitFinding>();
-  /** What the interpreter emits into; each call reaches the subscribed rules in list order. */
+  private readonly findings = new Map<string, UnitFinding>();
+  /** What the interpreter emits into; each call reaches the subscribed rules in registry order. */
   readonly events: AnalysisEvents;
+  /** Codes refined by an enabled rule, with the codes refining them. */
+  private readonly refinedBy = new Map<RuleCode, Set<RuleCode>>();
 
   /**
-   * Rules are created per round, so their state (open loops) never outlives one. With a
-   * `tape` (a reporting round whose runs may be skipped next time, runCache.ts) the rules
-   * see the program through a view that notes each use, and each report is counted.
+   * Rules are created per round, so their state (open loops) never outlives one; only the
+   * final round's, and only the enabled ones. With a `tape` (a reporting round whose runs
+   * may be skipped next time, runCache.ts) the rules see the program through a view that
+   * notes each use, and each report is counted.
    */
-  constructor(readonly program: Program, readonly final: boolean, private readonly tape?: Tape) {
+  constructor(
+    readonly program: Program,
+    readonly final: boolean,
+    enabled: ReadonlySet<RuleCode>,
+    private readonly tape?: Tape,
+    registry: readonly RegisteredRule[] = RULE_REGISTRY,
+  ) {
     // Filled below once every rule has subscribed; rules emit into it through `host.emit`.
     const events = {} as Record<EventName, Handler>;
     this.events = events as unknown as AnalysisEvents;
+    const view = tape ? noticedUses(program, tape) : program;
     const host: RuleHost = {
-      program: tape ? noticedUses(program, tape) : program,
+      program: view,
       report: (f) => this.report(f),
       related: (loc, message): RelatedLocation[] => {
         if (!loc) return [];
@@ -45,17 +57,36 @@ export class RuleDispatcher {
         return out;
       },
       severityOf: (code) => ruleInfo(code).severity,
+      deviceChoice: () => deviceChoiceOf(view),
       emit: this.events,
     };
-    const subscribers = RULE_FACTORIES.map((rule) => rule(host));
+    const running = final ? registry.filter((r) => enabled.has(r.code)) : [];
+    for (const r of running) {
+      if (r.refines && enabled.has(r.refines as RuleCode)) {
+        const refined = r.refines as RuleCode;
+        if (!this.refinedBy.has(refined)) this.refinedBy.set(refined, new Set());
+        this.refinedBy.get(refined)!.add(r.code);
+      }
+    }
+    const subscribers = running.map((r) => r.factory(host));
     for (const name of Object.keys(EVENT_NAMES) as EventName[]) {
       const handlers = subscribers.flatMap((s) => (s[name] ? [(s[name] as Handler).bind(s)] : []));
       events[name] = (frame, ...rest) => {
-        if (frame.meetings) return captureMeetings(frame, name, rest);
-        if (this.quiet(frame, name)) return;
+        if (handlers.length === 0 || this.quiet(frame, name)) return;
         for (const h of handlers) h(frame, ...rest);
       };
     }
+  }
+
+  /** The round's findings, less the generic ones a refining rule reported on the same operand. */
+  results(): UnitFinding[] {
+    const all = [...this.findings.values()];
+    if (this.refinedBy.size === 0) return all;
+    const refinedSubjects = new Map<RuleCode, Set<number>>();
+    for (const [generic, refining] of this.refinedBy) {
+      refinedSubjects.set(generic, new Set(all.filter((f) => refining.has(f.code) && f.subject).map((f) => f.subject!.id)));
+    }
+    return all.filter((f) => !(f.subject && refinedSubjects.get(f.code)?.has(f.subject.id)));
   }
 
   private quiet(frame: Frame, name: EventName): boolean {
@@ -64,7 +95,6 @@ export class RuleDispatcher {
     // A loop's first pass is its first iteration: one operation's mismatch there raises.
     return !(frame.firstPass && frame.muted === 1 && FIRST_ITERATION_EVENTS.has(name));
   }
-
   /** A finding of a replayed run (runCache.ts), as its rule made it then: reported as if the rule had again. */
   reportAgain(finding: UnitFinding): void {
     this.report(finding);
@@ -81,27 +111,6 @@ export class RuleDispatcher {
     const key = `${f.code}|${f.unit}|${r.start.line}:${r.start.character}|${end.line}:${end.character}`;
     if (!this.findings.has(key)) this.findings.set(key, f);
   }
-}
-
-/**
- * A function interpreted for one call site reports nothing itself; it keeps its CPU
- * parameters that meet an accelerator, which the call site reports at its argument.
- */
-function captureMeetings(frame: Frame, name: EventName, rest: unknown[]): void {
-  let meetings: Meeting[] = [];
-  let at: Node | undefined;
-  if (name === 'moduleCall') {
-    const [, calleeNode, callee, args] = rest as [Node, Node, Value, Arg[]];
-    const model = { node: calleeNode, value: callee };
-    const cpuModel = cpuModuleMeeting(model, args);
-    meetings = cpuModel ? [cpuModel] : moduleCallMeetings(model, args);
-    at = calleeNode;
-  } else if (name === 'tensorOperation') {
-    const [node, args] = rest as [Node, Arg[]];
-    meetings = operationMeetings(args);
-    at = node;
-  }
-  for (const m of meetings) if (m.cpu.value.param && at) frame.meetings!.push({ param: m.cpu.value.param, other: m.other, at });
 }
 
 /**

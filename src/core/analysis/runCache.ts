@@ -216,6 +216,18 @@ export class RunCache {
     return entry.epoch === this.epoch;
   }
 
+  private rulesKey?: string;
+
+  /** Runs replay the findings of the rules that ran then: another selection of rules forgets every run. */
+  selectRules(enabled: ReadonlySet<string>): void {
+    const key = [...enabled].sort().join(',');
+    if (key === this.rulesKey) return;
+    this.rulesKey = key;
+    this.shape = undefined;
+    this.functions = new WeakMap();
+    this.modules.clear();
+  }
+
   /** Starts an analysis of `program`: a different shape forgets every run. */
   begin(program: Program): void {
     let shape = this.shapeOf.get(program);

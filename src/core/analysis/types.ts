@@ -88,6 +88,11 @@ export interface UnitFinding {
   code: RuleCode;
   message: string;
   node: Node;
+  /**
+   * The operand the finding is about (the CPU side of a mismatch). A rule that refines
+   * another (catalog.ts) reports the same subject; the dispatcher then drops the generic one.
+   */
+  subject?: Node;
   /** Optional narrower start (e.g. the `.numpy` attribute), else the node's range. */
   startNode?: Node;
   related: RelatedLocation[];

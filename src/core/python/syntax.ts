@@ -113,3 +113,9 @@ function readCallArguments(call: Node): CallArguments {
 export function indentationOf(node: Node, lineText: string): string {
   return lineText.slice(0, node.startPosition.column).match(/^[ \t]*/)?.[0] ?? '';
 }
+
+/** A node's source on one line, cut at `max` characters: how messages quote code. */
+export function shortText(node: Node, max = 40): string {
+  const text = node.text.replace(/\s+/g, ' ');
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

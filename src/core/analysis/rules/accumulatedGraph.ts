@@ -4,7 +4,7 @@
 // the number (`loss.item()`) or a tensor without history (`loss.detach()`).
 import type { Node } from '../../python/pyNode';
 import { dottedKey, unparen } from '../../python/syntax';
-import type { Frame } from '../frame';
+import type { RuleFrame as Frame } from '../ruleApi';
 import { appendAfter, appendedText } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';

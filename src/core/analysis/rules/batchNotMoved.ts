@@ -3,7 +3,7 @@
 // fixed by moving the batch at the top of the loop body. Which consumers are on an
 // accelerator is DD001's analysis; it tells this rule through `batchReachedAccelerator`.
 import { field, nodeRange } from '../../python/syntax';
-import type { Frame } from '../frame';
+import type { RuleFrame as Frame } from '../ruleApi';
 import { insertFirstInBlock } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';

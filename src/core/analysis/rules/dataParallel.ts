@@ -4,7 +4,6 @@
 // A file that also wraps in DistributedDataParallel (or FSDP) made that choice already: its
 // DataParallel is the fallback path (no process group, one node), and the advice is moot.
 import { field } from '../../python/syntax';
-import { deviceChoiceOf } from '../deviceChoice';
 import type { Rule } from '../ruleApi';
 import { shortText } from './shared/describe';
 
@@ -13,7 +12,7 @@ const DATA_PARALLEL = new Set(['torch.nn.DataParallel', 'torch.nn.parallel.DataP
 
 export const dataParallel: Rule = (host) => ({
   call: (frame, call, qualified) => {
-    if (!qualified || !DATA_PARALLEL.has(qualified) || deviceChoiceOf(host.program).distributed) return;
+    if (!qualified || !DATA_PARALLEL.has(qualified) || host.deviceChoice().distributed) return;
     const callee = field(call, 'function') ?? call;
     host.report({
       unit: frame.unit,

@@ -4,7 +4,7 @@
 // `batchReachedAccelerator` events, not reported.
 import type { Node } from '../../python/pyNode';
 import { field, unparen } from '../../python/syntax';
-import type { Frame } from '../frame';
+import type { RuleFrame as Frame } from '../ruleApi';
 import { addDeviceKeyword, appendMove } from '../fixes';
 import type { OperationRole, Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
@@ -14,9 +14,6 @@ import { accelPhrase, lineOf, shortText } from './shared/describe';
 import { canReference, deviceTextFor } from './shared/deviceText';
 import { cpuModelGivenDeviceIds } from './shared/ddpDeviceIds';
 import { cpuTensorToNccl } from './shared/ncclCollective';
-import { forwardFactory } from './shared/forwardFactory';
-import { functionalLossWeight, heldLossWeight } from './shared/lossWeight';
-import { plainTensorAttribute } from './shared/tensorAttribute';
 
 export const deviceMismatch: Rule = (host) => ({
   moduleCall: (frame, _call, calleeNode, callee, args) => checkModuleCall(host, frame, calleeNode, callee, args),
@@ -94,11 +91,12 @@ function checkArgument(c: RuleHost, frame: Frame, call: Node, arg: Arg, other: A
   const name = shortText(arg.node);
   const otherName = shortText(other.node);
   const callee = calledName(call);
-  if (arg.value.kind === 'module') return heldLossWeight(c.program, arg.value) ? undefined : modelArgumentOnCpu(c, frame, call, arg, other, inside);
+  if (arg.value.kind === 'module') return modelArgumentOnCpu(c, frame, call, arg, other, inside);
   c.report({
     unit: frame.unit,
     code: 'DD001',
     node: arg.node,
+    subject: arg.node,
     message: `\`${name}\` is on the CPU, but \`${callee}\` uses it with \`${otherName}\` (line ${inside.node.startPosition.row + 1}), which ` +
       `${accelPhrase(other.value)}${lineOf(other.value)}: PyTorch raises "Expected all tensors to be on the same device". Move \`${name}\` to the same device.`,
     related: [
@@ -133,6 +131,7 @@ function modelArgumentOnCpu(c: RuleHost, frame: Frame, call: Node, model: Arg, i
     unit: frame.unit,
     code: 'DD001',
     node: model.node,
+    subject: model.node,
     message: `\`${name}\` is on the CPU (never moved), but \`${callee}\` calls it with \`${inputName}\` (line ${inside.node.startPosition.row + 1}), which ` +
       `${accelPhrase(input.value)}${lineOf(input.value)}: PyTorch raises "Expected all tensors to be on the same device". Move \`${name}\` with .to(device).`,
     related: [
@@ -176,7 +175,6 @@ function checkTensorOperation(c: RuleHost, frame: Frame, args: Arg[], via: Opera
 /** The model itself was never moved, but its input was. */
 function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
   if (model.value.param) return; // the caller's argument: reported at each call (checkArgument)
-  if (heldLossWeight(c.program, model.value)) return; // a loss on the CPU because of its weights: DD017
   const name = shortText(model.node);
   const inputName = shortText(input.node);
   const dev = deviceTextFor(frame, input);
@@ -194,6 +192,7 @@ function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
       unit: created.unit,
       code: 'DD001',
       node: created.node,
+      subject: model.node,
       message: `\`${name}\` is created on the CPU here and never moved, but \`${name}(…)\` on line ${model.node.startPosition.row + 1} gets ` +
         `\`${inputName}\`, which ${accelPhrase(input.value)}${lineOf(input.value)}: PyTorch raises "Expected all tensors to be on the same device". ` +
         `Move \`${name}\` to ${dev} here.`,
@@ -209,6 +208,7 @@ function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
     unit: frame.unit,
     code: 'DD001',
     node: model.node,
+    subject: model.node,
     message: `\`${name}\` is on the CPU (never moved), but its input \`${inputName}\` ${accelPhrase(input.value)}${lineOf(input.value)}: ` +
       `PyTorch raises "Expected all tensors to be on the same device". Move \`${name}\` with .to(device).`,
     related: [
@@ -225,7 +225,6 @@ function isCpuOperand(v: Value): boolean {
 
 function mismatch(c: RuleHost, frame: Frame, cpu: Arg, other: Arg, via: OperationRole): void {
   if (cpu.value.param) return; // the caller's argument: reported at each call (checkArgument)
-  if (ownedByAnotherRule(c, frame, cpu, other)) return;
   if (via === 'consumer' && runningBatch(frame, cpu.value)) {
     c.emit.batchReachedAccelerator(frame, cpu, other);
     return;
@@ -236,6 +235,7 @@ function mismatch(c: RuleHost, frame: Frame, cpu: Arg, other: Arg, via: Operatio
     unit: frame.unit,
     code: 'DD001',
     node: cpu.node,
+    subject: cpu.node,
     message: `\`${name}\` is on the CPU, but \`${otherName}\` ${accelPhrase(other.value)}${lineOf(other.value)}: ` +
       `PyTorch raises "Expected all tensors to be on the same device". Move \`${name}\` to the same device.`,
     related: [
@@ -258,14 +258,4 @@ function mismatchFixes(frame: Frame, cpu: Arg, other: Arg): Fix[] {
   }
   fixes.push({ title: `Move \`${name}\` to ${dev} here: .to(${dev})`, edits: appendMove(unparen(cpu.node), dev, frame.unit), preferred: fixes.length === 0 });
   return fixes;
-}
-
-/**
- * A CPU value whose mismatch a more specific rule reports, with its better fix: a tensor
- * created without device= in a module's forward (DD015), a plain tensor attribute set in
- * __init__ (DD016), the weight of a functional loss (DD017).
- */
-function ownedByAnotherRule(c: RuleHost, frame: Frame, cpu: Arg, other: Arg): boolean {
-  return forwardFactory(c.program, frame, cpu, other) !== undefined || plainTensorAttribute(c.program, frame, cpu, other) !== undefined
-    || functionalLossWeight(c.program, frame.unit, frame.id, cpu) !== undefined;
 }

@@ -2,7 +2,7 @@
 // statement it changes nothing. (On a module it moves in place, so modules never fire.)
 import type { Node } from '../../python/pyNode';
 import { unparen } from '../../python/syntax';
-import type { Frame } from '../frame';
+import type { RuleFrame as Frame } from '../ruleApi';
 import { insertAt, startOf } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
 import { Kind, placeName, Value } from '../values';

@@ -4,7 +4,7 @@
 // float32's range and needs no scaler; the other cure is scaling the loss.
 import type { Node } from '../../python/pyNode';
 import { callArguments, children, field, stringLiteralValue } from '../../python/syntax';
-import type { Frame } from '../frame';
+import type { RuleFrame as Frame } from '../ruleApi';
 import { insertAt } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix, TextEdit } from '../types';

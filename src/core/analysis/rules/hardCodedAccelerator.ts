@@ -4,8 +4,7 @@
 // by design (triton, set_device in a DDP launcher, NCCL) stay silent.
 import type { Node } from '../../python/pyNode';
 import { callArguments, children, field, stringLiteralValue } from '../../python/syntax';
-import { deviceChoiceOf } from '../deviceChoice';
-import type { Frame } from '../frame';
+import type { RuleFrame as Frame } from '../ruleApi';
 import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix, TextEdit } from '../types';
 import { shortText } from './shared/describe';
@@ -20,7 +19,7 @@ export const hardCodedAccelerator: Rule = (host) => ({
   call: (frame, call, qualified) => {
     const found = hardcodeIn(call, qualified);
     if (!found) return;
-    const choice = deviceChoiceOf(host.program);
+    const choice = host.deviceChoice();
     if (choice.runTimeChoice || choice.cudaOnly || inGpuOnlyTest(call) || underDeviceCondition(call)) return;
     if (feedsCollective(host, frame, call)) return;
     report(host, frame, call, found);

@@ -1,6 +1,10 @@
-// The rules that run, in the order they receive each event. A rule is one file here that
-// exports a `Rule` factory (see ../ruleApi.ts); shared/ holds helpers, which are not rules.
-// Adding a rule: its file, a line below, its entry in ../catalog.ts, and docs/rules/.
+// The rule registry: each rule's catalogue entry (code, name, default severity, summary,
+// what it refines; ../catalog.ts, which front ends read without loading any rule) joined
+// with its factory here. The record type makes the join complete: a code without a
+// factory, or a factory without a code, does not compile. Only enabled rules' factories
+// are called (../ruleDispatcher.ts). Adding a rule: its file, its catalogue entry, a row
+// below, and docs/rules/.
+import { RULES, type RuleCode, type RuleInfo } from '../catalog';
 import type { Rule } from '../ruleApi';
 import { accumulatedGraph } from './accumulatedGraph';
 import { batchNotMoved } from './batchNotMoved';
@@ -12,28 +16,36 @@ import { hardCodedAccelerator } from './hardCodedAccelerator';
 import { loadWithoutMapLocation } from './loadWithoutMapLocation';
 import { lossWeightOnCpu } from './lossWeightOnCpu';
 import { nonBlockingWithoutPinned } from './nonBlockingWithoutPinned';
-import { numpyConversion } from './numpyConversion';
+import { numpyOnAccelerator, numpyRequiresGrad } from './numpyConversion';
 import { syncEveryStep } from './syncEveryStep';
 import { tensorAttributeNotBuffer } from './tensorAttributeNotBuffer';
 import { tensorCreatedInForward } from './tensorCreatedInForward';
 import { unguardedCudaCall } from './unguardedCudaCall';
 import { unsynchronizedTiming } from './unsynchronizedTiming';
 
-export const RULE_FACTORIES: readonly Rule[] = [
-  deviceMismatch, // DD001
-  batchNotMoved, // DD002
-  numpyConversion, // DD003, DD010
-  discardedMove, // DD004
-  hardCodedAccelerator, // DD005
-  unsynchronizedTiming, // DD006
-  syncEveryStep, // DD007
-  fp16WithoutGradScaler, // DD008
-  accumulatedGraph, // DD009
-  unguardedCudaCall, // DD011
-  nonBlockingWithoutPinned, // DD012
-  loadWithoutMapLocation, // DD013
-  dataParallel, // DD014
-  tensorCreatedInForward, // DD015
-  tensorAttributeNotBuffer, // DD016
-  lossWeightOnCpu, // DD017
-];
+const FACTORIES: Readonly<Record<RuleCode, Rule>> = {
+  DD001: deviceMismatch,
+  DD002: batchNotMoved,
+  DD003: numpyOnAccelerator,
+  DD004: discardedMove,
+  DD005: hardCodedAccelerator,
+  DD006: unsynchronizedTiming,
+  DD007: syncEveryStep,
+  DD008: fp16WithoutGradScaler,
+  DD009: accumulatedGraph,
+  DD010: numpyRequiresGrad,
+  DD011: unguardedCudaCall,
+  DD012: nonBlockingWithoutPinned,
+  DD013: loadWithoutMapLocation,
+  DD014: dataParallel,
+  DD015: tensorCreatedInForward,
+  DD016: tensorAttributeNotBuffer,
+  DD017: lossWeightOnCpu,
+};
+
+export interface RegisteredRule extends RuleInfo {
+  factory: Rule;
+}
+
+/** Every rule, in catalogue order: the order in which rules receive each event. */
+export const RULE_REGISTRY: readonly RegisteredRule[] = RULES.map((info) => ({ ...info, factory: FACTORIES[info.code] }));

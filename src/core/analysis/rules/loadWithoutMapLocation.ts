@@ -5,9 +5,8 @@
 // writes its checkpoints itself reads them back where it wrote them, and stays silent.
 import type { Node } from '../../python/pyNode';
 import { callArguments, children, field } from '../../python/syntax';
-import { deviceChoiceOf } from '../deviceChoice';
 import { insertAt } from '../fixes';
-import type { Frame } from '../frame';
+import type { RuleFrame as Frame } from '../ruleApi';
 import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import { shortText } from './shared/describe';
@@ -29,7 +28,7 @@ function checkLoad(host: RuleHost, frame: Frame, call: Node): void {
   const args = callArguments(call);
   // map_location is the second parameter; **kwargs may pass it.
   if (args.keywords.has('map_location') || args.positional.length >= 2 || args.hasSplat) return;
-  const choice = deviceChoiceOf(host.program);
+  const choice = host.deviceChoice();
   const why = choice.runTimeChoice;
   if (!why || choice.savesCheckpoints || inGpuOnlyTest(call)) return;
   const device = deviceVariable(frame);

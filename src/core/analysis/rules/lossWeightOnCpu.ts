@@ -4,9 +4,9 @@
 // for an inline factory, creates it there (`torch.tensor([...], device=device)`).
 import type { Node } from '../../python/pyNode';
 import { callArguments, field } from '../../python/syntax';
-import type { Frame } from '../frame';
+import type { RuleFrame as Frame } from '../ruleApi';
 import { addDeviceKeyword, appendMove } from '../fixes';
-import { cpuModuleMeeting, operationMeetings } from '../meetings';
+import { cpuModuleMeeting, operationMeetings } from '../values';
 import type { Rule, RuleHost } from '../ruleApi';
 import { DEVICE_FACTORIES } from '../torchApi';
 import type { Fix } from '../types';
@@ -45,6 +45,7 @@ function report(c: RuleHost, frame: Frame, site: LossWeight, loss: Arg, other: A
   c.report({
     unit: site.unit,
     code: 'DD017',
+    subject: loss.node,
     node: site.weight,
     message: `\`${lossName}\` gets its ${site.keyword} \`${weightName}\` on the CPU, but is called with \`${otherName}\`, which ` +
       `${accelPhrase(other.value)}${lineOf(other.value)}: the weighted loss raises "Expected all tensors to be on the same device". ` +

@@ -4,7 +4,7 @@
 // nothing; the fix asks the loader to pin its batches.
 import type { Node } from '../../python/pyNode';
 import { callArguments, children, field } from '../../python/syntax';
-import type { Frame } from '../frame';
+import type { RuleFrame as Frame } from '../ruleApi';
 import { insertAt } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
 import { CPU, Place, UNTRACKED, Value } from '../values';

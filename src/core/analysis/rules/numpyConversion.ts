@@ -2,17 +2,26 @@
 // `np.array(t)`) needs a CPU tensor without autograd history. One fix covers both.
 import type { Node } from '../../python/pyNode';
 import { field, unparen } from '../../python/syntax';
-import type { Frame } from '../frame';
+import type { RuleFrame as Frame } from '../ruleApi';
 import { appendAfter, mapElements } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
 import { hasAccel, UNTRACKED, Value } from '../values';
 import { accelPhrase, lineOf, shortText } from './shared/describe';
 
-export const numpyConversion: Rule = (host) => ({
-  numpyConversion: (frame, call, recvNode, recv, style) => checkNumpyConversion(host, frame, call, recvNode, recv, style),
+type Conversion = 'accelerator' | 'grad';
+
+/** DD003: the tensor converted is on an accelerator. */
+export const numpyOnAccelerator: Rule = (host) => ({
+  numpyConversion: (frame, call, recvNode, recv, style) => checkNumpyConversion(host, 'accelerator', frame, call, recvNode, recv, style),
 });
 
-function checkNumpyConversion(c: RuleHost, frame: Frame, call: Node, recvNode: Node, recv: Value, style: 'method' | 'function' | 'elements'): void {
+/** DD010: the tensor converted requires grad. */
+export const numpyRequiresGrad: Rule = (host) => ({
+  numpyConversion: (frame, call, recvNode, recv, style) => checkNumpyConversion(host, 'grad', frame, call, recvNode, recv, style),
+});
+
+/** Both rules compute the fix for everything wrong with the conversion, so either one's fix leaves it working. */
+function checkNumpyConversion(c: RuleHost, reports: Conversion, frame: Frame, call: Node, recvNode: Node, recv: Value, style: 'method' | 'function' | 'elements'): void {
   const tensorish = recv.kind === 'tensor' || (recv.kind === 'unknown' && recv.place !== UNTRACKED);
   if (!tensorish) return;
   const onAccel = hasAccel(recv.place);
@@ -31,7 +40,7 @@ function checkNumpyConversion(c: RuleHost, frame: Frame, call: Node, recvNode: N
     }];
   const startNode = style === 'method' ? field(field(call, 'function') ?? call, 'attribute') ?? call : call;
   const conversion = style === 'method' ? '.numpy()' : shortText(field(call, 'function') ?? call) + '()';
-  if (onAccel) {
+  if (onAccel && reports === 'accelerator') {
     c.report({
       unit: frame.unit, code: 'DD003', node: call, startNode,
       message: `${style === 'elements' ? name : `\`${name}\``} ${accelPhrase(recv).replace(/^is/, style === 'elements' ? 'are' : 'is')}${lineOf(recv)}; ${conversion} needs a CPU tensor ` +
@@ -40,7 +49,7 @@ function checkNumpyConversion(c: RuleHost, frame: Frame, call: Node, recvNode: N
       fixes,
     });
   }
-  if (grad) {
+  if (grad && reports === 'grad') {
     c.report({
       unit: frame.unit, code: 'DD010', node: call, startNode,
       message: `${style === 'elements' ? name : `\`${name}\``} require${style === 'elements' ? '' : 's'} grad${frame.noGrad ? '' : ' (computed outside torch.no_grad())'}; ${conversion} raises ` +

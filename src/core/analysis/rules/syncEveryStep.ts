@@ -7,7 +7,7 @@
 // `.numpy()` on an accelerator tensor is DD003's error; `.cpu().numpy()` is reported at `.cpu()`.
 import type { Node } from '../../python/pyNode';
 import { callArguments, children, dottedKey, field, unparen } from '../../python/syntax';
-import type { Frame } from '../frame';
+import type { RuleFrame as Frame } from '../ruleApi';
 import type { Rule } from '../ruleApi';
 import { CPU, hasAccel, Value } from '../values';
 import { shortText } from './shared/describe';

@@ -2,9 +2,9 @@
 // plain tensor, which `model.to(device)` does not move (it moves parameters and buffers).
 // When it then meets the module's inputs or parameters on an accelerator, it is reported
 // at the assignment; the fix registers it as a buffer.
-import type { Frame } from '../frame';
+import type { RuleFrame as Frame } from '../ruleApi';
 import { insertAt } from '../fixes';
-import { moduleCallMeetings, operationMeetings } from '../meetings';
+import { moduleCallMeetings, operationMeetings } from '../values';
 import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import type { Arg } from '../values';
@@ -34,6 +34,7 @@ function check(c: RuleHost, frame: Frame, cpu: Arg, other: Arg): void {
   c.report({
     unit: found.init.unit,
     code: 'DD016',
+    subject: cpu.node,
     node: found.left,
     message: `\`${attr}\` is a plain tensor attribute of \`${found.cls.name}\`: module.to(device) moves parameters and buffers, not ` +
       `plain attributes, so it stays on the CPU, and \`${shortText(cpu.node)}\` meets \`${otherName}\` on line ${where.node.startPosition.row + 1}, which ` +

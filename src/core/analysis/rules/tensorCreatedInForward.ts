@@ -4,9 +4,9 @@
 // is moved there. Reported at the factory; the fix creates it on the input's device.
 import type { Node } from '../../python/pyNode';
 import { callArguments, field } from '../../python/syntax';
-import type { Frame } from '../frame';
+import type { RuleFrame as Frame } from '../ruleApi';
 import { addDeviceKeyword, insertAt } from '../fixes';
-import { moduleCallMeetings, operationMeetings } from '../meetings';
+import { moduleCallMeetings, operationMeetings } from '../values';
 import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix, TextEdit } from '../types';
 import { Arg, hasAccel } from '../values';
@@ -39,6 +39,7 @@ function check(c: RuleHost, frame: Frame, cpu: Arg, other: Arg): void {
   c.report({
     unit: site.unit,
     code: 'DD015',
+    subject: cpu.node,
     node: site.call,
     message: `\`${name}\` is created on the CPU in \`${method}\` (${factory} without device=), but meets \`${otherName}\`, which ` +
       `${accelPhrase(other.value)}${lineOf(other.value)}: once the module is on a GPU, PyTorch raises "Expected all tensors to be on the same device". ` +

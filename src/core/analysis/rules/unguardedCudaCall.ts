@@ -4,9 +4,8 @@
 // Only calls that need CUDA count: seeding, `empty_cache()` and `device_count()` are safe.
 import type { Node } from '../../python/pyNode';
 import { children, field } from '../../python/syntax';
-import { deviceChoiceOf } from '../deviceChoice';
 import { insertAt } from '../fixes';
-import type { Frame } from '../frame';
+import type { RuleFrame as Frame } from '../ruleApi';
 import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import { shortText } from './shared/describe';
@@ -39,7 +38,7 @@ export const unguardedCudaCall: Rule = (host) => ({
 });
 
 function checkCudaCall(host: RuleHost, frame: Frame, call: Node, name: string): void {
-  const choice = deviceChoiceOf(host.program);
+  const choice = host.deviceChoice();
   if (!choice.runTimeChoice || choice.cudaOnly || isGuarded(call) || inGpuOnlyTest(call)) return;
   const effect = RAISING.has(name)
     ? 'raises where no CUDA device is ("Torch not compiled with CUDA enabled", or "Found no NVIDIA driver")'

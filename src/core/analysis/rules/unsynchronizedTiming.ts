@@ -6,8 +6,7 @@
 // silent: precision first.
 import type { Node } from '../../python/pyNode';
 import { dottedKey, field, unparen } from '../../python/syntax';
-import type { Frame } from '../frame';
-import { deviceChoiceOf } from '../deviceChoice';
+import type { RuleFrame as Frame } from '../ruleApi';
 import { insertAt } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
 import { EITHER, hasAccel, Place, Value } from '../values';
@@ -160,7 +159,7 @@ function syncStatement(c: RuleHost, frame: Frame, w: Work): string | undefined {
   if (mps && /cuda/.test(code)) return undefined;
   // Guarded too where the file picks its device when it runs (DD011's test): a bare
   // synchronize there stops the code on a machine without that accelerator.
-  const choice = deviceChoiceOf(c.program);
+  const choice = c.deviceChoice();
   const runTime = choice.runTimeChoice !== undefined && choice.cudaOnly === undefined;
   if (w.place !== EITHER && !runTime) return mps ? 'torch.mps.synchronize()' : 'torch.cuda.synchronize()';
   return mps ? 'if torch.backends.mps.is_available(): torch.mps.synchronize()' : 'if torch.cuda.is_available(): torch.cuda.synchronize()';

@@ -1,6 +1,6 @@
 // Batch elements of the loader loops now running: DD001 leaves them to DD002, which
 // records them; both must agree on which values those are.
-import type { Frame } from '../../frame';
+import type { RuleFrame as Frame } from '../../ruleApi';
 import type { Value } from '../../values';
 
 /** The batch this value is an element of, when its loop is one the frame is running. */

@@ -5,7 +5,7 @@
 // device_ids (CPU training over gloo), is fine.
 import type { Node } from '../../../python/pyNode';
 import { callArguments, dottedKey, unparen } from '../../../python/syntax';
-import type { Frame } from '../../frame';
+import type { RuleFrame as Frame } from '../../ruleApi';
 import { isExactlyCpu, Value } from '../../values';
 
 const DDP = /^torch\.nn\.parallel\.(distributed\.)?DistributedDataParallel$/;

@@ -1,11 +1,7 @@
 // Wording shared by the rules' messages.
-import type { Node } from '../../../python/pyNode';
 import { EITHER, Value } from '../../values';
 
-export function shortText(node: Node, max = 40): string {
-  const text = node.text.replace(/\s+/g, ' ');
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
+export { shortText } from '../../../python/syntax';
 
 export function accelPhrase(v: Value): string {
   return v.place === EITHER ? 'may be on an accelerator' : 'is on an accelerator';

@@ -3,7 +3,7 @@
 // whose fixes move a value (DD001, DD002).
 import type { Node } from '../../../python/pyNode';
 import { dottedKey } from '../../../python/syntax';
-import type { Frame } from '../../frame';
+import type { RuleFrame as Frame } from '../../ruleApi';
 import { Arg, EITHER, Place, UNTRACKED } from '../../values';
 
 /** The enclosing function definition of a node, or null at module level. */

@@ -3,8 +3,8 @@
 // and DD001 leaves it alone, so one mistake gets one finding.
 import type { Node } from '../../../python/pyNode';
 import { callArguments, field } from '../../../python/syntax';
-import type { Frame } from '../../frame';
-import type { Program } from '../../program';
+import type { RuleFrame as Frame } from '../../ruleApi';
+import type { ProgramView as Program } from '../../ruleApi';
 import { DEVICE_FACTORIES, LIKE_FACTORIES } from '../../torchApi';
 import type { Origin } from '../../values';
 import { Arg, isExactlyCpu } from '../../values';

@@ -6,9 +6,9 @@
 // each a statement of its own, so the edit cannot guess which call is meant.
 import type { Node } from '../../../python/pyNode';
 import { callArguments, field } from '../../../python/syntax';
-import type { Frame } from '../../frame';
+import type { RuleFrame as Frame } from '../../ruleApi';
 import { insertAt } from '../../fixes';
-import type { Program } from '../../program';
+import type { ProgramView as Program } from '../../ruleApi';
 import type { TextEdit } from '../../types';
 
 const NESTED_SCOPES = new Set(['function_definition', 'class_definition', 'lambda']);

@@ -3,7 +3,7 @@
 // with accelerator tensors. DD017 reports it at the weight; DD001 leaves it alone.
 import type { Node } from '../../../python/pyNode';
 import { callArguments, field } from '../../../python/syntax';
-import type { Program } from '../../program';
+import type { ProgramView as Program } from '../../ruleApi';
 import { Arg, isExactlyCpu, Value } from '../../values';
 
 export interface LossWeight {

@@ -3,7 +3,7 @@
 // (DD015, DD016) and by DD001, which leaves those findings to them.
 import type { Node } from '../../../python/pyNode';
 import { children, field, unparen } from '../../../python/syntax';
-import type { ClassInfo, FunctionInfo, Program } from '../../program';
+import type { ClassInfo, FunctionInfo, ProgramView as Program } from '../../ruleApi';
 
 export interface ModuleMethod {
   fn: FunctionInfo;

@@ -6,8 +6,8 @@
 // fine), and the call names no group of its own.
 import type { Node } from '../../../python/pyNode';
 import { callArguments, children, dottedKey, stringLiteralValue, unparen } from '../../../python/syntax';
-import type { Frame } from '../../frame';
-import type { Program } from '../../program';
+import type { RuleFrame as Frame } from '../../ruleApi';
+import type { ProgramView as Program } from '../../ruleApi';
 import { containedValues, isExactlyCpu, Located, Value } from '../../values';
 
 const COLLECTIVE = /^torch\.distributed\.(broadcast|all_reduce|all_gather|all_gather_into_tensor|reduce|reduce_scatter|reduce_scatter_tensor|gather|scatter|all_to_all_single|send|recv|isend|irecv)$/;

@@ -3,8 +3,8 @@
 // the module's inputs or parameters DD016 reports it at the assignment; DD001 leaves it.
 import type { Node } from '../../../python/pyNode';
 import { children, field, isNumberLiteral, unparen } from '../../../python/syntax';
-import type { Frame } from '../../frame';
-import type { ClassInfo, FunctionInfo, Program } from '../../program';
+import type { RuleFrame as Frame } from '../../ruleApi';
+import type { ClassInfo, FunctionInfo, ProgramView as Program } from '../../ruleApi';
 import { CPU_ONLY_FACTORIES, DEVICE_FACTORIES, LIKE_FACTORIES, NON_TENSOR_METHODS } from '../../torchApi';
 import { Arg, isExactlyCpu } from '../../values';
 import { classLevelBinding, derivesFromModule, initializedBefore, isSelfAttribute, lastAssignmentBefore, selfAttributeWrites } from './moduleCode';
