@@ -165,13 +165,17 @@ describe('cli: --fix never makes a file worse', () => {
       assert.deepStrictEqual(fs.readdirSync(tmp), ['train.py']);
     });
 
-    it('fixes the file a hard link names without writing into the other name', async () => {
+    it('--fix on a hard-linked file keeps the link and says so: neither name is changed, the finding is reported', async () => {
       const file = write('a.py', 'x = t.numpy()\n');
       const other = path.join(tmp, 'other.txt');
       fs.linkSync(file, other);
-      await lint(['--fix', 'a.py']);
-      assert.strictEqual(fs.readFileSync(file, 'utf8'), 'x = t.cpu().numpy()\n');
-      assert.strictEqual(fs.readFileSync(other, 'utf8'), 'x = t.numpy()\n');
+      const { status, out, err } = await lint(['--fix', 'a.py']);
+      assert.strictEqual(fs.readFileSync(file, 'utf8'), 'x = t.numpy()\n');
+      assert.strictEqual(fs.statSync(file).ino, fs.statSync(other).ino, 'the two names are still one file');
+      assert.strictEqual(fs.statSync(file).nlink, 2);
+      assert.match(err, /^warning: a\.py: not fixed: the file has 2 hard links; --fix writes a new file, which would split them/);
+      assert.match(out, /^a\.py:1:5: DD003 \[\*\]/);
+      assert.strictEqual(status, 1);
     });
   });
 

@@ -1,5 +1,5 @@
 // `device-doctor lint`: exit 0 when clean, 1 when findings remain (or a file could
-// not be checked), 2 on usage errors, including a pyproject.toml that does not parse.
+// not be checked, or --fix could not write a fix), 2 on usage errors, including a pyproject.toml that does not parse.
 import type { LintOptions } from '../args';
 import type { SelectionLayer } from '../../core/config';
 import { formatJson } from '../formats/json';
@@ -55,7 +55,7 @@ export async function runLintCommand(options: LintOptions, io: CliIo, analyzer?:
     for (const error of configErrors) io.stderr(`error: ${terminalText(error)}\n`);
     return EXIT_USAGE;
   }
-  if (collected.files.length === 0 && options.format === 'text' && !options.quiet) {
+  if (collected.files.length === 0 && collected.notRegular.length === 0 && options.format === 'text' && !options.quiet) {
     io.stderr('warning: no Python files or notebooks found under the given paths\n');
   }
   const report = await lintFiles(collected.files, {
@@ -70,14 +70,19 @@ export async function runLintCommand(options: LintOptions, io: CliIo, analyzer?:
   for (const folder of collected.unreadable) {
     report.problems.push({ path: folder.path, displayPath: displayPath(folder.path, io.cwd), reason: `cannot list this folder (${folder.reason})` });
   }
+  for (const skipped of collected.notRegular) {
+    report.problems.push({ path: skipped.path, displayPath: displayPath(skipped.path, io.cwd), reason: skipped.reason });
+  }
   // Paths and reasons are made safe for the terminal, as in every format (terminalText.ts).
   for (const problem of report.problems) io.stderr(`error: ${terminalText(`${problem.displayPath}: ${problem.reason}`)}\n`);
   for (const file of report.files) {
     for (const line of syntaxErrorLines(file)) io.stderr(line);
     for (const note of file.notes ?? []) io.stderr(`warning: ${terminalText(`${file.displayPath}: ${note}`)}\n`);
+    for (const error of file.fixErrors ?? []) io.stderr(`error: ${terminalText(`${file.displayPath}: ${error}`)}\n`);
   }
   io.stdout(render(report, options, io));
   const remaining = report.files.reduce((n, f) => n + f.findings.length, 0);
+  const notWritten = report.files.some((f) => (f.fixErrors ?? []).length > 0);
   if (options.exitZero) return EXIT_CLEAN;
-  return remaining > 0 || report.problems.length > 0 ? EXIT_FINDINGS : EXIT_CLEAN;
+  return remaining > 0 || notWritten || report.problems.length > 0 ? EXIT_FINDINGS : EXIT_CLEAN;
 }

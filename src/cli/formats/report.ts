@@ -21,6 +21,12 @@ export interface LintedFile {
    * link"; printed on stderr as `path: note`. The findings are still reported.
    */
   notes?: string[];
+  /**
+   * Why --fix could not write this file although it was checked (read-only, changed while
+   * fixing, a full disk); printed on stderr as errors, and the run exits 1. The findings
+   * are those of the file as it stands.
+   */
+  fixErrors?: string[];
   /** Statements of the final sources that have a syntax error and were skipped by the analysis (printed on stderr). */
   syntaxErrors?: SkippedStatement[];
 }

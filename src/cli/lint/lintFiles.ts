@@ -1,21 +1,24 @@
 // The lint pipeline shared by `lint` and `doctor`: for each file, find its pyproject
 // configuration, read it, analyse it (fixing it first with --fix) and collect the results.
 // --fix writes a file only when its fixes add no syntax error, never through a symbolic
-// link, and atomically (fileAccess.ts); a notebook gets only its changed cells rewritten.
+// link, and atomically, and only if nobody saved it meanwhile (replaceFile.ts); a notebook
+// gets only its changed cells rewritten. A fix that cannot be written still leaves the
+// file checked: its findings are reported as the file stands, with the reason.
 import * as fs from 'fs';
 import * as path from 'path';
 import { analyzeNotebook, analyzeSource, initPythonParser } from '../../core/analysis';
-import { ParserCrashedError } from '../../core/python/parser';
+import { discardParserAfter, isParserReady, ParserCrashedError, parserReloads } from '../../core/python/parser';
 import type { AnalyzeOptions, CellFinding, Finding, SkippedStatement } from '../../core/analysis/types';
 import { findProjectConfig, selectionForFile, type SelectionLayer } from '../../core/config';
 import { SyntaxCheck } from '../../core/python/fixCheck';
 import { sizeLimitProblem } from '../../core/python/limits';
 import { relativeInside } from '../../core/paths/containment';
-import { readForFix, SYMBOLIC_LINK, writeFileAtomic } from './fileAccess';
+import { NotRegularFileError, openForFix, readRegularFile, type OpenedForFix } from './fileAccess';
+import { FixNotWrittenError, replaceFile, type ReplaceHooks } from './replaceFile';
 import { fixUntilStable, type AnalyzeSources, type FixOptions, type FixResult, type LocatedFinding } from './fixes';
 import type { LintedFile, LintReport } from '../formats/report';
-import { isPythonNotebook, NotebookWriteError, parseNotebook, serializeNotebook } from './notebookFile';
-import { decodePythonSource, encodePythonSource, UnreadableFileError } from './pythonFile';
+import { isPythonNotebook, NotebookWriteError, parseNotebook, serializeNotebook, type NotebookFile } from './notebookFile';
+import { decodePythonSource, encodePythonSource, UnreadableFileError, type PythonText } from './pythonFile';
 import { ProjectModules, projectRoots } from './projectModules';
 
 export interface LintSettings {
@@ -32,6 +35,8 @@ export interface LintSettings {
   analyzer?: Analyzer;
   /** The paths named on the command line: imports are searched under them (and `cwd`); absent: `cwd` only. */
   paths?: readonly string[];
+  /** Tests: a save at the moments --fix is most likely to miss one. */
+  replaceHooks?: ReplaceHooks;
 }
 
 export interface Analyzer {
@@ -73,15 +78,22 @@ function describeRefused(refused: readonly LocatedFinding[], cellNumbers?: reado
     .join('; ');
 }
 
-/** The file's bytes, and how --fix may write it back (undefined: it may not, and `notes` says why). */
-function readFile(file: string, fix: boolean, notes: string[]): { bytes: Buffer; mode?: number } {
-  if (!fix) return { bytes: fs.readFileSync(file) };
-  const read = readForFix(file);
-  if ('bytes' in read) return read;
-  if (read.notFixed !== SYMBOLIC_LINK) throw new UnreadableFileError(read.notFixed);
-  notes.push(`not fixed: ${read.notFixed}`);
+/** The file's bytes, and the open file --fix may write back (absent: it may not, and `notes` says why). */
+function readFile(file: string, fix: boolean, notes: string[]): { bytes: Buffer; target?: OpenedForFix } {
+  if (!fix) return { bytes: readRegularFile(file) };
+  const opened = openForFix(file);
+  if ('fd' in opened) return { bytes: opened.bytes, target: opened };
+  notes.push(`not fixed: ${opened.notFixed}`);
   // Linting reads through a link as it always has; only writing through one is refused.
-  return { bytes: fs.readFileSync(file) };
+  return { bytes: readRegularFile(file) };
+}
+
+/** Why the fixed text was not written: a refusal's own words, or the file system's error code. */
+function writeFailure(err: unknown): FixNotWrittenError {
+  if (err instanceof FixNotWrittenError) return err;
+  const code = (err as NodeJS.ErrnoException).code;
+  if (typeof code !== 'string') throw err;
+  return new FixNotWrittenError(`fix not written: the file could not be written (${code}); it is as it was, and the findings are those in it`);
 }
 
 /**
@@ -116,28 +128,78 @@ class SkippedBySources {
 
 /** Checks one file; undefined for a notebook in another language, which is not ours to check. */
 function lintOneFile(file: string, settings: LintSettings, modules: ProjectModules): LintedFile | undefined {
-  const options = analyzeOptions(file, settings, modules);
-  const skipped = new SkippedBySources();
-  const analyzer = settings.analyzer ?? deviceAnalyzer;
   const notes: string[] = [];
-  const { bytes, mode } = readFile(file, settings.fix, notes);
-  const fix = mode !== undefined;
+  const { bytes, target } = readFile(file, settings.fix, notes);
+  try {
+    return checkFile(new FileCheck(file, settings, modules, target, notes), bytes);
+  } finally {
+    if (target) fs.closeSync(target.fd);
+  }
+}
+
+/** One file being checked: its options, what it says on stderr, and how its fixed text is written. */
+class FileCheck {
+  readonly options: AnalyzeOptions;
+  readonly skipped = new SkippedBySources();
+  readonly analyzer: Analyzer;
+  readonly fixErrors: string[] = [];
+  readonly fixOptions: FixOptions;
+
+  constructor(
+    readonly file: string,
+    readonly settings: LintSettings,
+    private readonly modules: ProjectModules,
+    private readonly target: OpenedForFix | undefined,
+    readonly notes: string[],
+  ) {
+    this.options = analyzeOptions(file, settings, modules);
+    this.analyzer = settings.analyzer ?? deviceAnalyzer;
+    const syntax = new SyntaxCheck();
+    // A parser that died during this file can judge nothing: then no fix is written unchecked.
+    this.fixOptions = { addsSyntaxError: (before, after) => before !== after && (!isParserReady() || syntax.addsSyntaxError(before, after)) };
+  }
+
+  get fix(): boolean {
+    return this.target !== undefined;
+  }
+
+  run(sources: string[], analyze: AnalyzeSources, fix = this.fix): FixResult {
+    return run(sources, analyze, fix, this.fixOptions);
+  }
+
+  /** Writes the fixed text; false when it could not be (the reason is in fixErrors or notes). */
+  write(bytes: Buffer): boolean {
+    if (!this.target) return false;
+    try {
+      replaceFile(this.target, bytes, this.settings.replaceHooks);
+    } catch (err) {
+      const failure = writeFailure(err);
+      (failure.severity === 'warning' ? this.notes : this.fixErrors).push(failure.message);
+      return false;
+    }
+    this.modules.changed(this.file);
+    return true;
+  }
+
+  finish(linted: LintedFile): LintedFile {
+    const withNotes = this.notes.length > 0 ? { ...linted, notes: this.notes } : linted;
+    return this.skipped.attach(this.fixErrors.length > 0 ? { ...withNotes, fixErrors: this.fixErrors } : withNotes);
+  }
+}
+
+function checkFile(check: FileCheck, bytes: Buffer): LintedFile | undefined {
   const decoded = decodePythonSource(bytes);
-  const syntax = new SyntaxCheck();
-  const fixOptions: FixOptions = { addsSyntaxError: (before, after) => syntax.addsSyntaxError(before, after) };
-  const write = (text: string) => {
-    writeFileAtomic(file, encodePythonSource({ ...decoded, text }), mode ?? 0o644);
-    modules.changed(file);
-  };
+  const { file, settings, options, skipped, analyzer, notes } = check;
   const base = { path: file, displayPath: displayPath(file, settings.cwd) };
-  const withNotes = (linted: LintedFile): LintedFile => skipped.attach(notes.length > 0 ? { ...linted, notes } : linted);
   if (path.extname(file).toLowerCase() !== '.ipynb') {
     checkSize(decoded.text, settings, '');
     const analyze: AnalyzeSources = (sources) => analyzer.analyzeSource(sources[0], skipped.recording(options, sources)).map((finding) => ({ finding }));
-    const result = run([decoded.text], analyze, fix, fixOptions);
+    let result = check.run([decoded.text], analyze);
     if (result.refused.length > 0) notes.push(`fix not applied: it would leave a syntax error (${describeRefused(result.refused)})`);
-    if (result.sources[0] !== decoded.text) write(result.sources[0]);
-    return withNotes({ ...base, sources: result.sources, findings: result.remaining, fixed: result.fixed });
+    if (result.sources[0] !== decoded.text && !check.write(encodePythonSource({ ...decoded, text: result.sources[0] }))) {
+      result = check.run([decoded.text], analyze, false);
+    }
+    return check.finish({ ...base, sources: result.sources, findings: result.remaining, fixed: result.fixed });
   }
   const notebook = parseNotebook(decoded.text);
   if (!isPythonNotebook(notebook)) return undefined;
@@ -145,27 +207,40 @@ function lintOneFile(file: string, settings: LintSettings, modules: ProjectModul
   const cellNumbers = notebook.codeCellPositions.map((position) => position + 1);
   const analyze: AnalyzeSources = (sources) =>
     analyzer.analyzeNotebook(sources, skipped.recording(options, sources)).map(({ finding, cellIndex }) => ({ finding, cellIndex }));
-  let result = run(notebook.sources, analyze, fix, fixOptions);
+  let result = check.run(notebook.sources, analyze);
   if (result.refused.length > 0) notes.push(`fix not applied: it would leave a syntax error (${describeRefused(result.refused, cellNumbers)})`);
-  if (result.sources.some((source, i) => source !== notebook.sources[i])) {
-    let text: string | undefined;
-    try {
-      text = serializeNotebook(notebook, result.sources);
-    } catch (err) {
-      if (!(err instanceof NotebookWriteError)) throw err;
-      notes.push(`fix not applied: ${err.message}`);
-      result = run(notebook.sources, analyze, false, fixOptions);
-    }
-    if (text !== undefined) write(text);
+  if (result.sources.some((source, i) => source !== notebook.sources[i]) && !writeNotebook(check, notebook, result.sources, decoded)) {
+    result = check.run(notebook.sources, analyze, false);
   }
-  return withNotes({ ...base, sources: result.sources, cellNumbers, findings: result.remaining, fixed: result.fixed });
+  return check.finish({ ...base, sources: result.sources, cellNumbers, findings: result.remaining, fixed: result.fixed });
+}
+
+/** Writes the notebook with its fixed cells; false when it was not written (the reason is noted). */
+function writeNotebook(check: FileCheck, notebook: NotebookFile, sources: readonly string[], decoded: PythonText): boolean {
+  let text: string;
+  try {
+    text = serializeNotebook(notebook, sources);
+  } catch (err) {
+    if (!(err instanceof NotebookWriteError)) throw err;
+    check.notes.push(`fix not applied: ${err.message}`);
+    return false;
+  }
+  return check.write(encodePythonSource({ ...decoded, text }));
+}
+
+/** What to say about a file the parser failed on; undefined for any other failure. */
+function parserFailure(err: unknown, reloadsBefore: number): string | undefined {
+  const size = err instanceof ParserCrashedError ? ` (${err.textLength.toLocaleString('en-US')} characters)` : '';
+  // An abort while the analysis read the tree surfaces as tree-sitter's own "Aborted(). Build with -sASSERTIONS...".
+  if (!(err instanceof ParserCrashedError) && !discardParserAfter(err) && parserReloads() === reloadsBefore) return undefined;
+  return `the Python parser failed on this file${size} (tree-sitter stopped, most often for lack of memory on very large or dense code); the file was skipped, and the parser reloaded for the other files`;
 }
 
 function describeFailure(err: unknown): string {
-  if (err instanceof UnreadableFileError) return err.message;
-  if (err instanceof ParserCrashedError) return `the Python parser ran out of memory on this file and was reloaded; the file was skipped (${err.textLength.toLocaleString('en-US')} characters)`;
+  if (err instanceof UnreadableFileError || err instanceof NotRegularFileError) return err.message;
+  if (err instanceof RangeError && /call stack/i.test(err.message)) return 'too deeply nested to check (the analysis ran out of stack); the file was skipped';
   const code = (err as NodeJS.ErrnoException).code;
-  if (typeof code === 'string') return `cannot read or write the file (${code})`;
+  if (typeof code === 'string') return `cannot read the file (${code})`;
   // The analyzer promises never to throw; if it does, one file fails, not the run.
   return `internal error while checking this file: ${err instanceof Error ? err.message : String(err)}`;
 }
@@ -174,15 +249,18 @@ export async function lintFiles(files: readonly string[], settings: LintSettings
   await initPythonParser();
   const report: LintReport = { files: [], problems: [], fixMode: settings.fix };
   const modules = new ProjectModules(projectRoots(settings.paths ?? [], settings.cwd), settings.maxBytes);
+  let reloadsBefore = parserReloads();
   for (const file of files) {
     try {
       // After a parser crash on an earlier file the parser reloads; this waits for it (and
       // returns at once when it is ready), so one bad file never costs the rest of the run.
       await initPythonParser();
+      reloadsBefore = parserReloads();
       const linted = lintOneFile(file, settings, modules);
       if (linted) report.files.push(linted);
     } catch (err) {
-      report.problems.push({ path: file, displayPath: displayPath(file, settings.cwd), reason: describeFailure(err) });
+      const reason = parserFailure(err, reloadsBefore) ?? describeFailure(err);
+      report.problems.push({ path: file, displayPath: displayPath(file, settings.cwd), reason });
     }
   }
   return report;

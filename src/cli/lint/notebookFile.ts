@@ -163,6 +163,34 @@ export function serializeNotebook(notebook: NotebookFile, sources: readonly stri
   } catch {
     reread = undefined;
   }
-  if (!isDeepStrictEqual(reread, expected)) throw new NotebookWriteError("the fixed cells could not be written back exactly into the notebook's JSON");
+  if (!sameDocument(reread, expected, original)) throw new NotebookWriteError("the fixed cells could not be written back exactly into the notebook's JSON");
   return written;
+}
+
+/**
+ * isDeepStrictEqual, which recurses: JSON nested thousands deep (JSON.parse reads it) makes
+ * it overflow the stack, and then the rewrite cannot be checked and is not written.
+ */
+function sameDocument(reread: unknown, expected: Json, original: string): boolean {
+  try {
+    return isDeepStrictEqual(reread, expected);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    throw new NotebookWriteError(`the notebook's JSON is nested ${jsonDepth(original).toLocaleString('en-US')} levels deep, too deep to check the rewritten notebook`);
+  }
+}
+
+/** The deepest nesting of arrays and objects in JSON `text`, counted without recursion. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      // Skip the string: to its closing quote, past escaped characters.
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+    } else if (c === '[' || c === '{') deepest = Math.max(deepest, ++depth);
+    else if (c === ']' || c === '}') depth--;
+  }
+  return deepest;
 }

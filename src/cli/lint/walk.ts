@@ -3,6 +3,7 @@
 // or tool output are skipped (Ruff's default excludes, plus any virtual environment).
 import * as fs from 'fs';
 import * as path from 'path';
+import { notRegularReason } from './fileAccess';
 
 const LINTED_EXTENSIONS = ['.py', '.ipynb'];
 
@@ -19,6 +20,11 @@ export interface CollectedFiles {
   missing: string[];
   /** Folders that could not be listed, with the reason. */
   unreadable: Array<{ path: string; reason: string }>;
+  /**
+   * Command-line paths that are neither a folder nor a regular file (a FIFO, /dev/zero):
+   * reading one would block or never end, so it is skipped, never opened, with the reason.
+   */
+  notRegular: Array<{ path: string; reason: string }>;
 }
 
 export function isLintedFileName(name: string): boolean {
@@ -81,6 +87,7 @@ class Walker {
 export function collectFiles(paths: readonly string[], cwd: string): CollectedFiles {
   const walker = new Walker();
   const missing: string[] = [];
+  const notRegular: CollectedFiles['notRegular'] = [];
   for (const given of paths) {
     const full = path.resolve(cwd, given);
     let stat: fs.Stats;
@@ -91,7 +98,8 @@ export function collectFiles(paths: readonly string[], cwd: string): CollectedFi
       continue;
     }
     if (stat.isDirectory()) walker.walk(full);
-    else walker.found.add(full);
+    else if (stat.isFile()) walker.found.add(full);
+    else notRegular.push({ path: full, reason: notRegularReason(stat) });
   }
-  return { files: [...walker.found].sort(byCodeUnits), missing, unreadable: walker.unreadable };
+  return { files: [...walker.found].sort(byCodeUnits), missing, unreadable: walker.unreadable, notRegular };
 }

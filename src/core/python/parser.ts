@@ -60,6 +60,9 @@ const RELEASE_FUNCTIONS = new Set([
   '_ts_lookahead_iterator_delete', '_free', 'setValue',
 ]);
 
+/** WebAssembly.RuntimeError: what an aborted or trapped wasm throws (lib ES2022 has no WebAssembly types). */
+const WasmRuntimeError = (globalThis as unknown as { WebAssembly: { RuntimeError: ErrorConstructor } }).WebAssembly.RuntimeError;
+
 let current: Instance | undefined;
 let loading: Promise<Instance> | undefined;
 let generations = 0;
@@ -201,6 +204,24 @@ function crashed(instance: Instance, textLength: number, cause: unknown): Parser
   const reason = printed.length > 0 && cause instanceof Error ? new Error(`${cause.message} ${printed.join(' ')}`) : cause;
   const reloaded = initPythonParser().then(() => ({ ms: Date.now() - started, reloads }));
   return new ParserCrashedError(textLength, reloaded, reason);
+}
+
+/**
+ * For an error thrown while a tree was being read or walked, outside parsePython (which
+ * handles its own): a WebAssembly.RuntimeError is tree-sitter's wasm aborting ("Aborted().
+ * Build with -sASSERTIONS for more info.", e.g. out of memory) or trapping. Its state cannot
+ * be trusted after either, so the parser is replaced (an abort has already started that
+ * through onAbort; a trap has not). True when `error` was such a failure.
+ */
+export function discardParserAfter(error: unknown): boolean {
+  if (!(error instanceof WasmRuntimeError)) return false;
+  if (current && !current.dead) markDead(current);
+  return true;
+}
+
+/** How many times the parser has been replaced after a crash in this process. */
+export function parserReloads(): number {
+  return reloads;
 }
 
 /**
