@@ -95,12 +95,14 @@ describe('vscode: choosing the interpreter', () => {
       }
     });
 
-    it('refuses an absolute user-level path inside a workspace folder: a `..venv` one, or one the file system resolves into it', async () => {
+    it('refuses an absolute user-level path inside a workspace folder: a `..venv` one, one the file system resolves into it, or one PATH finds there', async () => {
       for (const globalValue of ['/work/project/.venv/bin/python', '/work/project/..venv/bin/python', '/opt/link/python']) {
         const choice = await chooseInterpreter(context(false, { globalValue }), lookups(undefined, undefined, ['/opt/link/python']).value);
         assert.strictEqual(choice.pythonPath, null, globalValue);
         assert.match(choice.note, /inside this workspace/);
       }
+      const planted = await chooseInterpreter(context(false, { globalValue: 'python3.12' }), lookups(undefined, undefined, ['python3.12']).value);
+      assert.strictEqual(planted.pythonPath, null, 'a bare name that PATH finds inside the workspace');
       const beside = await chooseInterpreter(context(false, { globalValue: '/work/project-tools/bin/python' }), lookups().value);
       assert.strictEqual(beside.pythonPath, '/work/project-tools/bin/python', 'a folder beside the workspace is not inside it');
     });

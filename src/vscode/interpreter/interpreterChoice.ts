@@ -37,7 +37,10 @@ export interface InterpreterLookups {
   pythonExtension(): Promise<string | undefined>;
   /** `python3`, then `python`, on PATH. Never called in an untrusted workspace. */
   onPath(): string | undefined;
-  /** Whether an absolute path lies in a workspace folder, by every name the file system gives either. Only called in an untrusted workspace. */
+  /**
+   * Whether an absolute path, or a bare name as PATH finds it, lies in a workspace folder, by every
+   * name the file system gives either. Only called in an untrusted workspace.
+   */
   insideWorkspace(file: string): boolean;
 }
 
@@ -63,7 +66,7 @@ function chooseRestricted(context: InterpreterContext, lookups: InterpreterLooku
         + 'give an absolute path, or trust the workspace.',
     };
   }
-  if (path.isAbsolute(expanded) && lookups.insideWorkspace(expanded)) {
+  if (lookups.insideWorkspace(expanded)) {
     return {
       pythonPath: null,
       source: 'none',

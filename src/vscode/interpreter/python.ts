@@ -3,12 +3,13 @@
 // Workspace Trust applied by chooseInterpreter. The Python extension is only asked in a trusted
 // workspace: its interpreter may have been selected by the workspace itself.
 import * as os from 'os';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import { PVSC_EXTENSION_ID, PythonExtension } from '@vscode/python-extension';
 import { chooseInterpreter, resolveConfiguredPath } from './interpreterChoice';
 import type { InterpreterCandidate } from '../../core/interpreters/model';
 import type { InterpreterChoice } from './interpreterChoice';
-import { findPythonOnPath } from '../../node/pathLookup';
+import { findExecutable, findPythonOnPath } from '../../node/pathLookup';
 import { mayRun } from '../../core/interpreters/trust';
 import { trustFacts } from '../../node/interpreters/discover';
 import { SETTINGS_SECTION } from '../../protocol/settings';
@@ -117,7 +118,9 @@ export class InterpreterLocator implements vscode.Disposable {
 }
 
 /** Restricted Mode's judge, the one Choose Interpreter uses: segments, and the real paths of both sides. */
-function insideWorkspace(file: string): boolean {
+function insideWorkspace(setting: string): boolean {
+  const file = path.isAbsolute(setting) ? setting : findExecutable(setting, process.env, process.platform);
+  if (!file) return false; // not found: the worker reports it missing, running nothing
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((folder) => folder.uri.scheme === 'file').map((folder) => folder.uri.fsPath);
   return !mayRun({ path: file, origins: ['setting'] }, trustFacts({ trusted: false, workspaceFolders: folders }));
 }
