@@ -39,7 +39,8 @@ Options:
   --format <format>        text (default), json (Ruff's JSON shape) or sarif (SARIF 2.1.0)
   --fix                    Apply each finding's preferred fix, in place, then report what remains.
                            A file is left as it was when a fix would leave a syntax error,
-                           and a symbolic link is never written through
+                           when it is read-only or has other hard links, or when it was saved
+                           while being fixed; a symbolic link is never written through
   --select <codes>         Rules to run, comma-separated codes or prefixes (DD003, DD00, ALL);
                            replaces the select and ignore of pyproject.toml
   --extend-select <codes>  Rules to run in addition to the selected ones
@@ -53,7 +54,8 @@ Options:
 
 Exit status:
   0  no findings (or --exit-zero)
-  1  findings remain, or a file could not be read or was skipped (reported on stderr)
+  1  findings remain, a file could not be read or was skipped, or a fix could not be
+     written (reported on stderr)
   2  usage error: unknown option, format or rule code, missing path, bad configuration
 
 Examples:
