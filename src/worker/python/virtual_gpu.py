@@ -35,9 +35,10 @@ def parse(argv):
     parser.add_argument("--notebook", default=None)
     parser.add_argument("script", nargs="?")
     parser.add_argument("args", nargs=argparse.REMAINDER)
-    options = parser.parse_args(argv)
-    if options.args and options.args[0] == "--":
-        options.args = options.args[1:]
+    # The target's own arguments follow `--`; argparse would read them as ours.
+    split = argv.index("--") if "--" in argv else len(argv)
+    options = parser.parse_args(argv[:split])
+    options.args = list(options.args) + argv[split + 1:]
     return options
 
 
@@ -179,7 +180,9 @@ def install_virtual_device(options, recorder):
     install_data_parallel(machine, recorder)
     install_distributed(recorder)
     install_checkpoints(machine, recorder)
-    return VirtualDeviceMode(machine, recorder), machine
+    mode = VirtualDeviceMode(machine, recorder)
+    mode.install_indexing()
+    return mode, machine
 
 
 def run(options):

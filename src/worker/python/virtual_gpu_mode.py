@@ -21,6 +21,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _OVERRIDES = torch.overrides.__file__
 _METHOD_WRAPPER = type("".__add__)  # how a property's __get__/__set__ reaches the mode
 _Tensor = torch.Tensor
+_BASE = torch.Tensor.__mro__[1]  # torch._C._TensorBase (TensorBase in 2.x): indexing's C entry
 _FLOAT64 = torch.float64
 
 MISMATCH = "Expected all tensors to be on the same device, but found at least two devices, %s and %s!"
@@ -85,7 +86,7 @@ class VirtualDeviceMode(TorchFunctionMode):
             t.numpy: self._numpy, t.__array__: self._numpy,
             t.item: self._sync, t.tolist: self._sync, t.__bool__: self._sync, t.__float__: self._sync,
             t.__int__: self._sync, t.__index__: self._sync,
-            t.__getitem__: self._getitem, t.__setitem__: self._setitem, t.copy_: self._keep_self,
+            _BASE.__getitem__: self._indexed, _BASE.__setitem__: self._keep_self, t.copy_: self._keep_self,
             t.get_device: self._get_device, t.pin_memory: self._pin_memory, t.is_pinned: self._is_pinned,
             t.record_stream: self._no_op,
             torch._has_compatible_shallow_copy_type: self._plain,
@@ -272,17 +273,32 @@ class VirtualDeviceMode(TorchFunctionMode):
                     self.recorder.mistake("DD001", INDEX % name, stack=self._stack())
                     return
 
-    def _getitem(self, func, args, kwargs):
-        self._check_index(args[0], args[1])
+    def _indexed(self, func, args, kwargs):
+        """The C indexing call; its index was checked by install_indexing's wrapper."""
         result = func(*args, **kwargs)
         name = device_of(args[0])
         if name != "cpu":
             tag_all(result, name)
         return result
 
-    def _setitem(self, func, args, kwargs):
-        self._check_index(args[0], args[1])
-        return func(*args, **kwargs)
+    def install_indexing(self):
+        """Tensor indexing does not always reach a TorchFunctionMode (1.13 skips __getitem__): wrap it."""
+        base_get, base_set, check = _BASE.__getitem__, _BASE.__setitem__, self._check_index
+
+        def __getitem__(tensor, index):
+            check(tensor, index)
+            result = base_get(tensor, index)
+            name = getattr(tensor, TAG, None)
+            if name is not None:
+                tag_all(result, name)
+            return result
+
+        def __setitem__(tensor, index, value):
+            check(tensor, index)
+            return base_set(tensor, index, value)
+
+        _Tensor.__getitem__ = __getitem__
+        _Tensor.__setitem__ = __setitem__
 
     def _keep_self(self, func, args, kwargs):
         return func(*args, **kwargs)

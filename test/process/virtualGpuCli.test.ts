@@ -1,0 +1,147 @@
+// `device-doctor run` with Debian's real PyTorch (CPU-only): the virtual GPU makes torch
+// believe CUDA or MPS is there, and each fixture's mistakes come back at their lines, with
+// PyTorch's message, while the run goes on. The fixtures say in a comment what they hold.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import { memoryIo } from '../../src/cli/io';
+import { runCli } from '../../src/cli/main';
+import { DEBIAN_PYTHON, requireDebianTorch, tempDir } from './workerTestKit';
+
+const FIXTURES = path.join(__dirname, '..', 'fixtures', 'virtualGpu');
+
+interface JsonFinding {
+  code: string;
+  message: string;
+  cell: number | null;
+  location: { row: number };
+}
+
+async function run(args: string[], cwd = FIXTURES): Promise<{ status: number; out: string; err: string }> {
+  const io = memoryIo(cwd);
+  const status = await runCli(['run', '--python', DEBIAN_PYTHON, ...args], io);
+  return { status, out: io.out, err: io.err };
+}
+
+async function findings(args: string[]): Promise<{ status: number; found: JsonFinding[]; err: string }> {
+  const result = await run(['--format', 'json', ...args]);
+  return { status: result.status, found: JSON.parse(result.out) as JsonFinding[], err: result.err };
+}
+
+const rowsAndCodes = (found: JsonFinding[]): string[] => found.map((f) => `${f.location.row} ${f.code}`);
+
+describe('device-doctor run: the virtual GPU on Debian\'s PyTorch', function () {
+  this.timeout(120_000);
+  before(() => requireDebianTorch());
+
+  it('one run reports every mistake of a script with three independent ones, and exits 1', async () => {
+    const { status, found } = await findings(['three_mistakes.py']);
+    assert.strictEqual(status, 1);
+    assert.deepStrictEqual(rowsAndCodes(found), ['14 DD001', '15 DD001', '20 DD003']);
+    assert.match(found[0].message, /^Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!/);
+    assert.match(found[2].message, /can't convert cuda:0 device type tensor to numpy/);
+  });
+
+  it('cuda:1 and cuda:0 do not mix (two virtual devices)', async () => {
+    const { status, found } = await findings(['--devices', '2', 'two_gpus.py']);
+    assert.strictEqual(status, 1);
+    assert.deepStrictEqual(rowsAndCodes(found), ['9 DD001']);
+    assert.match(found[0].message, /cuda:1 and cuda:0/);
+  });
+
+  it('MPS has no float64: the numpy array moved as it is is reported, the one cast to float32 is not', async () => {
+    const { status, found } = await findings(['--virtual', 'mps', 'mps_float64.py']);
+    assert.strictEqual(status, 1);
+    assert.deepStrictEqual(rowsAndCodes(found), ['7 DD001']);
+    assert.match(found[0].message, /MPS framework doesn't support float64/);
+  });
+
+  it('DataParallel with device_ids that do not start where the model is', async () => {
+    const { status, found } = await findings(['--devices', '3', 'data_parallel_ids.py']);
+    assert.strictEqual(status, 1);
+    assert.deepStrictEqual(rowsAndCodes(found), ['7 DD001'], 'one mistake, no cascade inside the module');
+    assert.match(found[0].message, /module must have its parameters and buffers on device cuda:1 \(device_ids\[0\]\) but found one of them on device: cuda:0/);
+  });
+
+  it('torch.load of a checkpoint saved on the virtual GPU: without map_location reported, with map_location not', async () => {
+    const { status, found } = await findings(['load_without_map.py']);
+    assert.strictEqual(status, 1);
+    assert.deepStrictEqual(rowsAndCodes(found), ['14 DD013']);
+    assert.match(found[0].message, /saved on cuda:0/);
+  });
+
+  it('a notebook runs cell by cell and its mistake is reported in its cell, at the cell\'s line', async () => {
+    const { status, found } = await findings(['notebook.ipynb']);
+    assert.strictEqual(status, 1);
+    assert.deepStrictEqual(found.map((f) => [f.cell, f.location.row, f.code]), [[3, 3, 'DD001']]);
+  });
+
+  it('a correct training loop (DataLoader with pin_memory, Adam, StepLR, autocast, GradScaler, clip_grad_norm_, a checkpoint loaded with map_location) has nothing to report', async () => {
+    const { status, out, err } = await run(['clean_training.py']);
+    assert.strictEqual(status, 0, out + err);
+    assert.match(out, /No device mistakes on 1 virtual CUDA device/);
+    assert.match(out, /^1 /m, 'the script printed its second epoch: it ran to the end');
+  });
+
+  it('PyTorch\'s own exceptions hold: a CPU index into a GPU tensor and a 0-dim CPU tensor are fine, a GPU index into a CPU tensor is not', async () => {
+    const { found } = await findings(['indexing_rules.py']);
+    assert.deepStrictEqual(rowsAndCodes(found), ['9 DD001']);
+    assert.match(found[0].message, /indices should be either on cpu or on the same device as the indexed tensor \(cpu\)/);
+  });
+
+  it('a move whose result is thrown away is DD004 at its line; a loss read every step is a DD007 note that does not fail the run alone', async () => {
+    const { status, found } = await findings(['discarded_and_syncs.py']);
+    assert.deepStrictEqual(rowsAndCodes(found), ['11 DD004', '16 DD007']);
+    assert.match(found[1].message, /in every training step \(1\.0 per step over 4 steps\)/);
+    assert.strictEqual(status, 1, 'DD004 is a mistake');
+  });
+
+  it('--steps stops the run after that many optimizer steps, and says so', async () => {
+    const { status, out } = await run(['--steps', '2', 'clean_training.py']);
+    assert.strictEqual(status, 0);
+    assert.match(out, /stopped after 2 optimizer steps \(--steps\)/);
+    assert.doesNotMatch(out, /^0 /m, 'the first epoch never finished');
+  });
+
+  it('-m runs a module with its own arguments, and the script\'s output stays on stdout in text format', async () => {
+    const { status, out } = await run(['-m', 'runnable_pkg.evaluate', '--batch', '4']);
+    assert.strictEqual(status, 1);
+    assert.match(out, /^scores /m);
+    assert.match(out, /runnable_pkg\/evaluate\.py:8: DD001 error/);
+  });
+
+  it('a script that fails for its own reason: its mistake and its error are both reported, exit 1', async () => {
+    const { status, out } = await run(['fails_midway.py']);
+    assert.strictEqual(status, 1);
+    assert.match(out, /fails_midway\.py:5: DD001/);
+    assert.match(out, /The script stopped with ValueError: the dataset folder is empty\n {4}at fails_midway\.py:6 in <module>/);
+  });
+
+  it('--format sarif is lint\'s SARIF, with the script\'s own output kept off stdout', async () => {
+    const { status, out, err } = await run(['--format', 'sarif', 'three_mistakes.py']);
+    assert.strictEqual(status, 1);
+    const sarif = JSON.parse(out);
+    const results = sarif.runs[0].results as Array<{ ruleId: string; level: string; locations: Array<{ physicalLocation: { region: { startLine: number } } }> }>;
+    assert.deepStrictEqual(results.map((r) => `${r.locations[0].physicalLocation.region.startLine} ${r.ruleId} ${r.level}`), ['14 DD001 error', '15 DD001 error', '20 DD003 error']);
+    assert.match(err, /\(8, 2\)/, 'the script\'s print went to stderr');
+  });
+
+  it('an interpreter without PyTorch, or none at all, is a clear error with exit 2 and no stack trace', async () => {
+    const dir = tempDir('device-doctor-no-torch-');
+    try {
+      // Debian's Python without its site packages: the same interpreter, no torch.
+      const noTorch = path.join(dir, 'python3');
+      fs.writeFileSync(noTorch, `#!/bin/sh\nexec ${DEBIAN_PYTHON} -S "$@"\n`, { mode: 0o755 });
+      const io = memoryIo(FIXTURES);
+      const status = await runCli(['run', '--python', noTorch, 'three_mistakes.py'], io);
+      assert.strictEqual(status, 2);
+      assert.match(io.err, /^error: PyTorch cannot be imported by this interpreter: No module named 'torch'/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    const missing = await run(['--python', '/nonexistent/python3', 'three_mistakes.py']);
+    assert.strictEqual(missing.status, 2);
+    assert.match(missing.err, /^error: could not start \/nonexistent\/python3/);
+    assert.doesNotMatch(missing.err, /\n\s+at /);
+  });
+});
