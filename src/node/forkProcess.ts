@@ -1,7 +1,9 @@
 // The compute worker is the one child that is not started through processRunner: it is a Node
 // module with an IPC channel (vscode-jsonrpc's IPCMessageReader/Writer need the ChildProcess
 // itself), and it is stopped by closing that channel, then SIGTERM, then SIGKILL of the process
-// alone: it kills its own children (processRunner's groups) on its way out.
+// alone: it kills its own children (processRunner's groups) on its way out. One killed outside
+// that path cannot, so it tells its parent every group it starts (src/protocol/toolGroups.ts)
+// and the parent kills those still running once it has gone (workerProcess.ts).
 import { fork, type ChildProcess } from 'child_process';
 import { LineSplitter } from './processOutput';
 

@@ -3,7 +3,8 @@
 // (an argv array: nothing a workspace names is ever interpreted), the child leads its own
 // process group so that SIGKILL of the group also reaches what it started (npm's install
 // scripts, a Python's subprocesses), output read as lines with a cap on a runaway line, and
-// the end of stderr kept for the message when it fails.
+// the end of stderr kept for the message when it fails. Each group is told to the listeners of
+// watchProcessGroups, so that a parent of the worker can kill them should the worker be killed.
 // A process stuck in uninterruptible sleep (a hung nvidia-smi) may ignore even SIGKILL for a
 // while and keep its pipes open: abandon() and stop() do not wait for it to go away.
 // What runs is never found by spawn itself: a bare name goes through findExecutable, which skips
@@ -14,6 +15,7 @@ import * as path from 'path';
 import { StringDecoder } from 'string_decoder';
 import type { ToolRun } from '../core/devices/toolRun';
 import { findExecutable } from './pathLookup';
+import { PARENT_PID_VARIABLE, tellGroupListeners } from './processGroups';
 import { ByteCapture, LineSplitter, TextTail } from './processOutput';
 
 export interface StartOptions {
@@ -154,18 +156,24 @@ export function startProcess(command: string, args: readonly string[], options: 
   const resolved = resolveCommand(command, env);
   if ('errorCode' in resolved) return new NeverStarted(resolved.errorCode, resolved.errorMessage);
   let child: ChildProcess;
+  const detached = process.platform !== 'win32';
   try {
     child = spawn(resolved.file, [...args], {
       shell: false,
       stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-      detached: process.platform !== 'win32',
+      detached,
       windowsHide: true,
       cwd: options.cwd,
-      env,
+      env: { ...env, [PARENT_PID_VARIABLE]: String(process.pid) },
     });
   } catch (err) {
     // Invalid arguments (an empty command, a NUL byte) throw instead of emitting 'error'.
     return new NeverStarted('ERROR', err instanceof Error ? err.message : String(err));
+  }
+  const pgid = child.pid;
+  if (detached && pgid !== undefined) {
+    tellGroupListeners('started', pgid);
+    child.once('close', () => tellGroupListeners('ended', pgid));
   }
   return new Started(child, options);
 }

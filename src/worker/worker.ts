@@ -3,7 +3,9 @@
 // It exits when its parent goes away, and never writes anything but the protocol to
 // stdout: console output is sent to stderr.
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import { watchProcessGroups } from '../node/processGroups';
 import { killChildren } from '../node/processRunner';
+import { ToolGroupNotification } from '../protocol/toolGroups';
 import { WorkerService } from './service';
 
 function redirectConsoleToStderr(): void {
@@ -51,6 +53,11 @@ function main(): void {
     process.exit(code);
   };
   service.register();
+  // Before any tool starts: the parent must know every group, to kill them should we be killed.
+  watchProcessGroups({
+    started: (pgid) => void connection.sendNotification(ToolGroupNotification, { pgid, running: true }).catch(() => undefined),
+    ended: (pgid) => void connection.sendNotification(ToolGroupNotification, { pgid, running: false }).catch(() => undefined),
+  });
   connection.onClose(() => exit(0));
   // Never log a connection error over the broken connection itself: that fails again
   // and loops. stderr reaches the extension's log through the child's stderr pipe.

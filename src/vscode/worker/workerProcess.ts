@@ -6,6 +6,7 @@ import * as path from 'path';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter } from 'vscode-jsonrpc/node';
 import type { Disposable, MessageConnection } from 'vscode-jsonrpc/node';
 import { forkWithIpc, type ForkedProcess } from '../../node/forkProcess';
+import { ToolGroupNotification, type ToolGroupParams } from '../../protocol/toolGroups';
 import { WorkerLogNotification } from '../../protocol/worker';
 import type { WorkerLog } from '../../protocol/worker';
 
@@ -30,6 +31,8 @@ export class WorkerProcess {
   private readonly child: ForkedProcess;
   private readonly disposables: Disposable[] = [];
   private hasExited = false;
+  /** The worker's tools still running, as it told us: what to kill should it die first. */
+  private readonly toolGroups = new Set<number>();
 
   constructor(options: WorkerProcessOptions) {
     this.child = forkWithIpc(options.modulePath, {
@@ -43,6 +46,7 @@ export class WorkerProcess {
       const done = (exit: ProcessExit) => {
         if (this.hasExited) return;
         this.hasExited = true;
+        this.killToolGroups(exit, options.onLog);
         resolve(exit);
         options.onExit(exit);
       };
@@ -55,6 +59,9 @@ export class WorkerProcess {
     });
     this.connection = createMessageConnection(new IPCMessageReader(this.child), new IPCMessageWriter(this.child));
     this.disposables.push(this.connection, this.connection.onNotification(WorkerLogNotification, options.onLog));
+    // Read off the channel itself, not through the connection: its queue may hand a
+    // notification over only after 'exit', and a group started just before a kill counts too.
+    this.child.on('message', (message: unknown) => this.noteToolGroup(message));
   }
 
   get pid(): number | undefined {
@@ -96,6 +103,27 @@ export class WorkerProcess {
     if (!this.hasExited) this.child.kill('SIGKILL');
   }
 
+  private noteToolGroup(message: unknown): void {
+    const group = toolGroupOf(message);
+    if (!group) return;
+    if (!group.running) this.toolGroups.delete(group.pgid);
+    else if (!this.hasExited) this.toolGroups.add(group.pgid);
+    else killGroup(group.pgid);
+  }
+
+  /**
+   * A worker that exits cleanly has stopped its tools already; one killed (SIGKILL, a crash)
+   * could not, and its tools, each leading its own process group, would run on for nobody: a
+   * bench.py holding a GPU for up to half an hour. Killing a group already gone does nothing.
+   */
+  private killToolGroups(exit: ProcessExit, onLog: WorkerProcessOptions['onLog']): void {
+    let killed = 0;
+    for (const pgid of this.toolGroups) if (killGroup(pgid)) killed++;
+    this.toolGroups.clear();
+    // After a clean exit a group may linger only as its leader's zombie: nothing to report.
+    if (killed > 0 && exit.code !== 0) onLog({ level: 'warn', message: `Worker exited with ${killed} tool process group(s) still running; they were killed.` });
+  }
+
   dispose(): void {
     for (const disposable of this.disposables.splice(0)) {
       try {
@@ -104,6 +132,27 @@ export class WorkerProcess {
         // A connection to a dead process may complain while closing; it is gone either way.
       }
     }
+  }
+}
+
+/** A ToolGroupNotification's params, when `message` is one with a real group id. */
+function toolGroupOf(message: unknown): ToolGroupParams | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { method, params } = message as { method?: unknown; params?: Partial<ToolGroupParams> };
+  if (method !== ToolGroupNotification.method || typeof params !== 'object' || params === null) return undefined;
+  const { pgid, running } = params;
+  // Only a real group: process.kill(-0) or (-1) would reach far more than a tool.
+  if (typeof pgid !== 'number' || !Number.isInteger(pgid) || pgid <= 1 || typeof running !== 'boolean') return undefined;
+  return { pgid, running };
+}
+
+/** SIGKILL of the whole group; false when it is gone already (ESRCH). */
+function killGroup(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+    return true;
+  } catch {
+    return false;
   }
 }
 

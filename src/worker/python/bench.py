@@ -79,11 +79,10 @@ import math
 import os
 import random
 import sys
-import threading
 import time
 import traceback
 
-from probe import attempt, claim_stdout, error_text, probe
+from probe import attempt, claim_stdout, error_text, exit_with_parent, probe
 
 DTYPE_NAMES = ("float32", "tf32", "float16", "bfloat16")
 # tf32 is float32 storage with a CUDA matmul mode, not a torch dtype.
@@ -634,22 +633,6 @@ def run(argv, emit):
             release_memory(torch, device)
     if args["memory"] or (args["transfer"] and device.type != "cpu"):
         measure_memory_copy(torch, device, sync, emit, args["memoryCopyBytes"])
-
-
-def exit_with_parent():
-    """Device Doctor kills this process group to cancel; should its caller die first (a
-    killed worker, a closed terminal), stop too instead of computing for nobody."""
-    parent = os.getppid()
-
-    def watch():
-        while True:
-            time.sleep(0.5)
-            if os.getppid() != parent:
-                os._exit(1)
-
-    thread = threading.Thread(target=watch, name="exit-with-parent")
-    thread.daemon = True
-    thread.start()
 
 
 def serve_requested(argv):

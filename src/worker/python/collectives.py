@@ -70,7 +70,7 @@ import sys
 import time
 import traceback
 
-from probe import attempt, claim_stdout, describe_device, error_text
+from probe import attempt, claim_stdout, describe_device, error_text, exit_with_parent
 
 COLLECTIVES = ("all-reduce", "all-gather", "broadcast", "send-recv")
 MIB = 1024 * 1024
@@ -342,6 +342,7 @@ def run(args, out, rank, world, local_rank):
 
 
 def main(argv):
+    exit_with_parent()
     args = parse_args(argv)
     rank, world, local_rank = rank_environment()
     out = claim_stdout()

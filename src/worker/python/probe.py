@@ -11,7 +11,15 @@ so every torch attribute is looked up defensively: a missing one becomes null.
 
 import json
 import os
+import signal
 import sys
+import threading
+import time
+
+# Set by Device Doctor's process runner to its own pid in every child it starts.
+PARENT_PID_VARIABLE = "DEVICE_DOCTOR_PARENT_PID"
+# Linux's prctl option: the signal this process gets when its parent dies.
+PR_SET_PDEATHSIG = 1
 
 
 def claim_stdout():
@@ -25,6 +33,44 @@ def claim_stdout():
         real = sys.__stdout__
     sys.stdout = sys.stderr
     return real
+
+
+def exit_with_parent(environ=os.environ, poll_seconds=0.5):
+    """Stop when the Device Doctor process that started this one dies.
+
+    Device Doctor kills this process group to cancel, but a worker or CLI killed with SIGKILL
+    cannot, and a benchmark or a collective rank would then hold a GPU for nobody. Armed only
+    when DEVICE_DOCTOR_PARENT_PID is this process's parent: under torchrun or srun, or run by
+    hand, the launcher decides. On Linux the kernel sends SIGKILL the moment the parent dies
+    (even while a native call holds the GIL); elsewhere a thread looks every `poll_seconds`.
+    """
+    parent = os.getppid()
+    if environ.get(PARENT_PID_VARIABLE) != str(parent):
+        return False
+    if sys.platform.startswith("linux"):
+        attempt(_kill_me_with_parent)
+    # The parent may have died before the line above, or this is not Linux.
+    watcher = threading.Thread(target=_watch_parent, args=(parent, poll_seconds), name="exit-with-parent")
+    watcher.daemon = True
+    watcher.start()
+    return True
+
+
+def _kill_me_with_parent():
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+
+
+def _watch_parent(parent, poll_seconds):
+    while os.getppid() == parent:
+        time.sleep(poll_seconds)
+    # This process leads its group (the runner starts it so): whatever it started goes too.
+    if os.getpgrp() == os.getpid():
+        os.killpg(os.getpgrp(), signal.SIGKILL)
+    os._exit(1)
 
 
 def attempt(fn, default=None):
@@ -156,6 +202,7 @@ def probe():
 
 
 def main():
+    exit_with_parent()
     out = claim_stdout()
     result = probe()
     out.write(json.dumps(result, ensure_ascii=True, default=str))
