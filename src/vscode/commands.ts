@@ -9,6 +9,7 @@ import { selectDevice } from './devices/selectDeviceCommand';
 import { chooseInterpreter } from './interpreter/chooseInterpreterCommand';
 import { insertDeviceSelection } from './devices/insertDeviceSelectionCommand';
 import { showRuleDoc } from './ruleDocs/showRuleDocCommand';
+import type { VirtualRunFeature } from './virtualRun/virtualRunFeature';
 
 export { COMMANDS } from './shared/commandIds';
 
@@ -20,6 +21,7 @@ export interface CommandTargets {
   reportPanel: DeviceReportPanel;
   benchmarks: BenchmarkFeature;
   extension: vscode.ExtensionContext;
+  virtualRun: VirtualRunFeature;
 }
 
 export function registerCommands(doctor: CommandTargets): vscode.Disposable[] {
@@ -36,6 +38,7 @@ export function registerCommands(doctor: CommandTargets): vscode.Disposable[] {
     vscode.commands.registerCommand(COMMANDS.showBenchmarkResults, () => doctor.benchmarks.panel.showLatest()),
     vscode.commands.registerCommand(COMMANDS.installNativeTf, () => doctor.benchmarks.installNativeTf()),
     vscode.commands.registerCommand(COMMANDS.showRuleDoc, (code?: unknown) => showRuleDoc(doctor.extension, doctor.log, code)),
+    vscode.commands.registerCommand(COMMANDS.dryRunVirtualGpu, (target?: unknown) => doctor.virtualRun.run(target)),
   ];
 }
 

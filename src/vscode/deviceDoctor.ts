@@ -11,6 +11,7 @@ import { ServerController } from './analysis/serverController';
 import { DeviceStatusBar } from './devices/statusBar';
 import { registerPanelSerializers } from './panelSerializers';
 import { previewBundledRuleDocs } from './ruleDocs/ruleDocPreview';
+import { VirtualRunFeature } from './virtualRun/virtualRunFeature';
 
 export class DeviceDoctor {
   readonly log: vscode.LogOutputChannel;
@@ -18,6 +19,7 @@ export class DeviceDoctor {
   readonly devices: DeviceController;
   readonly reportPanel: DeviceReportPanel;
   readonly benchmarks: BenchmarkFeature;
+  readonly virtualRun: VirtualRunFeature;
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.log = createLog();
@@ -30,10 +32,11 @@ export class DeviceDoctor {
       showLog: () => this.log.show(),
     });
     this.benchmarks = new BenchmarkFeature(extension, this.devices, this.log);
+    this.virtualRun = new VirtualRunFeature(this.log, this.devices);
     // deactivate() stops both child processes before VS Code disposes these. The log goes last:
     // what is disposed before it may still write a line on its way out.
     extension.subscriptions.push(
-      this.server, this.devices, this.reportPanel, this.benchmarks, new DeviceStatusBar(this.devices), ...registerCommands(this),
+      this.server, this.devices, this.reportPanel, this.benchmarks, this.virtualRun, new DeviceStatusBar(this.devices), ...registerCommands(this),
       ...registerPanelSerializers(this), previewBundledRuleDocs(extension, this.log), this.log,
     );
   }

@@ -14,6 +14,7 @@ export const COMMANDS = {
   showBenchmarkResults: 'deviceDoctor.showBenchmarkResults',
   installNativeTf: 'deviceDoctor.installNativeTensorFlow',
   showRuleDoc: 'deviceDoctor.showRuleDocumentation',
+  dryRunVirtualGpu: 'deviceDoctor.dryRunVirtualGpu',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
