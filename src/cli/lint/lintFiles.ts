@@ -230,7 +230,7 @@ function writeNotebook(check: FileCheck, notebook: NotebookFile, sources: readon
 
 /** What to say about a file the parser failed on; undefined for any other failure. */
 function parserFailure(err: unknown, reloadsBefore: number): string | undefined {
-  const size = err instanceof ParserCrashedError ? ` (${err.textLength.toLocaleString('en-US')} characters)` : '';
+  const size = err instanceof ParserCrashedError ? ` of ${err.textLength.toLocaleString('en-US')} characters` : '';
   // An abort while the analysis read the tree surfaces as tree-sitter's own "Aborted(). Build with -sASSERTIONS...".
   if (!(err instanceof ParserCrashedError) && !discardParserAfter(err) && parserReloads() === reloadsBefore) return undefined;
   return `the Python parser failed on this file${size} (tree-sitter stopped, most often for lack of memory on very large or dense code); the file was skipped, and the parser reloaded for the other files`;
