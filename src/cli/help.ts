@@ -175,7 +175,6 @@ Collective bandwidth (torch.distributed; one process per rank on this machine):
   --min-size <size>  Smallest size, e.g. 1MiB (default); sizes double up to
   --max-size <size>  the largest (default 1GiB)
   --repeats <r>      Timed iterations per size (default 10, after 2 warm-ups)
-  --master-port <p>  Rank 0's port on 127.0.0.1 (default: a free one)
   --timeout <s>      Stop every rank after this many seconds (default 1800)
   Exit status: 0 measured and every result right; 1 a rank failed or a result
   was wrong; 2 an impossible request.

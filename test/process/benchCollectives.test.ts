@@ -1,15 +1,15 @@
 // Collectives over real torch.distributed (gloo on CPU processes, Debian's PyTorch): the
-// launcher's ranks on 127.0.0.1 with results checked and bandwidths reported for 2 and 4
-// ranks, a wrong result caught, a killed rank ending the whole run, a port already taken,
-// the CLI's --json, and the same script under torchrun giving the same shape of report.
+// launcher's ranks meeting through a private file store, with results checked and bandwidths
+// reported for 2 and 4 ranks, a wrong result caught, a killed rank ending the whole run, the
+// CLI's --json, and the same script under torchrun (and as srun starts it) over env://.
 import * as assert from 'assert';
 import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as net from 'net';
+import * as os from 'os';
 import * as path from 'path';
 import { parseCollectiveReport, type CollectiveReport } from '../../src/core/bench/collectives/report';
 import { collectiveScriptArgs, MIB, type CollectiveRequest } from '../../src/core/bench/collectives/request';
-import { freePort } from '../../src/node/freePort';
 import { launchRanks } from '../../src/worker/bench/collectives/launcher';
 import { collectivesScriptPath, runCollectives } from '../../src/worker/bench/collectives/run';
 import { isRunning } from './benchTorchKit';
@@ -39,21 +39,21 @@ function assertMeasuredAndCorrect(report: CollectiveReport, worldSize: number, s
   }
 }
 
-/** Holds a TCP port on 127.0.0.1 the way another program would. */
-async function holdPort(): Promise<{ port: number; close(): Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => undefined);
+/** A port free on 127.0.0.1 a moment ago, for torchrun's and srun's env:// rendezvous. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  // Rank 1 connects to whoever holds MASTER_PORT: its connections end with the holder.
-  const close = () => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    for (const socket of sockets) socket.destroy();
-  });
-  return { port, close };
+}
+
+/** The launcher's store folders now in the temporary folder. */
+function storeFolders(): string[] {
+  return fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('device-doctor-ranks-'));
 }
 
 describe('collectives over torch.distributed (gloo, real ranks)', function () {
@@ -113,42 +113,11 @@ describe('collectives over torch.distributed (gloo, real ranks)', function () {
     assert.deepStrictEqual(pids.filter(isRunning), []);
   });
 
-  it('a port named and already taken is refused before any rank starts', async () => {
-    const held = await holdPort();
-    try {
-      const started: number[] = [];
-      const outcome = await launchRanks({ python: DEBIAN_PYTHON, script: SCRIPT, args: collectiveScriptArgs(request()), worldSize: 2, port: held.port, timeoutMs: 60_000, onRankStarted: (rank) => started.push(rank) });
-      assert.deepStrictEqual(outcome, {
-        status: 'failed', reason: 'port-in-use', port: held.port,
-        message: `port ${held.port} is already in use by another process, so rank 0 cannot listen on it; choose another with --master-port, or leave it out to use a free one`,
-      });
-      assert.deepStrictEqual(started, []);
-    } finally {
-      await held.close();
-    }
-  });
-
-  it('a free port taken before rank 0 could listen is retried with another', async () => {
-    const held = await holdPort();
-    try {
-      const picked: number[] = [];
-      const pickPort = async () => {
-        const port = picked.length === 0 ? held.port : await freePort();
-        picked.push(port);
-        return port;
-      };
-      const pids: number[] = [];
-      const args = collectiveScriptArgs(request({ collectives: ['broadcast'], iters: 1 }));
-      const outcome = await launchRanks({ python: DEBIAN_PYTHON, script: SCRIPT, args, worldSize: 2, pickPort, timeoutMs: 200_000, onRankStarted: (_rank, pid) => void (pid && pids.push(pid)) });
-      assert.strictEqual(outcome.status, 'ok', JSON.stringify(outcome));
-      assert.strictEqual(pids.length, 4, 'two ranks on each port');
-      assert.deepStrictEqual(pids.filter(isRunning), []);
-      assert.strictEqual(picked.length, 2);
-      assert.strictEqual(picked[0], held.port);
-      assert.strictEqual(outcome.status === 'ok' && outcome.port, picked[1]);
-    } finally {
-      await held.close();
-    }
+  it('the private store folder is removed after a failed run too', async () => {
+    const before = storeFolders();
+    const outcome = await launchRanks({ python: DEBIAN_PYTHON, script: SCRIPT, args: [...collectiveScriptArgs(request()), '--min-bytes', '0'], worldSize: 2, timeoutMs: 60_000 });
+    assert.strictEqual(outcome.status, 'failed');
+    assert.deepStrictEqual(storeFolders().filter((name) => !before.includes(name)), []);
   });
 });
 
@@ -164,6 +133,13 @@ describe('cli: bench --collective, and the script under torchrun', function () {
     result: Object.keys((report.results as Record<string, unknown>[])[0]).sort(),
   });
   let cliReport: Record<string, unknown> | undefined;
+
+  it('--master-port is refused with exit 2 before any rank starts: the ranks meet through a file, not a port', () => {
+    const args = [CLI_JS, 'bench', '--collective', 'all-reduce', '--device', 'cpu', '--master-port', '29500', '--python', DEBIAN_PYTHON];
+    const result = spawnSync(process.execPath, args, { env: scenarioEnv(undefined), encoding: 'utf8', timeout: 60_000 });
+    assert.strictEqual(result.status, 2, result.stderr);
+    assert.strictEqual(result.stderr, 'error: --master-port is no longer used: the ranks meet through a file in a private temporary folder, so no port is opened; leave it out\n');
+  });
 
   it('device-doctor bench --collective all-reduce --world-size 2 --device cpu --json prints the checked report', () => {
     const args = [CLI_JS, 'bench', '--collective', 'all-reduce', '--world-size', '2', '--device', 'cpu', '--json', '--max-size', '1MiB', '--repeats', '2', '--python', DEBIAN_PYTHON];

@@ -54,6 +54,9 @@ function deviceOption(device: string | undefined): CollectiveDevice | undefined 
 export { collectiveFactsOf };
 
 async function requestOf(options: BenchOptions, collective: CollectiveOptions, io: CliIo, signal?: AbortSignal): Promise<{ request: CollectiveRequest; facts: CollectiveFacts; report: DeviceReport | null }> {
+  if (collective.masterPort !== undefined) {
+    throw new Impossible('--master-port is no longer used: the ranks meet through a file in a private temporary folder, so no port is opened; leave it out');
+  }
   const parsed = parseCollectives(collective.collective);
   if ('unknown' in parsed) throw new Impossible(`unknown collective '${parsed.unknown}' (choose all-reduce, all-gather, broadcast, send-recv, or all)`);
   const minBytes = bytesOption(collective.minSize, DEFAULT_MIN_BYTES, '--min-size');
@@ -98,7 +101,6 @@ export async function runCollectiveCommand(options: BenchOptions, collective: Co
   let done = 0;
   const outcome = await runCollectives(request, {
     python: cliInterpreter(options.python),
-    port: collective.masterPort,
     timeoutMs: (collective.timeoutSeconds ?? DEFAULT_RUN_TIMEOUT_SEC) * 1000,
     signal,
     onMeasured: (name, bytes) => io.stderr(`[${++done}/${steps}] ${terminalText(name)} ${sizeText(bytes)} measured\n`),

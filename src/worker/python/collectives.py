@@ -10,9 +10,9 @@ torch ships it as `python3 -m torch.distributed.run`) or srun:
 refuses the hyphenated spelling. Debian's torch 1.13 also needs `--redirects 1 --tee 2`.)
 
 torchrun sets RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT, which is all it
-reads of the environment (init_method "env://"); under srun, which sets only SLURM_PROCID,
-SLURM_NTASKS and SLURM_LOCALID, those stand in for the first three and MASTER_ADDR and
-MASTER_PORT are exported by the job script. The backend is NCCL on CUDA/ROCm devices (one device
+reads of the environment (init_method "env://", unless --store-file is given); under srun,
+which sets only SLURM_PROCID, SLURM_NTASKS and SLURM_LOCALID, those stand in for the first
+three and MASTER_ADDR and MASTER_PORT are exported by the job script. The backend is NCCL on CUDA/ROCm devices (one device
 per rank: cuda:LOCAL_RANK) and gloo on the CPU.
 
 Options: --collective all-reduce|all-gather|broadcast|send-recv|all (comma-separated list
@@ -20,7 +20,9 @@ allowed), --device cpu|cuda (default: cuda when torch sees one), --min-bytes / -
 (sizes double from min to max; default 1 MiB ... 1 GiB), --warmup (2), --iters (10),
 --timeout seconds for the group's collectives and its start (120), --output PATH (rank 0
 also writes its JSON there: for launchers that merge or prefix the ranks' stdout, as srun
-and torchrun's --tee do).
+and torchrun's --tee do), --store-file PATH (every rank on one machine: meet through a file
+store at PATH instead of env://, so that no rank listens for the rendezvous; Device Doctor
+gives its own ranks one in a private temporary folder).
 
 Method, as nccl-tests does it: float32 buffers; for every size, warm-up iterations, then
 timed ones; each iteration starts after a barrier, with the device synchronized before the
@@ -100,6 +102,7 @@ def parse_args(argv):
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--output", default=None)
     parser.add_argument("--p2p", action="store_true")
+    parser.add_argument("--store-file", default=None)
     parser.add_argument("--corrupt-rank", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     names = COLLECTIVES if args.collective == "all" else tuple(n.strip() for n in args.collective.split(","))
@@ -289,12 +292,29 @@ def choose_device(torch, name, local_rank):
     return torch.device("cuda", local_rank), "nccl"
 
 
+def join_group(dist, backend, args, rank, world):
+    """The rendezvous: a file every rank on this machine can reach, or torch's env://.
+
+    With --store-file the ranks meet through a FileStore at that path (Device Doctor's own
+    ranks: a private folder, no listening socket); what init_method="file://" builds, minus
+    the URL, so that no character of the path needs quoting. Else env://, as torchrun and srun
+    expect: rank 0's TCPStore at MASTER_ADDR:MASTER_PORT.
+    """
+    timeout = datetime.timedelta(seconds=args.timeout)
+    if args.store_file is None:
+        dist.init_process_group(backend, init_method="env://", rank=rank, world_size=world, timeout=timeout)
+        return
+    store = dist.FileStore(args.store_file, world)
+    store.set_timeout(timeout)
+    dist.init_process_group(backend, store=store, rank=rank, world_size=world, timeout=timeout)
+
+
 def run(args, out, rank, world, local_rank):
     import torch
     import torch.distributed as dist
 
     device, backend = choose_device(torch, args.device, local_rank)
-    dist.init_process_group(backend, init_method="env://", rank=rank, world_size=world, timeout=datetime.timedelta(seconds=args.timeout))
+    join_group(dist, backend, args, rank, world)
     try:
         sys.stderr.write("rank %d/%d ready (%s on %s)\n" % (rank, world, backend, device))
         sys.stderr.flush()

@@ -11,8 +11,6 @@ export interface CollectiveRunOptions {
   python: string;
   /** collectives.py; default: beside the bundle (dist/) or in src/worker/python. */
   script?: string;
-  /** --master-port: used as it is; else a free one. */
-  port?: number;
   /** The whole run, every rank. */
   timeoutMs: number;
   signal?: AbortSignal;
@@ -46,7 +44,6 @@ export async function runCollectives(request: CollectiveRequest, options: Collec
     args,
     worldSize: request.worldSize,
     env: options.env,
-    port: options.port,
     timeoutMs: options.timeoutMs,
     signal: options.signal,
     onRankStarted: options.onRankStarted,
