@@ -42,8 +42,12 @@ function createFakeVscode() {
     if (!chooser) throw new Error(`no scripted choice for a quick pick of ${items.map((i) => i.label).join(', ')}`);
     return chooser(items);
   };
-  const message = (level: Message['level']) => async (text: string, ...items: string[]) => {
-    messages.push({ level, message: text, items });
+  const modals: Array<{ message: string; detail: string; items: string[] }> = [];
+  const message = (level: Message['level']) => async (text: string, ...rest: Array<string | { modal?: boolean; detail?: string }>) => {
+    const items = rest.filter((item): item is string => typeof item === 'string');
+    const options = rest.find((item) => typeof item === 'object');
+    if (options?.modal) modals.push({ message: text, detail: options.detail ?? '', items });
+    else messages.push({ level, message: text, items });
     return Object.entries(answers).find(([prefix]) => text.startsWith(prefix))?.[1];
   };
   const api = {
@@ -83,7 +87,7 @@ function createFakeVscode() {
       },
     },
   };
-  return { api, choosers, messages, answers, reports, statusMessages, written, saveDialogs, clipboard, panels, progress, quickPicks };
+  return { api, choosers, messages, modals, answers, reports, statusMessages, written, saveDialogs, clipboard, panels, progress, quickPicks };
 }
 
 class FakeQuickPick {
@@ -413,6 +417,8 @@ describe('vscode: the benchmark command, panel and native install (stand-in vsco
   });
 
   describe('Install Native TensorFlow Backend', () => {
+    const LOCK_DIR = path.join(__dirname, '..', '..', 'media', 'nativeTf');
+    const LIBRARY = { what: "TensorFlow's C library 2.9.1 (test)", url: 'https://storage.googleapis.com/tensorflow/libtensorflow/test.tar.gz', sha256: 'ab'.repeat(32), into: 'deps', strip: 0 };
     let tmp: string;
     let refreshes: number;
 
@@ -423,47 +429,83 @@ describe('vscode: the benchmark command, panel and native install (stand-in vsco
     });
     afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
+    /** A fake npm that leaves npm-ran.txt whenever it runs. */
     function fakeNpm(script: string): NodeJS.ProcessEnv {
-      fs.writeFileSync(path.join(tmp, 'bin', 'npm'), `#!/bin/sh\n${script}\n`);
+      fs.writeFileSync(path.join(tmp, 'bin', 'npm'), `#!/bin/sh\ntouch "${path.join(tmp, 'npm-ran.txt')}"\n${script}\n`);
       fs.chmodSync(path.join(tmp, 'bin', 'npm'), 0o755);
       return { PATH: `${path.join(tmp, 'bin')}${path.delimiter}/usr/bin:/bin` };
     }
+    const npmRan = (): boolean => fs.existsSync(path.join(tmp, 'npm-ran.txt'));
 
-    async function install(env: NodeJS.ProcessEnv, engines: EnginesResponse = ENGINES): Promise<void> {
+    interface Options { engines?: EnginesResponse; trusted?: boolean; plan?: 'default' | 'ready'; confirm?: boolean }
+
+    async function install(env: NodeJS.ProcessEnv, options: Options = {}): Promise<void> {
       const { installNativeTfCommand } = require('../../src/vscode/benchmark/nativeTf/installNativeTfCommand') as typeof import('../../src/vscode/benchmark/nativeTf/installNativeTfCommand');
       fake.choosers.push(pick('tfjs-node'));
+      if (options.confirm !== false) fake.answers['Download and install'] = 'Download and Install';
+      const ready = { kind: 'ready' as const, archives: [] };
       await installNativeTfCommand({
         log: log as never,
         folder: path.join(tmp, 'globalStorage', 'native'),
-        refreshEngines: async () => { refreshes++; return engines; },
+        lockDir: LOCK_DIR,
+        refreshEngines: async () => { refreshes++; return options.engines ?? ENGINES; },
         runBenchmark: () => undefined,
         lookup: { execPath: path.join(tmp, 'runtime', 'node'), env, platform: 'linux' },
+        isTrusted: () => options.trusted ?? true,
+        // The archives need a network: the npm side is tested here with none to fetch.
+        ...(options.plan === 'default' ? {} : { plan: () => (options.plan === 'ready' ? { kind: 'ready' as const, archives: [LIBRARY] } : ready) }),
       });
     }
 
+    it('in an untrusted workspace: says it needs trust, asks nothing and runs nothing', async () => {
+      await install(fakeNpm('exit 0'), { trusted: false });
+      assert.deepStrictEqual(fake.messages.map((m) => [m.level, m.message, m.items]), [['warning', 'Install Native TensorFlow Backend needs a trusted workspace: it downloads native code (TensorFlow) that the benchmark then loads. Trust this folder first, or run the command in a window you trust.', ['Manage Workspace Trust']]]);
+      assert.strictEqual(fake.choosers.length, 1, 'no package was asked for');
+      assert.deepStrictEqual([fake.modals, npmRan()], [[], false]);
+    });
+
+    it('refuses before asking or downloading while an archive it needs has no published checksum', async () => {
+      await install(fakeNpm('exit 0'), { plan: 'default' });
+      assert.deepStrictEqual(fake.messages.map((m) => m.level), ['error']);
+      assert.match(fake.messages[0]!.message, /^Device Doctor (will not|cannot) install @tensorflow\/tfjs-node: /);
+      assert.deepStrictEqual([fake.modals, npmRan()], [[], false]);
+    });
+
+    it('asks in a modal that names every download and where it comes from; declining downloads nothing', async () => {
+      await install(fakeNpm('exit 0'), { plan: 'ready', confirm: false });
+      assert.strictEqual(fake.modals.length, 1);
+      const [modal] = fake.modals;
+      assert.strictEqual(modal!.message, 'Download and install @tensorflow/tfjs-node 4.22.0?');
+      assert.deepStrictEqual(modal!.items, ['Download and Install']);
+      assert.match(modal!.detail, new RegExp(`into ${path.join(tmp, 'globalStorage', 'native', 'tfjs-node').replace(/[.]/g, '\\.')}:`));
+      assert.match(modal!.detail, /127 npm packages in all, from the npm registry/);
+      assert.ok(modal!.detail.includes(`${LIBRARY.url}, checked against its pinned SHA-256 ${LIBRARY.sha256}`), modal!.detail);
+      assert.strictEqual(npmRan(), false);
+    });
+
     it('offline: one clear error, nothing refreshed', async () => {
-      await install(fakeNpm(`echo "npm error Error: getaddrinfo ENOTFOUND storage.googleapis.com" >&2; exit 1`));
-      assert.deepStrictEqual(fake.messages.map((m) => [m.level, m.message, m.items]), [['error', 'Could not download TensorFlow: getaddrinfo ENOTFOUND storage.googleapis.com (offline?)', ['Show Log']]]);
+      await install(fakeNpm(`echo "npm error network request to https://registry.npmjs.org/@tensorflow%2ftfjs-node failed, reason: getaddrinfo ENOTFOUND registry.npmjs.org" >&2; exit 1`));
+      assert.deepStrictEqual(fake.messages.map((m) => [m.level, m.message, m.items]), [['error', 'Could not download TensorFlow: network request to https://registry.npmjs.org/@tensorflow%2ftfjs-node failed, reason: getaddrinfo ENOTFOUND registry.npmjs.org (offline?)', ['Show Log']]]);
       assert.strictEqual(refreshes, 0);
-      assert.ok(logLines.some((l) => l === '[npm] npm error Error: getaddrinfo ENOTFOUND storage.googleapis.com'), 'npm\'s output is in the log');
+      assert.ok(logLines.some((l) => /^\[install\] npm error network request/.test(l)), 'npm\'s output is in the log');
     });
 
     it('installed: the engine list is asked again and says whether the engine can run', async () => {
       const env = fakeNpm('while [ "$1" != "--prefix" ]; do shift; done; mkdir -p "$2/node_modules/@tensorflow/tfjs-node" && echo "{}" > "$2/node_modules/@tensorflow/tfjs-node/package.json"');
       const ready: EnginesResponse = { ...ENGINES, engines: [{ engine: 'tfjs-node', devices: ['cpu'], dtypes: ['float32'], problem: null }] };
-      await install(env, ready);
+      await install(env, { engines: ready });
       assert.strictEqual(refreshes, 1);
       assert.deepStrictEqual(fake.messages.map((m) => [m.level, m.message]), [['info', '@tensorflow/tfjs-node is installed: the tfjs-node engine is ready.']]);
+      assert.ok(fs.existsSync(path.join(tmp, 'globalStorage', 'native', 'tfjs-node', 'node_modules', '@tensorflow', 'tfjs-node')), 'in the package\'s own folder');
       fake.messages.length = 0;
-      await install(env, ENGINES);
+      await install(env);
       assert.deepStrictEqual(fake.messages.map((m) => m.level), ['warning']);
       assert.match(fake.messages[0]!.message, /is installed, but the tfjs-node engine cannot run: Native TensorFlow\.js/);
     });
 
-    it('without npm: says so and how to install by hand', async () => {
+    it('without npm: says so, and how to get it', async () => {
       await install({ PATH: path.join(tmp, 'empty') });
-      assert.strictEqual(fake.messages.length, 1);
-      assert.match(fake.messages[0]!.message, /^npm was not found \(next to VS Code's runtime or on PATH\)\. Install Node\.js, which includes npm, or run `npm install --prefix ".*native" @tensorflow\/tfjs-node@4\.22\.0` in a terminal\.$/);
+      assert.deepStrictEqual(fake.messages.map((m) => m.message), ['npm was not found (next to VS Code\'s runtime or on PATH). Install Node.js, which includes npm, and run this command again.']);
     });
   });
 });

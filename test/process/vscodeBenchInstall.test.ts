@@ -1,15 +1,38 @@
 // Install Native TensorFlow Backend without the editor: npm is found next to the runtime or on
-// PATH, run without a shell in the extension's folder; a fake npm on PATH that fails the way npm
-// does here (the registry answers, libtensorflow's download does not) gives one clear sentence;
-// success leaves the package where the worker looks; cancel kills npm and its children.
+// PATH, run without a shell in the extension's folder as `npm ci --ignore-scripts` of the shipped
+// lockfile, without the variables that redirect TensorFlow's downloads; a fake npm on PATH that
+// fails the way npm does here gives one clear sentence; success leaves the package where the worker
+// looks; the pinned archives are fetched (a fake https.get), checked and unpacked with tar, and a
+// wrong hash is refused; cancel kills npm and its children.
 import * as assert from 'assert';
+import { spawnSync } from 'child_process';
+import { createHash } from 'crypto';
 import * as fs from 'fs';
+import type { IncomingMessage } from 'http';
 import * as os from 'os';
 import * as path from 'path';
+import { PassThrough } from 'stream';
 import {
-  describeNpmFailure, findNpm, installNativeTf, npmInstallArgs, withDirOnPath,
+  describeNpmFailure, findNpm, installNativeTf, npmCiArgs, withDirOnPath,
 } from '../../src/vscode/benchmark/nativeTf/installNativeTfNpm';
 import type { NpmCommand } from '../../src/vscode/benchmark/nativeTf/installNativeTfNpm';
+import type { PinnedArchive } from '../../src/vscode/benchmark/nativeTf/nativeTfArchives';
+import type { HttpsGet } from '../../src/vscode/benchmark/nativeTf/verifiedDownload';
+
+const LOCK_DIR = path.join(__dirname, '..', '..', 'media', 'nativeTf');
+const ARCHIVE_URL = 'https://storage.example/libtensorflow-test.tar.gz';
+
+/** https.get answering ARCHIVE_URL with these bytes. */
+function serving(body: Buffer): HttpsGet {
+  return (url, onResponse) => {
+    const response = Object.assign(new PassThrough(), { statusCode: url === ARCHIVE_URL ? 200 : 404, headers: {} });
+    setImmediate(() => {
+      onResponse(response as unknown as IncomingMessage);
+      response.end(url === ARCHIVE_URL ? body : Buffer.alloc(0));
+    });
+    return { on: () => undefined, destroy: () => undefined };
+  };
+}
 
 /** What `npm install @tensorflow/tfjs-node@4.22.0` printed on this machine (npm 11, no route to storage.googleapis.com). */
 const OFFLINE_NPM_OUTPUT = `npm error code 1
@@ -46,6 +69,7 @@ function writeFakeNpm(dir: string): string {
   const npm = path.join(dir, 'npm');
   fs.writeFileSync(npm, `#!/bin/sh
 printf '%s\\n' "$PWD" "$@" > "$FAKE_NPM_LOG"
+env > "$FAKE_NPM_LOG.env"
 case "$FAKE_NPM_MODE" in
   offline) cat "$FAKE_NPM_OUTPUT" >&2; exit 1 ;;
   hang) echo "sleeping" ; sleep 30 & echo $! > "$FAKE_NPM_LOG.child"; wait; exit 0 ;;
@@ -99,8 +123,20 @@ describe('vscode: installing native TensorFlow with npm', function () {
   });
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  const install = (mode: string, signal?: AbortSignal) =>
-    installNativeTf({ npm, packageName: '@tensorflow/tfjs-node', prefix, env: { ...env, FAKE_NPM_MODE: mode }, signal, onOutput: (l) => lines.push(l) });
+  const install = (mode: string, signal?: AbortSignal, extra: { archives?: PinnedArchive[]; get?: HttpsGet; env?: NodeJS.ProcessEnv } = {}) =>
+    installNativeTf({ npm, packageName: '@tensorflow/tfjs-node', prefix, lockDir: LOCK_DIR, archives: extra.archives ?? [], get: extra.get, env: { ...env, ...extra.env, FAKE_NPM_MODE: mode }, signal, onOutput: (l) => lines.push(l) });
+
+  /** A small tar.gz like libtensorflow's (lib/…), made with tar, and its pinned archive entry. */
+  function tinyLibtensorflow(sha256?: string): { body: Buffer; archive: PinnedArchive } {
+    const src = path.join(tmp, 'archive-src');
+    fs.mkdirSync(path.join(src, 'lib'), { recursive: true });
+    fs.writeFileSync(path.join(src, 'lib', 'libtensorflow.so.2'), 'not really a library');
+    const file = path.join(tmp, 'lib.tar.gz');
+    assert.strictEqual(spawnSync('tar', ['-czf', file, '-C', src, 'lib']).status, 0);
+    const body = fs.readFileSync(file);
+    const hash = sha256 ?? createHash('sha256').update(body).digest('hex');
+    return { body, archive: { what: 'a test libtensorflow', url: ARCHIVE_URL, sha256: hash, into: 'deps', strip: 0 } };
+  }
 
   it('finds npm next to the runtime first, then on PATH; none is null', () => {
     assert.deepStrictEqual(npm, { command: path.join(bin, 'npm'), prefixArgs: [] });
@@ -131,16 +167,41 @@ describe('vscode: installing native TensorFlow with npm', function () {
     assert.ok(!fs.existsSync(path.join(prefix, 'node_modules', '@tensorflow')), 'no half-installed package');
   });
 
-  it('runs npm install --save-exact --prefix <folder> pkg@4.22.0 in that folder, which is its own project', async () => {
-    const result = await install('ok');
+  it('runs npm ci --ignore-scripts --prefix <folder> in that folder, with the shipped lockfile, and without TFJS_* or CDN_STORAGE', async () => {
+    const result = await install('ok', undefined, { env: { TFJS_NODE_CDN_STORAGE: 'https://evil.example/', CDN_STORAGE: 'https://evil.example/', npm_config_tfjs_binding_binary_host_mirror: 'https://evil.example/' } });
     const packageDir = path.join(prefix, 'node_modules', '@tensorflow', 'tfjs-node');
     assert.deepStrictEqual(result, { kind: 'installed', packageDir });
     const [cwd, ...args] = fs.readFileSync(env.FAKE_NPM_LOG!, 'utf8').trim().split('\n');
     assert.strictEqual(fs.realpathSync(cwd!), fs.realpathSync(prefix), 'npm runs in the extension\'s folder, never the workspace');
-    assert.deepStrictEqual(args, npmInstallArgs('@tensorflow/tfjs-node', prefix));
-    assert.deepStrictEqual(args, ['install', '--save-exact', '--no-audit', '--no-fund', '--prefix', prefix, '@tensorflow/tfjs-node@4.22.0']);
-    assert.strictEqual(JSON.parse(fs.readFileSync(path.join(prefix, 'package.json'), 'utf8')).private, true);
+    assert.deepStrictEqual(args, npmCiArgs(prefix));
+    assert.deepStrictEqual(args, ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--prefix', prefix]);
+    for (const file of ['package.json', 'package-lock.json']) {
+      assert.strictEqual(fs.readFileSync(path.join(prefix, file), 'utf8'), fs.readFileSync(path.join(LOCK_DIR, 'tfjs-node', file), 'utf8'), `the shipped ${file}`);
+    }
+    const npmEnv = fs.readFileSync(`${env.FAKE_NPM_LOG}.env`, 'utf8');
+    assert.doesNotMatch(npmEnv, /TFJS_|CDN_STORAGE|binary_host_mirror/i);
+    assert.match(npmEnv, /^FAKE_NPM_MODE=ok$/m, 'the rest of the environment is kept');
     assert.deepStrictEqual(lines, ['added 1 package in 1s']);
+  });
+
+  it('fetches each pinned archive after npm, checks its SHA-256 and unpacks it where tfjs-node looks', async () => {
+    const { body, archive } = tinyLibtensorflow();
+    const result = await install('ok', undefined, { archives: [archive], get: serving(body) });
+    const packageDir = path.join(prefix, 'node_modules', '@tensorflow', 'tfjs-node');
+    assert.deepStrictEqual(result, { kind: 'installed', packageDir });
+    assert.strictEqual(fs.readFileSync(path.join(packageDir, 'deps', 'lib', 'libtensorflow.so.2'), 'utf8'), 'not really a library');
+    assert.ok(lines.includes(`Downloading a test libtensorflow from ${ARCHIVE_URL}`) && lines.includes(`SHA-256 ${archive.sha256} verified`), lines.join('\n'));
+    assert.strictEqual(fs.existsSync(path.join(prefix, '.downloads')), false, 'the download is not kept');
+  });
+
+  it('refuses an archive whose SHA-256 is not the pinned one: nothing of it is unpacked', async () => {
+    const pinned = 'ab'.repeat(32);
+    const { body, archive } = tinyLibtensorflow(pinned);
+    const result = await install('ok', undefined, { archives: [archive], get: serving(body) });
+    assert.strictEqual(result.kind, 'failed');
+    assert.match((result as { message: string }).message, new RegExp(`^${ARCHIVE_URL.replace(/[.]/g, '\\.')} was refused: its SHA-256 is [0-9a-f]{64}, not the pinned ${pinned}\\.$`));
+    assert.strictEqual(fs.existsSync(path.join(prefix, 'node_modules', '@tensorflow', 'tfjs-node', 'deps')), false);
+    assert.strictEqual(fs.existsSync(path.join(prefix, '.downloads')), false);
   });
 
   it('says what npm said when it fails for another reason', async () => {
@@ -163,7 +224,7 @@ describe('vscode: installing native TensorFlow with npm', function () {
   });
 
   it('reports an npm that cannot be started', async () => {
-    const result = await installNativeTf({ npm: { command: path.join(tmp, 'no-such-npm'), prefixArgs: [] }, packageName: '@tensorflow/tfjs-node-gpu', prefix, env, onOutput: () => undefined });
+    const result = await installNativeTf({ npm: { command: path.join(tmp, 'no-such-npm'), prefixArgs: [] }, packageName: '@tensorflow/tfjs-node-gpu', prefix, lockDir: LOCK_DIR, archives: [], env, onOutput: () => undefined });
     assert.strictEqual(result.kind, 'failed');
     assert.match((result as { message: string }).message, /^npm could not be started \(spawn .*no-such-npm ENOENT\)\.$/);
   });
@@ -175,7 +236,7 @@ describe('vscode: installing native TensorFlow with npm', function () {
     assert.strictEqual(describeNpmFailure(null, ''), 'Installing TensorFlow failed (npm was stopped).');
   });
 
-  it('puts the npm\'s folder first on PATH for its install scripts', () => {
+  it('puts the npm\'s folder first on PATH for the node it runs', () => {
     assert.strictEqual(withDirOnPath({ PATH: '/usr/bin' }, '/opt/node/bin').PATH, `/opt/node/bin${path.delimiter}/usr/bin`);
     assert.deepStrictEqual(withDirOnPath({ Path: 'C:\\x' }, 'C:\\node'), { Path: `C:\\node${path.delimiter}C:\\x` });
   });

@@ -5,7 +5,7 @@ import type { EnginesResponse } from '../../protocol/worker';
 import { BenchHistory } from './benchHistory';
 import { COMMANDS } from '../shared/commandIds';
 import { installNativeTfCommand } from './nativeTf/installNativeTfCommand';
-import { nativeSearchPaths, nativeTfFolder } from './nativeTf/nativeTfFolder';
+import { nativeSearchPaths, nativeTfFolder, nativeTfLockDir } from './nativeTf/nativeTfFolder';
 import { BENCHMARK_COMMAND_TITLE, BenchmarkRunner } from './runBenchmarkCommand';
 import type { DeviceController } from '../devices/deviceController';
 import { BenchmarkPanel } from './panel/benchmarkPanel';
@@ -22,9 +22,11 @@ export class BenchmarkFeature implements vscode.Disposable {
   readonly collectives: CollectiveRunner;
   /** Where "Install Native TensorFlow Backend" puts npm's node_modules; the worker searches it. */
   readonly nativeFolder: string;
+  private readonly nativeLockDir: string;
 
   constructor(extension: vscode.ExtensionContext, private readonly devices: DeviceController, private readonly log: vscode.LogOutputChannel) {
     this.nativeFolder = nativeTfFolder(extension);
+    this.nativeLockDir = nativeTfLockDir(extension);
     this.history = new BenchHistory(extension.globalState, vscode.env.machineId);
     this.panel = new BenchmarkPanel(extension, this.history, log, { runBenchmark: () => void this.run() });
     this.collectivePanel = new CollectivePanel(extension);
@@ -50,6 +52,7 @@ export class BenchmarkFeature implements vscode.Disposable {
     return installNativeTfCommand({
       log: this.log,
       folder: this.nativeFolder,
+      lockDir: this.nativeLockDir,
       refreshEngines: () => this.refreshEngines(),
       runBenchmark: () => void this.run(),
     });

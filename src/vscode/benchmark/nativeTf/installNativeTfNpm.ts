@@ -1,15 +1,21 @@
-// Install Native TensorFlow Backend, without the editor: find npm, run
-// `npm install --save-exact --prefix <folder> @tensorflow/tfjs-node(-gpu)@4.22.0` without a shell
-// in the extension's own folder, stream its output, stop it on cancel, and turn a failure into one
-// sentence ("could not download TensorFlow: … (offline?)"). No vscode import: tested with a fake npm.
+// Install Native TensorFlow Backend, without the editor: find npm, copy the manifest and lockfile
+// shipped in media/nativeTf/<package>/ into the package's own folder, run `npm ci --ignore-scripts`
+// there without a shell (the whole tree pinned, integrity-checked, no install scripts), then fetch
+// the native archives tfjs-node's skipped install script would have fetched, each checked against
+// its pinned SHA-256 (nativeTfArchives.ts, installArchives.ts). Streams output, stops on cancel,
+// and turns a failure into one sentence. No vscode import: tested with a fake npm.
 //
-// Trust: this runs in Restricted Mode too. It runs npm from VS Code's runtime folder or PATH (never
-// an executable a workspace names), in the extension's global storage (so no workspace .npmrc or
-// package.json is read), with arguments fixed here: nothing of the workspace is used.
+// Trust: the command asks for a trusted workspace and a confirmation first. npm comes from VS Code's
+// runtime folder or PATH (never an executable a workspace names) and runs in the extension's global
+// storage (no workspace .npmrc or package.json is read), with fixed arguments and an environment
+// without the variables that redirect TensorFlow's downloads (scrubInstallEnv).
 import * as fs from 'fs';
 import * as path from 'path';
 import { TextTail } from '../../../node/processOutput';
 import { startProcess, whenAborted } from '../../../node/processRunner';
+import { installArchives } from './installArchives';
+import type { PinnedArchive } from './nativeTfArchives';
+import type { HttpsGet } from './verifiedDownload';
 
 export type NativeTfPackage = '@tensorflow/tfjs-node' | '@tensorflow/tfjs-node-gpu';
 /** Matches the bundled tfjs-core (src/worker/engines/nativeTf.ts NATIVE_TF_VERSION). */
@@ -59,23 +65,30 @@ export function findNpm(lookup: NpmLookup): NpmCommand | null {
   return null;
 }
 
-/**
- * Saved (exactly) into the folder's own package.json rather than --no-save: npm prunes what its
- * package.json does not list, so a second --no-save install (tfjs-node-gpu after tfjs-node) would
- * delete the first (npm/cli#1460).
- */
-export function npmInstallArgs(packageName: NativeTfPackage, prefix: string): string[] {
-  return ['install', '--save-exact', '--no-audit', '--no-fund', '--prefix', prefix, `${packageName}@${NATIVE_TF_INSTALL_VERSION}`];
+/** The whole tree as the shipped lockfile pins it; nothing of the packages' own scripts runs. */
+export function npmCiArgs(prefix: string): string[] {
+  return ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--prefix', prefix];
+}
+
+/** The folder name of a package's own install (its manifest and lockfile in media/nativeTf/ too). */
+export function packageFolderName(packageName: NativeTfPackage): string {
+  return packageName.replace('@tensorflow/', '');
 }
 
 export interface InstallOptions {
   npm: NpmCommand;
   packageName: NativeTfPackage;
-  /** <globalStorage>/native: npm creates node_modules there; the worker searches it. */
+  /** <globalStorage>/native/<package>: npm creates node_modules there; the worker searches it. */
   prefix: string;
+  /** media/nativeTf: <package>/package.json and package-lock.json, shipped with the extension. */
+  lockDir: string;
+  /** The pinned archives to fetch after npm (planNativeInstall's, every one with a hash). */
+  archives: readonly PinnedArchive[];
   env: NodeJS.ProcessEnv;
   signal?: AbortSignal;
   onOutput(line: string): void;
+  /** Tests: a fake https.get. */
+  get?: HttpsGet;
 }
 
 export type InstallResult =
@@ -83,10 +96,10 @@ export type InstallResult =
   | { kind: 'cancelled' }
   | { kind: 'failed'; message: string };
 
-/** Runs npm; always resolves. */
+/** Runs npm, then fetches and unpacks the archives; always resolves. */
 export async function installNativeTf(options: InstallOptions): Promise<InstallResult> {
   try {
-    prepareFolder(options.prefix);
+    prepareFolder(options);
   } catch (error) {
     return { kind: 'failed', message: `Could not prepare ${options.prefix}: ${error instanceof Error ? error.message : String(error)}` };
   }
@@ -94,17 +107,15 @@ export async function installNativeTf(options: InstallOptions): Promise<InstallR
   if (end.cancelled) return { kind: 'cancelled' };
   const packageDir = path.join(options.prefix, 'node_modules', ...options.packageName.split('/'));
   if (end.error) return { kind: 'failed', message: `npm could not be started (${end.error}).` };
-  if (end.code === 0 && fs.existsSync(path.join(packageDir, 'package.json'))) return { kind: 'installed', packageDir };
-  return { kind: 'failed', message: describeNpmFailure(end.code, end.output) };
+  if (end.code !== 0 || !fs.existsSync(path.join(packageDir, 'package.json'))) return { kind: 'failed', message: describeNpmFailure(end.code, end.output) };
+  return installArchives({ ...options, packageDir });
 }
 
-/** The folder is its own npm project, so npm never walks up to a package.json above it. */
-function prepareFolder(prefix: string): void {
-  fs.mkdirSync(prefix, { recursive: true });
-  const manifest = path.join(prefix, 'package.json');
-  if (!fs.existsSync(manifest)) {
-    fs.writeFileSync(manifest, `${JSON.stringify({ name: 'device-doctor-native-tf', private: true, description: 'Native TensorFlow.js installed by Device Doctor' }, null, 2)}\n`);
-  }
+/** The folder is its own npm project with the shipped manifest and lockfile, so npm never walks up to a package.json above it. */
+function prepareFolder(options: InstallOptions): void {
+  fs.mkdirSync(options.prefix, { recursive: true });
+  const shipped = path.join(options.lockDir, packageFolderName(options.packageName));
+  for (const file of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(shipped, file), path.join(options.prefix, file));
 }
 
 interface NpmEnd {
@@ -116,9 +127,9 @@ interface NpmEnd {
 
 const MAX_KEPT_OUTPUT = 64 * 1024;
 
-/** npm and its install scripts (node-pre-gyp downloading libtensorflow) run in their own group: a cancel kills them all. */
+/** npm runs in its own group: a cancel kills it and anything it started. */
 async function runNpm(options: InstallOptions): Promise<NpmEnd> {
-  const args = [...options.npm.prefixArgs, ...npmInstallArgs(options.packageName, options.prefix)];
+  const args = [...options.npm.prefixArgs, ...npmCiArgs(options.prefix)];
   const output = new TextTail(MAX_KEPT_OUTPUT);
   const take = (line: string): void => {
     output.add(`${line}\n`);
@@ -126,7 +137,7 @@ async function runNpm(options: InstallOptions): Promise<NpmEnd> {
   };
   const npm = startProcess(options.npm.command, args, {
     cwd: options.prefix,
-    env: withDirOnPath(options.env, path.dirname(options.npm.command)),
+    env: withDirOnPath(scrubInstallEnv(options.env), path.dirname(options.npm.command)),
     onStdoutLine: take,
     onStderrLine: take,
   });
@@ -140,7 +151,20 @@ async function runNpm(options: InstallOptions): Promise<NpmEnd> {
   return { code: end.exitCode, output: output.text, cancelled, error: end.errorCode ? end.errorMessage : undefined };
 }
 
-/** npm's install scripts run `node`: the one next to the npm found must come first on PATH. */
+/**
+ * Variables that would send TensorFlow's downloads elsewhere (tfjs-node's TFJS_NODE_CDN_STORAGE,
+ * TFJS_NODE_BASE_URI, CDN_STORAGE, their npm_config_ forms, node-pre-gyp's
+ * npm_config_<module>_binary_host_mirror) or load code into npm's own Node (NODE_OPTIONS). None is
+ * needed with --ignore-scripts and our own downloads: they are dropped so that nothing in the
+ * environment can change what is fetched. Proxy and registry settings stay.
+ */
+const REDIRECTING_VARIABLE = /^(TFJS_|npm_config_tfjs|CDN_STORAGE$|NODE_OPTIONS$)|binary_host_mirror$|binary_host$/i;
+
+export function scrubInstallEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !REDIRECTING_VARIABLE.test(name)));
+}
+
+/** npm runs `node` for some commands: the one next to the npm found must come first on PATH. */
 export function withDirOnPath(env: NodeJS.ProcessEnv, dir: string): NodeJS.ProcessEnv {
   const key = Object.keys(env).find((k) => k.toUpperCase() === 'PATH') ?? 'PATH';
   const rest = env[key] ? `${path.delimiter}${env[key]}` : '';
