@@ -14,10 +14,10 @@ import * as path from 'path';
 import { TextTail } from '../../../node/processOutput';
 import { startProcess, whenAborted } from '../../../node/processRunner';
 import { installArchives } from './installArchives';
-import type { PinnedArchive } from './nativeTfArchives';
+import type { NativeTfPackage, PinnedArchive } from './nativeTfArchives';
 import type { HttpsGet } from './verifiedDownload';
 
-export type NativeTfPackage = '@tensorflow/tfjs-node' | '@tensorflow/tfjs-node-gpu';
+export type { NativeTfPackage } from './nativeTfArchives';
 /** Matches the bundled tfjs-core (src/worker/engines/nativeTf.ts NATIVE_TF_VERSION). */
 export const NATIVE_TF_INSTALL_VERSION = '4.22.0';
 

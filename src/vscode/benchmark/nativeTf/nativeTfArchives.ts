@@ -4,7 +4,8 @@
 // unchecked from wherever TFJS_*/CDN_STORAGE variables point, never runs: Device Doctor fetches
 // them itself from the fixed URLs below and refuses any whose hash differs. An archive without a
 // known hash is never installed. No vscode import: tested as a table.
-import type { NativeTfPackage } from './installNativeTfNpm';
+
+export type NativeTfPackage = '@tensorflow/tfjs-node' | '@tensorflow/tfjs-node-gpu';
 
 /** tfjs-node 4.22.0's scripts/deps-constants.js LIBTENSORFLOW_VERSION. */
 const LIBTENSORFLOW_VERSION = '2.9.1';
