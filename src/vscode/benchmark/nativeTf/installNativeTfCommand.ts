@@ -27,7 +27,7 @@ export const NATIVE_PICKS: readonly NativePick[] = [
   {
     label: 'tfjs-node',
     description: 'CPU',
-    detail: `@tensorflow/tfjs-node ${NATIVE_TF_INSTALL_VERSION}: TensorFlow's C library on the CPU. Downloads TensorFlow's C library, checked against a pinned SHA-256.`,
+    detail: `@tensorflow/tfjs-node ${NATIVE_TF_INSTALL_VERSION}: TensorFlow's C library on the CPU, downloaded and checked against a pinned SHA-256.`,
     packageName: '@tensorflow/tfjs-node',
     engine: 'tfjs-node',
   },
