@@ -22,10 +22,16 @@ import { FindingStore } from './findingStore';
 import { Linter, PYTHON_LANGUAGE } from './linter';
 import { ServerLog } from './serverLog';
 import { SettingsProvider } from './settingsProvider';
+import { brokenStream, stdioTransport } from './stdioTransport';
 import { WorkerAnalyzer } from './workerAnalyzer';
 import { WorkspaceRoots } from './workspaceRoots';
 
-const connection = createConnection(ProposedFeatures.all);
+let shutdownRequested = false;
+// Over stdio, a stream the reader cannot frame ends the process (stdioTransport.ts); over ipc
+// (the extension) the library's transport is kept as it is.
+const connection = process.argv.includes('--stdio')
+  ? createConnection(ProposedFeatures.all, ...stdioTransport({ broken: brokenStream, closed: () => process.exit(shutdownRequested ? 0 : 1) }))
+  : createConnection(ProposedFeatures.all);
 const log = new ServerLog(connection.console);
 // Analysis runs in one worker thread (dist/analysisWorker.js, beside this bundle): this thread
 // keeps the connection, documents, settings and findings, and answers while a file is analysed.
@@ -162,6 +168,7 @@ function lineText(document: TextDocument, line: number): string | undefined {
 }
 
 connection.onShutdown(() => {
+  shutdownRequested = true;
   linter.dispose();
   files.dispose();
 });
