@@ -31,6 +31,8 @@ export interface DocumentAnalyzer {
   /** A notebook's code cells as one program; no tree is kept between analyses. */
   analyzeNotebook(cells: readonly string[], options: AnalyzeOptions, uri: string, project?: ProjectRequest): CellFinding[] | Promise<CellFinding[]>;
   release(uri: string): void;
+  /** Drops analyses of `uri` that wait to run (a newer edit made them stale); absent where nothing waits. */
+  cancelQueued?(uri: string): void;
   /** Files changed on disk: what was cached of them is dropped. */
   filesChanged(paths: readonly string[]): void;
   dispose(): void;

@@ -18,7 +18,7 @@ import { selectionForDocument } from './ruleSelection';
 import type { ServerLog } from './serverLog';
 import { DEFAULT_SETTINGS, ServerSettings } from './settings';
 import type { SettingsProvider } from './settingsProvider';
-import { AnalysisStoppedError, AnalysisWorkerCrashedError } from './workerAnalyzer';
+import { AnalysisCancelledError, AnalysisStoppedError, AnalysisWorkerCrashedError } from './workerAnalyzer';
 
 export interface LinterDeps {
   connection: Connection;
@@ -77,6 +77,8 @@ export class Linter {
   fileChanged(uri: string): void {
     // The open event is followed by a change event for the same text: keep the prompt run.
     if (this.opening.has(uri)) return;
+    // A run of the older text that has not started yet is dropped at once: this one replaces it.
+    this.deps.files.cancelQueued?.(uri);
     this.schedule(uri, false, () => this.lintFile(uri));
     // Scheduled after its own run, with the same debounce: the worker analyses it first, and
     // each dependent's request carries this document's new text.
@@ -85,6 +87,7 @@ export class Linter {
 
   fileClosed(uri: string): void {
     this.debouncer.cancel(uri);
+    this.deps.files.cancelQueued?.(uri);
     this.debounceMs.delete(uri);
     this.opening.delete(uri);
     this.crashedParser.delete(uri);
@@ -105,11 +108,13 @@ export class Linter {
 
   notebookChanged(uri: string): void {
     if (this.opening.has(uri) || !this.notebookCells.has(uri)) return;
+    this.deps.files.cancelQueued?.(uri);
     this.schedule(uri, false, () => this.lintNotebook(uri));
   }
 
   notebookClosed(uri: string): void {
     this.debouncer.cancel(uri);
+    this.deps.files.cancelQueued?.(uri);
     this.debounceMs.delete(uri);
     this.opening.delete(uri);
     this.crashedParser.delete(uri);
@@ -181,7 +186,7 @@ export class Linter {
       if (duration >= SLOW_ANALYSIS_MS) this.deps.log.warnOnce(`${key}#slow`, `Analysing ${key} took ${duration} ms.`);
       return findings;
     } catch (error) {
-      if (this.disposed || error instanceof AnalysisStoppedError) return undefined;
+      if (this.disposed || error instanceof AnalysisStoppedError || error instanceof AnalysisCancelledError) return undefined;
       if (error instanceof ParserCrashedError) this.parserCrashed(key, error);
       else if (error instanceof AnalysisWorkerCrashedError) this.workerCrashed(key, error);
       else this.deps.log.error(`Analysis of ${key} failed`, error);

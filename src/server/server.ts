@@ -17,13 +17,13 @@ import { Worker } from 'worker_threads';
 import { initPythonParser } from '../core/analysis';
 import { clearProjectConfigCache } from '../core/config';
 import { SETTINGS_SECTION } from '../protocol/settings';
+import { AnalysisLanes } from './analysisLanes';
 import { buildCodeActions, FIX_ALL_KIND, isKindRequested, PROVIDED_CODE_ACTION_KINDS } from './codeActions';
 import { FindingStore } from './findingStore';
 import { Linter, PYTHON_LANGUAGE } from './linter';
 import { ServerLog } from './serverLog';
 import { SettingsProvider } from './settingsProvider';
 import { brokenStream, stdioTransport } from './stdioTransport';
-import { WorkerAnalyzer } from './workerAnalyzer';
 import { WorkspaceRoots } from './workspaceRoots';
 
 let shutdownRequested = false;
@@ -33,15 +33,16 @@ const connection = process.argv.includes('--stdio')
   ? createConnection(ProposedFeatures.all, ...stdioTransport({ broken: brokenStream, closed: () => process.exit(shutdownRequested ? 0 : 1) }))
   : createConnection(ProposedFeatures.all);
 const log = new ServerLog(connection.console);
-// Analysis runs in one worker thread (dist/analysisWorker.js, beside this bundle): this thread
-// keeps the connection, documents, settings and findings, and answers while a file is analysed.
+// Analysis runs in worker threads (dist/analysisWorker.js, beside this bundle; two lanes, so that
+// no document waits behind another's long analysis): this thread keeps the connection,
+// documents, settings and findings, and answers while a file is analysed.
 // A crash during an analysis is logged by the linter, with the document; one between analyses here.
 // A young generation of 16 MB instead of V8's default for a worker: an analysis makes short-
 // lived garbage, which a smaller nursery collects as cheaply, and the server's resident memory
 // after opening a 10,000-line file falls from 148-154 MB to 131-137 MB (npm run bench, two
 // runs each) with the keystroke p50 unchanged within the noise (53-58 ms against 54-56 ms).
 const ANALYSIS_WORKER_LIMITS = { maxYoungGenerationSizeMb: 16 };
-const files = new WorkerAnalyzer(() => new Worker(path.join(__dirname, 'analysisWorker.js'), { resourceLimits: ANALYSIS_WORKER_LIMITS }), {
+const files = new AnalysisLanes(() => new Worker(path.join(__dirname, 'analysisWorker.js'), { resourceLimits: ANALYSIS_WORKER_LIMITS }), {
   crashed: (reason, uri) => {
     if (uri === undefined) log.warn(`The analysis worker stopped (${reason}); a fresh worker takes the next analysis.`);
   },

@@ -32,6 +32,14 @@ export class AnalysisStoppedError extends Error {
   }
 }
 
+/** A newer edit made this queued analysis stale before it started: the newer one takes its place. */
+export class AnalysisCancelledError extends Error {
+  constructor(readonly uri: string) {
+    super(`The analysis of ${uri} was cancelled: a newer one replaces it`);
+    this.name = 'AnalysisCancelledError';
+  }
+}
+
 type Request = Extract<AnalysisRequest, { kind: 'file' | 'notebook' }>;
 
 interface Job {
@@ -106,6 +114,31 @@ export class WorkerAnalyzer implements DocumentAnalyzer {
   /** How many analyses are waiting or running (0 when idle). */
   get busy(): number {
     return this.queue.length + (this.inFlight ? 1 : 0);
+  }
+
+  /** True when the worker may hold a tree of `uri`: its next analysis there can be incremental. */
+  holds(uri: string): boolean {
+    return this.known.has(uri);
+  }
+
+  /** The characters of text waiting or being analysed: a rough measure of how long this worker is taken. */
+  get pendingChars(): number {
+    return [...(this.inFlight ? [this.inFlight] : []), ...this.queue].reduce((sum, job) => sum + textLength(job.request), 0);
+  }
+
+  /**
+   * Drops the analyses of `uri` that have not started (a newer edit made them stale). One
+   * that is running is left to finish: it cannot be interrupted without ending the worker,
+   * which would lose every tree it keeps, and the next analysis would be a whole one.
+   */
+  cancelQueued(uri: string): void {
+    const stale = this.queue.filter((job) => job.request.uri === uri);
+    if (stale.length === 0) return;
+    this.queue.splice(0, this.queue.length, ...this.queue.filter((job) => job.request.uri !== uri));
+    // Their changes never reached the worker's tree: the next request carries them, in order.
+    const unsent = stale.flatMap((job) => (job.request.kind === 'file' ? job.request.changes : []));
+    if (unsent.length > 0) this.pendingChanges.set(uri, [...unsent, ...(this.pendingChanges.get(uri) ?? [])]);
+    for (const job of stale) job.reject(new AnalysisCancelledError(uri));
   }
 
   dispose(): void {
@@ -214,4 +247,8 @@ export class WorkerAnalyzer implements DocumentAnalyzer {
     job?.reject(new AnalysisWorkerCrashedError(job.request.uri, reason));
     this.pump();
   }
+}
+
+function textLength(request: Request): number {
+  return request.kind === 'file' ? request.text.length : request.cells.reduce((sum, cell) => sum + cell.length, 0);
 }
