@@ -18,7 +18,8 @@ function pidsOf(file: string, script: string): number[] {
   return fs.readFileSync(file, 'utf8').split('\n').filter((line) => line.endsWith(` ${script}`)).map((line) => Number(line.split(' ')[0]));
 }
 
-async function killCliAndWatch(args: string[], script: string, count: number): Promise<{ survivors: number[]; tookMs: number }> {
+/** Starts the CLI, kills it once `count` of `script` are in their import, and returns those still running after REAP_BOUND_MS. */
+async function killCliAndWatch(args: string[], script: string, count: number): Promise<number[]> {
   const dir = tempDir('dd-killed-cli-');
   const starts = path.join(dir, 'torch.starts');
   const hang = path.join(dir, 'hang-now');
@@ -36,11 +37,10 @@ async function killCliAndWatch(args: string[], script: string, count: number): P
     cli.kill('SIGKILL');
     await exited;
   }
-  const killedAt = Date.now();
   await waitFor(`every ${script} to be gone`, () => !pids.some(isRunning), REAP_BOUND_MS).catch(() => undefined);
   const survivors = pids.filter(isRunning);
   for (const pid of survivors) process.kill(pid, 'SIGKILL');
-  return { survivors, tookMs: Date.now() - killedAt };
+  return survivors;
 }
 
 describe('cli killed with SIGKILL: the Python it started does not survive it', function () {
@@ -48,13 +48,13 @@ describe('cli killed with SIGKILL: the Python it started does not survive it', f
   before(() => buildDist());
 
   it('probe.py of `detect --python` stops within 5 s of the CLI being killed', async () => {
-    const { survivors } = await killCliAndWatch(['detect', '--python', DEBIAN_PYTHON], 'probe.py', 1);
+    const survivors = await killCliAndWatch(['detect', '--python', DEBIAN_PYTHON], 'probe.py', 1);
     assert.deepStrictEqual(survivors, [], 'probe.py still running');
   });
 
   it('both collective ranks of `bench --collective` stop within 5 s of the CLI being killed', async () => {
     const args = ['bench', '--collective', 'all-reduce', '--world-size', '2', '--device', 'cpu', '--max-size', '1MiB', '--python', DEBIAN_PYTHON];
-    const { survivors } = await killCliAndWatch(args, 'collectives.py', 2);
+    const survivors = await killCliAndWatch(args, 'collectives.py', 2);
     assert.deepStrictEqual(survivors, [], 'ranks still running');
   });
 });

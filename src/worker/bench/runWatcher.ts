@@ -21,7 +21,7 @@ import { NVIDIA_COMPUTE_APPS_ARGS } from '../../core/devices/nvidiaSmi';
 import type { Accelerator, DeviceReport } from '../../core/devices/report';
 import { textOrNull } from '../../core/devices/fields';
 import { succeeded } from '../../core/devices/toolRun';
-import { runTool, startProcess, type RunningProcess } from '../../node/processRunner';
+import { OWNED_CHILDREN, runTool, startProcess, type RunningProcess } from '../../node/processRunner';
 
 /** Short enough for a result of a second to get several samples; nvidia-smi's own cost stays small. */
 export const GPU_CLOCK_INTERVAL_MS = 200;
@@ -103,6 +103,8 @@ export class RunWatcher {
     let said = '';
     const clocks = startProcess('nvidia-smi', gpuClockArgs(GPU_CLOCK_FIELD_SETS[fieldSet], GPU_CLOCK_INTERVAL_MS), {
       env: this.options.env,
+      // Killed with bench.py when the worker or CLI exits in the middle of a run.
+      track: OWNED_CHILDREN,
       onStdoutLine: (line) => {
         const row = parseGpuClockLine(line);
         const device = row?.uuid ? this.nvidiaDevices.get(row.uuid.toLowerCase()) : undefined;
