@@ -136,13 +136,14 @@ export class WorkerProcess {
 }
 
 /** A ToolGroupNotification's params, when `message` is one with a real group id. */
-function toolGroupOf(message: unknown): ToolGroupParams | undefined {
+export function toolGroupOf(message: unknown): ToolGroupParams | undefined {
   if (typeof message !== 'object' || message === null) return undefined;
   const { method, params } = message as { method?: unknown; params?: Partial<ToolGroupParams> };
   if (method !== ToolGroupNotification.method || typeof params !== 'object' || params === null) return undefined;
   const { pgid, running } = params;
-  // Only a real group: process.kill(-0) or (-1) would reach far more than a tool.
-  if (typeof pgid !== 'number' || !Number.isInteger(pgid) || pgid <= 1 || typeof running !== 'boolean') return undefined;
+  // Only a tool's own group: process.kill(-0) or (-1) would reach far more than a tool, and
+  // our own pid's group would be this process's.
+  if (typeof pgid !== 'number' || !Number.isInteger(pgid) || pgid <= 1 || pgid === process.pid || typeof running !== 'boolean') return undefined;
   return { pgid, running };
 }
 
