@@ -54,9 +54,18 @@ export async function launchRanks(launch: RankLaunch): Promise<LaunchOutcome> {
     return { status: 'failed', reason: 'store-folder', message: `could not create a private folder for the ranks' store in ${os.tmpdir()}: ${err instanceof Error ? err.message : String(err)}` };
   }
   try {
-    return await attempt(launch, path.join(folder, 'store'));
+    return await runGroup(launch, path.join(folder, 'store'));
   } finally {
+    removeFolder(folder);
+  }
+}
+
+/** The store's folder, gone with the run; a folder that will not go is left (it is private). */
+function removeFolder(folder: string): void {
+  try {
     fs.rmSync(folder, { recursive: true, force: true });
+  } catch {
+    // A rank stuck in the kernel may still hold it open on some systems; nothing else to do.
   }
 }
 
@@ -83,7 +92,7 @@ function rankEnv(launch: RankLaunch, rank: number): NodeJS.ProcessEnv {
 }
 
 /** Starts every rank, waits for all, stops all on the first failure. */
-function attempt(launch: RankLaunch, storeFile: string): Promise<LaunchOutcome> {
+function runGroup(launch: RankLaunch, storeFile: string): Promise<LaunchOutcome> {
   return new Promise((resolve) => {
     const ranks: RunningProcess[] = [];
     // A rank has ended when it exits, or once SIGKILL's grace is over: a process stuck in the
