@@ -13,11 +13,16 @@ import { RESULTS_DIR } from './workbench';
 const REAL_PYTHON = '/usr/bin/python3';
 const STATUS_ITEM = 'deviceDoctor.status';
 const SCREENSHOTS = ['06-status-bar-tooltip', '07-device-report', '08-benchmark-panel', '09-benchmark-cancelled', '20-benchmark-dtype-pick', '21-benchmark-sweep', '22-benchmark-sweep-cancelled'];
-/** The first detection runs PyTorch's probe (import torch takes seconds on 2 cores). */
-const DETECT_TIMEOUT_MS = 90_000;
+/**
+ * Detections and benchmarks are waited for until the state arrives, however long a loaded machine
+ * takes (import torch, a benchmark's repeats): the test's own mocha timeout is the only limit. A
+ * fixed 90 s failed CI on a busy machine. Playwright's timeout 0 means none; for waitFor and
+ * webview, Infinity does.
+ */
+const UNTIL_IT_ARRIVES = 0;
+const NO_DEADLINE = Number.POSITIVE_INFINITY;
 /** How the target pick marks torch until PyTorch's probe answers (targetPickModel.ts). */
 const PROBING_TORCH = 'probing PyTorch…';
-const BENCHMARK_TIMEOUT_MS = 90_000;
 
 async function historyRows(frame: Frame): Promise<number> {
   return frame.locator('table.history tbody tr').count();
@@ -56,7 +61,7 @@ function spreadBounds(iqrCell: string, medianCell: string): [number, number] {
 async function closeQuickPicks(wb: Session['workbench']): Promise<void> {
   await wb.pressEscape();
   await wb.pressEscape();
-  await wb.statusBarItem(STATUS_ITEM).filter({ hasText: /CPU · / }).waitFor({ timeout: DETECT_TIMEOUT_MS });
+  await wb.statusBarItem(STATUS_ITEM).filter({ hasText: /CPU · / }).waitFor({ timeout: UNTIL_IT_ARRIVES });
 }
 
 /**
@@ -66,7 +71,7 @@ async function closeQuickPicks(wb: Session['workbench']): Promise<void> {
  */
 async function chooseTorchCpu(wb: Session['workbench']): Promise<void> {
   const answered = wb.quickPickRow('torch').filter({ hasNotText: PROBING_TORCH });
-  await answered.waitFor({ timeout: 0 });
+  await answered.waitFor({ timeout: UNTIL_IT_ARRIVES });
   if ((await wb.quickPickRow('torch cpu').count()) === 0) throw new Error(`PyTorch answered without a cpu device: ${await answered.innerText()}`);
   await wb.chooseQuickPick('torch cpu');
 }
@@ -98,7 +103,7 @@ describe('status bar, device report and matmul benchmark (trusted folder, real P
   it('shows the CPU and its memory in the status bar, and every device in its tooltip', async () => {
     const wb = session.workbench;
     const item = wb.statusBarItem(STATUS_ITEM);
-    await item.filter({ hasText: /CPU · / }).waitFor({ timeout: DETECT_TIMEOUT_MS });
+    await item.filter({ hasText: /CPU · / }).waitFor({ timeout: UNTIL_IT_ARRIVES });
     const text = (await item.innerText()).trim();
     assert.match(text, /^CPU · \d+(\.\d)?\/\d+(\.\d)? GiB$/, `status bar text: ${text}`);
     assert.match((await item.getAttribute('aria-label')) ?? '', /^Device Doctor: CPU, \d+(\.\d)?\/\d+(\.\d)? GiB used$/);
@@ -133,8 +138,8 @@ describe('status bar, device report and matmul benchmark (trusted folder, real P
     await wb.chooseQuickPick('One engine/device…');
     await wb.chooseQuickPick('wasm cpu');
     await wb.chooseQuickPick('256');
-    const panel = await wb.webview('Matmul Benchmark', BENCHMARK_TIMEOUT_MS);
-    await panel.locator('table.runs tbody tr', { hasText: 'wasm' }).waitFor({ timeout: BENCHMARK_TIMEOUT_MS });
+    const panel = await wb.webview('Matmul Benchmark', NO_DEADLINE);
+    await panel.locator('table.runs tbody tr', { hasText: 'wasm' }).waitFor({ timeout: UNTIL_IT_ARRIVES });
     assert.match(await panel.locator('.headline').innerText(), /^wasm cpu: [\d.,]+ GFLOP\/s$/);
 
     // The default comparison on this CPU-only machine: torch on all its threads against torch on one.
@@ -142,7 +147,7 @@ describe('status bar, device report and matmul benchmark (trusted folder, real P
     await wb.chooseQuickPick('Selected device vs CPU');
     await wb.chooseQuickPick('256');
     await wb.chooseQuickPick('float32');
-    await waitFor('the second run in the history', async () => (await historyRows(panel)) === 2, BENCHMARK_TIMEOUT_MS);
+    await waitFor('the second run in the history', async () => (await historyRows(panel)) === 2, NO_DEADLINE);
     const headline = await panel.locator('.headline').innerText();
     const all = /^torch cpu (\d+) threads is (?:[\d.,]+× (?:faster|slower) than|about as fast as) 1 thread$/.exec(headline)?.[1];
     assert.ok(all !== undefined && Number(all) >= 2, `a thread scaling, not another engine: ${headline}`);
@@ -165,7 +170,7 @@ describe('status bar, device report and matmul benchmark (trusted folder, real P
     await wb.chooseQuickPick('1024');
     // js needs about 10 s per 1024² product here: eleven of them are far from done when we cancel.
     const toast = wb.notification(/Matmul benchmark \(js on cpu, n = 1024\): js · cpu · n = 1024 · (warm-up|repeat)/);
-    await toast.waitFor({ timeout: BENCHMARK_TIMEOUT_MS });
+    await toast.waitFor({ timeout: UNTIL_IT_ARRIVES });
     await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
     const panel = await wb.webview('Matmul Benchmark');
     const cancelled = panel.locator('[data-state="cancelled"]');
@@ -180,7 +185,7 @@ describe('status bar, device report and matmul benchmark (trusted folder, real P
     await wb.chooseQuickPick('One engine/device…');
     await wb.chooseQuickPick('wasm cpu');
     await wb.chooseQuickPick('256');
-    await waitFor('the run after the cancel in the history', async () => (await historyRows(panel)) === 3, BENCHMARK_TIMEOUT_MS);
+    await waitFor('the run after the cancel in the history', async () => (await historyRows(panel)) === 3, NO_DEADLINE);
     assert.strictEqual(await cancelled.count(), 0, 'a new result replaces the Cancelled line');
   });
 
@@ -199,7 +204,7 @@ describe('status bar, device report and matmul benchmark (trusted folder, real P
     await wb.screenshot('20-benchmark-dtype-pick');
     await wb.chooseQuickPick('bfloat16');
     const panel = await wb.webview('Matmul Benchmark');
-    await panel.locator('table.runs tbody tr', { hasText: 'bfloat16' }).waitFor({ timeout: BENCHMARK_TIMEOUT_MS });
+    await panel.locator('table.runs tbody tr', { hasText: 'bfloat16' }).waitFor({ timeout: UNTIL_IT_ARRIVES });
     assert.deepStrictEqual((await runCells(panel)).map((r) => r.slice(0, 4).join(' ')), ['torch cpu bfloat16 256']);
   });
 
@@ -216,7 +221,7 @@ describe('status bar, device report and matmul benchmark (trusted folder, real P
       await wb.chooseQuickPick('Sweep');
       await wb.chooseQuickPick('float32');
       panel = await wb.webview('Matmul Benchmark');
-      await panel.locator('section.sweep-note').waitFor({ timeout: 360_000 });
+      await panel.locator('section.sweep-note').waitFor({ timeout: UNTIL_IT_ARRIVES });
     } finally {
       for (const hog of hogs) hog.kill('SIGKILL');
     }
@@ -253,7 +258,7 @@ describe('status bar, device report and matmul benchmark (trusted folder, real P
     const hogs = cpuHogs();
     try {
       const toast = wb.notification(/· n = 2048 · /);
-      await toast.waitFor({ timeout: 300_000 });
+      await toast.waitFor({ timeout: UNTIL_IT_ARRIVES });
       await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
     } finally {
       for (const hog of hogs) hog.kill('SIGKILL');
