@@ -1,15 +1,10 @@
 // "Dry-Run on a Virtual GPU" above `if __name__ == "__main__":` in a Python file, and above the
 // first code cell of a notebook. Offered only in a trusted workspace: the run executes the file.
 import * as vscode from 'vscode';
+import { mainGuardLines } from '../../core/virtualRun/mainGuard';
 import { COMMANDS } from '../shared/commandIds';
 
-const MAIN_GUARD = /^if\s+__name__\s*==\s*(['"])__main__\1\s*:/;
 const TITLE = '$(debug-alt) Dry-Run on a Virtual GPU';
-
-/** 0-based lines of the file's top-level main guards. */
-export function mainGuardLines(text: string): number[] {
-  return text.split(/\r?\n/).flatMap((line, index) => (MAIN_GUARD.test(line) ? [index] : []));
-}
 
 export class MainGuardLens implements vscode.CodeLensProvider {
   private readonly changed = new vscode.EventEmitter<void>();

@@ -227,6 +227,29 @@ def install_mps(machine, recorder):
     mps.device_count = lambda: 1
 
 
+def install_accelerator(machine, recorder):
+    """torch.accelerator (torch 2.6+) names the virtual device, where this torch has it."""
+    accelerator = getattr(torch, "accelerator", None)
+    if accelerator is None:
+        return
+
+    def set_index(index):
+        machine.current = index if machine.kind == "cuda" else 0
+
+    answers = {
+        "is_available": lambda: True,
+        "current_accelerator": lambda check_available=False: torch.device(machine.kind),
+        "device_count": lambda: machine.count,
+        "current_device_index": lambda: machine.current,
+        "current_device_idx": lambda: machine.current,
+        "set_device_index": set_index,
+        "set_device_idx": set_index,
+        "synchronize": lambda device=None: recorder.sync("torch.accelerator.synchronize()"),
+    }
+    for name, value in answers.items():
+        setattr(accelerator, name, value)
+
+
 def install_amp():
     """autocast for an accelerator is inert here; GradScaler passes losses and steps through."""
     original = torch.autocast
