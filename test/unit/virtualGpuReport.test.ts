@@ -5,6 +5,7 @@ import { parseRunArgs } from '../../src/cli/run/runArgs';
 import { UsageError } from '../../src/cli/args';
 import { runLintReport } from '../../src/cli/formats/runReport';
 import { formatRunText } from '../../src/cli/formats/runText';
+import { formatRunSarif } from '../../src/cli/formats/runSarif';
 import { toRuffJson } from '../../src/cli/formats/json';
 import { planDiagnostics, runSummary } from '../../src/core/virtualRun/diagnostics';
 import { mainGuardLines } from '../../src/core/virtualRun/mainGuard';
@@ -76,6 +77,18 @@ describe('virtual GPU run: lint\'s shapes', () => {
   it('leaves out a finding without a user frame rather than inventing a place', () => {
     const lint = runLintReport(report({ findings: [{ code: 'DD001', message: 'm', fatal: true, count: 1, stack: [] }] }), read, display);
     assert.deepStrictEqual(lint.files, []);
+  });
+});
+
+describe('virtual GPU run: SARIF', () => {
+  it('is lint\'s SARIF with each result\'s runtime stack across files, innermost first', () => {
+    const origins = new Map();
+    const lint = runLintReport(report(), read, display, origins);
+    const sarif = JSON.parse(formatRunSarif(lint, origins, { cwd: '/project', version: '0.0.0' }));
+    const first = sarif.runs[0].results[0];
+    assert.strictEqual(first.ruleId, 'DD001');
+    assert.deepStrictEqual(first.stacks[0].frames.map((f: { location: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } } }) =>
+      `${f.location.physicalLocation.artifactLocation.uri}:${f.location.physicalLocation.region.startLine}`), ['model.py:3', 'train.py:5']);
   });
 });
 

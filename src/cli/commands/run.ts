@@ -4,14 +4,15 @@
 // (CI can gate on it), 2 on usage errors or when no run could be made.
 import * as fs from 'fs';
 import * as path from 'path';
-import { isMistake, type VirtualRunReport } from '../../core/virtualRun/report';
+import { isMistake, type RunFinding, type VirtualRunReport } from '../../core/virtualRun/report';
 import { cliInterpreter } from '../../node/interpreter';
 import { runOnVirtualGpu } from '../../node/virtualRun';
 import { UsageError } from '../args';
 import { formatJson } from '../formats/json';
 import { runLintReport, type RunSources } from '../formats/runReport';
 import { formatRunText } from '../formats/runText';
-import { formatSarif } from '../formats/sarif';
+import { formatRunSarif } from '../formats/runSarif';
+import type { LocatedFinding } from '../lint/fixes';
 import { terminalText } from '../formats/terminalText';
 import { helpText } from '../help';
 import type { CliIo } from '../io';
@@ -46,8 +47,9 @@ function render(report: VirtualRunReport, options: RunOptions, io: CliIo): strin
     };
     return formatRunText(report, display, cellNumber);
   }
-  const lint = runLintReport(report, readSources, display);
-  return options.format === 'json' ? formatJson(lint) : formatSarif(lint, { cwd: io.cwd, version: DEVICE_DOCTOR_VERSION });
+  const origins = new Map<LocatedFinding, RunFinding>();
+  const lint = runLintReport(report, readSources, display, origins);
+  return options.format === 'json' ? formatJson(lint) : formatRunSarif(lint, origins, { cwd: io.cwd, version: DEVICE_DOCTOR_VERSION });
 }
 
 function targetProblem(options: RunOptions, cwd: string): string | undefined {

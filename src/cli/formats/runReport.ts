@@ -43,8 +43,11 @@ function toFinding(found: RunFinding, top: RunFrame, file: RunSources | undefine
   return top.cell === undefined ? { finding } : { finding, cellIndex: top.cell };
 }
 
-/** The run's findings grouped by the file of their innermost frame; findings without a user frame are left out. */
-export function runLintReport(report: VirtualRunReport, read: ReadSources, display: (file: string) => string): LintReport {
+/**
+ * The run's findings grouped by the file of their innermost frame; findings without a user frame
+ * are left out. `origins`, when given, receives which run finding each located finding came from.
+ */
+export function runLintReport(report: VirtualRunReport, read: ReadSources, display: (file: string) => string, origins?: Map<LocatedFinding, RunFinding>): LintReport {
   const files = new Map<string, LintedFile>();
   for (const found of report.findings) {
     const top = found.stack[0];
@@ -56,7 +59,9 @@ export function runLintReport(report: VirtualRunReport, read: ReadSources, displ
       if (sources?.cellNumbers) linted.cellNumbers = sources.cellNumbers;
       files.set(top.file, linted);
     }
-    linted.findings.push(toFinding(found, top, { sources: linted.sources, cellNumbers: linted.cellNumbers }));
+    const located = toFinding(found, top, { sources: linted.sources, cellNumbers: linted.cellNumbers });
+    origins?.set(located, found);
+    linted.findings.push(located);
   }
   return { files: [...files.values()], problems: [], fixMode: false };
 }
