@@ -104,7 +104,8 @@ describe('replayed runs (runCache.ts)', () => {
     const edited = script.replace('    return n + 1', '    m = n * 2\n    return m + 1');
     const { ran, replayed, findings } = doc.countsOf(edited);
     assert.deepStrictEqual(findings, analyzeSource(edited));
-    // Muted round 1 interprets `helper` and replays the module scope, make and batch; round 2
+    // The script tests availability: it is interpreted once, in the world with an accelerator
+    // (world.ts). Muted round 1 interprets `helper` and replays the module scope, make and batch; round 2
     // replays all four; the reporting round interprets `helper` and the module scope (which
     // reported the mismatch: its findings are made afresh) and skips make and batch.
     assert.strictEqual(ran, 3, `ran ${ran} scopes (replayed ${replayed})`);

@@ -13,6 +13,7 @@ import { ModuleInfo, ModuleLoader, Program, Unit } from './program';
 import type { ProjectContext } from './project';
 import { RuleDispatcher } from './ruleDispatcher';
 import type { UnitFinding } from './ruleApi';
+import { sameRun, worldCondition, worldsOf, WorldState, worldVariables, type World } from './world';
 import { enabledRules, isSuppressedByNoqa } from './suppression';
 import type { AnalyzeOptions, CellFinding, Finding, Fix, Range, TextEdit } from './types';
 
@@ -94,22 +95,70 @@ function interpret(units: Unit[], isNotebook: boolean, options: AnalyzeOptions, 
 }
 
 /**
- * Muted rounds replay the runs whose reads did not change (runCache.ts), within this
- * analysis and from the document's earlier ones; the reporting round skips the runs that
- * reported nothing last time and read the same again.
+ * Interprets the program in each device world it tests (world.ts) and reports what happens
+ * in any: a finding that only some worlds reach says which ("With a GPU: …"). A world whose
+ * answers to everything the finished run asked are the same is that run again, and is
+ * not interpreted twice; a program that tests nothing is interpreted once.
  */
 function interpretProgram(program: Program, runs: RunCache, enabled: ReadonlySet<RuleCode>): UnitFinding[] {
   if (!program.imports.importsTorch) return [];
   runs.selectRules(enabled);
+  const worlds = worldsOf(worldVariables(program.units));
+  const done: Array<{ world: World; consulted: ReadonlySet<string>; findings: UnitFinding[] }> = [];
+  const seenIn = new Map<string, { finding: UnitFinding; worlds: World[] }>();
+  for (const world of worlds) {
+    let run = done.find((d) => sameRun(d.world, d.consulted, world));
+    if (!run) {
+      const state = new WorldState(world);
+      const worldRuns = runs.forWorld(worldKey(world));
+      const findings = interpretInWorld(program, worldRuns, enabled, state);
+      for (const v of state.consulted) worldRuns.consulted.add(v);
+      run = { world, consulted: worldRuns.consulted, findings };
+      done.push(run);
+    }
+    for (const f of run.findings) {
+      const key = findingKey(f);
+      const seen = seenIn.get(key);
+      if (seen) seen.worlds.push(world);
+      else seenIn.set(key, { finding: f, worlds: [world] });
+    }
+  }
+  return [...seenIn.values()].map(({ finding, worlds: seen }) => {
+    const condition = worldCondition(seen, worlds, needsAccelerator(finding.code));
+    return condition ? { ...finding, message: `${condition}: ${finding.message}` } : finding;
+  });
+}
+
+function needsAccelerator(code: RuleCode): boolean {
+  const info = ruleInfo(code);
+  return 'needsAccelerator' in info && info.needsAccelerator === true;
+}
+
+function worldKey(world: World): string {
+  return [...world.values].map(([k, v]) => `${k}=${v}`).join(',');
+}
+
+function findingKey(f: UnitFinding): string {
+  const r = nodeRange(f.startNode ?? f.node);
+  const end = nodeRange(f.node).end;
+  return `${f.code}|${f.unit}|${r.start.line}:${r.start.character}|${end.line}:${end.character}`;
+}
+
+/**
+ * Muted rounds replay the runs whose reads did not change (runCache.ts), within this
+ * analysis and from the document's earlier ones; the reporting round skips the runs that
+ * reported nothing last time and read the same again.
+ */
+function interpretInWorld(program: Program, runs: RunCache, enabled: ReadonlySet<RuleCode>, world: WorldState): UnitFinding[] {
   const report = (summaries: Summaries): { findings: UnitFinding[]; next: Summaries } => {
     const tape = new Tape();
     const rules = new RuleDispatcher(program, true, enabled, tape);
-    const interpreter = new Interpreter(program, summaries, rules.events, { runs, tape, round: 'reporting', reportAgain: (f) => rules.reportAgain(f) });
+    const interpreter = new Interpreter(program, summaries, rules.events, { runs, tape, round: 'reporting', reportAgain: (f) => rules.reportAgain(f), world });
     interpreter.run();
     return { findings: rules.results(), next: interpreter.next };
   };
   const muted = (summaries: Summaries): Summaries => {
-    const interpreter = new Interpreter(program, summaries, new RuleDispatcher(program, false, enabled).events, { runs, tape: new Tape(), round: 'muted' });
+    const interpreter = new Interpreter(program, summaries, new RuleDispatcher(program, false, enabled).events, { runs, tape: new Tape(), round: 'muted', world });
     interpreter.run();
     return interpreter.next;
   };

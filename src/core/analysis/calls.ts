@@ -18,6 +18,7 @@ import { placesOwnSubmodules } from './ownPlacement';
 import { cpuTensorTransform, transformedTensor } from './transforms';
 import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenDevice, isFrameworkEntryPoint } from './frameworks';
 import { movedParamsOf } from './bodyFacts';
+import { AVAILABILITY_CALLS } from './world';
 
 
 export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, discarded: boolean): Value {
@@ -28,6 +29,10 @@ export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   ctx.events.call(frame, call, qualified);
   const tokenized = tensorMapping(ex, frame, call, args);
   if (tokenized) return tokenized;
+  if (qualified && AVAILABILITY_CALLS.has(qualified)) {
+    const available = ctx.world.accelerator();
+    if (available !== undefined) return value('other', UNTRACKED, { truth: available, truthByAccelerator: true });
+  }
   if (qualified) {
     const member = isFrameworkEntryPoint(qualified) ? undefined : ctx.program.member(frame.unit, qualified);
     if (member?.kind === 'class') return instantiate(ctx, ex, frame, call, member.cls, args);

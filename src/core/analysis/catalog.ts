@@ -17,24 +17,30 @@ interface Entry {
    * the same operand, only this one is kept, and only while this one is enabled.
    */
   refines?: `DD${number}`;
+  /**
+   * The mistake needs a tensor or module on an accelerator: in a device world without one
+   * (world.ts) nothing is there but what a hard-coded move put there, and that move fails
+   * first. Such findings count only in worlds with an accelerator.
+   */
+  needsAccelerator?: boolean;
 }
 
 export const DOCS_BASE_URL = 'https://github.com/device-doctor/device-doctor/blob/main/docs/rules/';
 
 const CATALOG = [
-  { code: 'DD001', name: 'device-mismatch', severity: 'warning', implemented: true,
+  { code: 'DD001', needsAccelerator: true, name: 'device-mismatch', severity: 'warning', implemented: true,
     summary: 'a CPU value meets a module or tensor on an accelerator' },
-  { code: 'DD002', name: 'batch-not-moved', severity: 'warning', implemented: true,
+  { code: 'DD002', needsAccelerator: true, name: 'batch-not-moved', severity: 'warning', implemented: true,
     summary: 'data loader batches reach a model on an accelerator without being moved' },
-  { code: 'DD003', name: 'numpy-on-accelerator', severity: 'error', implemented: true,
+  { code: 'DD003', needsAccelerator: true, name: 'numpy-on-accelerator', severity: 'error', implemented: true,
     summary: '`.numpy()` / `np.array(t)` on a tensor that may be on an accelerator' },
   { code: 'DD004', name: 'discarded-to-result', severity: 'warning', implemented: true,
     summary: '`tensor.to(...)` as a statement: the moved copy is thrown away' },
   { code: 'DD005', name: 'hard-coded-accelerator', severity: 'warning', implemented: true,
     summary: 'CUDA hard-coded in a file that never checks availability' },
-  { code: 'DD006', name: 'unsynchronized-timing', severity: 'warning', implemented: true,
+  { code: 'DD006', needsAccelerator: true, name: 'unsynchronized-timing', severity: 'warning', implemented: true,
     summary: 'a clock read after accelerator work with no synchronize between' },
-  { code: 'DD007', name: 'sync-every-step', severity: 'information', implemented: true,
+  { code: 'DD007', needsAccelerator: true, name: 'sync-every-step', severity: 'information', implemented: true,
     summary: 'a host synchronization in every training step' },
   { code: 'DD008', name: 'fp16-without-gradscaler', severity: 'warning', implemented: true,
     summary: 'float16 autocast with `loss.backward()` and no `GradScaler` in the file' },
@@ -44,17 +50,17 @@ const CATALOG = [
     summary: '`.numpy()` on a tensor that requires grad' },
   { code: 'DD011', name: 'unguarded-cuda-call', severity: 'warning', implemented: true,
     summary: 'a `torch.cuda` call outside an availability guard' },
-  { code: 'DD012', name: 'non-blocking-without-pinned', severity: 'information', implemented: true,
+  { code: 'DD012', needsAccelerator: true, name: 'non-blocking-without-pinned', severity: 'information', implemented: true,
     summary: '`.to(device, non_blocking=True)` on batches of a `DataLoader` without `pin_memory=True`' },
   { code: 'DD013', name: 'load-without-map-location', severity: 'warning', implemented: true,
     summary: '`torch.load` without `map_location` in a file that picks its device at run time' },
   { code: 'DD014', name: 'data-parallel', severity: 'information', implemented: true,
     summary: '`nn.DataParallel` instead of `DistributedDataParallel`' },
-  { code: 'DD015', refines: 'DD001', name: 'tensor-created-in-forward', severity: 'warning', implemented: true,
+  { code: 'DD015', needsAccelerator: true, refines: 'DD001', name: 'tensor-created-in-forward', severity: 'warning', implemented: true,
     summary: 'a tensor made without `device=` in a module\'s `forward` meets its inputs or parameters' },
-  { code: 'DD016', refines: 'DD001', name: 'tensor-attribute-not-buffer', severity: 'warning', implemented: true,
+  { code: 'DD016', needsAccelerator: true, refines: 'DD001', name: 'tensor-attribute-not-buffer', severity: 'warning', implemented: true,
     summary: 'a plain tensor attribute set in `__init__`, which `.to(device)` does not move, meets inputs or parameters' },
-  { code: 'DD017', refines: 'DD001', name: 'loss-weight-on-cpu', severity: 'warning', implemented: true,
+  { code: 'DD017', needsAccelerator: true, refines: 'DD001', name: 'loss-weight-on-cpu', severity: 'warning', implemented: true,
     summary: 'a loss built with class weights on the CPU is called with accelerator tensors' },
 ] as const satisfies readonly Entry[];
 

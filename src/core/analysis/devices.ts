@@ -35,8 +35,10 @@ export function evalDevice(ctx: RoundContext, frame: Frame, node: Node, evaluate
   if (isNumberLiteral(n)) return ACCEL; // an ordinal: cuda:N
   if (n.type === 'none') return UNTRACKED;
   if (n.type === 'conditional_expression') {
-    const [a, , b] = [n.namedChild(0), n.namedChild(1), n.namedChild(2)];
+    const [a, cond, b] = [n.namedChild(0), n.namedChild(1), n.namedChild(2)];
     if (!a || !b) return EITHER;
+    const truth = cond ? evaluate(frame, cond).truth : undefined;
+    if (truth !== undefined) return evalDevice(ctx, frame, truth ? a : b, evaluate);
     const pa = evalDevice(ctx, frame, a, evaluate);
     const pb = evalDevice(ctx, frame, b, evaluate);
     return pa === UNTRACKED || pb === UNTRACKED ? EITHER : ((pa | pb) as Place);

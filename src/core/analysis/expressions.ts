@@ -8,7 +8,7 @@ import type { OperationRole } from './ruleApi';
 import { deviceFromString } from './devices';
 import { operationMeetings } from './values';
 import type { Frame } from './frame';
-import { Arg, concatenated, containedValues, hasAccel, isExactlyCpu, isTensorLike, joinValues, NONE, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, isExactlyCpu, isTensorLike, joinValues, NONE, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
 import { ownPlaceOf, placesOwnSubmodules } from './ownPlacement';
 
@@ -31,7 +31,7 @@ export class Expressions implements Evaluator {
 
   private evalNode(frame: Frame, node: Node): Value {
     switch (node.type) {
-      case 'identifier': return this.lookup(frame, node.text);
+      case 'identifier': return this.withFlag(node.text, this.lookup(frame, node.text));
       case 'parenthesized_expression': {
         const inner = children(node)[0];
         return inner ? this.eval(frame, inner) : UNKNOWN;
@@ -51,14 +51,19 @@ export class Expressions implements Evaluator {
       }
       case 'conditional_expression': {
         const [a, cond, b] = children(node);
-        if (cond) this.eval(frame, cond);
-        return a && b ? joinValues(this.eval(frame, a), this.eval(frame, b)) : UNKNOWN;
+        const truth = cond ? this.eval(frame, cond).truth : undefined;
+        if (!a || !b) return UNKNOWN;
+        if (truth !== undefined) return this.eval(frame, truth ? a : b);
+        return joinValues(this.eval(frame, a), this.eval(frame, b));
       }
       case 'tuple': case 'list': case 'expression_list':
         return value('other', UNTRACKED, { elements: children(node).map((c) => this.eval(frame, c)) });
-      case 'boolean_operator': case 'not_operator':
-        for (const c of children(node)) this.eval(frame, c);
-        return UNKNOWN;
+      case 'not_operator': {
+        const arg = field(node, 'argument');
+        const v = arg ? this.eval(frame, arg) : UNKNOWN;
+        return v.truth === undefined ? UNKNOWN : value('other', UNTRACKED, { truth: !v.truth, truthByAccelerator: v.truthByAccelerator });
+      }
+      case 'boolean_operator': return this.evalBoolean(frame, node);
       case 'await': {
         const inner = children(node)[0];
         return inner ? this.eval(frame, inner) : UNKNOWN;
@@ -83,6 +88,32 @@ export class Expressions implements Evaluator {
         // Lambdas, dictionaries, f-strings: not tracked (silence is safe).
         return UNKNOWN;
     }
+  }
+
+  /**
+   * `a and b`, `a or b`: a truth value when the world decides enough of it (`not args.no_cuda
+   * and torch.cuda.is_available()` is false in a world without an accelerator). Python would
+   * return an operand; what is tracked of it is only its truth.
+   */
+  private evalBoolean(frame: Frame, node: Node): Value {
+    const left = field(node, 'left');
+    const right = field(node, 'right');
+    const l = left ? this.eval(frame, left) : UNKNOWN;
+    const r = right ? this.eval(frame, right) : UNKNOWN;
+    const [a, b] = [l.truth, r.truth];
+    const isAnd = /^\s*and\b/.test(node.text.slice((left?.endIndex ?? node.startIndex) - node.startIndex));
+    const truth = isAnd
+      ? (a === false || b === false ? false : a === true && b === true ? true : undefined)
+      : (a === true || b === true ? true : a === false && b === false ? false : undefined);
+    const truthByAccelerator = l.truthByAccelerator || r.truthByAccelerator;
+    return truth === undefined ? UNKNOWN : value('other', UNTRACKED, { truth, truthByAccelerator });
+  }
+
+  /** A device flag's truth in this world (world.ts), when the program does not already say. */
+  private withFlag(key: string, v: Value): Value {
+    if (v.truth !== undefined) return v;
+    const truth = this.ctx.world.flag(key);
+    return truth === undefined ? v : { ...v, truth };
   }
 
   /** `{"x": t, **rest}`: string keys keep their values; other keys and unpacked dicts are any element. */
@@ -197,6 +228,11 @@ export class Expressions implements Evaluator {
 
   private evalAttribute(frame: Frame, node: Node): Value {
     const key = dottedKey(node);
+    const v = this.attributeValue(frame, node, key);
+    return key ? this.withFlag(key, v) : v;
+  }
+
+  private attributeValue(frame: Frame, node: Node, key: string | undefined): Value {
     if (key) {
       const known = frame.env.get(key) ?? (frame.fn?.selfName && key.startsWith(frame.fn.selfName + '.') ? this.lookup(frame, key) : undefined);
       if (known && known !== UNKNOWN) return known;
@@ -294,9 +330,10 @@ export class Expressions implements Evaluator {
   private evalComparison(frame: Frame, node: Node): Value {
     const operands = children(node);
     const args = operands.map((n) => ({ node: n, value: this.eval(frame, n) }));
-    if (args.length !== 2 || !/^(==|!=|<|>|<=|>=)$/.test(node.text.slice(operands[0].endIndex - node.startIndex, operands[1].startIndex - node.startIndex).trim())) {
-      return UNKNOWN;
-    }
+    const operator = args.length === 2 ? node.text.slice(operands[0].endIndex - node.startIndex, operands[1].startIndex - node.startIndex).trim() : '';
+    const device = deviceComparison(operator, operands, (n) => this.eval(frame, n));
+    if (device !== undefined) return value('other', UNTRACKED, { truth: device, truthByAccelerator: true });
+    if (!/^(==|!=|<|>|<=|>=)$/.test(operator)) return UNKNOWN;
     return { ...this.tensorOperation(frame, node, args), grad: 'no' };
   }
 
@@ -314,6 +351,31 @@ export class Expressions implements Evaluator {
   }
 }
 
+/**
+ * `device.type == "cuda"`, `str(device) != "cpu"`, `device == torch.device("cpu")`,
+ * `self.device == cpu_device`: decided where both sides' places are exact in this world.
+ */
+function deviceComparison(operator: string, operands: readonly Node[], evaluate: (n: Node) => Value): boolean | undefined {
+  const equal = operator === '==' || operator === 'is' ? true : operator === '!=' || operator === 'is not' ? false : undefined;
+  if (equal === undefined || operands.length !== 2) return undefined;
+  const places = operands.map((n) => exactDevicePlace(n, evaluate));
+  if (places[0] === undefined || places[1] === undefined) return undefined;
+  return (places[0] === places[1]) === equal;
+}
+
+/** CPU or ACCEL for a device-like operand whose place is exact here; undefined otherwise. */
+function exactDevicePlace(node: Node, evaluate: (n: Node) => Value): Place | undefined {
+  let n = unparen(node);
+  // `device.type` and `str(device)` name the same place as `device`.
+  if (n.type === 'attribute' && field(n, 'attribute')?.text === 'type') n = field(n, 'object') ?? n;
+  else if (n.type === 'call' && field(n, 'function')?.text === 'str') n = children(field(n, 'arguments') ?? n)[0] ?? n;
+  const literal = deviceFromString(n);
+  if (literal) return literal.place;
+  const v = evaluate(n);
+  if (v.kind === 'device' && (v.place === CPU || v.place === ACCEL)) return v.place;
+  return undefined;
+}
+
 /** `recv.attr` for tensors and modules. */
 export function attributeOf(recv: Value, attr: string, recvText: string): Value {
   if (recv.kind === 'tensor' || (recv.kind === 'unknown' && recv.place !== UNTRACKED)) {
@@ -324,6 +386,8 @@ export function attributeOf(recv: Value, attr: string, recvText: string): Value 
         return { ...recv, kind: 'tensor', grad: 'no', factory: undefined, scalar: undefined };
       case 'device':
         return value('device', recv.place, { deviceText: `${recvText}.device`, origin: recv.origin });
+      case 'is_cuda':
+        return recv.place === ACCEL || recv.place === CPU ? value('other', UNTRACKED, { truth: recv.place === ACCEL, truthByAccelerator: true }) : OTHER;
       default:
         return OTHER;
     }

@@ -167,6 +167,17 @@ export interface Frame {
   evidence: Map<string, 'tensor' | 'module' | 'both'>;
   /** Node of the `if __name__ == "__main__"` style blocks are plain code. */
   scopeNode: Node;
+  /**
+   * The path being interpreted left the scope (`return`, `raise`): the rest of its block is
+   * not run, and an `if` joins only the branches that go on.
+   */
+  ended?: boolean;
+  /**
+   * >0 while code runs that only a machine without an accelerator reaches (the `else` of an
+   * availability test, world.ts): its values are the accelerator world's, so only the rules
+   * that need no accelerator hear it, and what it returns or binds is forgotten.
+   */
+  shadow?: number;
   /** A call interpreted for one call site's arguments collects what it returns here, */
   returns?: Value[];
   /** and its CPU parameters that met an accelerator (filled by the rule dispatcher). */

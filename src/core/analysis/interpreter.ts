@@ -16,6 +16,7 @@ import { concatenated, containedValues, CPU, hasAccel, joinValues, NONE, Place, 
 import { evalCall } from './calls';
 import { CallContexts, CallResult } from './callContexts';
 import { withCallSiteCapture } from './callSiteCapture';
+import { UNDECIDED_WORLD, type WorldState } from './world';
 import { deviceContextPlace, enterFrameworkScope } from './frameworks';
 import { deviceChoiceOf } from './deviceChoice';
 import { bodyFact, type BodyFact } from './bodyFacts';
@@ -29,6 +30,8 @@ export interface RoundCache {
   round: RoundKind;
   /** A reporting round's: where the findings of a replayed run are reported again. */
   reportAgain?: (finding: UnitFinding) => void;
+  /** The device world of the round; none: availability and flags stay undecided. */
+  world?: WorldState;
 }
 
 /** Each program's modules' statements as a module scope's run depends on them (moduleStatements). */
@@ -37,6 +40,7 @@ const STATEMENTS = new WeakMap<Program, Map<number, readonly unknown[]>>();
 export class Interpreter implements RoundContext {
   readonly next = new Summaries();
   readonly events: AnalysisEvents;
+  readonly world: WorldState;
   private readonly ex: Expressions;
 
   /** Taping only while a cache of runs is given (runCache.ts). */
@@ -52,6 +56,7 @@ export class Interpreter implements RoundContext {
     cache?: RoundCache,
   ) {
     this.events = withCallSiteCapture(events);
+    this.world = cache?.world ?? UNDECIDED_WORLD;
     this.ex = new Expressions(this);
     this.tape = cache?.tape;
     this.runs = cache?.runs;
@@ -343,7 +348,10 @@ export class Interpreter implements RoundContext {
   }
 
   execBlock(frame: Frame, block: Node): void {
-    for (const stmt of children(block)) this.execStatement(frame, stmt);
+    for (const stmt of children(block)) {
+      if (frame.ended) return;
+      this.execStatement(frame, stmt);
+    }
   }
 
   private execStatement(frame: Frame, stmt: Node): void {
@@ -357,10 +365,16 @@ export class Interpreter implements RoundContext {
       case 'match_statement': return this.execMatch(frame, stmt);
       case 'return_statement': {
         const v = children(stmt)[0];
-        if (!v || !frame.fn) return;
+        if (!v || !frame.fn) {
+          if (frame.fn) frame.ended = true;
+          return;
+        }
         const returned = this.ex.eval(frame, v);
-        if (frame.returns) frame.returns.push(returned);
+        if (frame.shadow) {
+          // what only a machine without an accelerator returns is not this world's result
+        } else if (frame.returns) frame.returns.push(returned);
         else this.next.addReturn(frame.fn.id, returned);
+        frame.ended = true;
         return;
       }
       case 'function_definition': case 'class_definition': case 'decorated_definition':
@@ -370,6 +384,7 @@ export class Interpreter implements RoundContext {
         return this.execBlock(frame, stmt);
       case 'assert_statement': case 'raise_statement': case 'delete_statement': case 'print_statement':
         for (const c of children(stmt)) this.ex.eval(frame, c);
+        if (stmt.type === 'raise_statement') frame.ended = true;
         return;
       default:
         return;
@@ -414,6 +429,7 @@ export class Interpreter implements RoundContext {
     if (!frame.fn) return;
     const items = /^yield\s+from\b/.test(node.text) ? containedValues(v) : [v];
     const produced = items.length ? value('other', UNTRACKED, { anyElement: items.reduce((a, b) => joinValues(a, b)) }) : UNKNOWN;
+    if (frame.shadow) return;
     if (frame.returns) frame.returns.push(produced);
     else this.next.addReturn(frame.fn.id, produced);
   }
@@ -557,41 +573,74 @@ export class Interpreter implements RoundContext {
   }
 
   private execIf(frame: Frame, stmt: Node): void {
-    const cond = field(stmt, 'condition');
-    if (cond) this.ex.eval(frame, cond);
     const branches: Env[] = [];
+    let anyBranchEnded = false;
     const runBranch = (block: Node | null) => {
       if (!block) return;
       const saved = frame.env;
       frame.env = saved.clone();
       this.execBlock(frame, block);
-      branches.push(frame.env);
+      // A branch that returned or raised does not reach the statements after the `if`.
+      if (frame.ended) anyBranchEnded = true;
+      else branches.push(frame.env);
       frame.env = saved;
+      frame.ended = false;
     };
-    // `if transform is not None:` with `transform` known here (a call site's argument): one way only.
-    const decided = cond ? noneTestOutcome(cond, (n) => this.ex.eval(frame, n)) : undefined;
-    if (decided === true) {
-      runBranch(field(stmt, 'consequence'));
-      if (branches.length) frame.env = branches[0];
-      return;
-    }
-    if (decided === undefined) runBranch(field(stmt, 'consequence'));
-    let hasElse = false;
+    // A block the world decided against runs in the shadow, for the rules that need no accelerator.
+    const runShadow = (block: Node | null | undefined) => {
+      if (!block) return;
+      const [saved, ended] = [frame.env, frame.ended];
+      frame.env = saved.clone();
+      frame.shadow = (frame.shadow ?? 0) + 1;
+      this.execBlock(frame, block);
+      frame.shadow--;
+      [frame.env, frame.ended] = [saved, ended];
+    };
+    const finish = () => {
+      if (branches.length) frame.env = Env.joinAll(branches);
+      else if (anyBranchEnded) frame.ended = true;
+    };
+    // A condition this world decides (world.ts), or `if transform is not None:` with
+    // `transform` known here (a call site's argument), runs one way only.
+    // Whether the decision may differ without an accelerator: code only that world runs.
+    let byWorld = false;
+    const truthOf = (cond: Node | null): boolean | undefined => {
+      if (!cond) return undefined;
+      const v = this.ex.eval(frame, cond);
+      byWorld = v.truth !== undefined && v.truthByAccelerator === true;
+      return v.truth ?? noneTestOutcome(cond, (n) => this.ex.eval(frame, n));
+    };
+    const clauses: Array<{ cond: Node | null; body: Node | null }> = [{ cond: field(stmt, 'condition'), body: field(stmt, 'consequence') }];
+    let elseBody: Node | null | undefined;
     for (const clause of children(stmt)) {
-      if (clause.type === 'elif_clause') {
-        const c = field(clause, 'condition');
-        if (c) this.ex.eval(frame, c);
-        runBranch(field(clause, 'consequence'));
-      } else if (clause.type === 'else_clause') {
-        hasElse = true;
-        runBranch(field(clause, 'body'));
-      }
+      if (clause.type === 'elif_clause') clauses.push({ cond: field(clause, 'condition'), body: field(clause, 'consequence') });
+      else if (clause.type === 'else_clause') elseBody = field(clause, 'body');
     }
+    for (const [i, { cond, body }] of clauses.entries()) {
+      const truth = truthOf(cond);
+      if (truth === false) {
+        if (byWorld) runShadow(body);
+        continue;
+      }
+      if (truth === true) {
+        if (!body) branches.push(frame.env);
+        runBranch(body);
+        if (byWorld) {
+          for (const later of clauses.slice(i + 1)) runShadow(later.body);
+          runShadow(elseBody);
+        }
+        return finish();
+      }
+      runBranch(body);
+    }
+    if (elseBody !== undefined) runBranch(elseBody);
     // `if __name__ == "__main__":` always runs when the file is a script.
+    const cond = clauses[0].cond;
     const alwaysRuns = !!cond && /^__name__\s*==\s*['"]__main__['"]$/.test(cond.text);
-    if (!hasElse && !alwaysRuns) branches.push(frame.env);
-    if (branches.length) frame.env = Env.joinAll(branches);
+    if (elseBody === undefined && !alwaysRuns) branches.push(frame.env);
+    finish();
   }
+
 
   /**
    * A loop body runs twice: once muted to reach the back edge's state, then for real. Inside
@@ -609,11 +658,21 @@ export class Interpreter implements RoundContext {
       this.execBlock(frame, body);
       frame.firstPass = false;
       frame.muted--;
-      frame.env = Env.join(entry, frame.env);
+      this.endIteration(frame, entry);
     }
     beforeEach();
     this.execBlock(frame, body);
-    frame.env = Env.join(entry, frame.env);
+    this.endIteration(frame, entry);
+  }
+
+  /** After a loop body: an iteration that returned or raised leaves the loop's state as it entered. */
+  private endIteration(frame: Frame, entry: Env): void {
+    if (frame.ended) {
+      frame.ended = false;
+      frame.env = entry.clone();
+    } else {
+      frame.env = Env.join(entry, frame.env);
+    }
   }
 
   private execFor(frame: Frame, stmt: Node): void {
@@ -647,23 +706,32 @@ export class Interpreter implements RoundContext {
     const entry = frame.env.clone();
     const body = field(stmt, 'body');
     if (body) this.execBlock(frame, body);
-    const outcomes = [frame.env];
+    const bodyEnv = frame.env;
+    const bodyEnded = !!frame.ended;
+    frame.ended = false;
+    // Each way out of the statement that goes on after it (a clause that returns or raises does not).
+    let bodyOutcome: Env | undefined = bodyEnded ? undefined : bodyEnv;
+    const handlerOutcomes: Env[] = [];
     for (const clause of children(stmt)) {
       if (clause.type === 'except_clause' || clause.type === 'except_group_clause') {
-        frame.env = Env.join(entry, outcomes[0]);
+        frame.env = Env.join(entry, bodyEnv);
         const block = children(clause).find((c) => c.type === 'block');
         if (block) this.execBlock(frame, block);
-        outcomes.push(frame.env);
-      } else if (clause.type === 'else_clause') {
-        frame.env = outcomes[0];
+        if (!frame.ended) handlerOutcomes.push(frame.env);
+        frame.ended = false;
+      } else if (clause.type === 'else_clause' && bodyOutcome) {
+        frame.env = bodyOutcome;
         this.execBlock(frame, field(clause, 'body') ?? clause);
-        outcomes[0] = frame.env;
+        bodyOutcome = frame.ended ? undefined : frame.env;
+        frame.ended = false;
       }
     }
-    frame.env = Env.joinAll(outcomes);
+    const outcomes = [...(bodyOutcome ? [bodyOutcome] : []), ...handlerOutcomes];
+    frame.env = outcomes.length ? Env.joinAll(outcomes) : Env.join(entry, bodyEnv);
     const fin = children(stmt).find((c) => c.type === 'finally_clause');
     const finBlock = fin && children(fin).find((c) => c.type === 'block');
     if (finBlock) this.execBlock(frame, finBlock);
+    if (outcomes.length === 0) frame.ended = true;
   }
 
   private execWith(frame: Frame, stmt: Node): void {
@@ -712,7 +780,8 @@ export class Interpreter implements RoundContext {
       frame.env = entry.clone();
       const block = field(c, 'consequence') ?? children(c).find((x) => x.type === 'block');
       if (block) this.execBlock(frame, block);
-      outcomes.push(frame.env);
+      if (!frame.ended) outcomes.push(frame.env);
+      frame.ended = false;
     }
     frame.env = Env.joinAll(outcomes);
   }

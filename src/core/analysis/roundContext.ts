@@ -6,6 +6,7 @@ import type { FunctionInfo, Program } from './program';
 import type { AnalysisEvents, OperationRole } from './ruleApi';
 import type { Arg, Value } from './values';
 import type { BodyFact } from './bodyFacts';
+import type { WorldState } from './world';
 
 export interface RoundContext {
   program: Program;
@@ -13,6 +14,8 @@ export interface RoundContext {
   previous: Summaries;
   /** Summaries being gathered in this round, for the next one. */
   next: Summaries;
+  /** The device world this round interprets the program in (world.ts). */
+  world: WorldState;
   /** Where evaluation reports what the rules look at; the dispatcher decides who hears it. */
   events: AnalysisEvents;
   /** A module-level variable of a module of the program (its final state), for importers. */

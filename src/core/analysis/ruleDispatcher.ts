@@ -68,12 +68,15 @@ export class RuleDispatcher {
         this.refinedBy.get(refined)!.add(r.code);
       }
     }
-    const subscribers = running.map((r) => r.factory(host));
+    const subscribers = running.map((r) => ({ rule: r, handlers: r.factory(host) }));
     for (const name of Object.keys(EVENT_NAMES) as EventName[]) {
-      const handlers = subscribers.flatMap((s) => (s[name] ? [(s[name] as Handler).bind(s)] : []));
+      const listening = subscribers.filter((s) => s.handlers[name]);
+      const handlers = listening.map((s) => (s.handlers[name] as Handler).bind(s.handlers));
+      // Code only a machine without an accelerator runs (world.ts) is heard by the rules that need none.
+      const shadowHandlers = listening.filter((s) => !s.rule.needsAccelerator).map((s) => (s.handlers[name] as Handler).bind(s.handlers));
       events[name] = (frame, ...rest) => {
         if (handlers.length === 0 || this.quiet(frame, name)) return;
-        for (const h of handlers) h(frame, ...rest);
+        for (const h of frame.shadow ? shadowHandlers : handlers) h(frame, ...rest);
       };
     }
   }

@@ -87,6 +87,10 @@ export interface Value {
   kwargsDevice?: { place: Place; text: string };
   /** The value `None` (a `device=None` parameter no caller sets is the default device). */
   isNone?: boolean;
+  /** Its truth in the world being interpreted (world.ts): `torch.cuda.is_available()`, a device flag, `x.is_cuda`. */
+  truth?: boolean;
+  /** That truth may differ between a world with an accelerator and one without (not only a flag's). */
+  truthByAccelerator?: boolean;
   /** A transform whose call returns a new CPU tensor (`transforms.ToTensor()`, a Compose holding one). */
   makesCpuTensor?: boolean;
   /** An `nn.Parameter`: assigned to a module's attribute, it moves with the module. */
@@ -183,6 +187,10 @@ export function joinValues(a: Value, b: Value): Value {
   }
   if (a.kwargsDevice && b.kwargsDevice) joined.kwargsDevice = { ...a.kwargsDevice, place: (a.kwargsDevice.place | b.kwargsDevice.place) as Place };
   if (a.isNone && b.isNone) joined.isNone = true;
+  if (a.truth !== undefined && a.truth === b.truth) {
+    joined.truth = a.truth;
+    if (a.truthByAccelerator || b.truthByAccelerator) joined.truthByAccelerator = true;
+  }
   if (a.parameter && b.parameter) joined.parameter = true;
   if (a.makesCpuTensor && b.makesCpuTensor) joined.makesCpuTensor = true;
   if (a.elements && b.elements && a.elements.length === b.elements.length) {
@@ -209,7 +217,7 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
   if (!a || !b) return false;
   return a.kind === b.kind && a.place === b.place && a.grad === b.grad && !!a.batch === !!b.batch &&
     a.deviceText === b.deviceText && a.className === b.className && !!a.isNone === !!b.isNone &&
-    a.placedBy?.place === b.placedBy?.place && a.kwargsDevice?.place === b.kwargsDevice?.place;
+    a.placedBy?.place === b.placedBy?.place && a.kwargsDevice?.place === b.kwargsDevice?.place && a.truth === b.truth;
 }
 
 /** `xs + [t]`, `xs += [t]`: the list holding both sides' items (undefined unless both are lists or tuples). */

@@ -1,0 +1,153 @@
+// Device worlds: the program is interpreted in concrete worlds. Device mistakes need an
+// accelerator, so a program that tests for one runs in the world where it is available;
+// the code only a machine without one reaches (the `else` of an availability test) runs
+// "in the shadow" there, heard only by the rules that need no accelerator (catalog.ts
+// needsAccelerator). A flag the code cannot decide (`args.cuda`, `use_gpu` from a command
+// line) splits the world in two, one per value. Inside a world, `torch.cuda.is_available()`,
+// flags, `x.is_cuda` and device comparisons have a truth value, so `if use_cuda:` takes one
+// branch and two tests of one flag agree. A run depends only on the world variables it
+// consulted: a world that agrees with a finished run on those is not run again (analyze.ts).
+import type { Node } from '../python/pyNode';
+import { children, dottedKey, field, unparen } from '../python/syntax';
+
+/** The variable every availability check reads. */
+export const ACCELERATOR = 'accelerator';
+
+export interface World {
+  /** Values of world variables: ACCELERATOR, and each flag by its dotted key. Absent: not decided. */
+  readonly values: ReadonlyMap<string, boolean>;
+}
+
+/** A world during one interpretation: its values, and which of them the run read. */
+export class WorldState {
+  readonly consulted = new Set<string>();
+
+  constructor(readonly world: World) {}
+
+  /** Whether an accelerator is available in this world (undefined: the program never asks). */
+  accelerator(): boolean | undefined {
+    return this.read(ACCELERATOR);
+  }
+
+  /** A device flag's truth in this world, when `key` is one. */
+  flag(key: string): boolean | undefined {
+    return this.read(key);
+  }
+
+  private read(name: string): boolean | undefined {
+    const v = this.world.values.get(name);
+    if (v !== undefined) this.consulted.add(name);
+    return v;
+  }
+}
+
+/** No world variables: `is_available()` and flags stay undecided, as when the program never tests them. */
+export const UNDECIDED_WORLD = new WorldState({ values: new Map() });
+
+/** Calls whose result is the world's accelerator availability. */
+export const AVAILABILITY_CALLS = new Set([
+  'torch.cuda.is_available', 'torch.backends.mps.is_available', 'torch.mps.is_available', 'torch.xpu.is_available',
+  'torch.accelerator.is_available',
+]);
+
+/** Flags named for a device choice: `use_cuda`, `args.no_cuda`, `opt.gpu`, `train_on_gpu`, `self.use_mps`. */
+const DEVICE_FLAG_NAME = /(^|_)(cuda|gpus?|mps|cpu|accel(erator)?)($|_)|^on_gpu$/i;
+
+/** Undecidable flags split worlds; more than this many are joined as before (world count 2^n). */
+const MAX_FLAGS = 1;
+
+const AVAILABILITY_TEXT = /\b(cuda|mps|xpu|accelerator)\.is_available\s*\(/;
+
+/** The world variables a program's text tests: availability, and up to MAX_FLAGS device flags. */
+export function worldVariables(roots: readonly { root: Node; source: string }[]): string[] {
+  const availability = roots.some((u) => AVAILABILITY_TEXT.test(u.source));
+  const counts = new Map<string, number>();
+  const derived = new Set<string>();
+  for (const { root } of roots) collectFlags(root, counts, derived);
+  // A function's parameter (`def evaluate(model, use_cuda=True)`) holds what its callers
+  // pass, whose truth their own world decides.
+  const flags = [...counts].filter(([key]) => !derived.has(key)).sort((a, b) => b[1] - a[1]).slice(0, MAX_FLAGS).map(([key]) => key);
+  return [...(availability ? [ACCELERATOR] : []), ...flags];
+}
+
+/**
+ * Dotted names tested as booleans (an `if`/`elif`/`while` condition, a conditional
+ * expression's test, an operand of `not`/`and`/`or`) whose last part names a device; and
+ * the names assigned from an availability check, which each world decides already.
+ */
+function collectFlags(root: Node, counts: Map<string, number>, derived: Set<string>): void {
+  const stack: Node[] = [root];
+  while (stack.length) {
+    const n = stack.pop()!;
+    switch (n.type) {
+      case 'if_statement': case 'elif_clause': case 'while_statement':
+        noteTested(field(n, 'condition'), counts);
+        break;
+      case 'conditional_expression':
+        noteTested(children(n)[1], counts);
+        break;
+      case 'not_operator':
+        noteTested(field(n, 'argument'), counts);
+        break;
+      case 'boolean_operator':
+        noteTested(field(n, 'left'), counts);
+        noteTested(field(n, 'right'), counts);
+        break;
+      case 'parameters':
+        for (const p of children(n)) {
+          const name = p.type === 'identifier' ? p : field(p, 'name');
+          if (name?.type === 'identifier') derived.add(name.text);
+        }
+        break;
+      case 'assignment': {
+        const key = field(n, 'left') && dottedKey(field(n, 'left')!);
+        const right = field(n, 'right');
+        if (key && right && AVAILABILITY_TEXT.test(right.text)) derived.add(key);
+        break;
+      }
+    }
+    for (const c of children(n)) stack.push(c);
+  }
+}
+
+function noteTested(node: Node | null | undefined, counts: Map<string, number>): void {
+  if (!node) return;
+  const n = unparen(node);
+  if (n.type !== 'identifier' && n.type !== 'attribute') return;
+  const key = dottedKey(n);
+  const last = key?.slice(key.lastIndexOf('.') + 1);
+  if (!key || !last || last === 'is_cuda' || !DEVICE_FLAG_NAME.test(last)) return;
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+/** The worlds to interpret: an accelerator where the program asks, each flag both ways (all set first). */
+export function worldsOf(variables: readonly string[]): World[] {
+  let worlds: Map<string, boolean>[] = [new Map()];
+  for (const v of variables) worlds = worlds.flatMap((w) => v === ACCELERATOR ? [new Map(w).set(v, true)] : [new Map(w).set(v, true), new Map(w).set(v, false)]);
+  return worlds.map((values) => ({ values }));
+}
+
+/** Whether a run in `ran`, which read `consulted`, is also the run of `world`. */
+export function sameRun(ran: World, consulted: ReadonlySet<string>, world: World): boolean {
+  for (const v of consulted) if (ran.values.get(v) !== world.values.get(v)) return false;
+  return true;
+}
+
+/**
+ * The condition a finding needs, when it happens in some worlds only: "With a GPU" (a
+ * mistake that needs an accelerator, in a program that tests for one), "With a GPU, when
+ * `args.cuda` is false". Undefined when it happens in every world.
+ */
+export function worldCondition(seen: readonly World[], all: readonly World[], needsAccelerator: boolean): string | undefined {
+  const parts: string[] = [];
+  if (needsAccelerator && all[0]?.values.get(ACCELERATOR)) parts.push('With a GPU');
+  for (const v of all[0] && seen.length < all.length ? [...all[0].values.keys()] : []) {
+    const values = new Set(seen.map((w) => w.values.get(v)));
+    if (v === ACCELERATOR || values.size !== 1) continue;
+    const [value] = values;
+    parts.push(`when \`${v}\` is ${value ? 'true' : 'false'}`);
+  }
+  if (parts.length === 0) return undefined;
+  const text = parts.join(', ');
+  return text[0].toUpperCase() + text.slice(1);
+}
