@@ -46,6 +46,11 @@ export class AnalysisLanes implements DocumentAnalyzer {
     for (const lane of this.lanes) lane.cancelQueued(uri);
   }
 
+  /** A newer analysis of `uri` is due while an older one runs: see WorkerAnalyzer.supersede. */
+  supersede(uri: string): void {
+    for (const lane of this.lanes) lane.supersede(uri);
+  }
+
   filesChanged(paths: readonly string[]): void {
     for (const lane of this.lanes) lane.filesChanged(paths);
   }

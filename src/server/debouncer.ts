@@ -13,8 +13,15 @@ interface Entry {
 export class Debouncer {
   private readonly entries = new Map<string, Entry>();
 
-  /** `onError` hears about tasks that throw, which should not happen: tasks catch their own. */
-  constructor(private readonly onError: (key: string, error: unknown) => void) {}
+  /**
+   * `onError` hears about tasks that throw, which should not happen: tasks catch their own.
+   * `superseded` hears that a run is due while the previous one of its key is still in flight
+   * (which may then be cut short: the new run waits for it).
+   */
+  constructor(
+    private readonly onError: (key: string, error: unknown) => void,
+    private readonly superseded: (key: string) => void = () => undefined,
+  ) {}
 
   /** Runs `task` after `delayMs` unless scheduled again before then. */
   schedule(key: string, delayMs: number, task: Task): void {
@@ -59,6 +66,7 @@ export class Debouncer {
     const task = entry.task;
     entry.timer = undefined;
     entry.task = undefined;
+    if (entry.running) this.superseded(key);
     const previous = entry.running ?? Promise.resolve();
     const run = previous.then(task).catch((error: unknown) => this.onError(key, error)).finally(() => {
       if (entry.running === run) entry.running = undefined;

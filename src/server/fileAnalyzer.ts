@@ -33,6 +33,8 @@ export interface DocumentAnalyzer {
   release(uri: string): void;
   /** Drops analyses of `uri` that wait to run (a newer edit made them stale); absent where nothing waits. */
   cancelQueued?(uri: string): void;
+  /** A newer analysis of `uri` is due while an older one runs: it may be stopped (WorkerAnalyzer.supersede). */
+  supersede?(uri: string): void;
   /** Files changed on disk: what was cached of them is dropped. */
   filesChanged(paths: readonly string[]): void;
   dispose(): void;

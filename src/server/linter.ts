@@ -1,6 +1,6 @@
 // Decides when and what to analyse: debounced per file or notebook, settings per resource,
-// results stored for code actions and published. The analysis itself runs in the worker
-// thread (WorkerAnalyzer); a result that an edit made stale is dropped, the edit's own run
+// results stored for code actions and published. The analysis itself runs in worker threads
+// (AnalysisLanes); a result that an edit made stale is dropped, the edit's own run
 // publishes. Never lets an analysis error escape.
 import type { Connection, NotebookDocument, NotebookDocuments, TextDocuments } from 'vscode-languageserver';
 import { NotebookCellKind } from 'vscode-languageserver';
@@ -56,7 +56,11 @@ export class Linter {
   private disposed = false;
 
   constructor(private readonly deps: LinterDeps) {
-    this.debouncer = new Debouncer((key, error) => deps.log.error(`Analysis of ${key} failed`, error));
+    this.debouncer = new Debouncer(
+      (key, error) => deps.log.error(`Analysis of ${key} failed`, error),
+      // A newer run is due: the analyzer may stop the stale one rather than make it wait.
+      (key) => deps.files.supersede?.(key),
+    );
     this.projects = new DocumentProjects({
       documents: deps.documents,
       log: deps.log,

@@ -2,7 +2,8 @@
 // thread that holds an analysis of a text containing "HOLD" until the test lets it go (a
 // SharedArrayBuffer, so no timing is involved): a small document is analysed on the other
 // lane meanwhile; a document is analysed where its tree is; a larger one waits for its tree
-// rather than be parsed afresh; and a stale queued analysis is dropped with its changes kept.
+// rather than be parsed afresh; a stale queued analysis is dropped with its changes kept; and
+// a stale running one is stopped only when it is a whole analysis that loses no larger tree.
 import * as assert from 'assert';
 import { Worker } from 'worker_threads';
 import type { Finding } from '../../src/core/analysis';
@@ -131,6 +132,58 @@ describe('server: two analysis lanes (AnalysisLanes)', () => {
       assert.deepStrictEqual([kept.thread, kept.held], [home, true]);
     } finally {
       lanes.dispose();
+    }
+  });
+
+  it('stops a stale whole analysis with its worker; the newer one runs on a fresh worker, to its end', async () => {
+    let started = 0;
+    const analyzer = new WorkerAnalyzer(() => new Worker(STAND_IN, { eval: true, workerData: gate.buffer }), { started: () => void started++ }, 0);
+    try {
+      const first = analyzer.analyze('big.py', 'HOLD the first, whole analysis', OPTIONS);
+      await gate.reached(1);
+      analyzer.supersede('other.py');
+      analyzer.supersede('big.py');
+      await assert.rejects(first, (error: unknown) => error instanceof AnalysisCancelledError && error.uri === 'big.py');
+      // The fresh worker parses it afresh; this whole analysis builds the tree, so it is not stopped.
+      const second = analyzer.analyze('big.py', 'HOLD the second', OPTIONS);
+      await gate.reached(2);
+      analyzer.supersede('big.py');
+      gate.open();
+      const echo = echoed(await second);
+      assert.deepStrictEqual([echo.text, echo.held, started], ['HOLD the second', false, 2]);
+    } finally {
+      analyzer.dispose();
+    }
+  });
+
+  it('leaves a stale incremental analysis to finish: stopping it would lose the tree that makes the next one cheap', async () => {
+    let started = 0;
+    const analyzer = new WorkerAnalyzer(() => new Worker(STAND_IN, { eval: true, workerData: gate.buffer }), { started: () => void started++ }, 0);
+    try {
+      await analyzer.analyze('big.py', 'x = 1\n', OPTIONS);
+      const incremental = analyzer.analyze('big.py', 'HOLD x = 2\n', OPTIONS);
+      await gate.reached(1);
+      analyzer.supersede('big.py');
+      gate.open();
+      assert.deepStrictEqual([echoed(await incremental).held, started], [true, 1]);
+    } finally {
+      analyzer.dispose();
+    }
+  });
+
+  it('does not stop a whole analysis whose worker holds larger trees of other documents', async () => {
+    let started = 0;
+    const analyzer = new WorkerAnalyzer(() => new Worker(STAND_IN, { eval: true, workerData: gate.buffer }), { started: () => void started++ }, 0);
+    try {
+      await analyzer.analyze('large.py', 'y = 1\n'.repeat(1000), OPTIONS);
+      const whole = analyzer.analyze('new.py', 'HOLD', OPTIONS);
+      await gate.reached(1);
+      analyzer.supersede('new.py');
+      gate.open();
+      await whole;
+      assert.strictEqual(started, 1);
+    } finally {
+      analyzer.dispose();
     }
   });
 

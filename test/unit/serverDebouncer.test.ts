@@ -67,6 +67,28 @@ describe('server: debouncing analysis', () => {
     assert.deepStrictEqual(events, ['start 1', 'end 1', 'start 2', 'end 2']);
   });
 
+  it('says when a run is due while the previous one of the same document is still running', async () => {
+    const superseded: string[] = [];
+    const watched = new Debouncer((_key, error) => errors.push(error), (key) => superseded.push(key));
+    let finishFirst = () => undefined as void;
+    const firstRunning = new Promise<void>((started) => watched.schedule('a.py', 0, () => new Promise<void>((resolve) => {
+      finishFirst = resolve;
+      started();
+    })));
+    await firstRunning;
+    watched.schedule('b.py', 0, async () => undefined);
+    await watched.flush('b.py');
+    let secondRan = false;
+    watched.schedule('a.py', 0, async () => void (secondRan = true));
+    const second = watched.flush('a.py');
+    assert.deepStrictEqual(superseded, ['a.py'], 'told at once, before the first run ends');
+    assert.strictEqual(secondRan, false, 'the second run still waits for the first');
+    finishFirst();
+    await second;
+    assert.ok(secondRan);
+    watched.dispose();
+  });
+
   it('cancel forgets a pending run', async () => {
     let ran = false;
     debouncer.schedule('a.py', 10, async () => void (ran = true));
