@@ -167,7 +167,7 @@ def _user_traceback(tb, recorder):
 
 def install_virtual_device(options, recorder):
     """The virtual accelerator: torch.cuda (or MPS) answers, every torch call is checked. Returns the mode."""
-    from virtual_gpu_cuda import install_accelerator, install_amp, install_cuda, install_mps
+    from virtual_gpu_cuda import install_accelerator, install_amp, install_compile, install_cuda, install_mps
     from virtual_gpu_devices import Machine
     from virtual_gpu_mode import VirtualDeviceMode
     from virtual_gpu_modules import install_checkpoints, install_data_parallel, install_distributed, install_parameter
@@ -177,6 +177,7 @@ def install_virtual_device(options, recorder):
     (install_cuda if kind == "cuda" else install_mps)(machine, recorder)
     install_accelerator(machine, recorder)
     install_amp()
+    install_compile()
     install_parameter()
     install_data_parallel(machine, recorder)
     install_distributed(recorder)

@@ -250,6 +250,13 @@ def install_accelerator(machine, recorder):
         setattr(accelerator, name, value)
 
 
+def install_compile():
+    """torch.compile hands back the function or module as it is: a compiled graph would run its
+    kernels for the CPU tensors underneath, out of the mode's sight, and change no device rule."""
+    if hasattr(torch, "compile"):
+        torch.compile = lambda model=None, *args, **kwargs: model if model is not None else (lambda fn: fn)
+
+
 def install_amp():
     """autocast for an accelerator is inert here; GradScaler passes losses and steps through."""
     original = torch.autocast
