@@ -7,7 +7,9 @@ its tensors could meet on a real machine (PyTorch's rules: 0-dim CPU tensors mix
 any device, a CPU index may index an accelerator tensor), records a mistake when not,
 and runs anyway, so one run finds every mistake.
 """
+import ast
 import dis
+import linecache
 import os
 import sys
 
@@ -51,10 +53,29 @@ def _gather(args, kwargs):
 
 
 _discarded = {}
+_MOVES = ("to", "cuda")
+
+
+def _chain_drops_move(line):
+    """True when `line` is a statement of its own whose value is a method chain through .to()/.cuda()
+    (`x.to(device).view(-1)`): the moved copy is gone with it."""
+    try:
+        body = ast.parse(line.strip()).body
+    except SyntaxError:
+        return False
+    if len(body) != 1 or not isinstance(body[0], ast.Expr):
+        return False
+    node = body[0].value
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr in _MOVES:
+            return True
+        node = node.func.value
+    return False
 
 
 def _result_discarded(frame):
-    """True when the call `frame` is making is a statement of its own (the next instruction pops it)."""
+    """True when the call `frame` is making is a statement of its own (the next instruction pops
+    it), or the head of a chain that is (the line says so)."""
     key = (frame.f_code, frame.f_lasti)
     known = _discarded.get(key)
     if known is None:
@@ -63,6 +84,8 @@ def _result_discarded(frame):
             if instruction.offset > frame.f_lasti:
                 known = instruction.opname == "POP_TOP"
                 break
+        if not known:
+            known = _chain_drops_move(linecache.getline(frame.f_code.co_filename, frame.f_lineno))
         _discarded[key] = known
     return known
 
