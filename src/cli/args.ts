@@ -90,6 +90,8 @@ export type Invocation =
   | { command: 'detect'; options: DetectOptions }
   | { command: 'bench'; options: BenchOptions }
   | { command: 'rule'; code?: string }
+  /** The language server over stdio (`--stdio`, which editors pass, is the only transport). */
+  | { command: 'server' }
   /** `run` reads its own arguments (src/cli/run/runArgs.ts): the script's follow it. */
   | { command: 'run'; argv: string[] }
   | { command: 'usage-error'; message: string; topic?: string };
@@ -102,7 +104,7 @@ interface OptionSpec {
   short?: string;
 }
 
-type CommandName = 'lint' | 'doctor' | 'detect' | 'bench' | 'rule';
+type CommandName = 'lint' | 'doctor' | 'detect' | 'bench' | 'rule' | 'server';
 
 interface CommandSpec {
   options: Readonly<Record<string, OptionSpec>>;
@@ -154,6 +156,7 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     helpCommand: 'device-doctor bench --help',
   },
   rule: { options: { help }, positionals: true, helpCommand: 'device-doctor help rule' },
+  server: { options: { stdio: flag, help }, positionals: false, helpCommand: 'device-doctor help server' },
 };
 
 function isCommand(name: string): name is CommandName {
@@ -389,6 +392,8 @@ function parseCommand(command: CommandName, rest: readonly string[]): Invocation
     case 'rule':
       if (line.positionals.length > 1) throw new UsageError(`'rule' takes one rule code (got ${line.positionals.length})`);
       return { command, code: line.positionals[0] };
+    case 'server':
+      return { command };
   }
 }
 

@@ -16,6 +16,7 @@ Commands:
   bench             Time matrix products on each device and engine; the speedup over the CPU
   rule [code]       Print a rule's documentation (rule DD003), or list the rules
   run script.py     Run a script on the CPU as if it had a GPU; report every device mistake
+  server --stdio    The language server, for editors that speak LSP (Neovim, Helix, Zed, JupyterLab)
   help [command]    Show help for a command
 
 Options:
@@ -236,7 +237,26 @@ Examples:
   device-doctor run --virtual cuda --devices 2 -m mypackage.train
 `;
 
-const TOPICS: Record<string, string> = { lint: LINT, doctor: DOCTOR, detect: DETECT_HELP, bench: BENCH_HELP, rule: RULE_HELP, run: RUN_HELP };
+const SERVER_HELP = `Usage: device-doctor server [--stdio]
+
+Runs the Device Doctor language server (the one the VS Code extension uses) over
+stdin and stdout, for any editor that speaks the Language Server Protocol: Neovim,
+Helix, Zed, JupyterLab with jupyterlab-lsp. It publishes lint's findings as
+diagnostics for Python files and notebook cells, and offers their quick fixes as code
+actions. Configure your editor to start 'device-doctor server --stdio' for Python.
+stdio is the only transport; --stdio is accepted because editors pass it.
+
+Options:
+  --stdio     Talk LSP over stdin and stdout (the default)
+  -h, --help  Show this help
+
+Exit status:
+  0  the client sent shutdown, then exit
+  1  the client went away without shutdown, or sent a message that cannot be read
+  2  usage error, or the server bundle is missing
+`;
+
+const TOPICS: Record<string, string> = { lint: LINT, doctor: DOCTOR, detect: DETECT_HELP, bench: BENCH_HELP, rule: RULE_HELP, run: RUN_HELP, server: SERVER_HELP };
 
 /** The help for `topic`, or the overview when there is no such topic. */
 export function helpText(topic?: string): string {

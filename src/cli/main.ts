@@ -6,6 +6,7 @@ import type { CliIo } from './io';
 import { EXIT_USAGE, runLintCommand } from './commands/lint';
 import { runRuleCommand } from './commands/rule';
 import { runVirtualCommand } from './commands/run';
+import { runServerCommand } from './commands/server';
 import { DEVICE_DOCTOR_VERSION } from './version';
 import { terminalText } from './formats/terminalText';
 
@@ -36,6 +37,8 @@ async function dispatch(argv: readonly string[], io: CliIo, signal?: AbortSignal
       return runRuleCommand(invocation.code, io);
     case 'run':
       return runVirtualCommand(invocation.argv, io, signal);
+    case 'server':
+      return runServerCommand(io);
     case 'usage-error':
       io.stderr(`error: ${terminalText(invocation.message)}\nRun '${helpCommandFor(invocation.topic)}' for usage.\n`);
       return EXIT_USAGE;
