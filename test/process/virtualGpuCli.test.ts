@@ -103,6 +103,12 @@ describe('device-doctor run: the virtual GPU on Debian\'s PyTorch', function () 
     assert.doesNotMatch(out, /^0 /m, 'the first epoch never finished');
   });
 
+  it('--time stops a script that would never end, and says so', async () => {
+    const { status, out } = await run(['--time', '1', 'endless.py']);
+    assert.strictEqual(status, 0);
+    assert.match(out, /No device mistakes .*; stopped after 0 optimizer steps \(--time\)/);
+  });
+
   it('-m runs a module with its own arguments, and the script\'s output stays on stdout in text format', async () => {
     const { status, out } = await run(['-m', 'runnable_pkg.evaluate', '--batch', '4']);
     assert.strictEqual(status, 1);
