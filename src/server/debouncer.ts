@@ -1,13 +1,22 @@
 // Per-document debouncing: analysis runs once typing pauses, and runs of one document never
-// overlap (the next reads the latest text when it starts). `flush` runs a pending task at once
-// and waits for it (the tests use it; code actions answer from the stored findings instead).
+// overlap (the next reads the latest text when it starts). At most one run waits behind the
+// one in flight: a later one replaces it, so that a file edited all through a long analysis
+// gets one more run after it, not one per pause. `flush` runs a pending task at once and
+// waits for it (the tests use it; code actions answer from the stored findings instead).
 
 type Task = () => Promise<void>;
+
+/** A run waiting for the one in flight; `task` is replaced by a later run's until it starts. */
+interface Waiting {
+  task: Task;
+  done: Promise<void>;
+}
 
 interface Entry {
   timer?: ReturnType<typeof setTimeout>;
   task?: Task;
   running?: Promise<void>;
+  waiting?: Waiting;
 }
 
 export class Debouncer {
@@ -58,7 +67,7 @@ export class Debouncer {
     return entry;
   }
 
-  /** Runs are serialized per key: a new one waits for the one in flight. */
+  /** Runs are serialized per key: a new one waits for the one in flight, replacing any that already waits. */
   private async runNow(key: string): Promise<void> {
     const entry = this.entries.get(key);
     if (!entry?.task) return;
@@ -67,10 +76,24 @@ export class Debouncer {
     entry.timer = undefined;
     entry.task = undefined;
     if (entry.running) this.superseded(key);
-    const previous = entry.running ?? Promise.resolve();
-    const run = previous.then(task).catch((error: unknown) => this.onError(key, error)).finally(() => {
+    if (entry.waiting) {
+      entry.waiting.task = task;
+      await entry.waiting.done;
+      return;
+    }
+    const previous = entry.running;
+    const waiting: Waiting | undefined = previous ? { task, done: previous } : undefined;
+    const start = () => {
+      if (entry.waiting === waiting) entry.waiting = undefined;
+      return (waiting?.task ?? task)();
+    };
+    const run = (previous ?? Promise.resolve()).then(start).catch((error: unknown) => this.onError(key, error)).finally(() => {
       if (entry.running === run) entry.running = undefined;
     });
+    if (waiting) {
+      waiting.done = run;
+      entry.waiting = waiting;
+    }
     entry.running = run;
     await run;
   }

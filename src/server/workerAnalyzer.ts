@@ -1,6 +1,6 @@
-// The main thread's side of the analysis worker (analysisWorker.ts): the same interface as
-// FileAnalyzer, but every analysis runs in one worker thread, so that the LSP connection
-// (code actions, other documents' events) is served while a large file is analysed.
+// The main thread's side of one analysis worker (analysisWorker.ts; the server runs two, see
+// analysisLanes.ts): the same interface as FileAnalyzer, but every analysis runs in a worker
+// thread, so that the LSP connection is served while a large file is analysed.
 //
 // One request is in the worker at a time; the rest wait here in order. The worker keeps the
 // trees: each request carries the client's full text and the changes recorded since the
@@ -204,6 +204,8 @@ export class WorkerAnalyzer implements DocumentAnalyzer {
   /** The new worker starts with no trees: every document is parsed from its full text. */
   private forgetWorkerState(): void {
     this.known.clear();
+    // Those still queued will be parsed by the fresh worker, which then holds their trees.
+    for (const { request } of this.queue) if (request.kind === 'file') this.known.set(request.uri, request.text.length);
     this.pendingChanges.clear();
     this.overlay.reset();
     // A parser reload the old worker had under way is moot: the fresh worker loads its own.

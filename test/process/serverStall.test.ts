@@ -11,8 +11,6 @@ import { ensureServerBuilt, TestClient } from './serverClient';
 import { DD003_SOURCE } from './serverProbe';
 
 const LARGE = generateTrainingScript(49_000);
-/** A keystroke that keeps the file within its statements' bounds: each run stays incremental. */
-const KEYSTROKE = { range: { start: { line: 5, character: 0 }, end: { line: 5, character: 0 } }, text: '#' };
 const EDIT_EVERY_MS = 500;
 /** Opened while the large file is edited: with one worker, each waits for the rest of the run it lands in. */
 const SMALL_FILES = 6;
@@ -84,10 +82,15 @@ describe('server: no document waits behind another\'s long analysis', function (
     await client.openFile(large, LARGE.text);
     await opened;
     let version = 1;
-    const edit = () => client.connection.sendNotification('textDocument/didChange', { textDocument: { uri: large, version: ++version }, contentChanges: [KEYSTROKE] });
+    // The whole text each time, as a client without incremental sync sends it: every run is a
+    // long one (an incremental run of this file, about a second, would hide a wait in the noise).
+    const edit = () => {
+      version++;
+      return client.changeFile(large, `${LARGE.text}# edit ${version}\n`, version);
+    };
 
-    // What one edit of the large file costs, alone: the figure the small files are held against.
-    // The first edit after opening is not counted: it costs about as much as the whole analysis.
+    // What one edit of the large file costs, alone: the figure the small files are held against
+    // (the smaller of two).
     const editAlone = async (): Promise<number> => {
       const started = Date.now();
       const single = published(client, large, version + 1);
@@ -96,7 +99,7 @@ describe('server: no document waits behind another\'s long analysis', function (
       return Date.now() - started;
     };
     const firstEditMs = await editAlone();
-    const oneEditMs = await editAlone();
+    const oneEditMs = Math.min(firstEditMs, await editAlone());
 
     // Edited every 500 ms (the workload, not a wait): its analyses then run back to back. A small
     // file is opened every fourth edit, so that each lands somewhere inside one of them.
@@ -128,7 +131,7 @@ describe('server: no document waits behind another\'s long analysis', function (
     const started = Date.now();
     const lastPublished = await published(client, large, last);
     assert.ok(lastPublished.diagnostics.length >= LARGE.planted.length, 'the large file\'s last version is analysed once the edits stop');
-    const figures = `edits of the large file alone: ${firstEditMs} ms, then ${oneEditMs} ms; small files while it was edited: ${smallMs.join(', ')} ms; its last version ${Date.now() - started} ms after the edits stopped`;
+    const figures = `an edit of the large file alone: ${oneEditMs} ms (of two); small files while it was edited: ${smallMs.join(', ')} ms; its last version ${Date.now() - started} ms after the edits stopped`;
     assert.ok(Math.max(...smallMs) < oneEditMs / 3, figures);
   });
 });

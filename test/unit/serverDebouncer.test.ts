@@ -89,6 +89,24 @@ describe('server: debouncing analysis', () => {
     watched.dispose();
   });
 
+  it('keeps at most one run waiting behind the one in flight: a later one replaces it', async () => {
+    const runs: string[] = [];
+    let finishFirst = () => undefined as void;
+    await new Promise<void>((started) => debouncer.schedule('a.py', 0, () => new Promise<void>((resolve) => {
+      runs.push('first');
+      finishFirst = resolve;
+      started();
+    })));
+    const waits: Array<Promise<void>> = [];
+    for (const name of ['second', 'third', 'fourth']) {
+      debouncer.schedule('a.py', 0, async () => void runs.push(name));
+      waits.push(debouncer.flush('a.py'));
+    }
+    finishFirst();
+    await Promise.all(waits);
+    assert.deepStrictEqual(runs, ['first', 'fourth'], 'every flush waited for the run that replaced its own');
+  });
+
   it('cancel forgets a pending run', async () => {
     let ran = false;
     debouncer.schedule('a.py', 10, async () => void (ran = true));
