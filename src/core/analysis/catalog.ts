@@ -62,6 +62,8 @@ const CATALOG = [
     summary: 'a plain tensor attribute set in `__init__`, which `.to(device)` does not move, meets inputs or parameters' },
   { code: 'DD017', needsAccelerator: true, refines: 'DD001', name: 'loss-weight-on-cpu', severity: 'warning', implemented: true,
     summary: 'a loss built with class weights on the CPU is called with accelerator tensors' },
+  { code: 'DD018', name: 'module-list-not-registered', severity: 'warning', implemented: true,
+    summary: 'submodules kept in a plain list, tuple or dict, which `.to()`, `.parameters()` and `state_dict()` skip' },
 ] as const satisfies readonly Entry[];
 
 export type RuleCode = (typeof CATALOG)[number]['code'];

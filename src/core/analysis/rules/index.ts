@@ -15,6 +15,7 @@ import { fp16WithoutGradScaler } from './fp16WithoutGradScaler';
 import { hardCodedAccelerator } from './hardCodedAccelerator';
 import { loadWithoutMapLocation } from './loadWithoutMapLocation';
 import { lossWeightOnCpu } from './lossWeightOnCpu';
+import { moduleListNotRegistered } from './moduleListNotRegistered';
 import { nonBlockingWithoutPinned } from './nonBlockingWithoutPinned';
 import { numpyOnAccelerator, numpyRequiresGrad } from './numpyConversion';
 import { syncEveryStep } from './syncEveryStep';
@@ -41,6 +42,7 @@ const FACTORIES: Readonly<Record<RuleCode, Rule>> = {
   DD015: tensorCreatedInForward,
   DD016: tensorAttributeNotBuffer,
   DD017: lossWeightOnCpu,
+  DD018: moduleListNotRegistered,
 };
 
 export interface RegisteredRule extends RuleInfo {

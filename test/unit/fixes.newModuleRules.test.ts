@@ -1,0 +1,52 @@
+// The text the quick fixes of the rules added for issue 26 write, on their fixtures: the
+// generic checks in fixes.test.ts prove each fix parses, removes its finding and adds none;
+// these say it is the fix the rule promises.
+import { strict as assert } from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import { initPythonParser } from '../../src/core/analysis';
+import type { RuleCode } from '../../src/core/analysis';
+import { coreFindings } from './helpers/analysis';
+import { applyFix } from './helpers/fixes';
+import { RULE_FIXTURES_DIR } from './helpers/fixtures';
+
+function fixture(name: string): string {
+  return fs.readFileSync(path.join(RULE_FIXTURES_DIR, name), 'utf8');
+}
+
+/** The preferred fix of each `code` finding in `source`, applied alone. */
+function fixedTexts(source: string, code: RuleCode): string[] {
+  const findings = coreFindings(source).filter((f) => f.code === code);
+  assert.ok(findings.length > 0, `no ${code} finding`);
+  return findings.flatMap((f) => f.fixes.filter((x) => x.preferred).map((x) => applyFix(source, x)));
+}
+
+describe('fixes of the module-structure and device-derivation rules write what they promise', () => {
+  before(async () => {
+    await initPythonParser();
+  });
+
+  it('DD018 wraps a list comprehension in nn.ModuleList and a str-keyed dict in nn.ModuleDict', () => {
+    const [list] = fixedTexts(fixture('DD018/fire/mlp_tower_comprehension.py'), 'DD018');
+    assert.ok(list.includes('self.hidden = nn.ModuleList([nn.Linear(dim, dim) for _ in range(depth)])'), list);
+    const [dict] = fixedTexts(fixture('DD018/fire/multitask_heads_dict.py'), 'DD018');
+    assert.ok(dict.includes('self.heads = nn.ModuleDict({"age": nn.Linear(dim, 1), "gender": nn.Linear(dim, 2)})'), dict);
+  });
+
+  it('DD018 turns an empty list filled by append into nn.ModuleList(), and spells torch.nn as the file imports it', () => {
+    const [appended] = fixedTexts(fixture('DD018/fire/append_in_loop.py'), 'DD018');
+    assert.ok(appended.includes('self.blocks = nn.ModuleList()  # expect: DD018(self.blocks)'), appended);
+    const [spelled] = fixedTexts(fixture('DD018/fire/torch_nn_spelled_out.py'), 'DD018');
+    assert.ok(spelled.includes('self.steps = torch.nn.ModuleList([torch.nn.GRUCell(dim, dim) for _ in range(depth)])'), spelled);
+  });
+
+  it('DD018 offers no fix for a dict keyed by numbers, which nn.ModuleDict would reject', () => {
+    const source = [
+      'import torch.nn as nn', '', '', 'class ByLevel(nn.Module):', '    def __init__(self):', '        super().__init__()',
+      '        self.levels = {1: nn.Linear(4, 4), 2: nn.Linear(4, 4)}', '',
+    ].join('\n');
+    const findings = coreFindings(source).filter((f) => f.code === 'DD018');
+    assert.equal(findings.length, 1);
+    assert.deepEqual(findings[0].fixes, []);
+  });
+});
