@@ -21,7 +21,8 @@ export class AnalysisLanes implements DocumentAnalyzer {
   private readonly lanes: WorkerAnalyzer[];
 
   constructor(spawn: () => Worker, events: WorkerAnalyzerEvents = {}, count = ANALYSIS_LANES) {
-    this.lanes = Array.from({ length: count }, () => new WorkerAnalyzer(spawn, events));
+    const stopped = new Set<string>();
+    this.lanes = Array.from({ length: count }, () => new WorkerAnalyzer(spawn, events, { stopped }));
   }
 
   recordChanges(uri: string, changes: readonly TextChange[]): void {
@@ -32,7 +33,7 @@ export class AnalysisLanes implements DocumentAnalyzer {
   analyze(uri: string, text: string, options: AnalyzeOptions, project?: ProjectRequest): Promise<Finding[]> {
     const lane = this.laneFor(uri, text.length);
     // A document that moves lanes leaves its tree behind: freed there, parsed afresh here.
-    for (const other of this.lanes) if (other !== lane) other.release(uri);
+    for (const other of this.lanes) if (other !== lane && other.holds(uri)) other.release(uri);
     return lane.analyze(uri, text, options, project);
   }
 

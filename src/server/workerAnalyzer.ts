@@ -50,7 +50,8 @@ interface Job {
   reject: (error: unknown) => void;
   /**
    * A whole analysis (no tree to start from: a document new to this worker, a notebook) that
-   * may be stopped when stale; a document's first whole analysis after a stop runs to its end.
+   * may be stopped when stale; a document is stopped at most once while it is open, so that
+   * the whole analysis after the stop runs to its end and builds the tree.
    */
   stoppable: boolean;
   /** When it was sent to the worker (Date.now()). */
@@ -68,6 +69,13 @@ interface PendingReload {
   reject: (error: unknown) => void;
 }
 
+export interface WorkerAnalyzerOptions {
+  /** How long a stale whole analysis runs before it may be stopped (default STOP_STALE_AFTER_MS; tests: 0). */
+  stopStaleAfterMs?: number;
+  /** Documents whose analysis was stopped, shared by the lanes: a document is stopped once, wherever it runs next. */
+  stopped?: Set<string>;
+}
+
 export interface WorkerAnalyzerEvents {
   /** The worker stopped unexpectedly; a fresh one is started when there is work. */
   crashed?: (reason: string, uri: string | undefined) => void;
@@ -83,8 +91,8 @@ export class WorkerAnalyzer implements DocumentAnalyzer {
   private nextId = 1;
   private starts = 0;
   private disposed = false;
-  /** Documents whose stale analysis was stopped: their next whole analysis runs to its end, to build the tree. */
-  private readonly stopped = new Set<string>();
+  /** Documents whose stale analysis was stopped (until closed): their whole analyses run to their end. */
+  private readonly stopped: Set<string>;
   /** Documents the current worker may hold a tree for (their changes are forwarded), with the length of their text. */
   private readonly known = new Map<string, number>();
   private readonly pendingChanges = new Map<string, TextChange[]>();
@@ -92,12 +100,12 @@ export class WorkerAnalyzer implements DocumentAnalyzer {
   /** Which open documents' texts the current worker holds. */
   private readonly overlay = new OverlaySync();
 
-  /** `stopStaleAfterMs`: how long a stale whole analysis runs before it may be stopped (tests: 0). */
-  constructor(
-    private readonly spawn: () => Worker,
-    private readonly events: WorkerAnalyzerEvents = {},
-    private readonly stopStaleAfterMs = STOP_STALE_AFTER_MS,
-  ) {}
+  private readonly stopStaleAfterMs: number;
+
+  constructor(private readonly spawn: () => Worker, private readonly events: WorkerAnalyzerEvents = {}, options: WorkerAnalyzerOptions = {}) {
+    this.stopStaleAfterMs = options.stopStaleAfterMs ?? STOP_STALE_AFTER_MS;
+    this.stopped = options.stopped ?? new Set();
+  }
 
   recordChanges(uri: string, changes: readonly TextChange[]): void {
     if (!this.known.has(uri)) return;

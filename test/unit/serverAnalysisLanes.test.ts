@@ -137,7 +137,7 @@ describe('server: two analysis lanes (AnalysisLanes)', () => {
 
   it('stops a stale whole analysis with its worker; the newer one runs on a fresh worker, to its end', async () => {
     let started = 0;
-    const analyzer = new WorkerAnalyzer(() => new Worker(STAND_IN, { eval: true, workerData: gate.buffer }), { started: () => void started++ }, 0);
+    const analyzer = new WorkerAnalyzer(() => new Worker(STAND_IN, { eval: true, workerData: gate.buffer }), { started: () => void started++ }, { stopStaleAfterMs: 0 });
     try {
       const first = analyzer.analyze('big.py', 'HOLD the first, whole analysis', OPTIONS);
       await gate.reached(1);
@@ -158,7 +158,7 @@ describe('server: two analysis lanes (AnalysisLanes)', () => {
 
   it('leaves a stale incremental analysis to finish: stopping it would lose the tree that makes the next one cheap', async () => {
     let started = 0;
-    const analyzer = new WorkerAnalyzer(() => new Worker(STAND_IN, { eval: true, workerData: gate.buffer }), { started: () => void started++ }, 0);
+    const analyzer = new WorkerAnalyzer(() => new Worker(STAND_IN, { eval: true, workerData: gate.buffer }), { started: () => void started++ }, { stopStaleAfterMs: 0 });
     try {
       await analyzer.analyze('big.py', 'x = 1\n', OPTIONS);
       const incremental = analyzer.analyze('big.py', 'HOLD x = 2\n', OPTIONS);
@@ -173,7 +173,7 @@ describe('server: two analysis lanes (AnalysisLanes)', () => {
 
   it('does not stop a whole analysis whose worker holds larger trees of other documents', async () => {
     let started = 0;
-    const analyzer = new WorkerAnalyzer(() => new Worker(STAND_IN, { eval: true, workerData: gate.buffer }), { started: () => void started++ }, 0);
+    const analyzer = new WorkerAnalyzer(() => new Worker(STAND_IN, { eval: true, workerData: gate.buffer }), { started: () => void started++ }, { stopStaleAfterMs: 0 });
     try {
       await analyzer.analyze('large.py', 'y = 1\n'.repeat(1000), OPTIONS);
       const whole = analyzer.analyze('new.py', 'HOLD', OPTIONS);
