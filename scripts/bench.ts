@@ -178,6 +178,12 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>
 const fixed = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
 const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
 
+/** `new = name.replace("a0", "b0").replace(...)…` with `links` calls: each receiver was once evaluated twice (2^n). */
+function methodChain(links: number): string {
+  const chain = Array.from({ length: links }, (_, i) => `.replace("a${i}", "b${i}")`).join('');
+  return `import torch\nstate = {}\nfor key, value in state.items():\n    name = key\n    new = name${chain}\n    print(new, value)\n`;
+}
+
 // ---- 1. analysis against Ruff and tree-sitter, in process ----
 
 async function analysisSection(inputs: Array<[string, string, number | undefined]>): Promise<void> {
@@ -455,6 +461,8 @@ async function main(): Promise<void> {
   const sized = new Map<number, string>([1_000, 5_000, 10_000, 20_000].map((n) => [n, ofLines(n)]));
   if (SECTIONS.has(1)) await analysisSection([
     ['rule corpus', ruleCorpus(), undefined],
+    // Shapes that once cost exponential time; each stays here with its figure.
+    ['40-link .replace() chain', methodChain(40), undefined],
     [`${kind} 1k`, sized.get(1_000)!, undefined],
     [`${kind} 5k`, sized.get(5_000)!, 3],
     [`${kind} 20k`, sized.get(20_000)!, 3],

@@ -584,7 +584,7 @@ function evalMethodCall(
   }
   if (recv.kind !== 'tensor' && recv.kind !== 'module' && !(recv.kind === 'unknown' && recv.place !== UNTRACKED)) {
     // `self.model(x)`, `trainer.loss_fn(out, y)`: calling an attribute that holds a model or loss.
-    return evalValueCall(ctx, ex, frame, call, callee, ex.eval(frame, callee), args);
+    return evalValueCall(ctx, ex, frame, call, callee, ex.attributeOn(frame, callee, ownClass ? undefined : recv), args);
   }
   const argValues = evalArgs(ex, frame, args);
   const tensorRecv = recv.kind === 'tensor' || (recv.kind === 'unknown' && recv.place !== UNTRACKED);

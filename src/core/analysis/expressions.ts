@@ -227,12 +227,20 @@ export class Expressions implements Evaluator {
   }
 
   private evalAttribute(frame: Frame, node: Node): Value {
+    return this.attributeOn(frame, node, undefined);
+  }
+
+  /**
+   * `obj.attr` where the caller has already evaluated `obj` (a method call's receiver):
+   * evaluating it again would make a chain of n method calls cost 2^n.
+   */
+  attributeOn(frame: Frame, node: Node, recv: Value | undefined): Value {
     const key = dottedKey(node);
-    const v = this.attributeValue(frame, node, key);
+    const v = this.attributeValue(frame, node, key, recv);
     return key ? this.withFlag(key, v) : v;
   }
 
-  private attributeValue(frame: Frame, node: Node, key: string | undefined): Value {
+  private attributeValue(frame: Frame, node: Node, key: string | undefined, given: Value | undefined): Value {
     if (key) {
       const known = frame.env.get(key) ?? (frame.fn?.selfName && key.startsWith(frame.fn.selfName + '.') ? this.lookup(frame, key) : undefined);
       if (known && known !== UNKNOWN) return known;
@@ -242,7 +250,7 @@ export class Expressions implements Evaluator {
     const obj = field(node, 'object');
     const attr = field(node, 'attribute')?.text ?? '';
     if (!obj) return UNKNOWN;
-    const recv = this.eval(frame, obj);
+    const recv = given ?? this.eval(frame, obj);
     return frameworkAttribute(this.ctx, obj, recv, attr) ?? this.instanceAttribute(recv, attr) ?? this.deviceOfUnknown(frame, obj, recv, attr) ??
       attributeOf(recv, attr, obj.text);
   }

@@ -31,6 +31,8 @@ export interface RoundContext {
 /** Expression evaluation as calls.ts uses it; Expressions implements it (an interface, so calls.ts and expressions.ts do not import each other). */
 export interface Evaluator {
   eval(frame: Frame, node: Node): Value;
+  /** `obj.attr` with `obj` already evaluated to `recv`. */
+  attributeOn(frame: Frame, node: Node, recv: Value | undefined): Value;
   /** A torch function, an operator or a parameterless module over tensor arguments. */
   tensorOperation(frame: Frame, node: Node, args: Arg[], role?: OperationRole): Value;
 }
