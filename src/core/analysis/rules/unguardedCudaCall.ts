@@ -4,10 +4,10 @@
 // Only calls that need CUDA count: seeding, `empty_cache()` and `device_count()` are safe.
 import type { Node } from '../../python/pyNode';
 import { children, field } from '../../python/syntax';
-import { insertAt } from '../fixes';
 import type { RuleFrame as Frame } from '../ruleApi';
 import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
+import { cudaGuardFix } from './shared/cudaGuardFix';
 import { shortText } from './shared/describe';
 import { inGpuOnlyTest } from './shared/gpuOnlyTest';
 
@@ -93,24 +93,13 @@ function torchName(host: RuleHost, unit: number): string | undefined {
   return undefined;
 }
 
-/** Wraps the one-line expression statement around the call (`torch.cuda.synchronize()`, `print(...)`) in `if torch.cuda.is_available():`. */
+/** `if torch.cuda.is_available():` around the statement and every later one that reads what it binds (shared/cudaGuardFix). */
 function guardFix(host: RuleHost, frame: Frame, call: Node): Fix | undefined {
   let statement: Node = call;
   while (statement.parent && statement.parent.type !== 'block' && statement.parent.type !== 'module') statement = statement.parent;
   const torch = torchName(host, frame.unit);
-  // An assignment would leave its name unbound on the CPU path: no fix there.
   if (!torch || statement.type !== 'expression_statement' || !statement.parent) return undefined;
   const unit = host.program.units[frame.unit];
-  const line = unit.lines[statement.startPosition.row] ?? '';
-  const indent = line.slice(0, statement.startPosition.column);
-  const rest = line.slice(statement.startPosition.column + statement.text.length);
-  // Only a statement alone on its line: not `if x: stmt`, not `a; stmt`, not one spanning lines.
-  if (!/^[ \t]*$/.test(indent) || statement.startPosition.row !== statement.endPosition.row || !/^\s*(#.*)?$/.test(rest)) return undefined;
-  const step = indent.includes('\t') ? '\t' : '    ';
-  const text = `if ${torch}.cuda.is_available():${unit.eol}${indent}${step}`;
-  return {
-    title: `Wrap in if ${torch}.cuda.is_available():`,
-    edits: [insertAt({ line: statement.startPosition.row, character: statement.startPosition.column }, text, frame.unit)],
-    preferred: true,
-  };
+  const otherSources = host.program.units.filter((u) => u.module === unit.module && u.index !== unit.index).map((u) => u.source);
+  return cudaGuardFix(statement, torch, { lines: unit.lines, eol: unit.eol, index: frame.unit, otherSources });
 }
