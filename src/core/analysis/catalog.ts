@@ -64,6 +64,8 @@ const CATALOG = [
     summary: 'a loss built with class weights on the CPU is called with accelerator tensors' },
   { code: 'DD018', name: 'module-list-not-registered', severity: 'warning', implemented: true,
     summary: 'submodules kept in a plain list, tuple or dict, which `.to()`, `.parameters()` and `state_dict()` skip' },
+  { code: 'DD019', refines: 'DD001', name: 'module-created-in-forward', severity: 'warning', implemented: true,
+    summary: 'a layer built inside `forward`: new CPU weights every call, never moved, trained or put in eval mode' },
 ] as const satisfies readonly Entry[];
 
 export type RuleCode = (typeof CATALOG)[number]['code'];

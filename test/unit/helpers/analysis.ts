@@ -13,7 +13,7 @@ export const CORE_RULES: readonly RuleCode[] = RULES.filter((r) => r.implemented
  * Rules whose findings offer no fix by design (the message explains what to change): the
  * fix checks skip them, and their docs page's "Fixed" code is written by hand.
  */
-export const RULES_WITHOUT_FIX: readonly RuleCode[] = ['DD007', 'DD014'];
+export const RULES_WITHOUT_FIX: readonly RuleCode[] = ['DD007', 'DD014', 'DD019'];
 
 export function offersNoFix(code: string): boolean {
   return (RULES_WITHOUT_FIX as readonly string[]).includes(code);

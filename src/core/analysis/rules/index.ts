@@ -15,6 +15,7 @@ import { fp16WithoutGradScaler } from './fp16WithoutGradScaler';
 import { hardCodedAccelerator } from './hardCodedAccelerator';
 import { loadWithoutMapLocation } from './loadWithoutMapLocation';
 import { lossWeightOnCpu } from './lossWeightOnCpu';
+import { moduleCreatedInForward } from './moduleCreatedInForward';
 import { moduleListNotRegistered } from './moduleListNotRegistered';
 import { nonBlockingWithoutPinned } from './nonBlockingWithoutPinned';
 import { numpyOnAccelerator, numpyRequiresGrad } from './numpyConversion';
@@ -43,6 +44,7 @@ const FACTORIES: Readonly<Record<RuleCode, Rule>> = {
   DD016: tensorAttributeNotBuffer,
   DD017: lossWeightOnCpu,
   DD018: moduleListNotRegistered,
+  DD019: moduleCreatedInForward,
 };
 
 export interface RegisteredRule extends RuleInfo {

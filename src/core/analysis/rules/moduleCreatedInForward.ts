@@ -1,0 +1,56 @@
+// DD019 module-created-in-forward: `nn.BatchNorm2d(c)(x)` (or `bn = nn.Linear(...)`, then
+// `bn(x)`) inside a module's `forward` builds a new layer on every call: its weights are
+// fresh random CPU tensors each time, never in `model.parameters()` (the optimizer never
+// trains them), never moved by `model.to(device)` and never put in eval mode. Reported at
+// the constructor; no automatic fix, since the layer's arguments often come from
+// forward's own values (the message says where it belongs).
+import type { Node } from '../../python/pyNode';
+import { field, unparen } from '../../python/syntax';
+import type { FunctionInfo, Rule } from '../ruleApi';
+import { shortText } from './shared/describe';
+import { bodyNodes, moduleMethodAt } from './shared/moduleCode';
+import { buildsStatefulModule, nnModuleClass } from './shared/nnNames';
+
+export const moduleCreatedInForward: Rule = (host) => ({
+  call: (frame, call, qualified) => {
+    const program = host.program;
+    if (program.units[frame.unit]?.module !== 0 || !buildsStatefulModule(program, call, qualified)) return;
+    // A loss module without weights holds nothing; a weighted one is DD017's.
+    if (/Loss$/.test(nnModuleClass(qualified) ?? '')) return;
+    const at = moduleMethodAt(program, call);
+    if (!at || at.fn.name !== 'forward') return;
+    const use = usedInPlace(call, at.fn);
+    if (!use) return;
+    const layer = shortText(call, 40);
+    host.report({
+      unit: frame.unit,
+      code: 'DD019',
+      subject: call,
+      node: call,
+      message: `\`${layer}\` is built inside \`${at.cls.name}.forward\`, so every call makes a new layer with fresh random weights on the CPU: ` +
+        '`model.to(device)` never moves it (with GPU inputs: "Expected all tensors to be on the same device"), `model.parameters()` never ' +
+        'includes it, so the optimizer never trains it, and `model.eval()` never reaches it. Build it once in `__init__` ' +
+        `(\`${at.fn.selfName}.<name> = ${layer}\`) and call that in forward.`,
+      related: use === call ? [] : host.related({ unit: frame.unit, node: use }, `the new layer is called here`),
+      fixes: [],
+    });
+  },
+});
+
+/**
+ * The call that runs the layer in this forward: `nn.X(...)(x)` itself, or `name(x)` after
+ * `name = nn.X(...)`. A layer stored on self (lazy building) or handed elsewhere is not this rule's.
+ */
+function usedInPlace(ctor: Node, fn: FunctionInfo): Node | undefined {
+  const parent = ctor.parent;
+  if (parent?.type === 'call' && field(parent, 'function')?.id === ctor.id) return ctor;
+  if (parent?.type !== 'assignment' || field(parent, 'right')?.id !== ctor.id) return undefined;
+  const target = unparen(field(parent, 'left') ?? parent);
+  if (target.type !== 'identifier') return undefined;
+  for (const n of bodyNodes(fn.body)) {
+    if (n.type !== 'call' || n.startIndex < parent.endIndex) continue;
+    const callee = field(n, 'function');
+    if (callee?.type === 'identifier' && callee.text === target.text) return n;
+  }
+  return undefined;
+}
