@@ -50,3 +50,23 @@ describe('fixes of the module-structure and device-derivation rules write what t
     assert.deepEqual(findings[0].fixes, []);
   });
 });
+
+describe('DD020 fixes use the tensor\'s own device', () => {
+  before(async () => {
+    await initPythonParser();
+  });
+
+  it('replaces the conditional with x.device, and a torch.device(...) holding only it as a whole', () => {
+    const [plain] = fixedTexts(fixture('DD020/fire/noise_like_input.py'), 'DD020');
+    assert.ok(plain.includes('    device = x.device  # expect: DD020(x)\n'), plain);
+    const [wrapped] = fixedTexts(fixture('DD020/fire/torch_device_wrapper.py'), 'DD020');
+    assert.ok(wrapped.includes('    dev = labels.device  # expect: DD020(labels)\n'), wrapped);
+  });
+
+  it('keeps the subject expression as written, and fixes the negated form too', () => {
+    const [param] = fixedTexts(fixture('DD020/fire/parameter_is_cuda.py'), 'DD020');
+    assert.ok(param.includes('where = next(self.parameters()).device  # expect: DD020'), param);
+    const [negated] = fixedTexts(fixture('DD020/fire/negated_question.py'), 'DD020');
+    assert.ok(negated.includes('    device = x.device  # expect: DD020(x)\n'), negated);
+  });
+});

@@ -66,6 +66,8 @@ const CATALOG = [
     summary: 'submodules kept in a plain list, tuple or dict, which `.to()`, `.parameters()` and `state_dict()` skip' },
   { code: 'DD019', refines: 'DD001', name: 'module-created-in-forward', severity: 'warning', implemented: true,
     summary: 'a layer built inside `forward`: new CPU weights every call, never moved, trained or put in eval mode' },
+  { code: 'DD020', name: 'device-from-is-cuda', severity: 'warning', implemented: true,
+    summary: '`"cuda" if x.is_cuda else "cpu"`: loses MPS and the GPU index; `x.device` keeps both' },
 ] as const satisfies readonly Entry[];
 
 export type RuleCode = (typeof CATALOG)[number]['code'];

@@ -10,6 +10,7 @@ import { accumulatedGraph } from './accumulatedGraph';
 import { batchNotMoved } from './batchNotMoved';
 import { dataParallel } from './dataParallel';
 import { deviceMismatch } from './deviceMismatch';
+import { deviceFromIsCuda } from './deviceFromIsCuda';
 import { discardedMove } from './discardedMove';
 import { fp16WithoutGradScaler } from './fp16WithoutGradScaler';
 import { hardCodedAccelerator } from './hardCodedAccelerator';
@@ -45,6 +46,7 @@ const FACTORIES: Readonly<Record<RuleCode, Rule>> = {
   DD017: lossWeightOnCpu,
   DD018: moduleListNotRegistered,
   DD019: moduleCreatedInForward,
+  DD020: deviceFromIsCuda,
 };
 
 export interface RegisteredRule extends RuleInfo {

@@ -1,0 +1,98 @@
+// DD020 device-from-is-cuda: `"cuda" if x.is_cuda else "cpu"` rebuilds a device from a
+// yes/no question about it. A tensor on Apple's MPS (or an XPU) answers no and becomes
+// "cpu"; one on cuda:1 answers yes and becomes "cuda", the current device (cuda:0): new
+// tensors then land beside the wrong device. `x.device` is the answer, index and type kept.
+//
+// The expression holds no call, so no engine event marks it: the rule reads each unit of
+// the analysed file once, on the first call the interpreter reports there.
+import type { Node } from '../../python/pyNode';
+import { callArguments, children, field, stringLiteralValue, unparen } from '../../python/syntax';
+import type { ProgramView as Program, Rule, RuleHost } from '../ruleApi';
+import type { Fix } from '../types';
+import { shortText } from './shared/describe';
+
+export const deviceFromIsCuda: Rule = (host) => {
+  const scanned = new Set<number>();
+  return {
+    call: (frame) => {
+      if (scanned.has(frame.unit)) return;
+      scanned.add(frame.unit);
+      const unit = host.program.units[frame.unit];
+      if (!unit || unit.module !== 0) return;
+      const stack: Node[] = [unit.root];
+      while (stack.length) {
+        const n = stack.pop()!;
+        if (n.type === 'conditional_expression') check(host, frame.unit, n);
+        stack.push(...children(n));
+      }
+    },
+  };
+};
+
+type Side = 'cuda' | 'cpu';
+
+/** What a branch names: a "cuda"/"cuda:N" or "cpu" literal, or `torch.device(...)` of one. */
+function sideOf(program: Program, unit: number, node: Node): Side | undefined {
+  const n = unparen(node);
+  let literal = stringLiteralValue(n);
+  if (literal === undefined && n.type === 'call') {
+    const callee = field(n, 'function');
+    const args = callArguments(n);
+    if (callee && program.importsAt(unit).qualify(callee) === 'torch.device' && args.positional.length === 1 && args.keywords.size === 0) {
+      literal = stringLiteralValue(args.positional[0]);
+    }
+  }
+  if (literal === undefined) return undefined;
+  return /^cuda(:\d+)?$/.test(literal) ? 'cuda' : literal === 'cpu' ? 'cpu' : undefined;
+}
+
+/** `x.is_cuda` or `not x.is_cuda`: the tensor (or parameter) asked, and whether the answer is negated. */
+function isCudaQuestion(condition: Node): { subject: Node; negated: boolean } | undefined {
+  let n = unparen(condition);
+  let negated = false;
+  if (n.type === 'not_operator') {
+    const arg = field(n, 'argument');
+    if (!arg) return undefined;
+    n = unparen(arg);
+    negated = true;
+  }
+  if (n.type !== 'attribute' || field(n, 'attribute')?.text !== 'is_cuda') return undefined;
+  const subject = field(n, 'object');
+  return subject ? { subject, negated } : undefined;
+}
+
+function check(host: RuleHost, unit: number, expr: Node): void {
+  const [whenTrue, condition, whenFalse] = children(expr);
+  if (!whenTrue || !condition || !whenFalse) return;
+  const question = isCudaQuestion(condition);
+  if (!question) return;
+  const yes = sideOf(host.program, unit, question.negated ? whenFalse : whenTrue);
+  const no = sideOf(host.program, unit, question.negated ? whenTrue : whenFalse);
+  if (yes !== 'cuda' || no !== 'cpu') return;
+  const subject = shortText(question.subject, 30);
+  host.report({
+    unit,
+    code: 'DD020',
+    node: expr,
+    message: `\`${shortText(expr, 50)}\` rebuilds the device of \`${subject}\` from \`is_cuda\`: on Apple's MPS (or an XPU) it gives "cpu", and ` +
+      `on cuda:1 it gives "cuda", the current GPU (cuda:0), so what is made with it lands on another device than \`${subject}\` ` +
+      `("Expected all tensors to be on the same device"). Use \`${subject}.device\`.`,
+    related: [],
+    fixes: [useDevice(expr, question.subject, unit, host.program)],
+  });
+}
+
+/** The conditional (or the `torch.device(...)` call that is all it feeds) → `x.device`. */
+function useDevice(expr: Node, subject: Node, unit: number, program: Program): Fix {
+  let target = expr;
+  const args = expr.parent?.type === 'argument_list' ? expr.parent : null;
+  const call = args?.parent;
+  const callee = call?.type === 'call' ? field(call, 'function') : null;
+  if (call && callee && program.importsAt(unit).qualify(callee) === 'torch.device' && children(args!).length === 1) target = call;
+  const text = `${subject.text}.device`;
+  return {
+    title: `Use ${shortText(subject, 30)}.device`,
+    edits: [{ range: { start: { line: target.startPosition.row, character: target.startPosition.column }, end: { line: target.endPosition.row, character: target.endPosition.column } }, newText: text, cellIndex: unit }],
+    preferred: true,
+  };
+}
