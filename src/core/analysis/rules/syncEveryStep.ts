@@ -6,9 +6,9 @@
 // `loss.detach()` on the device and reading it once, are the author's choices.
 // `.numpy()` on an accelerator tensor is DD003's error; `.cpu().numpy()` is reported at `.cpu()`.
 import type { Node } from '../../python/pyNode';
-import { callArguments, children, dottedKey, field, unparen } from '../../python/syntax';
+import { callArguments, children, dottedKey, field, nodeRange, unparen } from '../../python/syntax';
 import type { RuleFrame as Frame } from '../ruleApi';
-import type { Rule } from '../ruleApi';
+import type { Rule, UnitFinding } from '../ruleApi';
 import { CPU, hasAccel, Value } from '../values';
 import { shortText } from './shared/describe';
 
@@ -21,25 +21,42 @@ const SAME_PLACE_METHODS = new Set(['detach', 'sum', 'mean', 'float', 'double', 
 /** An optimizer (or a GradScaler driving one) stepping: `optimizer.step()`, `self.opt.step()`, `scaler.step(opt)`. */
 const OPTIMIZER_STEP = /(^|[\w.])(optim\w*|opt|\w*optimizer\w*|\w*_opt|scaler)\.step\s*\(/i;
 
+/** One finding per training loop: the first read-back, which the others are named in. */
+interface LoopFinding {
+  finding: UnitFinding;
+  first: Node;
+  firstText: string;
+  tensorText: string;
+  loopLine: number;
+  /** The later read-backs of the same step, each with its text, in source order. */
+  others: Array<{ node: Node; what: string }>;
+}
+
 export const syncEveryStep: Rule = (host) => {
   const reported = new Set<number>();
+  const byLoop = new Map<number, LoopFinding>();
   const report = (frame: Frame, node: Node, startNode: Node | undefined, what: string, tensor: Node, value: Value) => {
     if (reported.has(node.id)) return; // a loop's steps, or a function's call sites, evaluate it again
     const loop = trainingLoopAround(node, frame.scopeNode);
     if (!loop) return;
     reported.add(node.id);
-    host.report({
+    const known = byLoop.get(loop.id);
+    // After the step's first read-back the GPU has drained; the others wait for little. One
+    // finding per loop, on the first, naming the rest (issue 28 item 4: five hints in a GAN step).
+    if (known) return addLater(known, node, what);
+    const finding: UnitFinding = {
       unit: frame.unit,
       code: 'DD007',
       node,
       startNode,
-      message: `${what} reads \`${shortText(tensor)}\` back from the accelerator in every step of this training loop ` +
-        `(line ${loop.startPosition.row + 1}): the host waits until all queued GPU work has finished, so the next step's ` +
-        'kernels cannot be queued ahead and the GPU idles. Read it every N steps (`if step % 100 == 0:`), or keep a ' +
-        'running value on the device (`total += loss.detach()`) and read it once after the loop.',
+      message: '',
       related: host.related(value.origin, `\`${shortText(tensor)}\` ${value.origin?.what ?? 'computed here'}`),
       fixes: [],
-    });
+    };
+    const entry = { finding, first: node, firstText: what, tensorText: shortText(tensor), loopLine: loop.startPosition.row + 1, others: [] };
+    finding.message = loopMessage(entry);
+    byLoop.set(loop.id, entry);
+    host.report(finding);
   };
   return {
     call: (frame, call, qualified) => {
@@ -70,6 +87,23 @@ export const syncEveryStep: Rule = (host) => {
     },
   };
 };
+
+function addLater(entry: LoopFinding, node: Node, what: string): void {
+  entry.others.push({ node, what });
+  entry.others.sort((a, b) => a.node.startIndex - b.node.startIndex);
+  entry.finding.message = loopMessage(entry);
+  entry.finding.related.push({ range: nodeRange(node), message: `${what} also reads back to the host in every step`, cellIndex: entry.finding.unit });
+}
+
+function loopMessage(entry: LoopFinding): string {
+  const others = entry.others.map((o) => `${o.what} (line ${o.node.startPosition.row + 1})`);
+  const more = others.length === 0 ? ''
+    : ` This step reads back ${others.length} more after it: ${others.join(', ')}; move them together with this one.`;
+  return `${entry.firstText} reads \`${entry.tensorText}\` back from the accelerator in every step of this training loop ` +
+    `(line ${entry.loopLine}): the host waits until all queued GPU work has finished, so the next step's ` +
+    'kernels cannot be queued ahead and the GPU idles. Read it every N steps (`if step % 100 == 0:`), or keep a ' +
+    `running value on the device (\`total += loss.detach()\`) and read it once after the loop.${more}`;
+}
 
 /** What `print` formats: its arguments, and the expressions an f-string interpolates. */
 function printedExpressions(arg: Node): Node[] {
