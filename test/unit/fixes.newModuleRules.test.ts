@@ -70,3 +70,32 @@ describe('DD020 fixes use the tensor\'s own device', () => {
     assert.ok(negated.includes('    device = x.device  # expect: DD020(x)\n'), negated);
   });
 });
+
+describe('DD021 fixes follow forward\'s first tensor input', () => {
+  before(async () => {
+    await initPythonParser();
+  });
+
+  it('writes device=x.device in a factory and .to(tokens.device) in a move', () => {
+    const fixed = fixedTexts(fixture('DD021/fire/lstm_hidden_state.py'), 'DD021');
+    assert.ok(fixed[0].includes('h0 = torch.zeros(1, x.size(0), self.hidden, device=x.device)'), fixed[0]);
+    const [moved] = fixedTexts(fixture('DD021/fire/to_self_device.py'), 'DD021');
+    assert.ok(moved.includes('pos = torch.arange(tokens.shape[1]).to(tokens.device)'), moved);
+  });
+
+  it('takes a first input named otherwise when forward reads its shape (mu.shape → mu.device)', () => {
+    const [vae] = fixedTexts(fixture('DD021/fire/vae_noise.py'), 'DD021');
+    assert.ok(vae.includes('eps = torch.randn(mu.shape, device=mu.device)'), vae);
+  });
+
+  it('offers no edit when forward\'s first input is not known to be a tensor', () => {
+    const source = [
+      'import torch', 'import torch.nn as nn', '', '', 'class Step(nn.Module):', '    def __init__(self, device):',
+      '        super().__init__()', '        self.device = device', '', '    def forward(self, batch):',
+      '        return torch.zeros(3, device=self.device)', '',
+    ].join('\n');
+    const findings = coreFindings(source).filter((f) => f.code === 'DD021');
+    assert.equal(findings.length, 1);
+    assert.deepEqual(findings[0].fixes, []);
+  });
+});

@@ -68,6 +68,8 @@ const CATALOG = [
     summary: 'a layer built inside `forward`: new CPU weights every call, never moved, trained or put in eval mode' },
   { code: 'DD020', name: 'device-from-is-cuda', severity: 'warning', implemented: true,
     summary: '`"cuda" if x.is_cuda else "cpu"`: loses MPS and the GPU index; `x.device` keeps both' },
+  { code: 'DD021', name: 'fixed-device-in-forward', severity: 'warning', implemented: true,
+    summary: '`device=self.device` in `forward`, fixed at construction: wrong after a later `.to()` and in DataParallel replicas' },
 ] as const satisfies readonly Entry[];
 
 export type RuleCode = (typeof CATALOG)[number]['code'];

@@ -12,6 +12,7 @@ import { dataParallel } from './dataParallel';
 import { deviceMismatch } from './deviceMismatch';
 import { deviceFromIsCuda } from './deviceFromIsCuda';
 import { discardedMove } from './discardedMove';
+import { fixedDeviceInForward } from './fixedDeviceInForward';
 import { fp16WithoutGradScaler } from './fp16WithoutGradScaler';
 import { hardCodedAccelerator } from './hardCodedAccelerator';
 import { loadWithoutMapLocation } from './loadWithoutMapLocation';
@@ -47,6 +48,7 @@ const FACTORIES: Readonly<Record<RuleCode, Rule>> = {
   DD018: moduleListNotRegistered,
   DD019: moduleCreatedInForward,
   DD020: deviceFromIsCuda,
+  DD021: fixedDeviceInForward,
 };
 
 export interface RegisteredRule extends RuleInfo {

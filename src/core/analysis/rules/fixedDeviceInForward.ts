@@ -1,0 +1,90 @@
+// DD021 fixed-device-in-forward: `self.device = device` in `__init__`, then
+// `torch.zeros(..., device=self.device)` or `.to(self.device)` in `forward`. The attribute
+// records where the module was meant to be when it was built, not where it is: after a
+// later `model.to(other)` / `.cuda()`, or in the replicas DataParallel runs on other GPUs
+// (their attributes are copies of cuda:0's), the new tensors land beside the wrong device.
+// The input's own device is always right; the fix writes `device=x.device`.
+import type { Node } from '../../python/pyNode';
+import { callArguments, field, unparen } from '../../python/syntax';
+import type { ClassInfo, FunctionInfo, Rule, RuleFrame as Frame, RuleHost } from '../ruleApi';
+import { DEVICE_FACTORIES } from '../torchApi';
+import type { Fix } from '../types';
+import { shortText } from './shared/describe';
+import { bodyNodes, isSelfAttribute, moduleMethodAt, selfAttributeWrites } from './shared/moduleCode';
+
+export const fixedDeviceInForward: Rule = (host) => ({
+  call: (frame, call, qualified) => {
+    if (host.program.units[frame.unit]?.module !== 0) return;
+    const deviceArg = fixedDeviceArgument(call, qualified);
+    if (!deviceArg) return;
+    const at = moduleMethodAt(host.program, call);
+    if (!at || at.fn.name !== 'forward' || at.cls.lightning) return;
+    const attr = field(unparen(deviceArg), 'attribute')?.text;
+    if (!attr || !DEVICE_NAME.test(attr) || !isSelfAttribute(deviceArg, at.fn.selfName!, attr)) return;
+    const init = setOnlyInInit(at.cls, attr);
+    if (!init) return;
+    report(host, frame, call, deviceArg, at.cls, at.fn, init);
+  },
+});
+
+/** An attribute that names a device (`device`, `_device`, `dev`, `gpu`): `.to(self.dtype)` is a cast. */
+const DEVICE_NAME = /dev|gpu|cuda/i;
+
+/** The `device=` of a torch factory, or the target of `.to(...)` (positional or `device=`): the node that names the device. */
+function fixedDeviceArgument(call: Node, qualified: string | undefined): Node | undefined {
+  const args = callArguments(call);
+  if (qualified && DEVICE_FACTORIES.has(qualified)) return args.keywords.get('device');
+  const callee = field(call, 'function');
+  if (qualified || callee?.type !== 'attribute' || field(callee, 'attribute')?.text !== 'to') return undefined;
+  return args.keywords.get('device') ?? args.positional[0];
+}
+
+/** The `self.<attr> = ...` of `__init__`, when no other method (nor a property of that name) sets it. */
+function setOnlyInInit(cls: ClassInfo, attr: string): Node | undefined {
+  if (cls.methods.has(attr)) return undefined; // a property computes it
+  const init = cls.methods.get('__init__');
+  if (!init) return undefined;
+  const writes = selfAttributeWrites(init, attr);
+  if (writes.length === 0) return undefined;
+  for (const [name, fn] of cls.methods) if (name !== '__init__' && selfAttributeWrites(fn, attr).length > 0) return undefined;
+  return writes[0];
+}
+
+/** Names of forward inputs that are tensors by convention, when the body does not say. */
+const TENSOR_LIKE_NAME = /^(x|xs|inp|inputs?|input_ids|ids|tokens|src|tgt|seq|feats?|features|h|hidden|z|img|imgs|images?|data|logits|q|query|audio|signal|points|coords)$/;
+
+/** forward's first input when it is a tensor, by its name or by how the body uses it (`x.shape`, `x.size(…)`, `x.device`). */
+function firstTensorInput(fn: FunctionInfo): string | undefined {
+  const first = fn.params[1];
+  if (!first || first.variadic || first.defaultNode) return undefined;
+  if (TENSOR_LIKE_NAME.test(first.name)) return first.name;
+  for (const n of bodyNodes(fn.body)) {
+    if (n.type !== 'attribute') continue;
+    const object = field(n, 'object');
+    if (object?.type === 'identifier' && object.text === first.name && /^(shape|size|device|dtype|ndim|dim)$/.test(field(n, 'attribute')?.text ?? '')) return first.name;
+  }
+  return undefined;
+}
+
+function report(host: RuleHost, frame: Frame, call: Node, deviceArg: Node, cls: ClassInfo, fn: FunctionInfo, init: Node): void {
+  const attr = deviceArg.text;
+  const input = firstTensorInput(fn);
+  host.report({
+    unit: frame.unit,
+    code: 'DD021',
+    node: deviceArg,
+    message: `\`${shortText(call, 40)}\` in \`${cls.name}.forward\` uses \`${attr}\`, fixed when the module was built: after a later ` +
+      '`.to(...)` / `.cuda()`, or in the replicas DataParallel runs on the other GPUs, the module and its inputs are elsewhere and this ' +
+      `tensor is not ("Expected all tensors to be on the same device"). Use the input's device${input ? `: ${input}.device` : ''}.`,
+    related: host.related({ unit: frame.unit, node: init }, `\`${attr}\` is set here, when the module is built`),
+    fixes: input ? [useInputDevice(deviceArg, input, frame.unit)] : [],
+  });
+}
+
+function useInputDevice(deviceArg: Node, input: string, unit: number): Fix {
+  return {
+    title: `Use ${input}.device`,
+    edits: [{ range: { start: { line: deviceArg.startPosition.row, character: deviceArg.startPosition.column }, end: { line: deviceArg.endPosition.row, character: deviceArg.endPosition.column } }, newText: `${input}.device`, cellIndex: unit }],
+    preferred: true,
+  };
+}
