@@ -132,5 +132,11 @@ export const INTEGER_RESULT_FUNCTIONS = new Set(['argmax', 'argmin', 'argsort', 
 export const NUMPY_CONVERTERS = new Set([
   'numpy.array', 'numpy.asarray', 'numpy.asanyarray', 'numpy.ascontiguousarray',
   'numpy.mean', 'numpy.sum', 'numpy.std', 'numpy.var', 'numpy.median', 'numpy.max', 'numpy.min', 'numpy.average',
-  'numpy.stack', 'numpy.concatenate', 'numpy.vstack', 'numpy.hstack',
+  'numpy.stack', 'numpy.concatenate', 'numpy.vstack', 'numpy.hstack', 'numpy.dstack', 'numpy.column_stack',
+  // Ufuncs and reductions call `__array__` on a tensor too (`np.exp(total_loss / n)`).
+  'numpy.exp', 'numpy.log', 'numpy.log2', 'numpy.log10', 'numpy.sqrt', 'numpy.square', 'numpy.abs', 'numpy.absolute',
+  'numpy.sin', 'numpy.cos', 'numpy.tanh', 'numpy.floor', 'numpy.ceil', 'numpy.round', 'numpy.clip',
+  'numpy.cumsum', 'numpy.cumprod', 'numpy.prod', 'numpy.argmax', 'numpy.argmin', 'numpy.argsort', 'numpy.sort',
+  'numpy.percentile', 'numpy.quantile', 'numpy.nanmean', 'numpy.nansum', 'numpy.unique', 'numpy.histogram',
+  'numpy.isnan', 'numpy.isfinite', 'numpy.count_nonzero', 'numpy.transpose', 'numpy.squeeze', 'numpy.reshape',
 ]);
