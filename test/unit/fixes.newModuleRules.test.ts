@@ -99,3 +99,29 @@ describe('DD021 fixes follow forward\'s first tensor input', () => {
     assert.deepEqual(findings[0].fixes, []);
   });
 });
+
+describe('DD022 fixes move the model before the optimizer state is loaded', () => {
+  before(async () => {
+    await initPythonParser();
+  });
+
+  it('puts the move statement, as written, above the load in the same block', () => {
+    const [script] = fixedTexts(fixture('DD022/fire/resume_script.py'), 'DD022');
+    assert.ok(script.endsWith('model.load_state_dict(ckpt["model"])\nmodel.to(device)\noptimizer.load_state_dict(ckpt["optimizer"])  # expect: DD022(optimizer)\n'), script);
+    const [fn] = fixedTexts(fixture('DD022/fire/resume_function.py'), 'DD022');
+    assert.ok(fn.includes('    net = net.to(device)\n    opt.load_state_dict(state["opt"])  # expect: DD022(opt)\n    return net, opt\n'), fn);
+  });
+
+  it('moves the whole `if` that holds the move, and offers no edit when the move reads a name assigned after the load', () => {
+    const [guarded] = fixedTexts(fixture('DD022/fire/cuda_method.py'), 'DD022');
+    assert.ok(guarded.includes('model.load_state_dict(checkpoint["state_dict"])\nif torch.cuda.is_available():\n    model.cuda()\noptimizer.load_state_dict'), guarded);
+    const source = [
+      'import torch', 'import torch.nn as nn', '', 'model = nn.Linear(4, 4)', 'optimizer = torch.optim.Adam(model.parameters())',
+      'optimizer.load_state_dict(torch.load("o.pt", map_location="cpu"))', 'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")',
+      'model.to(device)', '',
+    ].join('\n');
+    const findings = coreFindings(source).filter((f) => f.code === 'DD022');
+    assert.equal(findings.length, 1);
+    assert.deepEqual(findings[0].fixes, []);
+  });
+});

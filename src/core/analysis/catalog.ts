@@ -70,6 +70,8 @@ const CATALOG = [
     summary: '`"cuda" if x.is_cuda else "cpu"`: loses MPS and the GPU index; `x.device` keeps both' },
   { code: 'DD021', name: 'fixed-device-in-forward', severity: 'warning', implemented: true,
     summary: '`device=self.device` in `forward`, fixed at construction: wrong after a later `.to()` and in DataParallel replicas' },
+  { code: 'DD022', needsAccelerator: true, name: 'optimizer-loaded-before-move', severity: 'warning', implemented: true,
+    summary: '`optimizer.load_state_dict(...)` before `model.to(device)`: the restored state stays on the CPU' },
 ] as const satisfies readonly Entry[];
 
 export type RuleCode = (typeof CATALOG)[number]['code'];

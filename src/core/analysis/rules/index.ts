@@ -21,6 +21,7 @@ import { moduleCreatedInForward } from './moduleCreatedInForward';
 import { moduleListNotRegistered } from './moduleListNotRegistered';
 import { nonBlockingWithoutPinned } from './nonBlockingWithoutPinned';
 import { numpyOnAccelerator, numpyRequiresGrad } from './numpyConversion';
+import { optimizerLoadedBeforeMove } from './optimizerLoadedBeforeMove';
 import { syncEveryStep } from './syncEveryStep';
 import { tensorAttributeNotBuffer } from './tensorAttributeNotBuffer';
 import { tensorCreatedInForward } from './tensorCreatedInForward';
@@ -49,6 +50,7 @@ const FACTORIES: Readonly<Record<RuleCode, Rule>> = {
   DD019: moduleCreatedInForward,
   DD020: deviceFromIsCuda,
   DD021: fixedDeviceInForward,
+  DD022: optimizerLoadedBeforeMove,
 };
 
 export interface RegisteredRule extends RuleInfo {

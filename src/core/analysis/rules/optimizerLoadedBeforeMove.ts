@@ -1,0 +1,135 @@
+// DD022 optimizer-loaded-before-move: `optimizer.load_state_dict(ckpt["optimizer"])` while
+// the model is still on the CPU, and `model.to(device)` after it in the same scope.
+// load_state_dict casts the saved state (Adam's exp_avg, SGD's momentum) to the device
+// each parameter is on *at load time*; `model.to(device)` then moves the parameters but
+// not that state, and the first `optimizer.step()` meets CPU state with GPU parameters.
+// Fix: move the model first (the move statement is moved above the load).
+import type { Node } from '../../python/pyNode';
+import { callArguments, children, field, stringLiteralValue, unparen } from '../../python/syntax';
+import type { Rule, RuleFrame as Frame, RuleHost } from '../ruleApi';
+import type { Fix, TextEdit } from '../types';
+import { shortText } from './shared/describe';
+import { bodyNodes, statementOf } from './shared/moduleCode';
+
+export const optimizerLoadedBeforeMove: Rule = (host) => ({
+  call: (frame, call) => {
+    if (host.program.units[frame.unit]?.module !== 0) return;
+    const optimizer = loadedOptimizer(frame, call);
+    if (!optimizer) return;
+    const model = modelOf(frame, optimizer);
+    if (!model) return;
+    const move = laterMove(frame, call, model);
+    if (!move || stateMovedByHand(frame, call, optimizer)) return;
+    report(host, frame, call, optimizer, model, move);
+  },
+});
+
+/** `<opt>.load_state_dict(...)` on an optimizer: the receiver's text. */
+function loadedOptimizer(frame: Frame, call: Node): Node | undefined {
+  const callee = field(call, 'function');
+  if (callee?.type !== 'attribute' || field(callee, 'attribute')?.text !== 'load_state_dict') return undefined;
+  const recv = unparen(field(callee, 'object')!);
+  if (recv.type === 'identifier') {
+    const kind = frame.env.get(recv.text)?.kind;
+    if (kind === 'optimizer' || ((kind === undefined || kind === 'unknown' || kind === 'other') && /optim/i.test(recv.text))) return recv;
+    return undefined;
+  }
+  return recv.type === 'attribute' && /optim/i.test(field(recv, 'attribute')?.text ?? '') ? recv : undefined;
+}
+
+/** The statements of the scope the event runs in (its function's body, or the unit for module code). */
+function scopeBody(frame: Frame): Node {
+  return frame.fn ? frame.fn.body : frame.scopeNode;
+}
+
+/**
+ * The model whose parameters the optimizer was built over, from its construction in this
+ * scope: `optimizer = torch.optim.Adam(model.parameters(), ...)` → `model`.
+ */
+function modelOf(frame: Frame, optimizer: Node): string | undefined {
+  for (const n of bodyNodes(scopeBody(frame))) {
+    if (n.type !== 'assignment' || unparen(field(n, 'left') ?? n).text !== optimizer.text) continue;
+    const right = field(n, 'right');
+    if (right?.type !== 'call') continue;
+    const first = callArguments(right).positional[0];
+    const params = first ? unparen(first) : undefined;
+    const callee = params?.type === 'call' ? field(params, 'function') : null;
+    if (callee?.type === 'attribute' && /^(named_)?parameters$/.test(field(callee, 'attribute')?.text ?? '')) return field(callee, 'object')!.text;
+  }
+  return undefined;
+}
+
+/** The usual repair after the load: `for state in optimizer.state.values(): ... v.to(device)`. */
+function stateMovedByHand(frame: Frame, load: Node, optimizer: Node): boolean {
+  for (const n of bodyNodes(scopeBody(frame))) {
+    if (n.startIndex > load.endIndex && n.type === 'attribute' && field(n, 'attribute')?.text === 'state' && unparen(field(n, 'object')!).text === optimizer.text) return true;
+  }
+  return false;
+}
+
+/** `model.to(...)` / `model.cuda()` after the load in the same scope, towards something other than the CPU. */
+function laterMove(frame: Frame, load: Node, model: string): Node | undefined {
+  for (const n of bodyNodes(scopeBody(frame))) {
+    if (n.type !== 'call' || n.startIndex <= load.endIndex) continue;
+    const callee = field(n, 'function');
+    if (callee?.type !== 'attribute' || unparen(field(callee, 'object')!).text !== model) continue;
+    const method = field(callee, 'attribute')?.text;
+    if (method === 'cuda') return n;
+    if (method !== 'to') continue;
+    const target = callArguments(n).positional[0] ?? callArguments(n).keywords.get('device');
+    if (!target || /^(torch\.)?(float|half|bfloat|double|int|long)/.test(target.text) || /^cpu(:\d+)?$/.test(stringLiteralValue(target) ?? '')) continue;
+    return n;
+  }
+  return undefined;
+}
+
+function report(host: RuleHost, frame: Frame, load: Node, optimizer: Node, model: string, move: Node): void {
+  const opt = shortText(optimizer, 30);
+  host.report({
+    unit: frame.unit,
+    code: 'DD022',
+    node: load,
+    message: `\`${opt}.load_state_dict(...)\` runs while \`${model}\` is still on the CPU: the restored optimizer state (momentum, Adam's averages) ` +
+      `is put where the parameters are at load time, and \`${shortText(move, 30)}\` on line ${move.startPosition.row + 1} moves the parameters but not that state, ` +
+      `so the first \`${opt}.step()\` fails with "Expected all tensors to be on the same device". Move the model before loading the optimizer's state.`,
+    related: host.related({ unit: frame.unit, node: move }, `\`${model}\` is moved here, after the optimizer state was loaded`),
+    fixes: moveFirst(host, frame, load, move),
+  });
+}
+
+/** Names an expression reads, attribute names excluded. */
+function namesRead(node: Node, out: Set<string>): Set<string> {
+  if (node.type === 'identifier') out.add(node.text);
+  for (const c of children(node)) if (!(node.type === 'attribute' && c === field(node, 'attribute')) && !(node.type === 'keyword_argument' && c === field(node, 'name'))) namesRead(c, out);
+  return out;
+}
+
+/**
+ * The statement holding the move (the move itself, or an `if` around it) cut from its
+ * lines and put above the load's statement, when both are statements of the same block,
+ * the moved lines hold nothing else, and nothing the move reads is assigned between them.
+ */
+function moveFirst(host: RuleHost, frame: Frame, load: Node, move: Node): Fix[] {
+  const loadStatement = statementOf(load);
+  if (!loadStatement?.parent) return [];
+  let moveStatement: Node | null = move;
+  while (moveStatement && moveStatement.parent?.id !== loadStatement.parent.id) moveStatement = moveStatement.parent;
+  if (!moveStatement || loadStatement.startPosition.column !== moveStatement.startPosition.column) return [];
+  const read = namesRead(moveStatement, new Set());
+  for (const n of bodyNodes(scopeBody(frame))) {
+    if (n.startIndex < loadStatement.startIndex || n.startIndex >= moveStatement.startIndex) continue;
+    if ((n.type === 'assignment' || n.type === 'augmented_assignment') && [...namesRead(field(n, 'left') ?? n, new Set())].some((name) => read.has(name))) return [];
+  }
+  const unit = host.program.units[frame.unit];
+  const first = moveStatement.startPosition.row;
+  const last = moveStatement.endPosition.row;
+  const lastText = unit.lines[last] ?? '';
+  if ((unit.lines[first] ?? '').slice(0, moveStatement.startPosition.column).trim() !== '' || lastText.slice(moveStatement.endPosition.column).trim().replace(/^#.*$/, '') !== '') return [];
+  const moved = unit.lines.slice(first, last + 1).map((l) => `${l}${unit.eol}`).join('');
+  const edits: TextEdit[] = [
+    { range: { start: { line: loadStatement.startPosition.row, character: 0 }, end: { line: loadStatement.startPosition.row, character: 0 } }, newText: moved, cellIndex: frame.unit },
+  ];
+  // One deletion per line: an edit that spans one line break at most is what editors merge cleanly.
+  for (let line = first; line <= last; line++) edits.push({ range: { start: { line, character: 0 }, end: { line: line + 1, character: 0 } }, newText: '', cellIndex: frame.unit });
+  return [{ title: `Move \`${shortText(moveStatement, 30)}\` above the optimizer's load_state_dict`, edits, preferred: true }];
+}
