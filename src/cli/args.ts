@@ -26,6 +26,8 @@ export interface LintOptions {
   exitZero: boolean;
   /** From --max-bytes: files (a notebook's code cells) larger than this are skipped, not parsed; 0: no limit. */
   maxBytes: number;
+  /** false with --no-cache; a folder with --cache-dir; absent: the default folder in the current directory. */
+  cache?: string | false;
 }
 
 /**
@@ -136,6 +138,8 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       quiet: { type: 'boolean', short: 'q' },
       'exit-zero': flag,
       'max-bytes': value,
+      'no-cache': flag,
+      'cache-dir': value,
       help,
     },
     positionals: true,
@@ -264,7 +268,15 @@ function lintOptions(line: CommandLine): LintOptions {
     quiet: has(line, 'quiet'),
     exitZero: has(line, 'exit-zero'),
     maxBytes: readMaxBytes(line),
+    ...readCache(line),
   };
+}
+
+/** --no-cache, or --cache-dir DIR (the last one given); neither: the default folder. */
+function readCache(line: CommandLine): { cache?: string | false } {
+  if (has(line, 'no-cache')) return { cache: false };
+  const dir = valuesOf(line, 'cache-dir')?.pop();
+  return dir === undefined ? {} : { cache: dir };
 }
 
 // ---- detect ----

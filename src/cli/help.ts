@@ -50,6 +50,10 @@ Options:
   --exit-zero              Exit with 0 even when findings remain
   --max-bytes <n>          Skip files larger than n bytes (a notebook: its code cells), reported
                            as not checked; default 2097152 (2 MiB), 0 for no limit
+  --no-cache               Analyse every file, without reading or writing the cache of analyses
+  --cache-dir <dir>        Keep the cache there (default: .device_doctor_cache in the current
+                           folder; an entry counts while the file, its imports and the tool
+                           are unchanged)
   -q, --quiet              Print findings only, without the summary line
   -h, --help               Show this help
 

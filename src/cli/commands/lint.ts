@@ -11,6 +11,8 @@ import { terminalText } from '../formats/terminalText';
 import { configurationErrors, displayPath, lintFiles, type Analyzer } from '../lint/lintFiles';
 import { DEVICE_DOCTOR_VERSION } from '../version';
 import { collectFiles } from '../lint/walk';
+import { AnalysisCache, DEFAULT_CACHE_FOLDER, toolIdentity } from '../lint/analysisCache';
+import * as path from 'path';
 
 export const EXIT_CLEAN = 0;
 export const EXIT_FINDINGS = 1;
@@ -43,6 +45,17 @@ function syntaxErrorLines(file: LintedFile): string[] {
   });
 }
 
+/**
+ * The cache of analyses (analysisCache.ts): on unless --no-cache, never while --fix
+ * rewrites files, and for a test's own analyzer only when the test names a folder.
+ */
+function analysisCache(options: LintOptions, cwd: string, analyzer: Analyzer | undefined): AnalysisCache | undefined {
+  if (options.cache === false || options.fix) return undefined;
+  if (options.cache === undefined && analyzer) return undefined;
+  const folder = path.resolve(cwd, options.cache ?? DEFAULT_CACHE_FOLDER);
+  return new AnalysisCache(folder, toolIdentity(DEVICE_DOCTOR_VERSION, require.main?.filename));
+}
+
 /** `analyzer` is for tests; the CLI runs the device analyzer. */
 export async function runLintCommand(options: LintOptions, io: CliIo, analyzer?: Analyzer): Promise<number> {
   const collected = collectFiles(options.paths, io.cwd);
@@ -66,6 +79,7 @@ export async function runLintCommand(options: LintOptions, io: CliIo, analyzer?:
     maxBytes: options.maxBytes,
     analyzer,
     paths: options.paths,
+    cache: analysisCache(options, io.cwd, analyzer),
   });
   for (const folder of collected.unreadable) {
     report.problems.push({ path: folder.path, displayPath: displayPath(folder.path, io.cwd), reason: `cannot list this folder (${folder.reason})` });

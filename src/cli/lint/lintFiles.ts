@@ -7,6 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { analyzeNotebook, analyzeSource, initPythonParser } from '../../core/analysis';
+import type { AnalysisCache } from './analysisCache';
 import { discardParserAfter, isParserReady, ParserCrashedError, parserReloads } from '../../core/python/parser';
 import type { AnalyzeOptions, CellFinding, Finding, SkippedStatement } from '../../core/analysis/types';
 import { findProjectConfig, selectionForFile, type SelectionLayer } from '../../core/config';
@@ -37,6 +38,8 @@ export interface LintSettings {
   paths?: readonly string[];
   /** Tests: a save at the moments --fix is most likely to miss one. */
   replaceHooks?: ReplaceHooks;
+  /** Findings of unchanged files and imports, kept from earlier runs (analysisCache.ts). */
+  cache?: AnalysisCache;
 }
 
 export interface Analyzer {
@@ -153,7 +156,8 @@ class FileCheck {
     readonly notes: string[],
   ) {
     this.options = analyzeOptions(file, settings, modules);
-    this.analyzer = settings.analyzer ?? deviceAnalyzer;
+    const analyzer = settings.analyzer ?? deviceAnalyzer;
+    this.analyzer = settings.cache ? settings.cache.wrap(analyzer) : analyzer;
     const syntax = new SyntaxCheck();
     // A parser that died during this file can judge nothing: then no fix is written unchecked.
     this.fixOptions = { addsSyntaxError: (before, after) => before !== after && (!isParserReady() || syntax.addsSyntaxError(before, after)) };
