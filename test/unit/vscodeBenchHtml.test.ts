@@ -177,8 +177,8 @@ describe('vscode: the benchmark panel HTML', () => {
     const run = withDiagnosis(response([noisy], { selectedDevice: 'cpu' }), facts);
     const body = renderBenchmarkBody(state(entry(run)));
     const table = /<table class="runs">(.*?)<\/table>/s.exec(body)?.[1] ?? '';
-    assert.match(table, /<caption>[^<]*% of peak: of the float32 peak of 2 cores × 2\.60 GHz × 32 FLOP\/cycle \(AMD Zen 4\)\.<\/caption>/);
-    assert.match(table, /<td class="num" title="of 166 GFLOP\/s, the float32 peak of 2 cores[^"]*">40 %<\/td>/);
+    assert.match(table, /<caption>[^<]*% of peak: of the float32 peak \(an estimate\) of 2 cores × 2\.60 GHz × 32 FLOP\/cycle \(AMD Zen 4\)\.<\/caption>/);
+    assert.match(table, /<td class="num" title="of 166 GFLOP\/s, the float32 peak \(an estimate\) of 2 cores[^"]*">40 %<\/td>/);
     assert.match(table, /<td class="num noisy">[\d.]+ <span class="noise-mark" title="The repeats spread by more than 10 % of the median[^"]*">noisy<\/span><\/td>/);
     assert.match(renderBarChart(run), /66\.4 GFLOP\/s · 40 % of peak · noisy<\/text>/);
   });

@@ -96,7 +96,7 @@ export interface BenchResult {
  * - failed: the engine threw; message is the error's message, never a stack trace.
  * - cancelled: the user cancelled before this run finished.
  * - below-peak: not a failure but a diagnosis of a measurement far below its device's peak
- *   (diagnosis.ts; `code` says which: cpu-blas, one-thread, cuda-tf32-off, gpu-throttled).
+ *   (diagnosis.ts; `code` says which: cpu-blas, one-thread, blas-threads, cuda-tf32-off, gpu-throttled).
  */
 export type OutcomeStatus =
   | 'not-installed'
@@ -120,7 +120,7 @@ export interface EngineOutcome {
   /** What the user can do about it; null when there is nothing to do (e.g. cancelled). */
   remedy: string | null;
   /** below-peak: which diagnosis (gpu-throttled: throttling.ts, from the clocks seen during the run). */
-  code?: 'cpu-blas' | 'one-thread' | 'cuda-tf32-off' | 'gpu-throttled';
+  code?: 'cpu-blas' | 'one-thread' | 'blas-threads' | 'cuda-tf32-off' | 'gpu-throttled';
   /** refused for memory: bytes the run needs and bytes free on the device. */
   neededBytes?: number;
   freeBytes?: number;

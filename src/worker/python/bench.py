@@ -255,7 +255,36 @@ def describe_device(torch, device):
     if device.type == "mps":
         return "torch %s, Apple MPS" % version
     threads = attempt(lambda: torch.get_num_threads(), None)
-    return "torch %s, CPU, %s thread%s" % (version, threads, "" if threads == 1 else "s")
+    blas = blas_threads()
+    own = (", %s %s thread%s" % (blas[0], blas[1], "" if blas[1] == 1 else "s")) if blas else ""
+    return "torch %s, CPU, %s thread%s%s" % (version, threads, "" if threads == 1 else "s", own)
+
+
+# BLAS libraries that keep a thread pool of their own, and the call that tells its size. A
+# torch built against the system BLAS (Debian's: BLAS_INFO=generic) reports
+# get_num_threads() == 1 while OpenBLAS multiplies on every core, and set_num_threads does
+# not reach it (issue 28 item 7); threadpoolctl asks the loaded library the same way.
+_BLAS_THREAD_CALLS = (("openblas", "OpenBLAS", "openblas_get_num_threads"), ("libmkl_rt", "MKL", "MKL_Get_Max_Threads"),
+                      ("blis", "BLIS", "bli_thread_get_num_threads"))
+
+
+def blas_threads():
+    """(library, threads) of a BLAS loaded in this process that runs its own threads, or None."""
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = sorted({line.split()[-1] for line in maps if ".so" in line and line.split()[-1].startswith("/")})
+    except OSError:
+        return None
+    import ctypes
+    for path in paths:
+        base = os.path.basename(path).lower()
+        for key, name, call in _BLAS_THREAD_CALLS:
+            if key not in base:
+                continue
+            count = attempt(lambda: int(getattr(ctypes.CDLL(path), call)()), None)
+            if count:
+                return name, count
+    return None
 
 
 def dtype_support(torch, name, device, sync):
