@@ -80,6 +80,11 @@ export interface BenchResult {
    * the GPU, a moving clock, other load on the host's CPUs), or the generic sentence.
    */
   noiseReason?: string;
+  /**
+   * What the run watcher saw of other processes keeping the host's CPUs busy while this result
+   * ran (noiseReason.ts), noisy or not: a busy host is said before any comparison.
+   */
+  hostLoad?: string;
 }
 
 /**

@@ -47,7 +47,8 @@ function meanShare(host: readonly HostLoadSample[]): number {
   return span > 0 ? host.reduce((sum, s) => sum + s.othersShare * (s.to - s.from), 0) / span : 0;
 }
 
-function hostLoad(r: BenchResult, samples: RunSamples): string | null {
+/** "other processes kept 1.3 of 2 CPU cores busy while it ran (busiest: …)", or null when the host was quiet. */
+export function hostLoad(r: BenchResult, samples: RunSamples): string | null {
   const window = windowOf(samples, r);
   if (!window) return null;
   const host = hostSamplesIn(samples, window);

@@ -4,6 +4,7 @@
 import { mixesDtypes, type BenchResult, type BenchRun, type BenchTarget, type Dtype, type EngineId, type SpeedupEntry } from '../../core/bench/model';
 import { isThreadScaling, speedupSentence as coreSpeedupSentence } from '../../core/bench/compare';
 import { threadsText } from '../../core/bench/cpuThreads';
+import { busyHost, entryVerdict } from '../../core/bench/headlineJudgement';
 import { significant } from '../../core/bench/numberText';
 
 /** "12.3", "456", "12,345": three significant digits below 1000, whole numbers above. */
@@ -71,8 +72,10 @@ export function summarySize(run: Pick<BenchRun, 'results' | 'speedup'>): number 
 }
 
 export interface SpeedupHeadline {
-  /** "cuda:0 is 143× faster than torch cpu". */
+  /** "cuda:0 is 143× faster than torch cpu"; where noise decides, "No clear difference between …". */
   text: string;
+  /** Why the comparison is not headlined as a speedup (noise decides it, or the BLAS ignored the thread count). */
+  caution?: string;
   /** "n = 1024, float32". */
   context: string;
   entry: SpeedupEntry;
@@ -82,19 +85,42 @@ export interface SpeedupHeadline {
  * The run's one-line answer: at the largest size compared, the target with the largest speedup
  * against the CPU baseline, said of the faster of the two. null without a baseline or anything to compare.
  */
-export function speedupHeadline(run: Pick<BenchRun, 'speedup' | 'results'>): SpeedupHeadline | null {
+export function speedupHeadline(run: Pick<BenchRun, 'speedup' | 'results'> & Partial<Pick<BenchRun, 'problems'>>): SpeedupHeadline | null {
   const report = run.speedup;
   if (!report || report.entries.length === 0) return null;
   const size = summarySize(run)!;
   const atSize = report.entries.filter((e) => e.size === size);
   const entry = atSize.reduce((a, b) => (b.speedup > a.speedup ? b : a));
   const dtypes = mixesDtypes(entry) ? `${entry.dtype} against ${entry.baselineDtype}` : entry.dtype;
+  const verdict = entryVerdict({ ...run, problems: run.problems ?? [] }, entry);
+  if (verdict.kind !== 'clear') return { text: undecidedSentence(entry, report.baseline, verdict.kind), caution: verdict.why, context: `n = ${entry.size}, ${dtypes}`, entry };
   // The CPU-only default: said as the thread scaling it is ("torch cpu 2 threads is 1.9× faster than 1 thread").
   if (isThreadScaling(entry, report.baseline)) return { text: coreSpeedupSentence(entry, report.baseline), context: `n = ${entry.size}, ${dtypes}`, entry };
   const { subject, baseline } = speedupLabels(entry, report.baseline);
   // Said of the faster side: on a CPU-only machine the baseline (wasm) often beats the rest (js).
   const text = entry.speedup < 0.95 ? `${baseline} is ${formatSpeedup(1 / entry.speedup)} faster than ${subject}` : speedupSentence(entry, report.baseline);
   return { text, context: `n = ${entry.size}, ${dtypes}`, entry };
+}
+
+/** A comparison not to headline: "No clear difference between torch cpu 2 threads and 1 thread", "No thread comparison: …". */
+export function undecidedSentence(entry: SpeedupEntry, baseline: BenchTarget, kind: 'noise' | 'meaningless'): string {
+  const scaling = isThreadScaling(entry, baseline);
+  const subject = scaling ? targetLabel(entry.engine, entry.device, undefined, entry.threads) : speedupLabels(entry, baseline).subject;
+  const other = scaling ? threadsText(baseline.threads as number) : speedupLabels(entry, baseline).baseline;
+  return kind === 'noise' ? `No clear difference between ${subject} and ${other}` : `No thread comparison between ${subject} and ${other}`;
+}
+
+/** Each speedup as a line, or as undecided where noise decides it or it compares nothing. */
+export function judgedSpeedupSentence(run: Pick<BenchRun, 'speedup' | 'results' | 'problems'>, entry: SpeedupEntry): string {
+  const baseline = run.speedup!.baseline;
+  const verdict = entryVerdict(run, entry);
+  return verdict.kind === 'clear' ? speedupSentence(entry, baseline) : `${undecidedSentence(entry, baseline, verdict.kind)}: ${verdict.why}`;
+}
+
+/** "The machine was busy while this ran: …", said before any comparison; null on a quiet host. */
+export function busyHostSentence(run: Pick<BenchRun, 'results'>): string | null {
+  const load = busyHost(run.results);
+  return load ? `The machine was busy while this ran: ${load}. These figures are lower and noisier than this machine can do; run again when it is quieter.` : null;
 }
 
 /**

@@ -3,7 +3,7 @@
 // is swapped in whenever something changes. Everything from a run is escaped; the charts are
 // server-side SVG (benchmarkCharts.ts), so the page's script only forwards button clicks.
 import type { BenchRunResponse } from '../../../protocol/worker';
-import { bestResult, formatGflops, speedupHeadline, speedupSentence, summarySize, targetLabel } from '../benchFormat';
+import { bestResult, busyHostSentence, formatGflops, judgedSpeedupSentence, speedupHeadline, summarySize, targetLabel } from '../benchFormat';
 import type { BenchHistoryEntry } from '../benchHistory';
 import { hasSweep, renderBarChart, renderSweepChart } from './benchmarkCharts';
 import { peerSectionHtml } from './peerSection';
@@ -101,14 +101,17 @@ function resultSections(entry: BenchHistoryEntry, newest: boolean): string {
 
 /** The answer in one line ("cuda:0 is 143× faster than torch cpu"), and the other speedups below it. */
 function headline(run: BenchRunResponse): string {
+  // A busy host first: the figures below are the machine's state as much as the product's.
+  const busy = busyHostSentence(run);
+  const first = busy ? textElement('p', busy, 'busy-host') : '';
   const top = speedupHeadline(run);
-  if (!top) return bestHeadline(run);
-  const baseline = run.speedup!.baseline;
+  if (!top) return first + bestHeadline(run);
   const others = run.speedup!.entries.filter((e) => e !== top.entry && e.size === top.entry.size);
   const list = others.length
-    ? `<ul class="speedups">${others.map((e) => textElement('li', speedupSentence(e, baseline))).join('')}</ul>`
+    ? `<ul class="speedups">${others.map((e) => textElement('li', judgedSpeedupSentence(run, e))).join('')}</ul>`
     : '';
-  return `<p class="headline">${escapeHtml(top.text)}</p>${textElement('p', top.context, 'headline-context')}${list}`;
+  const caution = top.caution ? textElement('p', top.caution, 'headline-caution') : '';
+  return `${first}<p class="headline">${escapeHtml(top.text)}</p>${textElement('p', top.context, 'headline-context')}${caution}${list}`;
 }
 
 /** Without a speedup: the best GFLOP/s, and why there is nothing to compare it with. */
