@@ -6,6 +6,7 @@ import { speedupEntryOf, speedupText } from '../../core/bench/export';
 import { mixesDtypes } from '../../core/bench/model';
 import { samplingText } from '../../core/bench/repeatBudget';
 import { isNoisy } from '../../core/bench/diagnosis';
+import { entryVerdict } from '../../core/bench/headlineJudgement';
 import { GENERIC_NOISE_REASON } from '../../core/bench/noiseReason';
 import type { BenchResult, TransferResult } from '../../core/bench/model';
 import type { BenchRunResponse } from '../../protocol/worker';
@@ -87,6 +88,9 @@ export function speedupLines(run: BenchRunResponse): string[] {
   if (!run.speedup) return [];
   const { baseline } = run.speedup;
   return run.speedup.entries.map((e) => {
+    // Noise, the host's load or a BLAS that ignored the thread count decides it: not a speedup (issue 28 item 8).
+    const verdict = entryVerdict(run, e);
+    if (verdict.kind !== 'clear') return `${targetName(e)} against ${targetName(baseline)}: no clear comparison, ${verdict.why} (n = ${e.size})`;
     if (isThreadScaling(e, baseline)) return `${speedupSentence(e, baseline)} (n = ${e.size}, ${mixesDtypes(e) ? `${e.dtype} against ${e.baselineDtype}` : e.dtype})`;
     const how = e.speedup >= 1 ? `${significant(e.speedup)}× faster than` : `${significant(1 / e.speedup)}× slower than`;
     const dtypes = mixesDtypes(e) ? `${e.dtype} against the CPU's ${e.baselineDtype}` : e.dtype;

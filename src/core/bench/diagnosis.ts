@@ -165,7 +165,7 @@ function threadProblems(r: BenchResult, facts: PeakFacts): EngineOutcome[] {
     const seen = pool ? `${pool.library} multiplied on ${threadsText(pool.threads)}` : `it reached ${gflopsText(r.gflops)} GFLOP/s, more than ${threadsText(r.threads)} of this CPU can`;
     return [{
       status: 'below-peak', code: 'blas-threads', ...where(r),
-      message: `torch.set_num_threads(${r.threads}) did not reach this PyTorch's BLAS: ${seen}, so this "${threadsText(r.threads)}" result is not a ${threadsText(r.threads)} figure and the thread comparison measures nothing.`,
+      message: `torch.set_num_threads(${r.threads}) did not reach this PyTorch's BLAS: ${seen}, so this "${threadsText(r.threads)}" result is not a ${r.threads}-thread figure and the thread comparison measures nothing.`,
       remedy: `This PyTorch calls a system BLAS${pool ? ` (${pool.library})` : ''} that keeps its own threads: set OPENBLAS_NUM_THREADS=${r.threads} (MKL: MKL_NUM_THREADS) before ${commandPath(facts.python)} starts to run on ${threadsText(r.threads)}.`,
     }];
   }
