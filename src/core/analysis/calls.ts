@@ -9,7 +9,7 @@ import type { Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
 import {
   CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
-  VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, isModelZooConstructor,
+  VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor,
   isPlacelessModuleClass, legacyConstructorPlace, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, WRAPPER_MODULES,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, isTensorLike, joinValues, OTHER, Place, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
@@ -560,7 +560,9 @@ function evalMethodCall(
   const userMethod = ctx.program.methodOf(recv.className, method);
   if (userMethod && !['to', 'cuda', 'cpu'].includes(method)) return callFunction(ctx, ex, frame, call, userMethod, args, userMethod.selfName ? 1 : 0);
   if (method === 'to' || method === 'cuda' || method === 'cpu') {
-    return evalMove(ctx, ex, frame, call, objNode, recvKey, recv, method, discarded);
+    // `model.eval().to(device)`: the module method returned the module, which moves in place.
+    const movedKey = recvKey ?? (recv.kind === 'module' ? selfReturningBase(objNode) : undefined);
+    return evalMove(ctx, ex, frame, call, objNode, movedKey, recv, method, discarded);
   }
   // `model.generate(**inputs)` (Hugging Face) runs the model's forward on its inputs.
   if (method === 'generate' && (recv.kind === 'module' || (recv.kind === 'unknown' && recv.place !== UNTRACKED))) {
@@ -596,6 +598,9 @@ function evalMethodCall(
     return UNKNOWN;
   }
   if (!tensorRecv) return UNKNOWN;
+  // An object known only by its place (a library's model moved with `.to()`): a method no
+  // tensor has (`model.test(...)`) says nothing of its result.
+  if (recv.kind === 'unknown' && !isTensorMethod(method)) return UNKNOWN;
   if (method === 'requires_grad_' && recvKey) frame.env.set(recvKey, { ...recv, grad: 'yes' });
   if (NON_TENSOR_METHODS.has(method)) return OTHER;
   const operands = argValues.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
@@ -624,6 +629,32 @@ function evalMethodCall(
 }
 
 const FULL_REDUCTIONS = new Set(['sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'norm', 'std', 'var', 'median', 'nansum', 'nanmean', 'all', 'any', 'count_nonzero']);
+
+/** `model.eval().train()` → `model`: the name a chain of module methods that return the module starts from. */
+function selfReturningBase(node: Node): string | undefined {
+  let n = unparen(node);
+  while (n.type === 'call') {
+    const callee = field(n, 'function');
+    const object = callee?.type === 'attribute' ? field(callee, 'object') : null;
+    if (!object || !MODULE_SELF_METHODS.has(field(callee!, 'attribute')?.text ?? '')) return undefined;
+    n = unparen(object);
+  }
+  return n.type === 'identifier' || n.type === 'attribute' ? dottedKey(n) : undefined;
+}
+
+/** Tensor methods beyond those the tables above name: casts, comparisons, selections, in-place fills. */
+const OTHER_TENSOR_METHODS = new Set([
+  'long', 'int', 'bool', 'byte', 'char', 'short', 'type', 'argmax', 'argmin', 'topk', 'sort', 'argsort', 'round',
+  'floor', 'ceil', 'trunc', 'sign', 'nonzero', 'unique', 'new_zeros', 'new_ones', 'new_full', 'new_empty',
+  'new_tensor', 'fill_', 'zero_', 'copy_', 'clamp_', 'detach_', 'repeat_interleave', 'tile', 'unfold', 'log1p',
+  'expm1', 'sin', 'cos', 'abs_', 'floor_divide', 'remainder', 'fmod', 'cumprod', 'logsumexp', 'softplus', 'isnan',
+  'isinf', 'isfinite', 'half', 'pin_memory', 'share_memory_', 'as_strided', 'index_put_', 'put_', 'masked_scatter',
+]);
+
+function isTensorMethod(method: string): boolean {
+  return DIFFERENTIABLE_METHODS.has(method) || TENSOR_EVIDENCE_METHODS.has(method) || ELEMENTWISE_METHODS.has(method)
+    || FULL_REDUCTIONS.has(method) || OTHER_TENSOR_METHODS.has(method);
+}
 
 /** Methods that combine the receiver with tensor arguments, which must share its device. */
 const ELEMENTWISE_METHODS = new Set([
