@@ -178,6 +178,11 @@ export interface Frame {
    * that need no accelerator hear it, and what it returns or binds is forgotten.
    */
   shadow?: number;
+  /**
+   * This code runs only where an accelerator is available: inside the accelerator branch of
+   * an availability test, or after one whose other path left the scope (world.ts).
+   */
+  acceleratorOnly?: boolean;
   /** A call interpreted for one call site's arguments collects what it returns here, */
   returns?: Value[];
   /** and its CPU parameters that met an accelerator (filled by the rule dispatcher). */

@@ -575,30 +575,37 @@ export class Interpreter implements RoundContext {
   private execIf(frame: Frame, stmt: Node): void {
     const branches: Env[] = [];
     let anyBranchEnded = false;
-    const runBranch = (block: Node | null) => {
+    const runBranch = (block: Node | null, acceleratorOnly = frame.acceleratorOnly) => {
       if (!block) return;
-      const saved = frame.env;
+      const [saved, outside] = [frame.env, frame.acceleratorOnly];
       frame.env = saved.clone();
+      frame.acceleratorOnly = acceleratorOnly;
       this.execBlock(frame, block);
       // A branch that returned or raised does not reach the statements after the `if`.
       if (frame.ended) anyBranchEnded = true;
       else branches.push(frame.env);
-      frame.env = saved;
+      [frame.env, frame.acceleratorOnly] = [saved, outside];
       frame.ended = false;
     };
-    // A block the world decided against runs in the shadow, for the rules that need no accelerator.
+    // A block the world decided against runs in the shadow, for the rules that need no
+    // accelerator. The first such block is the one a machine without one takes: when it
+    // leaves the scope, what follows the `if` runs only where an accelerator is.
+    let cpuPathEnded: boolean | undefined;
     const runShadow = (block: Node | null | undefined) => {
       if (!block) return;
-      const [saved, ended] = [frame.env, frame.ended];
+      const [saved, ended, acceleratorOnly] = [frame.env, frame.ended, frame.acceleratorOnly];
       frame.env = saved.clone();
       frame.shadow = (frame.shadow ?? 0) + 1;
+      frame.acceleratorOnly = false;
       this.execBlock(frame, block);
       frame.shadow--;
-      [frame.env, frame.ended] = [saved, ended];
+      cpuPathEnded ??= !!frame.ended;
+      [frame.env, frame.ended, frame.acceleratorOnly] = [saved, ended, acceleratorOnly];
     };
     const finish = () => {
       if (branches.length) frame.env = Env.joinAll(branches);
       else if (anyBranchEnded) frame.ended = true;
+      if (cpuPathEnded) frame.acceleratorOnly = true;
     };
     // A condition this world decides (world.ts), or `if transform is not None:` with
     // `transform` known here (a call site's argument), runs one way only.
@@ -624,7 +631,7 @@ export class Interpreter implements RoundContext {
       }
       if (truth === true) {
         if (!body) branches.push(frame.env);
-        runBranch(body);
+        runBranch(body, byWorld || frame.acceleratorOnly);
         if (byWorld) {
           for (const later of clauses.slice(i + 1)) runShadow(later.body);
           runShadow(elseBody);

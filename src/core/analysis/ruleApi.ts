@@ -14,7 +14,7 @@ import type { Arg, Kind, LoaderLoop, Located, Place, Value } from './values';
  * What a rule may read of the scope an event happened in. The engine's Frame has more
  * (its environment's history, call-site capture, the replay tape); rules see only this.
  */
-export type RuleFrame = Readonly<Pick<Frame, 'unit' | 'id' | 'fn' | 'env' | 'scopeNode' | 'outer' | 'names' | 'noGrad' | 'loops' | 'deviceAware'>>;
+export type RuleFrame = Readonly<Pick<Frame, 'unit' | 'id' | 'fn' | 'env' | 'scopeNode' | 'outer' | 'names' | 'noGrad' | 'loops' | 'deviceAware' | 'acceleratorOnly'>>;
 
 /** What a rule may read of the whole program: its units, imports, classes and functions. */
 export type ProgramView = Pick<Program, 'importsAt' | 'units' | 'classes' | 'modules' | 'topFunctions' | 'methodOf' | 'isNotebook' | 'functionDefinedBy' | 'classLineage'>;

@@ -39,7 +39,7 @@ export const unguardedCudaCall: Rule = (host) => ({
 
 function checkCudaCall(host: RuleHost, frame: Frame, call: Node, name: string): void {
   const choice = host.deviceChoice();
-  if (!choice.runTimeChoice || choice.cudaOnly || isGuarded(call) || inGpuOnlyTest(call)) return;
+  if (!choice.runTimeChoice || choice.cudaOnly || frame.acceleratorOnly || isGuarded(call) || inGpuOnlyTest(call)) return;
   const effect = RAISING.has(name)
     ? 'raises where no CUDA device is ("Torch not compiled with CUDA enabled", or "Found no NVIDIA driver")'
     : 'reports 0 bytes where no CUDA device is, so what it prints means nothing';
