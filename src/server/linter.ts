@@ -36,6 +36,8 @@ export interface LinterDeps {
 interface CodeCell {
   uri: string;
   document: TextDocument;
+  /** Its position in the notebook, 1-based, markdown cells counted. */
+  number: number;
 }
 
 export const PYTHON_LANGUAGE = 'python';
@@ -271,7 +273,7 @@ export class Linter {
     if (this.shouldAnalyse(uri, texts, settings)) {
       located = await this.timed(uri, async () => {
         const results = await this.deps.files.analyzeNotebook(texts, this.optionsFor(uri, settings), uri, this.projects.requestFor(uri, settings));
-        return locateCellFindings(cellUris, results, settings);
+        return locateCellFindings(cellUris, results, settings, cells.map((cell) => cell.number));
       });
       if (!located || !this.sameCells(uri, notebook, cellUris, versions)) return; // stale: a newer run is scheduled
     }
@@ -291,11 +293,11 @@ export class Linter {
   /** The notebook's Python code cells in order: together they are one program. */
   private codeCells(notebook: NotebookDocument): CodeCell[] {
     const cells: CodeCell[] = [];
-    for (const cell of notebook.cells) {
-      if (cell.kind !== NotebookCellKind.Code) continue;
+    notebook.cells.forEach((cell, i) => {
+      if (cell.kind !== NotebookCellKind.Code) return;
       const document = this.deps.notebooks.getCellTextDocument(cell);
-      if (document?.languageId === PYTHON_LANGUAGE) cells.push({ uri: cell.document, document });
-    }
+      if (document?.languageId === PYTHON_LANGUAGE) cells.push({ uri: cell.document, document, number: i + 1 });
+    });
     return cells;
   }
 

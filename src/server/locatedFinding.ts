@@ -2,6 +2,7 @@
 // URI, so that notebook fixes land in the right cell. Stored per document for code actions.
 import type { Diagnostic, Range } from 'vscode-languageserver';
 import type { CellFinding, Finding, Fix } from '../core/analysis';
+import { withCellWording } from './cellWording';
 import type { ServerSettings } from './settings';
 import { toLspDiagnostic, UriLocator } from './toLspDiagnostic';
 
@@ -67,12 +68,15 @@ export function locateCellFindings(
   cellUris: readonly string[],
   cellFindings: readonly CellFinding[],
   settings: Pick<ServerSettings, 'severity'>,
+  /** Each code cell's position in the notebook (1-based), to say "cell 17, line 13" for places in other cells. */
+  cellNumbers?: readonly number[],
 ): LocatedFinding[] {
   const result: LocatedFinding[] = [];
-  for (const { cellIndex, finding } of cellFindings) {
-    const ownUri = cellUris[cellIndex];
+  for (const found of cellFindings) {
+    const ownUri = cellUris[found.cellIndex];
     if (ownUri === undefined) continue;
     const locate: UriLocator = (index) => (index === undefined ? ownUri : cellUris[index]);
+    const finding = cellNumbers ? withCellWording(found, cellNumbers) : found.finding;
     const located = locateFinding(finding, ownUri, settings, locate);
     if (located) result.push(located);
   }
