@@ -11,6 +11,7 @@ import {
 import type { DocumentSelector, ErrorHandler, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
 import { SETTINGS_SECTION } from '../../protocol/settings';
 import { CrashWindow, MAX_CRASHES } from './crashWindow';
+import { whileRunning } from './whileRunning';
 import { ownRuleCode } from '../ruleDocs/ruleDocLink';
 import { bundledRuleDoc } from '../ruleDocs/ruleDocPreview';
 
@@ -77,11 +78,20 @@ export function createLanguageClient(
     errorHandler: errorHandler(log, crashes),
     middleware: {
       handleDiagnostics: (uri, diagnostics, next) => next(uri, diagnostics.map((d) => withBundledDocLink(extension, d))),
+      // Asked while the client stops (a window reload): answered empty, not failed (whileRunning.ts).
+      provideCodeActions: (document, range, context, token, next) =>
+        whileRunning(running, () => token.isCancellationRequested, () => next(document, range, context, token), []),
+      resolveCodeAction: (item, token, next) => whileRunning(running, () => token.isCancellationRequested, () => next(item, token), item),
     },
     initializationFailedHandler: (error) => {
       log.error(`The language server failed to initialize: ${error instanceof Error ? error.message : String(error)}`);
       return false;
     },
   };
-  return new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions(extension), clientOptions);
+  const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions(extension), clientOptions);
+  // Read when a request arrives, after construction: the client's own state, not a flag of ours.
+  function running(): boolean {
+    return client.isRunning();
+  }
+  return client;
 }
