@@ -8,7 +8,12 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { AnalyzeOptions, CellFinding, Finding, ModuleResolver, SkippedStatement } from '../../core/analysis';
-import type { Analyzer } from './lintFiles';
+
+/** What lint asks of the analysis; tests give their own (lintFiles.ts names it Analyzer). */
+export interface Analyzer {
+  analyzeSource(source: string, options: AnalyzeOptions): Finding[];
+  analyzeNotebook(cells: readonly string[], options: AnalyzeOptions): CellFinding[];
+}
 
 /** One question the analysis asked the resolver, and its answer's path and text hash (none: not the project's). */
 interface ResolvedImport {

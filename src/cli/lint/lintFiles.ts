@@ -7,9 +7,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { analyzeNotebook, analyzeSource, initPythonParser } from '../../core/analysis';
-import type { AnalysisCache } from './analysisCache';
+import type { AnalysisCache, Analyzer } from './analysisCache';
 import { discardParserAfter, isParserReady, ParserCrashedError, parserReloads } from '../../core/python/parser';
-import type { AnalyzeOptions, CellFinding, Finding, SkippedStatement } from '../../core/analysis/types';
+import type { AnalyzeOptions, SkippedStatement } from '../../core/analysis/types';
 import { findProjectConfig, selectionForFile, type SelectionLayer } from '../../core/config';
 import { SyntaxCheck } from '../../core/python/fixCheck';
 import { sizeLimitProblem } from '../../core/python/limits';
@@ -42,10 +42,7 @@ export interface LintSettings {
   cache?: AnalysisCache;
 }
 
-export interface Analyzer {
-  analyzeSource(source: string, options: AnalyzeOptions): Finding[];
-  analyzeNotebook(cells: readonly string[], options: AnalyzeOptions): CellFinding[];
-}
+export type { Analyzer };
 
 const deviceAnalyzer: Analyzer = { analyzeSource, analyzeNotebook };
 
