@@ -3,8 +3,11 @@
 // "cpu"; one on cuda:1 answers yes and becomes "cuda", the current device (cuda:0): new
 // tensors then land beside the wrong device. `x.device` is the answer, index and type kept.
 //
-// The expression holds no call, so no engine event marks it: the rule reads each unit of
-// the analysed file once, on the first call the interpreter reports there.
+// The expression holds no call, so no engine event marks it: on the first call event of a
+// scope the rule reads that scope's own statements (nested definitions are their own
+// scopes). Only the scope's text is read, so a replayed run's findings stay true; a scope
+// with no call at all (`def dev(t): return "cuda" if t.is_cuda else "cpu"`) is not seen:
+// that needs an engine event for expressions, or one when a scope starts.
 import type { Node } from '../../python/pyNode';
 import { callArguments, children, field, stringLiteralValue, unparen } from '../../python/syntax';
 import type { ProgramView as Program, Rule, RuleHost } from '../ruleApi';
@@ -12,22 +15,35 @@ import type { Fix } from '../types';
 import { shortText } from './shared/describe';
 
 export const deviceFromIsCuda: Rule = (host) => {
-  const scanned = new Set<number>();
+  const scanned = new Set<string>();
   return {
     call: (frame) => {
-      if (scanned.has(frame.unit)) return;
-      scanned.add(frame.unit);
-      const unit = host.program.units[frame.unit];
-      if (!unit || unit.module !== 0) return;
-      const stack: Node[] = [unit.root];
-      while (stack.length) {
-        const n = stack.pop()!;
-        if (n.type === 'conditional_expression') check(host, frame.unit, n);
-        stack.push(...children(n));
-      }
+      const scope = frame.fn ? frame.fn.body : frame.scopeNode;
+      const key = `${frame.unit}:${scope.id}`;
+      if (scanned.has(key) || host.program.units[frame.unit]?.module !== 0) return;
+      scanned.add(key);
+      for (const n of conditionalsIn(scope)) check(host, frame.unit, n);
     },
   };
 };
+
+const NESTED_SCOPES = new Set(['function_definition', 'class_definition', 'decorated_definition', 'lambda']);
+
+/**
+ * The conditional expressions of a scope's own statements, nested scopes excluded. An
+ * explicit stack, not recursion: a generated file's 10,000-term expression is deep.
+ */
+function conditionalsIn(scope: Node): Node[] {
+  const found: Node[] = [];
+  const stack: Node[] = [...children(scope)];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (NESTED_SCOPES.has(n.type)) continue;
+    if (n.type === 'conditional_expression') found.push(n);
+    stack.push(...children(n));
+  }
+  return found;
+}
 
 type Side = 'cuda' | 'cpu';
 
