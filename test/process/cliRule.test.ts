@@ -34,7 +34,16 @@ describe('cli: device-doctor rule', function () {
     assert.strictEqual(list.status, 0);
     assert.match(list.out, /^DD001 {2}device-mismatch +warning +A CPU value meets/m);
     assert.match(list.out, /^DD005 {2}hard-coded-accelerator +warning +CUDA hard-coded/m);
-    assert.strictEqual(list.out.trim().split('\n').length, RULES.length, 'one line per catalogue entry');
+    assert.strictEqual(list.out.split('\n').filter((l) => /^DD\d{3} /.test(l)).length, RULES.length, 'one line per catalogue entry');
+    assert.match(list.out, /^DD007 {2}sync-every-step +information +\[performance, opt-in\] /m);
+    assert.match(list.out, /^Opt-in groups \(off by default; every other implemented rule is on\):\n {2}performance: DD007, DD012, DD014 \(.*extend-select = \["performance"\]/m);
+  });
+
+  it('prints an opt-in group\'s rules and how to enable them', () => {
+    const run = cli(['rule', 'performance'], tmp);
+    assert.strictEqual(run.status, 0, run.err);
+    assert.match(run.out, /^performance \(opt-in\): .*extend-select/);
+    assert.deepStrictEqual(run.out.trim().split('\n').slice(1).map((l) => l.slice(0, 5)), ['DD007', 'DD012', 'DD014']);
   });
 
   it('refuses an unknown code with exit 2 and says how to list them', () => {

@@ -96,14 +96,14 @@ per-file-ignores = { "notebooks/*.ipynb" = ["DD003", "DD010"] }
 });
 
 describe('config: rule selectors', () => {
-  it('accepts full codes, reserved codes, prefixes and ALL', () => {
-    for (const value of ['DD001', 'DD010', 'DD014', 'DD00', 'DD01', 'DD0', 'DD', 'ALL']) {
+  it('accepts full codes, reserved codes, prefixes, ALL and opt-in group names', () => {
+    for (const value of ['DD001', 'DD010', 'DD014', 'DD00', 'DD01', 'DD0', 'DD', 'ALL', 'performance', 'Performance']) {
       assert.ok(isRuleSelector(value), value);
     }
   });
 
   it('rejects codes that select nothing', () => {
-    for (const value of ['DD999', 'DD02', 'DD1', 'D', 'dd001', 'E501', '', 'DD0001', 'all']) {
+    for (const value of ['DD999', 'DD09', 'DD1', 'D', 'dd001', 'E501', '', 'DD0001', 'all']) {
       assert.ok(!isRuleSelector(value), value);
     }
   });

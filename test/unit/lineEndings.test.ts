@@ -10,6 +10,9 @@ import { lineStarts, newEndOf, positionAt } from '../../src/core/python/lines';
 import { firstSyntaxError } from './helpers/fixes';
 import { loadAllRuleFixtures } from './helpers/fixtures';
 
+/** The opt-in rules (performance) too: every firing fixture must fire. */
+const EVERY_RULE = { select: ['ALL'] };
+
 const withBreaks = (source: string, eol: string) => source.replace(/\r\n|\r|\n/g, eol);
 
 /** Findings with fix texts' line breaks normalized, so files that differ only in line breaks compare equal. */
@@ -42,11 +45,11 @@ describe('line endings: \\n, \\r\\n and a lone \\r are the same lines everywhere
     assert.ok(fixtures.length > 50, `only ${fixtures.length} fixtures`);
     for (const fixture of fixtures) {
       const lf = withBreaks(fixture.source, '\n');
-      const expected = shape(analyzeSource(lf));
+      const expected = shape(analyzeSource(lf, EVERY_RULE));
       assert.notStrictEqual(expected, '[]', `${fixture.relPath} has no findings`);
       for (const eol of ['\r', '\r\n']) {
         const source = withBreaks(lf, eol);
-        const findings = analyzeSource(source);
+        const findings = analyzeSource(source, EVERY_RULE);
         assert.strictEqual(shape(findings), expected, `${fixture.relPath} with ${JSON.stringify(eol)}`);
         assertInside(source, findings, `${fixture.relPath} with ${JSON.stringify(eol)}`);
       }
@@ -56,7 +59,7 @@ describe('line endings: \\n, \\r\\n and a lone \\r are the same lines everywhere
   it('leaves a lone-CR file parseable after each preferred fix', () => {
     for (const fixture of fixtures) {
       const source = withBreaks(fixture.source, '\r');
-      for (const finding of analyzeSource(source)) {
+      for (const finding of analyzeSource(source, EVERY_RULE)) {
         const fix = finding.fixes.find((x) => x.preferred);
         if (!fix) continue;
         const fixed = applyTextEdits(source, fix.edits);

@@ -23,6 +23,25 @@ interface Entry {
    * first. Such findings count only in worlds with an accelerator.
    */
   needsAccelerator?: boolean;
+  /**
+   * An opt-in group: its rules are off by default and run when a selector names them
+   * (the group's name, their code, a prefix, or ALL). Performance advice is opt-in, as
+   * in Ruff and TorchFix: it flags ordinary, correct code (the `loss.item()` every
+   * tutorial logs), and a default set that does is one users learn to ignore.
+   */
+  group?: RuleGroup;
+}
+
+export type RuleGroup = 'performance';
+
+/** Each opt-in group and what it holds, for `device-doctor rule` and the docs. */
+export const RULE_GROUPS: Readonly<Record<RuleGroup, string>> = {
+  performance: 'speed advice about code that works: off by default; enable with extend-select = ["performance"] (or --extend-select performance)',
+};
+
+/** Whether a selector is a group's name (any case: `performance`, `PERFORMANCE`). */
+export function isRuleGroup(value: string): boolean {
+  return Object.prototype.hasOwnProperty.call(RULE_GROUPS, value.trim().toLowerCase());
 }
 
 export const DOCS_BASE_URL = 'https://github.com/device-doctor/device-doctor/blob/main/docs/rules/';
@@ -40,7 +59,7 @@ const CATALOG = [
     summary: 'CUDA hard-coded in a file that never checks availability' },
   { code: 'DD006', needsAccelerator: true, name: 'unsynchronized-timing', severity: 'warning', implemented: true,
     summary: 'a clock read after accelerator work with no synchronize between' },
-  { code: 'DD007', needsAccelerator: true, name: 'sync-every-step', severity: 'information', implemented: true,
+  { code: 'DD007', needsAccelerator: true, group: 'performance', name: 'sync-every-step', severity: 'information', implemented: true,
     summary: 'a host synchronization in every training step' },
   { code: 'DD008', name: 'fp16-without-gradscaler', severity: 'warning', implemented: true,
     summary: 'float16 autocast with `loss.backward()` and no `GradScaler` in the file' },
@@ -50,11 +69,11 @@ const CATALOG = [
     summary: '`.numpy()` on a tensor that requires grad' },
   { code: 'DD011', name: 'unguarded-cuda-call', severity: 'warning', implemented: true,
     summary: 'a `torch.cuda` call outside an availability guard' },
-  { code: 'DD012', needsAccelerator: true, name: 'non-blocking-without-pinned', severity: 'information', implemented: true,
+  { code: 'DD012', needsAccelerator: true, group: 'performance', name: 'non-blocking-without-pinned', severity: 'information', implemented: true,
     summary: '`.to(device, non_blocking=True)` on batches of a `DataLoader` without `pin_memory=True`' },
   { code: 'DD013', name: 'load-without-map-location', severity: 'warning', implemented: true,
     summary: '`torch.load` without `map_location` in a file that picks its device at run time' },
-  { code: 'DD014', name: 'data-parallel', severity: 'information', implemented: true,
+  { code: 'DD014', group: 'performance', name: 'data-parallel', severity: 'information', implemented: true,
     summary: '`nn.DataParallel` instead of `DistributedDataParallel`' },
   { code: 'DD015', needsAccelerator: true, refines: 'DD001', name: 'tensor-created-in-forward', severity: 'warning', implemented: true,
     summary: 'a tensor made without `device=` in a module\'s `forward` meets its inputs or parameters' },
@@ -92,6 +111,22 @@ export function ruleInfo(code: RuleCode): RuleInfo {
 
 export function ruleDocsUrl(code: RuleCode): string {
   return `${DOCS_BASE_URL}${code}.md`;
+}
+
+/** Rules that run when nothing is selected: implemented, and in no opt-in group. */
+export function isDefaultRule(info: RuleInfo): boolean {
+  return info.implemented && !info.group;
+}
+
+/**
+ * Whether a selector names the rule: `ALL`, an opt-in group's name (`performance`, any
+ * case), or a prefix of its code (`DD`, `DD00`, `DD007`), as in Ruff.
+ */
+export function selectorMatches(selector: string, info: RuleInfo): boolean {
+  const s = selector.trim();
+  if (s.toUpperCase() === 'ALL') return true;
+  if (isRuleGroup(s)) return info.group === s.toLowerCase();
+  return s.length > 0 && info.code.startsWith(s.toUpperCase());
 }
 
 export function isRuleCode(value: string): value is RuleCode {

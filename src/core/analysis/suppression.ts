@@ -1,6 +1,6 @@
-// Which findings are shown: rule selection (select/ignore by code or prefix, as in Ruff)
+// Which findings are shown: rule selection (select/ignore by code, prefix or opt-in group, as in Ruff)
 // and `# noqa` / `# noqa: DD001, DD003` comments on the finding's first line.
-import { RULES } from './catalog';
+import { isDefaultRule, RULES, selectorMatches } from './catalog';
 import type { RuleCode, RuleSelection } from './types';
 
 const NOQA = /#\s*noqa(?::[\s]?(?<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?/i;
@@ -42,19 +42,21 @@ export function isSuppressedByNoqa(code: RuleCode, line: string): boolean {
   return codes === 'all' || (codes !== undefined && codes.has(code));
 }
 
-function matches(code: string, patterns: readonly string[]): boolean {
-  return patterns.some((p) => {
-    const u = p.trim().toUpperCase();
-    return u === 'ALL' || (u.length > 0 && code.startsWith(u));
-  });
+function matches(code: RuleCode, patterns: readonly string[]): boolean {
+  const info = RULES.find((r) => r.code === code)!;
+  return patterns.some((p) => selectorMatches(p, info));
 }
 
-/** The rules that run: implemented ones matching `select` (default all) and not `ignore`. */
+/**
+ * The rules that run: implemented ones matching `select` and not `ignore`. Without a
+ * `select`, the default set: every implemented rule outside the opt-in groups.
+ */
 export function enabledRules(selection: RuleSelection): Set<RuleCode> {
   const out = new Set<RuleCode>();
+  const selecting = !!selection.select && selection.select.length > 0;
   for (const r of RULES) {
     if (!r.implemented) continue;
-    if (selection.select && selection.select.length > 0 && !matches(r.code, selection.select)) continue;
+    if (selecting ? !matches(r.code, selection.select!) : !isDefaultRule(r)) continue;
     if (selection.ignore && matches(r.code, selection.ignore)) continue;
     out.add(r.code);
   }

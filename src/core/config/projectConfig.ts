@@ -1,7 +1,7 @@
 // `[tool.device-doctor]` in pyproject.toml: the same keys and meaning as Ruff's
 // `select`, `extend-select`, `ignore` and `per-file-ignores`.
 import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
-import { RULES } from '../analysis/catalog';
+import { isRuleGroup, RULES } from '../analysis/catalog';
 import { globProblem } from './glob';
 
 // smol-toml publishes ESM type declarations only; its CommonJS build is what runs here.
@@ -33,11 +33,12 @@ export const TABLE_NAME = 'tool.device-doctor';
 const KNOWN_KEYS = ['select', 'extend-select', 'ignore', 'per-file-ignores'];
 
 /**
- * A rule selector is a full code (`DD003`), a prefix of codes (`DD00`, `DD`) or `ALL`,
- * as in Ruff. Reserved codes of rules not implemented yet are valid selectors.
+ * A rule selector is a full code (`DD003`), a prefix of codes (`DD00`, `DD`), `ALL`, as
+ * in Ruff, or the name of an opt-in group (`performance`). Reserved codes of rules not
+ * implemented yet are valid selectors.
  */
 export function isRuleSelector(value: string): boolean {
-  if (value === 'ALL') return true;
+  if (value === 'ALL' || isRuleGroup(value)) return true;
   if (!/^DD\d{0,3}$/.test(value)) return false;
   return RULES.some((rule) => rule.code.startsWith(value));
 }

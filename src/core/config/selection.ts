@@ -1,7 +1,7 @@
 // Which rules run for one file: the defaults, then pyproject's select/ignore, then the
 // command line's, then per-file-ignores — resolved with Ruff's precedence rules.
 import * as path from 'path';
-import { RULES } from '../analysis/catalog';
+import { isDefaultRule, isRuleGroup, RULES, selectorMatches, type RuleInfo } from '../analysis/catalog';
 import type { RuleCode, RuleSelection } from '../analysis/types';
 import { relativeInside } from '../paths/containment';
 import { compileGlob } from './glob';
@@ -16,13 +16,18 @@ export interface SelectionLayer {
 }
 
 const ALL_CODES: readonly RuleCode[] = RULES.map((rule) => rule.code);
+/** What runs when nothing is selected: every rule outside the opt-in groups. */
+const DEFAULT_CODES: readonly RuleCode[] = RULES.filter(isDefaultRule).map((rule) => rule.code);
+const INFO = new Map<RuleCode, RuleInfo>(RULES.map((rule) => [rule.code, rule]));
 
+/** ALL, then a group's name, then prefixes by length: a code named outright wins over a group that holds it. */
 function specificity(selector: string): number {
-  return selector === 'ALL' ? 0 : selector.length;
+  if (selector.trim().toUpperCase() === 'ALL') return 0;
+  return isRuleGroup(selector) ? 0.5 : selector.length;
 }
 
 function selects(selector: string, code: RuleCode): boolean {
-  return selector === 'ALL' || code.startsWith(selector);
+  return selectorMatches(selector, INFO.get(code)!);
 }
 
 /**
@@ -48,9 +53,9 @@ export function applySelectionLayer(enabled: ReadonlySet<RuleCode>, layer: Selec
   return result;
 }
 
-/** Resolves layers, starting from every rule, into explicit code lists for the analyzer. */
+/** Resolves layers, starting from the default set (no opt-in group), into explicit code lists for the analyzer. */
 export function resolveSelection(layers: readonly SelectionLayer[]): RuleSelection {
-  let enabled = new Set<RuleCode>(ALL_CODES);
+  let enabled = new Set<RuleCode>(DEFAULT_CODES);
   for (const layer of layers) enabled = applySelectionLayer(enabled, layer);
   return {
     select: ALL_CODES.filter((code) => enabled.has(code)),

@@ -29,13 +29,21 @@ function byPosition(a: Finding, b: Finding): number {
     || a.code.localeCompare(b.code);
 }
 
+/**
+ * Every implemented rule, the opt-in groups (performance) included, unless the test
+ * selects: the corpus speaks for each rule, whether or not it is on by default.
+ */
+function allRulesUnlessSelected(options: AnalyzeOptions): AnalyzeOptions {
+  return options.select ? options : { ...options, select: ['ALL'] };
+}
+
 /** Findings of the core rules, in source order. Filters here too, not only via `select`. */
 export function coreFindings(source: string, options: AnalyzeOptions = {}): Finding[] {
-  return analyzeSource(source, options).filter((f) => isCoreRule(f.code)).sort(byPosition);
+  return analyzeSource(source, allRulesUnlessSelected(options)).filter((f) => isCoreRule(f.code)).sort(byPosition);
 }
 
 export function coreCellFindings(cells: readonly string[], options: AnalyzeOptions = {}): CellFinding[] {
-  return analyzeNotebook(cells, options)
+  return analyzeNotebook(cells, allRulesUnlessSelected(options))
     .filter((c) => isCoreRule(c.finding.code))
     .sort((a, b) => a.cellIndex - b.cellIndex || byPosition(a.finding, b.finding));
 }
