@@ -63,11 +63,25 @@ describe('device-doctor run: the virtual GPU on Debian\'s PyTorch', function () 
     assert.match(found[0].message, /module must have its parameters and buffers on device cuda:1 \(device_ids\[0\]\) but found one of them on device: cuda:0/);
   });
 
-  it('torch.load of a checkpoint saved on the virtual GPU: without map_location reported, with map_location not', async () => {
-    const { status, found } = await findings(['load_without_map.py']);
-    assert.strictEqual(status, 1);
-    assert.deepStrictEqual(rowsAndCodes(found), ['14 DD013']);
-    assert.match(found[0].message, /saved on cuda:0/);
+  it('torch.load without map_location of a checkpoint another run saved on the GPU is DD013; with map_location it is not', async () => {
+    const dir = tempDir('device-doctor-checkpoint-');
+    try {
+      const checkpoint = path.join(dir, 'weights.pt');
+      const saved = await run(['save_on_gpu.py', checkpoint]);
+      assert.strictEqual(saved.status, 0, saved.out + saved.err);
+      const { status, found } = await findings(['load_elsewhere.py', checkpoint]);
+      assert.strictEqual(status, 1);
+      assert.deepStrictEqual(rowsAndCodes(found), ['6 DD013']);
+      assert.match(found[0].message, /saved on cuda:0/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a checkpoint this run saved on the GPU and loads back (by path, open file or buffer) is where it was saved: nothing to report', async () => {
+    const { status, out, err } = await run(['load_without_map.py']);
+    assert.strictEqual(status, 0, out + err);
+    assert.match(out, /^cuda:0 cuda:0 cuda:0$/m);
   });
 
   it('a notebook runs cell by cell and its mistake is reported in its cell, at the cell\'s line', async () => {

@@ -6,9 +6,12 @@ them instead of raising; its scatter/replicate/gather is one call on the CPU wit
 inputs on device_ids[0] and the output on output_device, which is where a real run's
 tensors end up. DistributedDataParallel becomes a single-process wrapper with the same
 device checks. Checkpoints keep their tensors' virtual devices as real location tags, so
-a file saved here fails to load elsewhere exactly as one saved on a GPU would.
+a file saved here fails to load elsewhere exactly as one saved on a GPU would. Loading without
+map_location is a mistake for a checkpoint from elsewhere (saved on a GPU, loaded wherever the
+script runs next); one this run wrote itself is loaded where it was saved.
 """
 import itertools
+import os
 
 import torch
 import torch.serialization as serialization
@@ -132,6 +135,18 @@ def _walk(value, visit, depth=0):
             _walk(item, visit, depth + 1)
 
 
+def _file_name(f):
+    """The real path of a checkpoint named by a path or an open file; None for a buffer in memory
+    (which this run wrote itself)."""
+    name = f if isinstance(f, (str, bytes)) or hasattr(f, "__fspath__") else getattr(f, "name", None)
+    if not isinstance(name, (str, bytes)) and not hasattr(name, "__fspath__"):
+        return None
+    try:
+        return os.path.realpath(os.fsdecode(name))
+    except (TypeError, ValueError):
+        return None
+
+
 def _location_tag(name):
     return "mps" if name.startswith("mps") else name
 
@@ -139,7 +154,12 @@ def _location_tag(name):
 def install_checkpoints(machine, recorder):
     original_save, original_load = torch.save, torch.load
 
+    written = set()  # checkpoints this run wrote: loading them here is loading them where they were saved
+
     def save(obj, f, *args, **kwargs):
+        name = _file_name(f)
+        if name is not None:
+            written.add(name)
         places = {}
 
         def visit(t):
@@ -167,7 +187,7 @@ def install_checkpoints(machine, recorder):
             return storage
 
         result = original_load(f, remember, *args, **kwargs)
-        if map_location is None and saved_on:
+        if map_location is None and saved_on and _file_name(f) not in written and _file_name(f) is not None:
             fatal = any(machine.problem(machine.name(place)) for place in saved_on)
             recorder.mistake("DD013", LOAD % saved_on[0], fatal=fatal, stack=recorder.user_stack(2))
 
