@@ -99,12 +99,12 @@ describe('bench plans: threads and the js limit', () => {
     assert.strictEqual(planBenchmark({ engine: 'torch', device: 'cuda:0', size: 64, threads: 2 }, torch).kind, 'invalid');
   });
 
-  it('js is refused above n = 1024 (not at it) with the reason and how to run it anyway; other engines never', () => {
-    assert.strictEqual(jsEverythingRefusal({ engine: 'js', device: 'cpu', dtype: 'float32', size: 1024 }), null);
-    const refused = jsEverythingRefusal({ engine: 'js', device: 'cpu', dtype: 'float32', size: 2048 });
+  it('js is refused above n = 512 (not at it: n = 1024 took 30 of a 38 s "Compare everything") with the reason and how to run it anyway; other engines never', () => {
+    assert.strictEqual(jsEverythingRefusal({ engine: 'js', device: 'cpu', dtype: 'float32', size: 512 }), null);
+    const refused = jsEverythingRefusal({ engine: 'js', device: 'cpu', dtype: 'float32', size: 1024 });
     assert.strictEqual(refused?.status, 'refused');
-    assert.strictEqual(refused?.message, 'js skipped above n = 1024: too slow to be worth measuring.');
-    assert.strictEqual(refused?.remedy, 'Run it alone to measure it anyway: device-doctor bench --engine js --device cpu --size 2048.');
+    assert.strictEqual(refused?.message, 'js skipped above n = 512: too slow to be worth measuring.');
+    assert.strictEqual(refused?.remedy, 'Run it alone to measure it anyway: device-doctor bench --engine js --device cpu --size 1024.');
     assert.strictEqual(jsEverythingRefusal({ engine: 'wasm', device: 'cpu', dtype: 'float32', size: 8192 }), null);
   });
 });

@@ -27,9 +27,9 @@ export function sameTarget(a: BenchTarget, b: BenchTarget): boolean {
   return a.engine === b.engine && a.device === b.device && a.threads === b.threads;
 }
 
-/** True for the results of the run's baseline (which have no speedup of their own). */
+/** True for the results of the run's baseline (which have no speedup of their own); none when nothing was compared with it. */
 export function isBaselineResult(report: SpeedupReport | null, r: BenchTarget): boolean {
-  return report !== null && sameTarget(report.baseline, r);
+  return report !== null && report.entries.length > 0 && sameTarget(report.baseline, r);
 }
 
 /**

@@ -1,7 +1,7 @@
 // Run Matmul Benchmark, as pure decisions: the quick-pick entries (what to compare, which
 // engine/device, which size), and how the choices become the worker's BenchParams. No vscode
 // import, so the mapping is tested without an editor.
-import { DEFAULT_SIZE } from '../../core/bench/plan';
+import { DEFAULT_SIZE, JS_EVERYTHING_MAX_SIZE } from '../../core/bench/plan';
 import { DEFAULT_SWEEP_BUDGET_SEC, SWEEP_SIZES } from '../../core/bench/sweep';
 import { isCudaDevice, type Dtype, type EngineId } from '../../core/bench/model';
 import type { BenchCompare, BenchParams, EngineInfo, EnginesResponse } from '../../protocol/worker';
@@ -21,7 +21,7 @@ export const COMPARE_PICKS: readonly ComparePick[] = [
     compare: 'versus-cpu',
   },
   { label: 'One engine/device…', detail: 'Pick one engine and device from what this machine has.', compare: 'single' },
-  { label: 'Compare everything available', detail: 'Every engine on every device it can use here (js up to n = 1024: slower is not worth measuring); engines that cannot run say why.', compare: 'all' },
+  { label: 'Compare everything available', detail: `Every engine on every device it can use here (js up to n = ${JS_EVERYTHING_MAX_SIZE}: slower is not worth measuring); engines that cannot run say why.`, compare: 'all' },
 ];
 
 export interface SizePick {

@@ -5,7 +5,7 @@
 // (peaks.ts) goes ahead; any other is decided by quick products on the engine
 // (calibrate.ts), or, when they measure nothing, by this CPU's peak. A sweep is
 // time-checked at the peak only: it measures itself and stops at what fits (runner.ts).
-// In "everything", js above n = 1024 is skipped with the reason (plan.ts). Impossible
+// In "everything", js above JS_EVERYTHING_MAX_SIZE is skipped with the reason (plan.ts). Impossible
 // requests stop here with the core's message, before the run.
 import * as os from 'os';
 import { DEFAULT_REPEATS, DEFAULT_SAMPLES, DEFAULT_SIZE, checkHostMemory, jsEverythingRefusal, planBenchmark, type BenchPlan, type EngineCapabilities } from '../../core/bench/plan';

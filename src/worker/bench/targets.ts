@@ -21,7 +21,7 @@ export interface BenchTarget {
   explicit: boolean;
   /** torch on the CPU: torch.set_num_threads for the run; absent: torch's own choice (single). */
   threads?: number;
-  /** In "everything" without being named: js is then capped at n = 1024 (plans.ts). */
+  /** In "everything" without being named: js is then capped at n = JS_EVERYTHING_MAX_SIZE (plans.ts). */
   everything?: boolean;
 }
 
@@ -104,7 +104,12 @@ function threadScaling(torch: Engine, allThreads: number, explicit: boolean): Ta
   return { kind: 'targets', targets, problems: [], description: `No accelerator selected: torch on the CPU with all ${allThreads} threads (the physical cores this process may use) compared with 1 thread` };
 }
 
-async function everything(params: BenchParams, engines: readonly Engine[], allThreads: number): Promise<TargetChoice> {
+/** An NVIDIA GPU in the report (a CUDA device not from AMD): only then can tfjs-node-gpu run here at all. */
+function hasNvidiaGpu(report: DeviceReport): boolean {
+  return report.accelerators.some((a) => a.vendor === 'nvidia' || (a.vendor !== 'amd' && /^cuda/.test(a.id)));
+}
+
+async function everything(params: BenchParams, engines: readonly Engine[], allThreads: number, nvidia: boolean): Promise<TargetChoice> {
   const named = params.engine !== undefined && params.engine !== 'all';
   const wanted = named ? [engineById(engines, params.engine as string)] : engines;
   const device = params.device === undefined ? undefined : canonicalDevice(params.device);
@@ -113,7 +118,8 @@ async function everything(params: BenchParams, engines: readonly Engine[], allTh
   for (const engine of wanted) {
     const availability = await engine.availability();
     if (availability !== 'ok') {
-      problems.push(availability);
+      // "Install tfjs-node-gpu" is no advice on a machine without an NVIDIA GPU (issue 28 item 9).
+      if (!(engine.id === 'tfjs-node-gpu' && !nvidia && !named && availability.status === 'not-installed')) problems.push(availability);
       continue;
     }
     for (const d of await engine.devices()) {
@@ -146,7 +152,7 @@ export async function chooseTargets(params: BenchParams, report: DeviceReport, e
   const compare: BenchCompare = params.compare;
   try {
     if (compare === 'single') return single(params, engines);
-    if (compare === 'all' || params.engine === 'all') return await everything(params, engines, allThreads);
+    if (compare === 'all' || params.engine === 'all') return await everything(params, engines, allThreads, hasNvidiaGpu(report));
     if (compare === 'versus-cpu') return await versusCpu(params, report, engines, allThreads);
     return { kind: 'invalid', message: `Unknown comparison "${String(compare)}": use versus-cpu, all or single.` };
   } catch (error) {

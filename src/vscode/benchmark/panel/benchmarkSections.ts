@@ -76,14 +76,19 @@ const STATUS_WORDS: Record<EngineOutcome['status'], string> = {
   'below-peak': 'below peak',
 };
 
+/** Escaped text whose `backticked` spans (commands in the worker's messages) show as code, not as backticks. */
+export function withCode(text: string): string {
+  return text.split(/`([^`]+)`/).map((part, i) => (i % 2 === 1 ? `<code>${escapeHtml(part)}</code>` : escapeHtml(part))).join('');
+}
+
 export function problemsList(problems: readonly EngineOutcome[]): string {
   if (problems.length === 0) return '';
   const items = problems.map((p) => {
     const where = [p.engine, p.device, p.dtype, p.size === null ? null : `n = ${p.size}`].filter(Boolean).join(' · ');
     const severity = p.status === 'wrong-result' || p.status === 'failed' ? 'error' : 'warning';
     return `<li class="problem ${severity}"><p class="where"><span class="status">${escapeHtml(STATUS_WORDS[p.status] ?? p.status)}</span> ${escapeHtml(where)}</p>`
-      + textElement('p', p.message, 'message')
-      + (p.remedy ? textElement('p', p.remedy, 'remedy') : '')
+      + `<p class="message">${withCode(p.message)}</p>`
+      + (p.remedy ? `<p class="remedy">${withCode(p.remedy)}</p>` : '')
       + '</li>';
   });
   return `<ul class="problems">${items.join('')}</ul>`;
