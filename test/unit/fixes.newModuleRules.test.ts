@@ -125,3 +125,21 @@ describe('DD022 fixes move the model before the optimizer state is loaded', () =
     assert.deepEqual(findings[0].fixes, []);
   });
 });
+
+describe('DD023 fixes start DataParallel at the model\'s GPU', () => {
+  before(async () => {
+    await initPythonParser();
+  });
+
+  it('passes device_ids from the model\'s GPU on when none are given', () => {
+    const [fixed] = fixedTexts(fixture('DD023/fire/model_on_second_gpu.py'), 'DD023');
+    assert.ok(fixed.includes('model = nn.DataParallel(model, device_ids=list(range(1, torch.cuda.device_count())))'), fixed);
+  });
+
+  it('moves the model\'s GPU to the front of a literal list, keeping the others in order', () => {
+    const [keyword] = fixedTexts(fixture('DD023/fire/ids_start_elsewhere.py'), 'DD023');
+    assert.ok(keyword.includes('nn.DataParallel(model, device_ids=[1, 0])'), keyword);
+    const [tuple] = fixedTexts(fixture('DD023/fire/from_parallel_module.py'), 'DD023');
+    assert.ok(tuple.includes('DataParallel(model, device_ids=(1, 0))'), tuple);
+  });
+});

@@ -91,6 +91,8 @@ const CATALOG = [
     summary: '`device=self.device` in `forward`, fixed at construction: wrong after a later `.to()` and in DataParallel replicas' },
   { code: 'DD022', needsAccelerator: true, name: 'optimizer-loaded-before-move', severity: 'warning', implemented: true,
     summary: '`optimizer.load_state_dict(...)` before `model.to(device)`: the restored state stays on the CPU' },
+  { code: 'DD023', needsAccelerator: true, name: 'data-parallel-device-ids', severity: 'error', implemented: true,
+    summary: '`nn.DataParallel` whose `device_ids` (or their default, cuda:0 first) do not start at the model\'s GPU' },
 ] as const satisfies readonly Entry[];
 
 export type RuleCode = (typeof CATALOG)[number]['code'];

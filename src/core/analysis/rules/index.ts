@@ -9,6 +9,7 @@ import type { Rule } from '../ruleApi';
 import { accumulatedGraph } from './accumulatedGraph';
 import { batchNotMoved } from './batchNotMoved';
 import { dataParallel } from './dataParallel';
+import { dataParallelDeviceIds } from './dataParallelDeviceIds';
 import { deviceMismatch } from './deviceMismatch';
 import { deviceFromIsCuda } from './deviceFromIsCuda';
 import { discardedMove } from './discardedMove';
@@ -51,6 +52,7 @@ const FACTORIES: Readonly<Record<RuleCode, Rule>> = {
   DD020: deviceFromIsCuda,
   DD021: fixedDeviceInForward,
   DD022: optimizerLoadedBeforeMove,
+  DD023: dataParallelDeviceIds,
 };
 
 export interface RegisteredRule extends RuleInfo {
