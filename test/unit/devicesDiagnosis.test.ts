@@ -32,14 +32,14 @@ describe('devices: the diagnosis table, row by row', () => {
         source: 'torch',
         code: 'torch-missing',
         message: 'PyTorch is not installed in /usr/bin/python3',
-        hint: 'choose another interpreter (Device Doctor: Choose Interpreter, or --python) or install a CUDA build in this one (/usr/bin/python3 -m pip install torch --index-url https://download.pytorch.org/whl/cu124)',
+        hint: 'choose another interpreter (in the editor: Device Doctor: Choose Interpreter; on the command line: --python) or install a CUDA build in this one (/usr/bin/python3 -m pip install torch --index-url https://download.pytorch.org/whl/cu124)',
       },
     ]);
   });
 
   it('torch-missing without an NVIDIA GPU: the plain install command', () => {
     const [problem] = diagnose(facts({ torch: torchFrom('torch-missing.json'), nvidia: { outcome: 'not-installed', gpuCount: 0, cudaVersion: null } }));
-    assert.strictEqual(problem.hint, 'choose another interpreter (Device Doctor: Choose Interpreter, or --python) or install PyTorch in this one (/usr/bin/python3 -m pip install torch)');
+    assert.strictEqual(problem.hint, 'choose another interpreter (in the editor: Device Doctor: Choose Interpreter; on the command line: --python) or install PyTorch in this one (/usr/bin/python3 -m pip install torch)');
   });
 
   it('torch that fails to import is also torch-missing, with the reason', () => {

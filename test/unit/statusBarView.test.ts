@@ -109,6 +109,8 @@ describe('statusBar: the render function', () => {
     assert.strictEqual(view.command, COMMANDS.chooseInterpreter);
     assert.match(plain(view.tooltip), /PyTorch is not usable in \/usr\/bin\/python3: No module named 'torch'/);
     assert.match(view.tooltip, /\[Choose Interpreter\]\(command:deviceDoctor\.chooseInterpreter /);
+    // A finished sentence (issue 28 item 11: it ended "a PyTorch that can").
+    assert.match(plain(view.tooltip), /another Python may have a PyTorch that can use the GPU/);
   });
 
   it('says so without a GPU too: no PyTorch is worth a warning on any machine', () => {

@@ -54,7 +54,7 @@ function nvidiaGpuCount(facts: DiagnosisFacts): number {
 function missingTorchHint(interpreter: string, driverCuda: string | null): string {
   const index = driverCuda ? wheelIndexForDriver(driverCuda) : null;
   const install = index ? `install a CUDA build in this one (${cudaPipCommand(interpreter, index, false)})` : `install PyTorch in this one (${plainPipCommand(interpreter)})`;
-  return `choose another interpreter (Device Doctor: Choose Interpreter, or --python) or ${install}`;
+  return `choose another interpreter (in the editor: Device Doctor: Choose Interpreter; on the command line: --python) or ${install}`;
 }
 
 function plainPipCommand(interpreter: string): string {

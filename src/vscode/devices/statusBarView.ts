@@ -120,7 +120,7 @@ function reportSections(snapshot: DeviceSnapshot, report: DeviceReport, options:
   if (processes) sections.push(processes);
   sections.push(escapeMarkdown(describeTorch(report.torch)));
   if (report.torch !== null && !torchCanUseAccelerator(report.torch) && (report.accelerators.length > 0 || interpreterWithoutTorch(report) !== null)) {
-    sections.push(`$(python) [Choose Interpreter](command:${COMMANDS.chooseInterpreter} "Choose Interpreter"): another Python may have a PyTorch that can`);
+    sections.push(`$(python) [Choose Interpreter](command:${COMMANDS.chooseInterpreter} "Choose Interpreter"): ${report.accelerators.length > 0 ? 'another Python may have a PyTorch that can use the GPU' : 'another Python may have PyTorch installed'}`);
   }
   if (report.problems.length > 0) {
     sections.push(report.problems.map((p) => `- $(warning) ${escapeMarkdown(p.message)}${p.hint ? ` — ${escapeMarkdown(p.hint)}` : ''}`).join('\n'));

@@ -200,7 +200,7 @@ function notInstalled(message: string, python: string | null): EngineOutcome {
       ? `Run \`${python} -c "import torch"\` in a terminal to see where it stops (a slow network file system or a stuck CUDA initialisation are the usual causes).`
       : python
       ? `Install PyTorch into that environment (${python} -m pip install torch; pytorch.org/get-started shows the command for your CUDA or ROCm version), or choose an interpreter that has it.`
-      : 'Select a Python interpreter that has PyTorch (Python: Select Interpreter, or --python on the command line).',
+      : 'Choose a Python interpreter that has PyTorch (in the editor: Device Doctor: Choose Interpreter; on the command line: --python).',
   };
 }
 
