@@ -5,6 +5,7 @@ import { buildRun } from '../../src/core/bench/compare';
 import { makeBenchResult } from '../../src/core/bench/result';
 import { renderBarChart } from '../../src/vscode/benchmark/panel/benchmarkCharts';
 import { problemsList, runsTable } from '../../src/vscode/benchmark/panel/benchmarkSections';
+import { exportedMessage, OPEN_EXPORT } from '../../src/vscode/benchmark/benchExport';
 
 describe('benchmark panel wording (issue 28 item 9)', () => {
   it('a run with one result marks nothing as the baseline, in the bars or the table', () => {
@@ -21,5 +22,10 @@ describe('benchmark panel wording (issue 28 item 9)', () => {
     }]);
     assert.match(html, /or <code>npm install @tensorflow\/tfjs-node@4 &lt;x&gt;<\/code>\./);
     assert.doesNotMatch(html, /`/);
+  });
+
+  it('an export is confirmed with where it went and a way to open it (issue 28 item 10)', () => {
+    assert.strictEqual(exportedMessage('/home/me/matmul-benchmark-2026-12-03-0700.csv'), 'Device Doctor: exported the benchmark to /home/me/matmul-benchmark-2026-12-03-0700.csv');
+    assert.strictEqual(OPEN_EXPORT, 'Open');
   });
 });

@@ -29,6 +29,14 @@ export function exportFile(run: BenchRun, format: ExportFormat, time: number): E
   return { text: spec.render(run), fileName: `matmul-benchmark-${stamp(time)}.${spec.extension}`, filters: { [spec.filter]: [spec.extension] } };
 }
 
+/** The button of the confirmation that opens the exported file. */
+export const OPEN_EXPORT = 'Open';
+
+/** "Device Doctor: exported the benchmark to /home/me/matmul-benchmark-2026-11-29-1705.csv". */
+export function exportedMessage(where: string): string {
+  return `Device Doctor: exported the benchmark to ${where}`;
+}
+
 function stamp(time: number): string {
   const d = new Date(time);
   const two = (n: number) => String(n).padStart(2, '0');

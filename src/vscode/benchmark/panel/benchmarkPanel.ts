@@ -4,7 +4,7 @@
 // Markdown through a save dialog), copy Markdown, and show an earlier run from the history.
 import * as os from 'os';
 import * as vscode from 'vscode';
-import { exportFile } from '../benchExport';
+import { exportedMessage, exportFile, OPEN_EXPORT } from '../benchExport';
 import type { ExportFormat } from '../benchExport';
 import type { BenchHistory, BenchHistoryEntry } from '../benchHistory';
 import { BENCHMARK_ACTIONS, BENCHMARK_TITLE, renderActions, renderBenchmarkBody, renderBenchmarkPage } from './benchmarkHtml';
@@ -155,7 +155,12 @@ export class BenchmarkPanel implements vscode.Disposable {
     try {
       await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(file.text));
       this.log.info(`Benchmark exported to ${target.toString(true)}.`);
-      this.notice(`Saved ${target.scheme === 'file' ? target.fsPath : target.toString(true)}.`);
+      const where = target.scheme === 'file' ? target.fsPath : target.toString(true);
+      this.notice(`Saved ${where}.`);
+      // A confirmation with the way to the file, beside the panel's own notice (issue 28 item 10).
+      void vscode.window.showInformationMessage(exportedMessage(where), OPEN_EXPORT).then((choice) => {
+        if (choice === OPEN_EXPORT) void vscode.commands.executeCommand('vscode.open', target);
+      });
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
       this.log.error(`Could not export the benchmark: ${text}`);
