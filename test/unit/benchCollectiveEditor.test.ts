@@ -8,7 +8,7 @@ import * as path from 'path';
 import { parseCollectiveReport, type CollectiveReport } from '../../src/core/bench/collectives/report';
 import type { DeviceReport } from '../../src/core/devices/report';
 import { busBandwidthSeries, renderBusBandwidthChart } from '../../src/vscode/benchmark/collective/busBandwidthChart';
-import { renderCollectiveBody } from '../../src/vscode/benchmark/collective/collectiveHtml';
+import { collectiveExport, renderCollectiveActions, renderCollectiveBody } from '../../src/vscode/benchmark/collective/collectiveHtml';
 import {
   COLLECTIVE_KIND_PICKS,
   collectiveComparePick,
@@ -97,6 +97,16 @@ describe('editor: bus bandwidth against size', () => {
 });
 
 describe('editor: the Collective Bandwidth panel', () => {
+  it('has Run and Export buttons; Export waits for a report, and writes it as JSON (issue 28 item 10)', () => {
+    assert.match(renderCollectiveActions({ shown: null }), /<button type="button" data-action="runBenchmark">Run Benchmark…<\/button><button type="button" data-action="exportJson" disabled>Export JSON…<\/button>/);
+    const report = recorded('gloo-2-cpu-ranks-torchrun.json');
+    const shown = { report, description: 'all-reduce', time: Date.UTC(2026, 11, 3, 7, 0) };
+    assert.doesNotMatch(renderCollectiveActions({ shown }), /disabled/);
+    const file = collectiveExport(shown);
+    assert.strictEqual(file.fileName, 'collective-bandwidth-2026-12-03-0700.json');
+    assert.deepStrictEqual(JSON.parse(file.text).report, JSON.parse(JSON.stringify(report)));
+  });
+
   it('shows the headline, the chart, the checked table; escapes what the report says', () => {
     const report = recorded('gloo-2-cpu-ranks-torchrun.json');
     const html = renderCollectiveBody({ status: { kind: 'idle' }, shown: { report: { ...report, deviceName: '<b>CPU</b>' }, description: 'all four collectives', time: 0 }, devices: null });

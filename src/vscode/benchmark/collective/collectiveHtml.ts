@@ -18,6 +18,27 @@ export type CollectivePanelStatus =
   | { kind: 'cancelled'; description: string }
   | { kind: 'failed'; description: string; message: string };
 
+/** The panel's buttons: each posts `{type}`; the panel accepts exactly these (issue 28 item 10: it had none). */
+export const COLLECTIVE_ACTIONS = {
+  runBenchmark: 'Run Benchmark…',
+  exportJson: 'Export JSON…',
+} as const;
+export type CollectiveAction = keyof typeof COLLECTIVE_ACTIONS;
+
+/** Run always; Export once a report is shown. */
+export function renderCollectiveActions(state: Pick<CollectivePanelState, 'shown'>): string {
+  return (Object.keys(COLLECTIVE_ACTIONS) as CollectiveAction[]).map((action) => {
+    const disabled = action !== 'runBenchmark' && state.shown === null ? ' disabled' : '';
+    return `<button type="button" data-action="${action}"${disabled}>${escapeHtml(COLLECTIVE_ACTIONS[action])}</button>`;
+  }).join('');
+}
+
+/** The shown report as JSON, and its file name ("collective-bandwidth-2026-12-03-0700.json"). */
+export function collectiveExport(shown: NonNullable<CollectivePanelState['shown']>): { text: string; fileName: string } {
+  const stamp = new Date(shown.time).toISOString().slice(0, 16).replace('T', '-').replace(':', '');
+  return { text: `${JSON.stringify({ description: shown.description, time: new Date(shown.time).toISOString(), report: shown.report }, null, 2)}\n`, fileName: `collective-bandwidth-${stamp}.json` };
+}
+
 export interface CollectivePanelState {
   status: CollectivePanelStatus;
   shown: { report: CollectiveReport; description: string; time: number } | null;
