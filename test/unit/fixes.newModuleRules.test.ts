@@ -143,3 +143,21 @@ describe('DD023 fixes start DataParallel at the model\'s GPU', () => {
     assert.ok(tuple.includes('DataParallel(model, device_ids=(1, 0))'), tuple);
   });
 });
+
+describe('DD024 fixes let the CUDA-only choice consider MPS', () => {
+  before(async () => {
+    await initPythonParser();
+  });
+
+  it('adds an MPS branch before the CPU one, as a string or a torch.device like the CPU branch', () => {
+    const [strings] = fixedTexts(fixture('DD024/fire/two_functions.py'), 'DD024');
+    assert.ok(strings.includes('return "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"'), strings);
+    const [devices] = fixedTexts(fixture('DD024/fire/helper_and_script.py'), 'DD024');
+    assert.ok(devices.includes('device = torch.device("cuda") if torch.cuda.is_available() else torch.device("mps") if torch.backends.mps.is_available() else torch.device("cpu")'), devices);
+  });
+
+  it('spells torch as the file imports it', () => {
+    const [alias] = fixedTexts(fixture('DD024/fire/alias_torch.py'), 'DD024');
+    assert.ok(alias.includes('data_dev = "cuda" if th.cuda.is_available() else "mps" if th.backends.mps.is_available() else "cpu"'), alias);
+  });
+});

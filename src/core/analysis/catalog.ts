@@ -93,6 +93,8 @@ const CATALOG = [
     summary: '`optimizer.load_state_dict(...)` before `model.to(device)`: the restored state stays on the CPU' },
   { code: 'DD023', needsAccelerator: true, name: 'data-parallel-device-ids', severity: 'error', implemented: true,
     summary: '`nn.DataParallel` whose `device_ids` (or their default, cuda:0 first) do not start at the model\'s GPU' },
+  { code: 'DD024', name: 'device-choices-disagree', severity: 'warning', implemented: true,
+    summary: 'a CUDA-or-CPU device choice in a file whose other choice considers MPS: on a Mac they disagree' },
 ] as const satisfies readonly Entry[];
 
 export type RuleCode = (typeof CATALOG)[number]['code'];

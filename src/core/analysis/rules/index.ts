@@ -11,6 +11,7 @@ import { batchNotMoved } from './batchNotMoved';
 import { dataParallel } from './dataParallel';
 import { dataParallelDeviceIds } from './dataParallelDeviceIds';
 import { deviceMismatch } from './deviceMismatch';
+import { deviceChoicesDisagree } from './deviceChoicesDisagree';
 import { deviceFromIsCuda } from './deviceFromIsCuda';
 import { discardedMove } from './discardedMove';
 import { fixedDeviceInForward } from './fixedDeviceInForward';
@@ -53,6 +54,7 @@ const FACTORIES: Readonly<Record<RuleCode, Rule>> = {
   DD021: fixedDeviceInForward,
   DD022: optimizerLoadedBeforeMove,
   DD023: dataParallelDeviceIds,
+  DD024: deviceChoicesDisagree,
 };
 
 export interface RegisteredRule extends RuleInfo {

@@ -1,0 +1,102 @@
+// DD024 device-choices-disagree: one place chooses `"cuda" if torch.cuda.is_available()
+// else "cpu"` while another place in the same file also considers Apple's MPS. On a Mac the
+// first gives "cpu" and the second "mps", so what each one places (the batch, the model)
+// ends up on different devices: "Placeholder storage has not been allocated on MPS
+// device", or "Expected all tensors to be on the same device". The fix lets the CUDA-only
+// choice consider MPS too, in the portable spelling (`torch.backends.mps.is_available()`).
+import type { Node } from '../../python/pyNode';
+import { callArguments, children, field, stringLiteralValue, unparen } from '../../python/syntax';
+import type { ProgramView as Program, Rule, RuleFrame as Frame, RuleHost } from '../ruleApi';
+import type { Fix } from '../types';
+import { shortText } from './shared/describe';
+
+/** Calls that ask about Apple's GPU, or about whichever accelerator is there. */
+const MPS_AWARE = new Set(['torch.backends.mps.is_available', 'torch.backends.mps.is_built', 'torch.mps.is_available', 'torch.accelerator.current_accelerator', 'torch.accelerator.is_available']);
+
+export const deviceChoicesDisagree: Rule = (host) => {
+  let mpsChoice: Node | null | undefined; // undefined: not looked for yet this round
+  return {
+    call: (frame, call, qualified) => {
+      if (qualified !== 'torch.cuda.is_available' || host.program.units[frame.unit]?.module !== 0) return;
+      const choice = cudaOnlyChoice(host.program, frame.unit, call);
+      if (!choice) return;
+      if (mpsChoice === undefined) mpsChoice = findMpsAware(host.program) ?? null;
+      if (!mpsChoice) return;
+      report(host, frame, choice, mpsChoice);
+    },
+  };
+};
+
+type Literal = 'cuda' | 'cpu' | 'mps' | undefined;
+
+/** `"cuda"`, `"cuda:0"`, `torch.device("cuda")`, `"cpu"`: what a branch names. */
+function literalDevice(program: Program, unit: number, node: Node): Literal {
+  const n = unparen(node);
+  let s = stringLiteralValue(n);
+  if (s === undefined && n.type === 'call') {
+    const callee = field(n, 'function');
+    const args = callArguments(n);
+    if (callee && program.importsAt(unit).qualify(callee) === 'torch.device' && args.positional.length === 1) s = stringLiteralValue(args.positional[0]);
+  }
+  if (s === undefined) return undefined;
+  return /^cuda(:\d+)?$/.test(s) ? 'cuda' : s === 'cpu' ? 'cpu' : s === 'mps' ? 'mps' : undefined;
+}
+
+/** `"cuda" if torch.cuda.is_available() else "cpu"` around the check, with no MPS branch: the conditional. */
+function cudaOnlyChoice(program: Program, unit: number, check: Node): Node | undefined {
+  const expr = check.parent;
+  if (expr?.type !== 'conditional_expression') return undefined;
+  const [whenTrue, condition, whenFalse] = children(expr);
+  if (condition?.id !== check.id || !whenTrue || !whenFalse) return undefined;
+  if (literalDevice(program, unit, whenTrue) !== 'cuda' || literalDevice(program, unit, whenFalse) !== 'cpu') return undefined;
+  // `"mps" if ... else ("cuda" if ... else "cpu")`: the outer choice already considers MPS.
+  for (let n = expr.parent; n && n.type !== 'expression_statement' && n.type !== 'block'; n = n.parent) {
+    if (n.type === 'conditional_expression') return undefined;
+  }
+  return expr;
+}
+
+/** The first call in the analysed file that asks about MPS (or any accelerator). Explicit stack: generated files are deep. */
+function findMpsAware(program: Program): Node | undefined {
+  for (const unit of program.units) {
+    if (unit.module !== 0) continue;
+    const imports = program.importsAt(unit.index);
+    const stack: Node[] = [unit.root];
+    while (stack.length) {
+      const n = stack.pop()!;
+      if (n.type === 'call') {
+        const callee = field(n, 'function');
+        if (callee && MPS_AWARE.has(imports.qualify(callee) ?? '')) return n;
+      }
+      stack.push(...children(n));
+    }
+  }
+  return undefined;
+}
+
+function report(host: RuleHost, frame: Frame, choice: Node, other: Node): void {
+  host.report({
+    unit: frame.unit,
+    code: 'DD024',
+    node: choice,
+    message: `\`${shortText(choice, 50)}\` never considers Apple's MPS, but \`${shortText(other, 40)}\` on line ${other.startPosition.row + 1} does: on a Mac ` +
+      'this choice gives "cpu" and the other "mps", so what each places ends up on a different device ("Placeholder storage has not been ' +
+      'allocated on MPS device", or "Expected all tensors to be on the same device"). Choose the device once and pass it along, or consider MPS here too.',
+    related: host.related({ unit: frame.unit, node: other }, 'this device choice considers MPS'),
+    fixes: considerMps(host.program, frame.unit, choice),
+  });
+}
+
+/** `… else "cpu"` → `… else "mps" if torch.backends.mps.is_available() else "cpu"` (the same spelling as the CPU branch). */
+function considerMps(program: Program, unit: number, choice: Node): Fix[] {
+  const imports = program.importsAt(unit);
+  const torch = [...imports.names()].find((name) => imports.qualifyName(name) === 'torch');
+  const cpu = children(choice)[2];
+  if (!torch || !cpu) return [];
+  const mps = unparen(cpu).type === 'call' ? `${torch}.device("mps")` : '"mps"';
+  return [{
+    title: 'Consider MPS here too',
+    edits: [{ range: { start: { line: cpu.startPosition.row, character: cpu.startPosition.column }, end: { line: cpu.startPosition.row, character: cpu.startPosition.column } }, newText: `${mps} if ${torch}.backends.mps.is_available() else `, cellIndex: unit }],
+    preferred: true,
+  }];
+}
