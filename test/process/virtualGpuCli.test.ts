@@ -59,7 +59,7 @@ describe('device-doctor run: the virtual GPU on Debian\'s PyTorch', function () 
   it('DataParallel with device_ids that do not start where the model is', async () => {
     const { status, found } = await findings(['--devices', '3', 'data_parallel_ids.py']);
     assert.strictEqual(status, 1);
-    assert.deepStrictEqual(rowsAndCodes(found), ['7 DD001'], 'one mistake, no cascade inside the module');
+    assert.deepStrictEqual(rowsAndCodes(found), ['7 DD023'], 'one mistake, no cascade inside the module');
     assert.match(found[0].message, /module must have its parameters and buffers on device cuda:1 \(device_ids\[0\]\) but found one of them on device: cuda:0/);
   });
 

@@ -59,7 +59,7 @@ def install_data_parallel(machine, recorder):
         source = "cuda:%d" % self.device_ids[0]
         for t in itertools.chain(self.module.parameters(), self.module.buffers()):
             if device_of(t) != source:
-                recorder.mistake("DD001", DP_MODULE % (source, device_of(t)), stack=recorder.user_stack(2))
+                recorder.mistake("DD023", DP_MODULE % (source, device_of(t)), stack=recorder.user_stack(2))
                 source = device_of(t)  # as if legal: the inputs meet the module where it is, no cascade
                 break
         output = self.module(*_moved(inputs, source), **_moved(kwargs, source))
