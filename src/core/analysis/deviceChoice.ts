@@ -21,7 +21,14 @@ export interface DeviceChoice {
   savesCheckpoints?: Node;
   /** Why the device is chosen when the code runs ("checks availability", "takes a --device option"), when it is. */
   runTimeChoice?: string;
+  /** Where the file asks about Apple's GPU or any accelerator (`torch.backends.mps.is_available`, `torch.accelerator`): DD024. */
+  asksMps?: Node;
+  /** Where the file names `nn.DataParallel`, whose replicas copy a module's attributes: DD021. */
+  dataParallel?: Node;
 }
+
+const MPS_CHECKS = /^torch\.(backends\.mps\.is_(available|built)|mps\.is_available|accelerator\.(is_available|current_accelerator))$/;
+const DATA_PARALLEL = /^torch\.nn\.(parallel\.(data_parallel\.)?)?DataParallel$/;
 
 /** Names whose use asks whether an accelerator is there, whether called or passed along. */
 const AVAILABILITY_CHECKS = new Set([
@@ -85,6 +92,8 @@ function readDeviceChoice(program: Program): DeviceChoice {
       choice.distributed ??= part.distributed;
       choice.savesCheckpoints ??= part.savesCheckpoints;
       choice.runTimeChoice ??= part.runTimeChoice;
+      choice.asksMps ??= part.asksMps;
+      choice.dataParallel ??= part.dataParallel;
     }
   }
   if (choice.availabilityCheck) choice.runTimeChoice = 'checks whether an accelerator is available';
@@ -111,6 +120,8 @@ function noteName(node: Node, imports: ImportTable, choice: DeviceChoice): void 
   const q = imports.qualify(node);
   if (q && AVAILABILITY_CHECKS.has(q)) choice.availabilityCheck ??= node;
   if (q && DISTRIBUTED_WRAPPERS.test(q)) choice.distributed ??= node;
+  if (q && MPS_CHECKS.test(q)) choice.asksMps ??= node;
+  if (q && DATA_PARALLEL.test(q)) choice.dataParallel ??= node;
 }
 
 function noteCall(program: Program, unit: number, call: Node, choice: DeviceChoice, scan: { askedProject: boolean }): void {
