@@ -90,7 +90,7 @@ describe('DD021 fixes follow forward\'s first tensor input', () => {
 
   it('offers no edit when forward\'s first input is not known to be a tensor', () => {
     const source = [
-      'import torch', 'import torch.nn as nn', '', '', 'class Step(nn.Module):', '    def __init__(self, device):',
+      'import torch', 'import torch.nn as nn', '', '', 'class Step(nn.Module):', '    def __init__(self, device="cpu"):',
       '        super().__init__()', '        self.device = device', '', '    def forward(self, batch):',
       '        return torch.zeros(3, device=self.device)', '',
     ].join('\n');

@@ -10,22 +10,16 @@ import type { ProgramView as Program, Rule, RuleFrame as Frame, RuleHost } from 
 import type { Fix } from '../types';
 import { shortText } from './shared/describe';
 
-/** Calls that ask about Apple's GPU, or about whichever accelerator is there. */
-const MPS_AWARE = new Set(['torch.backends.mps.is_available', 'torch.backends.mps.is_built', 'torch.mps.is_available', 'torch.accelerator.current_accelerator', 'torch.accelerator.is_available']);
-
-export const deviceChoicesDisagree: Rule = (host) => {
-  let mpsChoice: Node | null | undefined; // undefined: not looked for yet this round
-  return {
-    call: (frame, call, qualified) => {
-      if (qualified !== 'torch.cuda.is_available' || host.program.units[frame.unit]?.module !== 0) return;
-      const choice = cudaOnlyChoice(host.program, frame.unit, call);
-      if (!choice) return;
-      if (mpsChoice === undefined) mpsChoice = findMpsAware(host.program) ?? null;
-      if (!mpsChoice) return;
-      report(host, frame, choice, mpsChoice);
-    },
-  };
-};
+export const deviceChoicesDisagree: Rule = (host) => ({
+  call: (frame, call, qualified) => {
+    if (qualified !== 'torch.cuda.is_available' || host.program.units[frame.unit]?.module !== 0) return;
+    const choice = cudaOnlyChoice(host.program, frame.unit, call);
+    if (!choice) return;
+    // The file's device facts (deviceChoice.ts), read once per analysis and noticed as such by replays.
+    const mpsChoice = host.deviceChoice().asksMps;
+    if (mpsChoice) report(host, frame, choice, mpsChoice);
+  },
+});
 
 type Literal = 'cuda' | 'cpu' | 'mps' | undefined;
 
@@ -54,24 +48,6 @@ function cudaOnlyChoice(program: Program, unit: number, check: Node): Node | und
     if (n.type === 'conditional_expression') return undefined;
   }
   return expr;
-}
-
-/** The first call in the analysed file that asks about MPS (or any accelerator). Explicit stack: generated files are deep. */
-function findMpsAware(program: Program): Node | undefined {
-  for (const unit of program.units) {
-    if (unit.module !== 0) continue;
-    const imports = program.importsAt(unit.index);
-    const stack: Node[] = [unit.root];
-    while (stack.length) {
-      const n = stack.pop()!;
-      if (n.type === 'call') {
-        const callee = field(n, 'function');
-        if (callee && MPS_AWARE.has(imports.qualify(callee) ?? '')) return n;
-      }
-      stack.push(...children(n));
-    }
-  }
-  return undefined;
 }
 
 function report(host: RuleHost, frame: Frame, choice: Node, other: Node): void {

@@ -23,7 +23,8 @@ export const fixedDeviceInForward: Rule = (host) => ({
     if (!attr || !DEVICE_NAME.test(attr) || !isSelfAttribute(deviceArg, at.fn.selfName!, attr)) return;
     const init = setOnlyInInit(at.cls, attr);
     if (!init) return;
-    report(host, frame, call, deviceArg, at.cls, at.fn, init);
+    const why = evidence(host, at.cls, init);
+    if (why) report(host, frame, call, deviceArg, at.cls, at.fn, init, why);
   },
 });
 
@@ -50,6 +51,21 @@ function setOnlyInInit(cls: ClassInfo, attr: string): Node | undefined {
   return writes[0];
 }
 
+/**
+ * Why the stored device can differ from where the module is, or undefined when the code
+ * gives no sign that it does: a device the caller passes in, with nothing that moves the
+ * model elsewhere, is where the caller also puts the model (`Seq2Seq(enc, dec, device).to(device)`).
+ */
+function evidence(host: RuleHost, cls: ClassInfo, write: Node): string | undefined {
+  const right = write.type === 'assignment' ? field(write, 'right') : null;
+  if (!right) return undefined;
+  const param = right.type === 'identifier' ? cls.methods.get('__init__')!.params.find((p) => p.name === right.text) : undefined;
+  if (!param) return `\`${shortText(right, 30)}\` is chosen by the module itself, not where it is moved to`;
+  if (param.defaultNode) return `the constructor's \`${param.name}\` defaults to \`${shortText(param.defaultNode, 20)}\` when a caller moves the model instead`;
+  const dp = host.deviceChoice().dataParallel;
+  return dp ? `this file uses DataParallel (line ${dp.startPosition.row + 1}), whose replicas keep cuda:0's attribute` : undefined;
+}
+
 /** Names of forward inputs that are tensors by convention, when the body does not say. */
 const TENSOR_LIKE_NAME = /^(x|xs|inp|inputs?|input_ids|ids|tokens|src|tgt|seq|feats?|features|h|hidden|z|img|imgs|images?|data|logits|q|query|audio|signal|points|coords)$/;
 
@@ -66,7 +82,7 @@ function firstTensorInput(fn: FunctionInfo): string | undefined {
   return undefined;
 }
 
-function report(host: RuleHost, frame: Frame, call: Node, deviceArg: Node, cls: ClassInfo, fn: FunctionInfo, init: Node): void {
+function report(host: RuleHost, frame: Frame, call: Node, deviceArg: Node, cls: ClassInfo, fn: FunctionInfo, init: Node, why: string): void {
   const attr = deviceArg.text;
   const input = firstTensorInput(fn);
   host.report({
@@ -75,7 +91,7 @@ function report(host: RuleHost, frame: Frame, call: Node, deviceArg: Node, cls: 
     node: deviceArg,
     message: `\`${shortText(call, 40)}\` in \`${cls.name}.forward\` uses \`${attr}\`, fixed when the module was built: after a later ` +
       '`.to(...)` / `.cuda()`, or in the replicas DataParallel runs on the other GPUs, the module and its inputs are elsewhere and this ' +
-      `tensor is not ("Expected all tensors to be on the same device"). Use the input's device${input ? `: ${input}.device` : ''}.`,
+      `tensor is not ("Expected all tensors to be on the same device"); here ${why}. Use the input's device${input ? `: ${input}.device` : ''}.`,
     related: host.related({ unit: frame.unit, node: init }, `\`${attr}\` is set here, when the module is built`),
     fixes: input ? [useInputDevice(deviceArg, input, frame.unit)] : [],
   });
