@@ -149,7 +149,8 @@ describe('status bar, device report and matmul benchmark (trusted folder, real P
     await wb.chooseQuickPick('float32');
     await waitFor('the second run in the history', async () => (await historyRows(panel)) === 2, NO_DEADLINE);
     const headline = await panel.locator('.headline').innerText();
-    const all = /^torch cpu (\d+) threads is (?:[\d.,]+× (?:faster|slower) than|about as fast as) 1 thread$/.exec(headline)?.[1];
+    // A speedup, or no headline comparison where noise, the host's load or the BLAS decides it (issue 28 item 8).
+    const all = /^(?:torch cpu (\d+) threads is (?:[\d.,]+× (?:faster|slower) than|about as fast as) 1 thread|No (?:clear difference|thread comparison) between torch cpu (\d+) threads and 1 thread)$/.exec(headline)?.slice(1).find(Boolean);
     assert.ok(all !== undefined && Number(all) >= 2, `a thread scaling, not another engine: ${headline}`);
     assert.strictEqual(await panel.locator('.headline-context').innerText(), 'n = 256, float32');
     assert.strictEqual(await panel.locator('svg.bar-chart rect.bar').count(), 2, 'a bar per thread count');

@@ -157,7 +157,9 @@ describe('cli: bench (dist/cli.js)', function () {
     // The peak of this CPU (core/bench/cpuPeak.ts) and the result as a percent of it.
     assert.ok(r.peakGflops > 0, out);
     assert.ok(Math.abs(r.percentOfPeak - (100 * r.gflops) / r.peakGflops) < 1e-9);
-    assert.match(r.peakBasis, /^float32 peak of \d+ cores? × [\d.]+ GHz × \d+ FLOP\/cycle/);
+    // An estimate from a named clock, or the measured rate where a result beat it (issue 28 item 6).
+    assert.match(r.peakBasis, /^float32 peak( \(an estimate\) of \d+ cores? × [\d.]+ GHz \((maximum boost clock|reported clock, which boost may exceed)\) × \d+ FLOP\/cycle|: the best measured here)/);
+    assert.ok(r.percentOfPeak <= 100, `${r.percentOfPeak} % of peak`);
     assert.strictEqual(typeof r.noisy, 'boolean');
     // n = 128 is too small for a below-peak diagnosis; torch on one thread of several cores is said whatever the size.
     assert.deepStrictEqual(json.problems.map((p: { code: string }) => p.code).filter((c: string) => c !== 'one-thread'), []);
@@ -174,7 +176,7 @@ describe('cli: bench (dist/cli.js)', function () {
     const json = JSON.parse(out);
     const r = json.results[0];
     // The basis names its factors; they must be this machine's and multiply to the peak.
-    const basis = /float32 peak of (\d+) cores? × ([\d.]+) GHz × (\d+) FLOP\/cycle/.exec(r.peakBasis);
+    const basis = /float32 peak \(an estimate\) of (\d+) cores? × ([\d.]+) GHz \([^)]*\) × (\d+) FLOP\/cycle/.exec(r.peakBasis);
     assert.ok(basis, r.peakBasis);
     const [, basisCores, basisGhz, flopPerCycle] = basis.map(Number);
     assert.strictEqual(basisCores, cores, r.peakBasis);
@@ -209,7 +211,8 @@ describe('cli: bench (dist/cli.js)', function () {
     assert.match(lines[3], new RegExp(`^torch +cpu ×${all} +float32 +64 +[\\d.]+ +[\\d.]+( noisy)? +[\\d.]+ +[\\d.]+ % +\\d\\.\\de-\\d+ +[\\d.]+×$`));
     assert.match(lines[4], /^torch +cpu ×1 +float32 +64 +[\d.]+ +[\d.]+( noisy)? +[\d.]+ +[\d.]+ % +\d\.\de-\d+ +baseline$/);
     assert.doesNotMatch(out, /wasm/);
-    assert.match(out, new RegExp(`\\ntorch cpu ${all} threads is ([\\d.]+× (faster|slower) than|about as fast as) 1 thread \\(n = 64, float32\\)\\n`));
+    // A speedup, or (noise, the host's load, or Debian's OpenBLAS ignoring set_num_threads) no clear comparison and why (issue 28 item 8).
+    assert.match(out, new RegExp(`\\ntorch cpu ${all} threads (is ([\\d.]+× (faster|slower) than|about as fast as) 1 thread \\(n = 64, float32\\)|against torch cpu 1 thread: no clear comparison, .+ \\(n = 64\\))\\n`));
   });
 
   it('exits 2 at once for an impossible size or dtype, before any interpreter runs', () => {
