@@ -20,8 +20,10 @@ export interface VirtualRunOptions {
   devices: number;
   steps?: number;
   timeSeconds?: number;
-  /** The folder the script runs in (its relative paths) and whose files are the user's. */
+  /** The folder the script runs in (its relative paths) and, unless `root` says otherwise, whose files are the user's. */
   cwd: string;
+  /** The folder whose files are the user's (frames elsewhere are libraries); default `cwd`. */
+  root?: string;
   env?: NodeJS.ProcessEnv;
   onOutput?(text: string, stream: 'stdout' | 'stderr'): void;
 }
@@ -38,7 +40,7 @@ export function virtualGpuScriptPath(baseDir: string = __dirname): string {
 }
 
 export function runnerArgs(options: VirtualRunOptions, reportFile: string, script = virtualGpuScriptPath()): string[] {
-  const args = [script, '--report', reportFile, '--virtual', options.virtual, '--devices', String(options.devices), '--root', options.cwd];
+  const args = [script, '--report', reportFile, '--virtual', options.virtual, '--devices', String(options.devices), '--root', options.root ?? options.cwd];
   if (options.steps !== undefined) args.push('--steps', String(options.steps));
   if (options.timeSeconds !== undefined) args.push('--time', String(options.timeSeconds));
   const { target } = options;

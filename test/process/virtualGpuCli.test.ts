@@ -3,6 +3,7 @@
 // PyTorch's message, while the run goes on. The fixtures say in a comment what they hold.
 import * as assert from 'assert';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { memoryIo } from '../../src/cli/io';
 import { runCli } from '../../src/cli/main';
@@ -23,8 +24,8 @@ async function run(args: string[], cwd = FIXTURES): Promise<{ status: number; ou
   return { status, out: io.out, err: io.err };
 }
 
-async function findings(args: string[]): Promise<{ status: number; found: JsonFinding[]; err: string }> {
-  const result = await run(['--format', 'json', ...args]);
+async function findings(args: string[], cwd = FIXTURES): Promise<{ status: number; found: JsonFinding[]; err: string }> {
+  const result = await run(['--format', 'json', ...args], cwd);
   return { status: result.status, found: JSON.parse(result.out) as JsonFinding[], err: result.err };
 }
 
@@ -115,6 +116,13 @@ describe('device-doctor run: the virtual GPU on Debian\'s PyTorch', function () 
     assert.strictEqual(status, 0);
     assert.match(out, /stopped after 2 optimizer steps \(--steps\)/);
     assert.doesNotMatch(out, /^0 /m, 'the first epoch never finished');
+  });
+
+  it('a script outside the working folder is the user\'s too: its mistakes have its lines; --virtual mps makes .cuda() a DD005', async () => {
+    const { status, found } = await findings(['--virtual', 'mps', path.join(FIXTURES, 'runnable_pkg', 'evaluate.py'), '--batch', '2'], os.tmpdir());
+    assert.strictEqual(status, 1);
+    assert.deepStrictEqual(rowsAndCodes(found), ['7 DD005', '8 DD001'], 'the model taken to the Mac\'s GPU meets a batch that was never moved');
+    assert.strictEqual(found[0].message, 'Torch not compiled with CUDA enabled [2 times]', 'the weight and the bias');
   });
 
   it('--time stops a script that would never end, and says so', async () => {

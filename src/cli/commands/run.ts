@@ -76,6 +76,10 @@ export async function runVirtualCommand(argv: readonly string[], io: CliIo, sign
     io.stderr(`error: ${terminalText(problem)}\n`);
     return EXIT_USAGE;
   }
+  const file = 'script' in options.target ? options.target.script : 'notebook' in options.target ? options.target.notebook : undefined;
+  const absolute = file === undefined ? undefined : path.resolve(io.cwd, file);
+  // The user's files: the working folder's, or the script's own folder when it lies outside it.
+  const root = absolute === undefined || !path.relative(io.cwd, absolute).startsWith('..') ? io.cwd : path.dirname(absolute);
   // The script's output is the person's: on stdout with text, on stderr when stdout carries JSON or SARIF.
   const scriptOut = options.format === 'text' ? io.stdout : io.stderr;
   const result = await runOnVirtualGpu({
@@ -88,6 +92,7 @@ export async function runVirtualCommand(argv: readonly string[], io: CliIo, sign
     steps: options.steps,
     timeSeconds: options.timeSeconds,
     cwd: io.cwd,
+    root,
     onOutput: (text, stream) => (stream === 'stdout' ? scriptOut : io.stderr)(text),
   }, signal);
   if ('error' in result) {

@@ -200,8 +200,11 @@ def run(options):
               "outcome": "finished", "stoppedBy": None, "exitCode": 0, "error": None}
     runner.arm_timer()
     try:
-        with mode:
-            runner.run_target()
+        try:
+            with mode:
+                runner.run_target()
+        finally:
+            runner.disarm_timer()
     except StopRun:
         report["outcome"] = "stopped"
     except SystemExit as exit:
@@ -211,10 +214,12 @@ def run(options):
             report["outcome"] = "failed"
             report["error"] = {"type": "SystemExit", "message": str(exit.code), "stack": _user_traceback(exit.__traceback__, recorder)}
     except BaseException as error:  # the script's own failure is part of the report, not ours
-        report["outcome"] = "failed"
-        report["error"] = {"type": type(error).__name__, "message": str(error)[:2000], "stack": _user_traceback(error.__traceback__, recorder)}
-    finally:
-        runner.disarm_timer()
+        if runner.stopped_by is not None:
+            # The stop landed where torch turned it into another error (a mode's exit, a C++ frame).
+            report["outcome"] = "stopped"
+        else:
+            report["outcome"] = "failed"
+            report["error"] = {"type": type(error).__name__, "message": str(error)[:2000], "stack": _user_traceback(error.__traceback__, recorder)}
     report["stoppedBy"] = runner.stopped_by
     report["steps"] = recorder.steps
     report["batches"] = recorder.batches
