@@ -58,12 +58,16 @@ const MAX_FLAGS = 1;
 
 const AVAILABILITY_TEXT = /\b(cuda|mps|xpu|accelerator)\.is_available\s*\(/;
 
-/** The world variables a program's text tests: availability, and up to MAX_FLAGS device flags. */
-export function worldVariables(roots: readonly { root: Node; source: string }[]): string[] {
+/**
+ * The world variables a program's text tests: availability anywhere, and up to MAX_FLAGS
+ * device flags of the analysed file itself (`module` 0): an imported module's own flag
+ * would split the world of every file that imports it.
+ */
+export function worldVariables(roots: readonly { root: Node; source: string; module?: number }[]): string[] {
   const availability = roots.some((u) => AVAILABILITY_TEXT.test(u.source));
   const counts = new Map<string, number>();
   const derived = new Set<string>();
-  for (const { root } of roots) collectFlags(root, counts, derived);
+  for (const { root } of roots.filter((u) => !u.module)) collectFlags(root, counts, derived);
   // A function's parameter (`def evaluate(model, use_cuda=True)`) holds what its callers
   // pass, whose truth their own world decides.
   const flags = [...counts].filter(([key]) => !derived.has(key)).sort((a, b) => b[1] - a[1]).slice(0, MAX_FLAGS).map(([key]) => key);
