@@ -172,7 +172,8 @@ export class DeviceController implements vscode.Disposable {
         ...(refresh ? { refresh } : {}),
         nativeSearchPaths: this.nativeFolder === null ? [] : nativeSearchPaths(this.nativeFolder),
       };
-      this.log.info(`Detecting devices (interpreter: ${interpreter.note}; device: ${settings.pinnedDevice ?? 'automatic'}).`);
+      // The path where a path belongs; the note (a sentence: where it came from, or why none) after it.
+      this.log.info(`Detecting devices: interpreter ${interpreter.pythonPath ?? 'none'}, device ${settings.pinnedDevice ?? 'automatic'}. ${interpreter.note}`);
       const report = await this.client.request(DetectRequest, options, { token, timeoutMs: detectTimeoutMs(settings) });
       this.detectionCrashed = false;
       // A fresh report supersedes what the worker complained about before it.
