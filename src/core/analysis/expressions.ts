@@ -297,9 +297,13 @@ export class Expressions implements Evaluator {
       return (key !== undefined ? recv.entries?.get(key) : undefined) ?? recv.anyElement ?? UNKNOWN;
     }
     if (recv.kind === 'tensor') {
-      const container = index && unparen(index).type === 'string' ? 'dict' as const : 'list' as const;
+      const byKey = !!index && unparen(index).type === 'string';
+      const container = byKey ? 'dict' as const : 'list' as const;
       const batch = recv.batch && !recv.batch.container ? { ...recv.batch, container } : recv.batch;
-      return { ...recv, factory: undefined, scalar: undefined, elements: undefined, batch };
+      // `outputs[0]["labels"]`: a string key means a mapping of outputs, not a tensor; its
+      // entries are where the model is, but some are integer tensors that never require grad.
+      const grad = byKey && !recv.batch ? 'unknown' as const : recv.grad;
+      return { ...recv, grad, factory: undefined, scalar: undefined, elements: undefined, batch };
     }
     return UNKNOWN;
   }
