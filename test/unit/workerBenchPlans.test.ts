@@ -212,6 +212,20 @@ describe('worker: running a prepared benchmark', () => {
     assert.deepStrictEqual(e.wasm.ran.map((p) => p.size), [256, 512, 1024]);
   });
 
+  it('a sweep of compared series runs size by size, so a cancel keeps pairs to compare (issue 28 item 9)', async () => {
+    const e = engines();
+    const whole = await runPreparedBench(await ready({ sweep: true }, report('cpu'), e.all));
+    assert.deepStrictEqual(e.torch.ran.slice(0, 4).map((p) => `${p.threads}@${p.size}`), ['2@256', '1@256', '2@512', '1@512']);
+    assert.ok(whole.sweep, 'the sweep summary is kept');
+    const cancel = engines();
+    const controller = new AbortController();
+    const onProgress = (p: BenchProgress) => p.threads === 2 && p.size === 512 && controller.abort();
+    const run = await runPreparedBench(await ready({ sweep: true }, report('cpu'), cancel.all), { signal: controller.signal, onProgress });
+    assert.strictEqual(run.cancelled, true);
+    assert.deepStrictEqual(run.results.map((r) => `${r.threads}@${r.size}`), ['2@256', '1@256', '2@512']);
+    assert.deepStrictEqual(run.speedup?.entries.map((x) => `${x.threads}@${x.size}`), ['2@256'], 'the pair at 256 is compared');
+  });
+
   it('stops between engine runs when cancelled, with a cancelled outcome, and runs nothing more', async () => {
     const e = engines();
     const controller = new AbortController();

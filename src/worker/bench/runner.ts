@@ -126,6 +126,7 @@ export async function runPreparedBench(bench: PreparedBench, hooks: BenchHooks =
     onProgress: hooks.onProgress && ((p) => hooks.onProgress?.(p, counter.step(p), counter.steps)),
     corruptProduct: hooks.corruptProduct,
   };
+  if (bench.sweep && bench.jobs.length > 1) return interleavedSweep(bench, hooks, options);
   const runs: RunResult[] = [...bench.problems];
   const transfers: TransferResult[] = [];
   const stops: SweepStopNote[] = [];
@@ -147,6 +148,51 @@ export async function runPreparedBench(bench: PreparedBench, hooks: BenchHooks =
   }
   const sweep = bench.sweep && bench.jobs.length > 0 ? sweepSummary(bench, stops) : undefined;
   return { ...buildRun(runs), transfers, cancelled: cancelled || hooks.signal?.aborted === true, selectedDevice: bench.selectedDevice, description: bench.description, ...(sweep ? { sweep } : {}) };
+}
+
+/**
+ * A sweep of compared series (torch on all threads and on one; a GPU and the CPU) runs size by
+ * size, every series at one size before the next size, so that a cancel or the time running out
+ * keeps pairs to compare; run series after series, a cancelled sweep kept one series only (issue
+ * 28 item 9). A series (a job's dtype) stops after its first size over the sweep's limit, or at
+ * an outcome; a cancel ends the whole run.
+ */
+async function interleavedSweep(bench: PreparedBench, hooks: BenchHooks, options: RunOptions): Promise<BenchRunResponse> {
+  const runs: RunResult[] = [...bench.problems];
+  const transfers: TransferResult[] = [];
+  const perJob = bench.jobs.map((job) => ({ job, runs: [] as RunResult[], active: new Set(job.plans.map((p) => p.dtype)) }));
+  const sizes = [...new Set(bench.jobs.flatMap((j) => j.plans.map((p) => p.size)))].sort((a, b) => a - b);
+  let cancelled = false;
+  sizes: for (const size of sizes) {
+    for (const series of perJob) {
+      const plans = series.job.plans.filter((p) => p.size === size && series.active.has(p.dtype));
+      if (plans.length === 0) continue;
+      if (hooks.signal?.aborted) {
+        runs.push(cancelledOutcome(plans[0]));
+        cancelled = true;
+        break sizes;
+      }
+      const done = await runJobWithinLimit({ ...series.job, plans }, bench, options);
+      series.runs.push(...done.runs);
+      runs.push(...done.runs);
+      transfers.push(...done.transfers);
+      const limit = sweepBudget(series.job.plans, bench);
+      for (const r of done.runs) {
+        if (!isMeasured(r)) {
+          // An outcome of no dtype in particular (the engine could not start) ends the whole series.
+          if (r.dtype) series.active.delete(r.dtype);
+          else series.active.clear();
+          if (r.status === 'cancelled') cancelled = true;
+        } else if (r.result.medianSec > limit) series.active.delete(r.result.dtype);
+      }
+      if (cancelled) break sizes;
+    }
+  }
+  const stops = perJob.flatMap((s) => sweepStops(s.job.plans, s.runs, sweepBudget(s.job.plans, bench)));
+  return {
+    ...buildRun(runs), transfers, cancelled: cancelled || hooks.signal?.aborted === true, selectedDevice: bench.selectedDevice,
+    description: bench.description, sweep: sweepSummary(bench, stops),
+  };
 }
 
 /** The sweep's sizes and limit (the strictest of its jobs'), and where its series stopped short. */
