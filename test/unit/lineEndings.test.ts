@@ -36,7 +36,10 @@ function assertInside(source: string, findings: Finding[], label: string): void 
   }
 }
 
-describe('line endings: \\n, \\r\\n and a lone \\r are the same lines everywhere', () => {
+describe('line endings: \\n, \\r\\n and a lone \\r are the same lines everywhere', function () {
+  // Compute-bound over the whole rule corpus (thousands of analyses or reads): on a busy
+  // 2-core CI machine that takes longer than mocha's default 20 s, and nothing here waits.
+  this.timeout(240_000);
   before(() => initPythonParser());
 
   const fixtures = loadAllRuleFixtures().filter((f) => f.verdict === 'fire');

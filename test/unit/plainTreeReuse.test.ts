@@ -70,7 +70,10 @@ function editsOf(text: string): string[] {
   ];
 }
 
-describe('plain tree reuse across edits (KeptPlainTree)', () => {
+describe('plain tree reuse across edits (KeptPlainTree)', function () {
+  // Compute-bound over the whole rule corpus (thousands of analyses or reads): on a busy
+  // 2-core CI machine that takes longer than mocha's default 20 s, and nothing here waits.
+  this.timeout(240_000);
   before(() => initPythonParser());
   const fixtures = [...loadRuleFixtures('DD001', 'fire'), ...loadRuleFixtures('DD003', 'fire')];
 
