@@ -143,12 +143,22 @@ function modelArgumentOnCpu(c: RuleHost, frame: Frame, call: Node, model: Arg, i
   });
 }
 
+/**
+ * The scope's own device variables all hold the CPU in this world (`device =
+ * torch.device("cpu")` where `--no-accel` is set): it deals with no accelerator here, so a
+ * model of unknown place is not one that may be on an accelerator.
+ */
+function onlyCpuDevicesHere(frame: Frame): boolean {
+  const devices = frame.env.keys().filter((k) => /(^|[._])device$/i.test(k)).map((k) => frame.env.get(k)).filter((v) => v?.kind === 'device');
+  return devices.length > 0 && devices.every((v) => isExactlyCpu(v!.place));
+}
+
 function checkModuleCall(c: RuleHost, frame: Frame, calleeNode: Node, callee: Value, args: Arg[]): void {
   if (callee.movesInputs) return;
   if (callee.place === UNTRACKED) {
     // A model of unknown place: in a function that deals with devices it may be on one,
     // which is not evidence enough for DD001 but is for DD002's loop-wide finding.
-    if (frame.deviceAware) {
+    if (frame.deviceAware && !onlyCpuDevicesHere(frame)) {
       for (const a of args) {
         if (isCpuOperand(a.value) && runningBatch(frame, a.value)) c.emit.batchReachedAccelerator(frame, a, { node: calleeNode, value: callee });
       }
