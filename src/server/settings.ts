@@ -1,6 +1,7 @@
 // The server's settings: one typed object per resource, parsed defensively from whatever
 // the client sends (other LSP editors may send nothing, or the wrong types).
 import { isRuleCode } from '../core/analysis';
+import { isRuleGroup } from '../core/analysis/catalog';
 import type { RuleCode, Severity } from '../core/analysis';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from '../core/python/limits';
 
@@ -45,8 +46,10 @@ function parseCodeList(value: unknown): string[] {
   if (!Array.isArray(value)) return [];
   return value
     .filter((v): v is string => typeof v === 'string')
-    .map((v) => v.trim().toUpperCase())
-    .filter((v) => /^DD\d{0,3}$/.test(v));
+    .map((v) => v.trim())
+    // Codes and prefixes (DD003, DD00), ALL, and group names (performance), as in pyproject.
+    .filter((v) => /^DD\d{0,3}$/i.test(v) || /^all$/i.test(v) || isRuleGroup(v))
+    .map((v) => (isRuleGroup(v) ? v.toLowerCase() : v.toUpperCase()));
 }
 
 function parseSeverityMap(value: unknown): Partial<Record<RuleCode, SeveritySetting>> {

@@ -47,6 +47,12 @@ describe('server: settings', () => {
     assert.deepStrictEqual(settings, { ...DEFAULT_SETTINGS, severity: {}, ignore: ['DD002'] });
   });
 
+  it('takes the opt-in group and ALL in select and ignore, as pyproject does', () => {
+    const settings = parseSettings({ select: ['DD', 'Performance', 'all'], ignore: ['PERFORMANCE', 'speed'] });
+    assert.deepStrictEqual(settings.select, ['DD', 'performance', 'ALL']);
+    assert.deepStrictEqual(settings.ignore, ['performance']);
+  });
+
   it('keeps numbers in sensible bounds', () => {
     assert.strictEqual(parseSettings({ debounceMs: -5 }).debounceMs, 0);
     assert.strictEqual(parseSettings({ debounceMs: 1e9 }).debounceMs, 5000);
