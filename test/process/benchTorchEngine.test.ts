@@ -52,7 +52,7 @@ describe('torch engine (Debian PyTorch)', function () {
       assert.ok(Math.abs(r.gflops - (2 * r.size ** 3) / r.medianSec / 1e9) < 1e-9 * r.gflops);
       assert.ok(r.maxRelError < 1e-5, `float32 error ${r.maxRelError}`);
       assert.strictEqual(r.checkedEntries, 64);
-      assert.match(r.detail ?? '', new RegExp(`^torch ${version.replace(/[.+]/g, '\\$&')}, CPU, \\d+ threads?$`));
+      assert.match(r.detail ?? '', new RegExp(`^torch ${version.replace(/[.+]/g, '\\$&')}, CPU, \\d+ threads?(, (OpenBLAS|MKL|BLIS) \\d+ threads?)?$`));
     });
     assert.deepStrictEqual(transfers, [], 'no transfers on the CPU');
     const phases = progress.filter((p) => p.size === 128).map((p) => `${p.phase}${p.phase === 'timing' ? p.done : ''}`);

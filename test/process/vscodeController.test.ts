@@ -138,9 +138,10 @@ describe('vscode: the device controller and the status bar item', function () {
       withFolder.start();
       await waitUntil('a report', () => withFolder.snapshot.report !== null);
       assert.ok(log.lines.some((l) => l.startsWith('[worker] detect {') && l.includes('"nativeSearchPaths":[]')), log.lines.join('\n'));
-      fs.mkdirSync(folder);
+      // An install puts each package in its own folder (nativeTfFolder.ts): that folder is searched.
+      fs.mkdirSync(path.join(folder, 'tfjs-node'), { recursive: true });
       await withFolder.detect(undefined, true);
-      assert.ok(log.lines.some((l) => l.startsWith('[worker] detect {') && l.includes(`"nativeSearchPaths":${JSON.stringify([folder])}`)), log.lines.join('\n'));
+      assert.ok(log.lines.some((l) => l.startsWith('[worker] detect {') && l.includes(`"nativeSearchPaths":${JSON.stringify([path.join(folder, 'tfjs-node')])}`)), log.lines.join('\n'));
     } finally {
       await withFolder.stop();
       withFolder.dispose();

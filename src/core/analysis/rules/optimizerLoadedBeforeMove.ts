@@ -115,6 +115,8 @@ function moveFirst(host: RuleHost, frame: Frame, load: Node, move: Node): Fix[] 
   let moveStatement: Node | null = move;
   while (moveStatement && moveStatement.parent?.id !== loadStatement.parent.id) moveStatement = moveStatement.parent;
   if (!moveStatement || loadStatement.startPosition.column !== moveStatement.startPosition.column) return [];
+  // Load and move in one statement (`a.load_state_dict(s), m.to(d)`): moving it above itself changes nothing.
+  if (moveStatement.id === loadStatement.id || moveStatement.startIndex < loadStatement.endIndex) return [];
   const read = namesRead(moveStatement, new Set());
   for (const n of bodyNodes(scopeBody(frame))) {
     if (n.startIndex < loadStatement.startIndex || n.startIndex >= moveStatement.startIndex) continue;
