@@ -81,15 +81,29 @@ export class RuleDispatcher {
     }
   }
 
-  /** The round's findings, less the generic ones a refining rule reported on the same operand. */
+  /** The round's findings, less the generic ones a refining rule reported on the same operand or its cause. */
   results(): UnitFinding[] {
     const all = [...this.findings.values()];
     if (this.refinedBy.size === 0) return all;
-    const refinedSubjects = new Map<RuleCode, Set<number>>();
+    const refinedNodes = new Map<RuleCode, Set<number>>();
     for (const [generic, refining] of this.refinedBy) {
-      refinedSubjects.set(generic, new Set(all.filter((f) => refining.has(f.code) && f.subject).map((f) => f.subject!.id)));
+      const nodes = new Set<number>();
+      for (const f of all) {
+        if (!refining.has(f.code) || !f.subject) continue;
+        nodes.add(f.subject.id);
+        nodes.add(f.node.id);
+      }
+      refinedNodes.set(generic, nodes);
     }
-    return all.filter((f) => !(f.subject && refinedSubjects.get(f.code)?.has(f.subject.id)));
+    return all.filter((f) => {
+      const nodes = refinedNodes.get(f.code);
+      if (!nodes || !f.subject) return true;
+      if (nodes.has(f.subject.id)) return false;
+      for (let o = f.cause, steps = 0; o && steps < 8; o = o.from, steps++) {
+        if (nodes.has(o.node.id)) return false;
+      }
+      return true;
+    });
   }
 
   private quiet(frame: Frame, name: EventName): boolean {

@@ -1,5 +1,6 @@
 // Plain data produced by the analyzer. Exactly one layer per front end turns these
 // into editor types (the language server into LSP, the CLI into text/JSON/SARIF).
+import type { Origin } from './values';
 import type { Node } from '../python/pyNode';
 import type { RuleCode, Severity } from './catalog';
 import type { ProjectContext } from './project';
@@ -93,6 +94,12 @@ export interface UnitFinding {
    * another (catalog.ts) reports the same subject; the dispatcher then drops the generic one.
    */
   subject?: Node;
+  /**
+   * Where the subject's value came from (its creation, then each step before). A generic
+   * finding whose cause passes through a node a refining finding reports is the same
+   * mistake seen later (`c0 = torch.zeros_like(h0)` after DD015 on h0's factory): dropped too.
+   */
+  cause?: Origin;
   /** Optional narrower start (e.g. the `.numpy` attribute), else the node's range. */
   startNode?: Node;
   related: RelatedLocation[];

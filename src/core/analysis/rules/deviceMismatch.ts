@@ -97,6 +97,7 @@ function checkArgument(c: RuleHost, frame: Frame, call: Node, arg: Arg, other: A
     code: 'DD001',
     node: arg.node,
     subject: arg.node,
+    cause: arg.value.origin,
     message: `\`${name}\` is on the CPU, but \`${callee}\` uses it with \`${otherName}\` (line ${inside.node.startPosition.row + 1}), which ` +
       `${accelPhrase(other.value)}${lineOf(other.value)}: PyTorch raises "Expected all tensors to be on the same device". Move \`${name}\` to the same device.`,
     related: [
@@ -246,6 +247,7 @@ function mismatch(c: RuleHost, frame: Frame, cpu: Arg, other: Arg, via: Operatio
     code: 'DD001',
     node: cpu.node,
     subject: cpu.node,
+    cause: cpu.value.origin,
     message: `\`${name}\` is on the CPU, but \`${otherName}\` ${accelPhrase(other.value)}${lineOf(other.value)}: ` +
       `PyTorch raises "Expected all tensors to be on the same device". Move \`${name}\` to the same device.`,
     related: [
