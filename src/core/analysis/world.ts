@@ -139,19 +139,18 @@ export function sameRun(ran: World, consulted: ReadonlySet<string>, world: World
 
 /**
  * The condition a finding needs, when it happens in some worlds only: "With a GPU" (a
- * mistake that needs an accelerator, in a program that tests for one), "With a GPU, when
- * `args.cuda` is false". Undefined when it happens in every world.
+ * mistake that needs an accelerator, in a program that tests for one), "With a GPU and
+ * `args.cuda` false". Terse: it counts in the message's first sentence (at most 100
+ * characters, issue 28). Undefined when it happens in every world.
  */
 export function worldCondition(seen: readonly World[], all: readonly World[], needsAccelerator: boolean): string | undefined {
   const parts: string[] = [];
-  if (needsAccelerator && all[0]?.values.get(ACCELERATOR)) parts.push('With a GPU');
+  if (needsAccelerator && all[0]?.values.get(ACCELERATOR)) parts.push('a GPU');
   for (const v of all[0] && seen.length < all.length ? [...all[0].values.keys()] : []) {
     const values = new Set(seen.map((w) => w.values.get(v)));
     if (v === ACCELERATOR || values.size !== 1) continue;
     const [value] = values;
-    parts.push(`when \`${v}\` is ${value ? 'true' : 'false'}`);
+    parts.push(`\`${v}\` ${value ? 'true' : 'false'}`);
   }
-  if (parts.length === 0) return undefined;
-  const text = parts.join(', ');
-  return text[0].toUpperCase() + text.slice(1);
+  return parts.length === 0 ? undefined : `With ${parts.join(' and ')}`;
 }
