@@ -38,9 +38,19 @@ describe('device-doctor run: the virtual GPU on Debian\'s PyTorch', function () 
   it('one run reports every mistake of a script with three independent ones, and exits 1', async () => {
     const { status, found } = await findings(['three_mistakes.py']);
     assert.strictEqual(status, 1);
-    assert.deepStrictEqual(rowsAndCodes(found), ['14 DD001', '15 DD001', '20 DD003']);
-    assert.match(found[0].message, /^Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!/);
+    // Each mismatch at the line its CPU tensor came from: the loss built around a CPU weight, the batch never moved.
+    assert.deepStrictEqual(rowsAndCodes(found), ['9 DD001', '12 DD001', '20 DD003']);
+    assert.match(found[0].message, /^Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! \(in cross_entropy\); the cpu tensor comes from this line/);
     assert.match(found[2].message, /can't convert cuda:0 device type tensor to numpy/);
+  });
+
+  it('a mismatch is reported where its CPU tensor was made (the model never moved, a reshape or a loader batch without its move), with the failing use as related', async () => {
+    const { status, out } = await run(['mistake_lines.py']);
+    assert.strictEqual(status, 1);
+    const mistakes = out.split('\n').filter((line) => / DD001 error: /.test(line)).map((line) => line.replace(/: DD001 error: .*\(in (\w+)\); the cpu tensor comes from this line.*$/, ' $1'));
+    assert.deepStrictEqual(mistakes, ['mistake_lines.py:21 linear', 'mistake_lines.py:25 cross_entropy', 'mistake_lines.py:26 linear']);
+    assert.match(out, /mistake_lines\.py:21: DD001 .*\n {4}at mistake_lines\.py:21 in <module> \(the cpu tensor comes from here\)\n {4}at mistake_lines\.py:17 in forward \(it meets cuda:0 here\)\n {4}at mistake_lines\.py:29 in <module>\n/);
+    assert.match(out, /mistake_lines\.py:25: DD001 .*\n {4}at mistake_lines\.py:25 in <module> \(the cpu tensor comes from here\)\n {4}at mistake_lines\.py:28 in <module> \(it meets cuda:0 here\)\n/);
   });
 
   it('cuda:1 and cuda:0 do not mix (two virtual devices)', async () => {
@@ -88,7 +98,7 @@ describe('device-doctor run: the virtual GPU on Debian\'s PyTorch', function () 
   it('a notebook runs cell by cell and its mistake is reported in its cell, at the cell\'s line', async () => {
     const { status, found } = await findings(['notebook.ipynb']);
     assert.strictEqual(status, 1);
-    assert.deepStrictEqual(found.map((f) => [f.cell, f.location.row, f.code]), [[3, 3, 'DD001']]);
+    assert.deepStrictEqual(found.map((f) => [f.cell, f.location.row, f.code]), [[3, 1, 'DD001']], 'the batch made in the cell\'s first line');
   });
 
   it('a correct training loop (DataLoader with pin_memory, Adam, StepLR, autocast, GradScaler, clip_grad_norm_, a checkpoint loaded with map_location) has nothing to report', async () => {
@@ -150,7 +160,7 @@ describe('device-doctor run: the virtual GPU on Debian\'s PyTorch', function () 
     assert.strictEqual(status, 1);
     const sarif = JSON.parse(out);
     const results = sarif.runs[0].results as Array<{ ruleId: string; level: string; locations: Array<{ physicalLocation: { region: { startLine: number } } }> }>;
-    assert.deepStrictEqual(results.map((r) => `${r.locations[0].physicalLocation.region.startLine} ${r.ruleId} ${r.level}`), ['14 DD001 error', '15 DD001 error', '20 DD003 error']);
+    assert.deepStrictEqual(results.map((r) => `${r.locations[0].physicalLocation.region.startLine} ${r.ruleId} ${r.level}`), ['9 DD001 error', '12 DD001 error', '20 DD003 error']);
     assert.match(err, /\(8, 2\)/, 'the script\'s print went to stderr');
   });
 

@@ -117,6 +117,20 @@ describe('virtual GPU run: the editor\'s diagnostics', () => {
     assert.deepStrictEqual(first.related.map((r) => [r.file, r.line, r.message]), [[MODEL, 2, 'raised here, in forward'], [TRAIN, 4, 'called from <module>']]);
   });
 
+  it('a mismatch reported where its CPU tensor came from says so in its related locations, the text and SARIF\'s stack', () => {
+    const made = report({ findings: [{ code: 'DD001', message: 'Expected all tensors to be on the same device (in linear); the cpu tensor comes from this line', fatal: true, count: 1,
+      stack: [{ file: TRAIN, line: 3, function: '<module>', note: 'the cpu tensor comes from here' }, { file: MODEL, line: 3, function: 'forward', note: 'it meets cuda:0 here' }, { file: TRAIN, line: 5, function: '<module>' }] }] });
+    const [first] = planDiagnostics(made);
+    assert.deepStrictEqual([first.file, first.line], [TRAIN, 2]);
+    assert.deepStrictEqual(first.related.map((r) => [r.file, r.line, r.message]),
+      [[TRAIN, 2, 'the cpu tensor comes from here, in <module>'], [MODEL, 2, 'it meets cuda:0 here, in forward'], [TRAIN, 4, 'called from <module>']]);
+    assert.match(formatRunText(made, display, () => 1), /^train\.py:3: DD001 .*\n {4}at train\.py:3 in <module> \(the cpu tensor comes from here\)\n {4}at model\.py:3 in forward \(it meets cuda:0 here\)\n {4}at train\.py:5 in <module>\n/);
+    const origins = new Map();
+    const sarif = JSON.parse(formatRunSarif(runLintReport(made, read, display, origins), origins, { cwd: '/project', version: '0.0.0' }));
+    assert.deepStrictEqual(sarif.runs[0].results[0].stacks[0].frames.map((f: { location: { message: { text: string } } }) => f.location.message.text),
+      ['<module>: the cpu tensor comes from here', 'forward: it meets cuda:0 here', '<module>']);
+  });
+
   it('summarizes the run in one sentence', () => {
     assert.strictEqual(runSummary(report({ outcome: 'stopped', stoppedBy: 'steps', steps: 20 })), 'Virtual GPU run: 2 device mistakes and 1 note, stopped after 20 steps.');
     assert.strictEqual(runSummary(report({ findings: [] })), 'Virtual GPU run: no device mistakes.');

@@ -1,7 +1,7 @@
 // A virtual-GPU run's findings in lint's report shape, so `run --format json|sarif`
 // prints exactly what `lint` prints (one CI step, one SARIF upload for both). Each finding
-// sits at the innermost frame of the user's stack; the frames further out in the same
-// file become its related locations ("called from here").
+// sits at the first frame of its stack (the user's innermost frame, or the line a mismatch's
+// CPU tensor came from); the other frames in the same file become its related locations.
 import type { Finding, RelatedLocation, Severity } from '../../core/analysis/types';
 import { frameRange } from '../../core/virtualRun/location';
 import type { RunFinding, RunFrame, VirtualRunReport } from '../../core/virtualRun/report';
@@ -28,7 +28,7 @@ function sourceOf(frame: RunFrame, file: RunSources | undefined): string | undef
 function toFinding(found: RunFinding, top: RunFrame, file: RunSources | undefined): LocatedFinding {
   const related: RelatedLocation[] = found.stack.slice(1).filter((frame) => frame.file === top.file).map((frame) => ({
     range: frameRange(frame, sourceOf(frame, file)),
-    message: `called from here (${frame.function})`,
+    message: frame.note ? `${frame.note} (${frame.function})` : `called from here (${frame.function})`,
     ...(frame.cell === undefined ? {} : { cellIndex: frame.cell }),
   }));
   const times = found.count > 1 ? ` [${found.count} times]` : '';

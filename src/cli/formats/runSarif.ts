@@ -15,7 +15,7 @@ function sarifStack(found: RunFinding, cwd: string): Json {
     frames: found.stack.map((frame) => ({
       location: {
         physicalLocation: { artifactLocation: artifactLocation(frame.file, cwd), region: { startLine: frame.line } },
-        message: { text: frame.function },
+        message: { text: frame.note ? `${frame.function}: ${frame.note}` : frame.function },
         ...(frame.cell === undefined ? {} : { properties: { cell: frame.cell } }),
       },
     })),

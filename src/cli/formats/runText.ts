@@ -39,7 +39,7 @@ export function formatRunText(report: VirtualRunReport, display: DisplayPath, ce
     const place = top ? `${where(top, display, cellNumber)}: ` : '';
     const times = found.count > 1 ? ` [${found.count} times]` : '';
     lines.push(`${place}${found.code} ${runSeverity(found)}: ${found.message}${times}`);
-    for (const frame of found.stack) lines.push(`    at ${where(frame, display, cellNumber)} in ${frame.function}`);
+    for (const frame of found.stack) lines.push(`    at ${where(frame, display, cellNumber)} in ${frame.function}${frame.note ? ` (${frame.note})` : ''}`);
   }
   if (report.error) {
     lines.push(`The script stopped with ${report.error.type}: ${report.error.message}`);

@@ -1,5 +1,6 @@
-// What the editor shows for a virtual-GPU run, as plain data: each finding at its innermost
-// user frame, the whole runtime stack as related locations, labelled as found by running.
+// What the editor shows for a virtual-GPU run, as plain data: each finding at the first frame
+// of its stack (the innermost user frame, or where a mismatch's CPU tensor came from), the whole
+// runtime stack as related locations, labelled as found by running.
 // src/vscode/virtualRun turns these into vscode.Diagnostic; nothing here needs the editor.
 import type { Severity } from '../analysis/types';
 import type { RunFinding, RunFrame, VirtualRunReport } from './report';
@@ -40,7 +41,8 @@ export function planDiagnostics(report: VirtualRunReport): PlannedDiagnostic[] {
   for (const found of report.findings) {
     const [top] = found.stack;
     if (!top) continue;
-    const related = found.stack.map((frame, depth) => at(frame, depth === 0 ? `raised here, in ${frame.function}` : `called from ${frame.function}`));
+    const related = found.stack.map((frame, depth) => at(frame, frame.note ? `${frame.note}, in ${frame.function}`
+      : depth === 0 ? `raised here, in ${frame.function}` : `called from ${frame.function}`));
     planned.push({ ...at(top, `${found.message}${times(found.count)} [found by running on a virtual GPU]`), code: found.code, severity: severityOf(found), related });
   }
   return planned;

@@ -12,6 +12,8 @@ export interface RunFrame {
   function: string;
   /** Notebooks: the index among code cells (0-based, as lint's cellIndex). */
   cell?: number;
+  /** What happens at this frame when it is not a plain call ("the cpu tensor comes from here"). */
+  note?: string;
 }
 
 export interface RunFinding {
@@ -62,6 +64,7 @@ function frames(value: unknown): RunFrame[] {
     if (typeof f.file !== 'string' || typeof f.line !== 'number' || f.line < 1) return [];
     const frame: RunFrame = { file: f.file, line: Math.floor(f.line), function: text(f.function, '?') };
     if (typeof f.cell === 'number' && f.cell >= 0) frame.cell = Math.floor(f.cell);
+    if (typeof f.note === 'string' && f.note) frame.note = f.note;
     return [frame];
   });
 }

@@ -178,7 +178,7 @@ def install_virtual_device(options, recorder):
     install_accelerator(machine, recorder)
     install_amp()
     install_compile()
-    install_parameter()
+    install_parameter(recorder)
     install_data_parallel(machine, recorder)
     install_distributed(recorder)
     install_checkpoints(machine, recorder)

@@ -8,6 +8,9 @@ state or a gradient. No tag means the CPU.
 import torch
 
 TAG = "_device_doctor_device"
+# Where the script made a CPU tensor, (file, line, function): a CPU tensor that meets a GPU
+# tensor is a mistake made where it came from (a move left out), not where it is used.
+ORIGIN = "_device_doctor_origin"
 ACCELERATORS = ("cuda", "mps")
 
 
@@ -72,6 +75,24 @@ def tag(tensor, name):
             del tensor.__dict__[TAG]
     else:
         tensor.__dict__[TAG] = name
+
+
+def origin_of(tensor):
+    return tensor.__dict__.get(ORIGIN)
+
+
+def set_origin(value, place, keep=()):
+    """Remembers `place` on every tensor in `value` that is not one of `keep` (an in-place
+    result keeps the place its tensor was made)."""
+    if place is None:
+        return
+    if isinstance(value, torch.Tensor):
+        if not any(value is k for k in keep):
+            value.__dict__[ORIGIN] = place
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            if isinstance(item, torch.Tensor) and not any(item is k for k in keep):
+                item.__dict__[ORIGIN] = place
 
 
 def torch_device(name):

@@ -16,7 +16,8 @@ import sys
 import torch
 from torch.overrides import TorchFunctionMode
 
-from virtual_gpu_devices import TAG, device_of, tag, tag_all, torch_device
+from virtual_gpu_devices import TAG, device_of, origin_of, set_origin, tag, tag_all, torch_device
+from virtual_gpu_record import place_record
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 # TorchFunctionMode's own wrapper frame sits between the caller and our handler.
@@ -31,6 +32,7 @@ NUMPY = "can't convert %s device type tensor to numpy. Use Tensor.cpu() to copy 
 MPS_FLOAT64 = "Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64. Please use float32 instead."
 INDEX = "indices should be either on cpu or on the same device as the indexed tensor (%s)"
 DISCARDED = "%s returns a moved copy and this statement throws it away: the tensor stays on %s"
+FROM_HERE = "; the cpu tensor comes from this line"
 
 # Functions that take CPU integer tensors (lengths, batch sizes) beside accelerator data.
 _CPU_LENGTHS_OK = frozenset(["_pack_padded_sequence", "_pad_packed_sequence", "lstm", "gru", "rnn_tanh", "rnn_relu", "ctc_loss", "pack_padded_sequence"])
@@ -154,20 +156,47 @@ class VirtualDeviceMode(TorchFunctionMode):
         accelerators = [d for d in devices if d != "cpu"] or [device_of(t) for t in tensors if device_of(t) != "cpu"]
         if len(devices) > 1:
             others = [d for d in devices if d != accelerators[0]]
-            self.recorder.mistake("DD001", MISMATCH % (accelerators[0], others[0]) + _in(func), stack=self._stack())
+            message = MISMATCH % (accelerators[0], others[0]) + _in(func)
+            stack = self._stack()
+            source = self._cpu_source(tensors, lengths_ok) if others[0] == "cpu" else None
+            if source is not None and stack and (source[0], source[1]) != (stack[0]["file"], stack[0]["line"]):
+                message += FROM_HERE
+                stack = [place_record(source, "the cpu tensor comes from here")] + stack
+                stack[1]["note"] = "it meets %s here" % accelerators[0]
+            self.recorder.mistake("DD001", message, stack=stack)
         return accelerators[0]
+
+    @staticmethod
+    def _cpu_source(tensors, lengths_ok):
+        """Where the script made the CPU operand of a mismatch: the line a move was left out of
+        (a real GPU fails later, at the use; the fix belongs where the tensor is made)."""
+        for t in tensors:
+            if device_of(t) == "cpu" and t.dim() != 0 and not (lengths_ok and t.dtype in _INTEGER):
+                place = origin_of(t)
+                if place is not None:
+                    return place
+        return None
 
     def _generic(self, func, args, kwargs):
         tensors = _gather(args, kwargs)
         if not tensors:
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
+            self._made(result)
+            return result
         name = self._common(func, tensors) if len(tensors) > 1 else device_of(tensors[0])
         result = func(*args, **kwargs)
         if name != "cpu":
             tag_all(result, name)
             if name[0] == "m" and isinstance(result, _Tensor) and result.dtype is _FLOAT64:
                 self.recorder.mistake("DD001", MPS_FLOAT64, stack=self._stack())
+        else:
+            self._made(result, tensors)
         return result
+
+    def _made(self, result, inputs=()):
+        """A CPU result remembers the user's line that made it (see _mismatch_stack)."""
+        if isinstance(result, (_Tensor, tuple, list)):
+            set_origin(result, self.recorder.user_place(sys._getframe(2)), inputs)
 
     def _factory(self, func, args, kwargs):
         name = self.machine.name(kwargs["device"])
@@ -181,6 +210,8 @@ class VirtualDeviceMode(TorchFunctionMode):
                 result = result.clone()
             tag(result, name)
             self._check_float64(name, result)
+            if name == "cpu":
+                self._made(result, args)
         return result
 
     def _usable(self, name):
@@ -210,6 +241,7 @@ class VirtualDeviceMode(TorchFunctionMode):
         tag(result, target)
         if target == "cpu":
             self.recorder.sync(what)
+            set_origin(result, self.recorder.user_place(sys._getframe(2)))
         else:
             self._check_float64(target, result)
         caller = _caller(3)
@@ -307,6 +339,7 @@ class VirtualDeviceMode(TorchFunctionMode):
     def install_indexing(self):
         """Tensor indexing does not always reach a TorchFunctionMode (1.13 skips __getitem__): wrap it."""
         base_get, base_set, check = _BASE.__getitem__, _BASE.__setitem__, self._check_index
+        user_place = self.recorder.user_place
 
         def __getitem__(tensor, index):
             check(tensor, index)
@@ -314,6 +347,8 @@ class VirtualDeviceMode(TorchFunctionMode):
             name = getattr(tensor, TAG, None)
             if name is not None:
                 tag_all(result, name)
+            else:
+                set_origin(result, user_place(sys._getframe(1)), (tensor,))
             return result
 
         def __setitem__(tensor, index, value):
@@ -359,6 +394,8 @@ class VirtualDeviceMode(TorchFunctionMode):
     def _set_data(self, func, args, kwargs):
         func(*args, **kwargs)
         tag(args[0], device_of(args[1]))
+        if device_of(args[1]) == "cpu" and origin_of(args[1]) is not None:
+            set_origin(args[0], origin_of(args[1]))  # module.cpu(): its parameters come from that line now
 
     def _set_grad(self, func, args, kwargs):
         target, grad = args[0], args[1]

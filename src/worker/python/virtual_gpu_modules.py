@@ -12,11 +12,12 @@ script runs next); one this run wrote itself is loaded where it was saved.
 """
 import itertools
 import os
+import sys
 
 import torch
 import torch.serialization as serialization
 
-from virtual_gpu_devices import device_of, tag
+from virtual_gpu_devices import device_of, origin_of, set_origin, tag
 
 DP_MODULE = "module must have its parameters and buffers on device %s (device_ids[0]) but found one of them on device: %s"
 DDP_DEVICES = ("DistributedDataParallel device_ids and output_device arguments only work with single-device/multiple-device "
@@ -39,17 +40,40 @@ def _moved(value, device):
     return value
 
 
-def install_parameter():
-    """nn.Parameter(t) is made in C++ (_make_subclass), out of the mode's sight: it keeps t's device."""
+def construction_site(recorder, frame):
+    """Where the script builds the module that is being made: the user's line that calls the
+    outermost nn.Module __init__ on the stack (`model = Net()`), else the innermost user line."""
+    outermost = None
+    while frame is not None:
+        if frame.f_code.co_name == "__init__" and isinstance(frame.f_locals.get("self"), torch.nn.Module):
+            outermost = frame
+        frame = frame.f_back
+    return recorder.user_place(outermost.f_back) if outermost is not None else None
+
+
+def install_parameter(recorder):
+    """nn.Parameter(t) is made in C++ (_make_subclass), out of the mode's sight: it keeps t's device.
+    A module's parameters and buffers come from where the module is built: a model left on the
+    CPU is a mistake of that line (or of a move left out after it), not of its layers' lines."""
     original = torch.nn.Parameter.__new__
 
     def __new__(cls, data=None, requires_grad=True):
         parameter = original(cls, data, requires_grad)
         if data is not None:
             tag(parameter, device_of(data))
+            set_origin(parameter, construction_site(recorder, sys._getframe(1)) or origin_of(data))
         return parameter
 
     torch.nn.Parameter.__new__ = staticmethod(__new__)
+    register_buffer = torch.nn.Module.register_buffer
+
+    def register(self, name, tensor, *args, **kwargs):
+        result = register_buffer(self, name, tensor, *args, **kwargs)
+        if isinstance(tensor, torch.Tensor) and device_of(tensor) == "cpu":
+            set_origin(tensor, construction_site(recorder, sys._getframe(1)))
+        return result
+
+    torch.nn.Module.register_buffer = register
 
 
 def install_data_parallel(machine, recorder):

@@ -51,13 +51,20 @@ class UserFiles:
 
 
 def _frame_record(frame):
-    filename = frame.f_code.co_filename
-    record = {"file": filename, "line": frame.f_lineno, "function": frame.f_code.co_name}
+    return place_record((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+
+
+def place_record(place, note=None):
+    """A report frame for a place (code file name, line, function), as user_place returns it."""
+    filename, line, function = place
+    record = {"file": filename, "line": line, "function": function}
     if _CELL_MARK in filename:
         notebook, cell = filename.rsplit(_CELL_MARK, 1)
         record["file"], record["cell"] = notebook, int(cell)
     else:
         record["file"] = os.path.abspath(filename)
+    if note:
+        record["note"] = note
     return record
 
 
@@ -80,6 +87,20 @@ class Recorder:
                 frames.append(_frame_record(frame))
             frame = frame.f_back
         return frames
+
+    def user_place(self, frame):
+        """(file, line, function) of the innermost user frame from `frame` outwards, or None.
+        Cheap enough to run for every tensor the script makes: only a tuple, no record."""
+        known = self.user_files.cache
+        while frame is not None:
+            code = frame.f_code
+            mine = known.get(code.co_filename)
+            if mine is None:
+                mine = self.user_files(code.co_filename)
+            if mine:
+                return (code.co_filename, frame.f_lineno, code.co_name)
+            frame = frame.f_back
+        return None
 
     def mistake(self, code, message, fatal=True, stack=None):
         """Records a mistake (once per code, place and message); the run goes on."""
