@@ -170,7 +170,7 @@ def install_virtual_device(options, recorder):
     from virtual_gpu_cuda import install_accelerator, install_amp, install_compile, install_cuda, install_mps
     from virtual_gpu_devices import Machine
     from virtual_gpu_mode import VirtualDeviceMode
-    from virtual_gpu_modules import install_checkpoints, install_data_parallel, install_distributed, install_parameter
+    from virtual_gpu_modules import install_checkpoints, install_data_parallel, install_distributed, install_loader_places, install_parameter
 
     kind, _, index = options.virtual.partition(":")
     machine = Machine(kind, max(options.devices, int(index or 0) + 1), int(index or 0))
@@ -179,6 +179,7 @@ def install_virtual_device(options, recorder):
     install_amp()
     install_compile()
     install_parameter(recorder)
+    install_loader_places(recorder)
     install_data_parallel(machine, recorder)
     install_distributed(recorder)
     install_checkpoints(machine, recorder)

@@ -16,8 +16,8 @@ import sys
 import torch
 from torch.overrides import TorchFunctionMode
 
-from virtual_gpu_devices import TAG, device_of, origin_of, set_origin, tag, tag_all, torch_device
-from virtual_gpu_record import place_record
+from virtual_gpu_devices import ORIGIN, TAG, device_of, origin_of, set_origin, tag, tag_all, torch_device
+from virtual_gpu_record import place_of, place_record
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 # TorchFunctionMode's own wrapper frame sits between the caller and our handler.
@@ -159,9 +159,10 @@ class VirtualDeviceMode(TorchFunctionMode):
             message = MISMATCH % (accelerators[0], others[0]) + _in(func)
             stack = self._stack()
             source = self._cpu_source(tensors, lengths_ok) if others[0] == "cpu" else None
-            if source is not None and stack and (source[0], source[1]) != (stack[0]["file"], stack[0]["line"]):
+            made = place_record(source, "the cpu tensor comes from here") if source is not None else None
+            if made is not None and stack and (made["file"], made.get("cell"), made["line"]) != (stack[0]["file"], stack[0].get("cell"), stack[0]["line"]):
                 message += FROM_HERE
-                stack = [place_record(source, "the cpu tensor comes from here")] + stack
+                stack = [made] + stack
                 stack[1]["note"] = "it meets %s here" % accelerators[0]
             self.recorder.mistake("DD001", message, stack=stack)
         return accelerators[0]
@@ -194,9 +195,9 @@ class VirtualDeviceMode(TorchFunctionMode):
         return result
 
     def _made(self, result, inputs=()):
-        """A CPU result remembers the user's line that made it (see _mismatch_stack)."""
+        """A CPU result remembers the user's line that made it (see _cpu_source)."""
         if isinstance(result, (_Tensor, tuple, list)):
-            set_origin(result, self.recorder.user_place(sys._getframe(2)), inputs)
+            set_origin(result, made_where(self.recorder, sys._getframe(2), inputs), inputs)
 
     def _factory(self, func, args, kwargs):
         name = self.machine.name(kwargs["device"])
@@ -339,7 +340,7 @@ class VirtualDeviceMode(TorchFunctionMode):
     def install_indexing(self):
         """Tensor indexing does not always reach a TorchFunctionMode (1.13 skips __getitem__): wrap it."""
         base_get, base_set, check = _BASE.__getitem__, _BASE.__setitem__, self._check_index
-        user_place = self.recorder.user_place
+        recorder = self.recorder
 
         def __getitem__(tensor, index):
             check(tensor, index)
@@ -348,7 +349,7 @@ class VirtualDeviceMode(TorchFunctionMode):
             if name is not None:
                 tag_all(result, name)
             else:
-                set_origin(result, user_place(sys._getframe(1)), (tensor,))
+                set_origin(result, made_where(recorder, sys._getframe(1), (tensor,)), (tensor,))
             return result
 
         def __setitem__(tensor, index, value):
@@ -403,6 +404,21 @@ class VirtualDeviceMode(TorchFunctionMode):
             message = "assigned grad has data located on a different device (%s) than the tensor (%s)" % (device_of(grad), device_of(target))
             self.recorder.mistake("DD001", message, stack=self._stack())
         return func(*args, **kwargs)
+
+
+def made_where(recorder, frame, inputs):
+    """Where a CPU result is made, for the report of a mismatch it meets later. A CPU input that
+    came from a caller (a batch handed to forward, which reshapes it) keeps the caller's line:
+    the move left out belongs there, not in the callee that only transforms what it was given."""
+    frame = recorder.user_frame(frame)
+    if frame is None:
+        return None
+    for t in inputs:
+        if isinstance(t, _Tensor):
+            given = t.__dict__.get(ORIGIN)
+            if given is not None and given[3] != id(frame) and recorder.calls_out_of(given, frame):
+                return given
+    return place_of(frame)
 
 
 def _in(func):

@@ -51,6 +51,24 @@ def construction_site(recorder, frame):
     return recorder.user_place(outermost.f_back) if outermost is not None else None
 
 
+def install_loader_places(recorder):
+    """A batch is made where the script takes it from its DataLoader: tensors from worker
+    processes arrive without a place, and collating's own lines are torch's, not the script's."""
+    from torch.utils.data import dataloader
+
+    iterator = dataloader._BaseDataLoaderIter
+    original_next = iterator.__next__
+
+    def __next__(self):
+        batch = original_next(self)
+        place = recorder.user_place(sys._getframe(1))
+        if place is not None:
+            _walk(batch, lambda t: set_origin(t, place) if device_of(t) == "cpu" else None)
+        return batch
+
+    iterator.__next__ = __next__
+
+
 def install_parameter(recorder):
     """nn.Parameter(t) is made in C++ (_make_subclass), out of the mode's sight: it keeps t's device.
     A module's parameters and buffers come from where the module is built: a model left on the

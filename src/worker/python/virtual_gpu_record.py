@@ -54,9 +54,14 @@ def _frame_record(frame):
     return place_record((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
 
 
+def place_of(frame):
+    """A frame as a place: kept on tensors, so it holds no reference to the frame itself."""
+    return (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name, id(frame))
+
+
 def place_record(place, note=None):
     """A report frame for a place (code file name, line, function), as user_place returns it."""
-    filename, line, function = place
+    filename, line, function = place[:3]
     record = {"file": filename, "line": line, "function": function}
     if _CELL_MARK in filename:
         notebook, cell = filename.rsplit(_CELL_MARK, 1)
@@ -88,19 +93,35 @@ class Recorder:
             frame = frame.f_back
         return frames
 
-    def user_place(self, frame):
-        """(file, line, function) of the innermost user frame from `frame` outwards, or None.
-        Cheap enough to run for every tensor the script makes: only a tuple, no record."""
+    def user_frame(self, frame):
+        """The innermost user frame from `frame` outwards, or None."""
         known = self.user_files.cache
         while frame is not None:
-            code = frame.f_code
-            mine = known.get(code.co_filename)
+            filename = frame.f_code.co_filename
+            mine = known.get(filename)
             if mine is None:
-                mine = self.user_files(code.co_filename)
+                mine = self.user_files(filename)
             if mine:
-                return (code.co_filename, frame.f_lineno, code.co_name)
+                return frame
             frame = frame.f_back
         return None
+
+    def user_place(self, frame):
+        """(file, line, function, frame id) of the innermost user frame from `frame` outwards, or
+        None. Cheap enough to run for every tensor the script makes: a tuple, no record."""
+        frame = self.user_frame(frame)
+        return None if frame is None else place_of(frame)
+
+    @staticmethod
+    def calls_out_of(place, frame):
+        """True when the frame that made `place` is still running further out than `frame`: the
+        code at `frame` was called (directly or not) by the code that made it."""
+        frame = frame.f_back
+        while frame is not None:
+            if id(frame) == place[3] and frame.f_code.co_name == place[2]:
+                return True
+            frame = frame.f_back
+        return False
 
     def mistake(self, code, message, fatal=True, stack=None):
         """Records a mistake (once per code, place and message); the run goes on."""
