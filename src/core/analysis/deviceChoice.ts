@@ -5,7 +5,9 @@
 // the same `.cuda()` is a portability bug in a tutorial script and the point of a Triton
 // kernel's test.
 import type { Node } from '../python/pyNode';
+import { isCudaLiteral } from '../python/cudaHardcode';
 import { callArguments, children, field, stringLiteralValue } from '../python/syntax';
+import { DEVICE_PARAMETER, readCudaFacts, type StaticCuda } from './cudaFacts';
 import type { ImportTable } from './imports';
 import type { Program } from './program';
 import { noticedProgram } from './runCache';
@@ -25,6 +27,14 @@ export interface DeviceChoice {
   asksMps?: Node;
   /** Where the file names `nn.DataParallel`, whose replicas copy a module's attributes: DD021. */
   dataParallel?: Node;
+  /** A command-line option that chooses the device (`--device`, `--no-cuda`): DD005. */
+  deviceOption?: Node;
+  /** A parameter that takes the device and does not default to CUDA: DD005. */
+  deviceParameter?: Node;
+  /** CUDA named where the interpreter never runs (cudaFacts.ts): DD005. */
+  staticCuda?: StaticCuda[];
+  /** Why the file is CUDA code by design beyond `cudaOnly`, which DD011 does not take ("uses CUDA streams or events"): DD005. */
+  cudaMachinery?: string;
 }
 
 const MPS_CHECKS = /^torch\.(backends\.mps\.is_(available|built)|mps\.is_available|accelerator\.(is_available|current_accelerator))$/;
@@ -40,7 +50,7 @@ const AVAILABILITY_CHECKS = new Set([
 const DISTRIBUTED_WRAPPERS = /^torch\.(nn\.parallel\.(distributed\.)?DistributedDataParallel|distributed\.fsdp\.(fully_sharded_data_parallel\.)?FullyShardedDataParallel|distributed\.fsdp\.fully_shard|distributed\._composable\.fsdp\.fully_shard)$/;
 
 /** Libraries that only run on NVIDIA GPUs: a file importing one is CUDA code by design. */
-const CUDA_ONLY_LIBRARIES = /^(triton|apex|cupy|pycuda|flash_attn|xformers|transformer_engine|msamp|megatron|unsloth|tensorrt|torch_tensorrt|nvidia\.dali|torch\.utils\.cpp_extension|torch\.cuda\.nvtx)(\.|$)/;
+const CUDA_ONLY_LIBRARIES = /^(numba\.cuda|(?!torch\.)([\w.]*\.)?(?!(to|is|use|has|on|as|move\w*|\w+_to)_cuda\b)(\w+_cuda|cuda_\w+)|triton|apex|cupy|pycuda|flash_attn|xformers|transformer_engine|msamp|megatron|unsloth|tensorrt|torch_tensorrt|nvidia\.dali|torch\.utils\.cpp_extension|torch\.cuda\.nvtx)(\.|$)/;
 
 /** Calls that bind a process to one GPU (DDP launchers) or need one to exist. */
 const CUDA_ONLY_CALLS = new Set(['torch.cuda.set_device', 'torch.cuda.CUDAGraph', 'torch.cuda.graph', 'torch.cuda.make_graphed_callables']);
@@ -94,8 +104,13 @@ function readDeviceChoice(program: Program): DeviceChoice {
       choice.runTimeChoice ??= part.runTimeChoice;
       choice.asksMps ??= part.asksMps;
       choice.dataParallel ??= part.dataParallel;
+      choice.deviceOption ??= part.deviceOption;
+      choice.deviceParameter ??= part.deviceParameter;
     }
   }
+  const facts = readCudaFacts(program);
+  if (facts.staticCuda.length) choice.staticCuda = facts.staticCuda;
+  if (facts.cudaMachinery) choice.cudaMachinery = facts.cudaMachinery;
   if (choice.availabilityCheck) choice.runTimeChoice = 'checks whether an accelerator is available';
   return choice;
 }
@@ -140,6 +155,7 @@ function noteCall(program: Program, unit: number, call: Node, choice: DeviceChoi
   if (method === 'add_argument' || method === 'option') {
     const option = args.positional.map((a) => stringLiteralValue(a)).find((s) => s !== undefined && DEVICE_OPTION.test(s));
     if (option) choice.runTimeChoice ??= `takes a ${option} option`;
+    if (option) choice.deviceOption ??= call;
   }
 }
 
@@ -166,6 +182,8 @@ function savingHelper(program: Program, unit: number, qualified: string, scan: {
 function noteParameters(params: Node, choice: DeviceChoice): void {
   for (const p of children(params)) {
     const name = p.type === 'identifier' ? p : field(p, 'name') ?? children(p)[0];
-    if (name?.type === 'identifier' && /^(device|dev|map_location)$|_device$/.test(name.text)) choice.runTimeChoice ??= `takes its device as the parameter \`${name.text}\``;
+    if (name?.type !== 'identifier' || !DEVICE_PARAMETER.test(name.text)) continue;
+    choice.runTimeChoice ??= `takes its device as the parameter \`${name.text}\``;
+    if (!isCudaLiteral(field(p, 'value'))) choice.deviceParameter ??= name;
   }
 }

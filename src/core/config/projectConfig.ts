@@ -20,7 +20,15 @@ export interface ProjectConfig {
   extendSelect?: string[];
   ignore?: string[];
   perFileIgnores?: PerFileIgnore[];
+  /**
+   * The project (true) or the files these globs match runs only where CUDA is: the rules
+   * about code that must also run without it (CUDA_ONLY_QUIET) are off there.
+   */
+  cudaOnly?: boolean | string[];
 }
+
+/** DD005 (hard-coded CUDA), DD011 (unguarded torch.cuda call), DD013 (torch.load without map_location). */
+export const CUDA_ONLY_QUIET = ['DD005', 'DD011', 'DD013'];
 
 export interface ParsedConfig {
   config: ProjectConfig;
@@ -30,7 +38,7 @@ export interface ParsedConfig {
 
 export const TABLE_NAME = 'tool.device-doctor';
 
-const KNOWN_KEYS = ['select', 'extend-select', 'ignore', 'per-file-ignores'];
+const KNOWN_KEYS = ['select', 'extend-select', 'ignore', 'per-file-ignores', 'cuda-only'];
 
 /**
  * A rule selector is a full code (`DD003`), a prefix of codes (`DD00`, `DD`), `ALL`, as
@@ -76,6 +84,23 @@ function readPerFileIgnores(value: unknown, errors: string[]): PerFileIgnore[] |
   return entries;
 }
 
+/** `cuda-only = true`, or a list of globs like per-file-ignores' (`["bench/**", "kernels/*.py"]`). */
+function readCudaOnly(value: unknown, errors: string[]): boolean | string[] | undefined {
+  const where = `[${TABLE_NAME}] cuda-only`;
+  if (typeof value === 'boolean') return value;
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
+    errors.push(`${where} must be true, false or a list of globs, such as ["bench/**"]`);
+    return undefined;
+  }
+  const patterns: string[] = [];
+  for (const pattern of value as string[]) {
+    const unusable = globProblem(pattern);
+    if (unusable) errors.push(`${where}: pattern "${pattern.slice(0, 60)}${pattern.length > 60 ? '…' : ''}" is ${unusable}; it is ignored`);
+    else patterns.push(pattern);
+  }
+  return patterns;
+}
+
 /** Reads the `[tool.device-doctor]` table; problems become messages, never exceptions. */
 export function readConfigTable(table: Record<string, unknown>): ParsedConfig {
   const errors: string[] = [];
@@ -91,6 +116,7 @@ export function readConfigTable(table: Record<string, unknown>): ParsedConfig {
   }
   if ('ignore' in table) config.ignore = readCodeList(table.ignore, `[${TABLE_NAME}] ignore`, errors);
   if ('per-file-ignores' in table) config.perFileIgnores = readPerFileIgnores(table['per-file-ignores'], errors);
+  if ('cuda-only' in table) config.cudaOnly = readCudaOnly(table['cuda-only'], errors);
   for (const key of Object.keys(config) as Array<keyof ProjectConfig>) {
     if (config[key] === undefined) delete config[key];
   }

@@ -5,7 +5,7 @@ import { isDefaultRule, isRuleGroup, RULES, selectorMatches, type RuleInfo } fro
 import type { RuleCode, RuleSelection } from '../analysis/types';
 import { relativeInside } from '../paths/containment';
 import { compileGlob } from './glob';
-import type { ProjectConfig } from './projectConfig';
+import { CUDA_ONLY_QUIET, type ProjectConfig } from './projectConfig';
 
 /** One level of selection, such as the pyproject table or the command line. */
 export interface SelectionLayer {
@@ -67,17 +67,19 @@ function toPosix(p: string): string {
   return p.split(path.sep).join('/');
 }
 
-/** The codes that `per-file-ignores` turns off for `filePath`. */
+/** The codes that `per-file-ignores` (and `cuda-only`) turn off for `filePath`. */
 export function perFileIgnoredCodes(config: ProjectConfig, root: string, filePath: string): string[] {
   const absolute = path.resolve(filePath);
   // '' (the root itself) matches as an absolute path, as a file outside the root does.
   const relative = relativeInside(path.resolve(root), absolute) || null;
+  const matches = (pattern: string) => {
+    const matcher = compileGlob(path.isAbsolute(pattern) ? toPosix(pattern) : pattern);
+    return matcher.matches(path.isAbsolute(pattern) || relative === null ? toPosix(absolute) : toPosix(relative));
+  };
   const codes: string[] = [];
-  for (const entry of config.perFileIgnores ?? []) {
-    const matcher = compileGlob(path.isAbsolute(entry.pattern) ? toPosix(entry.pattern) : entry.pattern);
-    const subject = path.isAbsolute(entry.pattern) || relative === null ? toPosix(absolute) : toPosix(relative);
-    if (matcher.matches(subject)) codes.push(...entry.codes);
-  }
+  for (const entry of config.perFileIgnores ?? []) if (matches(entry.pattern)) codes.push(...entry.codes);
+  const cudaOnly = config.cudaOnly;
+  if (cudaOnly === true || (Array.isArray(cudaOnly) && cudaOnly.some(matches))) codes.push(...CUDA_ONLY_QUIET);
   return codes;
 }
 

@@ -1,30 +1,75 @@
 // DD005 hard-coded-accelerator: `.cuda()`, `torch.device("cuda")`, `device="cuda"`,
 // `.to("cuda")` in a file that never asks whether CUDA is there and takes no device from
-// configuration: it stops on every machine without an NVIDIA GPU. Files that are CUDA code
-// by design (triton, set_device in a DDP launcher, NCCL) stay silent.
+// configuration: it stops on every machine without an NVIDIA GPU. Also where the
+// interpreter never runs: a class body (runs at import), a parameter's default
+// `device="cuda:0"`, a `--gpu` option on by default. One finding per file, at the first
+// place, naming the others: they are one decision, which one fix makes at every place.
+// Files that are CUDA code by design (triton, a CUDA extension, set_device in a DDP
+// launcher, NCCL, CUDA streams or events) stay silent.
 import type { Node } from '../../python/pyNode';
-import { callArguments, children, field, stringLiteralValue } from '../../python/syntax';
-import type { RuleFrame as Frame } from '../ruleApi';
-import type { Rule, RuleHost } from '../ruleApi';
-import type { Fix, TextEdit } from '../types';
+import { cudaHardcodeIn } from '../../python/cudaHardcode';
+import { children, field, nodeRange } from '../../python/syntax';
+import type { DeviceChoice, RuleFrame as Frame, Rule, RuleHost, UnitFinding } from '../ruleApi';
+import type { Fix, Range, TextEdit } from '../types';
 import { shortText } from './shared/describe';
 import { inGpuOnlyTest } from './shared/gpuOnlyTest';
+import { HardcodeFixer, type CudaPlace, type PlaceFixes } from './shared/hardcodeFixes';
 
-const CUDA_STRING = /^cuda(:\d+)?$/;
+/** How many of the other places the message lists by line (all are related locations). */
+const LISTED = 5;
 
-/** What in the call hard-codes CUDA: the `.cuda` method, or a "cuda" literal given as a device. */
-type Hardcode = { kind: 'method'; attr: Node } | { kind: 'literal'; literal: Node; deviceCall: boolean };
+export const hardCodedAccelerator: Rule = (host) => {
+  const places: CudaPlace[] = [];
+  const seen = new Set<number>();
+  let finding: UnitFinding | undefined;
+  const add = (place: CudaPlace) => {
+    const node = placeNode(place);
+    if (seen.has(node.id)) return;
+    seen.add(node.id);
+    if (suppressedByNoqa(host, place.unit, node)) return;
+    places.push(place);
+    places.sort((a, b) => a.unit - b.unit || placeNode(a).startIndex - placeNode(b).startIndex);
+    const next = perFileFinding(host, places);
+    if (!finding) host.report((finding = next));
+    else Object.assign(finding, next);
+  };
+  // Places the interpreter never runs are known before any event: reported when the round starts.
+  for (const s of staticPlaces(host.deviceChoice())) add(s);
+  return {
+    call: (frame, call, qualified) => {
+      const choice = host.deviceChoice();
+      const found = cudaHardcodeIn(call, qualified);
+      if (!found || callsQuiet(choice) || inGpuOnlyTest(call) || underDeviceCondition(call) || feedsCollective(host, frame, call)) return;
+      add({ kind: 'call', unit: frame.unit, call, hardcode: found });
+    },
+  };
+};
 
-export const hardCodedAccelerator: Rule = (host) => ({
-  call: (frame, call, qualified) => {
-    const found = hardcodeIn(call, qualified);
-    if (!found) return;
-    const choice = host.deviceChoice();
-    if (choice.runTimeChoice || choice.cudaOnly || inGpuOnlyTest(call) || underDeviceCondition(call)) return;
-    if (feedsCollective(host, frame, call)) return;
-    report(host, frame, call, found);
-  },
-});
+/** The file is CUDA code by design: nothing in it is a portability slip. */
+function cudaByDesign(choice: DeviceChoice): boolean {
+  return !!(choice.availabilityCheck || choice.cudaOnly || choice.cudaMachinery);
+}
+
+/** Calls stay quiet also where the device comes from the user (an option) or the caller (a parameter not defaulting to CUDA). */
+function callsQuiet(choice: DeviceChoice): boolean {
+  return cudaByDesign(choice) || !!choice.deviceOption || !!choice.deviceParameter;
+}
+
+/** CUDA named where the interpreter never runs (cudaFacts.ts), each judged as its kind needs. */
+function staticPlaces(choice: DeviceChoice): CudaPlace[] {
+  if (cudaByDesign(choice)) return [];
+  const out: CudaPlace[] = [];
+  for (const s of choice.staticCuda ?? []) {
+    if (s.where === 'class body' && !callsQuiet(choice) && !inGpuOnlyTest(s.call) && !underDeviceCondition(s.call)) {
+      out.push({ kind: 'call', unit: s.unit, call: s.call, hardcode: s.hardcode });
+    } else if (s.where === 'parameter default' && !choice.deviceOption && !inGpuOnlyTest(s.literal)) {
+      out.push({ kind: 'parameter default', unit: s.unit, literal: s.literal });
+    } else if (s.where === 'option default') {
+      out.push({ kind: 'option default', unit: s.unit, value: s.value });
+    }
+  }
+  return out;
+}
 
 /** torch.distributed's collectives: with NCCL, the backend of GPU training, every tensor they get must be on CUDA. */
 const COLLECTIVE = /^torch\.distributed\.(broadcast|all_reduce|all_gather|all_gather_into_tensor|reduce|reduce_scatter|reduce_scatter_tensor|gather|scatter|all_to_all|all_to_all_single|send|recv|isend|irecv)$/;
@@ -61,126 +106,125 @@ function underDeviceCondition(node: Node): boolean {
   return false;
 }
 
-function isCudaLiteral(node: Node | undefined): node is Node {
-  const s = node ? stringLiteralValue(node) : undefined;
-  return s !== undefined && CUDA_STRING.test(s);
-}
-
-function hardcodeIn(call: Node, qualified: string | undefined): Hardcode | undefined {
-  const callee = field(call, 'function');
-  if (!callee) return undefined;
-  const args = callArguments(call);
-  const keyword = args.keywords.get('device');
-  if (isCudaLiteral(keyword)) return { kind: 'literal', literal: keyword, deviceCall: false };
-  if (qualified === 'torch.device') return isCudaLiteral(args.positional[0]) ? { kind: 'literal', literal: args.positional[0], deviceCall: true } : undefined;
-  const attr = callee.type === 'attribute' ? field(callee, 'attribute') : null;
-  if (!attr || qualified?.startsWith('torch')) return undefined;
-  if (attr.text === 'cuda') return { kind: 'method', attr };
-  if (attr.text === 'to' && isCudaLiteral(args.positional[0])) return { kind: 'literal', literal: args.positional[0], deviceCall: false };
-  return undefined;
-}
-
-function report(host: RuleHost, frame: Frame, call: Node, found: Hardcode): void {
-  const what = found.kind === 'method' ? `\`${shortText(call)}\`` : `\`${found.literal.text}\``;
-  host.report({
-    unit: frame.unit,
-    code: 'DD005',
-    node: found.kind === 'method' ? call : found.literal,
-    startNode: found.kind === 'method' ? found.attr : undefined,
-    message: `${what} hard-codes CUDA, and this file never checks whether it is there (no torch.cuda.is_available(), ` +
-      'no device option): on a machine without an NVIDIA GPU it stops with "Torch not compiled with CUDA enabled". ' +
-      'Choose the device at run time.',
-    related: [],
-    fixes: fixesFor(host, frame, call, found),
-  });
-}
-
 /**
- * The name torch is bound to in this unit (`torch`, or `t` for `import torch as t`), and
- * the edit that imports it when only a submodule is (`import torch.nn as nn`).
+ * `# noqa` or `# noqa: DD005` on a place's line leaves that place out (the finding is
+ * reported once per file, so the comment must not silence the file's other places).
  */
-function torchBinding(host: RuleHost, unit: number): { name: string; edits: TextEdit[] } | undefined {
-  const imports = host.program.importsAt(unit);
-  const names = [...imports.names()];
-  for (const name of names) if (imports.qualifyName(name) === 'torch') return { name, edits: [] };
-  if (names.includes('torch')) return undefined; // `torch` is something else here
-  for (const u of host.program.modules[0].units) {
-    if (u.index > unit) break;
-    const first = children(u.root).find(importsTorch);
-    if (!first) continue;
-    if (first.startPosition.column !== 0) return undefined;
-    const at = { line: first.startPosition.row, character: 0 };
-    return { name: 'torch', edits: [{ range: { start: at, end: at }, newText: `import torch${u.eol}`, cellIndex: u.index }] };
-  }
-  return undefined;
+function suppressedByNoqa(host: RuleHost, unit: number, node: Node): boolean {
+  const line = host.program.units[unit]?.lines[node.startPosition.row] ?? '';
+  const m = /#\s*noqa\b(?::\s*([\w\s,]+))?/i.exec(line);
+  if (!m) return false;
+  return !m[1] || m[1].split(/[\s,]+/).some((code) => code !== '' && 'DD005'.startsWith(code.toUpperCase()));
 }
 
-function replace(node: Node, text: string, unit: number, from: Node = node): TextEdit {
+function placeNode(place: CudaPlace): Node {
+  if (place.kind === 'call') return place.hardcode.kind === 'method' ? place.call : place.hardcode.literal;
+  return place.kind === 'parameter default' ? place.literal : place.value;
+}
+
+/** How a place reads in a message (`brief`: without where it is, for the first sentence). */
+function describe(place: CudaPlace, brief = false): string {
+  switch (place.kind) {
+    case 'option default': return `\`${optionName(place.value)}\` on by default`;
+    case 'parameter default': return `the default \`${shortText(place.literal.parent ?? place.literal, 30)}\``;
+    case 'call': {
+      const what = `\`${shortText(place.hardcode.kind === 'method' ? place.call : place.hardcode.literal, 28)}\``;
+      return !brief && inClassBody(place.call) ? `${what} in a class body` : what;
+    }
+  }
+}
+
+function optionName(value: Node): string {
+  const call = value.parent?.parent;
+  const first = call ? children(field(call, 'arguments') ?? call)[0] : undefined;
+  return first?.type === 'string' ? first.text.replace(/^['"]+|['"]+$/g, '') : 'the option';
+}
+
+function inClassBody(node: Node): boolean {
+  for (let n = node.parent; n; n = n.parent) {
+    if (n.type === 'function_definition' || n.type === 'lambda') return false;
+    if (n.type === 'class_definition') return true;
+  }
+  return false;
+}
+
+function perFileFinding(host: RuleHost, places: readonly CudaPlace[]): UnitFinding {
+  const [first, ...others] = places;
+  const node = placeNode(first);
+  const more = others.length === 0 ? '' : ` (and ${others.length} more place${others.length === 1 ? '' : 's'})`;
+  const listed = others.slice(0, LISTED).map((p) => `line ${placeNode(p).startPosition.row + 1} (${describe(p)})`);
+  const rest = others.length > LISTED ? `, and ${others.length - LISTED} more` : '';
   return {
-    range: { start: { line: from.startPosition.row, character: from.startPosition.column }, end: { line: node.endPosition.row, character: node.endPosition.column } },
-    newText: text,
-    cellIndex: unit,
+    unit: first.unit,
+    code: 'DD005',
+    node,
+    startNode: first.kind === 'call' && first.hardcode.kind === 'method' ? first.hardcode.attr : undefined,
+    message: `${capitalized(describe(first, true))} hard-codes CUDA${more}; choose the device at run time. ` +
+      (inClassBody(node) ? 'It is in a class body, which runs when the module is imported. ' : '') +
+      'This file never checks whether CUDA is there (no `torch.cuda.is_available()`, no device option): ' +
+      'without an NVIDIA GPU it stops with "Torch not compiled with CUDA enabled".' +
+      (others.length ? ` The others: ${listed.join(', ')}${rest}.` : ''),
+    related: others.map((p) => ({ range: nodeRange(placeNode(p)), message: `${describe(p)} also hard-codes CUDA`, cellIndex: p.unit })),
+    fixes: fixesFor(host, places),
   };
 }
 
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 /**
- * `.cuda()`, `.cuda(non_blocking=True)`, `.cuda(0)` as `.to(<device>, …)`: the device
- * literal `.to` takes and the arguments kept; none when the GPU comes from a variable.
+ * One place: its fixes, as before. Several: the run-time choice at every place (preferred,
+ * so fix-all settles in one pass: the file then checks availability, and nothing is left),
+ * the helper at every place, and the run-time choice at the first place only.
  */
-function methodAsTo(call: Node): { literal: string; rest: string[] } | undefined {
-  const args = callArguments(call);
-  if (args.hasSplat || args.positional.length > 1 || [...args.keywords.keys()].some((k) => k !== 'non_blocking' && k !== 'memory_format')) return undefined;
-  const index = args.positional[0];
-  if (index && !/^\d+$/.test(index.text)) return undefined;
-  const rest = [...args.keywords].map(([k, v]) => `${k}=${v.text}`);
-  return { literal: index ? `"cuda:${index.text}"` : '"cuda"', rest };
+function fixesFor(host: RuleHost, places: readonly CudaPlace[]): Fix[] {
+  const fixers = new Map<number, HardcodeFixer>();
+  const fixerOf = (unit: number) => fixers.get(unit) ?? fixers.set(unit, new HardcodeFixer(host, unit)).get(unit)!;
+  const each = places.map((p) => ({ place: p, fixer: fixerOf(p.unit), fixes: fixerOf(p.unit).fixesFor(p) }));
+  const own = each[0].fixes;
+  if (places.length === 1) {
+    const fixer = each[0].fixer;
+    const torch = fixer.torch?.edits ?? [];
+    const out: Fix[] = [];
+    if (own.runTime) out.push({ title: own.runTime.title, edits: [...torch, ...own.runTime.edits], preferred: true });
+    if (own.helper) out.push({ title: own.helper.title, edits: [...torch, ...fixer.helper!, ...own.helper.edits], preferred: out.length === 0 });
+    return out;
+  }
+  const out: Fix[] = [];
+  const everywhere = (pick: (f: PlaceFixes) => TextEdit[] | undefined, withHelper: boolean) => {
+    const edits: TextEdit[] = [];
+    for (const e of each) {
+      const own = pick(e.fixes);
+      if (!own) continue;
+      const needed = [...(e.fixer.torch?.edits ?? []), ...(withHelper ? e.fixer.helper ?? [] : []), ...own];
+      for (const edit of needed) if (!edits.some((t) => sameEdit(t, edit))) edits.push(edit);
+    }
+    return withoutOverlaps(edits);
+  };
+  const runTimeAll = everywhere((f) => f.runTime?.edits, false);
+  if (runTimeAll.length) out.push({ title: `Choose the device at run time at all ${places.length} places`, edits: runTimeAll, preferred: true });
+  const helperAll = everywhere((f) => f.helper?.edits, true);
+  if (helperAll.length) out.push({ title: 'Insert a get_device() helper (CUDA, then MPS, then the CPU) and use it at every place', edits: helperAll, preferred: out.length === 0 });
+  if (own.runTime) out.push({ title: `${own.runTime.title} (this place only)`, edits: [...(each[0].fixer.torch?.edits ?? []), ...own.runTime.edits], preferred: false });
+  return out;
 }
 
-function fixesFor(host: RuleHost, frame: Frame, call: Node, found: Hardcode): Fix[] {
-  const torch = torchBinding(host, frame.unit);
-  if (!torch) return [];
-  const chosen = (literal: string) => `${literal} if ${torch.name}.cuda.is_available() else "cpu"`;
-  const fixes: Fix[] = [];
-  const asTo = found.kind === 'method' ? methodAsTo(call) : undefined;
-  const toCall = (device: string) => `to(${[device, ...(asTo?.rest ?? [])].join(', ')})`;
-  if (found.kind === 'method' && asTo) {
-    fixes.push({ title: `Use .to(${chosen(asTo.literal)})`, edits: [...torch.edits, replace(call, toCall(chosen(asTo.literal)), frame.unit, found.attr)], preferred: true });
-  } else if (found.kind === 'literal') {
-    fixes.push({ title: `Choose the device at run time: ${shortText(found.literal)} if torch.cuda.is_available() else "cpu"`, edits: [...torch.edits, replace(found.literal, chosen(found.literal.text), frame.unit)], preferred: true });
-  }
-  const helper = helperEdits(host, frame, torch.name);
-  if (helper) {
-    const use = found.kind === 'method' ? (asTo ? replace(call, toCall('get_device()'), frame.unit, found.attr) : undefined)
-      : replace(found.deviceCall ? call : found.literal, 'get_device()', frame.unit);
-    if (use) fixes.push({ title: 'Insert a get_device() helper (CUDA, then MPS, then the CPU) and use it', edits: [...torch.edits, ...helper, use], preferred: fixes.length === 0 });
-  }
-  return fixes;
+function sameEdit(a: TextEdit, b: TextEdit): boolean {
+  return a.cellIndex === b.cellIndex && a.newText === b.newText && sameRange(a.range, b.range);
 }
 
-/** The helper, inserted after the imports of the unit that imports torch (none when one is defined already). */
-function helperEdits(host: RuleHost, frame: Frame, torch: string): TextEdit[] | undefined {
-  if (host.program.topFunctions.has('get_device')) return [];
-  const unit = host.program.modules[0].units.find((u) => children(u.root).some(importsTorch));
-  if (!unit || unit.index > frame.unit) return undefined;
-  const statements = children(unit.root);
-  let last: Node | undefined;
-  for (const s of statements) {
-    if (s.type === 'import_statement' || s.type === 'import_from_statement') last = s;
-    else if (last && s.type !== 'comment') break;
-  }
-  if (!last || last.startPosition.row !== last.endPosition.row) return undefined;
-  const eol = unit.eol;
-  const body = [
-    '', '', 'def get_device():',
-    '    """CUDA if present, then Apple\'s MPS (if it can allocate), else the CPU."""',
-    `    if ${torch}.cuda.is_available():`, `        return ${torch}.device("cuda")`,
-    `    if ${torch}.backends.mps.is_available():`, '        try:', `            ${torch}.zeros(1, device="mps")`,
-    `            return ${torch}.device("mps")`, '        except RuntimeError:', '            pass', `    return ${torch}.device("cpu")`,
-  ].join(eol);
-  const at = { line: last.endPosition.row, character: last.endPosition.column };
-  return [{ range: { start: at, end: at }, newText: body, cellIndex: unit.index }];
+function sameRange(a: Range, b: Range): boolean {
+  return a.start.line === b.start.line && a.start.character === b.start.character && a.end.line === b.end.line && a.end.character === b.end.character;
 }
 
-function importsTorch(s: Node): boolean {
-  return (s.type === 'import_statement' || s.type === 'import_from_statement') && /\btorch\b/.test(s.text);
+/** Edits of nested places (`x.cuda().to("cuda")`) may overlap: the first in the text is kept, the other place is left for the next pass. */
+function withoutOverlaps(edits: TextEdit[]): TextEdit[] {
+  const kept: TextEdit[] = [];
+  const before = (a: { line: number; character: number }, b: { line: number; character: number }) => a.line < b.line || (a.line === b.line && a.character < b.character);
+  for (const e of edits) {
+    const clash = kept.some((k) => k.cellIndex === e.cellIndex && before(k.range.start, e.range.end) && before(e.range.start, k.range.end));
+    if (!clash) kept.push(e);
+  }
+  return kept;
 }

@@ -1,0 +1,81 @@
+// What DD005 needs to know beyond the calls the interpreter evaluates, read from the
+// analysed file's text once per analysis (deviceChoice.ts keeps it with the other facts):
+// CUDA named where the interpreter never runs (a class body, which runs at import; a
+// parameter's default; a `--gpu` option that is on by default), and machinery that only
+// CUDA has (streams and events), which makes a file GPU code by design.
+import type { Node } from '../python/pyNode';
+import { cudaHardcodeIn, isCudaLiteral, type CudaHardcode } from '../python/cudaHardcode';
+import { callArguments, children, field, stringLiteralValue } from '../python/syntax';
+import type { Program } from './program';
+
+/** CUDA named outside the interpreted code. */
+export type StaticCuda =
+  /** `table = torch.ones(3).cuda()` directly in a class body. */
+  | { where: 'class body'; unit: number; call: Node; hardcode: CudaHardcode }
+  /** `def f(x, device="cuda:0")`: the literal. */
+  | { where: 'parameter default'; unit: number; literal: Node }
+  /** `add_argument("--gpu", action="store_true", default=True)`: the `True`; `option` is "--gpu". */
+  | { where: 'option default'; unit: number; value: Node; option: string };
+
+export interface CudaFacts {
+  staticCuda: StaticCuda[];
+  /** Why the file is CUDA code by design beyond deviceChoice's `cudaOnly` ("uses CUDA events (`torch.cuda.Event`)"). */
+  cudaMachinery?: string;
+}
+
+/** Parameters that take a device, as deviceChoice reads them. */
+export const DEVICE_PARAMETER = /^(device|dev|map_location)$|_device$/;
+
+/** An option that turns the GPU on: `--gpu`, `--cuda`, `--use_cuda`, `--use-gpu` (not `--no-cuda`, not `--gpu-id`). */
+const GPU_SWITCH = /^--?(use[-_])?(cuda|gpus?)$/;
+
+/** CUDA's own execution machinery: a file that schedules work on streams or times it with events runs on CUDA by design. */
+const CUDA_MACHINERY = /^torch\.cuda\.(Stream|ExternalStream|Event|stream|set_stream|current_stream|default_stream|StreamContext)$/;
+
+const SCOPES = new Set(['function_definition', 'class_definition', 'lambda']);
+
+export function readCudaFacts(program: Program): CudaFacts {
+  const facts: CudaFacts = { staticCuda: [] };
+  for (const unit of program.modules[0].units) {
+    const imports = program.importsAt(unit.index);
+    const stack: Array<{ node: Node; scope: string | undefined }> = [{ node: unit.root, scope: undefined }];
+    while (stack.length) {
+      const { node, scope } = stack.pop()!;
+      if (node.type === 'call') {
+        const callee = field(node, 'function');
+        const q = callee ? imports.qualify(callee) : undefined;
+        const found = scope === 'class_definition' ? cudaHardcodeIn(node, q) : undefined;
+        if (found) facts.staticCuda.push({ where: 'class body', unit: unit.index, call: node, hardcode: found });
+        const option = gpuSwitchOnByDefault(node);
+        if (option) facts.staticCuda.push({ where: 'option default', unit: unit.index, ...option });
+      } else if (node.type === 'attribute' || node.type === 'identifier') {
+        const q = imports.qualify(node);
+        if (q && CUDA_MACHINERY.test(q)) facts.cudaMachinery ??= `uses CUDA streams or events (\`${q}\`)`;
+      } else if (node.type === 'default_parameter' || node.type === 'typed_default_parameter') {
+        const name = field(node, 'name');
+        const value = field(node, 'value');
+        if (name && DEVICE_PARAMETER.test(name.text) && isCudaLiteral(value)) facts.staticCuda.push({ where: 'parameter default', unit: unit.index, literal: value });
+      }
+      const inner = SCOPES.has(node.type) ? node.type : scope;
+      for (const c of children(node)) if (c.type !== 'comment') stack.push({ node: c, scope: c.type === 'block' ? inner : scope });
+    }
+  }
+  facts.staticCuda.sort((a, b) => a.unit - b.unit || nodeOf(a).startIndex - nodeOf(b).startIndex);
+  return facts;
+}
+
+/** The node a finding about `s` spans. */
+export function nodeOf(s: StaticCuda): Node {
+  return s.where === 'class body' ? s.call : s.where === 'parameter default' ? s.literal : s.value;
+}
+
+/** `parser.add_argument("--cuda", action="store_true", default=True)`, click's `option("--gpu", is_flag=True, default=True)`. */
+function gpuSwitchOnByDefault(call: Node): { value: Node; option: string } | undefined {
+  const callee = field(call, 'function');
+  const method = callee?.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
+  if (method !== 'add_argument' && method !== 'option') return undefined;
+  const args = callArguments(call);
+  const option = args.positional.map((a) => stringLiteralValue(a)).find((s) => s !== undefined && GPU_SWITCH.test(s));
+  const value = args.keywords.get('default');
+  return option && value?.type === 'true' ? { value, option } : undefined;
+}

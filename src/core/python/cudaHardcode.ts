@@ -1,0 +1,31 @@
+// Where a call names CUDA as its device, read from the syntax alone: `.cuda()`,
+// `torch.device("cuda")`, `device="cuda:0"`, `.to("cuda")`. The analysis's DD005 judges
+// the calls it interprets with this, and deviceChoice the code it never interprets
+// (class bodies, which run at import).
+import type { Node } from './pyNode';
+import { callArguments, field, stringLiteralValue } from './syntax';
+
+const CUDA_STRING = /^cuda(:\d+)?$/;
+
+/** What in a call hard-codes CUDA: the `.cuda` method, or a "cuda" literal given as a device. */
+export type CudaHardcode = { kind: 'method'; attr: Node } | { kind: 'literal'; literal: Node; deviceCall: boolean };
+
+export function isCudaLiteral(node: Node | null | undefined): node is Node {
+  const s = node ? stringLiteralValue(node) : undefined;
+  return s !== undefined && CUDA_STRING.test(s);
+}
+
+/** `qualified` is the callee resolved through the imports (`torch.device`), undefined for a method or local callee. */
+export function cudaHardcodeIn(call: Node, qualified: string | undefined): CudaHardcode | undefined {
+  const callee = field(call, 'function');
+  if (!callee) return undefined;
+  const args = callArguments(call);
+  const keyword = args.keywords.get('device');
+  if (isCudaLiteral(keyword)) return { kind: 'literal', literal: keyword, deviceCall: false };
+  if (qualified === 'torch.device') return isCudaLiteral(args.positional[0]) ? { kind: 'literal', literal: args.positional[0], deviceCall: true } : undefined;
+  const attr = callee.type === 'attribute' ? field(callee, 'attribute') : null;
+  if (!attr || qualified?.startsWith('torch')) return undefined;
+  if (attr.text === 'cuda') return { kind: 'method', attr };
+  if (attr.text === 'to' && isCudaLiteral(args.positional[0])) return { kind: 'literal', literal: args.positional[0], deviceCall: false };
+  return undefined;
+}
