@@ -53,6 +53,13 @@ describe('device-doctor run: the virtual GPU on Debian\'s PyTorch', function () 
     assert.match(out, /mistake_lines\.py:25: DD001 .*\n {4}at mistake_lines\.py:25 in <module> \(the cpu tensor comes from here\)\n {4}at mistake_lines\.py:28 in <module> \(it meets cuda:0 here\)\n/);
   });
 
+  it('a batch from DataLoader workers that a library module reshapes before the mismatch is still the loop\'s line', async () => {
+    const { status, found } = await findings(['batch_from_workers.py']);
+    assert.strictEqual(status, 1);
+    assert.deepStrictEqual(rowsAndCodes(found), ['14 DD001']);
+    assert.match(found[0].message, /\(in linear\); the cpu tensor comes from this line \[2 times\]$/);
+  });
+
   it('cuda:1 and cuda:0 do not mix (two virtual devices)', async () => {
     const { status, found } = await findings(['--devices', '2', 'two_gpus.py']);
     assert.strictEqual(status, 1);

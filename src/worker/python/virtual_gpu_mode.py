@@ -26,6 +26,8 @@ _METHOD_WRAPPER = type("".__add__)  # how a property's __get__/__set__ reaches t
 _Tensor = torch.Tensor
 _BASE = torch.Tensor.__mro__[1]  # torch._C._TensorBase (TensorBase in 2.x): indexing's C entry
 _FLOAT64 = torch.float64
+# Where nn.Module runs a forward: torch calls below it and above the script are a library module's.
+_MODULE_CALL = getattr(torch.nn.Module, "_call_impl", torch.nn.Module.__call__).__code__
 
 MISMATCH = "Expected all tensors to be on the same device, but found at least two devices, %s and %s!"
 NUMPY = "can't convert %s device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."
@@ -407,16 +409,28 @@ class VirtualDeviceMode(TorchFunctionMode):
 
 
 def made_where(recorder, frame, inputs):
-    """Where a CPU result is made, for the report of a mismatch it meets later. A CPU input that
-    came from a caller (a batch handed to forward, which reshapes it) keeps the caller's line:
-    the move left out belongs there, not in the callee that only transforms what it was given."""
-    frame = recorder.user_frame(frame)
+    """Where a CPU result is made, for the report of a mismatch it meets later. The script's own
+    line, unless the result only transforms a CPU input that was made further out: inside a
+    library module's forward (nn.Flatten), or in a function the input's maker called (a batch
+    handed to forward, which reshapes it). The move left out belongs where the input was made."""
+    user_files, known = recorder.user_files, recorder.user_files.cache
+    in_module = False
+    while frame is not None:
+        code = frame.f_code
+        if code is _MODULE_CALL:
+            in_module = True
+        mine = known.get(code.co_filename)
+        if mine is None:
+            mine = user_files(code.co_filename)
+        if mine:
+            break
+        frame = frame.f_back
     if frame is None:
         return None
     for t in inputs:
         if isinstance(t, _Tensor):
             given = t.__dict__.get(ORIGIN)
-            if given is not None and given[3] != id(frame) and recorder.calls_out_of(given, frame):
+            if given is not None and (in_module or (given[3] != id(frame) and recorder.calls_out_of(given, frame))):
                 return given
     return place_of(frame)
 
