@@ -1,8 +1,13 @@
 // DD013 load-without-map-location: `torch.load(f)` puts every tensor back on the device it
-// was saved from. In a file that picks its device at run time (it checks availability, takes
-// a --device option or a device parameter), the checkpoint a GPU run saved stops the same
-// script on a machine without one. `map_location=` says where the tensors go. A program that
-// writes its checkpoints itself reads them back where it wrote them, and stays silent.
+// was saved from. Three kinds of code meet a checkpoint saved elsewhere:
+// - code that picks its device at run time (it checks availability, takes a --device
+//   option or a device parameter): a checkpoint a GPU run saved stops it where none is;
+// - the same, when it also saves checkpoints: a load of a path it did not write in this
+//   run (`--resume`, a pretrained file) still comes from another machine; reading back the
+//   very path it saved (`torch.save(m, PATH)` … `torch.load(PATH)`) stays silent;
+// - DDP/torchrun code (the device comes from LOCAL_RANK): every process restores the
+//   tensors on the GPU that saved them, usually cuda:0, so all of them fill GPU 0.
+// `map_location=` says where the tensors go.
 import type { Node } from '../../python/pyNode';
 import { callArguments, children, field } from '../../python/syntax';
 import { insertAt } from '../fixes';
@@ -14,42 +19,140 @@ import { canReference } from './shared/deviceText';
 import { inGpuOnlyTest } from './shared/gpuOnlyTest';
 
 const LOADS = new Set(['torch.load', 'torch.serialization.load']);
+const SAVES = new Set(['torch.save', 'torch.serialization.save']);
 
 /** The device names a fix may write, most specific first; only ones bound to a device value qualify. */
 const DEVICE_NAMES = ['device', 'DEVICE', 'dev', 'self.device', 'args.device', 'opt.device', 'cfg.device', 'config.device'];
 
-export const loadWithoutMapLocation: Rule = (host) => ({
-  call: (frame, call, qualified) => {
-    if (qualified && LOADS.has(qualified)) checkLoad(host, frame, call);
-  },
-});
+/** The local rank of a DDP process, as code names it: a fix maps the checkpoint to `f"cuda:{local_rank}"`. */
+const LOCAL_RANK_NAMES = ['local_rank', 'args.local_rank', 'self.local_rank', 'opt.local_rank', 'LOCAL_RANK'];
 
-function checkLoad(host: RuleHost, frame: Frame, call: Node): void {
-  const args = callArguments(call);
-  // map_location is the second parameter; **kwargs may pass it.
-  if (args.keywords.has('map_location') || args.positional.length >= 2 || args.hasSplat) return;
-  const choice = host.deviceChoice();
-  const why = choice.runTimeChoice;
-  if (!why || choice.savesCheckpoints || inGpuOnlyTest(call)) return;
-  const device = deviceVariable(frame);
-  const target = device ?? '"cpu"';
-  const fix = mapLocationFix(call, target, frame.unit);
+/** A condition that runs its branch in one process only (`if rank == 0:`, `if is_main_process():`). */
+const ONE_PROCESS = /\brank\b|local_rank|is_main|main_process|is_master|master_process/i;
+
+/** What the analysed file's text says about its checkpoints and processes, read once per round. */
+interface FileFacts {
+  /** It reads LOCAL_RANK and starts a process group or wraps a model in DDP/FSDP. */
+  ddp: boolean;
+  /** The path texts its own `torch.save` calls write (`"best.pt"`, `PATH`, `os.path.join(out, "last.pt")`). */
+  savedPaths: Set<string>;
+  /** A save writes where its function's caller says (`def save(model, path)`): which paths is not known here. */
+  savesToCallersPath: boolean;
+  /** How it names the local rank (`local_rank`, `args.local_rank`), for the fix. */
+  rankTexts: Set<string>;
+}
+
+export const loadWithoutMapLocation: Rule = (host) => {
+  let facts: FileFacts | undefined;
+  return {
+    call: (frame, call, qualified) => {
+      if (!qualified || !LOADS.has(qualified)) return;
+      const args = callArguments(call);
+      // map_location is the second parameter; **kwargs may pass it.
+      if (args.keywords.has('map_location') || args.positional.length >= 2 || args.hasSplat || inGpuOnlyTest(call)) return;
+      facts ??= readFacts(host);
+      if (facts.ddp && !inOneProcess(call)) return reportDdp(host, frame, call, facts);
+      const choice = host.deviceChoice();
+      const why = choice.runTimeChoice;
+      if (!why) return;
+      const path = args.positional[0] ?? args.keywords.get('f');
+      let saves = '';
+      if (choice.savesCheckpoints) {
+        // Through a helper of the project only: which paths it writes is not known here.
+        if (facts.savedPaths.size === 0 || facts.savesToCallersPath || !path || facts.savedPaths.has(normalized(path))) return;
+        saves = ` This program saves checkpoints too (line ${choice.savesCheckpoints.startPosition.row + 1}), ` +
+          `but not to \`${shortText(path)}\`: that one may come from another machine.`;
+      }
+      const target = deviceVariable(frame, DEVICE_NAMES) ?? '"cpu"';
+      host.report({
+        unit: frame.unit,
+        code: 'DD013',
+        node: call,
+        startNode: field(call, 'function') ?? call,
+        message: `\`${shortText(call, 30)}\` has no map_location; pass map_location=${target}. ` +
+          `It restores each tensor on the device it was saved from, and this code ${why}, so a checkpoint saved on a GPU ` +
+          `fails where none is ("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False").${saves}`,
+        related: [],
+        fixes: fixOf(call, target, frame.unit),
+      });
+    },
+  };
+};
+
+function reportDdp(host: RuleHost, frame: Frame, call: Node, facts: FileFacts): void {
+  const device = deviceVariable(frame, DEVICE_NAMES);
+  const rank = device ? undefined : LOCAL_RANK_NAMES.find((name) => facts.rankTexts.has(name) && canReference(frame, name));
+  const target = device ?? (rank ? `f"cuda:{${rank}}"` : '"cpu"');
   host.report({
     unit: frame.unit,
     code: 'DD013',
     node: call,
     startNode: field(call, 'function') ?? call,
-    message: `\`${shortText(call)}\` has no map_location: it restores each tensor on the device it was saved from, and this ` +
-      `code ${why}, so a checkpoint saved on a GPU fails where none is ("Attempting to deserialize object on a CUDA device ` +
-      `but torch.cuda.is_available() is False"). Pass map_location=${target}.`,
+    message: `\`${shortText(call, 30)}\` has no map_location in DDP code; pass map_location=${target}. ` +
+      'Every process restores each tensor on the GPU it was saved from, usually cuda:0, so all of them fill GPU 0 ' +
+      '(out of memory, or a model on another process\'s GPU). Map the checkpoint to this process\'s device (LOCAL_RANK).',
     related: [],
-    fixes: fix ? [fix] : [],
+    fixes: fixOf(call, target, frame.unit),
   });
 }
 
+/** Under a branch that one process runs (rank 0 loading for everyone): there the saving GPU is its own. */
+function inOneProcess(call: Node): boolean {
+  for (let n = call.parent; n; n = n.parent) {
+    if (n.type === 'function_definition' && ONE_PROCESS.test(field(n, 'name')?.text ?? '')) return true;
+    if ((n.type === 'if_statement' || n.type === 'elif_clause') && ONE_PROCESS.test(field(n, 'condition')?.text ?? '')) return true;
+  }
+  return false;
+}
+
+function readFacts(host: RuleHost): FileFacts {
+  const facts: FileFacts = { ddp: false, savedPaths: new Set(), savesToCallersPath: false, rankTexts: new Set() };
+  let localRank = false;
+  let processGroup = !!host.deviceChoice().distributed;
+  for (const unit of host.program.modules[0].units) {
+    const imports = host.program.importsAt(unit.index);
+    const stack: Node[] = [unit.root];
+    while (stack.length) {
+      const n = stack.pop()!;
+      if (n.type === 'string' && /\bLOCAL_RANK\b/.test(n.text)) localRank = true;
+      else if (n.type === 'identifier' && /^(local_rank|LOCAL_RANK)$/.test(n.text)) {
+        localRank = true;
+        facts.rankTexts.add(n.parent?.type === 'attribute' && field(n.parent, 'attribute')?.id === n.id ? n.parent.text : n.text);
+      }
+      else if (n.type === 'call') {
+        const q = imports.qualify(field(n, 'function') ?? n) ?? '';
+        if (/^torch\.distributed(\.distributed_c10d)?\.init_process_group$/.test(q)) processGroup = true;
+        if (SAVES.has(q)) {
+          const args = callArguments(n);
+          const path = args.positional[1] ?? args.keywords.get('f');
+          if (path) facts.savedPaths.add(normalized(path));
+          if (path && isParameter(path)) facts.savesToCallersPath = true;
+        }
+      }
+      stack.push(...children(n));
+    }
+  }
+  facts.ddp = localRank && processGroup;
+  return facts;
+}
+
+/** A bare name that its enclosing function takes as a parameter. */
+function isParameter(node: Node): boolean {
+  if (node.type !== 'identifier') return false;
+  let fn = node.parent;
+  while (fn && fn.type !== 'function_definition') fn = fn.parent;
+  const params = fn ? field(fn, 'parameters') : null;
+  return !!params && children(params).some((p) => (p.type === 'identifier' ? p : field(p, 'name') ?? children(p)[0])?.text === node.text);
+}
+
+/** A path expression's text without spacing or quote style, so `"a.pt"` and `'a.pt'` are one path. */
+function normalized(path: Node): string {
+  return path.text.replace(/\s+/g, '').replace(/'/g, '"');
+}
+
 /** The scope's device variable (`device = torch.device(...)`), when one is bound and can be written here. */
-function deviceVariable(frame: Frame): string | undefined {
-  for (const name of DEVICE_NAMES) {
+function deviceVariable(frame: Frame, names: readonly string[]): string | undefined {
+  for (const name of names) {
     const v = frame.env.get(name) ?? frame.outer?.get(name);
     if (v?.kind === 'device' && canReference(frame, name)) return name;
   }
@@ -57,12 +160,12 @@ function deviceVariable(frame: Frame): string | undefined {
 }
 
 /** `torch.load(path)` → `torch.load(path, map_location=device)`. */
-function mapLocationFix(call: Node, target: string, unit: number): Fix | undefined {
+function fixOf(call: Node, target: string, unit: number): Fix[] {
   const list = field(call, 'arguments');
-  if (!list || list.type !== 'argument_list') return undefined;
+  if (!list || list.type !== 'argument_list') return [];
   const items = children(list);
   const last = items[items.length - 1];
-  if (!last) return undefined;
+  if (!last) return [];
   const at = { line: last.endPosition.row, character: last.endPosition.column };
-  return { title: `Add map_location=${target}`, edits: [insertAt(at, `, map_location=${target}`, unit)], preferred: true };
+  return [{ title: `Add map_location=${target}`, edits: [insertAt(at, `, map_location=${target}`, unit)], preferred: true }];
 }
