@@ -13,6 +13,7 @@ import { findExecutable, findPythonOnPath } from '../../node/pathLookup';
 import { mayRun } from '../../core/interpreters/trust';
 import { trustFacts } from '../../node/interpreters/discover';
 import { SETTINGS_SECTION } from '../../protocol/settings';
+import { pythonPathInSettingsFile, type SettingsFileKind } from '../../core/interpreters/workspaceSettingsFile';
 
 /** The Python extension may take a while to activate; a probe does not wait longer than this. */
 const PYTHON_API_TIMEOUT_MS = 10_000;
@@ -64,7 +65,30 @@ export class InterpreterLocator implements vscode.Disposable {
     });
     // Restricted Mode: the Python extension is not asked (see the top of this file); the
     // environments it knows may include one the workspace selected.
-    return vscode.workspace.isTrusted ? [...settings, ...(await this.pythonExtensionEnvironments())] : settings;
+    if (vscode.workspace.isTrusted) return [...settings, ...(await this.pythonExtensionEnvironments())];
+    return [...settings, ...(await this.namedByWorkspaceFiles())];
+  }
+
+  /**
+   * Restricted Mode hides the workspace's own values of a restricted setting from inspect(), so
+   * the interpreter the workspace names is read from its settings files: listed as not probed
+   * (namedByWorkspace), never run.
+   */
+  private async namedByWorkspaceFiles(): Promise<InterpreterCandidate[]> {
+    const home = os.homedir();
+    const files: Array<{ uri: vscode.Uri; kind: SettingsFileKind; folder?: string }> = (vscode.workspace.workspaceFolders ?? [])
+      .map((f) => ({ uri: vscode.Uri.joinPath(f.uri, '.vscode', 'settings.json'), kind: 'folderSettings' as const, folder: f.uri.scheme === 'file' ? f.uri.fsPath : undefined }));
+    const workspaceFile = vscode.workspace.workspaceFile;
+    if (workspaceFile?.scheme === 'file') files.push({ uri: workspaceFile, kind: 'workspaceFile', folder: path.dirname(workspaceFile.fsPath) });
+    const found = await Promise.all(files.map(async ({ uri, kind, folder }) => {
+      const text = await readText(uri);
+      const value = text === undefined ? undefined : pythonPathInSettingsFile(text, kind);
+      if (value === undefined) return [];
+      const file = resolveConfiguredPath(value, { trusted: false, setting: {}, workspaceFolder: folder, homeDir: home });
+      this.log.info(`Restricted Mode: ${uri.toString(true)} names the interpreter ${file}; it is listed, not run.`);
+      return [{ path: file, origins: ['setting' as const], namedByWorkspace: true }];
+    }));
+    return found.flat();
   }
 
   private async pythonExtensionEnvironments(): Promise<InterpreterCandidate[]> {
@@ -123,6 +147,15 @@ function insideWorkspace(setting: string): boolean {
   if (!file) return false; // not found: the worker reports it missing, running nothing
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((folder) => folder.uri.scheme === 'file').map((folder) => folder.uri.fsPath);
   return !mayRun({ path: file, origins: ['setting'] }, trustFacts({ trusted: false, workspaceFolders: folders }));
+}
+
+/** A file's text, or undefined when it cannot be read (most folders have no .vscode/settings.json). */
+async function readText(uri: vscode.Uri): Promise<string | undefined> {
+  try {
+    return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+  } catch {
+    return undefined;
+  }
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
