@@ -2,7 +2,8 @@
 // analysed file's text once per analysis (deviceChoice.ts keeps it with the other facts):
 // CUDA named where the interpreter never runs (a class body, which runs at import; a
 // parameter's default; a `--gpu` option that is on by default), and machinery that only
-// CUDA has (streams and events), which makes a file GPU code by design.
+// CUDA has (streams and events, DDP bound to one GPU per process), which makes a file GPU
+// code by design.
 import type { Node } from '../python/pyNode';
 import { cudaHardcodeIn, isCudaLiteral, type CudaHardcode } from '../python/cudaHardcode';
 import { callArguments, children, field, stringLiteralValue } from '../python/syntax';
@@ -32,6 +33,9 @@ const GPU_SWITCH = /^--?(use[-_])?(cuda|gpus?)$/;
 /** CUDA's own execution machinery: a file that schedules work on streams or times it with events runs on CUDA by design. */
 const CUDA_MACHINERY = /^torch\.cuda\.(Stream|ExternalStream|Event|stream|set_stream|current_stream|default_stream|StreamContext)$/;
 
+/** DDP given the GPU of each process (`device_ids=[args.gpu]`): one process per GPU, so the training needs CUDA by design. */
+const DDP = /^torch\.nn\.parallel\.(distributed\.)?DistributedDataParallel$/;
+
 const SCOPES = new Set(['function_definition', 'class_definition', 'lambda']);
 
 export function readCudaFacts(program: Program): CudaFacts {
@@ -46,6 +50,7 @@ export function readCudaFacts(program: Program): CudaFacts {
         const q = callee ? imports.qualify(callee) : undefined;
         const found = scope === 'class_definition' ? cudaHardcodeIn(node, q) : undefined;
         if (found) facts.staticCuda.push({ where: 'class body', unit: unit.index, call: node, hardcode: found });
+        if (q && DDP.test(q) && callArguments(node).keywords.has('device_ids')) facts.cudaMachinery ??= 'runs one process per GPU (`DistributedDataParallel` with `device_ids`)';
         const option = gpuSwitchOnByDefault(node);
         if (option) facts.staticCuda.push({ where: 'option default', unit: unit.index, ...option });
       } else if (node.type === 'attribute' || node.type === 'identifier') {
