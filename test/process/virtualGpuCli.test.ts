@@ -60,6 +60,13 @@ describe('device-doctor run: the virtual GPU on Debian\'s PyTorch', function () 
     assert.match(found[0].message, /\(in linear\); the cpu tensor comes from this line \[2 times\]$/);
   });
 
+  it('a model whose layers are made on several lines of one statement is one mistake, at the statement\'s first line', async () => {
+    const { status, found } = await findings(['layers_on_many_lines.py']);
+    assert.strictEqual(status, 1);
+    assert.deepStrictEqual(rowsAndCodes(found), ['6 DD001']);
+    assert.match(found[0].message, /\(in linear\); the cpu tensor comes from this line \[2 times\]$/, 'both Linear layers');
+  });
+
   it('cuda:1 and cuda:0 do not mix (two virtual devices)', async () => {
     const { status, found } = await findings(['--devices', '2', 'two_gpus.py']);
     assert.strictEqual(status, 1);

@@ -17,7 +17,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from virtual_gpu_devices import ORIGIN, TAG, device_of, origin_of, set_origin, tag, tag_all, torch_device
-from virtual_gpu_record import place_of, place_record
+from virtual_gpu_record import place_of, place_record, statement_start
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 # TorchFunctionMode's own wrapper frame sits between the caller and our handler.
@@ -162,6 +162,8 @@ class VirtualDeviceMode(TorchFunctionMode):
             stack = self._stack()
             source = self._cpu_source(tensors, lengths_ok) if others[0] == "cpu" else None
             made = place_record(source, "the cpu tensor comes from here") if source is not None else None
+            if made is not None:
+                made["line"] = statement_start(source[0], source[1])
             if made is not None and stack and (made["file"], made.get("cell"), made["line"]) != (stack[0]["file"], stack[0].get("cell"), stack[0]["line"]):
                 message += FROM_HERE
                 stack = [made] + stack

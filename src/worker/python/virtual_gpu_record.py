@@ -6,6 +6,8 @@ counted per site and judged against the optimizer steps at the end (DD007).
 Only frames in the user's files make a stack: torch's, the standard library's and ours
 would bury the line the person has to change.
 """
+import ast
+import linecache
 import os
 import sys
 import sysconfig
@@ -52,6 +54,30 @@ class UserFiles:
 
 def _frame_record(frame):
     return place_record((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+
+
+_statements = {}
+
+
+def statement_start(filename, line):
+    """The first line of the statement that holds `line`: the layers of `D = nn.Sequential(`
+    made on the lines below it are one place, the statement's. A compound statement (a for
+    loop) counts only its header. The line itself where the source cannot be read or parsed."""
+    starts = _statements.get(filename)
+    if starts is None:
+        starts = _statements[filename] = {}
+        try:
+            tree = ast.parse("".join(linecache.getlines(filename)))
+        except (SyntaxError, ValueError):
+            tree = None
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.stmt):
+                body = getattr(node, "body", None)
+                last = body[0].lineno - 1 if isinstance(body, list) and body and isinstance(body[0], ast.stmt) else node.end_lineno
+                for number in range(node.lineno, max(last, node.lineno) + 1):
+                    # ast.walk goes outside in: an inner statement's lines overwrite its parent's
+                    starts[number] = node.lineno
+    return starts.get(line, line)
 
 
 def place_of(frame):
