@@ -28,7 +28,8 @@ describe('rule messages: where a value came from', () => {
     const source = [...HEAD, 'x = torch.randn(3, 4).to(device)', 'logits = model(x)', 'probs = logits.softmax(dim=1)', 'print(probs.detach().numpy())', ''].join('\n');
     const [f] = coreFindings(source).filter((x) => x.code === 'DD003');
     assert.ok(f, 'DD003 expected');
-    assert.equal(f.message.split(';')[0] + ';' + f.message.split(';')[1], 'With a GPU: `probs.detach()` is on an accelerator (computed by `model(…)` on line 8; `model` moved to device on line 6)');
+    assert.match(f.message, /^With a GPU: `\.numpy\(\)` on `probs\.detach\(\)`, which is on the GPU; call `\.cpu\(\)` first\. /);
+    assert.ok(f.message.includes('`probs.detach()` is on an accelerator (computed by `model(…)` on line 8; `model` moved to device on line 6)'), f.message);
     assert.deepEqual(related(f), [[8, '`probs.detach()` computed by `model(…)` here'], [6, '`model` moved to device here']]);
   });
 
@@ -36,7 +37,7 @@ describe('rule messages: where a value came from', () => {
     const source = [...HEAD, 'loss_fn = nn.CrossEntropyLoss()', 'for xb, yb in DataLoader([]):', '    xb = xb.to(device)', '    outputs = model(xb)', '    loss = loss_fn(outputs, yb)', ''].join('\n');
     const [f] = coreFindings(source).filter((x) => x.code === 'DD002');
     assert.ok(f, 'DD002 expected');
-    assert.match(f.message, /^With a GPU: Batches from `DataLoader\(\[\]\)` reach `outputs`, which is on an accelerator \(computed by `model\(…\)` on line 10; `model` moved to device on line 6\), but `yb` is never moved/);
+    assert.match(f.message, /^With a GPU: Batch `yb` is never moved; move it to `outputs`'s device\. Batches from `DataLoader\(\[\]\)` reach `outputs`, which is on an accelerator \(computed by `model\(…\)` on line 10; `model` moved to device on line 6\), but `yb` is never moved/);
     assert.deepEqual(related(f), [[10, '`outputs` computed by `model(…)` here'], [6, '`model` moved to device here'], [11, 'batch reaches `outputs` here']]);
   });
 
@@ -47,7 +48,7 @@ describe('rule messages: where a value came from', () => {
     const [f] = coreFindings(source).filter((x) => x.code === 'DD001');
     assert.ok(f, 'DD001 expected');
     assert.equal(f.range.start.line + 1, 11);
-    assert.match(f.message, /^With a GPU: `net` is on the CPU \(never moved\), but `run\(\)` calls it with `xs\.to\(device\)` \(line 9\), which is on an accelerator \(moved to device on line 9\)/);
+    assert.match(f.message, /^With a GPU: `net` is on the CPU, but `run\(\)` calls it with GPU inputs; move it there\. `net` was never moved, and `run\(\)` calls it with `xs\.to\(device\)` \(line 9\), which is on an accelerator \(moved to device on line 9\)/);
     assert.deepEqual(related(f), [[9, '`net` is called with `xs.to(device)` here, inside `run()`'], [9, '`xs.to(device)` moved to device here'], [6, '`net` created on the CPU here']]);
   });
   it('DD003 on a model-parallel output names the model call, the stage forward returns and that stage\'s move', () => {
@@ -60,7 +61,7 @@ describe('rule messages: where a value came from', () => {
     const [f] = coreFindings(source).filter((x) => x.code === 'DD003');
     assert.ok(f, 'DD003 expected');
     assert.equal(f.range.start.line + 1, 18);
-    assert.match(f.message, /^`y` is on an accelerator \(computed by `net\(…\)` on line 17; `net`'s forward returns what was computed by `self\.b\(…\)` on line 12; `self\.b` moved to "cuda:1" on line 9\)/);
+    assert.match(f.message, /^`\.numpy\(\)` on `y`, which is on the GPU; call `\.cpu\(\)` first\. `y` is on an accelerator \(computed by `net\(…\)` on line 17; `net`'s forward returns what was computed by `self\.b\(…\)` on line 12; `self\.b` moved to "cuda:1" on line 9\)/);
     assert.deepEqual(related(f), [
       [17, '`y` computed by `net(…)` here'], [12, '`net`\'s forward returns what was computed by `self.b(…)` here'], [9, '`self.b` moved to "cuda:1" here'],
     ]);

@@ -42,7 +42,7 @@ describe('DD007: one finding per training loop', () => {
     assert.deepEqual(found.map((f) => f.range.start.line + 1), [20, 26], found.map((f) => f.message).join('\n'));
     const [gan] = found;
     assert.equal(GAN.split('\n')[19].slice(gan.range.start.character, gan.range.end.character), 'item()');
-    assert.match(gan.message, /`d_loss\.item\(\)` reads `d_loss`/);
+    assert.match(gan.message, /^With a GPU: `d_loss\.item\(\)` waits for the GPU in every step; read it every N steps\. It reads `d_loss`/);
     assert.match(gan.message, /reads back 4 more after it: `g_loss\.item\(\)` \(line 20\), `d_real\.item\(\)` \(line 20\), `d_fake\.item\(\)` \(line 20\), `float\(g_loss\)` \(line 21\)/);
     const others = gan.related.filter((r) => /also reads back/.test(r.message)).map((r) => r.range.start.line + 1);
     assert.deepEqual(others, [20, 20, 20, 21]);

@@ -11,6 +11,7 @@ import type { Fix } from '../types';
 import { hasAccel } from '../values';
 import type { Arg } from '../values';
 import { shortText } from './shared/describe';
+import { code, ruleMessage } from './shared/message';
 
 export const accumulatedGraph: Rule = (host) => ({
   valueAccumulated: (frame, statement, target, added, style) => checkAccumulation(host, frame, statement, target, added, style),
@@ -32,7 +33,6 @@ function checkAccumulation(c: RuleHost, frame: Frame, statement: Node, target: N
   // The sum is differentiated later on purpose (one backward over all batches, `torch.stack(losses).mean().backward()`).
   if (differentiatedLater(frame.scopeNode, key)) return;
   const addedText = shortText(unparen(added.node));
-  const stmtText = shortText(statement, 50);
   // On an accelerator `.item()` makes the host wait for the GPU every step (DD007); the
   // detached sum stays on the device and is read once, as PyTorch's performance guide advises.
   const onAccelerator = hasAccel(added.value.place);
@@ -43,9 +43,13 @@ function checkAccumulation(c: RuleHost, frame: Frame, statement: Node, target: N
     unit: frame.unit,
     code: 'DD009',
     node: added.node,
-    message: `\`${stmtText}\` keeps the autograd graph of \`${addedText}\` (it requires grad) from every iteration alive in ` +
-      `\`${key}\`: memory grows each step. Accumulate ${keepsTensor ? `\`${addedText}.detach()\` (or \`.item()\`)` : `\`${addedText}.item()\` (or \`.detach()\`)`}` +
-      `${onAccelerator ? ' and read the total with .item() once after the loop (.item() every step waits for the accelerator)' : ''}.`,
+    message: ruleMessage((q) => ({
+      problem: `${q(key)} keeps every step's autograd graph alive`,
+      action: `accumulate ${code(`${addedText}${keepsTensor ? '.detach()' : '.item()'}`, 40)}`,
+      why: `It keeps the autograd graph of \`${addedText}\` (it requires grad) from every iteration alive in ` +
+        `\`${key}\`: memory grows each step. Accumulate ${keepsTensor ? `\`${addedText}.detach()\` (or \`.item()\`)` : `\`${addedText}.item()\` (or \`.detach()\`)`}` +
+        `${onAccelerator ? ' and read the total with .item() once after the loop (.item() every step waits for the accelerator)' : ''}.`,
+    })),
     related: c.related(added.value.origin, `\`${addedText}\` ${added.value.origin?.what ?? 'computed here'}`),
     // No `.item()` fix on an accelerator: it would trade the graph for a wait every step (DD007).
     fixes: onAccelerator ? [detach] : keepsTensor ? [detach, item] : [item, detach],

@@ -9,7 +9,8 @@ import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import type { Arg, LoaderLoop } from '../values';
 import { runningBatch } from './shared/batches';
-import { accelPhrase, lineOf, shortText } from './shared/describe';
+import { accelPhrase, lineOf, SAME_DEVICE, shortText } from './shared/describe';
+import { ruleMessage } from './shared/message';
 import { canReference, deviceTextFor } from './shared/deviceText';
 
 export const batchNotMoved: Rule = (host) => {
@@ -76,8 +77,12 @@ class LoopTracker {
       unit: loop.unit,
       code: 'DD002',
       node: target,
-      message: `Batches from \`${loop.loaderText}\` reach \`${modelName}\`, which ${where}, but ${list} ` +
-        `${names.length === 1 ? 'is' : 'are'} never moved: PyTorch raises "Expected all tensors to be on the same device".`,
+      message: ruleMessage((q) => ({
+        problem: `${names.length === 1 ? 'Batch' : 'Batches'} ${names.map(q).join(', ')} ${names.length === 1 ? 'is' : 'are'} never moved`,
+        action: `move ${names.length === 1 ? 'it' : 'them'} to ${q(model.node)}'s device`,
+        why: `Batches from \`${loop.loaderText}\` reach \`${modelName}\`, which ${where}, but ${list} ` +
+          `${names.length === 1 ? 'is' : 'are'} never moved: ${SAME_DEVICE}`,
+      })),
       related: [
         ...this.host.related(model.value.origin, `\`${modelName}\` ${model.value.origin?.what ?? 'placed here'}`),
         { range: nodeRange(model.node), message: `batch reaches \`${modelName}\` here`, cellIndex: frame.unit },

@@ -6,6 +6,7 @@
 import { field } from '../../python/syntax';
 import type { Rule } from '../ruleApi';
 import { shortText } from './shared/describe';
+import { ruleMessage } from './shared/message';
 
 /** Where the class lives (torch.nn re-exports it from its parallel package). */
 const DATA_PARALLEL = new Set(['torch.nn.DataParallel', 'torch.nn.parallel.DataParallel', 'torch.nn.parallel.data_parallel.DataParallel']);
@@ -19,8 +20,12 @@ export const dataParallel: Rule = (host) => ({
       code: 'DD014',
       node: call,
       startNode: callee,
-      message: `\`${shortText(callee)}\` runs every GPU from one process, scattering each batch and gathering each output ` +
-        'every step; PyTorch recommends DistributedDataParallel (one process per GPU, launched with torchrun) even on a single machine.',
+      message: ruleMessage((q) => ({
+        problem: `${q(callee)} runs every GPU from one process`,
+        action: 'use DistributedDataParallel',
+        why: `\`${shortText(callee)}\` scatters each batch and gathers each output every step; PyTorch recommends ` +
+          'DistributedDataParallel (one process per GPU, launched with torchrun) even on a single machine.',
+      })),
       related: [],
       fixes: [],
     });

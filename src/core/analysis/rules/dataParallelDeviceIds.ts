@@ -10,6 +10,7 @@ import { callArguments, children, field, isNumberLiteral, stringLiteralValue, un
 import type { ProgramView as Program, Rule, RuleFrame as Frame, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import { shortText } from './shared/describe';
+import { ruleMessage } from './shared/message';
 import { bodyNodes } from './shared/moduleCode';
 
 const DATA_PARALLEL = new Set(['torch.nn.DataParallel', 'torch.nn.parallel.DataParallel', 'torch.nn.parallel.data_parallel.DataParallel']);
@@ -124,10 +125,13 @@ function report(host: RuleHost, frame: Frame, call: Node, placed: Placed, ids: I
     unit: frame.unit,
     code: 'DD023',
     node: ids ? ids.list : call,
-    message: `\`${wrap}\` needs the model on device_ids[0], and ${what}, but the model is on cuda:${placed.index} ` +
-      `(line ${placed.at.startPosition.row + 1}): the first forward raises "module must have its parameters and buffers on device ` +
-      `cuda:${ids ? ids.indices[0] : 0} (device_ids[0]) but found one of them on device: cuda:${placed.index}". ` +
-      `Pass device_ids that start with ${placed.index} (device_ids=[${placed.index}, …]).`,
+    message: ruleMessage(() => ({
+      problem: `The model is on cuda:${placed.index}, not on device_ids[0]`,
+      action: `pass device_ids=[${placed.index}, …]`,
+      why: `\`${wrap}\` needs the model on device_ids[0], and ${what}, but the model is on cuda:${placed.index} ` +
+        `(line ${placed.at.startPosition.row + 1}): the first forward raises "module must have its parameters and buffers on device ` +
+        `cuda:${ids ? ids.indices[0] : 0} (device_ids[0]) but found one of them on device: cuda:${placed.index}".`,
+    })),
     related: host.related({ unit: frame.unit, node: placed.at }, `the model is put on cuda:${placed.index} here`),
     fixes: ids ? reorder(frame.unit, ids, placed.index) : fromModelGpu(host.program, frame.unit, call, placed.index),
   });

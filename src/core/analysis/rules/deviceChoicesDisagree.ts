@@ -9,6 +9,7 @@ import { callArguments, children, field, stringLiteralValue, unparen } from '../
 import type { ProgramView as Program, Rule, RuleFrame as Frame, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import { shortText } from './shared/describe';
+import { ruleMessage } from './shared/message';
 
 export const deviceChoicesDisagree: Rule = (host) => ({
   call: (frame, call, qualified) => {
@@ -55,9 +56,13 @@ function report(host: RuleHost, frame: Frame, choice: Node, other: Node): void {
     unit: frame.unit,
     code: 'DD024',
     node: choice,
-    message: `\`${shortText(choice, 50)}\` never considers Apple's MPS, but \`${shortText(other, 40)}\` on line ${other.startPosition.row + 1} does: on a Mac ` +
-      'this choice gives "cpu" and the other "mps", so what each places ends up on a different device ("Placeholder storage has not been ' +
-      'allocated on MPS device", or "Expected all tensors to be on the same device"). Choose the device once and pass it along, or consider MPS here too.',
+    message: ruleMessage(() => ({
+      problem: `This device choice ignores MPS, unlike the one on line ${other.startPosition.row + 1}`,
+      action: 'choose the device once',
+      why: `\`${shortText(choice, 50)}\` never considers Apple's MPS, but \`${shortText(other, 40)}\` does: on a Mac ` +
+        'this choice gives "cpu" and the other "mps", so what each places ends up on a different device ("Placeholder storage has not been ' +
+        'allocated on MPS device", or "Expected all tensors to be on the same device"). Choose it once and pass it along, or consider MPS here too.',
+    })),
     related: host.related({ unit: frame.unit, node: other }, 'this device choice considers MPS'),
     fixes: considerMps(host.program, frame.unit, choice),
   });

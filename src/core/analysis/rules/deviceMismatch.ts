@@ -8,9 +8,10 @@ import type { RuleFrame as Frame } from '../ruleApi';
 import { addDeviceKeyword, appendMove } from '../fixes';
 import type { OperationRole, Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
-import { ACCEL, Arg, hasAccel, isExactlyCpu, Located, UNTRACKED, Value } from '../values';
+import { ACCEL, Arg, EITHER, hasAccel, isExactlyCpu, Located, UNTRACKED, Value } from '../values';
 import { runningBatch } from './shared/batches';
-import { accelPhrase, lineOf, shortText } from './shared/describe';
+import { accelPhrase, onGpu, lineOf, SAME_DEVICE, shortText } from './shared/describe';
+import { ruleMessage } from './shared/message';
 import { canReference, deviceTextFor } from './shared/deviceText';
 import { cpuModelGivenDeviceIds } from './shared/ddpDeviceIds';
 import { cpuTensorToNccl } from './shared/ncclCollective';
@@ -35,9 +36,12 @@ function checkCollective(c: RuleHost, frame: Frame, call: Node, qualified: strin
     unit: frame.unit,
     code: 'DD001',
     node: found.tensor,
-    message: `\`${name}\` is on the CPU, but \`${found.collective}\` runs on this file's NCCL process group ("nccl" on line ${backendLine}), ` +
-      'which takes CUDA tensors only: PyTorch raises "Tensors must be CUDA and dense" (PyTorch 2: "No backend type associated with device type cpu"). ' +
-      `Create \`${name}\` on the rank's GPU, or move it there before the collective.`,
+    message: ruleMessage((q) => ({
+      problem: `${q(found.tensor)} is on the CPU, but NCCL takes CUDA tensors`,
+      action: 'create it on the rank\'s GPU',
+      why: `\`${found.collective}\` runs on this file's NCCL process group ("nccl" on line ${backendLine}), which takes CUDA tensors only: ` +
+        'PyTorch raises "Tensors must be CUDA and dense" (PyTorch 2: "No backend type associated with device type cpu"). Or move it there before the collective.',
+    })),
     related: [
       ...c.related(found.backend, 'the NCCL backend is named here'),
       ...c.related(found.value.origin, `\`${name}\` ${found.value.origin?.what ?? 'created here'}`),
@@ -70,9 +74,12 @@ function checkDdpWrap(c: RuleHost, frame: Frame, call: Node, qualified: string |
     unit: frame.unit,
     code: 'DD001',
     node: found.model,
-    message: `\`${name}\` is on the CPU (never moved), but DistributedDataParallel is given device_ids=[${shortText(found.deviceId)}]: ` +
-      `it raises "device_ids ... only work with single-device/multiple-device GPU modules or CPU modules" when it is built. ` +
-      `Move \`${name}\` to ${shortText(found.deviceId)} first.`,
+    message: ruleMessage((q) => ({
+      problem: `${q(found.model)} is on the CPU, but DDP gets device_ids`,
+      action: `move it to ${q(found.deviceId)} first`,
+      why: `\`${name}\` was never moved, and DistributedDataParallel is given device_ids=[${shortText(found.deviceId)}]: ` +
+        'it raises "device_ids ... only work with single-device/multiple-device GPU modules or CPU modules" when it is built.',
+    })),
     related: c.related(found.value.origin, `\`${name}\` ${found.value.origin?.what ?? 'created here'}`),
     fixes: fixable ? [{ title: `Move \`${shortText(found.model, 30)}\` to ${dev} before wrapping it`, edits: appendMove(unparen(found.model), dev, frame.unit), preferred: true }] : [],
   });
@@ -98,8 +105,12 @@ function checkArgument(c: RuleHost, frame: Frame, call: Node, arg: Arg, other: A
     node: arg.node,
     subject: arg.node,
     cause: arg.value.origin,
-    message: `\`${name}\` is on the CPU, but \`${callee}\` uses it with \`${otherName}\` (line ${inside.node.startPosition.row + 1}), which ` +
-      `${accelPhrase(other.value)}${lineOf(other.value)}: PyTorch raises "Expected all tensors to be on the same device". Move \`${name}\` to the same device.`,
+    message: ruleMessage((q) => ({
+      problem: `${q(arg.node)} is on the CPU, but ${q(callee)} ${other.value.place === EITHER ? 'may use' : 'uses'} it on the GPU`,
+      action: 'move it there',
+      why: `\`${callee}\` uses it with \`${otherName}\` (line ${inside.node.startPosition.row + 1}), which ` +
+        `${accelPhrase(other.value)}${lineOf(other.value)}: ${SAME_DEVICE}`,
+    })),
     related: [
       ...c.related(inside, `\`${name}\` meets \`${otherName}\` here, inside \`${callee}\``),
       ...c.related(other.value.origin, `\`${otherName}\` ${other.value.origin?.what ?? 'placed here'}`),
@@ -133,8 +144,12 @@ function modelArgumentOnCpu(c: RuleHost, frame: Frame, call: Node, model: Arg, i
     code: 'DD001',
     node: model.node,
     subject: model.node,
-    message: `\`${name}\` is on the CPU (never moved), but \`${callee}\` calls it with \`${inputName}\` (line ${inside.node.startPosition.row + 1}), which ` +
-      `${accelPhrase(input.value)}${lineOf(input.value)}: PyTorch raises "Expected all tensors to be on the same device". Move \`${name}\` with .to(device).`,
+    message: ruleMessage((q) => ({
+      problem: `${q(model.node)} is on the CPU, but ${q(callee)} ${input.value.place === EITHER ? 'may call' : 'calls'} it with GPU inputs`,
+      action: 'move it there',
+      why: `\`${name}\` was never moved, and \`${callee}\` calls it with \`${inputName}\` (line ${inside.node.startPosition.row + 1}), which ` +
+        `${accelPhrase(input.value)}${lineOf(input.value)}: ${SAME_DEVICE}`,
+    })),
     related: [
       ...c.related(inside, `\`${name}\` is called with \`${inputName}\` here, inside \`${callee}\``),
       ...c.related(input.value.origin, `\`${inputName}\` ${input.value.origin?.what ?? 'placed here'}`),
@@ -204,9 +219,11 @@ function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
       code: 'DD001',
       node: created.node,
       subject: model.node,
-      message: `\`${name}\` is created on the CPU here and never moved, but \`${name}(…)\` on line ${model.node.startPosition.row + 1} gets ` +
-        `\`${inputName}\`, which ${accelPhrase(input.value)}${lineOf(input.value)}: PyTorch raises "Expected all tensors to be on the same device". ` +
-        `Move \`${name}\` to ${dev} here.`,
+      message: ruleMessage((q) => ({
+        problem: `${q(model.node)} is created on the CPU and never moved`,
+        action: `move it to ${q(dev ?? 'device')} here`,
+        why: `\`${name}(…)\` on line ${model.node.startPosition.row + 1} gets \`${inputName}\`, which ${accelPhrase(input.value)}${lineOf(input.value)}: ${SAME_DEVICE}`,
+      })),
       related: [
         ...c.related({ unit: frame.unit, node: model.node }, `\`${name}\` is called with \`${inputName}\` here`),
         ...c.related(input.value.origin, `\`${inputName}\` ${input.value.origin?.what ?? 'placed here'}`),
@@ -220,8 +237,11 @@ function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
     code: 'DD001',
     node: model.node,
     subject: model.node,
-    message: `\`${name}\` is on the CPU (never moved), but its input \`${inputName}\` ${accelPhrase(input.value)}${lineOf(input.value)}: ` +
-      `PyTorch raises "Expected all tensors to be on the same device". Move \`${name}\` with .to(device).`,
+    message: ruleMessage((q) => ({
+      problem: `${q(model.node)} is on the CPU, its input ${onGpu(input.value)}`,
+      action: 'move it there',
+      why: `\`${name}\` was never moved, and its input \`${inputName}\` ${accelPhrase(input.value)}${lineOf(input.value)}: ${SAME_DEVICE}`,
+    })),
     related: [
       ...c.related(input.value.origin, `\`${inputName}\` ${input.value.origin?.what ?? 'placed here'}`),
       ...c.related(model.value.origin, `\`${name}\` ${model.value.origin?.what ?? 'created here'}`),
@@ -248,8 +268,11 @@ function mismatch(c: RuleHost, frame: Frame, cpu: Arg, other: Arg, via: Operatio
     node: cpu.node,
     subject: cpu.node,
     cause: cpu.value.origin,
-    message: `\`${name}\` is on the CPU, but \`${otherName}\` ${accelPhrase(other.value)}${lineOf(other.value)}: ` +
-      `PyTorch raises "Expected all tensors to be on the same device". Move \`${name}\` to the same device.`,
+    message: ruleMessage((q) => ({
+      problem: `${q(cpu.node)} is on the CPU, ${q(other.node)} ${onGpu(other.value)}`,
+      action: 'move it there',
+      why: `\`${otherName}\` ${accelPhrase(other.value)}${lineOf(other.value)}: ${SAME_DEVICE}`,
+    })),
     related: [
       ...c.related(other.value.origin, `\`${otherName}\` ${other.value.origin?.what ?? 'placed here'}`),
       ...c.related(cpu.value.origin, `\`${name}\` ${cpu.value.origin?.what ?? 'created here'}`),

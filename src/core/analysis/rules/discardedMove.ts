@@ -7,6 +7,7 @@ import { insertAt, startOf } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
 import { Kind, placeName, Value } from '../values';
 import { shortText } from './shared/describe';
+import { ruleMessage } from './shared/message';
 
 export const discardedMove: Rule = (host) => ({
   discardedMove: (frame, call, recvNode, recv, kind) => checkDiscardedMove(host, frame, call, recvNode, recv, kind),
@@ -43,8 +44,11 @@ function checkDiscardedMove(c: RuleHost, frame: Frame, call: Node, recvNode: Nod
     unit: frame.unit,
     code: 'DD004',
     node: call,
-    message: `\`${callText}\` returns a new tensor and this statement discards it: \`${name}\` stays on ` +
-      `${placeName(recv.place)}. Tensors are not moved in place (modules are); assign the result.`,
+    message: ruleMessage((q) => ({
+      problem: `${q(call)} returns a copy that is discarded`,
+      action: `assign it to ${q(target)}`,
+      why: `This statement discards the moved copy, so \`${name}\` stays on ${placeName(recv.place)}: tensors are not moved in place (modules are).`,
+    })),
     related: [],
     fixes: isWholeStatement(call)
       ? [{ title: `Assign the result: ${shortText(target, 30)} = ${callText}`, edits: [insertAt(startOf(call), `${target.text} = `, frame.unit)], preferred: true }]

@@ -10,6 +10,7 @@ import type { ClassInfo, FunctionInfo, Rule, RuleFrame as Frame, RuleHost } from
 import { DEVICE_FACTORIES } from '../torchApi';
 import type { Fix } from '../types';
 import { shortText } from './shared/describe';
+import { ruleMessage } from './shared/message';
 import { bodyNodes, isSelfAttribute, moduleMethodAt, selfAttributeWrites } from './shared/moduleCode';
 
 export const fixedDeviceInForward: Rule = (host) => ({
@@ -89,9 +90,13 @@ function report(host: RuleHost, frame: Frame, call: Node, deviceArg: Node, cls: 
     unit: frame.unit,
     code: 'DD021',
     node: deviceArg,
-    message: `\`${shortText(call, 40)}\` in \`${cls.name}.forward\` uses \`${attr}\`, fixed when the module was built: after a later ` +
-      '`.to(...)` / `.cuda()`, or in the replicas DataParallel runs on the other GPUs, the module and its inputs are elsewhere and this ' +
-      `tensor is not ("Expected all tensors to be on the same device"); here ${why}. Use the input's device${input ? `: ${input}.device` : ''}.`,
+    message: ruleMessage((q) => ({
+      problem: `${q(attr)} in forward is fixed when the module was built`,
+      action: input ? `use ${q(`${input}.device`)}` : 'use the input\'s device',
+      why: `\`${shortText(call, 40)}\` in \`${cls.name}.forward\` uses it: after a later ` +
+        '`.to(...)` / `.cuda()`, or in the replicas DataParallel runs on the other GPUs, the module and its inputs are elsewhere and this ' +
+        `tensor is not ("Expected all tensors to be on the same device"); here ${why}.`,
+    })),
     related: host.related({ unit: frame.unit, node: init }, `\`${attr}\` is set here, when the module is built`),
     fixes: input ? [useInputDevice(deviceArg, input, frame.unit)] : [],
   });

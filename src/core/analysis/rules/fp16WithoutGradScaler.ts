@@ -9,6 +9,7 @@ import { insertAt } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix, TextEdit } from '../types';
 import { shortText } from './shared/describe';
+import { ruleMessage } from './shared/message';
 import { gradScalerFix } from './shared/gradScaler';
 
 export const fp16WithoutGradScaler: Rule = (host) => ({
@@ -45,9 +46,13 @@ function checkAutocast(c: RuleHost, frame: Frame, expr: Node, qualified: string 
     unit: frame.unit,
     code: 'DD008',
     node: expr,
-    message: `\`${shortText(expr, 60)}\` computes in float16 and this file calls .backward() without a GradScaler: ` +
-      'gradients below float16\'s range (about 6e-8) become zero and large ones inf, so training silently stalls or diverges. ' +
-      'Autocast in torch.bfloat16 (float32\'s range) or scale the loss with torch.amp.GradScaler.',
+    message: ruleMessage(() => ({
+      problem: 'float16 autocast without a GradScaler',
+      action: 'scale the loss with one, or use bfloat16',
+      why: `\`${shortText(expr, 60)}\` computes in float16 and this file calls .backward() without a GradScaler: ` +
+        'gradients below float16\'s range (about 6e-8) become zero and large ones inf, so training silently stalls or diverges. ' +
+        'Autocast in torch.bfloat16 (float32\'s range) or scale the loss with torch.amp.GradScaler.',
+    })),
     related: [],
     fixes,
   });

@@ -12,6 +12,7 @@ import { DEVICE_FACTORIES } from '../torchApi';
 import type { Fix } from '../types';
 import type { Arg, Located } from '../values';
 import { accelPhrase, lineOf, shortText } from './shared/describe';
+import { code, ruleMessage } from './shared/message';
 import { deviceTextFor } from './shared/deviceText';
 import { functionalLossWeight, heldLossWeight, LossWeight } from './shared/lossWeight';
 import { plainTensorAttribute } from './shared/tensorAttribute';
@@ -47,9 +48,13 @@ function report(c: RuleHost, frame: Frame, site: LossWeight, loss: Arg, other: A
     code: 'DD017',
     subject: loss.node,
     node: site.weight,
-    message: `\`${lossName}\` gets its ${site.keyword} \`${weightName}\` on the CPU, but is called with \`${otherName}\`, which ` +
-      `${accelPhrase(other.value)}${lineOf(other.value)}: the weighted loss raises "Expected all tensors to be on the same device". ` +
-      `Put the weights on the same device${usable ? `: ${site.keyword}=${shortText(site.weight, 30)}.to(${usable})` : ''}.`,
+    message: ruleMessage((q) => ({
+      problem: `${q(lossName)}'s ${site.keyword} is on the CPU`,
+      action: usable ? `move it with ${code(`.to(${usable})`)}` : 'move it to the input\'s device',
+      why: `\`${lossName}\` gets its ${site.keyword} \`${weightName}\` on the CPU, but is called with \`${otherName}\`, which ` +
+        `${accelPhrase(other.value)}${lineOf(other.value)}: the weighted loss raises "Expected all tensors to be on the same device".` +
+        `${usable ? ` Put the weights on the same device: ${site.keyword}=${shortText(site.weight, 30)}.to(${usable}).` : ''}`,
+    })),
     related: [
       ...c.related(where, `\`${lossName}\` meets \`${otherName}\` here`),
       ...c.related(other.value.origin, `\`${otherName}\` ${other.value.origin?.what ?? 'placed here'}`),

@@ -8,6 +8,7 @@ import type { Node } from '../../python/pyNode';
 import { field, unparen } from '../../python/syntax';
 import type { FunctionInfo, Rule } from '../ruleApi';
 import { shortText } from './shared/describe';
+import { ruleMessage } from './shared/message';
 import { bodyNodes, moduleMethodAt } from './shared/moduleCode';
 import { buildsStatefulModule, nnModuleClass } from './shared/nnNames';
 
@@ -27,10 +28,14 @@ export const moduleCreatedInForward: Rule = (host) => ({
       code: 'DD019',
       subject: call,
       node: call,
-      message: `\`${layer}\` is built inside \`${at.cls.name}.forward\`, so every call makes a new layer with fresh random weights on the CPU: ` +
-        '`model.to(device)` never moves it (with GPU inputs: "Expected all tensors to be on the same device"), `model.parameters()` never ' +
-        'includes it, so the optimizer never trains it, and `model.eval()` never reaches it. Build it once in `__init__` ' +
-        `(\`${at.fn.selfName}.<name> = ${layer}\`) and call that in forward.`,
+      message: ruleMessage((q) => ({
+        problem: `${q(`${(field(call, 'function') ?? call).text}(…)`)} builds a new layer in every forward`,
+        action: 'build it once in `__init__`',
+        why: `Each call of \`${at.cls.name}.forward\` makes a new layer with fresh random weights on the CPU: ` +
+          '`model.to(device)` never moves it (with GPU inputs: "Expected all tensors to be on the same device"), `model.parameters()` never ' +
+          'includes it, so the optimizer never trains it, and `model.eval()` never reaches it. Build it once in `__init__` ' +
+          `(\`${at.fn.selfName}.<name> = ${layer}\`) and call that in forward.`,
+      })),
       related: use === call ? [] : host.related({ unit: frame.unit, node: use }, `the new layer is called here`),
       fixes: [],
     });

@@ -10,6 +10,7 @@ import { insertAt } from '../fixes';
 import type { ClassInfo, FunctionInfo, ProgramView as Program, Rule, RuleFrame as Frame, RuleHost } from '../ruleApi';
 import type { Fix, TextEdit } from '../types';
 import { shortText } from './shared/describe';
+import { ruleMessage } from './shared/message';
 import { bodyNodes, isSelfAttribute, lastAssignmentBefore, moduleMethodAt } from './shared/moduleCode';
 import { buildsStatefulModule, nnPrefix } from './shared/nnNames';
 
@@ -170,9 +171,13 @@ function report(host: RuleHost, frame: Frame, cls: ClassInfo, fn: FunctionInfo, 
     unit: frame.unit,
     code: 'DD018',
     node: holder.container,
-    message: `\`${self}.${holder.attr}\` keeps the modules it holds (such as \`${shortText(call, 30)}\`) in a plain ${kind}, which ` +
-      `\`${cls.name}\` does not register: \`.to(device)\` leaves them on the CPU (then "Expected all tensors to be on the same device"), ` +
-      `\`.parameters()\` does not give them to the optimizer and \`state_dict()\` does not save them. Use nn.${wrapper}.`,
+    message: ruleMessage((q) => ({
+      problem: `${q(`${self}.${holder.attr}`)} holds modules in a plain ${kind}`,
+      action: `wrap it in nn.${wrapper}`,
+      why: `It keeps the modules it holds (such as \`${shortText(call, 30)}\`) in a plain ${kind}, which ` +
+        `\`${cls.name}\` does not register: \`.to(device)\` leaves them on the CPU (then "Expected all tensors to be on the same device"), ` +
+        `\`.parameters()\` does not give them to the optimizer and \`state_dict()\` does not save them.`,
+    })),
     related: [],
     fixes: wrapFix(host.program, frame.unit, self, holder, wrapper),
   });

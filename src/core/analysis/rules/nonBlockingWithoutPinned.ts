@@ -9,6 +9,7 @@ import { insertAt } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
 import { CPU, Place, UNTRACKED, Value } from '../values';
 import { shortText } from './shared/describe';
+import { ruleMessage } from './shared/message';
 
 export const nonBlockingWithoutPinned: Rule = (host) => ({
   valueMoved: (frame, call, recvNode, recv, to) => checkMove(host, frame, call, recvNode, recv, to),
@@ -29,9 +30,12 @@ function checkMove(c: RuleHost, frame: Frame, call: Node, recvNode: Node, recv: 
     unit: frame.unit,
     code: 'DD012',
     node: flag.parent ?? flag,
-    message: `\`${shortText(recvNode)}\` comes from \`${loop.loaderText}\`, a ${dataLoader} created without pin_memory=True: ` +
-      `its batches are in pageable host memory, so non_blocking=True cannot overlap the copy with computation. ` +
-      `Pass pin_memory=True to the ${dataLoader}.`,
+    message: ruleMessage((q) => ({
+      problem: 'non_blocking=True needs pinned memory',
+      action: `pass pin_memory=True to ${q(loop.loaderText)}`,
+      why: `\`${shortText(recvNode)}\` comes from \`${loop.loaderText}\`, a ${dataLoader} created without pin_memory=True: ` +
+        'its batches are in pageable host memory, so non_blocking=True cannot overlap the copy with computation.',
+    })),
     related: c.related(loader, `${dataLoader} created without pin_memory=True here`),
     fixes: edit ? [{ title: `Add pin_memory=True to the ${dataLoader}`, edits: [edit], preferred: true }] : [],
   });

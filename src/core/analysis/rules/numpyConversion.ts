@@ -5,8 +5,9 @@ import { field, unparen } from '../../python/syntax';
 import type { RuleFrame as Frame } from '../ruleApi';
 import { appendAfter, mapElements } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
-import { hasAccel, UNTRACKED, Value } from '../values';
-import { accelPhrase, lineOf, shortText } from './shared/describe';
+import { EITHER, hasAccel, UNTRACKED, Value } from '../values';
+import { accelPhrase, lineOf, onGpu, shortText } from './shared/describe';
+import { ruleMessage } from './shared/message';
 
 type Conversion = 'accelerator' | 'grad';
 
@@ -43,8 +44,14 @@ function checkNumpyConversion(c: RuleHost, reports: Conversion, frame: Frame, ca
   if (onAccel && reports === 'accelerator') {
     c.report({
       unit: frame.unit, code: 'DD003', node: call, startNode,
-      message: `${style === 'elements' ? name : `\`${name}\``} ${accelPhrase(recv).replace(/^is/, style === 'elements' ? 'are' : 'is')}${lineOf(recv)}; ${conversion} needs a CPU tensor ` +
-        `("can't convert cuda:0 device type tensor to numpy"). Copy it to the host with .cpu() first.`,
+      message: ruleMessage((q) => ({
+        problem: style === 'elements'
+          ? `${q(conversion)} of ${recv.place === EITHER ? `tensors in ${q(target)} that may be on the GPU` : `GPU tensors in ${q(target)}`}`
+          : `${q(conversion)} on ${q(target)}, which ${onGpu(recv)}`,
+        action: `call \`.cpu()\`${style === 'elements' ? ' on each' : ''} first`,
+        why: `${style === 'elements' ? name : `\`${name}\``} ${accelPhrase(recv).replace(/^is/, style === 'elements' ? 'are' : 'is')}${lineOf(recv)}, and ` +
+          `${conversion} needs a CPU tensor ("can't convert cuda:0 device type tensor to numpy").`,
+      })),
       related: c.related(recv.origin, `\`${shortText(target)}\` ${recv.origin?.what ?? 'placed here'}`),
       fixes,
     });
@@ -52,8 +59,12 @@ function checkNumpyConversion(c: RuleHost, reports: Conversion, frame: Frame, ca
   if (grad && reports === 'grad') {
     c.report({
       unit: frame.unit, code: 'DD010', node: call, startNode,
-      message: `${style === 'elements' ? name : `\`${name}\``} require${style === 'elements' ? '' : 's'} grad${frame.noGrad ? '' : ' (computed outside torch.no_grad())'}; ${conversion} raises ` +
-        `"Can't call numpy() on Tensor that requires grad". Call .detach() first.`,
+      message: ruleMessage((q) => ({
+        problem: `${q(conversion)} on ${style === 'elements' ? `the tensors in ${q(target)}, which require` : `${q(target)}, which requires`} grad`,
+        action: `call \`.detach()\`${style === 'elements' ? ' on each' : ''} first`,
+        why: `${style === 'elements' ? name : `\`${name}\``} require${style === 'elements' ? '' : 's'} grad${frame.noGrad ? '' : ' (computed outside torch.no_grad())'}, and ` +
+          `${conversion} raises "Can't call numpy() on Tensor that requires grad".`,
+      })),
       related: c.related(recv.origin, `\`${shortText(target)}\` ${recv.origin?.what ?? 'computed here'}`),
       fixes,
     });

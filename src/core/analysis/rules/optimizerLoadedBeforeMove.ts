@@ -9,6 +9,7 @@ import { callArguments, children, field, stringLiteralValue, unparen } from '../
 import type { Rule, RuleFrame as Frame, RuleHost } from '../ruleApi';
 import type { Fix, TextEdit } from '../types';
 import { shortText } from './shared/describe';
+import { ruleMessage } from './shared/message';
 import { bodyNodes, statementOf } from './shared/moduleCode';
 
 export const optimizerLoadedBeforeMove: Rule = (host) => ({
@@ -89,9 +90,13 @@ function report(host: RuleHost, frame: Frame, load: Node, optimizer: Node, model
     unit: frame.unit,
     code: 'DD022',
     node: load,
-    message: `\`${opt}.load_state_dict(...)\` runs while \`${model}\` is still on the CPU: the restored optimizer state (momentum, Adam's averages) ` +
-      `is put where the parameters are at load time, and \`${shortText(move, 30)}\` on line ${move.startPosition.row + 1} moves the parameters but not that state, ` +
-      `so the first \`${opt}.step()\` fails with "Expected all tensors to be on the same device". Move the model before loading the optimizer's state.`,
+    message: ruleMessage((q) => ({
+      problem: `Optimizer state loaded while ${q(model)} is on the CPU`,
+      action: 'move the model first',
+      why: `\`${opt}.load_state_dict(...)\` puts the restored state (momentum, Adam's averages) where the parameters are at load time, ` +
+        `and \`${shortText(move, 30)}\` on line ${move.startPosition.row + 1} moves the parameters but not that state, ` +
+        `so the first \`${opt}.step()\` fails with "Expected all tensors to be on the same device".`,
+    })),
     related: host.related({ unit: frame.unit, node: move }, `\`${model}\` is moved here, after the optimizer state was loaded`),
     fixes: moveFirst(host, frame, load, move),
   });

@@ -11,6 +11,7 @@ import type { RuleFrame as Frame } from '../ruleApi';
 import type { Rule, UnitFinding } from '../ruleApi';
 import { CPU, hasAccel, Value } from '../values';
 import { shortText } from './shared/describe';
+import { ruleMessage } from './shared/message';
 
 const LOOPS = new Set(['for_statement', 'while_statement']);
 const SCOPES = new Set(['function_definition', 'class_definition', 'lambda']);
@@ -99,10 +100,14 @@ function loopMessage(entry: LoopFinding): string {
   const others = entry.others.map((o) => `${o.what} (line ${o.node.startPosition.row + 1})`);
   const more = others.length === 0 ? ''
     : ` This step reads back ${others.length} more after it: ${others.join(', ')}; move them together with this one.`;
-  return `${entry.firstText} reads \`${entry.tensorText}\` back from the accelerator in every step of this training loop ` +
-    `(line ${entry.loopLine}): the host waits until all queued GPU work has finished, so the next step's ` +
-    'kernels cannot be queued ahead and the GPU idles. Read it every N steps (`if step % 100 == 0:`), or keep a ' +
-    `running value on the device (\`total += loss.detach()\`) and read it once after the loop.${more}`;
+  return ruleMessage((q) => ({
+    problem: `${q(entry.firstText.replace(/^`|`$/g, ''))} waits for the GPU in every step`,
+    action: 'read it every N steps',
+    why: `It reads \`${entry.tensorText}\` back from the accelerator in every step of this training loop ` +
+      `(line ${entry.loopLine}): the host waits until all queued GPU work has finished, so the next step's ` +
+      'kernels cannot be queued ahead and the GPU idles. Read it every N steps (`if step % 100 == 0:`), or keep a ' +
+      `running value on the device (\`total += loss.detach()\`) and read it once after the loop.${more}`,
+  }));
 }
 
 /** What `print` formats: its arguments, and the expressions an f-string interpolates. */

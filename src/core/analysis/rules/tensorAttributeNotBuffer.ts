@@ -8,7 +8,8 @@ import { moduleCallMeetings, operationMeetings } from '../values';
 import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import type { Arg } from '../values';
-import { accelPhrase, lineOf, shortText } from './shared/describe';
+import { accelPhrase, lineOf, SAME_DEVICE, shortText } from './shared/describe';
+import { ruleMessage } from './shared/message';
 import { plainTensorAttribute, TensorAttribute } from './shared/tensorAttribute';
 
 export const tensorAttributeNotBuffer: Rule = (host) => ({
@@ -36,10 +37,13 @@ function check(c: RuleHost, frame: Frame, cpu: Arg, other: Arg): void {
     code: 'DD016',
     subject: cpu.node,
     node: found.left,
-    message: `\`${attr}\` is a plain tensor attribute of \`${found.cls.name}\`: module.to(device) moves parameters and buffers, not ` +
-      `plain attributes, so it stays on the CPU, and \`${shortText(cpu.node)}\` meets \`${otherName}\` on line ${where.node.startPosition.row + 1}, which ` +
-      `${accelPhrase(other.value)}${lineOf(other.value)}: PyTorch raises "Expected all tensors to be on the same device". ` +
-      `Register it as a buffer: ${self}.register_buffer("${found.attr}", …).`,
+    message: ruleMessage((q) => ({
+      problem: `${q(attr)} is not a buffer, so .to() skips it`,
+      action: 'register it as a buffer',
+      why: `In \`${found.cls.name}\`, module.to(device) moves parameters and buffers, not plain attributes, and ` +
+        `\`${shortText(cpu.node)}\` meets \`${otherName}\` on line ${where.node.startPosition.row + 1}, which ` +
+        `${accelPhrase(other.value)}${lineOf(other.value)}: ${SAME_DEVICE} Register it as a buffer: ${self}.register_buffer("${found.attr}", …).`,
+    })),
     related: [
       ...c.related(where, `\`${shortText(cpu.node)}\` meets \`${otherName}\` here`),
       ...c.related(other.value.origin, `\`${otherName}\` ${other.value.origin?.what ?? 'placed here'}`),

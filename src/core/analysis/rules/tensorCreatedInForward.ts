@@ -10,7 +10,8 @@ import { moduleCallMeetings, operationMeetings } from '../values';
 import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix, TextEdit } from '../types';
 import { Arg, hasAccel } from '../values';
-import { accelPhrase, lineOf, shortText } from './shared/describe';
+import { accelPhrase, lineOf, SAME_DEVICE, shortText } from './shared/describe';
+import { ruleMessage } from './shared/message';
 import { ForwardFactory, forwardFactory } from './shared/forwardFactory';
 import { functionalLossWeight } from './shared/lossWeight';
 import { isSelfAttribute } from './shared/moduleCode';
@@ -41,9 +42,12 @@ function check(c: RuleHost, frame: Frame, cpu: Arg, other: Arg): void {
     code: 'DD015',
     subject: cpu.node,
     node: site.call,
-    message: `\`${name}\` is created on the CPU in \`${method}\` (${factory} without device=), but meets \`${otherName}\`, which ` +
-      `${accelPhrase(other.value)}${lineOf(other.value)}: once the module is on a GPU, PyTorch raises "Expected all tensors to be on the same device". ` +
-      `Create it where the module's inputs are${dev ? `: device=${dev}` : ''}.`,
+    message: ruleMessage((q) => ({
+      problem: `${q(cpu.node)} is created on the CPU in forward`,
+      action: dev ? `pass ${q(`device=${dev}`)}` : 'create it on the inputs\' device',
+      why: `In \`${method}\`, ${factory} has no device=, and \`${name}\` meets \`${otherName}\`, which ` +
+        `${accelPhrase(other.value)}${lineOf(other.value)}: once the module is on a GPU, ${SAME_DEVICE}`,
+    })),
     related: [
       ...c.related(where, `\`${name}\` meets \`${otherName}\` here`),
       ...c.related(other.value.origin, `\`${otherName}\` ${other.value.origin?.what ?? 'placed here'}`),

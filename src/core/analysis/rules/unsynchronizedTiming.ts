@@ -11,6 +11,7 @@ import { insertAt } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
 import { EITHER, hasAccel, Place, Value } from '../values';
 import { shortText } from './shared/describe';
+import { ruleMessage } from './shared/message';
 
 const CLOCKS = new Set([
   'time.time', 'time.perf_counter', 'time.monotonic', 'time.time_ns', 'time.perf_counter_ns', 'time.monotonic_ns', 'timeit.default_timer',
@@ -69,9 +70,12 @@ function checkClockRead(c: RuleHost, frame: Frame, end: Node, seen: Node[], work
     unit: frame.unit,
     code: 'DD006',
     node: end,
-    message: `\`${shortText(end)}\` reads the clock while the accelerator may still be running \`${shortText(last.node)}\` ` +
-      `(line ${last.node.startPosition.row + 1}): kernels are launched asynchronously, so the time since \`${shortText(start)}\` ` +
-      'measures the launch, not the work. Synchronize before reading the clock (or time with torch.cuda.Event).',
+    message: ruleMessage((q) => ({
+      problem: `${q(end)} may run before the GPU finishes`,
+      action: 'synchronize first',
+      why: `The accelerator may still be running \`${shortText(last.node)}\` (line ${last.node.startPosition.row + 1}): kernels are launched ` +
+        `asynchronously, so the time since \`${shortText(start)}\` measures the launch, not the work. Or time with torch.cuda.Event.`,
+    })),
     related: [{ range: rangeOf(start), message: 'timing starts here', cellIndex: frame.unit }],
     fixes,
   });

@@ -16,3 +16,11 @@ export function lineOf(v: Value): string {
   for (let o = v.origin; o && steps.length < 3; o = o.from) steps.push(`${o.what.replace(/ here$/, '')} on line ${o.node.startPosition.row + 1}`);
   return steps.length ? ` (${steps.join('; ')})` : '';
 }
+
+/** "is on the GPU", or "may be on the GPU" where only some paths put it there: for first sentences (MPS is Apple's GPU). */
+export function onGpu(v: Value): string {
+  return v.place === EITHER ? 'may be on the GPU' : 'is on the GPU';
+}
+
+/** The error PyTorch raises when two operands are on different devices, as an explanation's end. */
+export const SAME_DEVICE = 'PyTorch raises "Expected all tensors to be on the same device".';
