@@ -88,7 +88,7 @@ function interpret(units: Unit[], isNotebook: boolean, options: AnalyzeOptions, 
   const project = options.project;
   const loader = project ? new ProjectModuleLoader(project, registry) : undefined;
   try {
-    return interpretProgram(new Program(units, isNotebook, loader, project?.path), runs, enabledRules(options));
+    return interpretProgram(new Program(units, isNotebook, loader, project?.path), runs, enabledRules(options), options.torchVersion);
   } finally {
     loader?.dispose();
   }
@@ -100,7 +100,7 @@ function interpret(units: Unit[], isNotebook: boolean, options: AnalyzeOptions, 
  * answers to everything the finished run asked are the same is that run again, and is
  * not interpreted twice; a program that tests nothing is interpreted once.
  */
-function interpretProgram(program: Program, runs: RunCache, enabled: ReadonlySet<RuleCode>): UnitFinding[] {
+function interpretProgram(program: Program, runs: RunCache, enabled: ReadonlySet<RuleCode>, torchVersion?: string): UnitFinding[] {
   if (!program.imports.importsTorch) return [];
   runs.selectRules(enabled);
   const worlds = worldsOf(worldVariables(program.units));
@@ -111,7 +111,7 @@ function interpretProgram(program: Program, runs: RunCache, enabled: ReadonlySet
     if (!run) {
       const state = new WorldState(world);
       const worldRuns = runs.forWorld(worldKey(world));
-      const findings = interpretInWorld(program, worldRuns, enabled, state);
+      const findings = interpretInWorld(program, worldRuns, enabled, state, torchVersion);
       for (const v of state.consulted) worldRuns.consulted.add(v);
       run = { world, consulted: worldRuns.consulted, findings };
       done.push(run);
@@ -149,10 +149,10 @@ function findingKey(f: UnitFinding): string {
  * analysis and from the document's earlier ones; the reporting round skips the runs that
  * reported nothing last time and read the same again.
  */
-function interpretInWorld(program: Program, runs: RunCache, enabled: ReadonlySet<RuleCode>, world: WorldState): UnitFinding[] {
+function interpretInWorld(program: Program, runs: RunCache, enabled: ReadonlySet<RuleCode>, world: WorldState, torchVersion?: string): UnitFinding[] {
   const report = (summaries: Summaries): { findings: UnitFinding[]; next: Summaries } => {
     const tape = new Tape();
-    const rules = new RuleDispatcher(program, true, enabled, tape);
+    const rules = new RuleDispatcher(program, true, enabled, tape, undefined, torchVersion);
     const interpreter = new Interpreter(program, summaries, rules.events, { runs, tape, round: 'reporting', reportAgain: (f) => rules.reportAgain(f), world });
     interpreter.run();
     return { findings: rules.results(), next: interpreter.next };

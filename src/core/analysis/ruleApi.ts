@@ -113,6 +113,8 @@ export interface RuleHost {
   deviceChoice(): DeviceChoice;
   /** Events for other rules. */
   readonly emit: RuleEvents;
+  /** The PyTorch version the code runs with ("2.6.0"), when the front end knows it (AnalyzeOptions.torchVersion). */
+  readonly torchVersion?: string;
 }
 
 /** A rule: called once per interpretation round, returns the handlers of the events it subscribes to. */

@@ -41,6 +41,7 @@ export class RuleDispatcher {
     enabled: ReadonlySet<RuleCode>,
     private readonly tape?: Tape,
     registry: readonly RegisteredRule[] = RULE_REGISTRY,
+    torchVersion?: string,
   ) {
     // Filled below once every rule has subscribed; rules emit into it through `host.emit`.
     const events = {} as Record<EventName, Handler>;
@@ -59,6 +60,7 @@ export class RuleDispatcher {
       severityOf: (code) => ruleInfo(code).severity,
       deviceChoice: () => deviceChoiceOf(view),
       emit: this.events,
+      torchVersion,
     };
     const running = final ? registry.filter((r) => enabled.has(r.code)) : [];
     for (const r of running) {

@@ -61,6 +61,12 @@ export interface RuleSelection {
 export interface AnalyzeOptions extends RuleSelection {
   /** Honour `# noqa` comments (default true). */
   noqa?: boolean;
+  /**
+   * The PyTorch version the code runs with ("2.6.0"), when the front end knows it (the
+   * editor's interpreter, `--torch-version`, pyproject's `target-torch`): checks and fixes
+   * that depend on it read it; unknown, they assume nothing (docs/configuration.md).
+   */
+  torchVersion?: string;
   /** The file's path and its project's modules: imports of them carry their classes, functions and values. */
   project?: ProjectContext;
   /**
