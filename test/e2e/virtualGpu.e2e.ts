@@ -1,6 +1,6 @@
 // Dry-Run on a Virtual GPU, as a person sees it: in a trusted folder the run's mistake appears
-// in the Problems panel at the user's line, labelled as found by running, with the runtime
-// stack under it; in Restricted Mode the command is not offered at all (it runs the code).
+// in the Problems panel at the user's line (where the CPU tensor comes from), labelled as found
+// by running, with the failing use and the runtime stack under it; in Restricted Mode the command is not offered at all (it runs the code).
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -50,7 +50,7 @@ describe('Dry-Run on a Virtual GPU (trusted folder, Debian PyTorch)', function (
     await session?.stop();
   });
 
-  it('shows the mistake at the line PyTorch would fail on, labelled as found by running, with its stack', async () => {
+  it('shows the mistake at the line its CPU tensor comes from, labelled as found by running, with the failing use and its stack', async () => {
     const wb = session.workbench;
     await wb.openFile('dry_run_train.py');
     await wb.runCommand(TITLE);
@@ -59,7 +59,9 @@ describe('Dry-Run on a Virtual GPU (trusted folder, Debian PyTorch)', function (
     assert.ok(mistake, `Problems rows: ${rows.join(' | ')}`);
     assert.match(mistake, /Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!/);
     assert.match(mistake, /DD001/);
-    assert.match(mistake, /\[Ln 10, Col 9\]/, 'at return self.fc(x) in dry_run_model.py');
+    assert.match(mistake, /the cpu tensor comes from this line/);
+    assert.match(mistake, /\[Ln 7, Col 5\]/, 'at batch = torch.randn(3, 4) in dry_run_train.py');
+    assert.ok(rows.some((r) => /it meets cuda:0 here, in forward/.test(r)), `where a GPU fails, under it: ${rows.join(' | ')}`);
     assert.ok(rows.some((r) => /called from main/.test(r)), `the stack under it: ${rows.join(' | ')}`);
     assert.ok(rows.some((r) => /called from <module>/.test(r)), `the stack under it: ${rows.join(' | ')}`);
     await wb.screenshot('23-virtual-gpu-run');
