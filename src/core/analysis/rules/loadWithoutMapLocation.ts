@@ -7,7 +7,11 @@
 //   very path it saved (`torch.save(m, PATH)` … `torch.load(PATH)`) stays silent;
 // - DDP/torchrun code (the device comes from LOCAL_RANK): every process restores the
 //   tensors on the GPU that saved them, usually cuda:0, so all of them fill GPU 0.
-// `map_location=` says where the tensors go.
+// `map_location=` says where the tensors go. And with the interpreter's PyTorch at 2.6 or
+// later (when the front end knows it), a load whose result is used as a pickled model or
+// Namespace (`.eval()`, `ckpt["args"]`) fails under the new weights_only=True default: said
+// in the same finding, or alone; weights_only=False is offered only beside map_location,
+// never preferred, with the warning that it runs the pickled code.
 import type { Node } from '../../python/pyNode';
 import { callArguments, children, field } from '../../python/syntax';
 import { insertAt } from '../fixes';
@@ -17,6 +21,8 @@ import type { Fix } from '../types';
 import { shortText } from './shared/describe';
 import { canReference } from './shared/deviceText';
 import { inGpuOnlyTest } from './shared/gpuOnlyTest';
+import { torchAtLeast } from './shared/torchVersion';
+import { pickledObjectIn } from './shared/weightsOnly';
 
 const LOADS = new Set(['torch.load', 'torch.serialization.load']);
 const SAVES = new Set(['torch.save', 'torch.serialization.save']);
@@ -47,53 +53,79 @@ export const loadWithoutMapLocation: Rule = (host) => {
   return {
     call: (frame, call, qualified) => {
       if (!qualified || !LOADS.has(qualified)) return;
-      const args = callArguments(call);
-      // map_location is the second parameter; **kwargs may pass it.
-      if (args.keywords.has('map_location') || args.positional.length >= 2 || args.hasSplat || inGpuOnlyTest(call)) return;
+      if (callArguments(call).hasSplat || inGpuOnlyTest(call)) return; // **kwargs may pass what is missing
       facts ??= readFacts(host);
-      if (facts.ddp && !inOneProcess(call)) return reportDdp(host, frame, call, facts);
-      const choice = host.deviceChoice();
-      const why = choice.runTimeChoice;
-      if (!why) return;
-      const path = args.positional[0] ?? args.keywords.get('f');
-      let saves = '';
-      if (choice.savesCheckpoints) {
-        // Through a helper of the project only: which paths it writes is not known here.
-        if (facts.savedPaths.size === 0 || facts.savesToCallersPath || !path || facts.savedPaths.has(normalized(path))) return;
-        saves = ` This program saves checkpoints too (line ${choice.savesCheckpoints.startPosition.row + 1}), ` +
-          `but not to \`${shortText(path)}\`: that one may come from another machine.`;
-      }
-      const target = deviceVariable(frame, DEVICE_NAMES) ?? '"cpu"';
+      const device = mapLocationProblem(host, frame, call, facts);
+      const weights = weightsOnlyProblem(host, call);
+      if (!device && !weights) return;
+      const fixes = device ? fixOf(call, `map_location=${device.target}`, frame.unit, true) : [];
+      if (device && weights) fixes.push(...fixOf(call, 'weights_only=False', frame.unit, false, ' (only for a file you trust: it runs the pickled code)'));
       host.report({
         unit: frame.unit,
         code: 'DD013',
         node: call,
         startNode: field(call, 'function') ?? call,
-        message: `\`${shortText(call, 30)}\` has no map_location; pass map_location=${target}. ` +
-          `It restores each tensor on the device it was saved from, and this code ${why}, so a checkpoint saved on a GPU ` +
-          `fails where none is ("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False").${saves}`,
+        message: device ? `${device.message}${weights ? ` Also: ${weights}` : ''}` : weights!,
         related: [],
-        fixes: fixOf(call, target, frame.unit),
+        fixes,
       });
     },
   };
 };
 
-function reportDdp(host: RuleHost, frame: Frame, call: Node, facts: FileFacts): void {
-  const device = deviceVariable(frame, DEVICE_NAMES);
-  const rank = device ? undefined : LOCAL_RANK_NAMES.find((name) => facts.rankTexts.has(name) && canReference(frame, name));
-  const target = device ?? (rank ? `f"cuda:{${rank}}"` : '"cpu"');
-  host.report({
-    unit: frame.unit,
-    code: 'DD013',
-    node: call,
-    startNode: field(call, 'function') ?? call,
-    message: `\`${shortText(call, 30)}\` has no map_location in DDP code; pass map_location=${target}. ` +
-      'Every process restores each tensor on the GPU it was saved from, usually cuda:0, so all of them fill GPU 0 ' +
-      '(out of memory, or a model on another process\'s GPU). Map the checkpoint to this process\'s device (LOCAL_RANK).',
-    related: [],
-    fixes: fixOf(call, target, frame.unit),
-  });
+/** Where the checkpoint's tensors go is not said, and it matters here: the message and the map_location to write. */
+function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: FileFacts): { message: string; target: string } | undefined {
+  const args = callArguments(call);
+  // map_location is the second parameter.
+  if (args.keywords.has('map_location') || args.positional.length >= 2) return undefined;
+  const load = `\`${shortText(call, 30)}\``;
+  if (facts.ddp && !inOneProcess(call)) {
+    const device = deviceVariable(frame, DEVICE_NAMES);
+    const rank = device ? undefined : LOCAL_RANK_NAMES.find((name) => facts.rankTexts.has(name) && canReference(frame, name));
+    const target = device ?? (rank ? `f"cuda:{${rank}}"` : '"cpu"');
+    return {
+      target,
+      message: `${load} has no map_location in DDP code; pass map_location=${target}. ` +
+        'Every process restores each tensor on the GPU it was saved from, usually cuda:0, so all of them fill GPU 0 ' +
+        '(out of memory, or a model on another process\'s GPU). Map the checkpoint to this process\'s device (LOCAL_RANK).',
+    };
+  }
+  const choice = host.deviceChoice();
+  const why = choice.runTimeChoice;
+  if (!why) return undefined;
+  const path = args.positional[0] ?? args.keywords.get('f');
+  let saves = '';
+  if (choice.savesCheckpoints) {
+    // Through a helper of the project only: which paths it writes is not known here.
+    if (facts.savedPaths.size === 0 || facts.savesToCallersPath || !path || facts.savedPaths.has(normalized(path))) return undefined;
+    saves = ` This program saves checkpoints too (line ${choice.savesCheckpoints.startPosition.row + 1}), ` +
+      `but not to \`${shortText(path)}\`: that one may come from another machine.`;
+  }
+  const target = deviceVariable(frame, DEVICE_NAMES) ?? '"cpu"';
+  return {
+    target,
+    message: `${load} has no map_location; pass map_location=${target}. ` +
+      `It restores each tensor on the device it was saved from, and this code ${why}, so a checkpoint saved on a GPU ` +
+      `fails where none is ("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False").${saves}`,
+  };
+}
+
+/**
+ * With PyTorch 2.6 or later (the interpreter's, when known), a checkpoint holding a
+ * pickled object fails under the weights_only=True default; unknown or older: nothing.
+ */
+function weightsOnlyProblem(host: RuleHost, call: Node): string | undefined {
+  if (callArguments(call).keywords.has('weights_only') || torchAtLeast(host.torchVersion, 2, 6) !== true) return undefined;
+  const held = pickledObjectIn(call);
+  if (!held) return undefined;
+  const load = `\`${shortText(call, 30)}\``;
+  const since = `PyTorch ${host.torchVersion} loads with weights_only=True, which raises "Weights only load failed" for it.`;
+  return held.kind === 'model'
+    ? `${load} reads a pickled model (\`${shortText(held.use, 24)}\`); save and load its state_dict. ${since} ` +
+      'Or pass weights_only=False, only for a file you trust: it runs the pickled code.'
+    : `${load} reads a pickled object (\`${shortText(held.use, 24)}\`); allow its class before loading. ${since} ` +
+      'Allow it with torch.serialization.add_safe_globals([argparse.Namespace]) (its class), or pass weights_only=False, ' +
+      'only for a file you trust: it runs the pickled code.';
 }
 
 /** Under a branch that one process runs (rank 0 loading for everyone): there the saving GPU is its own. */
@@ -159,13 +191,13 @@ function deviceVariable(frame: Frame, names: readonly string[]): string | undefi
   return undefined;
 }
 
-/** `torch.load(path)` → `torch.load(path, map_location=device)`. */
-function fixOf(call: Node, target: string, unit: number): Fix[] {
+/** `torch.load(path)` → `torch.load(path, map_location=device)` (`keyword` is `map_location=device`). */
+function fixOf(call: Node, keyword: string, unit: number, preferred: boolean, why = ''): Fix[] {
   const list = field(call, 'arguments');
   if (!list || list.type !== 'argument_list') return [];
   const items = children(list);
   const last = items[items.length - 1];
   if (!last) return [];
   const at = { line: last.endPosition.row, character: last.endPosition.column };
-  return [{ title: `Add map_location=${target}`, edits: [insertAt(at, `, map_location=${target}`, unit)], preferred: true }];
+  return [{ title: `Add ${keyword}${why}`, edits: [insertAt(at, `, ${keyword}`, unit)], preferred }];
 }

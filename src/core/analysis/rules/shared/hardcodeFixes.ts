@@ -1,13 +1,15 @@
 // DD005's fixes for one place that names CUDA: the literal becomes a choice at run time
 // (`"cuda" if torch.cuda.is_available() else "cpu"`), `.cuda()` becomes `.to(<that>)`, a
 // `--gpu` option on by default defaults to `torch.cuda.is_available()`; or a `get_device()`
-// helper (CUDA, then MPS, then the CPU) is inserted after the imports and used there.
+// helper (CUDA, then MPS, then the CPU; torch.accelerator with PyTorch 2.6 or later) is
+// inserted after the imports and used there.
 import type { Node } from '../../../python/pyNode';
 import type { CudaHardcode } from '../../../python/cudaHardcode';
 import { callArguments, children } from '../../../python/syntax';
 import type { RuleHost } from '../../ruleApi';
 import type { TextEdit } from '../../types';
 import { shortText } from './describe';
+import { torchAtLeast } from './torchVersion';
 
 /** A place that names CUDA, as the fixes need it. */
 export type CudaPlace =
@@ -37,7 +39,7 @@ export class HardcodeFixer {
 
   constructor(host: RuleHost, unit: number) {
     this.torch = torchBinding(host, unit);
-    this.helper = this.torch && helperEdits(host, unit, this.torch.name);
+    this.helper = this.torch && helperEdits(host, unit, this.torch.name, torchAtLeast(host.torchVersion, 2, 6) === true);
   }
 
   fixesFor(place: CudaPlace): PlaceFixes {
@@ -110,8 +112,12 @@ function methodAsTo(call: Node): { literal: string; rest: string[] } | undefined
   return { literal: index ? `"cuda:${index.text}"` : '"cuda"', rest };
 }
 
-/** The helper, inserted after the imports of the unit that imports torch (none when one is defined already). */
-function helperEdits(host: RuleHost, unit: number, torch: string): TextEdit[] | undefined {
+/**
+ * The helper, inserted after the imports of the unit that imports torch (none when one is
+ * defined already). With PyTorch 2.6 or later it asks torch.accelerator (CUDA, MPS, XPU, ...);
+ * otherwise, or when the version is unknown, CUDA then MPS by hand.
+ */
+function helperEdits(host: RuleHost, unit: number, torch: string, accelerator: boolean): TextEdit[] | undefined {
   if (host.program.topFunctions.has('get_device')) return [];
   const importing = host.program.modules[0].units.find((u) => children(u.root).some(importsTorch));
   if (!importing || importing.index > unit) return undefined;
@@ -121,7 +127,12 @@ function helperEdits(host: RuleHost, unit: number, torch: string): TextEdit[] | 
     else if (last && s.type !== 'comment') break;
   }
   if (!last || last.startPosition.row !== last.endPosition.row) return undefined;
-  const body = [
+  const body = accelerator ? [
+    '', '', 'def get_device():',
+    '    """The accelerator PyTorch finds (CUDA, MPS, XPU, ...), else the CPU."""',
+    `    if ${torch}.accelerator.is_available():`, `        return ${torch}.accelerator.current_accelerator()`,
+    `    return ${torch}.device("cpu")`,
+  ].join(importing.eol) : [
     '', '', 'def get_device():',
     '    """CUDA if present, then Apple\'s MPS (if it can allocate), else the CPU."""',
     `    if ${torch}.cuda.is_available():`, `        return ${torch}.device("cuda")`,
