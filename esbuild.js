@@ -83,6 +83,8 @@ async function main() {
         target: 'node18',
         outdir,
         external: ['vscode', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu'],
+        // jsonc-parser's "main" is a UMD file whose require('./impl/…') calls esbuild cannot follow.
+        alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
         sourcemap: !production,
         minify: production,
         logLevel: 'warning',
