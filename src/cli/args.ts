@@ -6,7 +6,7 @@
 // then the values themselves (a format, rule codes, numbers).
 import { parseArgs as parseArgv } from 'util';
 import { DTYPES, STORAGE_DTYPES, isCudaDevice } from '../core/bench/model';
-import { isRuleSelector } from '../core/config';
+import { isRuleSelector, isTorchVersion } from '../core/config';
 import { DEFAULT_MAX_BYTES } from '../core/python/limits';
 
 export type OutputFormat = 'text' | 'json' | 'sarif';
@@ -28,6 +28,8 @@ export interface LintOptions {
   maxBytes: number;
   /** false with --no-cache; a folder with --cache-dir; absent: the default folder in the current directory. */
   cache?: string | false;
+  /** From --torch-version: the PyTorch version to assume, over pyproject's `target-torch`. */
+  torchVersion?: string;
 }
 
 /**
@@ -140,6 +142,7 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       'max-bytes': value,
       'no-cache': flag,
       'cache-dir': value,
+      'torch-version': value,
       help,
     },
     positionals: true,
@@ -269,7 +272,15 @@ function lintOptions(line: CommandLine): LintOptions {
     exitZero: has(line, 'exit-zero'),
     maxBytes: readMaxBytes(line),
     ...readCache(line),
+    ...readTorchVersionOption(line),
   };
+}
+
+function readTorchVersionOption(line: CommandLine): { torchVersion?: string } {
+  const text = valuesOf(line, 'torch-version')?.pop();
+  if (text === undefined) return {};
+  if (!isTorchVersion(text.trim())) throw new UsageError(`--torch-version needs a PyTorch version such as 2.6 or 2.6.0 (got '${text}')`);
+  return { torchVersion: text.trim() };
 }
 
 /** --no-cache, or --cache-dir DIR (the last one given); neither: the default folder. */

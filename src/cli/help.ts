@@ -54,6 +54,9 @@ Options:
   --cache-dir <dir>        Keep the cache there (default: .device_doctor_cache in the current
                            folder; an entry counts while the file, its imports and the tool
                            are unchanged)
+  --torch-version <v>      The PyTorch version the code runs with (2.6, 2.6.0): checks and fixes
+                           that depend on it use it; default: pyproject's target-torch, else
+                           none is assumed
   -q, --quiet              Print findings only, without the summary line
   -h, --help               Show this help
 

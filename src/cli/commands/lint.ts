@@ -19,9 +19,9 @@ export const EXIT_FINDINGS = 1;
 export const EXIT_USAGE = 2;
 
 function commandLineLayer(options: LintOptions): SelectionLayer | undefined {
-  const { select, extendSelect, ignore } = options;
-  if (!select && !extendSelect && !ignore) return undefined;
-  return { select, extendSelect, ignore };
+  const { select, extendSelect, ignore, torchVersion } = options;
+  if (!select && !extendSelect && !ignore && !torchVersion) return undefined;
+  return { select, extendSelect, ignore, torchVersion };
 }
 
 function render(report: LintReport, options: LintOptions, io: CliIo): string {

@@ -1,6 +1,6 @@
 // Project configuration: `[tool.device-doctor]` in pyproject.toml, and the rules it
 // selects for each file. Pure: reads files, never imports vscode or spawns processes.
-export { parseProjectConfig, isRuleSelector, TABLE_NAME } from './projectConfig';
+export { parseProjectConfig, isRuleSelector, isTorchVersion, TABLE_NAME } from './projectConfig';
 export type { ProjectConfig, PerFileIgnore, ParsedConfig } from './projectConfig';
 export { findProjectConfig, clearProjectConfigCache } from './findConfig';
 export type { FoundConfig } from './findConfig';

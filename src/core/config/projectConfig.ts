@@ -25,6 +25,8 @@ export interface ProjectConfig {
    * about code that must also run without it (CUDA_ONLY_QUIET) are off there.
    */
   cudaOnly?: boolean | string[];
+  /** `target-torch`: the PyTorch version the project runs with ("2.6"), for checks and fixes that depend on it. */
+  targetTorch?: string;
 }
 
 /** DD005 (hard-coded CUDA), DD011 (unguarded torch.cuda call), DD013 (torch.load without map_location). */
@@ -38,7 +40,7 @@ export interface ParsedConfig {
 
 export const TABLE_NAME = 'tool.device-doctor';
 
-const KNOWN_KEYS = ['select', 'extend-select', 'ignore', 'per-file-ignores', 'cuda-only'];
+const KNOWN_KEYS = ['select', 'extend-select', 'ignore', 'per-file-ignores', 'cuda-only', 'target-torch'];
 
 /**
  * A rule selector is a full code (`DD003`), a prefix of codes (`DD00`, `DD`), `ALL`, as
@@ -84,6 +86,17 @@ function readPerFileIgnores(value: unknown, errors: string[]): PerFileIgnore[] |
   return entries;
 }
 
+/** A PyTorch version as "2.6" or "2.6.0" (a TOML string; a local part such as "+cu124" is allowed). */
+export function isTorchVersion(value: string): boolean {
+  return /^\d+\.\d+(\.\d+)?([a-z]+\d*)?(\+[\w.]+)?$/.test(value);
+}
+
+function readTorchVersion(value: unknown, where: string, errors: string[]): string | undefined {
+  if (typeof value === 'string' && isTorchVersion(value.trim())) return value.trim();
+  errors.push(`${where} must be a PyTorch version as a string, such as "2.6"`);
+  return undefined;
+}
+
 /** `cuda-only = true`, or a list of globs like per-file-ignores' (`["bench/**", "kernels/*.py"]`). */
 function readCudaOnly(value: unknown, errors: string[]): boolean | string[] | undefined {
   const where = `[${TABLE_NAME}] cuda-only`;
@@ -117,6 +130,7 @@ export function readConfigTable(table: Record<string, unknown>): ParsedConfig {
   if ('ignore' in table) config.ignore = readCodeList(table.ignore, `[${TABLE_NAME}] ignore`, errors);
   if ('per-file-ignores' in table) config.perFileIgnores = readPerFileIgnores(table['per-file-ignores'], errors);
   if ('cuda-only' in table) config.cudaOnly = readCudaOnly(table['cuda-only'], errors);
+  if ('target-torch' in table) config.targetTorch = readTorchVersion(table['target-torch'], `[${TABLE_NAME}] target-torch`, errors);
   for (const key of Object.keys(config) as Array<keyof ProjectConfig>) {
     if (config[key] === undefined) delete config[key];
   }

@@ -13,6 +13,8 @@ export interface SelectionLayer {
   select?: string[];
   extendSelect?: string[];
   ignore?: string[];
+  /** The PyTorch version to assume (the command line's --torch-version), over the pyproject's `target-torch`. */
+  torchVersion?: string;
 }
 
 const ALL_CODES: readonly RuleCode[] = RULES.map((rule) => rule.code);
@@ -86,16 +88,19 @@ export function perFileIgnoredCodes(config: ProjectConfig, root: string, filePat
 /**
  * The rules to run on `filePath` under `config` (found at `root`). `overrides` are the
  * command line's options: a `select` there replaces the pyproject's select and ignore.
- * per-file-ignores always apply last.
+ * per-file-ignores always apply last. The result also carries the PyTorch version to
+ * assume (--torch-version, else `target-torch`), which the front ends pass on with it.
  */
 export function selectionForFile(
   config: ProjectConfig,
   root: string,
   filePath: string,
   overrides?: SelectionLayer,
-): RuleSelection {
+): RuleSelection & { torchVersion?: string } {
   const layers: SelectionLayer[] = [{ select: config.select, extendSelect: config.extendSelect, ignore: config.ignore }];
   if (overrides) layers.push(overrides);
   layers.push({ ignore: perFileIgnoredCodes(config, root, filePath) });
-  return resolveSelection(layers);
+  // The analysis options of the file: what runs, and the PyTorch version to assume when one is given.
+  const torchVersion = overrides?.torchVersion ?? config.targetTorch;
+  return { ...resolveSelection(layers), ...(torchVersion ? { torchVersion } : {}) };
 }
