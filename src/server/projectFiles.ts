@@ -3,7 +3,7 @@
 // then the disk, each file cached by (mtimeMs, size). Nothing is indexed up front: a module
 // is looked for only when an analysed file imports it, so a workspace of thousands of files
 // costs nothing until then. Reading is allowed in untrusted workspaces: nothing is executed.
-import { createModuleResolver, type ProjectContext } from '../core/analysis';
+import { createModuleResolver, ImporterIndex, ModuleTrees, type ProjectContext } from '../core/analysis';
 import { ModuleFileReader } from '../node/moduleFileReader';
 import type { ModuleUse, OverlayUpdate, ProjectSpec } from './analysisMessages';
 
@@ -18,6 +18,8 @@ export class ProjectFiles {
   /** Absolute path → text of each open document, which overrides the file on disk. */
   private readonly open = new Map<string, string>();
   private readonly disk = new ModuleFileReader({ revalidate: true });
+  /** Imported modules parsed once for every analysis while their text stays the same. */
+  private readonly trees = new ModuleTrees();
 
   setOpen(path: string, text: string): void {
     this.open.set(path, text);
@@ -50,8 +52,13 @@ export class ProjectFiles {
       (text === undefined ? missing : found).push(file);
       return text;
     };
+    const modules = createModuleResolver(spec.roots, read);
+    // The open documents that import this one run with its analysis; read through `read`, so
+    // an edit of one re-analyses this file as an edit of an imported module does.
+    const quiet = (file: string) => this.read(file, spec.maxModuleBytes);
+    const importers = new ImporterIndex([...this.open.keys()].filter((p) => p !== spec.path), createModuleResolver(spec.roots, quiet), read, quiet);
     return {
-      context: { path: spec.path, modules: createModuleResolver(spec.roots, read) },
+      context: { path: spec.path, modules, trees: this.trees, importers: () => importers.importersOf(spec.path) },
       finish: () => ({ found: [...new Set(found)], missing: [...new Set(missing)], ms: Math.round(ms) }),
     };
   }

@@ -1,4 +1,5 @@
 // The one place where analyzer findings become LSP diagnostics.
+import { pathToFileURL } from 'url';
 import { DiagnosticSeverity, DiagnosticTag } from 'vscode-languageserver';
 import type { Diagnostic, DiagnosticRelatedInformation } from 'vscode-languageserver';
 import { ruleDocsUrl } from '../core/analysis';
@@ -32,7 +33,7 @@ export function effectiveSeverity(finding: Finding, settings: Pick<ServerSetting
 function toRelatedInformation(related: readonly RelatedLocation[], locate: UriLocator): DiagnosticRelatedInformation[] {
   const result: DiagnosticRelatedInformation[] = [];
   for (const item of related) {
-    const uri = locate(item.cellIndex);
+    const uri = item.path !== undefined ? pathToFileURL(item.path).href : locate(item.cellIndex);
     if (uri === undefined) continue;
     result.push({ location: { uri, range: item.range }, message: item.message });
   }

@@ -51,6 +51,10 @@ function region(locator: Locator, range: Range, cellIndex: number | undefined): 
   return { startLine: start.row, startColumn: start.column, endLine: end.row, endColumn: end.column };
 }
 
+function otherFileRegion(range: Range): Json {
+  return { startLine: range.start.line + 1, startColumn: range.start.character + 1, endLine: range.end.line + 1, endColumn: range.end.character + 1 };
+}
+
 /** Fixes only for .py files: a notebook's cell-local lines are not lines of the .ipynb file. */
 function sarifFixes(file: LintedFile, finding: Finding, locator: Locator, artifact: Json): Json[] | undefined {
   const fix = finding.fixes.find((f) => f.preferred);
@@ -77,7 +81,10 @@ function sarifResult(file: LintedFile, found: LocatedFinding, locator: Locator, 
     result.relatedLocations = finding.related.map((rel, id) => ({
       id,
       message: { text: rel.message },
-      physicalLocation: physical(rel.range, rel.cellIndex ?? cellIndex),
+      physicalLocation: rel.path !== undefined
+        // Another file of the project: its lines and columns as the analysis counted them (1-based).
+        ? { artifactLocation: artifactLocation(rel.path, cwd), region: otherFileRegion(rel.range) }
+        : physical(rel.range, rel.cellIndex ?? cellIndex),
     }));
   }
   const fixes = sarifFixes(file, finding, locator, artifact);

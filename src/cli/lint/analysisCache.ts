@@ -51,7 +51,9 @@ export class AnalysisCache {
 
   private cached<T extends Finding[] | CellFinding[]>(kind: string, sources: readonly string[], options: AnalyzeOptions, analyze: (o: AnalyzeOptions) => T): T {
     const { project, onSyntaxError, ...rest } = options;
-    const key = hash(JSON.stringify([this.tool, kind, project?.path ?? '', rest, sources]));
+    // Files that import this one run with its analysis: their texts are part of what it read.
+    const importers = (project?.importers?.() ?? []).map((f) => [f.path, hash(f.source)]);
+    const key = hash(JSON.stringify([this.tool, kind, project?.path ?? '', rest, sources, importers]));
     const file = path.join(this.folder, key.slice(0, 2), `${key}.json`);
     const found = this.read<T>(file);
     if (found && (!project || stillResolves(found.imports, project.modules))) {

@@ -249,7 +249,7 @@ function describeFailure(err: unknown): string {
 export async function lintFiles(files: readonly string[], settings: LintSettings): Promise<LintReport> {
   await initPythonParser();
   const report: LintReport = { files: [], problems: [], fixMode: settings.fix };
-  const modules = new ProjectModules(projectRoots(settings.paths ?? [], settings.cwd), settings.maxBytes);
+  const modules = new ProjectModules(projectRoots(settings.paths ?? [], settings.cwd), settings.maxBytes, files);
   let reloadsBefore = parserReloads();
   for (const file of files) {
     try {

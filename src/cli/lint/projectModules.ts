@@ -4,7 +4,7 @@
 // was given and the current directory. Each module file is read at most once per run.
 import * as fs from 'fs';
 import * as path from 'path';
-import { createModuleResolver, type ModuleResolver, type ProjectContext } from '../../core/analysis';
+import { createModuleResolver, ImporterIndex, ModuleTrees, type ModuleResolver, type ProjectContext } from '../../core/analysis';
 import { ModuleFileReader } from '../../node/moduleFileReader';
 
 /** The folders imports are also searched from: each given folder itself, a given file's folder, then `cwd`. */
@@ -28,14 +28,20 @@ export function projectRoots(paths: readonly string[], cwd: string): string[] {
 export class ProjectModules {
   private readonly reader = new ModuleFileReader({ revalidate: false });
   private readonly resolver: ModuleResolver;
+  /** Each imported module is parsed once per run, however many linted files import it. */
+  private readonly trees = new ModuleTrees();
+  private readonly importers: ImporterIndex;
 
   /** `maxBytes`: a module file over --max-bytes is not read, like a linted file over it is not parsed. */
-  constructor(roots: readonly string[], maxBytes: number | undefined) {
-    this.resolver = createModuleResolver(roots, (file) => this.reader.read(file, maxBytes));
+  /** `files`: the files this run lints, whose imports say who imports whom. */
+  constructor(roots: readonly string[], maxBytes: number | undefined, files: readonly string[] = []) {
+    const read = (file: string) => this.reader.read(file, maxBytes);
+    this.resolver = createModuleResolver(roots, read);
+    this.importers = new ImporterIndex(files, this.resolver, read);
   }
 
   contextFor(file: string): ProjectContext {
-    return { path: file, modules: this.resolver };
+    return { path: file, modules: this.resolver, trees: this.trees, importers: () => this.importers.importersOf(file) };
   }
 
   /** `file` was rewritten by --fix: files linted after it import its new text. */

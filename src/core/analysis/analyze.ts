@@ -10,12 +10,14 @@ import { RunCache, Tape } from './runCache';
 import { Interpreter } from './interpreter';
 import { blankIPythonSyntax } from './notebook';
 import { ModuleInfo, ModuleLoader, Program, Unit } from './program';
-import type { ProjectContext } from './project';
+import type { ModuleFile, ProjectContext } from './project';
+import type { KeptModule } from './moduleTrees';
 import { RuleDispatcher } from './ruleDispatcher';
 import type { UnitFinding } from './ruleApi';
 import { sameRun, worldCondition, worldsOf, WorldState, worldVariables, type World } from './world';
 import { enabledRules, isSuppressedByNoqa } from './suppression';
-import type { AnalyzeOptions, CellFinding, Finding, Fix, Range, TextEdit } from './types';
+import { basename } from 'path';
+import type { AnalyzeOptions, CellFinding, Finding, Fix, Range, RelatedLocation, TextEdit } from './types';
 
 /**
  * Rounds of whole-program interpretation; each feeds call sites to the next. Muted rounds
@@ -42,13 +44,11 @@ function unitOf(index: number, module: number, root: Node, source: string): Unit
  */
 const MAX_MODULE_BYTES = 512 * 1024;
 
-/** Reads imported project modules through the front end's resolver and parses them; frees their trees after. */
+/** Reads imported project modules through the front end's resolver and parses them, or takes them parsed from the shared ModuleTrees. */
 class ProjectModuleLoader implements ModuleLoader {
-  readonly trees: Tree[] = [];
-
   constructor(private readonly project: ProjectContext, private readonly registry: NodeRegistry) {}
 
-  load(from: ModuleInfo, name: string, unitIndex: number, moduleIndex: number): { path: string; unit: Unit } | undefined {
+  load(from: ModuleInfo, name: string, unitIndex: number, moduleIndex: number): { path: string; unit?: Unit } | undefined {
     const dots = /^\.*/.exec(name)![0].length;
     let file;
     try {
@@ -56,17 +56,45 @@ class ProjectModuleLoader implements ModuleLoader {
     } catch {
       return undefined; // a front end's read failing is a module we cannot see, not a failed analysis
     }
-    if (!file || file.source.length > MAX_MODULE_BYTES || file.path === this.project.path) return undefined;
-    const tree = parsePython(file.source);
-    this.trees.push(tree);
-    // An imported module with a syntax error still says what its intact statements define.
-    const parsed = recoverFromSyntaxErrors(tree, file.source);
-    if (parsed.owned) this.trees.push(parsed.tree);
-    return { path: file.path, unit: makeUnit(unitIndex, parsed, this.registry, moduleIndex) };
+    if (!file || file.source.length > MAX_MODULE_BYTES) return undefined;
+    // An importer importing the analysed file back: linked to module 0, never parsed again.
+    if (file.path === this.project.path) return { path: file.path };
+    return { path: file.path, unit: this.unit(file.path, file.source, unitIndex, moduleIndex) };
   }
 
-  dispose(): void {
-    for (const t of this.trees) t.delete();
+  importers(unitIndex: number, firstModuleIndex: number): Array<{ path: string; unit: Unit }> {
+    let files: readonly ModuleFile[];
+    try {
+      files = this.project.importers?.() ?? [];
+    } catch {
+      return [];
+    }
+    return files
+      .filter((f) => f.path !== this.project.path && f.source.length <= MAX_MODULE_BYTES)
+      .map((f, i) => ({ path: f.path, unit: this.unit(f.path, f.source, unitIndex + i, firstModuleIndex + i) }));
+  }
+
+  private unit(path: string, source: string, index: number, module: number): Unit {
+    const kept = this.project.trees?.get(path, source) ?? this.parse(path, source);
+    return { index, module, root: kept.root, source: kept.source, lines: kept.lines, eol: kept.eol };
+  }
+
+  private parse(path: string, source: string): KeptModule {
+    const tree = parsePython(source);
+    try {
+      // An imported module with a syntax error still says what its intact statements define.
+      const parsed = recoverFromSyntaxErrors(tree, source);
+      try {
+        const unit = makeUnit(0, parsed, this.registry);
+        const kept = { fileText: source, source: unit.source, root: unit.root, lines: unit.lines, eol: unit.eol };
+        this.project.trees?.put(path, kept);
+        return kept;
+      } finally {
+        if (parsed.owned) parsed.tree.delete();
+      }
+    } finally {
+      tree.delete();
+    }
   }
 }
 
@@ -87,11 +115,7 @@ function aroundSkipped(findings: UnitFinding[], parses: readonly RecoveredParse[
 function interpret(units: Unit[], isNotebook: boolean, options: AnalyzeOptions, registry: NodeRegistry, runs: RunCache): UnitFinding[] {
   const project = options.project;
   const loader = project ? new ProjectModuleLoader(project, registry) : undefined;
-  try {
-    return interpretProgram(new Program(units, isNotebook, loader, project?.path), runs, enabledRules(options), options.torchVersion);
-  } finally {
-    loader?.dispose();
-  }
+  return interpretProgram(new Program(units, isNotebook, loader, project?.path), runs, enabledRules(options), options.torchVersion);
 }
 
 /**
@@ -189,13 +213,40 @@ function toFinding(f: UnitFinding, keepCells: boolean): Finding {
   const fixes: Fix[] = f.fixes.map((x) => ({ ...x, edits: x.edits.map(strip) }));
   return {
     code: f.code,
-    message: f.message,
+    message: otherFileWording(f.message, f.related, nodeRange(f.node).start.line + 1),
     range: { start, end },
     severity: severityOf(f.code),
-    related: f.related.map((r) => (keepCells ? r : { range: r.range, message: r.message })),
+    related: f.related.map((r) => (keepCells || r.path !== undefined ? r : { range: r.range, message: r.message })),
     fixes,
     ...(f.tags ? { tags: f.tags } : {}),
   };
+}
+
+/**
+ * "moved to device on line 5" names a line of the analysed file; where line 5 is only a
+ * related place in another file (a file that imports this one), say which: "on line 5 of
+ * train.py". A line that is also this file's stays as it is, since which one is meant is unknown.
+ */
+function otherFileWording(message: string, related: readonly RelatedLocation[], ownLine: number): string {
+  const own = new Set([ownLine, ...related.filter((r) => r.path === undefined).map((r) => r.range.start.line + 1)]);
+  const named = new Map<number, string | null>();
+  let out = message;
+  for (const r of related) {
+    if (r.path === undefined) continue;
+    const line = r.range.start.line + 1;
+    const name = basename(r.path);
+    // A step of where a value came from is said as its related message is ("`model` moved to
+    // device on line 6"): that phrase names this place, whatever else says line 6.
+    const phrase = `${r.message.replace(/ here$/, '')} on line ${line}`;
+    if (out.includes(phrase) && !out.includes(`${phrase} of `)) {
+      out = out.split(phrase).join(`${phrase} of ${name}`);
+      continue;
+    }
+    if (own.has(line)) continue;
+    named.set(line, named.has(line) && named.get(line) !== name ? null : name);
+  }
+  for (const [line, name] of named) if (name !== null) out = out.replace(new RegExp(`\\bline ${line}\\b(?! of )`, 'g'), `line ${line} of ${name}`);
+  return out;
 }
 
 function severityOf(code: Finding['code']) {

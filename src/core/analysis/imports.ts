@@ -67,6 +67,18 @@ export class ImportTable {
     }
   }
 
+  /**
+   * The qualified names that loading local `name` needs (`Net` → `model.Net`; `a` of
+   * `import a.b.c` → `a.b.c` too), for following project modules by demand.
+   */
+  qualifiedNamesOf(name: string): string[] {
+    const base = this.aliases.get(name);
+    if (base === undefined) return [];
+    const out = [base];
+    for (const p of this.plainImports) if (p.startsWith(`${name}.`) && base === name) out.push(p);
+    return out;
+  }
+
   /** Every qualified name an import binds (`torch.nn`, `model.Net`, `.utils.train`), for resolving project modules. */
   qualifiedNames(): string[] {
     return [...new Set([...this.aliases.values(), ...this.plainImports])];

@@ -6,4 +6,6 @@ export { analyzeSource, analyzeSplicedTree, analyzeTree, analyzeNotebook } from 
 export { RunCache } from './runCache';
 export { initPythonParser } from '../python/parser';
 export { createModuleResolver } from './project';
+export { ModuleTrees } from './moduleTrees';
+export { ImporterIndex } from './importerIndex';
 export type { ModuleFile, ModuleResolver, ProjectContext, ReadFile } from './project';

@@ -89,7 +89,7 @@ export class Interpreter implements RoundContext {
       this.finalModuleEnvs[m] = env;
       this.moduleEnvs[m] = this.tape ? new WatchedEnv(env, this.tape, (name) => ({ kind: 'global', module: m, name })) : env;
     }
-    for (const fn of this.program.functions) {
+    for (const fn of this.program.functionsRun) {
       const globals = this.moduleEnvs[fn.module];
       const enclosing = fn.parent === -1 ? undefined : this.finals.get(fn.parent);
       const outer = !enclosing ? globals : this.tape ? new WatchedEnv(enclosing, this.tape, (name) => ({ kind: 'enclosing', fn: fn.parent, name })) : enclosing;

@@ -4,6 +4,7 @@
 import type { Node } from '../python/pyNode';
 import { children, field } from '../python/syntax';
 import { ImportTable } from './imports';
+import { demandedOf, moduleCandidates, namesUsed } from './moduleDemand';
 import { isLightningModuleBase, markLightningClasses } from './frameworkNames';
 import { scopeFacts, ScopeFacts } from './scopeScan';
 import { isPlacelessModuleClass, MODULE_BASE_CLASSES } from './torchApi';
@@ -82,8 +83,17 @@ export interface ModuleInfo {
 
 /** Reads and parses project modules for the program (analyze.ts, with the front end's resolver). */
 export interface ModuleLoader {
-  /** The module `name` (`pkg.data`, `.utils`, `..`) imported from `from`, as a unit numbered `unitIndex`. */
-  load(from: ModuleInfo, name: string, unitIndex: number, moduleIndex: number): { path: string; unit: Unit } | undefined;
+  /**
+   * The module `name` (`pkg.data`, `.utils`, `..`) imported from `from`, as a unit numbered
+   * `unitIndex`; only its path when it is the analysed file (an importer importing it back).
+   */
+  load(from: ModuleInfo, name: string, unitIndex: number, moduleIndex: number): { path: string; unit?: Unit } | undefined;
+  /**
+   * Files of the project that import the analysed file, as units from `unitIndex` on: their
+   * code runs (muted) with the analysed file's, so facts flow back from where its classes
+   * and functions are used (`Net` moved to the GPU in train.py).
+   */
+  importers?(unitIndex: number, firstModuleIndex: number): Array<{ path: string; unit: Unit }>;
 }
 
 /** What a qualified name (`model.Net`, `.utils.train`, `config.device`) is in the project. */
@@ -109,6 +119,8 @@ export class Program {
   /** Definitions by the node id of their `def` / `class` statement. */
   private readonly functionsByNode = new Map<number, FunctionInfo>();
   private readonly classesByNode = new Map<number, ClassInfo>();
+  /** Modules that import the analysed file (ModuleLoader.importers): roots of what a round runs, like the analysed file. */
+  readonly importerModules = new Set<number>();
 
   /** `torch.set_default_device(...)` anywhere: factories without `device=` are not known to be on the CPU. */
   readonly setsDefaultDevice: boolean;
@@ -164,29 +176,111 @@ export class Program {
     return info;
   }
 
-  /** Follows imports of project modules breadth first, each file once. */
+  /**
+   * Follows imports of project modules breadth first, each file once, by demand: the
+   * analysed file's every import; an imported module's imports only for the names its
+   * own code uses or an importer takes from it (moduleDemand.ts).
+   */
   private link(loader: ModuleLoader): void {
     const byPath = new Map<string, number>();
     if (this.modules[0].path) byPath.set(this.modules[0].path, 0);
-    for (let m = 0; m < this.modules.length; m++) {
-      const from = this.modules[m];
+    const followed = new Map<number, Set<string>>();
+    const work: Array<{ module: number; names: 'all' | Iterable<string> }> = [{ module: 0, names: 'all' }];
+    for (const importer of loader.importers?.(this.units.length, this.modules.length) ?? []) {
+      if (byPath.has(importer.path) || this.modules.length >= MAX_MODULES) continue;
+      const unit = { ...importer.unit, index: this.units.length, module: this.modules.length };
+      this.units.push(unit);
+      const info = this.addModule([unit], importer.path, 1);
+      byPath.set(importer.path, info.index);
+      this.importerModules.add(info.index);
+      work.push({ module: info.index, names: namesUsed(unit.root) });
+    }
+    while (work.length > 0) {
+      const { module, names } = work.shift()!;
+      const from = this.modules[module];
       if (from.depth >= MAX_IMPORT_DEPTH) continue;
-      for (const name of moduleCandidates(from.imports.qualifiedNames())) {
-        if (this.modules.length >= MAX_MODULES) return;
-        if (/^torch(\.|$)/.test(name)) continue;
-        const loaded = loader.load(from, name, this.units.length, this.modules.length);
-        if (!loaded) continue;
-        const known = byPath.get(loaded.path);
-        if (known !== undefined) {
-          from.linked.set(name, known);
-          continue;
+      const done = followed.get(module) ?? new Set<string>();
+      followed.set(module, done);
+      const wanted = [...(names === 'all' ? from.imports.names() : names)].filter((n) => !done.has(n));
+      for (const local of wanted) {
+        done.add(local);
+        for (const qualified of from.imports.qualifiedNamesOf(local)) {
+          if (/^torch(\.|$)/.test(qualified)) continue;
+          let deepest: { index: number; name: string } | undefined;
+          for (const name of moduleCandidates(qualified)) {
+            const index = this.linkModule(loader, from, name, byPath, work);
+            if (index === 'full') return;
+            if (index !== undefined) deepest = { index, name };
+          }
+          if (deepest) work.push({ module: deepest.index, names: demandedOf(qualified, deepest.name) === 'all' ? 'all' : [demandedOf(qualified, deepest.name)] });
         }
-        this.units.push(loaded.unit);
-        const info = this.addModule([loaded.unit], loaded.path, from.depth + 1);
-        byPath.set(loaded.path, info.index);
-        from.linked.set(name, info.index);
       }
     }
+  }
+
+  /** The module `name` imported from `from`: loaded (and queued for what its code uses) the first time its file is seen. */
+  private linkModule(loader: ModuleLoader, from: ModuleInfo, name: string, byPath: Map<string, number>, work: Array<{ module: number; names: 'all' | Iterable<string> }>): number | undefined | 'full' {
+    const linked = from.linked.get(name);
+    if (linked !== undefined) return linked;
+    if (this.modules.length >= MAX_MODULES) return 'full';
+    const loaded = loader.load(from, name, this.units.length, this.modules.length);
+    if (!loaded) return undefined;
+    const known = byPath.get(loaded.path);
+    if (known !== undefined) {
+      from.linked.set(name, known);
+      return known;
+    }
+    if (!loaded.unit) return undefined;
+    this.units.push(loaded.unit);
+    const info = this.addModule([loaded.unit], loaded.path, from.depth + 1);
+    byPath.set(loaded.path, info.index);
+    from.linked.set(name, info.index);
+    work.push({ module: info.index, names: namesUsed(loaded.unit.root) });
+    return info.index;
+  }
+
+  private reachedFunctions?: readonly FunctionInfo[];
+
+  /**
+   * The functions a round interprets: all of the analysed file's, and an imported module's
+   * only when the analysed code can reach it by name (a function or class named in reached
+   * code, every method of a reached class, transitively). Findings are never reported in
+   * imported modules; what they contribute is what reached code calls, and a repository's
+   * hub modules hold hundreds of functions no importer calls.
+   */
+  get functionsRun(): readonly FunctionInfo[] {
+    if (this.reachedFunctions) return this.reachedFunctions;
+    if (this.modules.length === 1) return (this.reachedFunctions = this.functions);
+    const byName = new Map<string, FunctionInfo[]>();
+    const add = (name: string, f: FunctionInfo) => {
+      const list = byName.get(name);
+      if (list) list.push(f);
+      else byName.set(name, [f]);
+    };
+    const isRoot = (module: number) => module === 0 || this.importerModules.has(module);
+    for (const f of this.functions) {
+      if (f.module === 0) continue;
+      const cls = f.className ? this.classes.get(f.className) : undefined;
+      add(cls && f.parent === -1 ? cls.name : f.name, f);
+    }
+    const reached = new Set<number>();
+    const pending: Node[] = this.units.filter((u) => isRoot(u.module)).map((u) => u.root);
+    const seenNames = new Set<string>();
+    while (pending.length > 0) {
+      for (const name of namesUsed(pending.pop()!)) {
+        if (seenNames.has(name)) continue;
+        seenNames.add(name);
+        for (const f of byName.get(name) ?? []) {
+          if (reached.has(f.id)) continue;
+          reached.add(f.id);
+          const cls = f.className ? this.classes.get(f.className) : undefined;
+          pending.push(f.node);
+          // A reached method's class brings its bases along (their methods run for it).
+          if (cls) pending.push(...cls.baseNodes);
+        }
+      }
+    }
+    return (this.reachedFunctions = this.functions.filter((f) => f.module === 0 || reached.has(f.id)));
   }
 
   /** `model.Net` seen in `unit`: the class, function, value or module of the project it names. */
@@ -458,14 +552,3 @@ const SCALAR_LITERAL = /^(-?\d[\d_.eE+-]*|True|False|None|"[^"]*"|'[^']*')$/;
  */
 const ADDS_MODULE_STATE = /\bParameter\s*\(|\bregister_(buffer|parameter|module)\s*\(|\bweight\b|\bself\.\w+\s*=\s*[\w.]*\b[A-Z]\w*\s*\(|\.(to|cuda)\s*\(/;
 
-/** Every module an import may load: `a.b.c` loads `a`, `a.b` and `a.b.c`; `.utils.train` may be a submodule. */
-function moduleCandidates(qualified: readonly string[]): string[] {
-  const out = new Set<string>();
-  for (const q of qualified) {
-    const dots = /^\.*/.exec(q)![0];
-    const parts = q.slice(dots.length).split('.').filter((p) => p !== '');
-    if (dots && parts.length <= 1) out.add(dots);
-    for (let i = 1; i <= parts.length; i++) out.add(dots + parts.slice(0, i).join('.'));
-  }
-  return [...out];
-}

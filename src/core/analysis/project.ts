@@ -3,6 +3,7 @@
 // to files the way Python's import system would find them. Pure: the front end supplies
 // the file reads (the CLI reads the disk; the editor's open documents override the disk).
 import * as path from 'path';
+import type { ModuleTrees } from './moduleTrees';
 
 /** A Python file of the project that an analysed file imports. */
 export interface ModuleFile {
@@ -26,6 +27,14 @@ export interface ProjectContext {
   /** Absolute path of the analysed file (a notebook's path for its cells). */
   path: string;
   modules: ModuleResolver;
+  /** Parsed modules shared with the other analyses of a run or workspace; without it, each analysis parses its imports. */
+  trees?: ModuleTrees;
+  /**
+   * Files of the project that import the analysed file, most telling first (a few: each
+   * runs with the analysis). Facts flow back from them: a class of the analysed file moved
+   * to the GPU there, a helper called there with GPU tensors.
+   */
+  importers?: () => readonly ModuleFile[];
 }
 
 /** The front end's file access: the text at an absolute path, or undefined when there is no such file. */

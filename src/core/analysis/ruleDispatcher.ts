@@ -52,9 +52,9 @@ export class RuleDispatcher {
       report: (f) => this.report(f),
       related: (loc, message): RelatedLocation[] => {
         if (!loc) return [];
-        const out: RelatedLocation[] = [{ range: nodeRange(loc.node), message, cellIndex: loc.unit }];
+        const out: RelatedLocation[] = [this.located(loc.unit, nodeRange(loc.node), message)];
         // Each earlier step of where the value came from is a location of its own.
-        for (let o = (loc as Origin).from; o && out.length < 4; o = o.from) out.push({ range: nodeRange(o.node), message: o.what, cellIndex: o.unit });
+        for (let o = (loc as Origin).from; o && out.length < 4; o = o.from) out.push(this.located(o.unit, nodeRange(o.node), o.what));
         return out;
       },
       severityOf: (code) => ruleInfo(code).severity,
@@ -81,6 +81,13 @@ export class RuleDispatcher {
         for (const h of frame.shadow ? shadowHandlers : handlers) h(frame, ...rest);
       };
     }
+  }
+
+  /** A place in a unit: a cell of the analysed notebook, or a line of another file of the project. */
+  private located(unit: number, range: RelatedLocation['range'], message: string): RelatedLocation {
+    const module = this.program.units[unit]?.module ?? 0;
+    const path = module === 0 ? undefined : this.program.modules[module]?.path;
+    return path === undefined ? { range, message, cellIndex: unit } : { range, message, path };
   }
 
   /** The round's findings, less the generic ones a refining rule reported on the same operand or its cause. */

@@ -39,6 +39,8 @@ export interface RelatedLocation {
   message: string;
   /** Notebook results only: the code cell this range is in. */
   cellIndex?: number;
+  /** Another file of the project (absolute path) this range is in: an imported module, or a file that imports the analysed one. */
+  path?: string;
 }
 
 export interface Finding {

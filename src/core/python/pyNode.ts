@@ -215,8 +215,13 @@ class ReusableStatements {
  * Gives node ids unique across the trees of one analysis (a notebook's cells, imported
  * modules). Kept for a document between analyses (`reuse`), ids stay unique across them.
  */
+/**
+ * Node ids are unique in the process, not per registry: a parsed imported module is kept
+ * (analysis/moduleTrees.ts) and shared by analyses whose own files other registries read.
+ */
+let nextNodeId = 0;
+
 export class NodeRegistry {
-  private nextId = 0;
   /** Whether the last read with `previous` kept every statement it took over on its line. */
   private keptLines = false;
 
@@ -248,7 +253,7 @@ export class NodeRegistry {
    */
   spliced(previous: Node, index: number, tree: Tree, source: string, offset: number, delta: number): Node {
     const text = new SourceText(parserText(source));
-    const root = Node.root(this.nextId++, previous.type, previous.startIndex, previous.endIndex + delta, text);
+    const root = Node.root(nextNodeId++, previous.type, previous.startIndex, previous.endIndex + delta, text);
     const statements = previous.namedChildren;
     for (let i = 0; i < statements.length; i++) {
       const statement = statements[i]!;
@@ -281,7 +286,7 @@ export class NodeRegistry {
       };
       const rootType = cursor.nodeTypeId;
       const base = into?.offset ?? 0;
-      const root = into?.root ?? Node.root(this.nextId++, typeOf(rootType), cursor.startIndex, cursor.endIndex, source);
+      const root = into?.root ?? Node.root(nextNodeId++, typeOf(rootType), cursor.startIndex, cursor.endIndex, source);
       if (!into) root.hasError = checkErrors;
       const stack: Node[] = [];
       let node: Node | null = root;
@@ -320,7 +325,7 @@ export class NodeRegistry {
             node = null;
             continue;
           }
-          node = parent.newChild(this.nextId++, type, start, end, source);
+          node = parent.newChild(nextNodeId++, type, start, end, source);
           parent.adopt(node, named, fieldId !== 0 ? fields[fieldId] ?? null : null);
           // Only below a node with an error can there be one; tree-sitter's own answer counts
           // what no walk sees (a MISSING hidden token, such as the newline between statements

@@ -1,0 +1,129 @@
+// Facts in both directions (issue 24): a file's analysis runs the files that import it
+// (muted), so a rule in model.py fires because train.py moves the model, and a helper's
+// parameter is placed by its caller in another file. Related places in those files name
+// the file, in the location and in the message.
+import { strict as assert } from 'assert';
+import * as path from 'path';
+import { createModuleResolver, ImporterIndex, initPythonParser } from '../../src/core/analysis';
+import type { ProjectContext } from '../../src/core/analysis';
+import { ProjectFiles } from '../../src/server/projectFiles';
+import { coreFindings, formatFindings } from './helpers/analysis';
+
+const ROOT = path.resolve('/work/app');
+const at = (rel: string) => path.join(ROOT, rel);
+
+const MODEL = [
+  'import torch',
+  'import torch.nn as nn',
+  '',
+  'class Tagger(nn.Module):',
+  '    def __init__(self):',
+  '        super().__init__()',
+  '        self.rnn = nn.GRU(16, 32, batch_first=True)',
+  '',
+  '    def forward(self, x):',
+  '        h0 = torch.zeros(1, x.size(0), 32)',
+  '        out, _ = self.rnn(x, h0)',
+  '        return out',
+  '',
+].join('\n');
+
+const TRAIN = [
+  'import torch',
+  'from model import Tagger',
+  '',
+  'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")',
+  'tagger = Tagger().to(device)',
+  'print(tagger(torch.randn(2, 5, 16, device=device)).shape)',
+  '',
+].join('\n');
+
+const HELPERS = [
+  'import torch',
+  '',
+  'def evaluate(model, images):',
+  '    with torch.no_grad():',
+  '        scores = model(images)',
+  '    return scores.argmax(dim=1).numpy()',
+  '',
+].join('\n');
+
+const LOOP = [
+  'import torch',
+  'import torch.nn as nn',
+  'from helpers import evaluate',
+  '',
+  'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")',
+  'net = nn.Linear(8, 3).to(device)',
+  'print(evaluate(net, torch.randn(5, 8).to(device)))',
+  '',
+].join('\n');
+
+function projectOf(files: Record<string, string>, analysed: string, importers: string[]): ProjectContext {
+  const read = (p: string) => files[path.relative(ROOT, p)];
+  return {
+    path: at(analysed),
+    modules: createModuleResolver([ROOT], read),
+    importers: () => importers.map((rel) => ({ path: at(rel), source: files[rel]! })),
+  };
+}
+
+describe('analysis across files: facts from the files that import the analysed one', () => {
+  before(async () => {
+    await initPythonParser();
+  });
+
+  it('fires DD015 in model.py only because train.py, which imports it, moves the model to the GPU', () => {
+    const files = { 'model.py': MODEL, 'train.py': TRAIN };
+    assert.deepEqual(coreFindings(MODEL, { project: projectOf(files, 'model.py', []) }), []);
+    const findings = coreFindings(MODEL, { project: projectOf(files, 'model.py', ['train.py']) });
+    assert.deepEqual(findings.map((f) => [f.code, f.range.start.line + 1]), [['DD015', 10]], formatFindings(findings));
+    const elsewhere = findings[0]!.related.filter((r) => r.path !== undefined);
+    assert.deepEqual(elsewhere.map((r) => [r.path, r.range.start.line + 1]), [[at('train.py'), 5]]);
+    assert.match(findings[0]!.message, /line 5 of train\.py/);
+  });
+
+  it('places a helper\'s parameter from its caller in another file: DD003 in helpers.py, naming loop.py\'s line', () => {
+    const files = { 'helpers.py': HELPERS, 'loop.py': LOOP };
+    assert.deepEqual(coreFindings(HELPERS, { project: projectOf(files, 'helpers.py', []) }), []);
+    const findings = coreFindings(HELPERS, { project: projectOf(files, 'helpers.py', ['loop.py']) });
+    assert.deepEqual(findings.map((f) => [f.code, f.range.start.line + 1]), [['DD003', 6]], formatFindings(findings));
+    assert.match(findings[0]!.message, /line 6 of loop\.py/);
+  });
+
+  it('never reports a finding inside the importer itself', () => {
+    const broken = TRAIN.replace('torch.randn(2, 5, 16, device=device)', 'torch.randn(2, 5, 16)');
+    const files = { 'model.py': 'import torch.nn as nn\nclass Tagger(nn.Linear):\n    pass\n', 'train.py': broken };
+    const findings = coreFindings(files['model.py'], { project: projectOf(files, 'model.py', ['train.py']) });
+    assert.deepEqual(findings, []);
+  });
+
+  it('the index finds importers by their import lines, those that move to a device first', () => {
+    const files: Record<string, string> = {
+      'model.py': MODEL,
+      'train.py': TRAIN,
+      'plot.py': 'from model import Tagger\nprint(Tagger)\n',
+      'pkg/__init__.py': '',
+      'pkg/run.py': 'from .. import model\n',
+      'other.py': 'import numpy\n',
+      'app.py': 'import model as m, os\nm.Tagger().cuda()\n',
+    };
+    const read = (p: string) => files[path.relative(ROOT, p)];
+    const index = new ImporterIndex(Object.keys(files).map(at), createModuleResolver([ROOT], read), read);
+    assert.deepEqual(index.importersOf(at('model.py')).map((f) => path.relative(ROOT, f.path)), ['train.py', 'app.py', 'plot.py']);
+    assert.deepEqual(index.importersOf(at('other.py')), []);
+  });
+
+  it('in the editor, an open document that imports the file is an importer, and is recorded as read', () => {
+    const project = new ProjectFiles();
+    project.setOpen(at('model.py'), MODEL);
+    project.setOpen(at('train.py'), TRAIN);
+    project.setOpen(at('notes.py'), 'print(1)\n');
+    const session = project.begin({ path: at('model.py'), roots: [ROOT], maxModuleBytes: 1_000_000 });
+    const findings = coreFindings(MODEL, { project: session.context });
+    assert.deepEqual(findings.map((f) => f.code), ['DD015'], formatFindings(findings));
+    const used = session.finish();
+    assert.ok(used.found.includes(at('train.py')), `found: ${used.found.join(', ')}`);
+    assert.ok(!used.found.includes(at('notes.py')), 'a document that does not import model.py counts as read');
+  });
+});
