@@ -1,15 +1,23 @@
 // DD011 unguarded-cuda-call: code that picks its device at run time (it checks availability,
 // takes a --device option or a device parameter) promises to run without a GPU; a bare
 // `torch.cuda.synchronize()` or `get_device_name()` there stops it on the CPU or on MPS.
-// Only calls that need CUDA count: seeding, `empty_cache()` and `device_count()` are safe.
+// Only calls that need CUDA count: seeding, `empty_cache()` and `device_count()` are safe;
+// memory readers (`max_memory_allocated()`) answer 0. Code that is GPU-only by design stays
+// silent: a CUDA-event timing harness (a benchmark cell), a program whose device is a CUDA
+// literal (`device = torch.device("cuda")`, a GPU benchmark's config), a loop over
+// `range(torch.cuda.device_count())`.
 import type { Node } from '../../python/pyNode';
-import { children, field } from '../../python/syntax';
+import { isCudaLiteral } from '../../python/cudaHardcode';
+import { callArguments, children, field } from '../../python/syntax';
 import type { RuleFrame as Frame } from '../ruleApi';
 import type { Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import { cudaGuardFix } from './shared/cudaGuardFix';
 import { shortText } from './shared/describe';
 import { inGpuOnlyTest } from './shared/gpuOnlyTest';
+
+/** Memory readers that answer 0 without CUDA: no crash, but the printed figure means nothing. */
+const READS_ZERO = new Set(['memory_allocated', 'max_memory_allocated', 'memory_reserved', 'max_memory_reserved']);
 
 /** torch.cuda functions that raise where no CUDA device is ("Torch not compiled with CUDA enabled", "no NVIDIA driver"). */
 const RAISING = new Set([
@@ -18,9 +26,6 @@ const RAISING = new Set([
   'mem_get_info', 'current_stream', 'default_stream', 'Stream', 'Event', 'ipc_collect', 'get_rng_state', 'initial_seed',
   'set_per_process_memory_fraction', 'init', 'utilization',
 ]);
-
-/** Memory readers that answer 0 without CUDA: no crash, but the printed figure means nothing. */
-const READS_ZERO = new Set(['memory_allocated', 'max_memory_allocated', 'memory_reserved', 'max_memory_reserved']);
 
 /**
  * A condition that tests for CUDA or for the device (`torch.cuda.is_available()`,
@@ -33,32 +38,75 @@ const GUARD = /cuda|gpu|is_available|device_count|accelerator|\.type\b|mps|offlo
 export const unguardedCudaCall: Rule = (host) => ({
   call: (frame, call, qualified) => {
     const name = qualified?.startsWith('torch.cuda.') ? qualified.slice('torch.cuda.'.length) : undefined;
-    if (name && (RAISING.has(name) || READS_ZERO.has(name))) checkCudaCall(host, frame, call, name);
+    if (name && (RAISING.has(name) || READS_ZERO.has(name))) checkCudaCall(host, frame, call, READS_ZERO.has(name));
   },
 });
 
-function checkCudaCall(host: RuleHost, frame: Frame, call: Node, name: string): void {
+function checkCudaCall(host: RuleHost, frame: Frame, call: Node, readsZero: boolean): void {
   const choice = host.deviceChoice();
   if (!choice.runTimeChoice || choice.cudaOnly || frame.acceleratorOnly || isGuarded(call) || inGpuOnlyTest(call)) return;
-  const effect = RAISING.has(name)
-    ? 'raises where no CUDA device is ("Torch not compiled with CUDA enabled", or "Found no NVIDIA driver")'
-    : 'reports 0 bytes where no CUDA device is, so what it prints means nothing';
+  if (inEventTimingHarness(host, frame) || deviceIsCudaLiteral(host)) return;
   const fix = guardFix(host, frame, call);
   host.report({
     unit: frame.unit,
     code: 'DD011',
     node: call,
-    message: `\`${shortText(call)}\` ${effect}, and this code ${choice.runTimeChoice}: it is meant to run there too. ` +
-      'Call it only when CUDA is in use (`if torch.cuda.is_available():`).',
+    message: readsZero
+      ? `\`${shortText(call, 40)}\` reads 0 without CUDA; call it only when CUDA is in use. ` +
+        `This code ${choice.runTimeChoice}, so it is meant to run there too, where what it prints means nothing. ` +
+        'Guard it with `if torch.cuda.is_available():`.'
+      : `\`${shortText(call, 40)}\` raises without CUDA; call it only when CUDA is in use. ` +
+        `This code ${choice.runTimeChoice}, so it is meant to run there too, where this stops it with ` +
+        '"Torch not compiled with CUDA enabled" (or "Found no NVIDIA driver"). Guard it with `if torch.cuda.is_available():`.',
     related: [],
     fixes: fix ? [fix] : [],
   });
+}
+
+/**
+ * The function around the call (or, at top level, its cell or file) times work with CUDA
+ * events (`torch.cuda.Event(enable_timing=True)`): a CUDA benchmark harness, GPU-only by
+ * design, whose synchronize and events are its measurement.
+ */
+function inEventTimingHarness(host: RuleHost, frame: Frame): boolean {
+  const scope = frame.fn?.body ?? host.program.units[frame.unit].root;
+  const imports = host.program.importsAt(frame.unit);
+  const stack: Node[] = [scope];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.type === 'call' && imports.qualify(field(n, 'function') ?? n) === 'torch.cuda.Event' && /enable_timing\s*=\s*True/.test(n.text)) return true;
+    for (const c of children(n)) if (c.type !== 'function_definition' && c.type !== 'class_definition') stack.push(c);
+  }
+  return false;
+}
+
+const DEVICE_NAME = /^(device|dev|DEVICE)$/;
+
+/**
+ * The program binds its device to CUDA outright at top level (`device = torch.device("cuda")`,
+ * `device = "cuda"`): written for a GPU, whatever else it asks (nanoGPT's bench.py checks
+ * availability only to pick a dtype). Hard-coding is DD005's concern, not this rule's.
+ */
+function deviceIsCudaLiteral(host: RuleHost): boolean {
+  for (const unit of host.program.modules[0].units) {
+    const imports = host.program.importsAt(unit.index);
+    for (const statement of children(unit.root)) {
+      const assignment = statement.type === 'expression_statement' ? children(statement)[0] : undefined;
+      if (assignment?.type !== 'assignment' || !DEVICE_NAME.test(field(assignment, 'left')?.text ?? '')) continue;
+      const value = field(assignment, 'right');
+      if (value?.type === 'call' && imports.qualify(field(value, 'function') ?? value) === 'torch.device' && isCudaLiteral(callArguments(value).positional[0])) return true;
+      if (isCudaLiteral(value)) return true;
+    }
+  }
+  return false;
 }
 
 /** Inside a branch, conditional or `and` that tests for CUDA, a `try` that catches, or after an early exit on one. */
 function isGuarded(call: Node): boolean {
   for (let n: Node = call; n.parent; n = n.parent) {
     const p = n.parent;
+    // `for i in range(torch.cuda.device_count()):` runs no iteration without a GPU.
+    if (p.type === 'for_statement' && field(p, 'body')?.id === n.id && GUARD.test(field(p, 'right')?.text ?? '')) return true;
     if (p.type === 'if_statement' || p.type === 'elif_clause' || p.type === 'while_statement' || p.type === 'conditional_expression') {
       const test = p.type === 'conditional_expression' ? children(p)[1] : field(p, 'condition');
       if (test && test.id !== n.id && GUARD.test(test.text)) return true;
