@@ -30,8 +30,9 @@
     const message = event.data;
     if (!message || typeof message.type !== 'string') return;
     if (message.type === 'body' && typeof message.html === 'string' && results) {
-      // Kept by VS Code across a reload: the restored panel shows this run again.
-      vscode.setState({ runId: typeof message.runId === 'string' ? message.runId : null });
+      // Kept by VS Code across a reload: the restored panel shows this run again, even if the
+      // history lost it with the window (the run itself is kept, not only its id).
+      vscode.setState({ runId: typeof message.runId === 'string' ? message.runId : null, entry: message.entry ?? null });
       results.innerHTML = message.html;
       if (typeof message.actions === 'string' && actions) actions.innerHTML = message.actions;
     } else if (message.type === 'notice' && typeof message.text === 'string') {

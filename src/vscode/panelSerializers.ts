@@ -18,13 +18,8 @@ export function registerPanelSerializers(doctor: SerializedPanels): vscode.Dispo
       deserializeWebviewPanel: async (panel) => doctor.reportPanel.adopt(panel),
     }),
     vscode.window.registerWebviewPanelSerializer(BENCHMARK_VIEW_TYPE, {
-      deserializeWebviewPanel: async (panel, state: unknown) => doctor.benchmarks.panel.adopt(panel, shownRunId(state)),
+      // The state the page's script saved (vscode.setState): the run it showed; benchHistory's runToRestore reads it.
+      deserializeWebviewPanel: async (panel, state: unknown) => doctor.benchmarks.panel.adopt(panel, state),
     }),
   ];
-}
-
-/** The run the page showed, from the state its script saved (vscode.setState), if any. */
-function shownRunId(state: unknown): string | undefined {
-  const runId = typeof state === 'object' && state !== null ? (state as { runId?: unknown }).runId : undefined;
-  return typeof runId === 'string' ? runId : undefined;
 }

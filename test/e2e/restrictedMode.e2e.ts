@@ -71,6 +71,7 @@ describe('Restricted Mode (untrusted folder)', function () {
     // the interpreter it names is listed anyway (issue 28 item 11). Discovery runs what is
     // outside the workspace, so the list takes a while.
     const wb = session.workbench;
+    await wb.statusBarItem('deviceDoctor.status').filter({ hasText: /CPU · / }).waitFor({ timeout: 60_000 });
     await wb.runCommand('Device Doctor: Choose Interpreter');
     const row = wb.quickPickRow(path.join(session.workspace, FAKE_PYTHON.script));
     await row.waitFor({ timeout: 120_000 });

@@ -11,7 +11,7 @@ import { BENCH_BUSY, BENCH_INVALID } from '../../src/protocol/worker';
 import type { BenchProgressParams, BenchRunResponse, EnginesResponse } from '../../src/protocol/worker';
 import { exportFile, isExportFormat } from '../../src/vscode/benchmark/benchExport';
 import { formatGflops, formatMs, formatSpeedup } from '../../src/vscode/benchmark/benchFormat';
-import { addToHistory, BenchHistory, HISTORY_LIMIT, historyKey, makeHistoryEntry, readHistory } from '../../src/vscode/benchmark/benchHistory';
+import { addToHistory, BenchHistory, HISTORY_LIMIT, historyKey, makeHistoryEntry, readHistory, runToRestore } from '../../src/vscode/benchmark/benchHistory';
 import type { MementoLike } from '../../src/vscode/benchmark/benchHistory';
 import { progressMessage, progressPercent, ProgressTracker } from '../../src/vscode/benchmark/benchProgress';
 import { BENCH_BUSY_MESSAGE, classifyBenchError } from '../../src/vscode/benchmark/runBenchmarkErrors';
@@ -159,6 +159,27 @@ describe('vscode: benchmark choices, progress, history and export', () => {
       memento.values.set(historyKey('machine-b'), [null, 3, { id: 'z' }, { id: 'ok', time: 1, description: 'd', selectedDevice: 'cpu', best: null, run: { results: [], problems: [] } }]);
       assert.deepStrictEqual(there.entries().map((e) => e.id), ['ok']);
       assert.deepStrictEqual(readHistory('garbage'), []);
+    });
+
+    it('a panel restored after a reload shows the run its page showed, even one the history lost with the window (issue 28 item 9)', () => {
+      const older = makeHistoryEntry(run(), 10, 'older');
+      const onScreen = makeHistoryEntry(run(1), 20, 'on-screen');
+      const history = [older];
+      // The page kept the run it showed; the history's write of it did not survive the reload.
+      const restored = runToRestore(history, JSON.parse(JSON.stringify({ runId: 'on-screen', entry: onScreen })));
+      assert.strictEqual(restored.shown?.id, 'on-screen', 'not the older run the history still has');
+      assert.strictEqual(restored.outsideHistory, true);
+      assert.strictEqual(restored.shown?.run.results.length, 1);
+      // An earlier run picked from the history is shown again, from the history.
+      assert.deepStrictEqual(runToRestore([onScreen, older], { runId: 'older', entry: older }), { shown: older, outsideHistory: false });
+    });
+
+    it('a restored panel falls back to the newest run when its page saved none, an unknown id, or a kept run that is not well formed', () => {
+      const newest = makeHistoryEntry(run(), 30, 'newest');
+      for (const saved of [undefined, null, 'x', { runId: null }, { runId: 'gone' }, { runId: 'gone', entry: { id: 'gone' } }, { runId: 'gone', entry: { ...newest, id: 'other' } }]) {
+        assert.deepStrictEqual(runToRestore([newest], saved), { shown: newest, outsideHistory: false }, JSON.stringify(saved));
+      }
+      assert.deepStrictEqual(runToRestore([], undefined), { shown: null, outsideHistory: false });
     });
   });
 

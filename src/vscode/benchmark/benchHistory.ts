@@ -53,6 +53,28 @@ function isEntry(value: unknown): value is BenchHistoryEntry {
     && typeof run === 'object' && run !== null && Array.isArray(run.results) && Array.isArray(run.problems);
 }
 
+/** What the panel's page keeps across a window reload (vscode.setState): the run it shows, whole. */
+export interface SavedPanelState {
+  runId: string | null;
+  /** The shown run itself: the history's copy may be missing after the reload (a write lost with the window, another window's history). */
+  entry?: BenchHistoryEntry | null;
+}
+
+/**
+ * The run a benchmark panel restored after a reload shows: the one its page showed, from the
+ * history, else as the page kept it; with no saved run, the newest. `outsideHistory`: the
+ * shown run is not in the history (the panel keeps it to show and export).
+ */
+export function runToRestore(entries: readonly BenchHistoryEntry[], saved: unknown): { shown: BenchHistoryEntry | null; outsideHistory: boolean } {
+  const state = typeof saved === 'object' && saved !== null ? saved as Partial<SavedPanelState> : {};
+  const runId = typeof state.runId === 'string' ? state.runId : undefined;
+  const kept = isEntry(state.entry) && state.entry.id === runId ? state.entry : undefined;
+  const fromHistory = runId === undefined ? undefined : entries.find((e) => e.id === runId);
+  if (fromHistory) return { shown: fromHistory, outsideHistory: false };
+  if (kept) return { shown: kept, outsideHistory: true };
+  return { shown: entries[0] ?? null, outsideHistory: false };
+}
+
 export class BenchHistory {
   private readonly key: string;
 

@@ -6,6 +6,7 @@ import * as os from 'os';
 import * as vscode from 'vscode';
 import { exportedMessage, exportFile, OPEN_EXPORT } from '../benchExport';
 import type { ExportFormat } from '../benchExport';
+import { runToRestore } from '../benchHistory';
 import type { BenchHistory, BenchHistoryEntry } from '../benchHistory';
 import { BENCHMARK_ACTIONS, BENCHMARK_TITLE, renderActions, renderBenchmarkBody, renderBenchmarkPage } from './benchmarkHtml';
 import type { BenchmarkAction, BenchPanelState, BenchPanelStatus } from './benchmarkHtml';
@@ -25,6 +26,8 @@ export class BenchmarkPanel implements vscode.Disposable {
   private panelDisposables: vscode.Disposable[] = [];
   private status: BenchPanelStatus = { kind: 'idle' };
   private shownId: string | null = null;
+  /** The run a restored page kept that the history lacks (runToRestore): shown and exported like the others. */
+  private restored: BenchHistoryEntry | null = null;
   private wasVisible = false;
 
   constructor(
@@ -71,13 +74,19 @@ export class BenchmarkPanel implements vscode.Disposable {
     this.show();
   }
 
-  /** The benchmark tab VS Code restored after a reload: the run it showed, else the newest. */
-  adopt(panel: vscode.WebviewPanel, runId: string | undefined): void {
+  /**
+   * The benchmark tab VS Code restored after a reload, with the state its page saved: the run it
+   * showed (issue 28 item 9: an older run came back), else the newest.
+   */
+  adopt(panel: vscode.WebviewPanel, saved: unknown): void {
     if (this.panel) {
       panel.dispose();
       return;
     }
-    this.shownId = (runId !== undefined ? this.history.find(runId)?.id : undefined) ?? this.history.entries()[0]?.id ?? null;
+    const { shown, outsideHistory } = runToRestore(this.history.entries(), saved);
+    this.shownId = shown?.id ?? null;
+    this.restored = outsideHistory ? shown : null;
+    if (outsideHistory) this.log.info(`Benchmark panel restored the run it showed (${shown?.description}), which the history no longer has.`);
     this.attach(adoptMediaPanel(this.extension, panel));
   }
 
@@ -97,7 +106,7 @@ export class BenchmarkPanel implements vscode.Disposable {
 
   state(): BenchPanelState {
     const history = this.history.entries();
-    return { status: this.status, shown: history.find((e) => e.id === this.shownId) ?? null, history };
+    return { status: this.status, shown: this.shownEntry(history) ?? null, history };
   }
 
   private visibilityChanged(visible: boolean): void {
@@ -115,7 +124,8 @@ export class BenchmarkPanel implements vscode.Disposable {
 
   private update(): void {
     const state = this.state();
-    void this.panel?.webview.postMessage({ type: 'body', html: renderBenchmarkBody(state), actions: renderActions(state), runId: state.shown?.id ?? null });
+    // The shown run goes with it: the page keeps it (vscode.setState) for a window reload.
+    void this.panel?.webview.postMessage({ type: 'body', html: renderBenchmarkBody(state), actions: renderActions(state), runId: state.shown?.id ?? null, entry: state.shown });
   }
 
   private async received(message: unknown): Promise<void> {
@@ -136,8 +146,9 @@ export class BenchmarkPanel implements vscode.Disposable {
     if (format) await this.exportTo(format);
   }
 
-  private shownEntry(): BenchHistoryEntry | undefined {
-    return this.shownId === null ? undefined : this.history.find(this.shownId);
+  private shownEntry(history: readonly BenchHistoryEntry[] = this.history.entries()): BenchHistoryEntry | undefined {
+    if (this.shownId === null) return undefined;
+    return history.find((e) => e.id === this.shownId) ?? (this.restored?.id === this.shownId ? this.restored : undefined);
   }
 
   private async exportTo(format: ExportFormat): Promise<void> {
