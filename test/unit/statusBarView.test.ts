@@ -186,6 +186,14 @@ describe('statusBar: the render function', () => {
     assert.deepStrictEqual(linked, [COMMANDS.detect, COMMANDS.selectDevice, COMMANDS.chooseInterpreter, COMMANDS.showLog, COMMANDS.restartWorker]);
   });
 
+  it('a problem\'s hint names the editor\'s Choose Interpreter, not the CLI\'s --python (issue 28 item 11)', () => {
+    const report = h200Report();
+    report.problems.push({ source: 'torch', code: 'torch-missing', message: 'PyTorch is not installed in python3', hint: 'choose another interpreter (in the editor: Device Doctor: Choose Interpreter; on the command line: --python) or install PyTorch in this one (python3 -m pip install torch)' });
+    const tooltip = plain(renderStatusBar(withReport(report), OPTIONS).tooltip);
+    assert.ok(tooltip.includes('choose another interpreter (Device Doctor: Choose Interpreter) or install PyTorch'), tooltip);
+    assert.ok(!tooltip.includes('--python'), tooltip);
+  });
+
   it('escapes names and messages so they cannot inject links, tables or icons', () => {
     const report = h200Report();
     report.accelerators[0]!.name = 'Evil | [click](command:workbench.action.terminal.new) <img src=x> $(bug)';

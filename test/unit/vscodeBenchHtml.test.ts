@@ -9,6 +9,7 @@ import { makeHistoryEntry } from '../../src/vscode/benchmark/benchHistory';
 import type { BenchHistoryEntry } from '../../src/vscode/benchmark/benchHistory';
 import { niceCeiling, renderBarChart, renderSweepChart } from '../../src/vscode/benchmark/panel/benchmarkCharts';
 import { BENCHMARK_TITLE, renderBenchmarkBody, renderBenchmarkPage } from '../../src/vscode/benchmark/panel/benchmarkHtml';
+import { problemsList } from '../../src/vscode/benchmark/panel/benchmarkSections';
 import type { BenchPanelState } from '../../src/vscode/benchmark/panel/benchmarkHtml';
 import { cancelSummary, speedupHeadline } from '../../src/vscode/benchmark/benchFormat';
 import { cancelledOutcome } from '../../src/core/bench/outcomes';
@@ -127,6 +128,15 @@ describe('vscode: the benchmark panel HTML', () => {
     const same = response([measured('torch', 'cpu', 1024, 2, 'float16'), measured('torch', 'cuda:0', 1024, 0.01, 'float16')]);
     assert.strictEqual(speedupHeadline(same)?.text, 'cuda:0 (float16) is 200× faster than torch cpu (float16)');
     assert.doesNotMatch(visibleText(renderBenchmarkBody(state(entry(same)))), / vs float/);
+  });
+
+  it('a problem\'s remedy names the editor\'s Choose Interpreter, not the CLI\'s --python (issue 28 item 11)', () => {
+    const html = problemsList([{
+      engine: 'torch', device: 'cpu', status: 'unavailable', dtype: null, size: null, message: 'No Python interpreter to run PyTorch with.',
+      remedy: 'Choose a Python interpreter that has PyTorch (in the editor: Device Doctor: Choose Interpreter; on the command line: --python).',
+    } as EngineOutcome]);
+    assert.ok(html.includes('Choose a Python interpreter that has PyTorch (Device Doctor: Choose Interpreter).'), html);
+    assert.ok(!html.includes('--python'), html);
   });
 
   it('says when there is no baseline or nothing measured', () => {

@@ -98,6 +98,15 @@ describe('vscode: the device report HTML', () => {
     assert.ok(body.includes('<code>torch-cpu-only-build</code>'));
   });
 
+  it('names the editor\'s way to choose another interpreter, not the CLI\'s --python (issue 28 item 11)', () => {
+    const r = report();
+    const hint = 'choose another interpreter (in the editor: Device Doctor: Choose Interpreter; on the command line: --python) or install PyTorch in this one (/usr/bin/python3 -m pip install torch)';
+    r.problems = [{ source: 'torch', code: 'torch-missing', message: 'PyTorch is not installed in /usr/bin/python3', hint }];
+    const text = visibleText(renderReportBody(snapshot(r), OPTIONS));
+    assert.ok(text.includes('choose another interpreter (Device Doctor: Choose Interpreter) or install PyTorch in this one'), text);
+    assert.ok(!text.includes('--python'), text);
+  });
+
   it('lists MIG instances', () => {
     const r = report();
     r.accelerators[0]!.mig = [{ profile: '3g.20gb', deviceIndex: 0, uuid: 'MIG-aaaa' }, { profile: '1g.5gb', deviceIndex: 1, uuid: 'MIG-bbbb' }];

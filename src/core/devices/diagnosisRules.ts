@@ -5,6 +5,7 @@ import type { Problem, TorchStatus } from './report';
 import { IMPORT_TIMEOUT, INTERPRETER_NOT_FOUND, NO_VALID_JSON } from './torchProbe';
 import { compareVersions, majorVersion } from './versions';
 import { cudaPipCommand, oldestWheelCuda, wheelIndexForDriver } from '../interpreters/cudaWheels';
+import { BOTH_WAYS } from '../interpreters/choiceWays';
 
 type TorchOk = Exclude<TorchStatus, { error: string }>;
 export type DiagnosisRule = (facts: DiagnosisFacts) => Problem | null;
@@ -54,7 +55,7 @@ function nvidiaGpuCount(facts: DiagnosisFacts): number {
 function missingTorchHint(interpreter: string, driverCuda: string | null): string {
   const index = driverCuda ? wheelIndexForDriver(driverCuda) : null;
   const install = index ? `install a CUDA build in this one (${cudaPipCommand(interpreter, index, false)})` : `install PyTorch in this one (${plainPipCommand(interpreter)})`;
-  return `choose another interpreter (in the editor: Device Doctor: Choose Interpreter; on the command line: --python) or ${install}`;
+  return `choose another interpreter ${BOTH_WAYS} or ${install}`;
 }
 
 function plainPipCommand(interpreter: string): string {

@@ -19,6 +19,7 @@ import { showTargetPick } from './targetQuickPick';
 import type { Dtype } from '../../core/bench/model';
 import { collectiveComparePick, type CollectiveComparePick, type CollectiveOffer } from './collective/collectivePicks';
 import type { EveryDevicePick } from './everyDevicePick';
+import { inTheEditor } from '../../core/interpreters/choiceWays';
 
 export const BENCHMARK_COMMAND_TITLE = 'Device Doctor: Run Matmul Benchmark';
 export const INSTALL_NATIVE_ACTION = 'Install Native TensorFlow Backend';
@@ -149,7 +150,7 @@ export class BenchmarkRunner {
   }
 
   private explainUnavailable(pick: TargetPick): void {
-    const text = [pick.unavailable?.message, pick.unavailable?.remedy].filter(Boolean).join(' ');
+    const text = inTheEditor([pick.unavailable?.message, pick.unavailable?.remedy].filter(Boolean).join(' '));
     const native = pick.engine === 'tfjs-node' || pick.engine === 'tfjs-node-gpu';
     void vscode.window.showWarningMessage(text, ...(native ? [INSTALL_NATIVE_ACTION] : [])).then((action) => {
       if (action === INSTALL_NATIVE_ACTION) this.deps.installNativeTf();

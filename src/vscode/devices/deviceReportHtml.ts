@@ -11,6 +11,7 @@ import { renderSparkline } from './sparkline';
 import { escapeHtml, facts, textElement, webviewPage } from '../shared/html';
 import type { PageResources } from '../shared/html';
 import { topologyHtml } from './topologyHtml';
+import { inTheEditor } from '../../core/interpreters/choiceWays';
 
 export const REPORT_TITLE = 'Device Report';
 
@@ -94,7 +95,7 @@ function selectedSection(report: DeviceReport): string {
 
 function problemsSection(problems: Problem[]): string {
   if (problems.length === 0) return section('Problems', '<p class="ok">None found.</p>');
-  const items = problems.map((p) => `<li class="problem">${textElement('p', p.message, 'message')}${p.hint ? textElement('p', p.hint, 'hint') : ''}`
+  const items = problems.map((p) => `<li class="problem">${textElement('p', p.message, 'message')}${p.hint ? textElement('p', inTheEditor(p.hint), 'hint') : ''}`
     + `<p class="code">${escapeHtml(p.source)} · <code>${escapeHtml(p.code)}</code></p></li>`);
   return section('Problems', `<ul class="problems">${items.join('')}</ul>`);
 }

@@ -12,6 +12,7 @@ import {
 import type { DeviceSnapshot, MemoryReading } from './deviceSnapshot';
 import { processTooltipLines } from './gpuProcessViews';
 import { escapeMarkdown, markdownTable } from '../shared/markdown';
+import { inTheEditor } from '../../core/interpreters/choiceWays';
 
 export interface StatusBarOptions {
   /** `deviceDoctor.statusBar.memoryWarningPercent` */
@@ -123,7 +124,7 @@ function reportSections(snapshot: DeviceSnapshot, report: DeviceReport, options:
     sections.push(`$(python) [Choose Interpreter](command:${COMMANDS.chooseInterpreter} "Choose Interpreter"): ${report.accelerators.length > 0 ? 'another Python may have a PyTorch that can use the GPU' : 'another Python may have PyTorch installed'}`);
   }
   if (report.problems.length > 0) {
-    sections.push(report.problems.map((p) => `- $(warning) ${escapeMarkdown(p.message)}${p.hint ? ` — ${escapeMarkdown(p.hint)}` : ''}`).join('\n'));
+    sections.push(report.problems.map((p) => `- $(warning) ${escapeMarkdown(p.message)}${p.hint ? ` — ${escapeMarkdown(inTheEditor(p.hint))}` : ''}`).join('\n'));
   }
   return sections;
 }

@@ -14,6 +14,7 @@ import { formatGflops, formatMs, formatRelError, formatSpeedup, targetLabel } fr
 import type { BenchHistoryEntry } from '../benchHistory';
 import { escapeHtml, textElement } from '../../shared/html';
 import { percentText } from '../../../core/bench/numberText';
+import { inTheEditor } from '../../../core/interpreters/choiceWays';
 
 /** Rows are cell lists, or `{cells, current}` for the row that is shown now. */
 type Row = string[] | { cells: string[]; current: boolean };
@@ -88,7 +89,7 @@ export function problemsList(problems: readonly EngineOutcome[]): string {
     const severity = p.status === 'wrong-result' || p.status === 'failed' ? 'error' : 'warning';
     return `<li class="problem ${severity}"><p class="where"><span class="status">${escapeHtml(STATUS_WORDS[p.status] ?? p.status)}</span> ${escapeHtml(where)}</p>`
       + `<p class="message">${withCode(p.message)}</p>`
-      + (p.remedy ? `<p class="remedy">${withCode(p.remedy)}</p>` : '')
+      + (p.remedy ? `<p class="remedy">${withCode(inTheEditor(p.remedy))}</p>` : '')
       + '</li>';
   });
   return `<ul class="problems">${items.join('')}</ul>`;

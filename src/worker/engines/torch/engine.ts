@@ -23,6 +23,7 @@ import { TorchSession } from './session';
 import type { TorchHost } from './host';
 import type { Engine, RunOptions } from '../engine';
 import { planMismatch } from '../planGuard';
+import { BOTH_WAYS } from '../../../core/interpreters/choiceWays';
 
 export interface TorchEngineOptions {
   /** The user's interpreter; null: none may be run. */
@@ -200,7 +201,7 @@ function notInstalled(message: string, python: string | null): EngineOutcome {
       ? `Run \`${python} -c "import torch"\` in a terminal to see where it stops (a slow network file system or a stuck CUDA initialisation are the usual causes).`
       : python
       ? `Install PyTorch into that environment (${python} -m pip install torch; pytorch.org/get-started shows the command for your CUDA or ROCm version), or choose an interpreter that has it.`
-      : 'Choose a Python interpreter that has PyTorch (in the editor: Device Doctor: Choose Interpreter; on the command line: --python).',
+      : `Choose a Python interpreter that has PyTorch ${BOTH_WAYS}.`,
   };
 }
 
