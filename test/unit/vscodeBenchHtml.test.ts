@@ -132,7 +132,7 @@ describe('vscode: the benchmark panel HTML', () => {
 
   it('a problem\'s remedy names the editor\'s Choose Interpreter, not the CLI\'s --python (issue 28 item 11)', () => {
     const html = problemsList([{
-      engine: 'torch', device: 'cpu', status: 'unavailable', dtype: null, size: null, message: 'No Python interpreter to run PyTorch with.',
+      engine: 'torch', device: 'cpu', status: 'not-installed', dtype: null, size: null, message: 'No Python interpreter to run PyTorch with.',
       remedy: 'Choose a Python interpreter that has PyTorch (in the editor: Device Doctor: Choose Interpreter; on the command line: --python).',
     } as EngineOutcome]);
     assert.ok(html.includes('Choose a Python interpreter that has PyTorch (Device Doctor: Choose Interpreter).'), html);

@@ -13,7 +13,7 @@ import { callArguments, children, field, stringLiteralValue, unparen } from '../
 import type { ProgramView as Program, Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import { shortText } from './shared/describe';
-import { ruleMessage } from './shared/message';
+import { code, ruleMessage } from './shared/message';
 
 export const deviceFromIsCuda: Rule = (host) => {
   const scanned = new Set<string>();
@@ -91,9 +91,9 @@ function check(host: RuleHost, unit: number, expr: Node): void {
     unit,
     code: 'DD020',
     node: expr,
-    message: ruleMessage((q) => ({
-      problem: 'A device rebuilt from `is_cuda` loses MPS and the GPU index',
-      action: `use ${q(`${question.subject.text}.device`)}`,
+    message: ruleMessage(() => ({
+      problem: 'A device made from `is_cuda` loses MPS and the GPU index',
+      action: `use ${code(`${question.subject.text}.device`, 40)}`,
       why: `It rebuilds the device of \`${subject}\` from \`is_cuda\`: on Apple's MPS (or an XPU) it gives "cpu", and ` +
         `on cuda:1 it gives "cuda", the current GPU (cuda:0), so what is made with it lands on another device than \`${subject}\` ` +
         '("Expected all tensors to be on the same device").',

@@ -29,7 +29,7 @@ export const moduleCreatedInForward: Rule = (host) => ({
       subject: call,
       node: call,
       message: ruleMessage((q) => ({
-        problem: `${q(`${(field(call, 'function') ?? call).text}(…)`)} builds a new layer in every forward`,
+        problem: `${q(`${(field(call, 'function') ?? call).text}(…)`)} makes a new layer each forward`,
         action: 'build it once in `__init__`',
         why: `Each call of \`${at.cls.name}.forward\` makes a new layer with fresh random weights on the CPU: ` +
           '`model.to(device)` never moves it (with GPU inputs: "Expected all tensors to be on the same device"), `model.parameters()` never ' +
