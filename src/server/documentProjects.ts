@@ -18,6 +18,11 @@ export interface DocumentProjectsDeps {
   /** Whether `uri` is still open (a result for a closed document is not recorded). */
   isOpen: (uri: string) => boolean;
   languageId: string;
+  /**
+   * A document's first analysis read these open documents (it imports them): they now have
+   * an importer open, whose code their analysis runs, so they are analysed again.
+   */
+  importedByNewDocument?: (uris: readonly string[]) => void;
 }
 
 export class DocumentProjects {
@@ -72,7 +77,15 @@ export class DocumentProjects {
 
   private resolved(uri: string, use: ModuleUse): void {
     if (!this.deps.isOpen(uri)) return;
+    const first = !this.dependents.has(uri);
     this.dependents.record(uri, [...use.found, ...use.missing]);
+    if (first && use.found.length > 0 && this.deps.importedByNewDocument) {
+      const read = new Set(use.found);
+      const imported = this.deps.documents.all()
+        .filter((d) => d.uri !== uri && d.languageId === this.deps.languageId && read.has(documentPath(d.uri) ?? ''))
+        .map((d) => d.uri);
+      if (imported.length > 0) this.deps.importedByNewDocument(imported);
+    }
     // Debug level: one line per analysis would drown the output at info.
     if (use.found.length > 0) this.deps.log.debug(`${uri}: ${use.found.length} module file${use.found.length === 1 ? '' : 's'} resolved in ${use.ms} ms`);
   }

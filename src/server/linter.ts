@@ -69,6 +69,9 @@ export class Linter {
       workspaceRoots: deps.workspaceRoots ?? (() => []),
       isOpen: (uri) => deps.documents.get(uri) !== undefined || this.notebookCells.has(uri),
       languageId: PYTHON_LANGUAGE,
+      importedByNewDocument: (uris) => {
+        for (const uri of uris) this.relint(uri);
+      },
     });
   }
 

@@ -20,6 +20,11 @@ export class ModuleDependents {
     }
   }
 
+  /** Whether an analysis of `uri` was recorded since it was opened. */
+  has(uri: string): boolean {
+    return this.reads.has(uri);
+  }
+
   /** The document was closed: it depends on nothing any more. */
   forget(uri: string): void {
     const files = this.reads.get(uri);

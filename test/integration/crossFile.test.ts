@@ -2,6 +2,8 @@
 // nn.Module and config.py says the device is CUDA. Editing config.py in the editor, without
 // saving, updates train.py's diagnostics: open documents override the files on disk. A
 // change on disk of a file that is not open reaches the server through the file watcher.
+// Facts also flow back: tagger.py's DD015 exists because run_tagger.py, an open document
+// that imports it, moves the model to the GPU; editing run_tagger.py updates tagger.py.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -63,5 +65,23 @@ describe('cross-file analysis', () => {
     const config = path.join(folder, 'config.py');
     fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace('torch.device("cuda")', 'torch.device("cpu")'));
     await waitForCodeGone(train.uri, 'DD001');
+  });
+
+  it('tagger.py\'s DD015 follows run_tagger.py, the open file that imports it and moves the model', async () => {
+    copies += 1;
+    const folder = path.join(workspaceRoot(), 'scratch', `importers_${copies}`);
+    fs.mkdirSync(folder, { recursive: true });
+    for (const name of ['tagger.py', 'run_tagger.py']) fs.copyFileSync(path.join(workspaceRoot(), 'importers', name), path.join(folder, name));
+    const tagger = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(folder, 'tagger.py')));
+    await vscode.window.showTextDocument(tagger);
+    const runner = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(folder, 'run_tagger.py')));
+    await vscode.window.showTextDocument(runner, { viewColumn: vscode.ViewColumn.Beside });
+    const startLine = tagger.getText().split(/\r?\n/).findIndex((l) => l.includes('start = torch.zeros('));
+    await waitForDiagnostics(tagger.uri, 'DD015 on the GRU state, once run_tagger.py is open', (ds) =>
+      ds.some((d) => codeOf(d) === 'DD015' && d.range.start.line === startLine));
+
+    await replaceInDocument(runner, 'Tagger().to(device)', 'Tagger()');
+    const cleared = await waitForCodeGone(tagger.uri, 'DD015');
+    assert.deepStrictEqual(cleared.map(codeOf), []);
   });
 });

@@ -80,4 +80,32 @@ describe('cli: lint across files', function () {
     fs.rmSync(path.join(tmp, 'model.py'));
     assert.deepStrictEqual(rows(lintJson(['train.py'], tmp), tmp), []);
   });
+
+  describe('facts from the files that import the linted one', () => {
+    const IMPORTERS = path.join(ROOT, 'test', 'fixtures', 'workspace', 'importers');
+    let project: string;
+    beforeEach(() => {
+      project = path.join(tmp, 'importers');
+      fs.mkdirSync(project);
+      for (const name of ['tagger.py', 'run_tagger.py']) fs.copyFileSync(path.join(IMPORTERS, name), path.join(project, name));
+    });
+
+    it('finds DD015 in tagger.py because run_tagger.py moves the model; the related place is in run_tagger.py', () => {
+      assert.deepStrictEqual(rows(lintJson(['--no-cache', '.'], project), project), ['DD015 tagger.py:14:17']);
+      const sarif = spawnSync(process.execPath, [CLI, 'lint', '--no-cache', '--format', 'sarif', '.'], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+      const result = JSON.parse(sarif.stdout).runs[0].results[0];
+      const places = result.relatedLocations.map((r: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }) =>
+        `${r.physicalLocation.artifactLocation.uri}:${r.physicalLocation.region.startLine}`);
+      assert.ok(places.includes('run_tagger.py:6'), places.join(', '));
+      assert.match(result.message.text, /line 6 of run_tagger\.py/);
+    });
+
+    it('is silent on tagger.py linted alone, and once the importer stops moving the model (the cache follows the importer)', () => {
+      assert.deepStrictEqual(rows(lintJson(['tagger.py'], project), project), []);
+      assert.deepStrictEqual(rows(lintJson(['.'], project), project), ['DD015 tagger.py:14:17']);
+      const runner = path.join(project, 'run_tagger.py');
+      fs.writeFileSync(runner, fs.readFileSync(runner, 'utf8').replace('Tagger().to(device)', 'Tagger()').replace(', device=device)', ')'));
+      assert.deepStrictEqual(rows(lintJson(['.'], project), project), []);
+    });
+  });
 });

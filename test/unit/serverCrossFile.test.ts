@@ -116,6 +116,21 @@ describe('server: cross-file analysis', () => {
     }
   });
 
+  it('analyses an open module again when a document that imports it opens: its analysis runs its importers', async () => {
+    const { linter, openDoc, files } = setup();
+    try {
+      await openDoc('config.py', 'device\n');
+      files.runs = [];
+      await openDoc('train.py', 'import config\n');
+      assert.deepStrictEqual(files.runs, ['train.py', 'config.py'], 'config.py now has an open importer');
+      files.runs = [];
+      await openDoc('eval.py', 'import config\n');
+      assert.deepStrictEqual(files.runs, ['eval.py', 'config.py']);
+    } finally {
+      linter.dispose();
+    }
+  });
+
   it('re-analyses importers when a module changes on disk, or is created after a miss', async () => {
     const { linter, lastSeen, openDoc, settle, files } = setup();
     try {

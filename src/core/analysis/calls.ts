@@ -10,7 +10,7 @@ import type { ClassInfo, FunctionInfo } from './program';
 import {
   CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
   VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor,
-  isPlacelessModuleClass, legacyConstructorPlace, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, WRAPPER_MODULES,
+  isPlacelessModuleClass, legacyConstructorPlace, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, isTensorLike, joinValues, OTHER, Place, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
@@ -260,6 +260,13 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     if (first && converted.length === 0) ctx.events.numpyConversion(frame, call, first.node, first.value, 'function');
     for (const v of converted) if (v.kind === 'tensor') ctx.events.numpyConversion(frame, call, first.node, v, 'elements');
     return OTHER;
+  }
+  if (SAME_TENSOR_WRAPPERS.has(q) && argValues[0] && isTensorLike(argValues[0].value)) {
+    // Not as a loader batch: `Variable(imgs.type(Tensor))` read as the unmoved batch reaching
+    // the model (DD002) in GAN code that converts every batch; before this row a wrapped
+    // batch was unknown, and it stays so for DD002.
+    const wrapped = { ...argValues[0].value, batch: undefined };
+    return args.keywords.get('requires_grad')?.text === 'True' ? { ...wrapped, grad: 'yes' } : wrapped;
   }
   if (q === 'torch.nn.Parameter' || q === 'torch.nn.parameter.Parameter') {
     const data = argValues[0]?.value;

@@ -14,7 +14,7 @@ export interface KeptModule {
   eol: string;
 }
 
-const DEFAULT_BUDGET_BYTES = 8 * 1024 * 1024;
+const DEFAULT_BUDGET_BYTES = 4 * 1024 * 1024;
 
 export class ModuleTrees {
   private readonly kept = new Map<string, KeptModule>();

@@ -8,6 +8,12 @@ export const DEVICE_FACTORIES = new Set([
 ].map((n) => `torch.${n}`));
 
 /** Factories without a `device=` parameter: still CPU tensors. */
+/**
+ * Wrappers that give back the tensor they are handed, where it is: `Variable(x)` has been
+ * `x` itself since PyTorch 0.4 (old code and tutorials still write it).
+ */
+export const SAME_TENSOR_WRAPPERS = new Set(['torch.autograd.Variable', 'torch.autograd.variable.Variable']);
+
 export const CPU_ONLY_FACTORIES = new Set(['torch.from_numpy', 'torch.frombuffer', 'torch.load_numpy']);
 
 /**
