@@ -85,9 +85,9 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
     const target = device ?? (rank ? `f"cuda:{${rank}}"` : '"cpu"');
     return {
       target,
-      message: `${load} has no map_location in DDP code; pass map_location=${target}. ` +
-        'Every process restores each tensor on the GPU it was saved from, usually cuda:0, so all of them fill GPU 0 ' +
-        '(out of memory, or a model on another process\'s GPU). Map the checkpoint to this process\'s device (LOCAL_RANK).',
+      message: `${load} loads onto cuda:0 in every DDP process; map it to this process's GPU. ` +
+        'Without map_location every process restores each tensor on the GPU it was saved from, usually cuda:0, so all ' +
+        `of them fill GPU 0 (out of memory, or a model on another process's GPU). Pass map_location=${target} (LOCAL_RANK).`,
     };
   }
   const choice = host.deviceChoice();
@@ -119,11 +119,12 @@ function weightsOnlyProblem(host: RuleHost, call: Node): string | undefined {
   const held = pickledObjectIn(call);
   if (!held) return undefined;
   const load = `\`${shortText(call, 30)}\``;
+  const used = `\`${shortText(held.use, 24)}\``;
   const since = `PyTorch ${host.torchVersion} loads with weights_only=True, which raises "Weights only load failed" for it.`;
   return held.kind === 'model'
-    ? `${load} reads a pickled model (\`${shortText(held.use, 24)}\`); save and load its state_dict. ${since} ` +
+    ? `${load} reads a pickled model; save and load its state_dict instead. It is used as one (${used}), and ${since} ` +
       'Or pass weights_only=False, only for a file you trust: it runs the pickled code.'
-    : `${load} reads a pickled object (\`${shortText(held.use, 24)}\`); allow its class before loading. ${since} ` +
+    : `${load} reads a pickled object; allow its class before loading. ${used} is one, and ${since} ` +
       'Allow it with torch.serialization.add_safe_globals([argparse.Namespace]) (its class), or pass weights_only=False, ' +
       'only for a file you trust: it runs the pickled code.';
 }
