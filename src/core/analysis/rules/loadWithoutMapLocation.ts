@@ -178,9 +178,21 @@ function isParameter(node: Node): boolean {
   return !!params && children(params).some((p) => (p.type === 'identifier' ? p : field(p, 'name') ?? children(p)[0])?.text === node.text);
 }
 
-/** A path expression's text without spacing or quote style, so `"a.pt"` and `'a.pt'` are one path. */
+/**
+ * A path's shape: the text of its string parts with what they interpolate left out, so
+ * `"gen_%d.pth" % opt.epoch` and `"gen_%d.pth" % epoch`, or `f"{out}/e{i}.pt"` and
+ * `f"{out}/e{n}.pt"`, are one family of files; a path without any string (`args.resume`,
+ * `PATH`) is its text.
+ */
 function normalized(path: Node): string {
-  return path.text.replace(/\s+/g, '').replace(/'/g, '"');
+  const parts: string[] = [];
+  const stack: Node[] = [path];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.type === 'string') parts.push(children(n).filter((c) => c.type === 'string_content').map((c) => c.text).join('{}'));
+    else stack.push(...[...children(n)].reverse());
+  }
+  return parts.length ? `"${parts.join('|')}"` : path.text.replace(/\s+/g, '');
 }
 
 /** The scope's device variable (`device = torch.device(...)`), when one is bound and can be written here. */
