@@ -1,6 +1,8 @@
 // After a window reload the Matmul Benchmark panel shows the run that was on screen, not an
 // older one (issue 28 item 9): two runs, the second finishing while the panel is behind another
-// tab, then Developer: Reload Window, and the restored panel's shown run is the newest.
+// tab, then Developer: Reload Window as soon as the second shows, and the restored panel's shown
+// run is the newest. Before the fix the page had not yet saved its state for the new run, and
+// the older run came back (seen here, code-server 4.139.1).
 import * as assert from 'assert';
 import type { Frame } from 'playwright-core';
 import { Session, startSession } from './session';
@@ -54,9 +56,7 @@ describe('benchmark panel after a window reload (trusted folder)', function () {
     await runWasm(wb, '512');
     panel = await wb.webview('Matmul Benchmark', NO_DEADLINE);
     await panel.locator('.headline-context', { hasText: 'n = 512' }).waitFor({ timeout: UNTIL_IT_ARRIVES });
-    assert.strictEqual((await historyDates(panel)).length, 2);
-    assert.strictEqual(await shownRow(panel), 1, 'the newest run is the one shown');
-
+    // Reloaded at once, as a user may: nothing else gives the page time to save its state.
     await wb.runCommand('Developer: Reload Window');
     await wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     const tab = wb.page.locator('.tab', { hasText: 'Matmul Benchmark' });

@@ -61,11 +61,15 @@ export interface SavedPanelState {
 }
 
 /**
- * The run a benchmark panel restored after a reload shows: the one its page showed, from the
- * history, else as the page kept it; with no saved run, the newest. `outsideHistory`: the
- * shown run is not in the history (the panel keeps it to show and export).
+ * The run a benchmark panel restored after a reload shows. First the one the extension last
+ * showed (`lastShownId`, which it records itself the moment it shows a run): the page saves its
+ * state only once it has loaded and been told, so a reload soon after a run ended restored the
+ * run before it (issue 28 item 9). Then the one the page saved, from the history, else as the
+ * page kept it; else the newest. `outsideHistory`: not in the history (the panel keeps it).
  */
-export function runToRestore(entries: readonly BenchHistoryEntry[], saved: unknown): { shown: BenchHistoryEntry | null; outsideHistory: boolean } {
+export function runToRestore(entries: readonly BenchHistoryEntry[], saved: unknown, lastShownId?: unknown): { shown: BenchHistoryEntry | null; outsideHistory: boolean } {
+  const recorded = typeof lastShownId === 'string' ? entries.find((e) => e.id === lastShownId) : undefined;
+  if (recorded) return { shown: recorded, outsideHistory: false };
   const state = typeof saved === 'object' && saved !== null ? saved as Partial<SavedPanelState> : {};
   const runId = typeof state.runId === 'string' ? state.runId : undefined;
   const kept = isEntry(state.entry) && state.entry.id === runId ? state.entry : undefined;

@@ -13,6 +13,8 @@ import type { BenchmarkAction, BenchPanelState, BenchPanelStatus } from './bench
 import { adoptMediaPanel, createMediaPanel, pageResources } from '../../shared/webviewPanel';
 
 export const BENCHMARK_VIEW_TYPE = 'deviceDoctor.benchmark';
+/** workspaceState: the id of the run the panel shows, written when it changes (runToRestore reads it after a reload). */
+const SHOWN_RUN_KEY = 'deviceDoctor.benchmarkPanel.shownRun';
 
 const EXPORTS: Partial<Record<BenchmarkAction, ExportFormat>> = { exportJson: 'json', exportCsv: 'csv', exportMarkdown: 'markdown' };
 
@@ -44,7 +46,7 @@ export class BenchmarkPanel implements vscode.Disposable {
   /** Shows a run (already stored in the history) with its status line: none for a finished run, what was kept for a cancelled one. */
   showRun(entry: BenchHistoryEntry, status: BenchPanelStatus = { kind: 'idle' }): void {
     this.status = status;
-    this.shownId = entry.id;
+    this.setShown(entry.id);
     // A run ends when it ends, maybe seconds after the user went back to typing or opened a
     // quick pick: the results come forward without taking the keyboard from them.
     this.show(true);
@@ -70,7 +72,7 @@ export class BenchmarkPanel implements vscode.Disposable {
   showLatest(): void {
     const newest = this.history.entries()[0];
     this.status = { kind: 'idle' };
-    this.shownId = newest?.id ?? null;
+    this.setShown(newest?.id ?? null);
     this.show();
   }
 
@@ -83,8 +85,8 @@ export class BenchmarkPanel implements vscode.Disposable {
       panel.dispose();
       return;
     }
-    const { shown, outsideHistory } = runToRestore(this.history.entries(), saved);
-    this.shownId = shown?.id ?? null;
+    const { shown, outsideHistory } = runToRestore(this.history.entries(), saved, this.extension.workspaceState.get<unknown>(SHOWN_RUN_KEY));
+    this.setShown(shown?.id ?? null);
     this.restored = outsideHistory ? shown : null;
     if (outsideHistory) this.log.info(`Benchmark panel restored the run it showed (${shown?.description}), which the history no longer has.`);
     this.attach(adoptMediaPanel(this.extension, panel));
@@ -132,7 +134,7 @@ export class BenchmarkPanel implements vscode.Disposable {
     const data = typeof message === 'object' && message !== null ? (message as { type?: unknown; runId?: unknown }) : {};
     if (data.type === 'ready') return this.update();
     if (data.type === 'showRun' && typeof data.runId === 'string') {
-      if (this.history.find(data.runId)) this.shownId = data.runId;
+      if (this.history.find(data.runId)) this.setShown(data.runId);
       return this.update();
     }
     if (typeof data.type !== 'string' || !Object.hasOwn(BENCHMARK_ACTIONS, data.type)) {
@@ -144,6 +146,13 @@ export class BenchmarkPanel implements vscode.Disposable {
     if (action === 'copyMarkdown') return this.copyMarkdown();
     const format = EXPORTS[action];
     if (format) await this.exportTo(format);
+  }
+
+  /** The run shown, recorded at once in the workspace state: the page's own state may lag a reload. */
+  private setShown(id: string | null): void {
+    this.shownId = id;
+    void Promise.resolve(this.extension.workspaceState.update(SHOWN_RUN_KEY, id)).catch((error: unknown) =>
+      this.log.warn(`Could not record the benchmark run shown: ${error instanceof Error ? error.message : String(error)}`));
   }
 
   private shownEntry(history: readonly BenchHistoryEntry[] = this.history.entries()): BenchHistoryEntry | undefined {
