@@ -5,7 +5,7 @@
 // CUDA has (streams and events, DDP bound to one GPU per process), which makes a file GPU
 // code by design.
 import type { Node } from '../python/pyNode';
-import { cudaHardcodeIn, isCudaLiteral, type CudaHardcode } from '../python/cudaHardcode';
+import { cudaHardcodeIn, isCudaLiteral, underDeviceCondition, type CudaHardcode } from '../python/cudaHardcode';
 import { callArguments, children, field, stringLiteralValue } from '../python/syntax';
 import type { Program } from './program';
 
@@ -22,6 +22,11 @@ export interface CudaFacts {
   staticCuda: StaticCuda[];
   /** Why the file is CUDA code by design beyond deviceChoice's `cudaOnly` ("uses CUDA events (`torch.cuda.Event`)"). */
   cudaMachinery?: string;
+  /**
+   * A call names CUDA outside any condition about the device (`model.cuda()`): the file
+   * needs CUDA whatever its `--use_cuda` switch says, so the switch is not its device choice.
+   */
+  cudaAnyway?: Node;
 }
 
 /** Parameters that take a device, as deviceChoice reads them. */
@@ -48,8 +53,9 @@ export function readCudaFacts(program: Program): CudaFacts {
       if (node.type === 'call') {
         const callee = field(node, 'function');
         const q = callee ? imports.qualify(callee) : undefined;
-        const found = scope === 'class_definition' ? cudaHardcodeIn(node, q) : undefined;
-        if (found) facts.staticCuda.push({ where: 'class body', unit: unit.index, call: node, hardcode: found });
+        const found = cudaHardcodeIn(node, q);
+        if (found && scope === 'class_definition') facts.staticCuda.push({ where: 'class body', unit: unit.index, call: node, hardcode: found });
+        if (found && !underDeviceCondition(node)) facts.cudaAnyway ??= node;
         if (q && DDP.test(q) && callArguments(node).keywords.has('device_ids')) facts.cudaMachinery ??= 'runs one process per GPU (`DistributedDataParallel` with `device_ids`)';
         const option = gpuSwitchOnByDefault(node);
         if (option) facts.staticCuda.push({ where: 'option default', unit: unit.index, ...option });

@@ -35,6 +35,8 @@ export interface DeviceChoice {
   staticCuda?: StaticCuda[];
   /** Why the file is CUDA code by design beyond `cudaOnly`, which DD011 does not take ("uses CUDA streams or events"): DD005. */
   cudaMachinery?: string;
+  /** A call that names CUDA outside any condition about the device (cudaFacts.ts): DD005. */
+  cudaAnyway?: Node;
 }
 
 const MPS_CHECKS = /^torch\.(backends\.mps\.is_(available|built)|mps\.is_available|accelerator\.(is_available|current_accelerator))$/;
@@ -111,6 +113,7 @@ function readDeviceChoice(program: Program): DeviceChoice {
   const facts = readCudaFacts(program);
   if (facts.staticCuda.length) choice.staticCuda = facts.staticCuda;
   if (facts.cudaMachinery) choice.cudaMachinery = facts.cudaMachinery;
+  if (facts.cudaAnyway) choice.cudaAnyway = facts.cudaAnyway;
   if (choice.availabilityCheck) choice.runTimeChoice = 'checks whether an accelerator is available';
   return choice;
 }

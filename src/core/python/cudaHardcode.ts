@@ -3,7 +3,7 @@
 // the calls it interprets with this, and deviceChoice the code it never interprets
 // (class bodies, which run at import).
 import type { Node } from './pyNode';
-import { callArguments, field, stringLiteralValue } from './syntax';
+import { callArguments, children, field, stringLiteralValue } from './syntax';
 
 const CUDA_STRING = /^cuda(:\d+)?$/;
 
@@ -28,4 +28,18 @@ export function cudaHardcodeIn(call: Node, qualified: string | undefined): CudaH
   if (attr.text === 'cuda') return { kind: 'method', attr };
   if (attr.text === 'to' && isCudaLiteral(args.positional[0])) return { kind: 'literal', literal: args.positional[0], deviceCall: false };
   return undefined;
+}
+
+/** A condition that asks about the GPU or the device option: `if self.gpus > 0:`, `if args.cuda:`, `x if use_cuda else y`. */
+const DEVICE_CONDITION = /\b\w*(cuda|gpus?|device|accelerator)\w*\b/i;
+
+/** In the branch taken when such a condition holds (within its function): the code chooses CUDA at run time there. */
+export function underDeviceCondition(node: Node): boolean {
+  for (let child = node, n = node.parent; n; child = n, n = n.parent) {
+    if (n.type === 'function_definition' || n.type === 'class_definition') return false;
+    const condition = n.type === 'if_statement' || n.type === 'elif_clause' || n.type === 'conditional_expression'
+      ? (n.type === 'conditional_expression' ? children(n)[1] : field(n, 'condition')) : null;
+    if (condition && condition.id !== child.id && DEVICE_CONDITION.test(condition.text)) return true;
+  }
+  return false;
 }

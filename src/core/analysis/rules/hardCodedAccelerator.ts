@@ -7,7 +7,7 @@
 // Files that are CUDA code by design (triton, a CUDA extension, set_device in a DDP
 // launcher, NCCL, CUDA streams or events) stay silent.
 import type { Node } from '../../python/pyNode';
-import { cudaHardcodeIn } from '../../python/cudaHardcode';
+import { cudaHardcodeIn, underDeviceCondition } from '../../python/cudaHardcode';
 import { children, field, nodeRange } from '../../python/syntax';
 import type { DeviceChoice, RuleFrame as Frame, Rule, RuleHost, UnitFinding } from '../ruleApi';
 import type { Fix, Range, TextEdit } from '../types';
@@ -64,7 +64,7 @@ function staticPlaces(choice: DeviceChoice): CudaPlace[] {
       out.push({ kind: 'call', unit: s.unit, call: s.call, hardcode: s.hardcode });
     } else if (s.where === 'parameter default' && !choice.deviceOption && !inGpuOnlyTest(s.literal)) {
       out.push({ kind: 'parameter default', unit: s.unit, literal: s.literal });
-    } else if (s.where === 'option default') {
+    } else if (s.where === 'option default' && !choice.cudaAnyway) {
       out.push({ kind: 'option default', unit: s.unit, value: s.value });
     }
   }
@@ -88,20 +88,6 @@ function feedsCollective(host: RuleHost, frame: Frame, call: Node): boolean {
     const callee = n.type === 'call' ? field(n, 'function') : null;
     if (callee && n.id !== call.id && COLLECTIVE.test(imports.qualify(callee) ?? '')) return true;
     stack.push(...children(n));
-  }
-  return false;
-}
-
-/** A condition that asks about the GPU or the device option: `if self.gpus > 0:`, `if args.cuda:`, `x if use_cuda else y`. */
-const DEVICE_CONDITION = /\b\w*(cuda|gpus?|device|accelerator)\w*\b/i;
-
-/** In the branch taken when such a condition holds: the code chooses CUDA at run time there. */
-function underDeviceCondition(node: Node): boolean {
-  for (let child = node, n = node.parent; n; child = n, n = n.parent) {
-    if (n.type === 'function_definition' || n.type === 'class_definition') return false;
-    const condition = n.type === 'if_statement' || n.type === 'elif_clause' || n.type === 'conditional_expression'
-      ? (n.type === 'conditional_expression' ? children(n)[1] : field(n, 'condition')) : null;
-    if (condition && condition.id !== child.id && DEVICE_CONDITION.test(condition.text)) return true;
   }
   return false;
 }

@@ -24,6 +24,9 @@ import { inGpuOnlyTest } from './shared/gpuOnlyTest';
 import { torchAtLeast } from './shared/torchVersion';
 import { pickledObjectIn } from './shared/weightsOnly';
 
+/** Library handlers that save a program's checkpoints to paths of their own making. */
+const CHECKPOINT_HANDLERS = /^(ignite\.handlers(\.checkpoint)?\.(Checkpoint|ModelCheckpoint|DiskSaver)|(pytorch_)?lightning(\.pytorch)?\.callbacks(\.model_checkpoint)?\.ModelCheckpoint)$/;
+
 const LOADS = new Set(['torch.load', 'torch.serialization.load']);
 const SAVES = new Set(['torch.save', 'torch.serialization.save']);
 
@@ -44,6 +47,8 @@ interface FileFacts {
   savedPaths: Set<string>;
   /** A save writes where its function's caller says (`def save(model, path)`): which paths is not known here. */
   savesToCallersPath: boolean;
+  /** A library's checkpoint handler writes its checkpoints (Ignite's `Checkpoint`, Lightning's `ModelCheckpoint`). */
+  savesThroughLibrary: boolean;
   /** How it names the local rank (`local_rank`, `args.local_rank`), for the fix. */
   rankTexts: Set<string>;
 }
@@ -79,7 +84,7 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   // map_location is the second parameter.
   if (args.keywords.has('map_location') || args.positional.length >= 2) return undefined;
   const load = `\`${shortText(call, 30)}\``;
-  if (facts.ddp && !inOneProcess(call)) {
+  if (facts.ddp && !inOneProcess(call) && !inTestFunction(call)) {
     const device = deviceVariable(frame, DEVICE_NAMES);
     const rank = device ? undefined : LOCAL_RANK_NAMES.find((name) => facts.rankTexts.has(name) && canReference(frame, name));
     const target = device ?? (rank ? `f"cuda:{${rank}}"` : '"cpu"');
@@ -95,6 +100,7 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   if (!why) return undefined;
   const path = args.positional[0] ?? args.keywords.get('f');
   let saves = '';
+  if (facts.savesThroughLibrary) return undefined; // Ignite's or Lightning's handler writes them: which paths is not known here
   if (choice.savesCheckpoints) {
     // Through a helper of the project only: which paths it writes is not known here.
     if (facts.savedPaths.size === 0 || facts.savesToCallersPath || !path || facts.savedPaths.has(normalized(path))) return undefined;
@@ -129,6 +135,12 @@ function weightsOnlyProblem(host: RuleHost, call: Node): string | undefined {
       'only for a file you trust: it runs the pickled code.';
 }
 
+/** A test (`def test_…`, `def _test_…`) loads what it just saved, on whatever device it runs: not the training bug. */
+function inTestFunction(call: Node): boolean {
+  for (let n = call.parent; n; n = n.parent) if (n.type === 'function_definition' && /^_?test/.test(field(n, 'name')?.text ?? '')) return true;
+  return false;
+}
+
 /** Under a branch that one process runs (rank 0 loading for everyone): there the saving GPU is its own. */
 function inOneProcess(call: Node): boolean {
   for (let n = call.parent; n; n = n.parent) {
@@ -139,7 +151,7 @@ function inOneProcess(call: Node): boolean {
 }
 
 function readFacts(host: RuleHost): FileFacts {
-  const facts: FileFacts = { ddp: false, savedPaths: new Set(), savesToCallersPath: false, rankTexts: new Set() };
+  const facts: FileFacts = { ddp: false, savedPaths: new Set(), savesToCallersPath: false, savesThroughLibrary: false, rankTexts: new Set() };
   let localRank = false;
   let processGroup = !!host.deviceChoice().distributed;
   for (const unit of host.program.modules[0].units) {
@@ -152,6 +164,7 @@ function readFacts(host: RuleHost): FileFacts {
         localRank = true;
         facts.rankTexts.add(n.parent?.type === 'attribute' && field(n.parent, 'attribute')?.id === n.id ? n.parent.text : n.text);
       }
+      else if ((n.type === 'identifier' || n.type === 'attribute') && CHECKPOINT_HANDLERS.test(imports.qualify(n) ?? '')) facts.savesThroughLibrary = true;
       else if (n.type === 'call') {
         const q = imports.qualify(field(n, 'function') ?? n) ?? '';
         if (/^torch\.distributed(\.distributed_c10d)?\.init_process_group$/.test(q)) processGroup = true;

@@ -7,9 +7,9 @@ import { children } from '../../../python/syntax';
 /**
  * A decorator that skips, requires or marks on a GPU: `@pytest.mark.gpu`,
  * `@pytest.mark.skipif(not torch.cuda.is_available(), ...)`, `@unittest.skipUnless(...)`,
- * `@require_torch_gpu`, `@requires_cuda`, `@RunIf(min_cuda_gpus=1)`.
+ * `@require_torch_gpu`, `@requires_cuda`, `@RunIf(min_cuda_gpus=1)`, PyG's `@onlyCUDA`.
  */
-const GPU_PRECONDITION = /^@\s*[\w.]*(mark|skip|requires?|run_?if)[\s\S]*(cuda|gpu)/i;
+const GPU_PRECONDITION = /^@\s*[\w.]*(mark|skip|requires?|run_?if)[\s\S]*(cuda|gpu)|^@\s*[\w.]*(only_?(cuda|gpus?)|(cuda|gpu)_?only)\b/i;
 
 export function inGpuOnlyTest(node: Node): boolean {
   for (let n = node.parent; n; n = n.parent) {
