@@ -13,7 +13,9 @@
 //   6. the torch engine against a direct torch timing (scripts/bench-torch-agreement.ts, its
 //      rule in that file's header);
 //   7. `device-doctor detect` against `python -c "import torch"` with the same interpreter,
-//      the floor of any detect (goal: detect <= 1.2x), in turn, with probe.py alone beside them.
+//      the floor of any detect (goal: detect <= 1.2x), in turn, with probe.py alone beside them;
+//   8. whole repositories linted as users lint them, against Ruff on the same files, with the
+//      slowest file (scripts/bench-repositories.ts; BENCH_REPOSITORY=DIR adds one, e.g. timm).
 // Real code: `npm run bench -- --real-code DIR` or BENCH_REAL_CODE=DIR, a folder of .py
 // files and notebooks from public PyTorch repositories (../shared/tools/extract.sh). They
 // are read at bench time and never committed. Without one, the generated training script
@@ -35,6 +37,7 @@ import { TestClient } from '../test/process/serverClient';
 import { DD003_SOURCE } from '../test/process/serverProbe';
 import { buildDist, torchAgreementSection } from './bench-torch-agreement';
 import { crossFileSection } from './bench-cross-file';
+import { repositoriesSection } from './bench-repositories';
 import { startProcess } from '../src/node/processRunner';
 
 const ROOT = path.join(__dirname, '..');
@@ -428,8 +431,8 @@ function startupSection(): void {
 /** The sections `--only 4` or `--only 1,4` names; every one without the flag. */
 function sectionsToRun(): Set<number> {
   const flag = process.argv.indexOf('--only');
-  if (flag < 0) return new Set([1, 2, 3, 4, 5, 6, 7]);
-  return new Set((process.argv[flag + 1] ?? '').split(',').map(Number).filter((n) => n >= 1 && n <= 7));
+  if (flag < 0) return new Set([1, 2, 3, 4, 5, 6, 7, 8]);
+  return new Set((process.argv[flag + 1] ?? '').split(',').map(Number).filter((n) => n >= 1 && n <= 8));
 }
 const SECTIONS = sectionsToRun();
 
@@ -438,6 +441,7 @@ async function main(): Promise<void> {
   if (![1, 2, 3].some((n) => SECTIONS.has(n))) {
     if (SECTIONS.has(4)) startupSection();
     if (SECTIONS.has(5)) await crossFileSection();
+    if (SECTIONS.has(8)) await repositoriesSection(realCodeFolder());
     return;
   }
   const folder = realCodeFolder();
@@ -470,6 +474,7 @@ async function main(): Promise<void> {
   if (SECTIONS.has(2) || SECTIONS.has(3)) await serverSections([[1_000, sized.get(1_000)!], [10_000, sized.get(10_000)!]], SECTIONS.has(2) ? sized.get(20_000) : undefined);
   if (SECTIONS.has(4)) startupSection();
   if (SECTIONS.has(5)) await crossFileSection();
+  if (SECTIONS.has(8)) await repositoriesSection(folder);
 }
 
 // ---- the torch engine against a direct torch timing, within 10% (scripts/bench-torch-agreement.ts) ----
