@@ -3,7 +3,8 @@
 // at every place, so that fix-all settles in one pass. Places the interpreter never runs
 // (a class body, a parameter default, a --gpu switch on by default) count too.
 import { strict as assert } from 'assert';
-import { analyzeNotebook, initPythonParser } from '../../src/core/analysis';
+import * as path from 'path';
+import { analyzeNotebook, createModuleResolver, initPythonParser, type ProjectContext } from '../../src/core/analysis';
 import { coreFindings } from './helpers/analysis';
 import { applyFix, fixAll } from './helpers/fixes';
 
@@ -133,6 +134,16 @@ describe('DD005 in code that cannot run without CUDA', () => {
       assert.deepEqual(dd005(`import torch\n${line}\nx = torch.ones(2).cuda()\n`), []);
     });
   }
+
+  it('stays silent where a project helper binds the process to its GPU (dino\'s utils.init_distributed_mode)', () => {
+    const root = path.resolve('/project');
+    const utils = 'import torch\n\n\ndef init_distributed_mode(args):\n    torch.cuda.set_device(args.gpu)\n';
+    const files = new Map([[path.join(root, 'utils.py'), utils]]);
+    const project: ProjectContext = { path: path.join(root, 'eval.py'), modules: createModuleResolver([root], (p) => files.get(p)) };
+    const source = 'import torch\nimport utils\nutils.init_distributed_mode(None)\nx = torch.ones(2).cuda()\n';
+    assert.deepEqual(coreFindings(source, { project }).filter((f) => f.code === 'DD005'), []);
+    assert.equal(dd005(source).length, 1, 'without the project, the helper is unknown and the file is reported');
+  });
 
   it('still fires beside a helper merely named for CUDA (to_cuda is not an extension)', () => {
     assert.equal(dd005('import torch\nfrom utils import to_cuda\nx = torch.ones(2).cuda()\n').length, 1);

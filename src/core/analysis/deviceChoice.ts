@@ -147,7 +147,9 @@ function noteCall(program: Program, unit: number, call: Node, choice: DeviceChoi
   if (!callee) return;
   const q = program.importsAt(unit).qualify(callee);
   if (q && CUDA_ONLY_CALLS.has(q)) choice.cudaOnly ??= `calls ${q}`;
-  if (q && (SAVES.has(q) || savingHelper(program, unit, q, scan))) choice.savesCheckpoints ??= call;
+  if (q && (SAVES.has(q) || bodyCalls(program, unit, q, scan, (callee) => SAVES.has(callee)))) choice.savesCheckpoints ??= call;
+  // `utils.init_distributed_mode(args)`: a project helper that binds the process to its GPU.
+  if (q && bodyCalls(program, unit, q, scan, (callee) => CUDA_ONLY_CALLS.has(callee))) choice.cudaOnly ??= `calls ${q}, which binds a GPU`;
   const args = callArguments(call);
   if (q && /^torch\.distributed(\.distributed_c10d)?\.init_process_group$/.test(q)) {
     const backend = args.keywords.get('backend') ?? args.positional[0];
@@ -164,8 +166,8 @@ function noteCall(program: Program, unit: number, call: Node, choice: DeviceChoi
 
 const SAVES = new Set(['torch.save', 'torch.serialization.save']);
 
-/** `utils.save_model(...)`: a project module's function whose own body calls torch.save. */
-function savingHelper(program: Program, unit: number, qualified: string, scan: { askedProject: boolean }): boolean {
+/** `utils.save_model(...)`: a project module's function whose own body calls torch.save (or what `wanted` names). */
+function bodyCalls(program: Program, unit: number, qualified: string, scan: { askedProject: boolean }, wanted: (callee: string) => boolean): boolean {
   if (qualified.startsWith('torch.')) return false;
   const member = program.member(unit, qualified);
   if (member) scan.askedProject = true;
@@ -175,7 +177,7 @@ function savingHelper(program: Program, unit: number, qualified: string, scan: {
   while (stack.length) {
     const node = stack.pop()!;
     const callee = node.type === 'call' ? field(node, 'function') : null;
-    if (callee && SAVES.has(imports.qualify(callee) ?? '')) return true;
+    if (callee && wanted(imports.qualify(callee) ?? '')) return true;
     stack.push(...children(node));
   }
   return false;
