@@ -27,6 +27,9 @@ import { pickledObjectIn } from './shared/weightsOnly';
 /** Library handlers that save a program's checkpoints to paths of their own making. */
 const CHECKPOINT_HANDLERS = /^(ignite\.handlers(\.checkpoint)?\.(Checkpoint|ModelCheckpoint|DiskSaver)|(pytorch_)?lightning(\.pytorch)?\.callbacks(\.model_checkpoint)?\.ModelCheckpoint)$/;
 
+/** A path the user gives on the command line or in a config: `args.model`, `opt.netG`, `cfg.weights`. */
+const USER_OPTION = /^(args|opts?|config|cfg|hparams|flags|FLAGS)\.\w+$/;
+
 const LOADS = new Set(['torch.load', 'torch.serialization.load']);
 const SAVES = new Set(['torch.save', 'torch.serialization.save']);
 
@@ -100,7 +103,8 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   if (!why) return undefined;
   const path = args.positional[0] ?? args.keywords.get('f');
   let saves = '';
-  if (facts.savesThroughLibrary) return undefined; // Ignite's or Lightning's handler writes them: which paths is not known here
+  // Ignite's or Lightning's handler writes them, to paths not known here: only a path the user names (`args.model`) is another file.
+  if (facts.savesThroughLibrary && !(path && USER_OPTION.test(path.text))) return undefined;
   if (choice.savesCheckpoints) {
     // Through a helper of the project only: which paths it writes is not known here.
     if (facts.savedPaths.size === 0 || facts.savesToCallersPath || !path || facts.savedPaths.has(normalized(path))) return undefined;
