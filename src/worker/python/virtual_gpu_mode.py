@@ -159,28 +159,24 @@ class VirtualDeviceMode(TorchFunctionMode):
         if len(devices) > 1:
             others = [d for d in devices if d != accelerators[0]]
             message = MISMATCH % (accelerators[0], others[0]) + _in(func)
-            stack = self._stack()
-            source = self._cpu_source(tensors, lengths_ok) if others[0] == "cpu" else None
-            made = place_record(source, "the cpu tensor comes from here") if source is not None else None
-            if made is not None:
-                made["line"] = statement_start(source[0], source[1])
-            if made is not None and stack and (made["file"], made.get("cell"), made["line"]) != (stack[0]["file"], stack[0].get("cell"), stack[0]["line"]):
-                message += FROM_HERE
-                stack = [made] + stack
-                stack[1]["note"] = "it meets %s here" % accelerators[0]
-            self.recorder.mistake("DD001", message, stack=stack)
+            source = _cpu_source(tensors, lengths_ok) if others[0] == "cpu" else None
+            self._mismatch(message, source, accelerators[0])
         return accelerators[0]
 
-    @staticmethod
-    def _cpu_source(tensors, lengths_ok):
-        """Where the script made the CPU operand of a mismatch: the line a move was left out of
-        (a real GPU fails later, at the use; the fix belongs where the tensor is made)."""
-        for t in tensors:
-            if device_of(t) == "cpu" and t.dim() != 0 and not (lengths_ok and t.dtype in _INTEGER):
-                place = origin_of(t)
-                if place is not None:
-                    return place
-        return None
+    def _mismatch(self, message, source, accelerator):
+        """A mismatch is recorded where its CPU tensor was made (`source`), when that is known and
+        is not the failing line itself: a real GPU fails later, at the use, which follows it in the
+        stack; the fix (the move left out) belongs where the tensor is made."""
+        stack = self._stack()
+        made = place_record(source, "the cpu tensor comes from here") if source is not None else None
+        if made is not None and stack:
+            made["line"] = statement_start(source[0], source[1])
+            used = stack[0]
+            if (made["file"], made.get("cell"), made["line"]) != (used["file"], used.get("cell"), used["line"]):
+                used["note"] = "it meets %s here" % accelerator
+                message += FROM_HERE
+                stack = [made] + stack
+        self.recorder.mistake("DD001", message, stack=stack)
 
     def _generic(self, func, args, kwargs):
         tensors = _gather(args, kwargs)
@@ -199,8 +195,16 @@ class VirtualDeviceMode(TorchFunctionMode):
         return result
 
     def _made(self, result, inputs=()):
-        """A CPU result remembers the user's line that made it (see _cpu_source)."""
-        if isinstance(result, (_Tensor, tuple, list)):
+        """A CPU result remembers the user's line that made it (see _cpu_source). Not an in-place
+        result (most of an optimizer's step), nor a batch being fetched (the loop's line is set on
+        it when it arrives): both are most of a run's CPU calls, and finding a line is not free."""
+        if isinstance(result, _Tensor):
+            for t in inputs:
+                if result is t:
+                    return
+        elif not isinstance(result, (tuple, list)):
+            return
+        if not self.recorder.untracked:
             set_origin(result, made_where(self.recorder, sys._getframe(2), inputs), inputs)
 
     def _factory(self, func, args, kwargs):
@@ -352,7 +356,7 @@ class VirtualDeviceMode(TorchFunctionMode):
             name = getattr(tensor, TAG, None)
             if name is not None:
                 tag_all(result, name)
-            else:
+            elif not recorder.untracked:
                 set_origin(result, made_where(recorder, sys._getframe(1), (tensor,)), (tensor,))
             return result
 
@@ -408,6 +412,16 @@ class VirtualDeviceMode(TorchFunctionMode):
             message = "assigned grad has data located on a different device (%s) than the tensor (%s)" % (device_of(grad), device_of(target))
             self.recorder.mistake("DD001", message, stack=self._stack())
         return func(*args, **kwargs)
+
+
+def _cpu_source(tensors, lengths_ok):
+    """Where the script made the CPU operand of a mismatch (see made_where), or None."""
+    for t in tensors:
+        if device_of(t) == "cpu" and t.dim() != 0 and not (lengths_ok and t.dtype in _INTEGER):
+            place = origin_of(t)
+            if place is not None:
+                return place
+    return None
 
 
 def made_where(recorder, frame, inputs):

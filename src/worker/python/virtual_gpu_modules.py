@@ -10,6 +10,7 @@ a file saved here fails to load elsewhere exactly as one saved on a GPU would. L
 map_location is a mistake for a checkpoint from elsewhere (saved on a GPU, loaded wherever the
 script runs next); one this run wrote itself is loaded where it was saved.
 """
+import functools
 import itertools
 import os
 import sys
@@ -53,20 +54,49 @@ def construction_site(recorder, frame):
 
 def install_loader_places(recorder):
     """A batch is made where the script takes it from its DataLoader: tensors from worker
-    processes arrive without a place, and collating's own lines are torch's, not the script's."""
+    processes arrive without a place, and collating's own lines are torch's, not the script's.
+    Tensors an optimizer's step makes are its state, not the script's: no place either (most of
+    a run's CPU calls are in these two, and finding a place is not free)."""
     from torch.utils.data import dataloader
 
     iterator = dataloader._BaseDataLoaderIter
     original_next = iterator.__next__
 
     def __next__(self):
-        batch = original_next(self)
+        recorder.untracked += 1
+        try:
+            batch = original_next(self)
+        finally:
+            recorder.untracked -= 1
         place = recorder.user_place(sys._getframe(1))
         if place is not None:
             _walk(batch, lambda t: set_origin(t, place) if device_of(t) == "cpu" else None)
         return batch
 
     iterator.__next__ = __next__
+    optimizer = torch.optim.Optimizer
+    original_init = optimizer.__init__
+
+    def untracked(step):
+        @functools.wraps(step)
+        def wrapper(*args, **kwargs):
+            recorder.untracked += 1
+            try:
+                return step(*args, **kwargs)
+            finally:
+                recorder.untracked -= 1
+
+        wrapper._device_doctor_untracked = True
+        wrapper.hooked = True  # torch's profiling hook has wrapped step already, in __init__
+        return wrapper
+
+    def __init__(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        cls = type(self)
+        if not getattr(cls.step, "_device_doctor_untracked", False):
+            cls.step = untracked(cls.step)
+
+    optimizer.__init__ = __init__
 
 
 def install_parameter(recorder):

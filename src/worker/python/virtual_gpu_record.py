@@ -107,6 +107,7 @@ class Recorder:
         self.syncs = {}
         self.steps = 0
         self.batches = 0
+        self.untracked = 0  # inside a DataLoader's __next__ or an optimizer's step: no places kept
         self.notes = []
 
     def user_stack(self, skip=1):
