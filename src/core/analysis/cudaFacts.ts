@@ -59,7 +59,7 @@ export function readCudaFacts(program: Program): CudaFacts {
         if (q && DDP.test(q) && callArguments(node).keywords.has('device_ids')) facts.cudaMachinery ??= 'runs one process per GPU (`DistributedDataParallel` with `device_ids`)';
         const option = gpuSwitchOnByDefault(node);
         if (option) facts.staticCuda.push({ where: 'option default', unit: unit.index, ...option });
-      } else if (node.type === 'attribute' || node.type === 'identifier') {
+      } else if ((node.type === 'attribute' || node.type === 'identifier') && !isObjectOfAttribute(node)) {
         const q = imports.qualify(node);
         if (q && CUDA_MACHINERY.test(q)) facts.cudaMachinery ??= `uses CUDA streams or events (\`${q}\`)`;
       } else if (node.type === 'default_parameter' || node.type === 'typed_default_parameter') {
@@ -89,4 +89,9 @@ function gpuSwitchOnByDefault(call: Node): { value: Node; option: string } | und
   const option = args.positional.map((a) => stringLiteralValue(a)).find((s) => s !== undefined && GPU_SWITCH.test(s));
   const value = args.keywords.get('default');
   return option && value?.type === 'true' ? { value, option } : undefined;
+}
+
+/** `a.b` inside `a.b.c`: only the whole dotted name is qualified (once, not once per part of a long chain). */
+function isObjectOfAttribute(node: Node): boolean {
+  return node.parent?.type === 'attribute' && field(node.parent, 'object')?.id === node.id;
 }

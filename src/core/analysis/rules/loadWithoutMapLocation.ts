@@ -168,7 +168,7 @@ function readFacts(host: RuleHost): FileFacts {
         localRank = true;
         facts.rankTexts.add(n.parent?.type === 'attribute' && field(n.parent, 'attribute')?.id === n.id ? n.parent.text : n.text);
       }
-      else if ((n.type === 'identifier' || n.type === 'attribute') && CHECKPOINT_HANDLERS.test(imports.qualify(n) ?? '')) facts.savesThroughLibrary = true;
+      else if ((n.type === 'identifier' || n.type === 'attribute') && !isObjectOfAttribute(n) && CHECKPOINT_HANDLERS.test(imports.qualify(n) ?? '')) facts.savesThroughLibrary = true;
       else if (n.type === 'call') {
         const q = imports.qualify(field(n, 'function') ?? n) ?? '';
         if (/^torch\.distributed(\.distributed_c10d)?\.init_process_group$/.test(q)) processGroup = true;
@@ -230,4 +230,9 @@ function fixOf(call: Node, keyword: string, unit: number, preferred: boolean, wh
   if (!last) return [];
   const at = { line: last.endPosition.row, character: last.endPosition.column };
   return [{ title: `Add ${keyword}${why}`, edits: [insertAt(at, `, ${keyword}`, unit)], preferred }];
+}
+
+/** `a.b` inside `a.b.c`: only the whole dotted name is qualified (once, not once per part of a long chain). */
+function isObjectOfAttribute(node: Node): boolean {
+  return node.parent?.type === 'attribute' && field(node.parent, 'object')?.id === node.id;
 }
