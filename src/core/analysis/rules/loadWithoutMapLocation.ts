@@ -62,6 +62,9 @@ export const loadWithoutMapLocation: Rule = (host) => {
     call: (frame, call, qualified) => {
       if (!qualified || !LOADS.has(qualified)) return;
       if (callArguments(call).hasSplat || inGpuOnlyTest(call)) return; // **kwargs may pass what is missing
+      // Read once per round; every run that loads still notes that it read the program's text
+      // (and the PyTorch version), so the editor never replays a finding made from an older one.
+      if (facts) void host.program.modules;
       facts ??= readFacts(host);
       const device = mapLocationProblem(host, frame, call, facts);
       const weights = weightsOnlyProblem(host, call);
