@@ -67,15 +67,41 @@ function deviceIndex(program: Program, frame: Frame, node: Node, before: Node): 
   const n = unparen(node);
   if (n.type !== 'identifier') return literalIndex(program, frame.unit, n);
   let value: Node | undefined;
-  for (const s of bodyNodes(scopeOf(frame))) {
+  for (const s of indexOf(scopeOf(frame)).assignments) {
     if (s.startIndex >= before.startIndex) break;
-    if (s.type === 'assignment' && unparen(field(s, 'left') ?? s).text === n.text) value = field(s, 'right') ?? undefined;
+    if (unparen(field(s, 'left') ?? s).text === n.text) value = field(s, 'right') ?? undefined;
   }
   return value ? literalIndex(program, frame.unit, value) : undefined;
 }
 
 function scopeOf(frame: Frame): Node {
   return frame.fn ? frame.fn.body : frame.scopeNode;
+}
+
+/** A scope's assignments and `.to(...)` / `.cuda(...)` calls, in source order. */
+interface ScopeIndex {
+  assignments: Node[];
+  moves: Node[];
+}
+
+// Per scope, once: each DataParallel call and each move it follows would scan the scope again
+// (a 13,000-line module of them took seconds).
+const scopeIndexes = new WeakMap<Node, ScopeIndex>();
+
+function indexOf(scope: Node): ScopeIndex {
+  let index = scopeIndexes.get(scope);
+  if (index) return index;
+  index = { assignments: [], moves: [] };
+  for (const n of bodyNodes(scope)) {
+    if (n.type === 'assignment') index.assignments.push(n);
+    else if (n.type === 'call') {
+      const callee = field(n, 'function');
+      const method = callee?.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
+      if (method === 'to' || method === 'cuda') index.moves.push(n);
+    }
+  }
+  scopeIndexes.set(scope, index);
+  return index;
 }
 
 /** `.to(d)` / `.cuda(n)` on `target` (or as the expression itself): the index it moves to. */
@@ -99,9 +125,8 @@ function modelIndex(program: Program, frame: Frame, wrap: Node, module: Node): P
   }
   if (m.type !== 'identifier') return undefined;
   let found: Placed | undefined;
-  for (const n of bodyNodes(scopeOf(frame))) {
+  for (const n of indexOf(scopeOf(frame)).moves) {
     if (n.startIndex >= wrap.startIndex) break;
-    if (n.type !== 'call') continue;
     const callee = field(n, 'function');
     if (callee?.type !== 'attribute' || unparen(field(callee, 'object')!).text !== m.text) continue;
     const method = field(callee, 'attribute')?.text;

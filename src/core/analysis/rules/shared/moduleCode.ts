@@ -25,12 +25,20 @@ export function moduleMethodAt(program: Program, node: Node): ModuleMethod | und
   return fn && cls?.isModule && fn.selfName ? { fn, cls } : undefined;
 }
 
-/** Every node of a function body, nested definitions excluded (their `self` is another). */
+const NESTED_SCOPES = new Set(['function_definition', 'class_definition', 'decorated_definition', 'lambda']);
+
+/**
+ * Every node of a function body in source order, nested definitions excluded (their `self`
+ * is another). An explicit stack: nested generators cost each node its depth.
+ */
 export function* bodyNodes(block: Node): Generator<Node> {
-  for (const c of children(block)) {
-    if (c.type === 'function_definition' || c.type === 'class_definition' || c.type === 'decorated_definition' || c.type === 'lambda') continue;
+  const stack: Node[] = [...children(block)].reverse();
+  while (stack.length > 0) {
+    const c = stack.pop()!;
+    if (NESTED_SCOPES.has(c.type)) continue;
     yield c;
-    yield* bodyNodes(c);
+    const inner = children(c);
+    for (let i = inner.length - 1; i >= 0; i--) stack.push(inner[i]!);
   }
 }
 
