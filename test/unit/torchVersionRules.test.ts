@@ -31,7 +31,7 @@ describe('DD013 with the interpreter\'s PyTorch: weights_only=True', () => {
   it('says a load of a model used as one fails from 2.6, and what to do first', () => {
     const [f] = dd('DD013', WHOLE_MODEL, '2.6.0');
     assert.ok(f, 'DD013 expected');
-    assert.match(f.message, /^`torch\.load\("model\.pt"\)` reads a pickled model; save and load its state_dict instead\. It is used as one \(`model\.eval\(\)`\)/);
+    assert.match(f.message, /^`torch\.load\("model\.pt"\)` reads a pickled model; load a saved state_dict instead\. It is used as one \(`model\.eval\(\)`\)/);
     assert.match(f.message, /PyTorch 2\.6\.0 loads with weights_only=True/);
     assert.match(f.message, /only for a file you trust/);
     assert.deepEqual(f.fixes, [], 'weights_only=False is never the only, preferred fix');
@@ -39,7 +39,7 @@ describe('DD013 with the interpreter\'s PyTorch: weights_only=True', () => {
 
   it('names a Namespace read from the checkpoint (ckpt["args"])', () => {
     const [f] = dd('DD013', NAMESPACE, '2.7.1');
-    assert.match(f.message, /reads a pickled object; allow its class before loading\. `ckpt\["args"\]` is one/);
+    assert.match(f.message, /reads a pickled object; add its class to the safe globals\. `ckpt\["args"\]` is one/);
     assert.match(f.message, /add_safe_globals\(\[argparse\.Namespace\]\)/);
   });
 

@@ -96,7 +96,7 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
     const target = device ?? (rank ? `f"cuda:{${rank}}"` : '"cpu"');
     return {
       target,
-      message: `${load} loads onto cuda:0 in every DDP process; map it to this process's GPU. ` +
+      message: `${load} puts every DDP process on cuda:0; pass each its own map_location. ` +
         'Without map_location every process restores each tensor on the GPU it was saved from, usually cuda:0, so all ' +
         `of them fill GPU 0 (out of memory, or a model on another process's GPU). Pass map_location=${target} (LOCAL_RANK).`,
     };
@@ -135,9 +135,10 @@ function weightsOnlyProblem(host: RuleHost, call: Node): string | undefined {
   const used = `\`${shortText(held.use, 24)}\``;
   const since = `PyTorch ${host.torchVersion} loads with weights_only=True, which raises "Weights only load failed" for it.`;
   return held.kind === 'model'
-    ? `${load} reads a pickled model; save and load its state_dict instead. It is used as one (${used}), and ${since} ` +
-      'Or pass weights_only=False, only for a file you trust: it runs the pickled code.'
-    : `${load} reads a pickled object; allow its class before loading. ${used} is one, and ${since} ` +
+    ? `${load} reads a pickled model; load a saved state_dict instead. It is used as one (${used}), and ${since} ` +
+      'Save `model.state_dict()` and load that into a built model; or pass weights_only=False, only for a file you trust: ' +
+      'it runs the pickled code.'
+    : `${load} reads a pickled object; add its class to the safe globals. ${used} is one, and ${since} ` +
       'Allow it with torch.serialization.add_safe_globals([argparse.Namespace]) (its class), or pass weights_only=False, ' +
       'only for a file you trust: it runs the pickled code.';
 }
