@@ -112,6 +112,31 @@ describe('replayed runs (runCache.ts)', () => {
     assert.strictEqual(replayed, 9, `replayed ${replayed} scopes`);
   });
 
+  it('a function that loads a checkpoint replays after an edit elsewhere: DD013 reads the file as a fact, not its text', () => {
+    const loading = [
+      'import torch',
+      '',
+      'def restore(path):',
+      '    return torch.load(path, map_location="cpu")',
+      '',
+      'def helper(n):',
+      '    return n + 1',
+      '',
+      'state = restore("model.pt")',
+      'print(helper(2), state)',
+      '',
+    ].join('\n');
+    const doc = new Document();
+    doc.analyze(loading);
+    const edited = loading.replace('    return n + 1', '    m = n * 2\n    return m + 1');
+    const { ran, findings } = doc.countsOf(edited);
+    assert.deepStrictEqual(findings, analyzeSource(edited));
+    // `helper` and the module scope (which calls it) run again; `restore` replays in every
+    // round, the reporting one included: 5 runs. Reading the file's text made `restore`
+    // run again in the reporting round (6), on every keystroke anywhere in the file.
+    assert.strictEqual(ran, 5, `ran ${ran} scopes after the edit`);
+  });
+
   it('keeps the findings of a replayed run while no line moves, and makes them afresh after one did', () => {
     const doc = new Document();
     const first = doc.analyze(script);

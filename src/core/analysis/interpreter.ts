@@ -19,6 +19,7 @@ import { withCallSiteCapture } from './callSiteCapture';
 import { UNDECIDED_WORLD, type WorldState } from './world';
 import { deviceContextPlace, enterFrameworkScope } from './frameworks';
 import { deviceChoiceOf } from './deviceChoice';
+import { programFactNow } from './programFacts';
 import { bodyFact, type BodyFact } from './bodyFacts';
 import { Read, Recording, RoundKind, RunCache, RunEntry, sameDeep, Tape, WatchedEnv, type Write } from './runCache';
 
@@ -195,6 +196,7 @@ export class Interpreter implements RoundContext {
       case 'enclosing': return this.finals.get(r.fn)?.get(r.name);
       case 'body': return this.program.functions[r.fn]?.node;
       case 'deviceChoice': return deviceChoiceOf(this.program);
+      case 'programFact': return programFactNow(this.program, r.key);
       case 'bodyFact': return this.program.functions[r.fn] ? bodyFact(this.program.functions[r.fn], r.fact) : undefined;
     }
   }

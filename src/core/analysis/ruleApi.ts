@@ -111,6 +111,12 @@ export interface RuleHost {
   severityOf(code: RuleCode): Severity;
   /** How the program chooses its device: availability checks, options, CUDA-only imports. */
   deviceChoice(): DeviceChoice;
+  /**
+   * A fact of the program's whole text, computed once per program by `compute` (which may
+   * read the whole program); unlike reading the program directly, a run that uses it can be
+   * replayed after an edit that leaves the fact the same (programFacts.ts).
+   */
+  programFact<T>(key: string, compute: (program: ProgramView, deviceChoice: DeviceChoice) => T): T;
   /** Events for other rules. */
   readonly emit: RuleEvents;
   /** The PyTorch version the code runs with ("2.6.0"), when the front end knows it (AnalyzeOptions.torchVersion). */

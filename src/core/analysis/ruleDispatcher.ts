@@ -7,6 +7,7 @@ import type { Node } from '../python/pyNode';
 import { nodeRange } from '../python/syntax';
 import { ruleInfo, type RuleCode } from './catalog';
 import { deviceChoiceOf } from './deviceChoice';
+import { programFact } from './programFacts';
 import type { Frame } from './frame';
 import type { Program } from './program';
 import { AnalysisEvents, EVENT_NAMES, RuleHost, UnitFinding } from './ruleApi';
@@ -59,6 +60,7 @@ export class RuleDispatcher {
       },
       severityOf: (code) => ruleInfo(code).severity,
       deviceChoice: () => deviceChoiceOf(view),
+      programFact: (key, compute) => programFact(view, key, compute),
       emit: this.events,
       torchVersion,
     };

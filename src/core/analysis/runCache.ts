@@ -30,7 +30,9 @@ export type Read =
   /** A fact of another function's text (bodyFacts.ts): a run that only asked it depends on no more. */
   | { kind: 'bodyFact'; fn: number; fact: BodyFact }
   /** How the file chooses its device (deviceChoice.ts), which rules read. */
-  | { kind: 'deviceChoice' };
+  | { kind: 'deviceChoice' }
+  /** A fact a rule derived from the program's whole text (programFacts.ts). */
+  | { kind: 'programFact'; key: string };
 
 /** What a run wrote into the next round's summaries (replayed in order; every write is a join, so a repeat changes nothing). */
 export type Write =
@@ -54,6 +56,7 @@ function readKey(r: Read): string {
   switch (r.kind) {
     case 'params': case 'return': case 'atCalls': case 'body': return `${r.kind}:${r.fn}`;
     case 'deviceChoice': return 'deviceChoice';
+    case 'programFact': return `programFact:${r.key}`;
     case 'bodyFact': return `bodyFact:${r.fn}:${r.fact}`;
     case 'attr': return `attr:${r.cls}:${r.attr}`;
     case 'place': return `place:${r.cls}`;

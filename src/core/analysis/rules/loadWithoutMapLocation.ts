@@ -16,7 +16,7 @@ import type { Node } from '../../python/pyNode';
 import { callArguments, children, field } from '../../python/syntax';
 import { insertAt } from '../fixes';
 import type { RuleFrame as Frame } from '../ruleApi';
-import type { Rule, RuleHost } from '../ruleApi';
+import type { DeviceChoice, ProgramView, Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import { shortText } from './shared/describe';
 import { canReference } from './shared/deviceText';
@@ -57,15 +57,13 @@ interface FileFacts {
 }
 
 export const loadWithoutMapLocation: Rule = (host) => {
-  let facts: FileFacts | undefined;
   return {
     call: (frame, call, qualified) => {
       if (!qualified || !LOADS.has(qualified)) return;
       if (callArguments(call).hasSplat || inGpuOnlyTest(call)) return; // **kwargs may pass what is missing
-      // Read once per round; every run that loads still notes that it read the program's text
-      // (and the PyTorch version), so the editor never replays a finding made from an older one.
-      if (facts) void host.program.modules;
-      facts ??= readFacts(host);
+      // Read once per program, and noted by every run that loads (a replay after an edit
+      // needs the same facts); the PyTorch version is part of the fact's key.
+      const facts = host.programFact(`DD013 checkpoints and processes, torch ${host.torchVersion ?? '?'}`, readFacts);
       const device = mapLocationProblem(host, frame, call, facts);
       const weights = weightsOnlyProblem(host, call);
       if (!device && !weights) return;
@@ -158,12 +156,12 @@ function inOneProcess(call: Node): boolean {
   return false;
 }
 
-function readFacts(host: RuleHost): FileFacts {
+function readFacts(program: ProgramView, deviceChoice: DeviceChoice): FileFacts {
   const facts: FileFacts = { ddp: false, savedPaths: new Set(), savesToCallersPath: false, savesThroughLibrary: false, rankTexts: new Set() };
   let localRank = false;
-  let processGroup = !!host.deviceChoice().distributed;
-  for (const unit of host.program.modules[0].units) {
-    const imports = host.program.importsAt(unit.index);
+  let processGroup = !!deviceChoice.distributed;
+  for (const unit of program.modules[0].units) {
+    const imports = program.importsAt(unit.index);
     const stack: Node[] = [unit.root];
     while (stack.length) {
       const n = stack.pop()!;
