@@ -60,11 +60,35 @@ function setOnlyInInit(cls: ClassInfo, attr: string): Node | undefined {
 function evidence(host: RuleHost, cls: ClassInfo, write: Node): string | undefined {
   const right = write.type === 'assignment' ? field(write, 'right') : null;
   if (!right) return undefined;
-  const param = right.type === 'identifier' ? cls.methods.get('__init__')!.params.find((p) => p.name === right.text) : undefined;
+  const init = cls.methods.get('__init__')!;
+  // `torch.device(cfg.MODEL.DEVICE)`, `args.device`: read from what the caller passes, so the caller's choice too.
+  const read = new Set([...bodyNodes(right), right].filter((n) => n.type === 'identifier').map((n) => n.text));
+  const param = init.params.slice(1).find((p) => read.has(p.name));
   if (!param) return `\`${shortText(right, 30)}\` is chosen by the module itself, not where it is moved to`;
+  // `self.to(self.device)` in __init__: the module is built where the attribute says.
+  if (movesItselfTo(init, write)) return dataParallelEvidence(host);
   if (param.defaultNode) return `the constructor's \`${param.name}\` defaults to \`${shortText(param.defaultNode, 20)}\` when a caller moves the model instead`;
+  return dataParallelEvidence(host);
+}
+
+function dataParallelEvidence(host: RuleHost): string | undefined {
   const dp = host.deviceChoice().dataParallel;
   return dp ? `this file uses DataParallel (line ${dp.startPosition.row + 1}), whose replicas keep cuda:0's attribute` : undefined;
+}
+
+/** `self.to(self.<attr>)` in `__init__`, with the attribute the write sets. */
+function movesItselfTo(init: FunctionInfo, write: Node): boolean {
+  const self = init.selfName;
+  const target = field(write, 'left');
+  if (!self || !target) return false;
+  for (const n of bodyNodes(init.body)) {
+    if (n.type !== 'call') continue;
+    const callee = field(n, 'function');
+    if (callee?.type !== 'attribute' || field(callee, 'attribute')?.text !== 'to' || unparen(field(callee, 'object')!).text !== self) continue;
+    const first = callArguments(n).positional[0] ?? callArguments(n).keywords.get('device');
+    if (first && unparen(first).text === target.text) return true;
+  }
+  return false;
 }
 
 /** Names of forward inputs that are tensors by convention, when the body does not say. */
