@@ -15,7 +15,7 @@ export const deviceChoicesDisagree: Rule = (host) => ({
   call: (frame, call, qualified) => {
     if (qualified !== 'torch.cuda.is_available' || host.program.units[frame.unit]?.module !== 0) return;
     const choice = cudaOnlyChoice(host.program, frame.unit, call);
-    if (!choice) return;
+    if (!choice || host.programFact('DD024 device choices overwritten unused', overwrittenChoices).has(choice.id)) return;
     // The file's device facts (deviceChoice.ts), read once per analysis and noticed as such by replays.
     const mpsChoice = host.deviceChoice().asksMps;
     if (mpsChoice) report(host, frame, choice, mpsChoice);
@@ -49,6 +49,63 @@ function cudaOnlyChoice(program: Program, unit: number, check: Node): Node | und
     if (n.type === 'conditional_expression') return undefined;
   }
   return expr;
+}
+
+/**
+ * Module-level `device = <choice>` statements whose name is assigned again before anything
+ * reads it (a notebook's first cell picks CUDA-or-CPU, a later one picks again with MPS):
+ * the first choice places nothing, so it cannot disagree with anything. By the node id of
+ * the choice's right side.
+ */
+function overwrittenChoices(program: Program): Set<number> {
+  const statements = program.units.filter((u) => u.module === 0).flatMap((u) => [...children(u.root)]);
+  const dead = new Set<number>();
+  statements.forEach((statement, i) => {
+    const assigned = assignmentOf(statement);
+    // `device = "cuda" if … else "cpu"`, or `torch.device(<that>)`.
+    const choices = assigned ? nodesOfType(assigned.right, 'conditional_expression') : [];
+    if (!assigned || choices.length === 0) return;
+    for (const later of statements.slice(i + 1)) {
+      if (!mentions(later, assigned.name)) continue;
+      const again = assignmentOf(later);
+      if (again && again.name === assigned.name && !mentions(again.right, assigned.name)) for (const c of choices) dead.add(c.id);
+      return;
+    }
+  });
+  return dead;
+}
+
+/** `name = right` as a whole statement. */
+function assignmentOf(statement: Node): { name: string; right: Node } | undefined {
+  const expr = statement.type === 'expression_statement' ? children(statement)[0] : undefined;
+  if (expr?.type !== 'assignment') return undefined;
+  const left = field(expr, 'left');
+  const right = field(expr, 'right');
+  return left?.type === 'identifier' && right ? { name: left.text, right: unparen(right) } : undefined;
+}
+
+function nodesOfType(node: Node, type: string): Node[] {
+  const out: Node[] = [];
+  const stack: Node[] = [node];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.type === type) out.push(n);
+    stack.push(...children(n));
+  }
+  return out;
+}
+
+function mentions(node: Node, name: string): boolean {
+  if (!node.text.includes(name)) return false;
+  const stack: Node[] = [node];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.type === 'identifier' && n.text === name) return true;
+    // `torch.device` and `f(device=...)` name an attribute or a keyword, not the variable.
+    const skipped = n.type === 'attribute' ? field(n, 'attribute') : n.type === 'keyword_argument' ? field(n, 'name') : null;
+    for (const c of children(n)) if (c.id !== skipped?.id) stack.push(c);
+  }
+  return false;
 }
 
 function report(host: RuleHost, frame: Frame, choice: Node, other: Node): void {
