@@ -66,7 +66,8 @@ function overwrittenChoices(program: Program): Set<number> {
     const choices = assigned ? nodesOfType(assigned.right, 'conditional_expression') : [];
     if (!assigned || choices.length === 0) return;
     for (const later of statements.slice(i + 1)) {
-      if (!mentions(later, assigned.name)) continue;
+      // A notebook cell showing the value (`device` alone on its line) places nothing.
+      if (!mentions(later, assigned.name) || displaysOnly(later, assigned.name)) continue;
       const again = assignmentOf(later);
       if (again && again.name === assigned.name && !mentions(again.right, assigned.name)) for (const c of choices) dead.add(c.id);
       return;
@@ -82,6 +83,11 @@ function assignmentOf(statement: Node): { name: string; right: Node } | undefine
   const left = field(expr, 'left');
   const right = field(expr, 'right');
   return left?.type === 'identifier' && right ? { name: left.text, right: unparen(right) } : undefined;
+}
+
+function displaysOnly(statement: Node, name: string): boolean {
+  const expr = statement.type === 'expression_statement' ? children(statement) : [];
+  return expr.length === 1 && unparen(expr[0]!).type === 'identifier' && expr[0]!.text === name;
 }
 
 function nodesOfType(node: Node, type: string): Node[] {
