@@ -11,6 +11,8 @@ import { withDiagnosis, type PeakFacts } from '../../src/core/bench/diagnosis';
 import type { BenchResult, BenchRun } from '../../src/core/bench/model';
 import { makeBenchResult } from '../../src/core/bench/result';
 import { parseProcCpuinfo } from '../../src/core/devices/host';
+import { renderBarChart } from '../../src/vscode/benchmark/panel/benchmarkCharts';
+import { runsTable } from '../../src/vscode/benchmark/panel/benchmarkSections';
 
 const cpuinfo = fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'probes', 'cpuinfo', 'x86-epyc-zen4-kvm.txt'), 'utf8');
 const ZEN4_VM = cpuDatasheetPeak({ ...parseCpuPeakFields(cpuinfo), arch: 'x64', platform: 'linux', flags: parseProcCpuinfo(cpuinfo).flags })!;
@@ -70,6 +72,19 @@ describe('bench: the figures and the diagnosis agree (issue 28 items 6 and 7)', 
     assert.deepStrictEqual(run.problems.map((p) => p.code), ['blas-threads']);
     assert.match(run.problems[0].message, /torch\.set_num_threads\(1\) did not reach this PyTorch's BLAS: OpenBLAS multiplied on 2 threads/);
     assert.ok(run.results.every((r) => r.percentOfPeak! <= 100));
+  });
+
+  it('a thread comparison the BLAS ignored: the table and the bar chart call no run the baseline and show no speedup', () => {
+    const run = judged([
+      torchCpu(190, 'torch 1.13.0a0, CPU, 2 threads, OpenBLAS 2 threads', 2),
+      torchCpu(185, 'torch 1.13.0a0, CPU, 1 thread, OpenBLAS 2 threads', 1),
+    ]);
+    assert.deepStrictEqual(run.problems.map((p) => p.code), ['blas-threads']);
+    assert.ok(run.speedup && run.speedup.entries.length > 0, 'the run still records the speedup it measured');
+    const table = runsTable({ ...run, id: 'r', startedAt: 0 } as never);
+    assert.doesNotMatch(table, />baseline</);
+    assert.doesNotMatch(table, /\d×</);
+    assert.doesNotMatch(renderBarChart(run), /\(baseline\)/);
   });
 
   it('the same figures from an older bench.py that did not name the BLAS: the measured scaling says more than one core worked', () => {

@@ -3,7 +3,7 @@
 // the reason sat in a tooltip. A busy host is said first; a comparison whose two results' middle
 // halves overlap is decided by noise and is not headlined as a speedup; one whose thread count
 // the BLAS ignored (diagnosis.ts: blas-threads) compares nothing.
-import type { BenchResult, BenchRun, BenchTarget, SpeedupEntry } from './model';
+import type { BenchResult, BenchRun, BenchTarget, SpeedupEntry, SpeedupReport } from './model';
 import { sameTarget } from './compare';
 
 /** The result an entry (or its baseline) speaks of: same target, size and dtype. */
@@ -49,4 +49,18 @@ export function entryVerdict(run: Pick<BenchRun, 'results' | 'problems' | 'speed
     return { kind: 'noise', why: 'their repeats overlap, so noise decides which is faster; run again when the machine is quieter' };
   }
   return { kind: 'clear' };
+}
+
+/**
+ * The speedups that compare something: without those whose comparison measures nothing (a
+ * "1 thread" run the BLAS ignored), so no table or chart calls that run the baseline or
+ * shows its ratio while the headline says there is no comparison. Null when none is left.
+ */
+export function comparedSpeedup(run: Pick<BenchRun, 'results' | 'speedup'> & { problems?: BenchRun['problems'] }): SpeedupReport | null {
+  const report = run.speedup;
+  if (!report) return null;
+  const full = { results: run.results, speedup: report, problems: run.problems ?? [] };
+  const entries = report.entries.filter((e) => entryVerdict(full, e).kind !== 'meaningless');
+  if (entries.length === report.entries.length) return report;
+  return entries.length > 0 ? { ...report, entries } : null;
 }

@@ -6,6 +6,7 @@
 import type { BenchResult, BenchRun } from '../../../core/bench/model';
 import { formatGflops, seriesLabel, summarySize } from '../benchFormat';
 import { isBaselineResult } from '../../../core/bench/compare';
+import { comparedSpeedup } from '../../../core/bench/headlineJudgement';
 import { escapeHtml } from '../../shared/html';
 import { percentText } from '../../../core/bench/numberText';
 
@@ -19,13 +20,14 @@ interface Series {
 }
 
 /** Results grouped by engine, device and dtype, in the order first seen; points by size. */
-export function seriesOf(run: Pick<BenchRun, 'results' | 'speedup'>): Series[] {
+export function seriesOf(run: Pick<BenchRun, 'results' | 'speedup'> & { problems?: BenchRun['problems'] }): Series[] {
   const byLabel = new Map<string, Series>();
+  const speedup = comparedSpeedup(run);
   for (const r of run.results) {
     const label = seriesLabel(r);
     let series = byLabel.get(label);
     if (!series) {
-      const baseline = isBaselineResult(run.speedup, r) && r.dtype === 'float32';
+      const baseline = isBaselineResult(speedup, r) && r.dtype === 'float32';
       series = { label, points: [], baseline };
       byLabel.set(label, series);
     }

@@ -8,6 +8,7 @@ import { isNoisy } from '../../../core/bench/diagnosis';
 import { GENERIC_NOISE_REASON } from '../../../core/bench/noiseReason';
 import { speedupEntryOf, speedupText } from '../../../core/bench/export';
 import { isBaselineResult } from '../../../core/bench/compare';
+import { comparedSpeedup } from '../../../core/bench/headlineJudgement';
 import { threadsText } from '../../../core/bench/cpuThreads';
 import type { BenchRunResponse, TransferResult } from '../../../protocol/worker';
 import { formatGflops, formatMs, formatRelError, formatSpeedup, targetLabel } from '../benchFormat';
@@ -34,9 +35,10 @@ function cell(value: unknown, className?: string): string {
 const RUN_HEADERS = ['engine', 'device', 'dtype', 'n', 'median (ms)', 'GFLOP/s', '% of peak', 'min / max (ms)', 'IQR (ms)', 'speedup', 'max rel. error', 'detail'];
 
 export function runsTable(run: BenchRunResponse): string {
-  const isBaseline = (r: BenchResult) => isBaselineResult(run.speedup, r);
+  const compared = { ...run, speedup: comparedSpeedup(run) };
+  const isBaseline = (r: BenchResult) => isBaselineResult(compared.speedup, r);
   const rows = run.results.map((r) => {
-    const s = speedupEntryOf(run, r);
+    const s = speedupEntryOf(compared, r);
     return [
       cell(r.engine), cell(r.threads === undefined ? r.device : `${r.device} · ${threadsText(r.threads)}`), cell(r.dtype), cell(r.size, 'num'),
       cell(formatMs(r.medianSec), 'num'), cell(formatGflops(r.gflops), 'num strong'),
