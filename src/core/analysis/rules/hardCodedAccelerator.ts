@@ -9,7 +9,7 @@
 import type { Node } from '../../python/pyNode';
 import { cudaHardcodeIn, underDeviceCondition } from '../../python/cudaHardcode';
 import { children, field, nodeRange } from '../../python/syntax';
-import type { DeviceChoice, RuleFrame as Frame, Rule, RuleHost, UnitFinding } from '../ruleApi';
+import type { DeviceChoice, ProgramView, RuleFrame as Frame, Rule, RuleHost, UnitFinding } from '../ruleApi';
 import type { Fix, Range, TextEdit } from '../types';
 import { shortText } from './shared/describe';
 import { inGpuOnlyTest } from './shared/gpuOnlyTest';
@@ -97,10 +97,20 @@ function feedsCollective(host: RuleHost, frame: Frame, call: Node): boolean {
  * reported once per file, so the comment must not silence the file's other places).
  */
 function suppressedByNoqa(host: RuleHost, unit: number, node: Node): boolean {
-  const line = host.program.units[unit]?.lines[node.startPosition.row] ?? '';
-  const m = /#\s*noqa\b(?::\s*([\w\s,]+))?/i.exec(line);
-  if (!m) return false;
-  return !m[1] || m[1].split(/[\s,]+/).some((code) => code !== '' && 'DD005'.startsWith(code.toUpperCase()));
+  // A fact of the whole file (host.programFact), so the runs that add places still replay after an edit.
+  return host.programFact('DD005 lines with a noqa for it', noqaLines).has(`${unit}:${node.startPosition.row}`);
+}
+
+/** `unit:row` of every line whose `# noqa` covers DD005. */
+function noqaLines(program: ProgramView): Set<string> {
+  const out = new Set<string>();
+  for (const unit of program.units) {
+    unit.lines.forEach((line, row) => {
+      const m = /#\s*noqa\b(?::\s*([\w\s,]+))?/i.exec(line);
+      if (m && (!m[1] || m[1].split(/[\s,]+/).some((code) => code !== '' && 'DD005'.startsWith(code.toUpperCase())))) out.add(`${unit.index}:${row}`);
+    });
+  }
+  return out;
 }
 
 function placeNode(place: CudaPlace): Node {

@@ -10,7 +10,7 @@ import type { Node } from '../../python/pyNode';
 import { isCudaLiteral } from '../../python/cudaHardcode';
 import { callArguments, children, field } from '../../python/syntax';
 import type { RuleFrame as Frame } from '../ruleApi';
-import type { Rule, RuleHost } from '../ruleApi';
+import type { ProgramView as Program, Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import { cudaGuardFix } from './shared/cudaGuardFix';
 import { shortText } from './shared/describe';
@@ -45,7 +45,8 @@ export const unguardedCudaCall: Rule = (host) => ({
 function checkCudaCall(host: RuleHost, frame: Frame, call: Node, readsZero: boolean): void {
   const choice = host.deviceChoice();
   if (!choice.runTimeChoice || choice.cudaOnly || frame.acceleratorOnly || isGuarded(call) || inGpuOnlyTest(call)) return;
-  if (inEventTimingHarness(host, frame) || deviceIsCudaLiteral(host)) return;
+  // Whole-file facts through host.programFact: a run that reads them still replays after an edit.
+  if (inEventTimingHarness(host, frame) || host.programFact('DD011 device bound to a CUDA literal', deviceIsCudaLiteral)) return;
   const fix = guardFix(host, frame, call);
   host.report({
     unit: frame.unit,
@@ -69,8 +70,17 @@ function checkCudaCall(host: RuleHost, frame: Frame, call: Node, readsZero: bool
  * design, whose synchronize and events are its measurement.
  */
 function inEventTimingHarness(host: RuleHost, frame: Frame): boolean {
-  const scope = frame.fn?.body ?? host.program.units[frame.unit].root;
-  const imports = host.program.importsAt(frame.unit);
+  if (!frame.fn) return host.programFact('DD011 cells that time with CUDA events', timingUnits).has(frame.unit);
+  return timesWithEvents(host.program, frame.unit, frame.fn.body);
+}
+
+/** The analysed units whose top-level code times work with CUDA events. */
+function timingUnits(program: Program): Set<number> {
+  return new Set(program.units.filter((u) => u.module === 0 && timesWithEvents(program, u.index, u.root)).map((u) => u.index));
+}
+
+function timesWithEvents(program: Program, unit: number, scope: Node): boolean {
+  const imports = program.importsAt(unit);
   const stack: Node[] = [scope];
   while (stack.length) {
     const n = stack.pop()!;
@@ -87,9 +97,9 @@ const DEVICE_NAME = /^(device|dev|DEVICE)$/;
  * `device = "cuda"`): written for a GPU, whatever else it asks (nanoGPT's bench.py checks
  * availability only to pick a dtype). Hard-coding is DD005's concern, not this rule's.
  */
-function deviceIsCudaLiteral(host: RuleHost): boolean {
-  for (const unit of host.program.modules[0].units) {
-    const imports = host.program.importsAt(unit.index);
+function deviceIsCudaLiteral(program: Program): boolean {
+  for (const unit of program.modules[0].units) {
+    const imports = program.importsAt(unit.index);
     for (const statement of children(unit.root)) {
       const assignment = statement.type === 'expression_statement' ? children(statement)[0] : undefined;
       if (assignment?.type !== 'assignment' || !DEVICE_NAME.test(field(assignment, 'left')?.text ?? '')) continue;
