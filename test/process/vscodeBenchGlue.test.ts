@@ -219,7 +219,10 @@ describe('vscode: the benchmark command, panel and native install (stand-in vsco
     history = new BenchHistory(new MemoryMemento(), 'machine-1');
     installs = 0;
     logLines.length = 0;
-    panel = new BenchmarkPanel({ extensionUri: uri('/ext') } as never, history, log as never, { runBenchmark: () => void runner.run() });
+    // The panel records the run it shows in the workspace state (a reload restores it): an in-memory one here.
+    const workspaceState = new Map<string, unknown>();
+    const memento = { get: (key: string) => workspaceState.get(key), update: async (key: string, value: unknown) => void workspaceState.set(key, value), keys: () => [...workspaceState.keys()] };
+    panel = new BenchmarkPanel({ extensionUri: uri('/ext'), workspaceState: memento } as never, history, log as never, { runBenchmark: () => void runner.run() });
     runner = new BenchmarkRunner({ devices: backend as never, panel, history, log, nativeSearchPaths: () => ['/g/native'], installNativeTf: () => { installs++; } });
   });
 
