@@ -14,26 +14,53 @@ export interface ProjectSession {
   finish(): ModuleUse;
 }
 
+/** Importer indexes kept at most: one per recently analysed file. */
+const MAX_KEPT_INDEXES = 32;
+
+interface KeptIndex {
+  /** The other open documents' paths and versions, and the spec, the index was built from. */
+  key: string;
+  index: ImporterIndex;
+}
+
 export class ProjectFiles {
   /** Absolute path → text of each open document, which overrides the file on disk. */
   private readonly open = new Map<string, string>();
+  /** Absolute path → a number that changes whenever that open document's text does. */
+  private readonly versions = new Map<string, number>();
+  private nextVersion = 0;
   private readonly disk = new ModuleFileReader({ revalidate: true });
   /** Imported modules parsed once for every analysis while their text stays the same. */
   private readonly trees = new ModuleTrees();
+  /**
+   * Analysed path → the index of the open documents that may import it. Typing in a file
+   * changes only its own text, which says nothing about who imports it: its index is reused.
+   */
+  private readonly importerIndexes = new Map<string, KeptIndex>();
+  /** How many importer indexes were built (for tests). */
+  importerIndexBuilds = 0;
 
   setOpen(path: string, text: string): void {
+    if (this.open.get(path) === text) return;
     this.open.set(path, text);
+    this.versions.set(path, this.nextVersion++);
   }
 
   applyOverlay(update: OverlayUpdate | undefined): void {
     if (!update) return;
-    for (const path of update.drop) this.open.delete(path);
-    for (const { path, text } of update.set) this.open.set(path, text);
+    for (const path of update.drop) {
+      this.open.delete(path);
+      this.versions.delete(path);
+      this.importerIndexes.delete(path);
+    }
+    for (const { path, text } of update.set) this.setOpen(path, text);
   }
 
   /** A watcher saw these files change on disk: their next read goes to the disk. */
   changedOnDisk(paths: readonly string[]): void {
     for (const path of paths) this.disk.forget(path);
+    // A module created or deleted may change what an open document's import resolves to.
+    if (paths.length > 0) this.importerIndexes.clear();
   }
 
   /** How many open documents' texts are held (for tests). */
@@ -55,12 +82,30 @@ export class ProjectFiles {
     const modules = createModuleResolver(spec.roots, read);
     // The open documents that import this one run with its analysis; read through `read`, so
     // an edit of one re-analyses this file as an edit of an imported module does.
-    const quiet = (file: string) => this.read(file, spec.maxModuleBytes);
-    const importers = new ImporterIndex([...this.open.keys()].filter((p) => p !== spec.path), createModuleResolver(spec.roots, quiet), read, quiet);
+    const importers = this.importerIndex(spec);
     return {
-      context: { path: spec.path, modules, trees: this.trees, importers: () => importers.importersOf(spec.path) },
+      context: { path: spec.path, modules, trees: this.trees, importers: () => importers.importersOf(spec.path, read) },
       finish: () => ({ found: [...new Set(found)], missing: [...new Set(missing)], ms: Math.round(ms) }),
     };
+  }
+
+  /**
+   * The open documents other than `spec.path`, indexed by what they import: built again only
+   * when one of them, or the set of them, changed (or the disk did, changedOnDisk).
+   */
+  private importerIndex(spec: ProjectSpec): ImporterIndex {
+    const others = [...this.versions].filter(([p]) => p !== spec.path);
+    const key = JSON.stringify([spec.roots, spec.maxModuleBytes, others]);
+    const kept = this.importerIndexes.get(spec.path);
+    if (kept?.key === key) return kept.index;
+    // Built from the texts without recording them: only the importers an analysis runs count as read.
+    const quiet = (file: string) => this.read(file, spec.maxModuleBytes);
+    const index = new ImporterIndex(others.map(([p]) => p), createModuleResolver(spec.roots, quiet), quiet);
+    this.importerIndexBuilds++;
+    this.importerIndexes.delete(spec.path);
+    this.importerIndexes.set(spec.path, { key, index });
+    if (this.importerIndexes.size > MAX_KEPT_INDEXES) this.importerIndexes.delete(this.importerIndexes.keys().next().value!);
+    return index;
   }
 
   private read(file: string, maxBytes: number): string | undefined {

@@ -126,4 +126,37 @@ describe('analysis across files: facts from the files that import the analysed o
     assert.ok(used.found.includes(at('train.py')), `found: ${used.found.join(', ')}`);
     assert.ok(!used.found.includes(at('notes.py')), 'a document that does not import model.py counts as read');
   });
+
+  it('in the editor, the importer index is reused while no other open document changes, and rebuilt when an importer\'s text or the open set does', () => {
+    const project = new ProjectFiles();
+    project.setOpen(at('model.py'), MODEL);
+    project.setOpen(at('train.py'), TRAIN);
+    project.setOpen(at('notes.py'), 'print(1)\n');
+    const spec = { path: at('model.py'), roots: [ROOT], maxModuleBytes: 1_000_000 };
+    const importersOfModel = () => {
+      const session = project.begin(spec);
+      const names = session.context.importers!().map((f) => path.relative(ROOT, f.path));
+      return { names, found: session.finish().found };
+    };
+    assert.deepEqual(importersOfModel().names, ['train.py']);
+    // Typing in model.py itself, and the same text of train.py sent again, keep the index.
+    project.setOpen(at('model.py'), `${MODEL}# edited\n`);
+    project.setOpen(at('train.py'), TRAIN);
+    const again = importersOfModel();
+    assert.deepEqual(again.names, ['train.py']);
+    assert.ok(again.found.includes(at('train.py')), 'a reused index still records the importer as read by this analysis');
+    assert.equal(project.importerIndexBuilds, 1);
+    // train.py no longer imports model.py.
+    project.setOpen(at('train.py'), 'import torch\n');
+    assert.deepEqual(importersOfModel().names, []);
+    assert.equal(project.importerIndexBuilds, 2);
+    // A newly opened importer.
+    project.applyOverlay({ set: [{ path: at('app.py'), text: 'import model\nmodel.Tagger().cuda()\n' }], drop: [] });
+    assert.deepEqual(importersOfModel().names, ['app.py']);
+    assert.equal(project.importerIndexBuilds, 3);
+    // A module created or deleted on disk may change what an import resolves to.
+    project.changedOnDisk([at('model.py')]);
+    importersOfModel();
+    assert.equal(project.importerIndexBuilds, 4);
+  });
 });

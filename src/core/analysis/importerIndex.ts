@@ -27,11 +27,14 @@ export class ImporterIndex {
     private readonly scan: (file: string) => string | undefined = read,
   ) {}
 
-  /** The linted files that import `file`, those that move to a device first, at most a few. */
-  importersOf(file: string): ModuleFile[] {
+  /**
+   * The linted files that import `file`, those that move to a device first, at most a few.
+   * `read`: this analysis' reader, where one index serves many analyses (the editor's cache).
+   */
+  importersOf(file: string, read = this.read): ModuleFile[] {
     const importers = (this.byImported ??= this.build()).get(file) ?? [];
     const withText = importers.flatMap((p) => {
-      const source = this.read(p);
+      const source = read(p);
       return source === undefined ? [] : [{ path: p, source }];
     });
     return withText
