@@ -255,11 +255,21 @@ export function isCpuOperand(v: Value): boolean {
   return isExactlyCpu(v.place) && !v.scalar && v.kind !== 'module' && v.kind !== 'device';
 }
 
+/**
+ * The accelerator operand a CPU operand meets: PyTorch lets only a 0-dim *CPU* tensor join
+ * accelerator tensors, so a 0-dim accelerator one (`correct.sum()`) still meets a CPU
+ * `torch.FloatTensor([n])`. A full-size operand exactly on the accelerator is named first.
+ */
+export function acceleratorSide(args: readonly Arg[]): Arg | undefined {
+  const sides = args.filter((a) => hasAccel(a.value.place) && a.value.kind !== 'module');
+  const rank = (a: Arg): number => (a.value.scalar ? 2 : 0) + (a.value.place === ACCEL ? 0 : 1);
+  return sides.length ? sides.reduce((best, a) => (rank(a) < rank(best) ? a : best)) : undefined;
+}
+
 /** CPU operands meeting accelerator tensors in one operation (all against the same accelerator side). */
 export function operationMeetings(args: readonly Arg[]): Meeting[] {
-  const accelSides = args.filter((a) => hasAccel(a.value.place) && !a.value.scalar && a.value.kind !== 'module');
-  if (accelSides.length === 0) return [];
-  const other = accelSides.find((a) => a.value.place === ACCEL) ?? accelSides[0];
+  const other = acceleratorSide(args);
+  if (!other) return [];
   return args.filter((a) => a !== other && isCpuOperand(a.value)).map((cpu) => ({ cpu, other }));
 }
 
@@ -274,6 +284,6 @@ export function moduleCallMeetings(callee: Arg, args: readonly Arg[]): Meeting[]
 /** `model(x)` with the model exactly on the CPU and an input on an accelerator: the model is the CPU side. */
 export function cpuModuleMeeting(callee: Arg, args: readonly Arg[]): Meeting | undefined {
   if (!isExactlyCpu(callee.value.place) || callee.value.placeless || callee.value.movesInputs) return undefined;
-  const input = args.find((a) => hasAccel(a.value.place) && !a.value.scalar && a.value.kind !== 'module');
+  const input = acceleratorSide(args);
   return input ? { cpu: callee, other: input } : undefined;
 }

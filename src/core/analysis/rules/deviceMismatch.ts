@@ -8,7 +8,7 @@ import type { RuleFrame as Frame } from '../ruleApi';
 import { addDeviceKeyword, appendMove } from '../fixes';
 import type { OperationRole, Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
-import { ACCEL, Arg, EITHER, hasAccel, isExactlyCpu, Located, UNTRACKED, Value } from '../values';
+import { acceleratorSide, Arg, EITHER, hasAccel, isExactlyCpu, Located, UNTRACKED, Value } from '../values';
 import { runningBatch } from './shared/batches';
 import { accelPhrase, onGpu, lineOf, SAME_DEVICE, shortText } from './shared/describe';
 import { ruleMessage } from './shared/message';
@@ -183,7 +183,7 @@ function checkModuleCall(c: RuleHost, frame: Frame, calleeNode: Node, callee: Va
     return;
   }
   if (isExactlyCpu(callee.place) && !callee.placeless) {
-    const input = args.find((a) => hasAccel(a.value.place) && !a.value.scalar && a.value.kind !== 'module');
+    const input = acceleratorSide(args);
     if (input) modelOnCpu(c, frame, { node: calleeNode, value: callee }, input);
     return;
   }
@@ -192,9 +192,8 @@ function checkModuleCall(c: RuleHost, frame: Frame, calleeNode: Node, callee: Va
 }
 
 function checkTensorOperation(c: RuleHost, frame: Frame, args: Arg[], via: OperationRole): void {
-  const accelSides = args.filter((a) => hasAccel(a.value.place) && !a.value.scalar && a.value.kind !== 'module');
-  if (accelSides.length === 0) return;
-  const other = accelSides.find((a) => a.value.place === ACCEL) ?? accelSides[0];
+  const other = acceleratorSide(args);
+  if (!other) return;
   for (const a of args) if (a !== other && isCpuOperand(a.value)) mismatch(c, frame, a, other, via);
 }
 
