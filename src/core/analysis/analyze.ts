@@ -12,6 +12,7 @@ import { blankIPythonSyntax } from './notebook';
 import { ModuleInfo, ModuleLoader, Program, Unit } from './program';
 import type { ModuleFile, ProjectContext } from './project';
 import type { KeptModule } from './moduleTrees';
+import { nameOtherPlacesLines, type OtherPlaceLine } from './otherPlaceLines';
 import { RuleDispatcher } from './ruleDispatcher';
 import type { UnitFinding } from './ruleApi';
 import { sameRun, worldCondition, worldsOf, WorldState, worldVariables, type World } from './world';
@@ -228,8 +229,8 @@ function toFinding(f: UnitFinding, keepCells: boolean): Finding {
  * train.py". A line that is also this file's stays as it is, since which one is meant is unknown.
  */
 function otherFileWording(message: string, related: readonly RelatedLocation[], ownLine: number): string {
-  const own = new Set([ownLine, ...related.filter((r) => r.path === undefined).map((r) => r.range.start.line + 1)]);
-  const named = new Map<number, string | null>();
+  const own = [ownLine, ...related.filter((r) => r.path === undefined).map((r) => r.range.start.line + 1)];
+  const others: Array<OtherPlaceLine<string>> = [];
   let out = message;
   for (const r of related) {
     if (r.path === undefined) continue;
@@ -238,15 +239,10 @@ function otherFileWording(message: string, related: readonly RelatedLocation[], 
     // A step of where a value came from is said as its related message is ("`model` moved to
     // device on line 6"): that phrase names this place, whatever else says line 6.
     const phrase = `${r.message.replace(/ here$/, '')} on line ${line}`;
-    if (out.includes(phrase) && !out.includes(`${phrase} of `)) {
-      out = out.split(phrase).join(`${phrase} of ${name}`);
-      continue;
-    }
-    if (own.has(line)) continue;
-    named.set(line, named.has(line) && named.get(line) !== name ? null : name);
+    if (out.includes(phrase) && !out.includes(`${phrase} of `)) out = out.split(phrase).join(`${phrase} of ${name}`);
+    else others.push({ line, place: name });
   }
-  for (const [line, name] of named) if (name !== null) out = out.replace(new RegExp(`\\bline ${line}\\b(?! of )`, 'g'), `line ${line} of ${name}`);
-  return out;
+  return nameOtherPlacesLines(out, own, others, (text, line, name) => text.replace(new RegExp(`\\bline ${line}\\b(?! of )`, 'g'), `line ${line} of ${name}`));
 }
 
 function severityOf(code: Finding['code']) {

@@ -8,4 +8,5 @@ export { initPythonParser } from '../python/parser';
 export { createModuleResolver } from './project';
 export { ModuleTrees } from './moduleTrees';
 export { ImporterIndex } from './importerIndex';
+export { nameOtherPlacesLines } from './otherPlaceLines';
 export type { ModuleFile, ModuleResolver, ProjectContext, ReadFile } from './project';
