@@ -9,6 +9,7 @@ import { callArguments, children, field, stringLiteralValue, unparen } from '../
 import type { ProgramView as Program, Rule, RuleFrame as Frame, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import { shortText } from './shared/describe';
+import { bodyNodes } from './shared/moduleCode';
 import { ruleMessage } from './shared/message';
 
 export const deviceChoicesDisagree: Rule = (host) => ({
@@ -62,8 +63,8 @@ function overwrittenChoices(program: Program): Set<number> {
   const dead = new Set<number>();
   statements.forEach((statement, i) => {
     const assigned = assignmentOf(statement);
-    // `device = "cuda" if … else "cpu"`, or `torch.device(<that>)`.
-    const choices = assigned ? nodesOfType(assigned.right, 'conditional_expression') : [];
+    // `device = "cuda" if … else "cpu"`, or `torch.device(<that>)`; not one inside a lambda, which this statement does not run.
+    const choices = assigned ? [assigned.right, ...bodyNodes(assigned.right)].filter((n) => n.type === 'conditional_expression') : [];
     if (!assigned || choices.length === 0) return;
     for (const later of statements.slice(i + 1)) {
       // A notebook cell showing the value (`device` alone on its line) places nothing.
@@ -88,17 +89,6 @@ function assignmentOf(statement: Node): { name: string; right: Node } | undefine
 function displaysOnly(statement: Node, name: string): boolean {
   const expr = statement.type === 'expression_statement' ? children(statement) : [];
   return expr.length === 1 && unparen(expr[0]!).type === 'identifier' && expr[0]!.text === name;
-}
-
-function nodesOfType(node: Node, type: string): Node[] {
-  const out: Node[] = [];
-  const stack: Node[] = [node];
-  while (stack.length > 0) {
-    const n = stack.pop()!;
-    if (n.type === type) out.push(n);
-    stack.push(...children(n));
-  }
-  return out;
 }
 
 function mentions(node: Node, name: string): boolean {
