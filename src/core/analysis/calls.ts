@@ -9,7 +9,7 @@ import type { Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
 import {
   CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
-  VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor,
+  VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor,
   isPlacelessModuleClass, legacyConstructorPlace, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, isTensorLike, joinValues, OTHER, Place, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
@@ -129,10 +129,10 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     const origin = callee.origin
       ? { unit: frame.unit, node: call, what: `computed by \`${name}(…)\` here`, from: { ...callee.origin, what: `\`${name}\` ${callee.origin.what}` } }
       : undefined;
-    return value('tensor', callee.place, { grad: noGrad ? 'no' : isModule ? 'yes' : 'unknown', deviceText: callee.deviceText, origin });
+    return value('tensor', callee.place, { grad: noGrad ? 'no' : isModule && !callee.gradlessOutput ? 'yes' : 'unknown', deviceText: callee.deviceText, origin });
   }
   const fromInputs = tensors.length ? resultOf(tensors, noGrad) : value('tensor');
-  return { ...fromInputs, grad: noGrad ? 'no' : callee.kind === 'module' ? 'yes' : 'unknown' };
+  return { ...fromInputs, grad: noGrad ? 'no' : callee.kind === 'module' && !callee.gradlessOutput ? 'yes' : 'unknown' };
 }
 
 /**
@@ -303,7 +303,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     }
     return value('module', UNTRACKED, { placeless: true });
   }
-  if (isModelZooConstructor(q)) return createdModule(ctx, frame, call);
+  if (isModelZooConstructor(q)) return createdModule(ctx, frame, call, undefined, isMetricConstructor(q) ? { gradlessOutput: true } : {});
   if (isTensorFunction(q)) {
     const tensors = flattenTensorArgs(argValues, q);
     ctx.events.tensorsReachConsumer(frame, tensors);

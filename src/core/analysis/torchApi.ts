@@ -42,10 +42,25 @@ export function isPlacelessModuleClass(className: string): boolean {
   return PLACELESS_MODULE_PATTERNS.some((re) => re.test(className));
 }
 
-/** Module-returning constructors outside torch.nn (model zoos). */
+/**
+ * torchmetrics metrics that keep their state in tensors made at construction, on the CPU:
+ * `Accuracy()(preds, target)` with GPU inputs fails in update ("Expected all tensors to be on
+ * the same device"; the maintainers: move the metric, torchmetrics#1047). Not the metrics
+ * that only append their inputs to list states (curves, rank correlations, retrieval,
+ * `CatMetric`), nor MetricCollection/wrappers, whose members decide.
+ */
+const TORCHMETRICS_CLASS = /^torchmetrics\.(?:\w+\.)*[A-Z]\w*$/;
+const LIST_STATE_METRIC = /(?:ROC|AUROC|AveragePrecision|PrecisionRecallCurve|RecallAtFixedPrecision|PrecisionAtFixedRecall|SensitivityAtSpecificity|SpecificityAtSensitivity|Spearman\w*|Kendall\w*|Retrieval\w*|CatMetric|Collection|Wrapper|Tracker|Bootstrapper|ClasswiseWrapper|MultioutputWrapper|MinMaxMetric|Running|Metric)$/;
+
+export function isMetricConstructor(qualified: string): boolean {
+  if (!TORCHMETRICS_CLASS.test(qualified) || /^torchmetrics\.functional\./.test(qualified)) return false;
+  return !LIST_STATE_METRIC.test(qualified.slice(qualified.lastIndexOf('.') + 1));
+}
+
+/** Module-returning constructors outside torch.nn (model zoos, torchmetrics metrics): their tensors are on the CPU. */
 export function isModelZooConstructor(qualified: string): boolean {
   return /^torchvision\.models\.[a-z]\w*$/.test(qualified) || /^torchvision\.models\.\w+\.[a-z]\w*$/.test(qualified) ||
-    /^torchaudio\.models\.\w+$/.test(qualified);
+    /^torchaudio\.models\.\w+$/.test(qualified) || isMetricConstructor(qualified);
 }
 
 /** Wrappers that copy their inputs to the wrapped model's devices (so CPU inputs are fine). */

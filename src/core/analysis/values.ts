@@ -50,6 +50,8 @@ export interface Value {
   placeless?: boolean;
   /** DataParallel / DistributedDataParallel: scatters its inputs to its devices itself. */
   movesInputs?: boolean;
+  /** A module whose output need not carry a graph (a torchmetrics metric): its output's grad is not known. */
+  gradlessOutput?: boolean;
   /** Source text of the device this value was placed with (`device`, `"cuda"`), for fixes. */
   deviceText?: string;
   /** Where the place was established: the `.to()` call, the factory, the model call. */
@@ -177,6 +179,7 @@ export function joinValues(a: Value, b: Value): Value {
   };
   if (a.scalar && b.scalar) joined.scalar = true;
   if (a.placeless && b.placeless) joined.placeless = true;
+  if (a.gradlessOutput && b.gradlessOutput) joined.gradlessOutput = true;
   if (a.factory && b.factory && a.factory.node.id === b.factory.node.id) joined.factory = a.factory;
   if (a.batch && b.batch && a.batch.loop === b.batch.loop && a.batch.name === b.batch.name) joined.batch = a.batch;
   if (a.className && a.className === b.className) joined.className = a.className;
