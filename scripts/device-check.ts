@@ -6,6 +6,22 @@
 //   2  no accelerator: PyTorch sees no CUDA device here, so nothing was checked (CPU machines).
 // The checks, in order (each one's figures are in `checks[]`):
 //   detect       `device-doctor detect --json`: a CUDA device PyTorch can use, its datasheet peaks;
+//   virtual-gpu  the virtual-GPU corpus (test/fixtures/virtualGpu/corpus.json, scripts/lib/virtualGpuCheck.ts):
+//                each script run by `device-doctor run --virtual … --format sarif` on the CPU
+//                (CUDA_VISIBLE_DEVICES empty) and plainly with the GPUs visible. The pass rule, fixed
+//                before anything was measured: a script AGREES when the virtual run's fatal findings
+//                (SARIF level error) are none and the plain run ends without an exception, or the
+//                plain run raises at a line (its innermost frame in the corpus's files; a notebook's
+//                cell and line) where one of them says a real GPU raises (the finding's first stack
+//                frame that is not its CPU tensor's origin). Non-fatal findings (a discarded move,
+//                host syncs, torch.load without map_location where the device exists) must not make
+//                the plain run fail. The check passes when every compared script agrees, every
+//                virtual run reports exactly the manifest's findings, and one script or more was
+//                compared. Excluded, with the reason in the JSON: the manifest's own exclusions
+//                (MPS, a script that never ends) and scripts needing more GPUs than the machine has.
+//                A real run stops at its first exception: in a script with several fatal mistakes the
+//                later ones are counted `unreached`, not confirmed; each kind also stands alone in a
+//                script of its own. Takes about 20 s (scripts run side by side, half the cores);
 //   sweep        `bench --engine torch --device cuda --sweep --dtype float32,bfloat16,float16 --json`:
 //                every product correct (float64-checked), and the largest size of each dtype at
 //                25 % of its datasheet peak or more (the CPU's "far below" mark, diagnosis.ts);
@@ -27,6 +43,7 @@ import * as path from 'path';
 import { gpuPeakByName, type GpuPeak } from '../src/core/bench/gpuPeaks';
 import type { DeviceReport } from '../src/core/devices/report';
 import { measureTorchAgreement } from './bench-torch-agreement';
+import { CORPUS_DIR, virtualGpuCheck } from './lib/virtualGpuCheck';
 
 export const EXIT_PASSED = 0;
 export const EXIT_FAILED = 1;
@@ -44,7 +61,7 @@ export interface Outcome {
 }
 
 export interface Check extends Outcome {
-  name: 'detect' | 'sweep' | 'tf32' | 'copy' | 'agreement' | 'collective' | 'devices';
+  name: 'detect' | 'virtual-gpu' | 'sweep' | 'tf32' | 'copy' | 'agreement' | 'collective' | 'devices';
   seconds: number;
 }
 
@@ -60,7 +77,8 @@ export interface DeviceCheckSummary {
   seconds: number;
 }
 
-const DIST = path.join(__dirname, '..', 'dist');
+const ROOT = path.join(__dirname, '..');
+const DIST = path.join(ROOT, 'dist');
 const CLI_JS = path.basename(__dirname) === 'dist' ? path.join(__dirname, 'cli.js') : path.join(DIST, 'cli.js');
 
 function say(text: string): void {
@@ -224,6 +242,13 @@ export async function deviceCheck(python: string): Promise<DeviceCheckSummary> {
   if (cuda.count === 0) return summary('no-accelerator', null, cuda.version);
   const peak = cuda.name ? gpuPeakByName(cuda.name) : null;
   const accelerator = { id: 'cuda:0', name: cuda.name ?? 'cuda:0', count: cuda.count, peak };
+
+  checks.push(await timed('virtual-gpu', async () => ({
+    ...(await virtualGpuCheck({
+      python, cliJs: CLI_JS, corpusDir: path.join(ROOT, CORPUS_DIR), plainDevices: cuda.count,
+      plainRunOn: `cuda: ${cuda.count} × ${accelerator.name} (PyTorch ${cuda.version ?? '?'}), a real GPU`, log: say,
+    })),
+  })));
 
   checks.push(await timed('sweep', () => {
     const run = cli(['bench', '--engine', 'torch', '--device', 'cuda', '--sweep', '--dtype', 'float32,bfloat16,float16', '--json', '--python', python], 150);
