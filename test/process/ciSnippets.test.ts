@@ -5,7 +5,6 @@
 // JSON schema (Ajv) and Microsoft's SARIF validator (Sarif.Multitool validate, the SDK's own
 // checker): no error and no warning.
 import * as assert from 'assert';
-import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -13,6 +12,7 @@ import { parse as parseYaml } from 'yaml';
 import { findExecutable } from '../../src/node/pathLookup';
 import { docSnippet } from '../unit/docSnippets';
 import { sarifSchemaErrors } from '../unit/sarifSchema';
+import { runToEnd } from './runToEnd';
 import { ensureServerBuilt } from './serverClient';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -28,22 +28,6 @@ for _ in range(2):
     optimizer.step()
     optimizer.zero_grad()
 `;
-
-interface Outcome {
-  status: number | null;
-  output: string;
-}
-
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => void (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => void (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, output }));
-  });
-}
 
 /** The device-doctor command lines of the snippets, each with the SARIF file it writes. */
 function deviceDoctorSteps(): Array<{ where: string; command: string; sarif: string }> {
@@ -97,14 +81,14 @@ describe('docs/integrations/ci.md: the device-doctor steps, run as a CPU runner 
 
   for (const step of steps) {
     it(`${step.where}: \`${step.command}\` fails on the mistake and writes SARIF both validators accept`, async () => {
-      const outcome = await run(bash, ['-e', '-c', step.command], project, env);
+      const outcome = await runToEnd(bash, ['-e', '-c', step.command], project, env);
       assert.strictEqual(outcome.status, 1, outcome.output);
       const file = path.join(project, step.sarif);
       const log = JSON.parse(fs.readFileSync(file, 'utf8'));
       assert.ok(log.runs[0].results.length > 0, 'no result in the SARIF');
       assert.deepStrictEqual(sarifSchemaErrors(log), []);
       const report = path.join(project, `${step.sarif}.validation.sarif`);
-      const validated = await run(multitool, ['validate', file, '--output', report, '--log', 'ForceOverwrite'], project, env);
+      const validated = await runToEnd(multitool, ['validate', file, '--output', report, '--log', 'ForceOverwrite'], project, env);
       assert.strictEqual(validated.status, 0, validated.output);
       const problems = (JSON.parse(fs.readFileSync(report, 'utf8')).runs[0].results ?? []) as Array<{ level?: string; ruleId: string; message: unknown }>;
       assert.deepStrictEqual(problems.filter((p) => p.level !== 'note'), [], validated.output);

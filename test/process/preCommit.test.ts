@@ -5,33 +5,16 @@
 // the page: they name this checkout's last commit, as the tests cannot reach GitHub, so this
 // tests what is committed (uncommitted changes of the shared checkout would not build).
 import * as assert from 'assert';
-import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { findExecutable } from '../../src/node/pathLookup';
 import { docSnippet } from '../unit/docSnippets';
+import { runToEnd, type Outcome } from './runToEnd';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const MISTAKE = 'import torch\nt = torch.ones(2).to("cuda")\nt.numpy()\n';
-
-interface Outcome {
-  status: number | null;
-  output: string;
-}
-
-/** Runs a command to its end, without a shell; waits as long as the test's timeout allows. */
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => void (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => void (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, output }));
-  });
-}
 
 /** The snippet's configuration with `repo` and `rev` pointing at this checkout's HEAD. */
 function localConfig(snippet: string, head: string): string {
@@ -56,7 +39,9 @@ describe('pre-commit runs the hooks of .pre-commit-hooks.yaml as docs/integratio
   before(async () => {
     assert.ok(git, 'git is not on PATH');
     assert.ok(preCommit, 'pre-commit is not on PATH: apt-get install -y pre-commit');
-    head = spawnSync(git, ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+    const revParse = await runToEnd(git, ['rev-parse', 'HEAD'], ROOT, process.env);
+    assert.strictEqual(revParse.status, 0, revParse.output);
+    head = revParse.output.trim();
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'dd-pre-commit-home-'));
     project = fs.mkdtempSync(path.join(os.tmpdir(), 'dd-pre-commit-project-'));
     env = {
@@ -66,10 +51,10 @@ describe('pre-commit runs the hooks of .pre-commit-hooks.yaml as docs/integratio
       npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false',
       GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.com',
     };
-    for (const args of [['init', '-q'], ['config', 'commit.gpgsign', 'false']]) assert.strictEqual((await run(git, args, project, env)).status, 0);
+    for (const args of [['init', '-q'], ['config', 'commit.gpgsign', 'false']]) assert.strictEqual((await runToEnd(git, args, project, env)).status, 0);
     fs.writeFileSync(path.join(project, 'README.md'), 'a project\n');
-    await run(git, ['add', 'README.md'], project, env);
-    assert.strictEqual((await run(git, ['commit', '-q', '-m', 'start'], project, env)).status, 0);
+    await runToEnd(git, ['add', 'README.md'], project, env);
+    assert.strictEqual((await runToEnd(git, ['commit', '-q', '-m', 'start'], project, env)).status, 0);
   });
 
   after(() => {
@@ -79,15 +64,15 @@ describe('pre-commit runs the hooks of .pre-commit-hooks.yaml as docs/integratio
 
   async function useConfig(snippetName: string): Promise<void> {
     fs.writeFileSync(path.join(project, '.pre-commit-config.yaml'), localConfig(docSnippet('pre-commit.md', snippetName), head));
-    const installed = await run(preCommit as string, ['install'], project, env);
+    const installed = await runToEnd(preCommit as string, ['install'], project, env);
     assert.strictEqual(installed.status, 0, installed.output);
   }
 
   /** Stages `file` (with `text` written first, when given) and the configuration, and commits. */
   async function commit(file: string, text?: string): Promise<Outcome> {
     if (text !== undefined) fs.writeFileSync(path.join(project, file), text);
-    await run(git as string, ['add', file, '.pre-commit-config.yaml'], project, env);
-    return run(git as string, ['commit', '-q', '-m', `add ${file}`], project, env);
+    await runToEnd(git as string, ['add', file, '.pre-commit-config.yaml'], project, env);
+    return runToEnd(git as string, ['commit', '-q', '-m', `add ${file}`], project, env);
   }
 
   it('device-doctor: a staged file with a .numpy() of a CUDA tensor fails the commit and is left as it was', async () => {
