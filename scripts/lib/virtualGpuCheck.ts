@@ -92,7 +92,11 @@ export async function runPlain(python: string, corpusDir: string, argv: string[]
     const report = path.join(tmp, 'report.json');
     const ran = await runProcess(python, ['-c', PLAIN_RUN_PYTHON, report, ...argv], corpusDir, env);
     if (!fs.existsSync(report)) return `wrote no report: ${ended(ran)}`;
-    return plainOutcome(JSON.parse(fs.readFileSync(report, 'utf8')), corpusDir);
+    try {
+      return plainOutcome(JSON.parse(fs.readFileSync(report, 'utf8')), corpusDir);
+    } catch (error) {
+      return `wrote an unreadable report (${error instanceof Error ? error.message : String(error)}): ${ended(ran)}`;
+    }
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

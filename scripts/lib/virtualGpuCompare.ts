@@ -109,24 +109,25 @@ export function matchesManifest(found: VirtualFinding[], expected: ExpectedFindi
 
 /** A script's verdict once both runs are made (`virtual`/`real` are an error's text when a run could not be made). */
 export function compareScript(script: string, expected: ExpectedFinding[], virtual: VirtualFinding[] | string, real: PlainOutcome | string): ScriptComparison {
-  const base = { script, virtual: typeof virtual === 'string' ? null : virtual, real: typeof real === 'string' ? null : real, confirmed: 0, unreached: 0 };
+  const asManifest = typeof virtual === 'string' ? null : matchesManifest(virtual, expected);
+  const result = (verdict: Verdict, reason?: string, confirmed = 0, unreached = 0): ScriptComparison => ({
+    script, verdict, ...(reason ? { reason } : {}), asManifest,
+    virtual: typeof virtual === 'string' ? null : virtual, real: typeof real === 'string' ? null : real, confirmed, unreached,
+  });
   if (typeof virtual === 'string' || typeof real === 'string') {
-    const reason = [typeof virtual === 'string' ? `virtual run: ${virtual}` : '', typeof real === 'string' ? `real run: ${real}` : ''].filter(Boolean).join('; ');
-    return { ...base, verdict: 'not-run', reason, asManifest: typeof virtual === 'string' ? null : matchesManifest(virtual, expected) };
+    return result('not-run', [typeof virtual === 'string' ? `virtual run: ${virtual}` : '', typeof real === 'string' ? `real run: ${real}` : ''].filter(Boolean).join('; '));
   }
-  const asManifest = matchesManifest(virtual, expected);
   const fatal = virtual.filter((f) => f.fatal);
   const lines = fatal.map((f) => describePlace(f.raisesAt)).join(', ');
   if (!real.failed) {
-    if (fatal.length === 0) return { ...base, verdict: 'agrees', asManifest };
-    return { ...base, verdict: 'virtual-only', asManifest, reason: `the real run ended without an exception; the virtual run said it raises at ${lines}` };
+    return fatal.length === 0 ? result('agrees') : result('virtual-only', `the real run ended without an exception; the virtual run said it raises at ${lines}`);
   }
   const confirmed = real.at ? fatal.filter((f) => samePlace(f.raisesAt, real.at as Place)).length : 0;
   if (confirmed === 0) {
     const said = fatal.length ? `the virtual run said ${lines}` : 'the virtual run reported no fatal mistake';
-    return { ...base, verdict: 'real-only', asManifest, reason: `the real run raised ${real.type} at ${describePlace(real.at)}; ${said}` };
+    return result('real-only', `the real run raised ${real.type} at ${describePlace(real.at)}; ${said}`);
   }
-  return { ...base, verdict: 'agrees', asManifest, confirmed, unreached: fatal.length - confirmed };
+  return result('agrees', undefined, confirmed, fatal.length - confirmed);
 }
 
 /** An excluded script: the manifest's reason, or more devices than the plain runs have. Undefined when it is compared. */
