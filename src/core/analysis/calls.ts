@@ -349,6 +349,15 @@ const MODEL_RUNNERS = new Map([
  */
 const DEFAULT_DEVICE_KEY = '<default device>';
 
+/**
+ * Where the `def` statement keeps what a default that reads a name (`train_data=X_train`)
+ * was when the `def` ran: Python evaluates defaults then, not at each call, so a later
+ * `X_train = X_train.to(device)` does not change what the parameter defaults to.
+ */
+export function definedDefaultKey(fnId: number, param: string): string {
+  return `<default ${fnId}.${param}>`;
+}
+
 /** Where a factory without `device=` puts its tensor: the CPU, unless a default device is set. */
 function defaultPlace(ctx: RoundContext, frame: Frame) {
   const scoped = frame.defaultDevices[frame.defaultDevices.length - 1];
@@ -529,7 +538,10 @@ function recordCallSite(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: Func
       argNodes.push({ node: keyword, param: p.name });
     }
     if (!v) v = unpacked.entries.get(p.name);
-    if (!v && p.defaultNode && (!args.hasSplat || unpacked.complete)) v = ex.eval(frame, p.defaultNode);
+    if (!v && p.defaultNode && (!args.hasSplat || unpacked.complete)) {
+      const key = definedDefaultKey(fn.id, p.name);
+      v = frame.env.get(key) ?? frame.outer?.get(key) ?? ex.eval(frame, p.defaultNode);
+    }
     ctx.next.addParam(fn.id, p.name, v ?? UNKNOWN);
     bound.set(p.name, v ?? UNKNOWN);
   });

@@ -13,7 +13,7 @@ import { bindLoopTarget } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { DATALOADER_CLASSES, MODULE_BASE_CLASSES, NO_GRAD_CONTEXTS } from './torchApi';
 import { concatenated, containedValues, CPU, hasAccel, joinValues, NONE, Place, UNKNOWN, UNTRACKED, Value, value } from './values';
-import { evalCall } from './calls';
+import { definedDefaultKey, evalCall } from './calls';
 import { CallContexts, CallResult } from './callContexts';
 import { withCallSiteCapture } from './callSiteCapture';
 import { UNDECIDED_WORLD, type WorldState } from './world';
@@ -404,7 +404,13 @@ export class Interpreter implements RoundContext {
     if (!def || !name) return;
     const fn = def.type === 'function_definition' ? this.program.functionDefinedBy(def) : undefined;
     const cls = def.type === 'class_definition' ? this.program.classDefinedBy(def) : undefined;
-    if (fn && !fn.className) frame.env.set(name, { kind: 'other', place: 0, grad: 'unknown', functionId: fn.id });
+    if (fn && !fn.className) {
+      frame.env.set(name, { kind: 'other', place: 0, grad: 'unknown', functionId: fn.id });
+      for (const p of fn.params) {
+        const d = p.defaultNode;
+        if (d && (d.type === 'identifier' || d.type === 'attribute')) frame.env.set(definedDefaultKey(fn.id, p.name), this.ex.eval(frame, d));
+      }
+    }
     else if (cls) frame.env.set(name, { kind: 'other', place: 0, grad: 'unknown', classKey: cls.key });
   }
 
