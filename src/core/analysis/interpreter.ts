@@ -700,7 +700,8 @@ export class Interpreter implements RoundContext {
     if (loop) frame.loops.push(loop.info);
     // `for out in outputs:` over a list the program filled: each item is what went in.
     const items = containedValues(iterated);
-    const item = items.length ? items.reduce((a, b) => joinValues(a, b)) : UNKNOWN;
+    // `for row in boxes:` over a tensor: each row is a tensor where `boxes` is, with its grad.
+    const item = items.length ? items.reduce((a, b) => joinValues(a, b)) : iterated.kind === 'tensor' ? elementOf(iterated, 0, 1) : UNKNOWN;
     this.loop(frame, body, () => loop ? loop.bind() : this.assign(frame, left, item));
     if (loop) {
       frame.loops.pop();
