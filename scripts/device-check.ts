@@ -8,7 +8,8 @@
 //   detect       `device-doctor detect --json`: a CUDA device PyTorch can use, its datasheet peaks;
 //   virtual-gpu  the virtual-GPU corpus (test/fixtures/virtualGpu/corpus.json, scripts/lib/virtualGpuCheck.ts):
 //                each script run by `device-doctor run --virtual … --format sarif` on the CPU
-//                (CUDA_VISIBLE_DEVICES empty) and plainly with the GPUs visible. The pass rule, fixed
+//                (CUDA_VISIBLE_DEVICES empty; SARIF, not json, as only it carries each finding's
+//                stack) and plainly with the GPUs visible. The pass rule, fixed
 //                before anything was measured: a script AGREES when the virtual run's fatal findings
 //                (SARIF level error) are none and the plain run ends without an exception, or the
 //                plain run raises at a line (its innermost frame in the corpus's files; a notebook's
@@ -21,7 +22,9 @@
 //                (MPS, a script that never ends) and scripts needing more GPUs than the machine has.
 //                A real run stops at its first exception: in a script with several fatal mistakes the
 //                later ones are counted `unreached`, not confirmed; each kind also stands alone in a
-//                script of its own. Takes about 20 s (scripts run side by side, half the cores);
+//                script of its own. Scripts run side by side (half the cores), each run limited to
+//                90 s; with the plain runs on a 2-core CPU (the process test) the corpus takes 30-45 s;
+//                not yet timed on a GPU machine;
 //   sweep        `bench --engine torch --device cuda --sweep --dtype float32,bfloat16,float16 --json`:
 //                every product correct (float64-checked), and the largest size of each dtype at
 //                25 % of its datasheet peak or more (the CPU's "far below" mark, diagnosis.ts);
@@ -36,7 +39,8 @@
 //   devices      with two GPUs or more: `bench --devices all --size 8192 --json`, every GPU measured
 //                alone and all at once (a GPU flagged slow is reported, not failed: the tool worked).
 // It runs the built bundles (dist/cli.js): `npm run device-check` builds them first; on a machine
-// without node_modules, carry dist/ and run `node dist/device-check.js` (see README).
+// without node_modules, carry dist/ and run `node dist/device-check.js` (see README); the
+// corpus is read from test/fixtures/virtualGpu beside dist/.
 // Options: --python PATH (default: DEVICE_DOCTOR_PYTHON, else python3 on PATH, as the CLI).
 import { spawnSync } from 'child_process';
 import * as path from 'path';
