@@ -9,7 +9,7 @@ import type { Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
 import {
   CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
-  VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor,
+  VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments,
   isPlacelessModuleClass, legacyConstructorPlace, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, isTensorLike, joinValues, OTHER, Place, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
@@ -259,6 +259,15 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     const converted = first && !isTensorLike(first.value) ? containedValues(first.value) : [];
     if (first && converted.length === 0) ctx.events.numpyConversion(frame, call, first.node, first.value, 'function');
     for (const v of converted) if (v.kind === 'tensor') ctx.events.numpyConversion(frame, call, first.node, v, 'elements');
+    return OTHER;
+  }
+  if (convertsArrayArguments(q)) {
+    // `roc_curve(truth, scores)`, `plt.plot(losses)`, `plt.Rectangle((x0, y0), w, h)`: each
+    // array argument (or each tensor of a list or tuple argument) is converted.
+    for (const a of argValues) {
+      if (isTensorLike(a.value) && a.value.kind !== 'module') ctx.events.numpyConversion(frame, call, a.node, a.value, 'function');
+      else for (const v of containedValues(a.value)) if (v.kind === 'tensor') ctx.events.numpyConversion(frame, call, a.node, v, 'elements');
+    }
     return OTHER;
   }
   if (SAME_TENSOR_WRAPPERS.has(q) && argValues[0] && isTensorLike(argValues[0].value)) {

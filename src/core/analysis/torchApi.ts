@@ -161,3 +161,19 @@ export const NUMPY_CONVERTERS = new Set([
   'numpy.percentile', 'numpy.quantile', 'numpy.nanmean', 'numpy.nansum', 'numpy.unique', 'numpy.histogram',
   'numpy.isnan', 'numpy.isfinite', 'numpy.count_nonzero', 'numpy.transpose', 'numpy.squeeze', 'numpy.reshape',
 ]);
+
+/**
+ * Other libraries' functions that turn every array argument into a NumPy array
+ * (`np.asarray`), so a GPU tensor or one that requires grad fails there as `.numpy()` does:
+ * scikit-learn's metrics (`roc_curve(y, scores)`, `accuracy_score(y, preds)`) and
+ * matplotlib's plotting calls (`plt.plot(losses)`, `plt.imshow(img)`). Not the scorer
+ * factories, which take no arrays.
+ */
+const ARRAY_ARGUMENT_CONVERTERS = [
+  /^sklearn\.metrics\.(?:\w+\.)*(?!make_scorer$|get_scorer\w*$|check_scoring$)[a-z]\w*$/,
+  /^matplotlib\.pyplot\.(?:plot|scatter|imshow|matshow|hist|hist2d|bar|barh|fill_between|errorbar|stem|step|stairs|contour|contourf|pcolormesh|pcolor|boxplot|violinplot|semilogy|semilogx|loglog|Rectangle|Circle|Polygon)$/,
+];
+
+export function convertsArrayArguments(qualified: string): boolean {
+  return ARRAY_ARGUMENT_CONVERTERS.some((re) => re.test(qualified));
+}
