@@ -24,7 +24,9 @@ async function orphan(setup: string, claimed?: string): Promise<number> {
     'import probe',
     setup,
     'probe.exit_with_parent()',
-    `open(${JSON.stringify(ready)}, 'w').write(str(os.getpid()))`,
+    // Written whole, then renamed: open() makes the file before the pid is in it.
+    `open(${JSON.stringify(ready + '.part')}, 'w').write(str(os.getpid()))`,
+    `os.replace(${JSON.stringify(ready + '.part')}, ${JSON.stringify(ready)})`,
     'time.sleep(30)',
   ].join('\n');
   const shell = spawn('/bin/sh', ['-c', `DEVICE_DOCTOR_PARENT_PID=${claimed ?? '$$'} "$0" -c "$1" </dev/null >/dev/null 2>&1 & read -r _go`, DEBIAN_PYTHON, code], {
@@ -32,7 +34,10 @@ async function orphan(setup: string, claimed?: string): Promise<number> {
     stdio: ['pipe', 'ignore', 'inherit'],
   });
   const exited = new Promise((resolve) => shell.once('exit', resolve));
-  const pid = await waitFor('the script to start', () => fs.existsSync(ready) && Number(fs.readFileSync(ready, 'utf8')), 20_000);
+  const pid = await waitFor('the script to start', () => {
+    const written = fs.existsSync(ready) ? Number(fs.readFileSync(ready, 'utf8')) : 0;
+    return written > 0 && written;
+  }, 20_000);
   shell.stdin.end('\n');
   await exited;
   return pid;
