@@ -394,7 +394,7 @@ function createdModule(ctx: RoundContext, frame: Frame, call: Node, device?: { p
 const NON_TENSOR_TORCH = /^(is_\w+|set_\w+|get_\w+|manual_seed|seed|initial_seed|save|load|compile|no_grad|enable_grad|inference_mode|autocast|use_deterministic_algorithms|typename|numel|result_type|promote_types|can_cast|finfo|iinfo|device|Size|Generator|empty_cache|synchronize)$/;
 
 function isTensorFunction(q: string): boolean {
-  const m = /^torch\.(?:(nn\.functional|linalg|fft|special)\.)?([a-z_]\w*)$/.exec(q);
+  const m = /^torch\.(?:(nn\.functional|linalg|fft|special|sparse)\.)?([a-z_]\w*)$/.exec(q);
   if (!m) return false;
   return !NON_TENSOR_TORCH.test(m[2]) || m[2] === 'equal' || m[2] === 'allclose';
 }
