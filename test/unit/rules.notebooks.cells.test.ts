@@ -74,6 +74,25 @@ describe('notebooks: cells as one program', () => {
     assert.deepEqual(findings.map((c) => [c.cellIndex, c.finding.code, c.finding.range.start.line]), [[0, 'DD004', 2]]);
   });
 
+  it('parses IPython assignments, continued shell lines and help as IPython does, keeping the analysis and lines of the Python around them', () => {
+    const cells = [
+      `${DEVICE_CELL}t = torch.ones(2, device=device)\n`,
+      // The shell command runs on through its backslash continuations (clovaai demo.ipynb).
+      'output = !CUDA_VISIBLE_DEVICES=0 python3 demo.py \\\n--Transformation TPS \\\n--saved_model x.pth\nprint(output[0])\na = t.numpy()\n',
+      'timing = %timeit -o t.sum()\nfor i in range(2):\n    !echo {i}\nt?\nb = t.numpy()\n',
+      '%%time\nc = t.numpy()\n',
+    ];
+    const lint = (cs: string[]) => {
+      const skipped: number[][] = [];
+      const found = coreCellFindings(cs, { onSyntaxError: (s) => skipped.push([s.cellIndex ?? -1, s.range.start.line]) });
+      return { skipped, found: found.map((c) => [c.cellIndex, c.finding.code, c.finding.range.start.line]) };
+    };
+    assert.deepEqual(lint(cells), { skipped: [], found: [[1, 'DD003', 4], [2, 'DD003', 4], [3, 'DD003', 1]] });
+    // A `%` or `!` that continues Python, or sits in a string, is Python's, not IPython's.
+    const python = 'x = (10\n     % 3)\ns = """\n!not a command\n"""\nd = t.numpy()\n';
+    assert.deepEqual(lint([cells[0], python]), { skipped: [], found: [[1, 'DD003', 5]] });
+  });
+
   it('never throws on empty notebooks, empty cells, magic-only cells and garbage between good cells', () => {
     assert.deepEqual(coreCellFindings([]), []);
     assert.deepEqual(coreCellFindings(['', '\n', '%matplotlib inline\n!ls\n']), []);
