@@ -1,7 +1,7 @@
 // Abstract evaluation of Python expressions: what each expression's value is, and
 // the events the rules look at (module calls, tensor operations, .numpy()).
 import type { Node } from '../python/pyNode';
-import { children, dottedKey, field, stringLiteralValue, unparen } from '../python/syntax';
+import { callArguments, children, dottedKey, field, stringLiteralValue, unparen } from '../python/syntax';
 import { evalCall } from './calls';
 import { Evaluator, MAX_EXPRESSION_DEPTH, RoundContext } from './roundContext';
 import type { OperationRole } from './ruleApi';
@@ -179,6 +179,26 @@ export class Expressions implements Evaluator {
         : dict.kind === 'tensor' && dict.batch ? { ...dict, factory: undefined, scalar: undefined, elements: undefined, batch: { ...dict.batch, container: 'dict' as const } }
           : UNKNOWN;
       return method === 'values' ? element : value('other', UNTRACKED, { elements: [OTHER, element] });
+    }
+    return this.iterationItem(frame, r, iterated);
+  }
+
+  /**
+   * One item of iterating `node` (already evaluated to `iterated`): an item of a container
+   * the program filled; for `zip(a, b)` a tuple of an item of each, for `enumerate(a)` an
+   * index and an item of `a` (each read again only where it is a name: `zip(sizes, losses)`).
+   */
+  iterationItem(frame: Frame, node: Node, iterated: Value): Value {
+    const r = unparen(node);
+    const callee = r.type === 'call' ? field(r, 'function') : undefined;
+    const builtin = callee?.type === 'identifier' && !frame.env.get(callee.text)
+      ? this.ctx.program.importsAt(frame.unit).qualify(callee) ?? callee.text : undefined;
+    if ((builtin === 'zip' || builtin === 'enumerate') && r.type === 'call') {
+      const args = callArguments(r);
+      if (args.keywords.size || args.hasSplat) return UNKNOWN;
+      const itemOf = (n: Node): Value => (dottedKey(n) ? this.iterationItem(frame, n, this.eval(frame, n)) : UNKNOWN);
+      if (builtin === 'enumerate') return args.positional[0] ? value('other', UNTRACKED, { elements: [OTHER, itemOf(args.positional[0])] }) : UNKNOWN;
+      return value('other', UNTRACKED, { elements: args.positional.map(itemOf) });
     }
     const items = containedValues(iterated);
     return items.length ? items.reduce((a, b) => joinValues(a, b)) : UNKNOWN;

@@ -699,9 +699,8 @@ export class Interpreter implements RoundContext {
     const loop = bindLoopTarget(this, frame, stmt, left, right, (key) => this.ex.lookup(frame, key));
     if (loop) frame.loops.push(loop.info);
     // `for out in outputs:` over a list the program filled: each item is what went in.
-    const items = containedValues(iterated);
     // `for row in boxes:` over a tensor: each row is a tensor where `boxes` is, with its grad.
-    const item = items.length ? items.reduce((a, b) => joinValues(a, b)) : iterated.kind === 'tensor' ? elementOf(iterated, 0, 1) : UNKNOWN;
+    const item = iterated.kind === 'tensor' && !containedValues(iterated).length ? elementOf(iterated, 0, 1) : this.ex.iterationItem(frame, right, iterated);
     this.loop(frame, body, () => loop ? loop.bind() : this.assign(frame, left, item));
     if (loop) {
       frame.loops.pop();
