@@ -18,6 +18,7 @@ import { placesOwnSubmodules } from './ownPlacement';
 import { cpuTensorTransform, transformedTensor } from './transforms';
 import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenDevice, isFrameworkEntryPoint } from './frameworks';
 import { movedParamsOf } from './bodyFacts';
+import { isPretrainedModelLoad, pretrainedLoadPlaces } from './frameworkNames';
 import { AVAILABILITY_CALLS } from './world';
 
 
@@ -311,6 +312,9 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
       });
     }
     return value('module', UNTRACKED, { placeless: true });
+  }
+  if (isPretrainedModelLoad(q) && !pretrainedLoadPlaces(args.keywords, args.hasSplat)) {
+    return value('module', defaultPlace(ctx, frame), { origin: { unit: frame.unit, node: call, what: 'loaded on the CPU here' } });
   }
   if (isModelZooConstructor(q)) return createdModule(ctx, frame, call, undefined, isMetricConstructor(q) ? { gradlessOutput: true } : {});
   if (isTensorFunction(q)) {

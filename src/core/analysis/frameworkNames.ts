@@ -66,3 +66,21 @@ const PIPELINE = /^(?:diffusers|transformers)\.(?:[\w]+\.)*\w*Pipeline(?:\.(?:fr
 export function isPipelineConstructor(qualified: string): boolean {
   return PIPELINE.test(qualified);
 }
+
+/**
+ * Hugging Face models loaded with `from_pretrained` (`BertModel`, `AutoModelForCausalLM`,
+ * `T5ForConditionalGeneration`): a module on the CPU until `.to(device)`, unless the call
+ * places it itself (`device_map=`, 8-/4-bit quantization, which load onto the GPU). Not
+ * tokenizers, processors or configs.
+ */
+const PRETRAINED_MODEL = /^transformers\.(?:\w+\.)*(?:AutoModel\w*|(?!Auto)\w*(?:Model|For[A-Z]\w*))\.from_pretrained$/;
+const PLACING_KEYWORDS = ['device_map', 'load_in_8bit', 'load_in_4bit', 'quantization_config'];
+
+export function isPretrainedModelLoad(qualified: string): boolean {
+  return PRETRAINED_MODEL.test(qualified) && !/(?:Tokenizer|Config|Processor|FeatureExtractor)\w*\.from_pretrained$/.test(qualified);
+}
+
+/** `from_pretrained(..., device_map="auto")`: the library places the model (and its inputs). */
+export function pretrainedLoadPlaces(keywords: ReadonlyMap<string, unknown>, hasSplat: boolean): boolean {
+  return hasSplat || PLACING_KEYWORDS.some((k) => keywords.has(k));
+}
