@@ -9,10 +9,10 @@ import type { Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
 import {
   CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
-  VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments,
+  VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isPlacelessModuleClass, legacyConstructorPlace, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
 } from './torchApi';
-import { ACCEL, Arg, containedValues, CPU, isTensorLike, joinValues, OTHER, Place, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, containedValues, CPU, hasAccel, isTensorLike, joinValues, OTHER, Place, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
 import { placesOwnSubmodules } from './ownPlacement';
 import { cpuTensorTransform, transformedTensor } from './transforms';
@@ -325,11 +325,29 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     if (INTEGER_RESULT_FUNCTIONS.has(last)) return { ...result, grad: 'no' };
     return VALUES_INDICES_FUNCTIONS.has(last) ? { ...result, grad: result.grad === 'no' ? 'no' : 'unknown' } : result;
   }
+  if (PROBING_SUMMARIES.has(q) && argValues[0]) {
+    probeSummary(ctx, ex, frame, call, args, argValues[0]);
+    return OTHER;
+  }
   // A function from another module (a training `engine.train(model=...)`) may move the model.
   if (!q.startsWith('torch.')) forgetMovableModules(frame, argValues);
   // Another library's loader (torch_geometric's DataLoader) yields its own batch types.
   if (!q.startsWith('torch.') && /Loader$/.test(last)) return value('other');
   return UNKNOWN;
+}
+
+/** torchsummary's summary: the model meets a probe input made on its `device` argument ("cuda" unless told). */
+function probeSummary(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, args: CallArguments, model: Arg): void {
+  if (model.value.kind !== 'module' || args.hasSplat) return;
+  const deviceNode = args.keywords.get('device') ?? args.positional[3];
+  const literal = deviceNode && stringLiteralValue(deviceNode);
+  const given = deviceNode && literal === undefined ? ex.eval(frame, deviceNode) : undefined;
+  const place = !deviceNode ? ACCEL : literal !== undefined ? (isAcceleratorDeviceString(literal) ? ACCEL : UNTRACKED)
+    : given?.kind === 'device' ? given.place : UNTRACKED;
+  if (!hasAccel(place)) return;
+  const sizeNode = args.positional[1] ?? args.keywords.get('input_size') ?? call;
+  const probe = value('tensor', place, { grad: 'no', deviceText: deviceNode?.text, origin: { unit: frame.unit, node: call, what: `made by summary on ${deviceNode?.text ?? '"cuda"'} here` } });
+  ctx.events.moduleCall(frame, call, model.node, model.value, [{ node: sizeNode, value: probe }]);
 }
 
 /**

@@ -177,3 +177,11 @@ const ARRAY_ARGUMENT_CONVERTERS = [
 export function convertsArrayArguments(qualified: string): boolean {
   return ARRAY_ARGUMENT_CONVERTERS.some((re) => re.test(qualified));
 }
+
+/**
+ * torchsummary's `summary(model, input_size, batch_size=-1, device="cuda")` runs the model on
+ * a probe input it makes on `device` (CUDA when available, by default) and moves nothing, so a
+ * model left on the CPU fails there (sksq96/pytorch-summary#16). torchinfo's summary is not
+ * here: it moves the model to its device itself (TylerYep/torchinfo#227).
+ */
+export const PROBING_SUMMARIES = new Set(['torchsummary.summary', 'torchsummary.torchsummary.summary']);
