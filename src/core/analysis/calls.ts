@@ -12,7 +12,7 @@ import {
   VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isPlacelessModuleClass, legacyConstructorPlace, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
 } from './torchApi';
-import { ACCEL, Arg, containedValues, CPU, hasAccel, isTensorLike, joinValues, OTHER, Place, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, containedValues, CPU, hasAccel, isTensorLike, joinValues, NONE, OTHER, Place, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
 import { placesOwnSubmodules } from './ownPlacement';
 import { cpuTensorTransform, transformedTensor } from './transforms';
@@ -179,7 +179,8 @@ function recordForwardInputs(ctx: RoundContext, callee: Value, args: CallArgumen
     const k = keywordNames.indexOf(p.name);
     const positional = !p.variadic && !args.hasSplat && i < args.positional.length ? argValues[i] : undefined;
     const given = positional ?? (k >= 0 ? argValues[args.positional.length + k] : undefined);
-    let v = given?.value ?? (p.defaultNode ? OTHER : UNKNOWN);
+    // `forward(self, x, h=None)` called without h: h is None there (the state it builds is seen).
+    let v = given?.value ?? (p.defaultNode ? (p.defaultNode.type === 'none' ? NONE : OTHER) : UNKNOWN);
     if (v.kind === 'tensor' && placed.place !== UNTRACKED && !ownPlaces) {
       v = { ...v, place: placed.place, deviceText: placed.deviceText, origin: placed.origin, batch: undefined, factory: undefined };
     }
