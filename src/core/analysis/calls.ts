@@ -74,6 +74,9 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   if (convertsModel(calleeNode.text, callee, argValues, frame)) return value('module');
   const isModule = callee.kind === 'module' || (callee.kind === 'unknown' && callee.place !== UNTRACKED);
   if (callee.placeless || (!isModule && LOSS_LIKE_NAME.test(calleeNode.text))) {
+    // A loss module of the program without state (`class FocalLoss(nn.Module)`) runs its
+    // forward on these inputs where they are: what forward makes on the CPU meets them there.
+    if (callee.placeless && callee.className) recordForwardInputs(ctx, callee, args, argValues);
     ctx.events.tensorsReachConsumer(frame, argValues);
     return ex.tensorOperation(frame, call, argValues, 'consumer');
   }
