@@ -84,6 +84,23 @@ describe('fixes', () => {
       assert.ok(fixed.includes('        self.mean = self.mean.to(device)  # expect: DD004(self.mean)\n'), fixed);
     });
 
+    it('a DD004 fix is offered only where the moved copy would not then meet what stays on the CPU or cannot be placed', () => {
+      // The finding holds in each case (the move is thrown away); the fix would not be safe in all.
+      const titles = (source: string) => coreFindings(source).filter((f) => f.code === 'DD004').map((f) => f.fixes.map((x) => x.title));
+      const head = 'import torch\nimport torch.nn as nn\nmodel = nn.Linear(3, 1)\nx = torch.ones(5, 3)\n';
+      // `model` is built on the CPU and never moved: `x = x.cuda()` would make `model(x)` raise.
+      assert.deepEqual(titles(`${head}if torch.cuda.is_available():\n    x.cuda()\nprint(model(x))\n`), [[]]);
+      // A test builds the model from the class it is given, so nothing places it (udacity problem_unittests.py).
+      const test = 'import torch\n\ndef test_discriminator(Discriminator):\n    D = Discriminator(10)\n    x = torch.ones(50, 3)\n'
+        + '    if torch.cuda.is_available():\n        x.cuda()\n    output = D(x)\n    assert output.size() == (50, 1)\n';
+      assert.deepEqual(titles(test), [[]]);
+      // The model moved too: the fix is what makes `model(x)` work.
+      assert.deepEqual(titles(`${head}model.cuda()\nx.cuda()\nprint(model(x))\n`), [['Assign the result: x = x.cuda()']]);
+      // A later `.numpy()` would raise on a copy moved to the GPU, not on one moved to the CPU.
+      assert.deepEqual(titles(`${head}x.cuda()\nprint(x.numpy())\n`), [[]]);
+      assert.deepEqual(titles(`${head}model.cuda()\ny = model(x.cuda())\ny.cpu()\nprint(y.numpy())\n`), [['Assign the result: y = y.cpu()']]);
+    });
+
     it('a DD002 fix in a Trainer method moves batches with self.device', () => {
       const source = fireCases.find((c) => c.name === 'DD002/fire/trainer_class_epoch.py')!.source;
       const finding = coreFindings(source).find((f) => f.code === 'DD002');

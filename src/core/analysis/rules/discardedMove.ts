@@ -1,5 +1,6 @@
 // DD004 discarded-to-result: `x.to(device)` on a tensor returns a new tensor; as a bare
 // statement it changes nothing. (On a module it moves in place, so modules never fire.)
+// The fix assigns the result, unless the value's later uses show it unsafe (movedCopyUses.ts).
 import type { Node } from '../../python/pyNode';
 import { unparen } from '../../python/syntax';
 import type { RuleFrame as Frame } from '../ruleApi';
@@ -8,10 +9,21 @@ import type { Rule, RuleHost } from '../ruleApi';
 import { Kind, placeName, Value } from '../values';
 import { shortText } from './shared/describe';
 import { ruleMessage } from './shared/message';
+import { MovedCopyUses } from './shared/movedCopyUses';
 
-export const discardedMove: Rule = (host) => ({
-  discardedMove: (frame, call, recvNode, recv, kind) => checkDiscardedMove(host, frame, call, recvNode, recv, kind),
-});
+export const discardedMove: Rule = (host) => {
+  const uses = new MovedCopyUses();
+  return {
+    valueMoved: (_frame, _call, _recvNode, recv, to) => uses.moved(recv, to),
+    discardedMove: (frame, call, recvNode, recv, kind) => checkDiscardedMove(host, uses, frame, call, recvNode, recv, kind),
+    tensorOperation: (_frame, _node, args) => uses.operation(args.map((a) => a.value)),
+    moduleCall: (_frame, _call, _calleeNode, callee, args) => uses.operation([{ ...callee, kind: 'module' }, ...args.map((a) => a.value)]),
+    numpyConversion: (_frame, _call, _recvNode, recv) => uses.convertedOnHost(recv),
+    call: (frame, call, qualified) => {
+      if (qualified === undefined) uses.unknownCall(frame, call);
+    },
+  };
+};
 
 const ASSIGNABLE = new Set(['identifier', 'attribute', 'subscript']);
 
@@ -34,7 +46,7 @@ function isWholeStatement(call: Node): boolean {
   return statement?.type === 'expression_statement' && statement.codeChildren.length === 1 && statement.text.trimEnd() === call.text;
 }
 
-function checkDiscardedMove(c: RuleHost, frame: Frame, call: Node, recvNode: Node, recv: Value, kind: Kind): void {
+function checkDiscardedMove(c: RuleHost, uses: MovedCopyUses, frame: Frame, call: Node, recvNode: Node, recv: Value, kind: Kind): void {
   const target = unparen(recvNode);
   if (kind !== 'tensor' || recv.placeless || !ASSIGNABLE.has(target.type)) return;
   if (c.program.isNotebook && isCellResult(call)) return;
@@ -51,7 +63,7 @@ function checkDiscardedMove(c: RuleHost, frame: Frame, call: Node, recvNode: Nod
     })),
     related: [],
     fixes: isWholeStatement(call)
-      ? [{ title: `Assign the result: ${shortText(target, 30)} = ${callText}`, edits: [insertAt(startOf(call), `${target.text} = `, frame.unit)], preferred: true }]
+      ? uses.fixesFor(call, recv, [{ title: `Assign the result: ${shortText(target, 30)} = ${callText}`, edits: [insertAt(startOf(call), `${target.text} = `, frame.unit)], preferred: true }])
       : [],
     tags: ['unnecessary'],
   });
