@@ -101,7 +101,8 @@ export class Interpreter implements RoundContext {
   /** A function's run: replayed when it is the same tree reading the same values, else interpreted (and taped). */
   private functionScope(fn: FunctionInfo, outer: Env): Env {
     if (!this.runs || !this.tape) return this.runFunction(fn, outer);
-    for (const entry of this.runs.functionRuns(fn.node, this.round)) {
+    const round = this.roundOf(fn.module);
+    for (const entry of this.runs.functionRuns(fn.node, round)) {
       if (this.replayable(entry)) return this.replay(entry.recording, entry.env);
     }
     this.tape.begin();
@@ -112,7 +113,7 @@ export class Interpreter implements RoundContext {
     } finally {
       const recording = this.tape.end();
       this.runs.counts.ran++;
-      if (env) this.runs.keepFunctionRun(fn.node, { round: this.round, recording, env });
+      if (env) this.runs.keepFunctionRun(fn.node, { round, recording, env });
     }
   }
 
@@ -122,7 +123,8 @@ export class Interpreter implements RoundContext {
     const info = this.program.modules[module];
     const statements = this.moduleStatements(module);
     const key = `${module}:${info.path ?? ''}`;
-    for (const entry of this.runs.moduleRuns(key, this.round)) {
+    const round = this.roundOf(module);
+    for (const entry of this.runs.moduleRuns(key, round)) {
       if (sameDeep(entry.statements, statements) && this.replayable(entry)) return this.replay(entry.recording, entry.env);
     }
     this.tape.begin();
@@ -133,8 +135,16 @@ export class Interpreter implements RoundContext {
     } finally {
       const recording = this.tape.end();
       this.runs.counts.ran++;
-      if (env) this.runs.keepModuleRun(key, { round: this.round, recording, env, statements });
+      if (env) this.runs.keepModuleRun(key, { round, recording, env, statements });
     }
+  }
+
+  /**
+   * An imported module's scope and functions run muted in every round (no rule hears them),
+   * so a reporting round's run of one is its last muted run again: it replays that tape.
+   */
+  private roundOf(module: number): RoundKind {
+    return module === 0 ? this.round : 'muted';
   }
 
   /**
