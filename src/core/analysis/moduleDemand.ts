@@ -7,8 +7,17 @@ import { children } from '../python/syntax';
 
 const IMPORTS = new Set(['import_statement', 'import_from_statement', 'future_import_statement']);
 
+/** Trees are shared between analyses (moduleTrees.ts) and never change: each is walked once. */
+const NAMES_USED = new WeakMap<Node, ReadonlySet<string>>();
+
 /** Every identifier the module's code names outside its import statements. */
-export function namesUsed(root: Node): Set<string> {
+export function namesUsed(root: Node): ReadonlySet<string> {
+  let used = NAMES_USED.get(root);
+  if (!used) NAMES_USED.set(root, (used = walkNamesUsed(root)));
+  return used;
+}
+
+function walkNamesUsed(root: Node): Set<string> {
   const used = new Set<string>();
   const stack: Node[] = [root];
   while (stack.length) {
