@@ -5,7 +5,7 @@
 // changes nothing for the loop that uses it.
 import type { FunctionInfo } from './program';
 
-export type BodyFact = 'movesTensors' | 'movedParams' | 'generator';
+export type BodyFact = 'movesTensors' | 'movedParams' | 'generator' | 'setsSelf';
 
 /** A collate function (or lambda) that moves what it returns. */
 export const MOVES_TENSORS = /\.(to|cuda)\s*\(|\bdevice\s*=/;
@@ -17,6 +17,11 @@ export function bodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string {
     case 'generator': return /\byield\b/.test(text);
     // The parameters whose `.to(` / `.cuda(` / `.cpu(` the body calls, in order, as one string.
     case 'movedParams': return fn.params.filter((p) => new RegExp(`\\b${p.name}\\.(to|cuda|cpu)\\(`).test(text)).map((p) => p.name).join(' ');
+    // A method that leaves something in its instance: an attribute assigned (`self.w = …`,
+    // `self.w += …`, `setattr(self, …)`), registered or moved with the instance.
+    case 'setsSelf': return !!fn.selfName && new RegExp(
+      `\\b${fn.selfName}\\.\\w+\\s*(\\[[^\\]\\n]*\\]\\s*)?(:[^=\\n]*)?([-+*/@%&|^]|\\*\\*|//|<<|>>)?=(?!=)|\\b${fn.selfName}\\.(to|cuda|cpu|half|float|double|bfloat16|apply|register_buffer|register_parameter|register_module|add_module)\\s*\\(|\\bsetattr\\s*\\(\\s*${fn.selfName}\\b`,
+    ).test(text);
   }
 }
 

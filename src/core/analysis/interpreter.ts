@@ -91,11 +91,27 @@ export class Interpreter implements RoundContext {
       this.moduleEnvs[m] = this.tape ? new WatchedEnv(env, this.tape, (name) => ({ kind: 'global', module: m, name })) : env;
     }
     for (const fn of this.program.functionsRun) {
+      if (!this.runsEagerly(fn)) continue;
       const globals = this.moduleEnvs[fn.module];
       const enclosing = fn.parent === -1 ? undefined : this.finals.get(fn.parent);
       const outer = !enclosing ? globals : this.tape ? new WatchedEnv(enclosing, this.tape, (name) => ({ kind: 'enclosing', fn: fn.parent, name })) : enclosing;
       this.finals.set(fn.id, this.functionScope(fn, outer));
     }
+  }
+
+  /**
+   * Whether a round runs `fn` on its own, not only where it is called. The analysed file's
+   * and its importers' functions always run (they report, or place what the analysed file
+   * defines). A function of a module the analysed file imports is run for what its run
+   * leaves behind, and only when someone reads that: an `__init__` or a method that sets
+   * instance attributes (the class's attribute summary), or one that the last round called
+   * without interpreting it for the call (its return summary). Everything else of it is
+   * interpreted per call site (callInContext), as it is called.
+   */
+  private runsEagerly(fn: FunctionInfo): boolean {
+    if (fn.module === 0 || this.program.importerModules.has(fn.module)) return true;
+    if (fn.parent !== -1) return this.finals.has(fn.parent);
+    return fn.name === '__init__' || this.previous.plainCalls.has(fn.id) || bodyFact(fn, 'setsSelf') === true;
   }
 
   /** A function's run: replayed when it is the same tree reading the same values, else interpreted (and taped). */
