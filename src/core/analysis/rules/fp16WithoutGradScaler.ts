@@ -3,7 +3,8 @@
 // gradients underflow to zero and the model silently stops learning. bfloat16 has
 // float32's range and needs no scaler; the other cure is scaling the loss.
 import type { Node } from '../../python/pyNode';
-import { callArguments, children, field, stringLiteralValue } from '../../python/syntax';
+import { callArguments, children, dottedKey, field, stringLiteralValue, unparen } from '../../python/syntax';
+import { ACCEL } from '../values';
 import type { RuleFrame as Frame } from '../ruleApi';
 import { insertAt } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
@@ -26,12 +27,17 @@ function checkAutocast(c: RuleHost, frame: Frame, expr: Node, qualified: string 
   const args = callArguments(expr);
   if (args.hasSplat || args.keywords.get('enabled')?.text === 'False') return;
   const dtype = args.keywords.get('dtype');
+  let chosen: Node | undefined;
   if (dtype) {
     if (!FLOAT16.has(imports.qualify(dtype) ?? '')) return;
   } else if (qualified !== 'torch.cuda.amp.autocast') {
     // torch.autocast("cuda") is float16; "cpu" is bfloat16, and a device chosen at run time is either.
     const device = args.keywords.get('device_type') ?? args.positional[0];
-    if (!device || stringLiteralValue(device) !== 'cuda') return;
+    if (!device) return;
+    if (stringLiteralValue(device) !== 'cuda') {
+      if (!chosenAccelerator(frame, device)) return;
+      chosen = device;
+    }
   }
   // Code only: a comment that mentions a GradScaler creates none.
   const sources = c.program.units.filter((u) => u.module === 0).map((u) => u.source.replace(/#.*$/gm, ''));
@@ -49,13 +55,27 @@ function checkAutocast(c: RuleHost, frame: Frame, expr: Node, qualified: string 
     message: ruleMessage(() => ({
       problem: 'float16 autocast without a GradScaler',
       action: 'scale the loss with one, or use bfloat16',
-      why: `\`${shortText(expr, 60)}\` computes in float16 and this file calls .backward() without a GradScaler: ` +
+      why: `${chosen ? `On a machine with a GPU, \`${shortText(chosen, 30)}\` names the GPU, where autocast defaults to float16, so ` : ''}` +
+        `\`${shortText(expr, 60)}\` computes in float16 and this file calls .backward() without a GradScaler: ` +
         'gradients below float16\'s range (about 6e-8) become zero and large ones inf, so training silently stalls or diverges. ' +
         'Autocast in torch.bfloat16 (float32\'s range) or scale the loss with torch.amp.GradScaler.',
     })),
     related: [],
     fixes,
   });
+}
+
+/**
+ * `device_type=str(device)` / `device.type` of a device this world puts on the accelerator
+ * (`"cuda" if torch.cuda.is_available() else "cpu"`): float16 on the machines with a GPU.
+ */
+function chosenAccelerator(frame: Frame, node: Node): boolean {
+  let n = unparen(node);
+  if (n.type === 'call' && field(n, 'function')?.text === 'str') n = unparen(callArguments(n).positional[0] ?? n);
+  else if (n.type === 'attribute' && field(n, 'attribute')?.text === 'type') n = unparen(field(n, 'object') ?? n);
+  const key = dottedKey(n);
+  const v = key ? frame.env.get(key) ?? frame.outer?.get(key) : undefined;
+  return v?.kind === 'device' && v.place === ACCEL;
 }
 
 /** `loss.backward()` (a tensor's, with no positional argument), not `accelerator.backward(loss)` that scales by itself. */
