@@ -7,12 +7,14 @@
 // scope the rule reads that scope's own statements (nested definitions are their own
 // scopes). Only the scope's text is read, so a replayed run's findings stay true; a scope
 // with no call at all (`def dev(t): return "cuda" if t.is_cuda else "cpu"`) is not seen:
-// that needs an engine event for expressions, or one when a scope starts.
+// that needs an engine event for expressions, or one when a scope starts. It fires only
+// where the program can hold a tensor on a device `is_cuda` misses (isCudaPremise.ts).
 import type { Node } from '../../python/pyNode';
 import { callArguments, children, field, stringLiteralValue, unparen } from '../../python/syntax';
 import type { ProgramView as Program, Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import { shortText } from './shared/describe';
+import { isCudaMisses, isCudaQuestion } from './shared/isCudaPremise';
 import { code, ruleMessage } from './shared/message';
 
 export const deviceFromIsCuda: Rule = (host) => {
@@ -63,21 +65,6 @@ function sideOf(program: Program, unit: number, node: Node): Side | undefined {
   return /^cuda(:\d+)?$/.test(literal) ? 'cuda' : literal === 'cpu' ? 'cpu' : undefined;
 }
 
-/** `x.is_cuda` or `not x.is_cuda`: the tensor (or parameter) asked, and whether the answer is negated. */
-function isCudaQuestion(condition: Node): { subject: Node; negated: boolean } | undefined {
-  let n = unparen(condition);
-  let negated = false;
-  if (n.type === 'not_operator') {
-    const arg = field(n, 'argument');
-    if (!arg) return undefined;
-    n = unparen(arg);
-    negated = true;
-  }
-  if (n.type !== 'attribute' || field(n, 'attribute')?.text !== 'is_cuda') return undefined;
-  const subject = field(n, 'object');
-  return subject ? { subject, negated } : undefined;
-}
-
 function check(host: RuleHost, unit: number, expr: Node): void {
   const [whenTrue, condition, whenFalse] = children(expr);
   if (!whenTrue || !condition || !whenFalse) return;
@@ -86,6 +73,9 @@ function check(host: RuleHost, unit: number, expr: Node): void {
   const yes = sideOf(host.program, unit, question.negated ? whenFalse : whenTrue);
   const no = sideOf(host.program, unit, question.negated ? whenTrue : whenFalse);
   if (yes !== 'cuda' || no !== 'cpu') return;
+  // Exact where the program's only devices are CUDA and the CPU (isCudaPremise.ts).
+  const premise = host.programFact('DD020 a device is_cuda misses', isCudaMisses);
+  if (!premise) return;
   const subject = shortText(question.subject, 30);
   host.report({
     unit,
@@ -96,7 +86,7 @@ function check(host: RuleHost, unit: number, expr: Node): void {
       action: `use ${code(`${question.subject.text}.device`, 40)}`,
       why: `It rebuilds the device of \`${subject}\` from \`is_cuda\`: on Apple's MPS (or an XPU) it gives "cpu", and ` +
         `on cuda:1 it gives "cuda", the current GPU (cuda:0), so what is made with it lands on another device than \`${subject}\` ` +
-        '("Expected all tensors to be on the same device").',
+        `("Expected all tensors to be on the same device"); this program ${premise}.`,
     })),
     related: [],
     fixes: [useDevice(expr, question.subject, unit, host.program)],
