@@ -270,7 +270,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     // `roc_curve(truth, scores)`, `plt.plot(losses)`, `plt.Rectangle((x0, y0), w, h)`: each
     // array argument (or each tensor of a list or tuple argument) is converted.
     for (const a of argValues) {
-      if (isTensorLike(a.value) && a.value.kind !== 'module') ctx.events.numpyConversion(frame, call, a.node, a.value, 'function');
+      if (isTensorLike(a.value) && a.value.kind !== 'module') ctx.events.numpyConversion(frame, call, a.node, a.value, 'argument');
       else for (const v of containedValues(a.value)) if (v.kind === 'tensor') ctx.events.numpyConversion(frame, call, a.node, v, 'elements');
     }
     return OTHER;
@@ -318,7 +318,10 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     return value('module', UNTRACKED, { placeless: true });
   }
   if (isPretrainedModelLoad(q) && !pretrainedLoadPlaces(args.keywords, args.hasSplat)) {
-    return value('module', defaultPlace(ctx, frame), { origin: { unit: frame.unit, node: call, what: 'loaded on the CPU here' } });
+    // `factory`: DD001's fix moves it where it is loaded (`from_pretrained(...).to(device)`).
+    return value('module', defaultPlace(ctx, frame), {
+      origin: { unit: frame.unit, node: call, what: 'loaded on the CPU here' }, factory: { unit: frame.unit, node: call, scope: frame.id },
+    });
   }
   if (isModelZooConstructor(q)) return createdModule(ctx, frame, call, undefined, isMetricConstructor(q) ? { gradlessOutput: true } : {});
   if (isTensorFunction(q)) {

@@ -16,6 +16,13 @@ import type { Arg, Kind, LoaderLoop, Located, Place, Value } from './values';
  */
 export type RuleFrame = Readonly<Pick<Frame, 'unit' | 'id' | 'fn' | 'env' | 'scopeNode' | 'outer' | 'names' | 'noGrad' | 'loops' | 'deviceAware' | 'acceleratorOnly'>>;
 
+/**
+ * How a tensor reaches NumPy: `.numpy()` (method), `np.asarray(t)` (function), each tensor of a
+ * list (elements), or one of several array arguments (`roc_curve(y, scores)`: reported at that
+ * argument, so each gets its own finding and fix).
+ */
+export type NumpyConversionStyle = 'method' | 'function' | 'elements' | 'argument';
+
 /** What a rule may read of the whole program: its units, imports, classes and functions. */
 export type ProgramView = Pick<Program, 'importsAt' | 'units' | 'classes' | 'modules' | 'topFunctions' | 'methodOf' | 'isNotebook' | 'functionDefinedBy' | 'classLineage'>;
 
@@ -36,7 +43,7 @@ export interface EngineEvents {
   /** Values passed to a model, loss or torch function: batch elements among them are used. */
   tensorsReachConsumer(frame: RuleFrame, args: Arg[]): void;
   /** `t.numpy()` (method), `np.array(t)` (function) on `recv`, or `np.mean(losses)` on each tensor of a list (elements). */
-  numpyConversion(frame: RuleFrame, call: Node, recvNode: Node, recv: Value, style: 'method' | 'function' | 'elements'): void;
+  numpyConversion(frame: RuleFrame, call: Node, recvNode: Node, recv: Value, style: NumpyConversionStyle): void;
   /** An expression statement `x.to(...)` / `.cuda()` / `.cpu()` whose result is thrown away. */
   discardedMove(frame: RuleFrame, call: Node, recvNode: Node, recv: Value, kind: Kind): void;
   /** A loop over a data loader ran both passes; its batch values are out of scope now. */

@@ -4,7 +4,7 @@ import type { Node } from '../../python/pyNode';
 import { field, unparen } from '../../python/syntax';
 import type { RuleFrame as Frame } from '../ruleApi';
 import { appendAfter, mapElements } from '../fixes';
-import type { Rule, RuleHost } from '../ruleApi';
+import type { NumpyConversionStyle, Rule, RuleHost } from '../ruleApi';
 import { EITHER, hasAccel, UNTRACKED, Value } from '../values';
 import { accelPhrase, lineOf, onGpu, shortText } from './shared/describe';
 import { ruleMessage } from './shared/message';
@@ -22,7 +22,7 @@ export const numpyRequiresGrad: Rule = (host) => ({
 });
 
 /** Both rules compute the fix for everything wrong with the conversion, so either one's fix leaves it working. */
-function checkNumpyConversion(c: RuleHost, reports: Conversion, frame: Frame, call: Node, recvNode: Node, recv: Value, style: 'method' | 'function' | 'elements'): void {
+function checkNumpyConversion(c: RuleHost, reports: Conversion, frame: Frame, call: Node, recvNode: Node, recv: Value, style: NumpyConversionStyle): void {
   const tensorish = recv.kind === 'tensor' || (recv.kind === 'unknown' && recv.place !== UNTRACKED);
   if (!tensorish) return;
   const onAccel = hasAccel(recv.place);
@@ -39,11 +39,12 @@ function checkNumpyConversion(c: RuleHost, reports: Conversion, frame: Frame, ca
       edits: appendAfter(target, insert, frame.unit),
       preferred: true,
     }];
-  const startNode = style === 'method' ? field(field(call, 'function') ?? call, 'attribute') ?? call : call;
+  const startNode = style === 'method' ? field(field(call, 'function') ?? call, 'attribute') ?? call : style === 'argument' ? recvNode : call;
+  const node = style === 'argument' ? recvNode : call;
   const conversion = style === 'method' ? '.numpy()' : shortText(field(call, 'function') ?? call) + '()';
   if (onAccel && reports === 'accelerator') {
     c.report({
-      unit: frame.unit, code: 'DD003', node: call, startNode,
+      unit: frame.unit, code: 'DD003', node, startNode,
       message: ruleMessage((q) => ({
         problem: style === 'elements'
           ? `${q(conversion)} of ${recv.place === EITHER ? `tensors in ${q(target)} that may be on the GPU` : `GPU tensors in ${q(target)}`}`
@@ -58,7 +59,7 @@ function checkNumpyConversion(c: RuleHost, reports: Conversion, frame: Frame, ca
   }
   if (grad && reports === 'grad') {
     c.report({
-      unit: frame.unit, code: 'DD010', node: call, startNode,
+      unit: frame.unit, code: 'DD010', node, startNode,
       message: ruleMessage((q) => ({
         problem: `${q(conversion)} on ${style === 'elements' ? `the tensors in ${q(target)}, which require` : `${q(target)}, which requires`} grad`,
         action: `call \`.detach()\`${style === 'elements' ? ' on each' : ''} first`,
