@@ -7,7 +7,7 @@ import type { RuleFrame as Frame } from '../../ruleApi';
 import type { ClassInfo, FunctionInfo, ProgramView as Program } from '../../ruleApi';
 import { CPU_ONLY_FACTORIES, DEVICE_FACTORIES, LIKE_FACTORIES, NON_TENSOR_METHODS } from '../../torchApi';
 import { Arg, isExactlyCpu } from '../../values';
-import { classLevelBinding, derivesFromModule, initializedBefore, isSelfAttribute, lastAssignmentBefore, selfAttributeWrites } from './moduleCode';
+import { bodyNodes, classLevelBinding, derivesFromModule, initializedBefore, isSelfAttribute, lastAssignmentBefore, selfAttributeWrites } from './moduleCode';
 
 export interface TensorAttribute {
   attr: string;
@@ -28,7 +28,7 @@ const SAME_TENSOR_METHODS = new Set([
 ]);
 
 /** torch functions (besides the factories) that return one tensor. */
-const TENSOR_FUNCTIONS = /^torch\.(triu|tril|cat|stack|exp|log|sin|cos|sqrt|pow|outer|einsum|matmul|where|cumsum|cumprod|flip|diag|polar|sigmoid|softmax|linspace|logspace|from_numpy|[A-Z]\w*Tensor)$/;
+const TENSOR_FUNCTIONS = /^torch\.(triu|tril|cat|stack|exp|log|sin|cos|sqrt|pow|outer|einsum|matmul|where|cumsum|cumprod|flip|diag|polar|sigmoid|softmax|linspace|logspace|from_numpy|(?:[A-Z]\w*)?Tensor)$/;
 
 /** `cpu` meets `other` in `frame`; `other` must be the module's own (see derivesFromModule): a buffer then moves with it. */
 export function plainTensorAttribute(program: Program, frame: Frame, cpu: Arg, other: Arg): TensorAttribute | undefined {
@@ -38,7 +38,7 @@ export function plainTensorAttribute(program: Program, frame: Frame, cpu: Arg, o
   const cls = fn?.className ? program.classes.get(fn.className) : undefined;
   if (!fn?.selfName || !cls?.isModule || !derivesFromModule(fn, other.node)) return undefined;
   const attrNode = attributeAtUse(cpu.node, fn.selfName);
-  const attr = attrNode && field(attrNode, 'attribute')?.text;
+  const attr = (attrNode && field(attrNode, 'attribute')?.text) ?? attributeCreating(v.origin?.node, cls);
   if (!attr) return undefined;
   // The attribute is set once, in __init__, and nowhere else in the class or its bases.
   const writes = program.classLineage(cls.key).flatMap((key) => [...(program.classes.get(key)?.methods.values() ?? [])]
@@ -54,6 +54,19 @@ export function plainTensorAttribute(program: Program, frame: Frame, cpu: Arg, o
   const wholeStatement = node.parent?.type === 'expression_statement' && node.parent.codeChildren.length === 1;
   const fixable = wholeStatement && initializedBefore(init, node) && !classLevelBinding(owner, attr);
   return { attr, assignment: node, left, right, init, cls: owner, fixable };
+}
+
+/**
+ * `noise = self.noise.normal_(0, 0.1)`: a local that is the attribute's tensor, by where that
+ * tensor was made: the right side of `self.x = torch.Tensor(n)` in the class's __init__.
+ */
+function attributeCreating(made: Node | undefined, cls: ClassInfo): string | undefined {
+  const assignment = made?.parent;
+  if (!made || assignment?.type !== 'assignment' || field(assignment, 'right')?.id !== made.id) return undefined;
+  const left = field(assignment, 'left');
+  const init = cls.methods.get('__init__');
+  if (!init?.selfName || !left || !isSelfAttribute(left, init.selfName) || !(init.node.startIndex <= made.startIndex && made.endIndex <= init.node.endIndex)) return undefined;
+  return field(left, 'attribute')?.text;
 }
 
 /** `self.pe[:, :T].float()` → the `self.pe` node. */
@@ -104,6 +117,9 @@ function isTensorExpression(program: Program, fn: FunctionInfo, expr: Node, befo
       if (!callee) return false;
       const q = program.importsAt(fn.unit).qualify(callee);
       if (q?.startsWith('torch.')) return DEVICE_FACTORIES.has(q) || CPU_ONLY_FACTORIES.has(q) || LIKE_FACTORIES.has(q) || TENSOR_FUNCTIONS.test(q);
+      // `self.mask = subsequent_mask(n)`: a function of this file whose every return is a tensor.
+      const helper = callee.type === 'identifier' ? program.topFunctions.get(callee.text) : undefined;
+      if (helper && program.units[helper.unit]?.module === program.units[fn.unit]?.module) return returnsTensor(program, helper, depth + 1);
       const obj = callee.type === 'attribute' ? field(callee, 'object') : null;
       const method = field(callee, 'attribute')?.text ?? '';
       return !!obj && !NON_TENSOR_METHODS.has(method) && method !== 'numpy' && isTensorExpression(program, fn, obj, before, depth + 1);
@@ -125,4 +141,13 @@ function isTensorExpression(program: Program, fn: FunctionInfo, expr: Node, befo
     default:
       return false;
   }
+}
+
+/** Every `return` of `fn` (at least one) gives a tensor by its text. */
+function returnsTensor(program: Program, fn: FunctionInfo, depth: number): boolean {
+  const returns = [...bodyNodes(fn.body)].filter((n) => n.type === 'return_statement');
+  return returns.length > 0 && returns.every((r) => {
+    const value = children(r)[0];
+    return !!value && isTensorExpression(program, fn, value, r, depth + 1);
+  });
 }
