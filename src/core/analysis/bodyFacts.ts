@@ -10,7 +10,18 @@ export type BodyFact = 'movesTensors' | 'movedParams' | 'generator' | 'setsSelf'
 /** A collate function (or lambda) that moves what it returns. */
 export const MOVES_TENSORS = /\.(to|cuda)\s*\(|\bdevice\s*=/;
 
+/** A definition never changes (trees are shared; an edited one is a new node): each fact of it is read once. */
+const KNOWN = new WeakMap<object, Map<BodyFact, boolean | string>>();
+
 export function bodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string {
+  let known = KNOWN.get(fn.node);
+  if (!known) KNOWN.set(fn.node, (known = new Map()));
+  let v = known.get(fact);
+  if (v === undefined) known.set(fact, (v = readBodyFact(fn, fact)));
+  return v;
+}
+
+function readBodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string {
   const text = fn.body.text;
   switch (fact) {
     case 'movesTensors': return MOVES_TENSORS.test(text);

@@ -31,6 +31,16 @@ export function unparen(node: Node): Node {
 
 /** "x", "self.model", "args.device" for identifiers and attribute chains of identifiers. */
 export function dottedKey(node: Node): string | undefined {
+  if (node.type === 'identifier') return node.text;
+  // Nodes never change: each chain is spelled once (interpretation asks for it every round).
+  let key = DOTTED_KEYS.get(node);
+  if (key === undefined) DOTTED_KEYS.set(node, (key = spellDottedKey(node) ?? null));
+  return key ?? undefined;
+}
+
+const DOTTED_KEYS = new WeakMap<Node, string | null>();
+
+function spellDottedKey(node: Node): string | undefined {
   // A loop, not recursion: a 10,000-deep attribute chain (20 KB of `.b`) overflowed the stack.
   const parts: string[] = [];
   let n = unparen(node);
