@@ -7,6 +7,8 @@
 import type { Node } from '../python/pyNode';
 import { cudaHardcodeIn, isCudaLiteral, underDeviceCondition, type CudaHardcode } from '../python/cudaHardcode';
 import { callArguments, children, field, stringLiteralValue } from '../python/syntax';
+import { perStatement } from '../python/statementMemo';
+import type { ImportTable } from './imports';
 import type { Program } from './program';
 
 /** CUDA named outside the interpreted code. */
@@ -47,31 +49,41 @@ export function readCudaFacts(program: Program): CudaFacts {
   const facts: CudaFacts = { staticCuda: [] };
   for (const unit of program.modules[0].units) {
     const imports = program.importsAt(unit.index);
-    const stack: Array<{ node: Node; scope: string | undefined }> = [{ node: unit.root, scope: undefined }];
-    while (stack.length) {
-      const { node, scope } = stack.pop()!;
-      if (node.type === 'call') {
-        const callee = field(node, 'function');
-        const q = callee ? imports.qualify(callee) : undefined;
-        const found = cudaHardcodeIn(node, q);
-        if (found && scope === 'class_definition') facts.staticCuda.push({ where: 'class body', unit: unit.index, call: node, hardcode: found });
-        if (found && !underDeviceCondition(node)) facts.cudaAnyway ??= node;
-        if (q && DDP.test(q) && callArguments(node).keywords.has('device_ids')) facts.cudaMachinery ??= 'runs one process per GPU (`DistributedDataParallel` with `device_ids`)';
-        const option = gpuSwitchOnByDefault(node);
-        if (option) facts.staticCuda.push({ where: 'option default', unit: unit.index, ...option });
-      } else if ((node.type === 'attribute' || node.type === 'identifier') && !isObjectOfAttribute(node)) {
-        const q = imports.qualify(node);
-        if (q && CUDA_MACHINERY.test(q)) facts.cudaMachinery ??= `uses CUDA streams or events (\`${q}\`)`;
-      } else if (node.type === 'default_parameter' || node.type === 'typed_default_parameter') {
-        const name = field(node, 'name');
-        const value = field(node, 'value');
-        if (name && DEVICE_PARAMETER.test(name.text) && isCudaLiteral(value)) facts.staticCuda.push({ where: 'parameter default', unit: unit.index, literal: value });
-      }
-      const inner = SCOPES.has(node.type) ? node.type : scope;
-      for (const c of children(node)) if (c.type !== 'comment') stack.push({ node: c, scope: c.type === 'block' ? inner : scope });
+    for (const found of perStatement(unit.root, `cudaFacts ${unit.index} ${imports.signature()}`, (statement) => cudaFactsIn(statement, unit.index, imports))) {
+      facts.staticCuda.push(...found.staticCuda);
+      facts.cudaAnyway ??= found.cudaAnyway;
+      facts.cudaMachinery ??= found.cudaMachinery;
     }
   }
   facts.staticCuda.sort((a, b) => a.unit - b.unit || nodeOf(a).startIndex - nodeOf(b).startIndex);
+  return facts;
+}
+
+function cudaFactsIn(statement: Node, unit: number, imports: ImportTable): CudaFacts {
+  const facts: CudaFacts = { staticCuda: [] };
+  const stack: Array<{ node: Node; scope: string | undefined }> = [{ node: statement, scope: undefined }];
+  while (stack.length) {
+    const { node, scope } = stack.pop()!;
+    if (node.type === 'call') {
+      const callee = field(node, 'function');
+      const q = callee ? imports.qualify(callee) : undefined;
+      const found = cudaHardcodeIn(node, q);
+      if (found && scope === 'class_definition') facts.staticCuda.push({ where: 'class body', unit, call: node, hardcode: found });
+      if (found && !underDeviceCondition(node)) facts.cudaAnyway ??= node;
+      if (q && DDP.test(q) && callArguments(node).keywords.has('device_ids')) facts.cudaMachinery ??= 'runs one process per GPU (`DistributedDataParallel` with `device_ids`)';
+      const option = gpuSwitchOnByDefault(node);
+      if (option) facts.staticCuda.push({ where: 'option default', unit, ...option });
+    } else if ((node.type === 'attribute' || node.type === 'identifier') && !isObjectOfAttribute(node)) {
+      const q = imports.qualify(node);
+      if (q && CUDA_MACHINERY.test(q)) facts.cudaMachinery ??= `uses CUDA streams or events (\`${q}\`)`;
+    } else if (node.type === 'default_parameter' || node.type === 'typed_default_parameter') {
+      const name = field(node, 'name');
+      const value = field(node, 'value');
+      if (name && DEVICE_PARAMETER.test(name.text) && isCudaLiteral(value)) facts.staticCuda.push({ where: 'parameter default', unit, literal: value });
+    }
+    const inner = SCOPES.has(node.type) ? node.type : scope;
+    for (const c of children(node)) if (c.type !== 'comment') stack.push({ node: c, scope: c.type === 'block' ? inner : scope });
+  }
   return facts;
 }
 

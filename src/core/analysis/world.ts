@@ -7,6 +7,7 @@
 // flags, `x.is_cuda` and device comparisons have a truth value, so `if use_cuda:` takes one
 // branch and two tests of one flag agree. A run depends only on the world variables it
 // consulted: a world that agrees with a finished run on those is not run again (analyze.ts).
+import { perStatement } from '../python/statementMemo';
 import type { Node } from '../python/pyNode';
 import { children, dottedKey, field, unparen } from '../python/syntax';
 
@@ -67,7 +68,12 @@ export function worldVariables(roots: readonly { root: Node; source: string; mod
   const availability = roots.some((u) => AVAILABILITY_TEXT.test(u.source));
   const counts = new Map<string, number>();
   const derived = new Set<string>();
-  for (const { root } of roots.filter((u) => !u.module)) collectFlags(root, counts, derived);
+  for (const { root } of roots.filter((u) => !u.module)) {
+    for (const found of perStatement(root, 'world flags', flagsIn)) {
+      for (const [key, n] of found.counts) counts.set(key, (counts.get(key) ?? 0) + n);
+      for (const key of found.derived) derived.add(key);
+    }
+  }
   // A function's parameter (`def evaluate(model, use_cuda=True)`) holds what its callers
   // pass, whose truth their own world decides.
   const flags = [...counts].filter(([key]) => !derived.has(key)).sort((a, b) => b[1] - a[1]).slice(0, MAX_FLAGS).map(([key]) => key);
@@ -79,8 +85,10 @@ export function worldVariables(roots: readonly { root: Node; source: string; mod
  * expression's test, an operand of `not`/`and`/`or`) whose last part names a device; and
  * the names assigned from an availability check, which each world decides already.
  */
-function collectFlags(root: Node, counts: Map<string, number>, derived: Set<string>): void {
-  const stack: Node[] = [root];
+function flagsIn(statement: Node): { counts: Map<string, number>; derived: Set<string> } {
+  const counts = new Map<string, number>();
+  const derived = new Set<string>();
+  const stack: Node[] = [statement];
   while (stack.length) {
     const n = stack.pop()!;
     switch (n.type) {
@@ -112,6 +120,7 @@ function collectFlags(root: Node, counts: Map<string, number>, derived: Set<stri
     }
     for (const c of children(n)) stack.push(c);
   }
+  return { counts, derived };
 }
 
 function noteTested(node: Node | null | undefined, counts: Map<string, number>): void {

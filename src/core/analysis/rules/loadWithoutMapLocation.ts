@@ -13,6 +13,7 @@
 // in the same finding, or alone; weights_only=False is offered only beside map_location,
 // never preferred, with the warning that it runs the pickled code.
 import type { Node } from '../../python/pyNode';
+import { perStatement } from '../../python/statementMemo';
 import { callArguments, children, field } from '../../python/syntax';
 import { insertAt } from '../fixes';
 import type { RuleFrame as Frame } from '../ruleApi';
@@ -162,29 +163,43 @@ function readFacts(program: ProgramView, deviceChoice: DeviceChoice): FileFacts 
   let processGroup = !!deviceChoice.distributed;
   for (const unit of program.modules[0].units) {
     const imports = program.importsAt(unit.index);
-    const stack: Node[] = [unit.root];
-    while (stack.length) {
-      const n = stack.pop()!;
-      if (n.type === 'string' && /\bLOCAL_RANK\b/.test(n.text)) localRank = true;
-      else if (n.type === 'identifier' && /^(local_rank|LOCAL_RANK)$/.test(n.text)) {
-        localRank = true;
-        facts.rankTexts.add(n.parent?.type === 'attribute' && field(n.parent, 'attribute')?.id === n.id ? n.parent.text : n.text);
-      }
-      else if ((n.type === 'identifier' || n.type === 'attribute') && !isObjectOfAttribute(n) && CHECKPOINT_HANDLERS.test(imports.qualify(n) ?? '')) facts.savesThroughLibrary = true;
-      else if (n.type === 'call') {
-        const q = imports.qualify(field(n, 'function') ?? n) ?? '';
-        if (/^torch\.distributed(\.distributed_c10d)?\.init_process_group$/.test(q)) processGroup = true;
-        if (SAVES.has(q)) {
-          const args = callArguments(n);
-          const path = args.positional[1] ?? args.keywords.get('f');
-          if (path) facts.savedPaths.add(normalized(path));
-          if (path && isParameter(path)) facts.savesToCallersPath = true;
-        }
-      }
-      stack.push(...children(n));
+    for (const found of perStatement(unit.root, `DD013 ${imports.signature()}`, (statement) => factsIn(statement, imports))) {
+      localRank ||= found.localRank;
+      processGroup ||= found.processGroup;
+      facts.savesToCallersPath ||= found.savesToCallersPath;
+      facts.savesThroughLibrary ||= found.savesThroughLibrary;
+      for (const path of found.savedPaths) facts.savedPaths.add(path);
+      for (const text of found.rankTexts) facts.rankTexts.add(text);
     }
   }
   facts.ddp = localRank && processGroup;
+  return facts;
+}
+
+/** What one top-level statement says of the file's facts. */
+function factsIn(statement: Node, imports: ReturnType<ProgramView['importsAt']>): FileFacts & { localRank: boolean; processGroup: boolean } {
+  const facts = { ddp: false, savedPaths: new Set<string>(), savesToCallersPath: false, savesThroughLibrary: false, rankTexts: new Set<string>(), localRank: false, processGroup: false };
+  const stack: Node[] = [statement];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.type === 'string' && /\bLOCAL_RANK\b/.test(n.text)) facts.localRank = true;
+    else if (n.type === 'identifier' && /^(local_rank|LOCAL_RANK)$/.test(n.text)) {
+      facts.localRank = true;
+      facts.rankTexts.add(n.parent?.type === 'attribute' && field(n.parent, 'attribute')?.id === n.id ? n.parent.text : n.text);
+    }
+    else if ((n.type === 'identifier' || n.type === 'attribute') && !isObjectOfAttribute(n) && CHECKPOINT_HANDLERS.test(imports.qualify(n) ?? '')) facts.savesThroughLibrary = true;
+    else if (n.type === 'call') {
+      const q = imports.qualify(field(n, 'function') ?? n) ?? '';
+      if (/^torch\.distributed(\.distributed_c10d)?\.init_process_group$/.test(q)) facts.processGroup = true;
+      if (SAVES.has(q)) {
+        const args = callArguments(n);
+        const path = args.positional[1] ?? args.keywords.get('f');
+        if (path) facts.savedPaths.add(normalized(path));
+        if (path && isParameter(path)) facts.savesToCallersPath = true;
+      }
+    }
+    stack.push(...children(n));
+  }
   return facts;
 }
 
