@@ -554,7 +554,9 @@ export class Interpreter implements RoundContext {
     }
     const v = this.ex.tensorOperation(frame, node, args);
     if (augmentedOperator(node, left, right) === '+=') this.events.valueAccumulated(frame, node, left, args[1], 'add');
-    if (key && args[0].value.kind === 'tensor') frame.env.set(key, { ...v, origin: args[0].value.origin ?? v.origin });
+    // `total = 0; total += loss`: the number becomes the tensor.
+    const fromNumber = args[0].value.kind === 'other' && !args[0].value.isNone && args[1].value.kind === 'tensor';
+    if (key && (args[0].value.kind === 'tensor' || fromNumber)) frame.env.set(key, { ...v, origin: args[0].value.origin ?? v.origin });
   }
 
   assign(frame: Frame, target: Node, v: Value): void {
@@ -872,7 +874,7 @@ function noneTestOutcome(cond: Node, evaluate: (n: Node) => Value): boolean | un
 }
 
 function definitelyNotNone(v: Value): boolean {
-  if (v.isNone) return false;
+  if (v.isNone || v.mayBeNone) return false;
   return ['tensor', 'module', 'optimizer', 'loader', 'device'].includes(v.kind) || !!v.makesCpuTensor ||
     v.functionId !== undefined || v.classKey !== undefined || v.className !== undefined;
 }

@@ -89,6 +89,8 @@ export interface Value {
   kwargsDevice?: { place: Place; text: string };
   /** The value `None` (a `device=None` parameter no caller sets is the default device). */
   isNone?: boolean;
+  /** A tensor on one path and None on another (`out = None` before a loop that sets it): `x is None` is not decided. */
+  mayBeNone?: boolean;
   /** Its truth in the world being interpreted (world.ts): `torch.cuda.is_available()`, a device flag, `x.is_cuda`. */
   truth?: boolean;
   /** That truth may differ between a world with an accelerator and one without (not only a flag's). */
@@ -165,9 +167,22 @@ export function resultOf(tensors: Arg[], noGrad: boolean): Value {
   return value('tensor', place, { grad, deviceText: accelSide?.deviceText, origin: accelSide?.origin ?? only, param });
 }
 
+/**
+ * None or a plain number/string (no class, no contents): what an accumulator or a result
+ * holds before the loop or branch that makes it a tensor (`total = 0`, `out = None`).
+ */
+function isPlaceholder(v: Value): boolean {
+  return v.kind === 'other' && v.place === UNTRACKED && !v.className && v.functionId === undefined && !v.classKey &&
+    !v.elements && !v.entries && !v.anyElement && !v.placedBy && !v.kwargsDevice && v.truth === undefined;
+}
+
 /** Join at a control-flow merge: the least value describing both paths. */
 export function joinValues(a: Value, b: Value): Value {
   if (a === b) return a;
+  // `total = 0` / `out = None`, then a loop or branch makes it a tensor: where it is used as
+  // a tensor after the merge it is that tensor (None or a number would fail or be harmless there).
+  if (isPlaceholder(a) && b.kind === 'tensor' && b.place !== UNTRACKED) return { ...b, mayBeNone: b.mayBeNone || a.isNone || undefined };
+  if (isPlaceholder(b) && a.kind === 'tensor' && a.place !== UNTRACKED) return { ...a, mayBeNone: a.mayBeNone || b.isNone || undefined };
   const place: Place = a.place === UNTRACKED || b.place === UNTRACKED ? UNTRACKED : ((a.place | b.place) as Place);
   const accelSide = hasAccel(b.place) && !hasAccel(a.place) ? b : a;
   const joined: Value = {
@@ -190,6 +205,7 @@ export function joinValues(a: Value, b: Value): Value {
   }
   if (a.kwargsDevice && b.kwargsDevice) joined.kwargsDevice = { ...a.kwargsDevice, place: (a.kwargsDevice.place | b.kwargsDevice.place) as Place };
   if (a.isNone && b.isNone) joined.isNone = true;
+  if (a.mayBeNone || b.mayBeNone) joined.mayBeNone = true;
   if (a.truth !== undefined && a.truth === b.truth) {
     joined.truth = a.truth;
     if (a.truthByAccelerator || b.truthByAccelerator) joined.truthByAccelerator = true;
@@ -219,7 +235,7 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
   if (a === b) return true;
   if (!a || !b) return false;
   return a.kind === b.kind && a.place === b.place && a.grad === b.grad && !!a.batch === !!b.batch &&
-    a.deviceText === b.deviceText && a.className === b.className && !!a.isNone === !!b.isNone &&
+    a.deviceText === b.deviceText && a.className === b.className && !!a.isNone === !!b.isNone && !!a.mayBeNone === !!b.mayBeNone &&
     a.placedBy?.place === b.placedBy?.place && a.kwargsDevice?.place === b.kwargsDevice?.place && a.truth === b.truth;
 }
 
