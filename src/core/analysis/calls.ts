@@ -145,6 +145,11 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
  * `next(model.parameters())` see them.
  */
 function parametersOf(model: Value, method: string): Value | undefined {
+  if (method === 'state_dict' && !model.placeless) {
+    // A dict of detached tensors where the model is (its keys are names): `sd[name].numpy()`.
+    const tensor = value('tensor', model.place, { grad: 'no', deviceText: model.deviceText, origin: model.origin });
+    return value('other', UNTRACKED, { entries: new Map(), anyElement: tensor });
+  }
   if (!/^(named_)?(parameters|buffers)$/.test(method) || model.placeless) return undefined;
   const tensor = value('tensor', model.place, {
     grad: method.endsWith('parameters') ? 'yes' : 'unknown', deviceText: model.deviceText, origin: model.origin,

@@ -200,6 +200,8 @@ export class Expressions implements Evaluator {
       if (builtin === 'enumerate') return args.positional[0] ? value('other', UNTRACKED, { elements: [OTHER, itemOf(args.positional[0])] }) : UNKNOWN;
       return value('other', UNTRACKED, { elements: args.positional.map(itemOf) });
     }
+    // `for name in state_dict:` iterates a dict's keys, not its tensors.
+    if (iterated.entries) return OTHER;
     const items = containedValues(iterated);
     return items.length ? items.reduce((a, b) => joinValues(a, b)) : UNKNOWN;
   }
