@@ -316,7 +316,11 @@ export class Expressions implements Evaluator {
     }
     if (recv.entries || recv.anyElement) {
       const key = idx?.type === 'string' ? stringLiteralValue(idx) : undefined;
-      return (key !== undefined ? recv.entries?.get(key) : undefined) ?? recv.anyElement ?? UNKNOWN;
+      if (key !== undefined) return recv.entries?.get(key) ?? recv.anyElement ?? UNKNOWN;
+      // `losses[k]` with a key not written out: any of the entries, when all are tensors.
+      const held = [...(recv.entries?.values() ?? [])];
+      if (!recv.anyElement && held.length && held.every((v) => v.kind === 'tensor')) return held.reduce((a, b) => joinValues(a, b));
+      return recv.anyElement ?? UNKNOWN;
     }
     if (recv.kind === 'tensor') {
       const byKey = !!index && unparen(index).type === 'string';

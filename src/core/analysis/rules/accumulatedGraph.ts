@@ -22,13 +22,13 @@ const SCOPES = new Set(['function_definition', 'class_definition', 'lambda']);
 
 function checkAccumulation(c: RuleHost, frame: Frame, statement: Node, target: Node, added: Arg, style: 'add' | 'append'): void {
   if (frame.noGrad > 0 || added.value.grad !== 'yes' || added.value.kind !== 'tensor') return;
-  const key = dottedKey(unparen(target));
-  const loop = key ? enclosingLoop(statement, frame.scopeNode) : undefined;
+  const key = containerKey(unparen(target));
+  // Across the steps of a loop over batches, or of one that trains (through an inner loop
+  // over a dict's keys: `epoch_losses[k] += losses[k]`); a loop over a sequence's time steps
+  // or a model's heads sums one graph on purpose (seq2seq losses): its sum is reset each step.
+  const loop = key ? stepLoopAround(statement, frame) : undefined;
   if (!key || !loop) return;
-  // Across the steps of a loop over batches, or of one that trains; a loop over a
-  // sequence's time steps or a model's heads sums one graph on purpose (seq2seq losses).
-  const stepLoop = frame.loops.some((l) => l.node.id === loop.id) || /\.(backward|step)\s*\(/.test(bodyOf(loop).text);
-  if (!stepLoop || assignedIn(bodyOf(loop), key) || !isLoss(unparen(added.node), bodyOf(loop))) return;
+  if (assignedIn(bodyOf(loop), key) || !isLoss(unparen(added.node), bodyOf(loop))) return;
   const scopeText = frame.scopeNode.text;
   // The sum is differentiated later on purpose (one backward over all batches, `torch.stack(losses).mean().backward()`).
   if (differentiatedLater(frame.scopeNode, key)) return;
@@ -54,6 +54,20 @@ function checkAccumulation(c: RuleHost, frame: Frame, statement: Node, target: N
     // No `.item()` fix on an accelerator: it would trade the graph for a wait every step (DD007).
     fixes: onAccelerator ? [detach] : keepsTensor ? [detach, item] : [item, detach],
   });
+}
+
+/** `total`, `self.total`, and the dict or list of `totals[key]`. */
+function containerKey(target: Node): string | undefined {
+  const value = target.type === 'subscript' ? target.childForFieldName('value') : null;
+  return dottedKey(target) ?? (value ? dottedKey(unparen(value)) : undefined);
+}
+
+/** The innermost loop around `node` that runs training steps (over a loader, or calling backward/step). */
+function stepLoopAround(node: Node, frame: Frame): Node | undefined {
+  for (let loop = enclosingLoop(node, frame.scopeNode); loop; loop = enclosingLoop(loop, frame.scopeNode)) {
+    if (frame.loops.some((l) => l.node.id === loop!.id) || /\.(backward|step)\s*\(/.test(bodyOf(loop).text)) return loop;
+  }
+  return undefined;
 }
 
 /** The innermost `for`/`while` around `node` inside its scope, if any. */
@@ -182,7 +196,7 @@ function derivedNames(scope: Node, key: string): Set<string> {
 function isLoss(expr: Node, loopBody: Node): boolean {
   if (expr.type === 'call') return LOSS_CALLEE.test(expr.childForFieldName('function')?.text ?? '');
   if (expr.type === 'binary_operator') return expr.codeChildren.some((c) => isLoss(unparen(c), loopBody));
-  const key = dottedKey(expr);
+  const key = containerKey(expr);
   if (!key) return false;
   if (/loss/i.test(key.slice(key.lastIndexOf('.') + 1))) return true;
   return loopBody.text.split('\n').some((line) => BACKWARD.test(line) && mentionsAny(line, [key]));
