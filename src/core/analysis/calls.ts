@@ -127,6 +127,8 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     // The call raises there: what follows never sees its output (no cascade of findings).
     return value('tensor', UNTRACKED, { grad: noGrad ? 'no' : 'unknown' });
   }
+  const cpuMade = cpuTensorForwardMakes(ctx, callee);
+  if (cpuMade) return { ...cpuMade, grad: noGrad ? 'no' : cpuMade.grad };
   if (callee.place !== UNTRACKED) {
     // The output is where the model is: say so, and where the model got there.
     const name = shortText(calleeNode);
@@ -137,6 +139,20 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   }
   const fromInputs = tensors.length ? resultOf(tensors, noGrad) : value('tensor');
   return { ...fromInputs, grad: noGrad ? 'no' : callee.kind === 'module' && !callee.gradlessOutput ? 'yes' : 'unknown' };
+}
+
+/**
+ * A module of the program on an accelerator whose forward returns a tensor it made itself on
+ * the CPU (`table = torch.zeros(n, d)` filled and returned): its output is that CPU tensor, not
+ * a tensor where the module is, so the caller's `x + self.encoder(x)` meets it (DD015).
+ */
+function cpuTensorForwardMakes(ctx: RoundContext, callee: Value): Value | undefined {
+  if (callee.kind !== 'module' || !callee.className || !hasAccel(callee.place)) return undefined;
+  const forward = ctx.program.methodOf(callee.className, 'forward');
+  const out = forward ? ctx.previous.returnOf(forward.id) : undefined;
+  const made = out?.origin?.node;
+  if (!forward || !out || out.kind !== 'tensor' || out.place !== CPU || out.scalar || !made || made.type !== 'call') return undefined;
+  return out.origin!.unit === forward.unit && forward.node.startIndex <= made.startIndex && made.endIndex <= forward.node.endIndex ? out : undefined;
 }
 
 /**

@@ -71,6 +71,9 @@ function deviceFor(frame: Frame, site: ForwardFactory, other: Arg): string | und
       if (!p.variadic && v?.kind === 'tensor' && hasAccel(v.place) && !v.elements && !v.entries && !v.anyElement) return `${p.name}.device`;
     }
   }
+  // A forward whose CPU tensor is returned and met by the caller: its first input, read there as a tensor.
+  const input = site.fn.name === 'forward' ? site.fn.params.slice(1).find((p) => !p.variadic) : undefined;
+  if (input && frame.fn?.id !== site.fn.id && new RegExp(`\\b${input.name}\\.(shape|device|size\\(|dim\\(|dtype)`).test(site.fn.node.text)) return `${input.name}.device`;
   const ownSide = other.value.kind === 'module' || isSelfAttribute(other.node, self) || other.node.text.startsWith(`${self}.`);
   return ownSide ? `next(${self}.parameters()).device` : undefined;
 }
