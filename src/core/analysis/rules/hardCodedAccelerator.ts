@@ -7,8 +7,8 @@
 // Files that are CUDA code by design (triton, a CUDA extension, set_device in a DDP
 // launcher, NCCL, CUDA streams or events) stay silent.
 import type { Node } from '../../python/pyNode';
-import { cudaHardcodeIn, underDeviceCondition } from '../../python/cudaHardcode';
-import { children, field, nodeRange } from '../../python/syntax';
+import { cudaHardcodeIn, isCudaLiteral, underDeviceCondition } from '../../python/cudaHardcode';
+import { callArguments, children, field, nodeRange } from '../../python/syntax';
 import type { DeviceChoice, ProgramView, RuleFrame as Frame, Rule, RuleHost, UnitFinding } from '../ruleApi';
 import type { Fix, Range, TextEdit } from '../types';
 import { shortText } from './shared/describe';
@@ -39,8 +39,12 @@ export const hardCodedAccelerator: Rule = (host) => {
     call: (frame, call, qualified) => {
       const choice = host.deviceChoice();
       const found = cudaHardcodeIn(call, qualified);
-      if (!found || callsQuiet(choice) || inGpuOnlyTest(call) || underDeviceCondition(call) || feedsCollective(host, frame, call)) return;
-      add({ kind: 'call', unit: frame.unit, call, hardcode: found });
+      if (callsQuiet(choice) || inGpuOnlyTest(call) || underDeviceCondition(call) || feedsCollective(host, frame, call)) return;
+      if (found) add({ kind: 'call', unit: frame.unit, call, hardcode: found });
+      else {
+        const literal = cudaVariable(host, frame, call, qualified);
+        if (literal) add({ kind: 'variable', unit: literal.unit, literal: literal.node });
+      }
     },
   };
 };
@@ -115,7 +119,33 @@ function noqaLines(program: ProgramView): Set<string> {
 
 function placeNode(place: CudaPlace): Node {
   if (place.kind === 'call') return place.hardcode.kind === 'method' ? place.call : place.hardcode.literal;
-  return place.kind === 'parameter default' ? place.literal : place.value;
+  return place.kind === 'option default' ? place.value : place.literal;
+}
+
+/**
+ * `.to(device)`, `device=device`, `torch.device(device)` where `device` is a module-level
+ * name bound once, to a "cuda" string (`device = "cuda"` in a script's settings): the
+ * assignment's literal is the place that hard-codes CUDA.
+ */
+function cudaVariable(host: RuleHost, frame: Frame, call: Node, qualified: string | undefined): { unit: number; node: Node } | undefined {
+  const callee = field(call, 'function');
+  const args = callArguments(call);
+  const isTo = callee?.type === 'attribute' && field(callee, 'attribute')?.text === 'to' && !qualified?.startsWith('torch');
+  const arg = args.keywords.get('device') ?? (isTo || qualified === 'torch.device' ? args.positional[0] : undefined);
+  if (arg?.type !== 'identifier') return undefined;
+  const v = frame.env.get(arg.text) ?? frame.outer?.get(arg.text);
+  if (v?.kind !== 'device' || !v.deviceText || !/^["']cuda(:\d+)?["']$/.test(v.deviceText)) return undefined;
+  const bindings: Array<{ unit: number; node: Node }> = [];
+  for (const unit of host.program.units) {
+    if (unit.module !== 0) continue;
+    for (const stmt of children(unit.root)) {
+      const assignment = stmt.type === 'expression_statement' ? children(stmt)[0] : undefined;
+      if (assignment?.type !== 'assignment' || field(assignment, 'left')?.text !== arg.text) continue;
+      const right = field(assignment, 'right');
+      if (right) bindings.push({ unit: unit.index, node: right });
+    }
+  }
+  return bindings.length === 1 && isCudaLiteral(bindings[0].node) ? bindings[0] : undefined;
 }
 
 /** How a place reads in a message (`brief`: without where it is, for the first sentence). */
@@ -123,6 +153,7 @@ function describe(place: CudaPlace, brief = false): string {
   switch (place.kind) {
     case 'option default': return `\`${optionName(place.value)}\` on by default`;
     case 'parameter default': return `the default \`${shortText(place.literal.parent ?? place.literal, 30)}\``;
+    case 'variable': return `\`${shortText(place.literal.parent ?? place.literal, 30)}\``;
     case 'call': {
       const what = `\`${shortText(place.hardcode.kind === 'method' ? place.call : place.hardcode.literal, 28)}\``;
       return !brief && inClassBody(place.call) ? `${what} in a class body` : what;

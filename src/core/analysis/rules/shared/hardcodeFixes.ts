@@ -15,6 +15,8 @@ import { torchAtLeast } from './torchVersion';
 export type CudaPlace =
   | { kind: 'call'; unit: number; call: Node; hardcode: CudaHardcode }
   | { kind: 'parameter default'; unit: number; literal: Node }
+  /** `device = "cuda"` at a module's top level, used later as a device (`.to(device)`). */
+  | { kind: 'variable'; unit: number; literal: Node }
   | { kind: 'option default'; unit: number; value: Node };
 
 /** The edits of one way to fix one place, without the import of torch they may need. */
@@ -50,7 +52,7 @@ export class HardcodeFixer {
       const text = `${torch}.cuda.is_available()`;
       return { runTime: { title: `Default to ${text}`, edits: [replace(place.value, text, place.unit)] } };
     }
-    if (place.kind === 'parameter default') {
+    if (place.kind === 'parameter default' || place.kind === 'variable') {
       return { runTime: { title: `Default to ${chosen(place.literal.text)}`, edits: [replace(place.literal, chosen(place.literal.text), place.unit)] } };
     }
     const { call, hardcode, unit } = place;
