@@ -66,4 +66,17 @@ describe('rule messages: where a value came from', () => {
       [17, '`y` computed by `net(…)` here'], [12, '`net`\'s forward returns what was computed by `self.b(…)` here'], [9, '`self.b` moved to "cuda:1" here'],
     ]);
   });
+  it('an int device (local_rank from int(), a parameter annotated int) is an accelerator, not "maybe" one', () => {
+    const source = [
+      'import os', 'import torch', 'import torch.nn as nn', '',
+      'def evaluate(rank: int):', '    head = nn.Linear(8, 2).to(rank)', '    probe = torch.randn(4, 8)', '    return head(probe)', '',
+      'local_rank = int(os.environ["LOCAL_RANK"])', 'net = nn.Linear(8, 2).to(local_rank)', 'features = torch.randn(4, 8)', 'scores = net(features)', '',
+    ].join('\n');
+    const messages = coreFindings(source).filter((x) => x.code === 'DD001').map((f) => f.message);
+    assert.equal(messages.length, 2, messages.join('\n'));
+    for (const m of messages) {
+      assert.ok(m.includes('is on an accelerator (moved to'), m);
+      assert.ok(!m.includes('may be'), m);
+    }
+  });
 });

@@ -50,6 +50,8 @@ export function evalDevice(ctx: RoundContext, frame: Frame, node: Node, evaluate
   // `x.to(model.device)` where the model's place is unknown: wherever the model is, which
   // never mismatches it; not "maybe an accelerator".
   if (v.kind === 'device' && v.place === UNTRACKED) return UNTRACKED;
+  // PyTorch reads an int device as the ordinal of an accelerator (`x.to(local_rank)`).
+  if (v.kind === 'other' && v.integer && !v.isNone) return ACCEL;
   if (v.kind === 'other') {
     // A string variable holding "cpu" was evaluated as a device already; other values are unknown.
     return EITHER;

@@ -8,7 +8,7 @@ import type { OperationRole } from './ruleApi';
 import { deviceFromString } from './devices';
 import { operationMeetings } from './values';
 import type { Frame } from './frame';
-import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, isExactlyCpu, isTensorLike, joinValues, NONE, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, INTEGER, isExactlyCpu, isTensorLike, joinValues, NONE, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
 import { ownPlaceOf, placesOwnSubmodules } from './ownPlacement';
 
@@ -37,7 +37,8 @@ export class Expressions implements Evaluator {
         return inner ? this.eval(frame, inner) : UNKNOWN;
       }
       case 'string': case 'concatenated_string': return deviceFromString(node) ?? OTHER;
-      case 'integer': case 'float': case 'true': case 'false': return OTHER;
+      case 'integer': return INTEGER;
+      case 'float': case 'true': case 'false': return OTHER;
       case 'none': return NONE;
       case 'call': return evalCall(this.ctx, this, frame, node, false);
       case 'attribute': return this.evalAttribute(frame, node);

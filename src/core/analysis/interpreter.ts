@@ -361,6 +361,7 @@ export class Interpreter implements RoundContext {
     if (q === 'torch.Tensor' || q === 'torch.FloatTensor' || q === 'torch.LongTensor') return { ...v, kind: 'tensor' };
     if (q && MODULE_BASE_CLASSES.has(q)) return { ...v, kind: 'module' };
     if (q && DATALOADER_CLASSES.has(q)) return { ...v, kind: 'loader' };
+    if (!q && annotation.text === 'int') return { ...v, kind: 'other', integer: true };
     return v;
   }
 

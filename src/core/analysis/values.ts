@@ -46,6 +46,8 @@ export interface Value {
   grad: Grad;
   /** A 0-dim CPU tensor from a scalar literal: may legally meet accelerator tensors. */
   scalar?: boolean;
+  /** A Python int (`3`, `int(os.environ["LOCAL_RANK"])`, a parameter annotated `int`): as a device, an accelerator's ordinal. */
+  integer?: boolean;
   /** A module without parameters (loss, activation): has no place of its own. */
   placeless?: boolean;
   /** DataParallel / DistributedDataParallel: scatters its inputs to its devices itself. */
@@ -115,6 +117,8 @@ export interface PlacedBy {
 
 export const UNKNOWN: Value = Object.freeze({ kind: 'unknown', place: UNTRACKED, grad: 'unknown' }) as Value;
 export const OTHER: Value = Object.freeze({ kind: 'other', place: UNTRACKED, grad: 'unknown' }) as Value;
+/** A Python int whose value is not followed: `x.to(rank)` with it is the accelerator `rank`. */
+export const INTEGER: Value = Object.freeze({ kind: 'other', place: UNTRACKED, grad: 'unknown', integer: true }) as Value;
 export const NONE: Value = Object.freeze({ kind: 'other', place: UNTRACKED, grad: 'unknown', isNone: true }) as Value;
 
 export function value(kind: Kind, place: Place = UNTRACKED, extra: Partial<Value> = {}): Value {
@@ -193,6 +197,7 @@ export function joinValues(a: Value, b: Value): Value {
     origin: accelSide.origin ?? a.origin ?? b.origin,
   };
   if (a.scalar && b.scalar) joined.scalar = true;
+  if (a.integer && b.integer) joined.integer = true;
   if (a.placeless && b.placeless) joined.placeless = true;
   if (a.gradlessOutput && b.gradlessOutput) joined.gradlessOutput = true;
   if (a.factory && b.factory && a.factory.node.id === b.factory.node.id) joined.factory = a.factory;
