@@ -8,7 +8,7 @@ import { cpuModuleMeeting, moduleCallMeetings } from './values';
 import type { Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
 import {
-  CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
+  ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
   VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isPlacelessModuleClass, legacyConstructorPlace, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
 } from './torchApi';
@@ -77,8 +77,9 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     // A loss module of the program without state (`class FocalLoss(nn.Module)`) runs its
     // forward on these inputs where they are: what forward makes on the CPU meets them there.
     if (callee.placeless && callee.className) recordForwardInputs(ctx, callee, args, argValues);
-    ctx.events.tensorsReachConsumer(frame, argValues);
-    return ex.tensorOperation(frame, call, argValues, 'consumer');
+    const operands = withoutAnyDeviceArguments(argValues, args, callee.torchClasses ?? []);
+    ctx.events.tensorsReachConsumer(frame, operands);
+    return ex.tensorOperation(frame, call, operands, 'consumer');
   }
   if (!isModule && !(callee.kind === 'unknown' && MODEL_LIKE_NAME.test(calleeNode.text))) {
     if (!PURE_BUILTINS.has(calleeNode.text)) forgetMovableModules(frame, argValues);
@@ -336,7 +337,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
         factory: { unit: frame.unit, node: call, scope: frame.id },
       });
     }
-    return value('module', UNTRACKED, { placeless: true });
+    return value('module', UNTRACKED, { placeless: true, torchClasses: [`torch.nn.${last}`] });
   }
   if (isPretrainedModelLoad(q) && !pretrainedLoadPlaces(args.keywords, args.hasSplat)) {
     // `factory`: DD001's fix moves it where it is loaded (`from_pretrained(...).to(device)`).
@@ -346,7 +347,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   }
   if (isModelZooConstructor(q)) return createdModule(ctx, frame, call, undefined, isMetricConstructor(q) ? { gradlessOutput: true } : {});
   if (isTensorFunction(q)) {
-    const tensors = flattenTensorArgs(argValues, q);
+    const tensors = flattenTensorArgs(withoutAnyDeviceArguments(argValues, args, [q]), q);
     ctx.events.tensorsReachConsumer(frame, tensors);
     const result = ex.tensorOperation(frame, call, tensors, /loss|cross_entropy|kl_div/.test(last) ? 'consumer' : 'op');
     if (isNonTensorResult(last)) return OTHER;
@@ -451,6 +452,21 @@ function isTensorFunction(q: string): boolean {
 
 function isNonTensorResult(name: string): boolean {
   return NON_TENSOR_TORCH.test(name) || name === 'equal' || name === 'allclose';
+}
+
+/**
+ * The arguments that must meet the others: less those one of `apis` takes on any device
+ * (ANY_DEVICE_ARGUMENTS). A callee that may be such an API is no evidence that they must meet.
+ */
+function withoutAnyDeviceArguments(argValues: Arg[], args: CallArguments, apis: readonly string[]): Arg[] {
+  const skipped = new Set<Node>();
+  for (const api of apis) {
+    const free = ANY_DEVICE_ARGUMENTS.get(api);
+    if (!free) continue;
+    for (const i of free.positions) if (args.positional[i]) skipped.add(args.positional[i]!);
+    for (const k of free.keywords) if (args.keywords.get(k)) skipped.add(args.keywords.get(k)!);
+  }
+  return skipped.size === 0 ? argValues : argValues.filter((a) => !skipped.has(a.node));
 }
 
 /** `torch.cat([a, b])`: the tensors are the list's elements. */

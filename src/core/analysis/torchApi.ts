@@ -185,3 +185,14 @@ export function convertsArrayArguments(qualified: string): boolean {
  * here: it moves the model to its device itself (TylerYep/torchinfo#227).
  */
 export const PROBING_SUMMARIES = new Set(['torchsummary.summary', 'torchsummary.torchsummary.summary']);
+
+/**
+ * Tensor arguments an API accepts on any device because it moves them to the CPU itself, by
+ * position and keyword: CTC's lengths (ATen's ctc_loss reads them with `.to(kCPU)`), so a
+ * CPU lengths tensor beside GPU log-probabilities is how it is meant to be called. Keyed by
+ * the function's qualified name, or the module class's (`torch.nn.CTCLoss`).
+ */
+export const ANY_DEVICE_ARGUMENTS: ReadonlyMap<string, { positions: readonly number[]; keywords: readonly string[] }> = new Map([
+  ['torch.nn.CTCLoss', { positions: [2, 3], keywords: ['input_lengths', 'target_lengths'] }],
+  ['torch.nn.functional.ctc_loss', { positions: [2, 3], keywords: ['input_lengths', 'target_lengths'] }],
+]);

@@ -50,6 +50,11 @@ export interface Value {
   integer?: boolean;
   /** A module without parameters (loss, activation): has no place of its own. */
   placeless?: boolean;
+  /**
+   * The torch.nn classes a module may have been built from (`torch.nn.CTCLoss`), for what its
+   * call takes (torchApi.ts ANY_DEVICE_ARGUMENTS). A join keeps every class either side may be.
+   */
+  torchClasses?: readonly string[];
   /** DataParallel / DistributedDataParallel: scatters its inputs to its devices itself. */
   movesInputs?: boolean;
   /** A module whose output need not carry a graph (a torchmetrics metric): its output's grad is not known. */
@@ -198,6 +203,7 @@ export function joinValues(a: Value, b: Value): Value {
   };
   if (a.scalar && b.scalar) joined.scalar = true;
   if (a.integer && b.integer) joined.integer = true;
+  if (a.torchClasses || b.torchClasses) joined.torchClasses = [...new Set([...(a.torchClasses ?? []), ...(b.torchClasses ?? [])])];
   if (a.placeless && b.placeless) joined.placeless = true;
   if (a.gradlessOutput && b.gradlessOutput) joined.gradlessOutput = true;
   if (a.factory && b.factory && a.factory.node.id === b.factory.node.id) joined.factory = a.factory;
