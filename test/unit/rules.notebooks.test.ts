@@ -82,4 +82,15 @@ describe('notebooks (test/fixtures/notebooks)', () => {
       });
     });
   }
+  it('DD024 points at the MPS choice in the cell that makes it, not in the cell of the finding', () => {
+    const cells = [
+      'import torch\nmps_device = torch.device("mps" if torch.backends.mps.is_available() else "cpu")',
+      'x = torch.ones(2, device=mps_device)',
+      'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\nprint(torch.zeros(2, device=device))',
+    ];
+    const [f] = coreCellFindings(cells).filter((c) => c.finding.code === 'DD024');
+    assert.ok(f, describeCells(coreCellFindings(cells)));
+    assert.equal(f.cellIndex, 2);
+    assert.deepEqual(f.finding.related.map((r) => [r.cellIndex, r.range.start.line]), [[0, 1]]);
+  });
 });

@@ -25,6 +25,8 @@ export interface DeviceChoice {
   runTimeChoice?: string;
   /** Where the file asks about Apple's GPU or any accelerator (`torch.backends.mps.is_available`, `torch.accelerator`): DD024. */
   asksMps?: Node;
+  /** The unit (a notebook's cell) `asksMps` is in. */
+  asksMpsUnit?: number;
   /** Where the file names `nn.DataParallel`, whose replicas copy a module's attributes: DD021. */
   dataParallel?: Node;
   /** A command-line option that chooses the device (`--device`, `--no-cuda`): DD005. */
@@ -104,7 +106,10 @@ function readDeviceChoice(program: Program): DeviceChoice {
       choice.distributed ??= part.distributed;
       choice.savesCheckpoints ??= part.savesCheckpoints;
       choice.runTimeChoice ??= part.runTimeChoice;
-      choice.asksMps ??= part.asksMps;
+      if (!choice.asksMps && part.asksMps) {
+        choice.asksMps = part.asksMps;
+        choice.asksMpsUnit = unit.index;
+      }
       choice.dataParallel ??= part.dataParallel;
       choice.deviceOption ??= part.deviceOption;
       choice.deviceParameter ??= part.deviceParameter;

@@ -18,8 +18,8 @@ export const deviceChoicesDisagree: Rule = (host) => ({
     const choice = cudaOnlyChoice(host.program, frame.unit, call);
     if (!choice || host.programFact('DD024 device choices overwritten unused', overwrittenChoices).has(choice.id)) return;
     // The file's device facts (deviceChoice.ts), read once per analysis and noticed as such by replays.
-    const mpsChoice = host.deviceChoice().asksMps;
-    if (mpsChoice) report(host, frame, choice, mpsChoice);
+    const { asksMps, asksMpsUnit } = host.deviceChoice();
+    if (asksMps) report(host, frame, choice, { unit: asksMpsUnit ?? frame.unit, node: asksMps });
   },
 });
 
@@ -104,7 +104,8 @@ function mentions(node: Node, name: string): boolean {
   return false;
 }
 
-function report(host: RuleHost, frame: Frame, choice: Node, other: Node): void {
+function report(host: RuleHost, frame: Frame, choice: Node, mps: { unit: number; node: Node }): void {
+  const other = mps.node;
   host.report({
     unit: frame.unit,
     code: 'DD024',
@@ -116,7 +117,7 @@ function report(host: RuleHost, frame: Frame, choice: Node, other: Node): void {
         'this choice gives "cpu" and the other "mps", so what each places ends up on a different device ("Placeholder storage has not been ' +
         'allocated on MPS device", or "Expected all tensors to be on the same device"). Choose it once and pass it along, or consider MPS here too.',
     })),
-    related: host.related({ unit: frame.unit, node: other }, 'this device choice considers MPS'),
+    related: host.related(mps, 'this device choice considers MPS'),
     fixes: considerMps(host.program, frame.unit, choice),
   });
 }
