@@ -6,6 +6,7 @@
 // no choice at all, being a helper given its tensors by callers it does not show. A program
 // whose own choice is only CUDA-or-CPU (`"cuda" if torch.cuda.is_available() else "cpu"`)
 // gets its device back exactly, and the rule stays silent there.
+import { perStatement } from '../../../python/statementMemo';
 import type { Node } from '../../../python/pyNode';
 import { callArguments, children, field, stringLiteralValue, unparen } from '../../../python/syntax';
 import type { DeviceChoice, ProgramView } from '../../ruleApi';
@@ -42,8 +43,16 @@ export function isCudaMisses(program: ProgramView, choice: DeviceChoice): string
   if (choice.deviceOption && !isSwitch(choice.deviceOption)) return 'lets the user name the device';
   const found: Choices = { cudaOrCpu: choice.availabilityCheck !== undefined || choice.cudaOnly !== undefined };
   for (const unit of program.units) {
-    readChoices(program, unit.index, unit.root, found);
-    if (found.beyond) return found.beyond;
+    // Per top-level statement, kept while the statement is (statementMemo.ts): a keystroke walks only the edited one.
+    const parts = perStatement(unit.root, `DD020 choices ${unit.index} ${program.importsAt(unit.index).signature()}`, (statement) => {
+      const part: Choices = { cudaOrCpu: false };
+      readChoices(program, unit.index, statement, part);
+      return part;
+    });
+    for (const part of parts) {
+      if (part.beyond) return part.beyond;
+      found.cudaOrCpu ||= part.cudaOrCpu;
+    }
   }
   return found.cudaOrCpu ? '' : 'chooses no device itself, so its callers may use any';
 }
