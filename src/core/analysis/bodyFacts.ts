@@ -5,7 +5,7 @@
 // changes nothing for the loop that uses it.
 import type { FunctionInfo } from './program';
 
-export type BodyFact = 'movesTensors' | 'movedParams' | 'generator' | 'setsSelf';
+export type BodyFact = 'movesTensors' | 'movedParams' | 'generator' | 'setsSelf' | 'submoduleInputs';
 
 /** A collate function (or lambda) that moves what it returns. */
 export const MOVES_TENSORS = /\.(to|cuda)\s*\(|\bdevice\s*=/;
@@ -28,6 +28,8 @@ function readBodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string {
     case 'generator': return /\byield\b/.test(text);
     // The parameters whose `.to(` / `.cuda(` / `.cpu(` the body calls, in order, as one string.
     case 'movedParams': return fn.params.filter((p) => new RegExp(`\\b${p.name}\\.(to|cuda|cpu)\\(`).test(text)).map((p) => p.name).join(' ');
+    // The parameters a method hands to one of its own layers first (`self.embed(captions)`), as one string.
+    case 'submoduleInputs': return fn.selfName ? fn.params.filter((p) => new RegExp(`\\b${fn.selfName}\\.\\w+\\(\\s*${p.name}\\s*[,)]`).test(text)).map((p) => p.name).join(' ') : '';
     // A method that leaves something in its instance: an attribute assigned (`self.w = …`,
     // `self.w += …`, `setattr(self, …)`), registered or moved with the instance.
     case 'setsSelf': return !!fn.selfName && new RegExp(
@@ -36,7 +38,7 @@ function readBodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string {
   }
 }
 
-/** `movedParams` as a set. */
+/** `movedParams` or `submoduleInputs` as a set. */
 export function movedParamsOf(value: boolean | string): Set<string> {
   return new Set(typeof value === 'string' && value !== '' ? value.split(' ') : []);
 }

@@ -20,6 +20,7 @@ import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenD
 import { movedParamsOf } from './bodyFacts';
 import { isPretrainedModelLoad, pretrainedLoadPlaces } from './frameworkNames';
 import { AVAILABILITY_CALLS } from './world';
+import { forwardFreeArguments } from './deviceFreeParams';
 
 
 export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, discarded: boolean): Value {
@@ -86,8 +87,11 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     return UNKNOWN;
   }
   // A model's later positional inputs may legally stay on the CPU (pack_padded_sequence's
-  // lengths must): a batch element counts only as the first input or a keyword input.
-  const inputs = argValues.filter((a, i) => !a.value.batch || i === 0 || i >= args.positional.length);
+  // lengths must): a batch element counts only as the first input, a keyword input, or one
+  // that the forward of the model's class hands to one of its layers (`self.embed(captions)`).
+  const layerInputs = laterInputsForLayers(ctx, callee);
+  const free = forwardFreeArguments(ctx.program, callee, args);
+  const inputs = argValues.filter((a, i) => (!a.value.batch || i === 0 || i >= args.positional.length || layerInputs.has(i)) && !free.has(a.node));
   ctx.events.tensorsReachConsumer(frame, inputs);
   // `model(**batch)`, `model(*inputs)`: what is unpacked is an input too.
   const unpacked: Arg[] = [];
@@ -141,6 +145,25 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   const fromInputs = tensors.length ? resultOf(tensors, noGrad) : value('tensor');
   return { ...fromInputs, grad: noGrad ? 'no' : callee.kind === 'module' && !callee.gradlessOutput ? 'yes' : 'unknown' };
 }
+
+/**
+ * The positions of a module call's arguments (after the first) that its class's forward
+ * passes first to one of its own layers: those must be where the layers are. A length-like
+ * name stays out (`forward(self, x, lengths)` may hand lengths to a helper of its own).
+ */
+function laterInputsForLayers(ctx: RoundContext, callee: Value): Set<number> {
+  const forward = callee.kind === 'module' ? ctx.program.methodOf(callee.className, 'forward') : undefined;
+  if (!forward?.selfName) return new Set();
+  const fed = movedParamsOf(ctx.bodyFact(forward, 'submoduleInputs'));
+  const positions = new Set<number>();
+  for (const [i, p] of forward.params.slice(1).entries()) {
+    if (p.variadic) break;
+    if (i > 0 && fed.has(p.name) && !LENGTH_LIKE.test(p.name)) positions.add(i);
+  }
+  return positions;
+}
+
+const LENGTH_LIKE = /len|size|count/i;
 
 /**
  * A module of the program on an accelerator whose forward returns a tensor it made itself on
