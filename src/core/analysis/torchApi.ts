@@ -196,3 +196,17 @@ export const ANY_DEVICE_ARGUMENTS: ReadonlyMap<string, { positions: readonly num
   ['torch.nn.CTCLoss', { positions: [2, 3], keywords: ['input_lengths', 'target_lengths'] }],
   ['torch.nn.functional.ctc_loss', { positions: [2, 3], keywords: ['input_lengths', 'target_lengths'] }],
 ]);
+
+/**
+ * Tensor arguments an API demands on the CPU, by position and keyword: pack_padded_sequence's
+ * lengths ("'lengths' argument should be a 1D CPU int64 tensor, but got 1D cuda:0 Long
+ * tensor", checked with torch 1.13; the input itself may be anywhere).
+ */
+export const CPU_ARGUMENTS: ReadonlyMap<string, { positions: readonly number[]; keywords: readonly string[] }> = new Map([
+  ['torch.nn.utils.rnn.pack_padded_sequence', { positions: [1], keywords: ['lengths'] }],
+]);
+
+/** The arguments of `qualified` whose device need not match its other tensors: on any device, or on the CPU by demand. */
+export function argumentsOnAnyDevice(qualified: string): { positions: readonly number[]; keywords: readonly string[] } | undefined {
+  return ANY_DEVICE_ARGUMENTS.get(qualified) ?? CPU_ARGUMENTS.get(qualified);
+}

@@ -1,0 +1,133 @@
+// Which parameters of a function may arrive on any device, read from what its body does with
+// them: a model's `forward(self, ids, lengths)` that only hands `lengths` to
+// `pack_padded_sequence` (which demands CPU lengths) or reads it back into Python is called
+// correctly with CPU lengths beside inputs on the GPU. The caller's argument is then no
+// operand that must meet the model; calling `.to(device)` on it would break the code.
+import type { Node } from '../python/pyNode';
+import { callArguments, children, field, unparen } from '../python/syntax';
+import type { CallArguments } from '../python/syntax';
+import type { FunctionInfo, Program } from './program';
+import { argumentsOnAnyDevice } from './torchApi';
+import type { Value } from './values';
+
+/** Methods whose result is on the CPU (or no tensor) wherever the receiver is. */
+const LEAVES_DEVICE = new Set(['cpu', 'tolist', 'item', 'size', 'dim', 'numel']);
+/** Methods whose result keeps (or chooses) its place without meeting anything: followed to where it goes. */
+const PASSES_THROUGH = new Set(['long', 'int', 'to', 'type', 'squeeze', 'view', 'reshape', 'flatten', 'contiguous', 'clone', 'detach']);
+/** Builtins that read a tensor's shape or values into Python. */
+const READS_INTO_PYTHON = new Set(['len', 'int']);
+
+type Qualify = (callee: Node) => string | undefined;
+
+/**
+ * The arguments of a call of one of the program's modules that its class's forward only hands
+ * to an API taking them on any device (pack_padded_sequence's CPU lengths) or reads into
+ * Python: their device is no mismatch with the model's.
+ */
+export function forwardFreeArguments(program: Program, callee: Value, args: CallArguments): ReadonlySet<Node> {
+  const forward = callee.kind === 'module' ? program.methodOf(callee.className, 'forward') : undefined;
+  if (!forward?.selfName || args.hasSplat) return NONE;
+  const imports = program.importsAt(forward.unit);
+  const free = deviceFreeParams(forward, imports, (n) => imports.qualify(n));
+  if (free.size === 0) return NONE;
+  const params = forward.params.slice(1);
+  const out = new Set<Node>();
+  args.positional.forEach((n, i) => {
+    if (params[i] && !params[i].variadic && free.has(params[i].name)) out.add(n);
+  });
+  for (const [k, n] of args.keywords) if (free.has(k)) out.add(n);
+  return out;
+}
+
+const NONE: ReadonlySet<Node> = new Set();
+
+const KNOWN = new WeakMap<Node, WeakMap<object, Set<string>>>();
+
+/**
+ * The parameters of `fn` (not its `self`, not `*args`/`**kwargs`) whose every use in the body
+ * leaves the device of what the caller passed without effect. `imports` keys the cache: the
+ * same definition under other imports may call other functions.
+ */
+export function deviceFreeParams(fn: FunctionInfo, imports: object, qualify: Qualify): ReadonlySet<string> {
+  let byImports = KNOWN.get(fn.node);
+  if (!byImports) KNOWN.set(fn.node, (byImports = new WeakMap()));
+  let found = byImports.get(imports);
+  if (!found) byImports.set(imports, (found = readDeviceFreeParams(fn, qualify)));
+  return found;
+}
+
+function readDeviceFreeParams(fn: FunctionInfo, qualify: Qualify): Set<string> {
+  const names = new Set(fn.params.filter((p) => !p.variadic && p.name !== fn.selfName).map((p) => p.name));
+  const uses = new Map<string, Node[]>();
+  collectUses(fn.body, names, uses);
+  const free = new Set<string>();
+  for (const [name, nodes] of uses) if (nodes.every((n) => isDeviceFreeUse(n, qualify))) free.add(name);
+  return free;
+}
+
+/** Each identifier in `node` that reads one of `names` (not an attribute's name, not a keyword's). */
+function collectUses(node: Node, names: Set<string>, out: Map<string, Node[]>): void {
+  if (node.type === 'identifier') {
+    if (!names.has(node.text) || isNameOnly(node)) return;
+    const list = out.get(node.text) ?? [];
+    list.push(node);
+    out.set(node.text, list);
+    return;
+  }
+  for (const c of children(node)) collectUses(c, names, out);
+}
+
+function isNameOnly(id: Node): boolean {
+  const p = id.parent;
+  if (!p) return false;
+  return (p.type === 'attribute' && field(p, 'attribute') === id) || (p.type === 'keyword_argument' && field(p, 'name') === id);
+}
+
+/**
+ * `lengths` in `pack_padded_sequence(x, lengths)`, `lengths.cpu()`, `lengths.long().to("cpu")`,
+ * `len(lengths)`: the parameter's device decides nothing there. Any other use (an operand, an
+ * assignment target, an argument to another function) may meet other tensors.
+ */
+function isDeviceFreeUse(use: Node, qualify: Qualify): boolean {
+  let expr: Node = use;
+  for (;;) {
+    const p = expr.parent;
+    if (!p) return false;
+    if (p.type === 'parenthesized_expression') {
+      expr = p;
+      continue;
+    }
+    const method = p.type === 'attribute' && field(p, 'object') === expr ? field(p, 'attribute')?.text : undefined;
+    const methodCall = method !== undefined && p.parent?.type === 'call' && field(p.parent, 'function') === p ? p.parent : undefined;
+    if (methodCall && method !== undefined) {
+      if (LEAVES_DEVICE.has(method)) return true;
+      if (!PASSES_THROUGH.has(method)) return false;
+      expr = methodCall;
+      continue;
+    }
+    if (p.type === 'attribute' && (method === 'shape' || method === 'device' || method === 'dtype')) return true;
+    return isFreeArgument(expr, qualify);
+  }
+}
+
+/** `expr` is an argument of a call: of a builtin that reads it into Python, or at a position the callee takes on any device. */
+function isFreeArgument(expr: Node, qualify: Qualify): boolean {
+  const list = expr.parent;
+  const argument = list?.type === 'keyword_argument' ? list : expr;
+  const argList = argument.parent;
+  const call = argList?.type === 'argument_list' ? argList.parent : undefined;
+  if (!call || call.type !== 'call') return false;
+  const callee = field(call, 'function');
+  if (!callee) return false;
+  if (callee.type === 'identifier' && READS_INTO_PYTHON.has(callee.text) && argument === expr) return true;
+  const q = qualify(callee);
+  const free = q ? argumentsOnAnyDevice(q) : undefined;
+  if (!free) return false;
+  const args = callArguments(call);
+  if (argument !== expr) {
+    const name = field(argument, 'name')?.text;
+    return name !== undefined && free.keywords.includes(name);
+  }
+  const i = args.positional.findIndex((n) => unparen(n) === unparen(expr));
+  return i >= 0 && !args.hasSplat && free.positions.includes(i);
+}
