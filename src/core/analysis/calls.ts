@@ -20,6 +20,7 @@ import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenD
 import { movedParamsOf } from './bodyFacts';
 import { isPretrainedModelLoad, pretrainedLoadPlaces } from './frameworkNames';
 import { AVAILABILITY_CALLS } from './world';
+import { forwardFreeArguments } from './deviceFreeParams';
 
 
 export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, discarded: boolean): Value {
@@ -89,7 +90,9 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   // lengths must): a batch element counts only as the first input, a keyword input, or one
   // that the forward of the model's class hands to one of its layers (`self.embed(captions)`).
   const layerInputs = laterInputsForLayers(ctx, callee);
-  const inputs = argValues.filter((a, i) => !a.value.batch || i === 0 || i >= args.positional.length || layerInputs.has(i));
+  // One its forward only packs as lengths (or reads into Python) meets nothing (deviceFreeParams.ts).
+  const free = forwardFreeArguments(ctx.program, callee, args);
+  const inputs = argValues.filter((a, i) => (!a.value.batch || i === 0 || i >= args.positional.length || layerInputs.has(i)) && !free.has(a.node));
   ctx.events.tensorsReachConsumer(frame, inputs);
   // `model(**batch)`, `model(*inputs)`: what is unpacked is an input too.
   const unpacked: Arg[] = [];
