@@ -5,6 +5,7 @@
 import * as assert from 'assert';
 import { analyzeSource, initPythonParser } from '../../src/core/analysis';
 import { parsePython } from '../../src/core/python/parser';
+import { recoverFromSyntaxErrors } from '../../src/core/python/recovery';
 import { KeptPlainTree, Node, NodeRegistry } from '../../src/core/python/pyNode';
 import { FileAnalyzer } from '../../src/server/fileAnalyzer';
 import { loadRuleFixtures } from './helpers/fixtures';
@@ -131,6 +132,31 @@ describe('plain tree reuse across edits (KeptPlainTree)', function () {
     assert.strictEqual(kept.splice([first, second], after), undefined);
     assert.deepStrictEqual(keptShape(kept, after).shape, freshShape(after));
     assert.strictEqual(kept.keptEveryLine, false, 'the statements moved since the last analysis saw them');
+  });
+
+  it('after a half-typed statement, the next keystroke keeps every line: it is never spliced into the text with that statement blanked', () => {
+    // Analysis reads the text with the broken statement blanked (recovery.ts). The next edit
+    // is made to the document's text; spliced into the blanked one it came out as a splice
+    // that gave up, which said every statement had moved and re-ran each run that reported.
+    const kept = new KeptPlainTree();
+    const half = 'import torch\n\ndef f(x):\n    total = total +\n    return x\n\nz = f(torch.ones(2))\n';
+    const readRecovered = (text: string) => {
+      const tree = parsePython(text);
+      const recovered = recoverFromSyntaxErrors(tree, text);
+      try {
+        assert.ok(recovered.owned, 'the text has a broken statement to blank');
+        kept.read(recovered.tree, recovered.text, recovered.owned);
+      } finally {
+        if (recovered.owned) recovered.tree.delete();
+        tree.delete();
+      }
+    };
+    readRecovered(half);
+    const at = half.indexOf('total +') + 7;
+    const next = `${half.slice(0, at)} ${half.slice(at)}`;
+    assert.strictEqual(kept.splice([{ start: at, oldEnd: at, text: ' ' }], next), undefined);
+    readRecovered(next);
+    assert.strictEqual(kept.keptEveryLine, true, 'no statement moved: findings made on the last analysis are on their lines');
   });
 
   it('takes over the nodes of statements an edit did not touch, and re-reads the edited one', () => {

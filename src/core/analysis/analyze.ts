@@ -32,7 +32,7 @@ const MUTED_ROUNDS = 3;
 /** A unit of the recovered tree and text (recovery.ts): same lines and columns as the original source. */
 function makeUnit(index: number, parsed: RecoveredParse, registry: NodeRegistry, module = 0, kept?: KeptPlainTree): Unit {
   const { tree, text: source } = parsed;
-  return unitOf(index, module, kept ? kept.read(tree, source) : registry.root(tree, source), source);
+  return unitOf(index, module, kept ? kept.read(tree, source, parsed.owned) : registry.root(tree, source), source);
 }
 
 function unitOf(index: number, module: number, root: Node, source: string): Unit {

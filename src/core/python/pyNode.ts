@@ -354,12 +354,16 @@ export class KeptPlainTree {
   /** A splice moved statements and then gave up: the next read cannot say they kept their lines. */
   private linesMovedSinceRead = false;
 
-  read(tree: Tree, source: string): Node {
+  /**
+   * `recovered`: `source` is the document's text with broken statements blanked, not the
+   * document's: the next edits apply to the document's text, so no splice starts from it.
+   */
+  read(tree: Tree, source: string, recovered = false): Node {
     const root = this.registry.root(tree, source, this.last);
     this.linesKept = this.registry.keptEveryLine && !this.linesMovedSinceRead;
     this.linesMovedSinceRead = false;
     this.last = root;
-    this.lastSource = source;
+    this.lastSource = recovered ? undefined : source;
     return root;
   }
 
