@@ -1,6 +1,7 @@
 // Resolves local names to qualified names through the program's imports, so that
 // `t.randn`, `nn.Linear` and `F.cross_entropy` are recognised as torch APIs.
 import type { Node } from '../python/pyNode';
+import { perStatement } from '../python/statementMemo';
 import { children, dottedKey, field } from '../python/syntax';
 
 /** Statements that cannot contain an import: no need to look inside them. */
@@ -26,13 +27,11 @@ export class ImportTable {
   /** Collects every import statement (module level and inside functions and blocks). */
   addFrom(root: Node): void {
     this.signatureText = undefined;
-    const stack: Node[] = [root];
-    while (stack.length) {
-      const node = stack.pop()!;
-      const type = node.type;
-      if (type === 'import_statement') this.addImport(node);
-      else if (type === 'import_from_statement') this.addImportFrom(node);
-      else if (!LEAF_STATEMENTS.has(type)) stack.push(...children(node));
+    for (const found of perStatement(root, 'imports', importStatementsIn)) {
+      for (const node of found) {
+        if (node.type === 'import_statement') this.addImport(node);
+        else this.addImportFrom(node);
+      }
     }
   }
 
@@ -108,4 +107,17 @@ export class ImportTable {
   names(): IterableIterator<string> {
     return this.aliases.keys();
   }
+}
+
+/** The import statements in `statement`, in the order a depth-first walk with a stack meets them. */
+function importStatementsIn(statement: Node): Node[] {
+  const found: Node[] = [];
+  const stack: Node[] = [statement];
+  while (stack.length) {
+    const node = stack.pop()!;
+    const type = node.type;
+    if (type === 'import_statement' || type === 'import_from_statement') found.push(node);
+    else if (!LEAF_STATEMENTS.has(type)) stack.push(...children(node));
+  }
+  return found;
 }
