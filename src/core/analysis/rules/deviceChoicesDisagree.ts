@@ -5,6 +5,7 @@
 // device", or "Expected all tensors to be on the same device". The fix lets the CUDA-only
 // choice consider MPS too, in the portable spelling (`torch.backends.mps.is_available()`).
 import type { Node } from '../../python/pyNode';
+import { perStatement } from '../../python/statementMemo';
 import { callArguments, children, field, stringLiteralValue, unparen } from '../../python/syntax';
 import type { ProgramView as Program, Rule, RuleFrame as Frame, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
@@ -59,16 +60,20 @@ function cudaOnlyChoice(program: Program, unit: number, check: Node): Node | und
  * the choice's right side.
  */
 function overwrittenChoices(program: Program): Set<number> {
-  const statements = program.units.filter((u) => u.module === 0).flatMap((u) => [...children(u.root)]);
+  const files = program.units.filter((u) => u.module === 0);
+  const statements = files.flatMap((u) => [...children(u.root)]);
+  // Kept per statement between keystrokes; a scan per choice was quadratic in the file.
+  const variables = files.flatMap((u) => perStatement(u.root, 'DD024 variables', variablesIn).reverse());
   const dead = new Set<number>();
   statements.forEach((statement, i) => {
     const assigned = assignmentOf(statement);
     // `device = "cuda" if … else "cpu"`, or `torch.device(<that>)`; not one inside a lambda, which this statement does not run.
     const choices = assigned ? [assigned.right, ...bodyNodes(assigned.right)].filter((n) => n.type === 'conditional_expression') : [];
     if (!assigned || choices.length === 0) return;
-    for (const later of statements.slice(i + 1)) {
+    for (let j = i + 1; j < statements.length; j++) {
+      const later = statements[j]!;
       // A notebook cell showing the value (`device` alone on its line) places nothing.
-      if (!mentions(later, assigned.name) || displaysOnly(later, assigned.name)) continue;
+      if (!variables[j]!.has(assigned.name) || displaysOnly(later, assigned.name)) continue;
       const again = assignmentOf(later);
       if (again && again.name === assigned.name && !mentions(again.right, assigned.name)) for (const c of choices) dead.add(c.id);
       return;
@@ -92,16 +97,20 @@ function displaysOnly(statement: Node, name: string): boolean {
 }
 
 function mentions(node: Node, name: string): boolean {
-  if (!node.text.includes(name)) return false;
+  return node.text.includes(name) && variablesIn(node).has(name);
+}
+
+/** The variables `node` names: not `torch.device`'s attribute nor `f(device=...)`'s keyword. */
+function variablesIn(node: Node): Set<string> {
+  const found = new Set<string>();
   const stack: Node[] = [node];
   while (stack.length > 0) {
     const n = stack.pop()!;
-    if (n.type === 'identifier' && n.text === name) return true;
-    // `torch.device` and `f(device=...)` name an attribute or a keyword, not the variable.
+    if (n.type === 'identifier') found.add(n.text);
     const skipped = n.type === 'attribute' ? field(n, 'attribute') : n.type === 'keyword_argument' ? field(n, 'name') : null;
     for (const c of children(n)) if (c.id !== skipped?.id) stack.push(c);
   }
-  return false;
+  return found;
 }
 
 function report(host: RuleHost, frame: Frame, choice: Node, mps: { unit: number; node: Node }): void {
