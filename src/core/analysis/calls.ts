@@ -10,7 +10,7 @@ import type { ClassInfo, FunctionInfo } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
   VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
-  isPlacelessModuleClass, legacyConstructorPlace, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
+  isPlacelessModuleClass, legacyConstructorPlace, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isTensorLike, joinValues, NONE, OTHER, Place, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
@@ -20,6 +20,7 @@ import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenD
 import { movedParamsOf } from './bodyFacts';
 import { isPretrainedModelLoad, pretrainedLoadPlaces } from './frameworkNames';
 import { AVAILABILITY_CALLS } from './world';
+import { launchProgramFunction } from './launchers';
 import { forwardFreeArguments } from './deviceFreeParams';
 
 
@@ -40,6 +41,7 @@ export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
     if (member?.kind === 'class') return instantiate(ctx, ex, frame, call, member.cls, args);
     if (member?.kind === 'function') return callFunction(ctx, ex, frame, call, member.fn, args);
     if (member?.kind === 'value') return evalValueCall(ctx, ex, frame, call, callee, ex.eval(frame, callee), args);
+    if (launchProgramFunction(ctx, ex, frame, qualified, args, (fn, a, skip) => callFunction(ctx, ex, frame, call, fn, a, skip))) return OTHER;
     return evalTorchCall(ctx, ex, frame, call, qualified, args);
   }
   if (callee.type === 'attribute') return evalMethodCall(ctx, ex, frame, call, callee, args, discarded);
@@ -304,6 +306,13 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   }
   const argValues = evalArgs(ex, frame, args);
   const last = q.slice(q.lastIndexOf('.') + 1);
+  const keepsGraph = NUMPY_TENSOR_METHODS.get(q);
+  if (keepsGraph !== undefined) {
+    // `np.squeeze(t)` runs `t.squeeze()`: a tensor where t is, nothing converted.
+    const first = argValues[0]?.value;
+    if (first?.kind !== 'tensor') return OTHER;
+    return { ...first, batch: undefined, factory: undefined, grad: keepsGraph ? first.grad : 'no' };
+  }
   if (NUMPY_CONVERTERS.has(q)) {
     const first = argValues[0];
     // `np.array([t1, t2])`, `np.mean(losses)`: each tensor in the list is converted.

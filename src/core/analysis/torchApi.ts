@@ -159,7 +159,18 @@ export const NUMPY_CONVERTERS = new Set([
   'numpy.sin', 'numpy.cos', 'numpy.tanh', 'numpy.floor', 'numpy.ceil', 'numpy.round', 'numpy.clip',
   'numpy.cumsum', 'numpy.cumprod', 'numpy.prod', 'numpy.argmax', 'numpy.argmin', 'numpy.argsort', 'numpy.sort',
   'numpy.percentile', 'numpy.quantile', 'numpy.nanmean', 'numpy.nansum', 'numpy.unique', 'numpy.histogram',
-  'numpy.isnan', 'numpy.isfinite', 'numpy.count_nonzero', 'numpy.transpose', 'numpy.squeeze', 'numpy.reshape',
+  'numpy.isnan', 'numpy.isfinite', 'numpy.count_nonzero', 'numpy.transpose', 'numpy.reshape',
+]);
+
+/**
+ * numpy functions that call the same-named method of an argument that has one and convert
+ * nothing (`np.squeeze(t)` is `t.squeeze()`): on a tensor they return a tensor where it is.
+ * Checked with torch 1.13 and numpy 1.24 on a tensor numpy cannot read (device "meta"):
+ * these return a Tensor; `np.transpose`, `np.reshape`, `np.argmax`, `np.clip` and the ufuncs
+ * fall back to `np.asarray` and fail. The value: whether the result keeps the autograd graph.
+ */
+export const NUMPY_TENSOR_METHODS: ReadonlyMap<string, boolean> = new Map([
+  ['numpy.squeeze', true], ['numpy.swapaxes', true], ['numpy.nonzero', false],
 ]);
 
 /**
