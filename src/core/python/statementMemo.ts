@@ -6,7 +6,13 @@
 import type { Node } from './pyNode';
 import { children } from './syntax';
 
-const KEPT = new WeakMap<Node, Map<string, unknown>>();
+/**
+ * By key first: a key holds the file's import signature (kilobytes in a large file), and a
+ * lookup per statement compared it in full each time.
+ */
+const KEPT = new Map<string, WeakMap<Node, unknown>>();
+/** Keys of walks no tree asks for any more are dropped, oldest first. */
+const MAX_KEYS = 256;
 
 /**
  * `walk` of each top-level statement of `root`, last statement first: the order in which a
@@ -14,14 +20,27 @@ const KEPT = new WeakMap<Node, Map<string, unknown>>();
  * else its result depends on (the file's imports, for a walk that qualifies names).
  */
 export function perStatement<T>(root: Node, key: string, walk: (statement: Node) => T): T[] {
+  const kept = keptFor(key) as WeakMap<Node, T>;
   const statements = children(root);
   const out: T[] = [];
   for (let i = statements.length - 1; i >= 0; i--) {
     const statement = statements[i];
-    let kept = KEPT.get(statement);
-    if (!kept) KEPT.set(statement, (kept = new Map()));
-    if (!kept.has(key)) kept.set(key, walk(statement));
-    out.push(kept.get(key) as T);
+    let found = kept.get(statement);
+    if (found === undefined && !kept.has(statement)) kept.set(statement, (found = walk(statement)));
+    out.push(found as T);
   }
   return out;
+}
+
+function keptFor(key: string): WeakMap<Node, unknown> {
+  let kept = KEPT.get(key);
+  if (kept) {
+    // Most recently used last, so the first key is the one to drop.
+    KEPT.delete(key);
+  } else {
+    kept = new WeakMap();
+    if (KEPT.size >= MAX_KEYS) KEPT.delete(KEPT.keys().next().value!);
+  }
+  KEPT.set(key, kept);
+  return kept;
 }
