@@ -10,7 +10,7 @@ import type { ClassInfo, FunctionInfo } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
   VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
-  isPlacelessModuleClass, legacyConstructorPlace, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
+  isIntegerCast, isPlacelessModuleClass, legacyConstructorPlace, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isTensorLike, joinValues, NONE, OTHER, Place, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
@@ -680,6 +680,17 @@ function unpackedKeywords(ex: Evaluator, frame: Frame, args: CallArguments): { e
 function evalMethodCall(
   ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, callee: Node, args: CallArguments, discarded: boolean,
 ): Value {
+  const result = evalMethodCallOnce(ctx, ex, frame, call, callee, args, discarded);
+  if (result.kind === 'module' || !isTensorLike(result) || result.grad === 'no') return result;
+  // `.long()`, `.to(torch.uint8)`: an integer tensor never requires grad.
+  const imports = ctx.program.importsAt(frame.unit);
+  const dtypes = [...args.positional, args.keywords.get('dtype')].map((n) => n && (imports.qualify(n) ?? stringLiteralValue(n)));
+  return isIntegerCast(field(callee, 'attribute')?.text ?? '', dtypes) ? { ...result, grad: 'no' } : result;
+}
+
+function evalMethodCallOnce(
+  ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, callee: Node, args: CallArguments, discarded: boolean,
+): Value {
   const objNode = field(callee, 'object');
   const method = field(callee, 'attribute')?.text ?? '';
   if (!objNode) return UNKNOWN;
@@ -722,6 +733,7 @@ function evalMethodCall(
   const argValues = evalArgs(ex, frame, args);
   const tensorRecv = recv.kind === 'tensor' || (recv.kind === 'unknown' && recv.place !== UNTRACKED);
   if (recv.kind === 'module') {
+    if (method === 'requires_grad_') return moduleGradSet(frame, objNode, recvKey, recv, args);
     if (MODULE_SELF_METHODS.has(method)) return recv;
     const parameters = parametersOf(recv, method);
     if (parameters) return parameters;
@@ -760,6 +772,18 @@ function evalMethodCall(
 }
 
 const FULL_REDUCTIONS = new Set(['sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'norm', 'std', 'var', 'median', 'nansum', 'nanmean', 'all', 'any', 'count_nonzero']);
+
+/**
+ * `G.eval().requires_grad_(False)`: the module (under its name, also at the head of a chain of
+ * methods returning it) no longer makes outputs that require grad by itself.
+ */
+function moduleGradSet(frame: Frame, objNode: Node, recvKey: string | undefined, recv: Value, args: CallArguments): Value {
+  const flag = args.positional[0] ?? args.keywords.get('requires_grad');
+  const updated = { ...recv, gradlessOutput: flag?.text === 'False' || undefined };
+  const key = recvKey ?? selfReturningBase(objNode);
+  if (key) frame.env.set(key, updated);
+  return updated;
+}
 
 /** `model.eval().train()` → `model`: the name a chain of module methods that return the module starts from. */
 function selfReturningBase(node: Node): string | undefined {
@@ -829,6 +853,7 @@ function evalMove(
     grad: recv.grad,
     placeless: recv.placeless,
     movesInputs: recv.movesInputs,
+    gradlessOutput: recv.gradlessOutput,
     className: recv.className,
     deviceText: target.text,
     origin: { unit: frame.unit, node: call, what: `moved to ${target.text} here` },

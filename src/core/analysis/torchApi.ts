@@ -221,3 +221,22 @@ export const CPU_ARGUMENTS: ReadonlyMap<string, { positions: readonly number[]; 
 export function argumentsOnAnyDevice(qualified: string): { positions: readonly number[]; keywords: readonly string[] } | undefined {
   return ANY_DEVICE_ARGUMENTS.get(qualified) ?? CPU_ARGUMENTS.get(qualified);
 }
+
+/** Integer and boolean dtypes, as `torch.<name>`: a tensor cast to one never requires grad. */
+const INTEGER_DTYPES = new Set(['uint8', 'int8', 'int16', 'int32', 'int64', 'int', 'long', 'short', 'bool', 'qint8', 'quint8']);
+/** Tensor methods that cast to an integer or boolean dtype. */
+const INTEGER_CAST_METHODS = new Set(['long', 'int', 'short', 'char', 'byte', 'bool']);
+const INTEGER_TENSOR_TYPE = /^torch\.(cuda\.)?(Byte|Char|Short|Int|Long|Bool)Tensor$/;
+
+/**
+ * Whether a tensor method call casts to an integer or boolean dtype (`.long()`,
+ * `.to(torch.uint8)`, `.to(device, dtype=torch.int64)`, `.type(torch.LongTensor)`): integer
+ * tensors cannot require grad, so the result has left the autograd graph (torch 1.13:
+ * `requires_grad` is False after each of these). `dtypes` are the qualified names of the
+ * call's positional arguments and its `dtype=` keyword, in that order.
+ */
+export function isIntegerCast(method: string, dtypes: ReadonlyArray<string | undefined>): boolean {
+  if (INTEGER_CAST_METHODS.has(method)) return true;
+  if (method !== 'to' && method !== 'type') return false;
+  return dtypes.some((q) => q !== undefined && ((q.startsWith('torch.') && INTEGER_DTYPES.has(q.slice(6))) || INTEGER_TENSOR_TYPE.test(q)));
+}
