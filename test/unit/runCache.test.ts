@@ -236,6 +236,10 @@ describe('the same value for a replay (sameDeep)', () => {
       assert.ok(!sameDeep(v(a, 1), v(a, 2)), 'a different place inside a map');
       assert.ok(!sameDeep(v(a, 1), v(b, 1)), 'an origin at another node');
       assert.ok(sameDeep({ kind: 'other', param: undefined }, { kind: 'other' }), 'an absent field is an undefined one');
+      assert.ok(sameDeep({ kind: 'other' }, { kind: 'other', param: undefined }), 'either way round');
+      assert.ok(!sameDeep({ kind: 'other' }, { kind: 'other', param: 'x' }), 'a field only the second has');
+      assert.ok(!sameDeep({ kind: 'other', param: 'x' }, { kind: 'other' }), 'a field only the first has');
+      assert.ok(!sameDeep([v(a, 1), v(a, 1)], [v(a, 1), v(a, 2)]), 'arrays element by element');
       assert.ok(!sameDeep([v(a, 1)], [v(a, 1), v(a, 1)]));
     } finally {
       tree.delete();
