@@ -63,23 +63,33 @@ function overwrittenChoices(program: Program): Set<number> {
   const files = program.units.filter((u) => u.module === 0);
   const statements = files.flatMap((u) => [...children(u.root)]);
   // Kept per statement between keystrokes; a scan per choice was quadratic in the file.
-  const variables = files.flatMap((u) => perStatement(u.root, 'DD024 variables', variablesIn).reverse());
+  const facts = files.flatMap((u) => perStatement(u.root, 'DD024 statement facts', statementFacts).reverse());
   const dead = new Set<number>();
-  statements.forEach((statement, i) => {
-    const assigned = assignmentOf(statement);
-    // `device = "cuda" if … else "cpu"`, or `torch.device(<that>)`; not one inside a lambda, which this statement does not run.
-    const choices = assigned ? [assigned.right, ...bodyNodes(assigned.right)].filter((n) => n.type === 'conditional_expression') : [];
+  facts.forEach(({ assigned, choices }, i) => {
     if (!assigned || choices.length === 0) return;
     for (let j = i + 1; j < statements.length; j++) {
       const later = statements[j]!;
       // A notebook cell showing the value (`device` alone on its line) places nothing.
-      if (!variables[j]!.has(assigned.name) || displaysOnly(later, assigned.name)) continue;
-      const again = assignmentOf(later);
+      if (!facts[j]!.variables.has(assigned.name) || displaysOnly(later, assigned.name)) continue;
+      const again = facts[j]!.assigned;
       if (again && again.name === assigned.name && !mentions(again.right, assigned.name)) for (const c of choices) dead.add(c.id);
       return;
     }
   });
   return dead;
+}
+
+interface StatementFacts {
+  variables: Set<string>;
+  assigned?: { name: string; right: Node };
+  /** `device = "cuda" if … else "cpu"`, or `torch.device(<that>)`; not one inside a lambda, which this statement does not run. */
+  choices: Node[];
+}
+
+function statementFacts(statement: Node): StatementFacts {
+  const assigned = assignmentOf(statement);
+  const choices = assigned ? [assigned.right, ...bodyNodes(assigned.right)].filter((n) => n.type === 'conditional_expression') : [];
+  return { variables: variablesIn(statement), assigned, choices };
 }
 
 /** `name = right` as a whole statement. */

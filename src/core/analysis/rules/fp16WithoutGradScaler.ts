@@ -7,7 +7,7 @@ import { callArguments, children, dottedKey, field, stringLiteralValue, unparen 
 import { ACCEL } from '../values';
 import type { RuleFrame as Frame } from '../ruleApi';
 import { insertAt } from '../fixes';
-import type { Rule, RuleHost } from '../ruleApi';
+import type { ProgramView, Rule, RuleHost } from '../ruleApi';
 import type { Fix, TextEdit } from '../types';
 import { shortText } from './shared/describe';
 import { ruleMessage } from './shared/message';
@@ -39,9 +39,7 @@ function checkAutocast(c: RuleHost, frame: Frame, expr: Node, qualified: string 
       chosen = device;
     }
   }
-  // Code only: a comment that mentions a GradScaler creates none.
-  const sources = c.program.units.filter((u) => u.module === 0).map((u) => u.source.replace(/#.*$/gm, ''));
-  if (!sources.some((s) => TENSOR_BACKWARD.test(s)) || sources.some((s) => /\bGradScaler\b|\bscale_loss\b/.test(s))) return;
+  if (!c.programFact('DD008 trains without a scaler', trainsWithoutScaler)) return;
   const torchName = torchAlias(c, frame, expr);
   const fixes: Fix[] = [];
   const bf16 = bfloat16Edit(expr, dtype, torchName, frame.unit);
@@ -109,4 +107,13 @@ function bfloat16Edit(call: Node, dtype: Node | undefined, torchName: string | u
 function pos(node: Node, end: boolean) {
   const p = end ? node.endPosition : node.startPosition;
   return { line: p.row, character: p.column };
+}
+
+/**
+ * The file calls `.backward()` and creates no GradScaler, in code only: a comment that
+ * mentions a GradScaler creates none. Once per analysis, not per autocast block.
+ */
+function trainsWithoutScaler(program: ProgramView): boolean {
+  const sources = program.units.filter((u) => u.module === 0).map((u) => u.source.replace(/#.*$/gm, ''));
+  return sources.some((s) => TENSOR_BACKWARD.test(s)) && !sources.some((s) => /\bGradScaler\b|\bscale_loss\b/.test(s));
 }
