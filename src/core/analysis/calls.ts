@@ -752,6 +752,10 @@ function evalMethodCallOnce(
     const q = ctx.program.importsAt(frame.unit).qualify(args.positional[0]) ?? '';
     if (/^torch\.cuda\.\w+Tensor$/.test(q)) return { ...recv, kind: 'tensor', place: ACCEL, deviceText: '"cuda"', origin: { unit: frame.unit, node: call, what: 'moved to "cuda" here' }, factory: undefined, batch: undefined };
     if (/^torch\.\w+Tensor$/.test(q)) return { ...recv, kind: 'tensor', place: CPU, origin: { unit: frame.unit, node: call, what: 'moved to the CPU here' }, factory: undefined, batch: undefined };
+    // `dtypeFloat = torch.cuda.FloatTensor if cuda else torch.FloatTensor`: where the name's type is, per path.
+    const typed = argValues[0]?.value.tensorType;
+    const text = args.positional[0].text;
+    if (typed !== undefined) return { ...recv, kind: 'tensor', place: typed, deviceText: text, origin: { unit: frame.unit, node: call, what: `moved to \`${text}\`'s device here` }, factory: undefined, batch: undefined };
   }
   if (method === 'type_as') {
     // `a.type_as(b)` takes b's type, and with it b's device (torch.cuda.FloatTensor).

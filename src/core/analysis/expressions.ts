@@ -8,7 +8,7 @@ import type { OperationRole } from './ruleApi';
 import { deviceFromString } from './devices';
 import { operationMeetings } from './values';
 import type { Frame } from './frame';
-import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, INTEGER, isExactlyCpu, isTensorLike, joinValues, NONE, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, INTEGER, isExactlyCpu, isTensorLike, joinValues, legacyTensorType, NONE, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
 import { ownPlaceOf, placesOwnSubmodules } from './ownPlacement';
 
@@ -226,7 +226,7 @@ export class Expressions implements Evaluator {
   /** A value another project module defines (`from config import device`, `cfg.device`). */
   private imported(frame: Frame, qualified: string): Value | undefined {
     const member = this.ctx.program.member(frame.unit, qualified);
-    if (!member) return undefined;
+    if (!member) return legacyTensorType(qualified);
     if (member.kind === 'value') return this.ctx.moduleValue(member.module, member.name);
     return OTHER;
   }

@@ -1,6 +1,7 @@
 // The abstract values of ANALYZER.md: what a Python value is (kind), where it lives
 // (place, a set over {cpu, accel}) and whether it carries autograd history (grad).
 import type { Node } from '../python/pyNode';
+import { legacyConstructorPlace } from './torchApi';
 
 /** A set over {cpu, accel} as a bitmask; 0 means "not tracked": rules stay silent. */
 export type Place = 0 | 1 | 2 | 3;
@@ -104,6 +105,11 @@ export interface Value {
   truthByAccelerator?: boolean;
   /** A transform whose call returns a new CPU tensor (`transforms.ToTensor()`, a Compose holding one). */
   makesCpuTensor?: boolean;
+  /**
+   * A legacy tensor type (`torch.cuda.FloatTensor`, `torch.FloatTensor`) held as a value: where
+   * `x.type(T)` puts x. A name bound to one or the other per branch joins both places.
+   */
+  tensorType?: Place;
   /** An `nn.Parameter`: assigned to a module's attribute, it moves with the module. */
   parameter?: boolean;
   /**
@@ -182,7 +188,7 @@ export function resultOf(tensors: Arg[], noGrad: boolean): Value {
  */
 function isPlaceholder(v: Value): boolean {
   return v.kind === 'other' && v.place === UNTRACKED && !v.className && v.functionId === undefined && !v.classKey &&
-    !v.elements && !v.entries && !v.anyElement && !v.placedBy && !v.kwargsDevice && v.truth === undefined;
+    !v.elements && !v.entries && !v.anyElement && !v.placedBy && !v.kwargsDevice && v.truth === undefined && v.tensorType === undefined;
 }
 
 /** Join at a control-flow merge: the least value describing both paths. */
@@ -223,6 +229,7 @@ export function joinValues(a: Value, b: Value): Value {
   }
   if (a.parameter && b.parameter) joined.parameter = true;
   if (a.makesCpuTensor && b.makesCpuTensor) joined.makesCpuTensor = true;
+  if (a.tensorType !== undefined && b.tensorType !== undefined) joined.tensorType = (a.tensorType | b.tensorType) as Place;
   if (a.elements && b.elements && a.elements.length === b.elements.length) {
     joined.elements = a.elements.map((e, i) => joinValues(e, b.elements![i]));
   }
@@ -247,7 +254,7 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
   if (!a || !b) return false;
   return a.kind === b.kind && a.place === b.place && a.grad === b.grad && !!a.batch === !!b.batch &&
     a.deviceText === b.deviceText && a.className === b.className && !!a.isNone === !!b.isNone && !!a.mayBeNone === !!b.mayBeNone &&
-    a.placedBy?.place === b.placedBy?.place && a.kwargsDevice?.place === b.kwargsDevice?.place && a.truth === b.truth;
+    a.placedBy?.place === b.placedBy?.place && a.kwargsDevice?.place === b.kwargsDevice?.place && a.truth === b.truth && a.tensorType === b.tensorType;
 }
 
 /** `xs + [t]`, `xs += [t]`: the list holding both sides' items (undefined unless both are lists or tuples). */
@@ -316,4 +323,11 @@ export function cpuModuleMeeting(callee: Arg, args: readonly Arg[]): Meeting | u
   if (!isExactlyCpu(callee.value.place) || callee.value.placeless || callee.value.movesInputs) return undefined;
   const input = acceleratorSide(args);
   return input ? { cpu: callee, other: input } : undefined;
+}
+
+/** `torch.cuda.FloatTensor` / `torch.LongTensor` read as a value (not called): a tensor type on its place. */
+export function legacyTensorType(qualified: string): Value | undefined {
+  const place = legacyConstructorPlace(qualified);
+  if (!place) return undefined;
+  return value('other', UNTRACKED, { tensorType: place === 'accel' ? ACCEL : CPU, deviceText: place === 'accel' ? '"cuda"' : '"cpu"' });
 }
