@@ -21,6 +21,7 @@ import { movedParamsOf } from './bodyFacts';
 import { isPretrainedModelLoad, pretrainedLoadPlaces } from './frameworkNames';
 import { AVAILABILITY_CALLS } from './world';
 import { launchProgramFunction } from './launchers';
+import { calledSubmodule } from './submoduleCalls';
 import { forwardFreeArguments } from './deviceFreeParams';
 
 
@@ -738,6 +739,8 @@ function evalMethodCallOnce(
     const parameters = parametersOf(recv, method);
     if (parameters) return parameters;
     if (method === 'forward') return evalValueCall(ctx, ex, frame, call, objNode, recv, args);
+    const submodule = calledSubmodule(ex, frame, callee, recv, method);
+    if (submodule) return evalValueCall(ctx, ex, frame, call, callee, submodule, args);
     return UNKNOWN;
   }
   if (!tensorRecv) return UNKNOWN;
