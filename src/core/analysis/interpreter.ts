@@ -13,6 +13,7 @@ import { bindLoopTarget } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { DATALOADER_CLASSES, MODULE_BASE_CLASSES, NO_GRAD_CONTEXTS } from './torchApi';
 import { concatenated, containedValues, CPU, hasAccel, joinValues, NONE, Place, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { tensorTest, withoutTensor } from './typeTests';
 import { definedDefaultKey, evalCall } from './calls';
 import { CallContexts, CallResult } from './callContexts';
 import { withCallSiteCapture } from './callSiteCapture';
@@ -675,7 +676,12 @@ export class Interpreter implements RoundContext {
         }
         return finish();
       }
+      // Where `torch.is_tensor(x)` / `isinstance(x, torch.Tensor)` is false, x is no tensor.
+      const test = tensorTest(cond, (n) => this.program.importsAt(frame.unit).qualify(n));
+      const outside = frame.env;
+      if (test?.notTensorWhen) frame.env = withoutTensor(outside, test.name);
       runBranch(body);
+      frame.env = test && !test.notTensorWhen ? withoutTensor(outside, test.name) : outside;
     }
     if (elseBody !== undefined) runBranch(elseBody);
     // `if __name__ == "__main__":` always runs when the file is a script.
