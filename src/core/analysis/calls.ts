@@ -727,6 +727,11 @@ function evalMethodCallOnce(
     if (args.keywords.get('force')?.text !== 'True') ctx.events.numpyConversion(frame, call, objNode, recv, 'method');
     return OTHER;
   }
+  // `encode(text).view(-1, 1)`: only a tensor has this method, so the result is one (where, unknown).
+  if (recv.kind === 'unknown' && recv.place === UNTRACKED && !recv.className && TENSOR_ONLY_METHODS.has(method)) {
+    evalArgs(ex, frame, args);
+    return value('tensor', UNTRACKED);
+  }
   if (recv.kind !== 'tensor' && recv.kind !== 'module' && !(recv.kind === 'unknown' && recv.place !== UNTRACKED)) {
     // `self.model(x)`, `trainer.loss_fn(out, y)`: calling an attribute that holds a model or loss.
     return evalValueCall(ctx, ex, frame, call, callee, ex.attributeOn(frame, callee, ownClass ? undefined : recv), args);
@@ -777,6 +782,9 @@ function evalMethodCallOnce(
   // A batch stays a batch through views and casts: moving it at the loop's top fixes them all.
   return { ...recv, kind: 'tensor', grad, factory: undefined, scalar: scalar || undefined, elements: undefined };
 }
+
+/** Methods of tensors that neither NumPy arrays nor modules nor Hugging Face's BatchEncoding have. */
+const TENSOR_ONLY_METHODS = new Set(['unsqueeze', 'permute', 'contiguous', 'masked_fill', 'view', 'expand', 'narrow', 'type_as', 'long', 'int', 'unsqueeze_']);
 
 const FULL_REDUCTIONS = new Set(['sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'norm', 'std', 'var', 'median', 'nansum', 'nanmean', 'all', 'any', 'count_nonzero']);
 
