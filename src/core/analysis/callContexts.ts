@@ -76,6 +76,9 @@ export class CallContexts {
 function valueKey(v: Value): string {
   const flags = `${v.scalar ? 's' : ''}${v.placeless ? 'p' : ''}${v.movesInputs ? 'm' : ''}${v.batch ? 'b' : ''}`;
   const elements = v.elements ? `[${v.elements.map(valueKey).join(',')}]` : '';
-  return `${v.kind[0]}${v.place}${v.grad[0]}${flags}${v.className ?? ''}${v.deviceText ? `@${v.deviceText}` : ''}${elements}`;
+  // What a container holds decides where a loader over it puts batches (values.ts datasetPlacement).
+  const items = v.anyElement && !v.entries ? `{${valueKey(v.anyElement)}}` : '';
+  const type = v.tensorType !== undefined ? `T${v.tensorType}` : '';
+  return `${v.kind[0]}${v.place}${v.grad[0]}${flags}${v.className ?? ''}${v.deviceText ? `@${v.deviceText}` : ''}${elements}${items}${type}`;
 }
 

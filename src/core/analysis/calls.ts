@@ -9,10 +9,10 @@ import type { Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
-  VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
+  TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, legacyConstructorPlace, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
 } from './torchApi';
-import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isTensorLike, joinValues, NONE, OTHER, Place, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isTensorLike, joinValues, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
 import { placesOwnSubmodules } from './ownPlacement';
 import { cpuTensorTransform, transformedTensor } from './transforms';
@@ -354,6 +354,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     const model = argValues[0]?.value ?? UNKNOWN;
     return INPUT_SCATTERING_WRAPPERS.has(q) ? { ...model, kind: 'module', movesInputs: true } : model;
   }
+  if (TENSOR_DATASETS.has(q) && !args.hasSplat) return rowsOf(argValues.map((a) => a.value));
   if (DATALOADER_CLASSES.has(q)) {
     const placedBy = collatePlacement(ctx, call, argValues);
     return value('loader', UNTRACKED, { origin: { unit: frame.unit, node: call, what: 'loader created here' }, ...(placedBy ? { placedBy } : {}) });
@@ -534,6 +535,14 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   if (name === 'int') {
     evalArgs(ex, frame, args);
     return INTEGER;
+  }
+  // `list(zip(users, items, ratings))`: rows of a row of each; `list(rows)` is those rows.
+  if (name === 'zip' && !args.hasSplat && args.keywords.size === 0) return rowsOf(evalArgs(ex, frame, args).map((a) => a.value));
+  const listed = (name === 'list' || name === 'tuple') && args.positional.length === 1 && !args.hasSplat ? unparen(args.positional[0]) : undefined;
+  if (listed && (listed.type === 'identifier' || (listed.type === 'call' && field(listed, 'function')?.text === 'zip'))) {
+    const items = ex.eval(frame, listed);
+    if (items.kind === 'other' && items.anyElement && !items.entries) return items;
+    return UNKNOWN;
   }
   if (name === 'next' || name === 'iter') {
     const inner = args.positional[0];

@@ -7,7 +7,7 @@ import { callArguments, unparen } from '../python/syntax';
 import { evalDevice } from './devices';
 import type { Frame } from './frame';
 import type { Evaluator, RoundContext } from './roundContext';
-import { Arg, PlacedBy, UNTRACKED, Value, value } from './values';
+import { Arg, datasetPlacement, PlacedBy, UNTRACKED, Value, value } from './values';
 import { MOVES_TENSORS } from './bodyFacts';
 
 /** `partial(fn, ..., device=d)`: a callable bound to a device (kept as the value's `kwargsDevice`). */
@@ -21,10 +21,15 @@ export function partialWithDevice(ctx: RoundContext, ex: Evaluator, frame: Frame
   return value('other', UNTRACKED, { kwargsDevice: { place, text: device.text } });
 }
 
-/** Where `DataLoader(..., collate_fn=c)` puts its batches, when `c` says; undefined for the default collation (the CPU). */
+/** Where `DataLoader(..., collate_fn=c)` puts its batches, when `c` says, or the dataset's rows without one; undefined for the CPU. */
 export function collatePlacement(ctx: RoundContext, call: Node, argValues: readonly Arg[]): PlacedBy | undefined {
-  const node = callArguments(call).keywords.get('collate_fn');
-  if (!node) return undefined;
+  const args = callArguments(call);
+  const node = args.keywords.get('collate_fn');
+  if (!node) {
+    // The default collation stacks the dataset's rows where they are (values.ts datasetPlacement).
+    const dataset = args.positional[0] ?? args.keywords.get('dataset');
+    return datasetPlacement(argValues.find((a) => a.node === dataset)?.value);
+  }
   const collate = argValues.find((a) => a.node === node)?.value;
   if (collate?.kwargsDevice) return { framework: 'collate_fn', place: collate.kwargsDevice.place, deviceText: collate.kwargsDevice.text };
   const fn = collate?.functionId !== undefined ? ctx.program.functions[collate.functionId] : undefined;

@@ -240,3 +240,6 @@ export function isIntegerCast(method: string, dtypes: ReadonlyArray<string | und
   if (method !== 'to' && method !== 'type') return false;
   return dtypes.some((q) => q !== undefined && ((q.startsWith('torch.') && INTEGER_DTYPES.has(q.slice(6))) || INTEGER_TENSOR_TYPE.test(q)));
 }
+
+/** Datasets whose items are rows of the tensors they are built from, where those are. */
+export const TENSOR_DATASETS = new Set(['torch.utils.data.TensorDataset', 'torch.utils.data.dataset.TensorDataset']);

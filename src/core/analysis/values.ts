@@ -331,3 +331,28 @@ export function legacyTensorType(qualified: string): Value | undefined {
   if (!place) return undefined;
   return value('other', UNTRACKED, { tensorType: place === 'accel' ? ACCEL : CPU, deviceText: place === 'accel' ? '"cuda"' : '"cpu"' });
 }
+
+/** One row of `v` (`zip(a, b)` over tensors, a TensorDataset's item): a tensor where v is, or an item of a container. */
+function rowOf(v: Value): Value {
+  if (isTensorLike(v) && v.kind !== 'module') return { ...v, batch: undefined, factory: undefined, scalar: undefined, elements: undefined, anyElement: undefined };
+  const items = v.entries ? [] : containedValues(v);
+  return items.length ? items.reduce((a, b) => joinValues(a, b)) : UNKNOWN;
+}
+
+/** `zip(a, b)`, `TensorDataset(a, b)`: rows holding one row of each column. */
+export function rowsOf(columns: readonly Value[]): Value {
+  return value('other', UNTRACKED, { anyElement: value('other', UNTRACKED, { elements: columns.map(rowOf) }) });
+}
+
+/**
+ * Where a DataLoader's default collation puts the batches of `dataset` when it is rows of
+ * tensors the program placed (`TensorDataset(x.to(d), y.to(d))`, `list(zip(gpu_a, gpu_b))`):
+ * stacking rows keeps their device, so the batches are already there. Undefined unless every
+ * column is a tensor known to be on an accelerator (a CPU dataset's batches are to be moved).
+ */
+export function datasetPlacement(dataset: Value | undefined): PlacedBy | undefined {
+  const row = dataset?.kind === 'other' && !dataset.entries ? dataset.anyElement : undefined;
+  const columns = row && isTensorLike(row) ? [row] : row?.elements;
+  if (!columns?.length || columns.some((c) => (c.kind !== 'tensor' && c.kind !== 'unknown') || c.place !== ACCEL)) return undefined;
+  return { framework: 'dataset', place: ACCEL, deviceText: columns.find((c) => c.deviceText)?.deviceText ?? 'its device' };
+}
