@@ -380,6 +380,8 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
       origin: { unit: frame.unit, node: call, what: 'loaded on the CPU here' }, factory: { unit: frame.unit, node: call, scope: frame.id },
     });
   }
+  // Placed by its loader (`device_map="auto"`): a module, where the analysis cannot say.
+  if (isPretrainedModelLoad(q)) return value('module', UNTRACKED);
   if (isModelZooConstructor(q)) return createdModule(ctx, frame, call, undefined, isMetricConstructor(q) ? { gradlessOutput: true } : {});
   if (isTensorFunction(q)) {
     const tensors = flattenTensorArgs(withoutAnyDeviceArguments(argValues, args, [q]), q);
