@@ -11,6 +11,7 @@ import type { Frame } from './frame';
 import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, INTEGER, isExactlyCpu, isTensorLike, joinValues, legacyTensorType, NONE, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
 import { ownPlaceOf, placesOwnSubmodules } from './ownPlacement';
+import { usesAsSubmodule } from './submoduleUse';
 
 const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
 
@@ -240,7 +241,7 @@ export class Expressions implements Evaluator {
     if (!v) return UNKNOWN;
     // Inside an nn.Module the submodules and parameters follow the instance: they are where
     // the program moves its instances (`Net().to(device)`), unknown when it never does.
-    if (cls?.isModule && (v.kind === 'module' || v.kind === 'unknown' || v.parameter)) {
+    if (cls?.isModule && (v.kind === 'module' || (v.kind === 'unknown' && usesAsSubmodule(cls, attr)) || v.parameter)) {
       const placed = this.ctx.previous.classPlace(cls.key);
       if (placed) return { ...v, place: placed.place, deviceText: placed.deviceText, origin: placed.origin, factory: undefined };
       // A model-parallel class: each submodule is where its own construction put it.
