@@ -135,10 +135,10 @@ function interpretProgram(program: Program, runs: RunCache, enabled: ReadonlySet
     let run = done.find((d) => sameRun(d.world, d.consulted, world));
     if (!run) {
       const state = new WorldState(world);
-      const worldRuns = runs.forWorld(worldKey(world));
-      const findings = interpretInWorld(program, worldRuns, enabled, state, torchVersion);
-      for (const v of state.consulted) worldRuns.consulted.add(v);
-      run = { world, consulted: worldRuns.consulted, findings };
+      // One cache for every world: a run tapes the world variables it reads (world.ts).
+      const findings = interpretInWorld(program, runs, enabled, state, torchVersion);
+      for (const v of state.consulted) runs.consulted.add(v);
+      run = { world, consulted: runs.consulted, findings };
       done.push(run);
     }
     for (const f of run.findings) {
@@ -157,10 +157,6 @@ function interpretProgram(program: Program, runs: RunCache, enabled: ReadonlySet
 function needsAccelerator(code: RuleCode): boolean {
   const info = ruleInfo(code);
   return 'needsAccelerator' in info && info.needsAccelerator === true;
-}
-
-function worldKey(world: World): string {
-  return [...world.values].map(([k, v]) => `${k}=${v}`).join(',');
 }
 
 function findingKey(f: UnitFinding): string {

@@ -58,9 +58,11 @@ export class Interpreter implements RoundContext {
     cache?: RoundCache,
   ) {
     this.events = withCallSiteCapture(events);
-    this.world = cache?.world ?? UNDECIDED_WORLD;
-    this.ex = new Expressions(this);
     this.tape = cache?.tape;
+    const world = cache?.world ?? UNDECIDED_WORLD;
+    const tape = this.tape;
+    this.world = tape ? world.observed((name, value) => tape.read({ kind: 'world', name }, value)) : world;
+    this.ex = new Expressions(this);
     this.runs = cache?.runs;
     this.round = cache?.round ?? 'muted';
     this.reportAgain = cache?.reportAgain;
@@ -225,6 +227,7 @@ export class Interpreter implements RoundContext {
       case 'deviceChoice': return deviceChoiceOf(this.program);
       case 'programFact': return programFactNow(this.program, r.key);
       case 'bodyFact': return this.program.functions[r.fn] ? bodyFact(this.program.functions[r.fn], r.fact) : undefined;
+      case 'world': return this.world.world.values.get(r.name);
     }
   }
 

@@ -32,7 +32,9 @@ export type Read =
   /** How the file chooses its device (deviceChoice.ts), which rules read. */
   | { kind: 'deviceChoice' }
   /** A fact a rule derived from the program's whole text (programFacts.ts). */
-  | { kind: 'programFact'; key: string };
+  | { kind: 'programFact'; key: string }
+  /** A device world's variable (world.ts): availability, or a device flag the code tests. */
+  | { kind: 'world'; name: string };
 
 /** What a run wrote into the next round's summaries (replayed in order; every write is a join, so a repeat changes nothing). */
 export type Write =
@@ -63,6 +65,7 @@ function readKey(r: Read): string {
     case 'attrs': return `attrs:${r.cls}`;
     case 'global': return `global:${r.module}:${r.name}`;
     case 'enclosing': return `enclosing:${r.fn}:${r.name}`;
+    case 'world': return `world:${r.name}`;
   }
 }
 
@@ -204,7 +207,7 @@ export class RunCache {
   private shapeOf = new WeakMap<Program, string>();
   private functions = new WeakMap<Node, RunEntry[]>();
   private readonly modules = new Map<string, ModuleRunEntry[]>();
-  /** Runs replayed and run, for tests and the bench (a world's cache counts into its parent's). */
+  /** Runs replayed and run, for tests and the bench. */
   constructor(readonly counts = { replayed: 0, ran: 0 }) {}
   /** Analyses whose text put a kept statement on another line: findings made before the last one are on stale lines. */
   private epoch = 0;
@@ -220,28 +223,17 @@ export class RunCache {
   }
 
   private rulesKey?: string;
-  private readonly byWorld = new Map<string, RunCache>();
   /**
    * The world variables that runs of this cache read, over every analysis: a replayed run
    * reads none again, yet its outcome still depends on them (world.ts sameRun).
    */
   readonly consulted = new Set<string>();
 
-  /** The runs of one device world (world.ts): a run replays only in the world it ran in. */
-  forWorld(key: string): RunCache {
-    if (key === '') return this;
-    let runs = this.byWorld.get(key);
-    if (!runs) this.byWorld.set(key, (runs = new RunCache(this.counts)));
-    runs.epoch = this.epoch;
-    return runs;
-  }
-
   /** Runs replay the findings of the rules that ran then: another selection of rules forgets every run. */
   selectRules(enabled: ReadonlySet<string>): void {
     const key = [...enabled].sort().join(',');
     if (key === this.rulesKey) return;
     this.rulesKey = key;
-    this.byWorld.clear();
     this.shape = undefined;
     this.functions = new WeakMap();
     this.modules.clear();

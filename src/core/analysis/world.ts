@@ -21,9 +21,19 @@ export interface World {
 
 /** A world during one interpretation: its values, and which of them the run read. */
 export class WorldState {
-  readonly consulted = new Set<string>();
+  readonly consulted: Set<string>;
 
-  constructor(readonly world: World) {}
+  constructor(readonly world: World, private readonly onRead?: (name: string, value: boolean | undefined) => void, consulted?: Set<string>) {
+    this.consulted = consulted ?? new Set();
+  }
+
+  /**
+   * The same world, each read also told to `onRead`: a round tapes them, so a run that read
+   * none replays in every world, and one that read a variable only where it has that value.
+   */
+  observed(onRead: (name: string, value: boolean | undefined) => void): WorldState {
+    return new WorldState(this.world, onRead, this.consulted);
+  }
 
   /** Whether an accelerator is available in this world (undefined: the program never asks). */
   accelerator(): boolean | undefined {
@@ -38,6 +48,7 @@ export class WorldState {
   private read(name: string): boolean | undefined {
     const v = this.world.values.get(name);
     if (v !== undefined) this.consulted.add(name);
+    this.onRead?.(name, v);
     return v;
   }
 }
