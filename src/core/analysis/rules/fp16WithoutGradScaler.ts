@@ -5,6 +5,7 @@
 import type { Node } from '../../python/pyNode';
 import { callArguments, children, dottedKey, field, stringLiteralValue, unparen } from '../../python/syntax';
 import { ACCEL } from '../values';
+import { NO_GRAD_CONTEXTS } from '../torchApi';
 import type { RuleFrame as Frame } from '../ruleApi';
 import { insertAt } from '../fixes';
 import type { ProgramView, Rule, RuleHost } from '../ruleApi';
@@ -24,6 +25,8 @@ const FLOAT16 = new Set(['torch.float16', 'torch.half']);
 function checkAutocast(c: RuleHost, frame: Frame, expr: Node, qualified: string | undefined): void {
   if (!qualified || !AUTOCASTS.has(qualified) || expr.type !== 'call') return;
   const imports = c.program.importsAt(frame.unit);
+  // Inference under no_grad (validation): nothing computed there is backpropagated, so there is nothing to scale.
+  if (frame.noGrad > 0 || besideNoGrad(expr, (n) => imports.qualify(n))) return;
   const args = callArguments(expr);
   if (args.hasSplat || args.keywords.get('enabled')?.text === 'False') return;
   const dtype = args.keywords.get('dtype');
@@ -60,6 +63,20 @@ function checkAutocast(c: RuleHost, frame: Frame, expr: Node, qualified: string 
     })),
     related: [],
     fixes,
+  });
+}
+
+/** `with torch.no_grad(), torch.autocast("cuda"):`: the same statement turns gradients off. */
+function besideNoGrad(expr: Node, qualify: (n: Node) => string | undefined): boolean {
+  let item: Node | null = expr.parent;
+  while (item && item.type !== 'with_item') item = item.type === 'as_pattern' || item.type === 'parenthesized_expression' ? item.parent : null;
+  const clause = item?.parent;
+  if (!clause || clause.type !== 'with_clause') return false;
+  return children(clause).some((other) => {
+    const value = other === item ? undefined : unparen(field(other, 'value') ?? children(other)[0] ?? other);
+    const callee = value?.type === 'call' ? field(value, 'function') : value;
+    const q = callee ? qualify(callee) : undefined;
+    return !!q && (NO_GRAD_CONTEXTS.has(q) || (q === 'torch.set_grad_enabled' && /\(\s*False\s*\)$/.test(value!.text)));
   });
 }
 

@@ -5,7 +5,7 @@
 // the constructor; no automatic fix, since the layer's arguments often come from
 // forward's own values (the message says where it belongs).
 import type { Node } from '../../python/pyNode';
-import { field, unparen } from '../../python/syntax';
+import { callArguments, field, unparen } from '../../python/syntax';
 import type { FunctionInfo, Rule } from '../ruleApi';
 import { shortText } from './shared/describe';
 import { ruleMessage } from './shared/message';
@@ -22,6 +22,9 @@ export const moduleCreatedInForward: Rule = (host) => ({
     if (!at || at.fn.name !== 'forward') return;
     const use = usedInPlace(call, at.fn);
     if (!use) return;
+    const modeOnly = MODE_ONLY.test(nnModuleClass(qualified) ?? '');
+    // `nn.Dropout(p)(x)` with `p` forward's own argument: the caller sets the rate per call (0 to evaluate).
+    if (modeOnly && rateFromParameter(call, at.fn)) return;
     const layer = shortText(call, 40);
     host.report({
       unit: frame.unit,
@@ -31,16 +34,30 @@ export const moduleCreatedInForward: Rule = (host) => ({
       message: ruleMessage((q) => ({
         problem: `${q(`${(field(call, 'function') ?? call).text}(…)`)} makes a new layer each forward`,
         action: 'build it once in `__init__`',
-        why: `Each call of \`${at.cls.name}.forward\` makes a new layer with fresh random weights on the CPU: ` +
-          '`model.to(device)` never moves it (with GPU inputs: "Expected all tensors to be on the same device"), `model.parameters()` never ' +
-          'includes it, so the optimizer never trains it, and `model.eval()` never reaches it. Build it once in `__init__` ' +
-          `(\`${at.fn.selfName}.<name> = ${layer}\`) and call that in forward.`,
+        why: modeOnly
+          ? `Each call of \`${at.cls.name}.forward\` makes a new layer, in training mode: \`model.eval()\` never reaches it, so it ` +
+            `stays active during evaluation. Build it once in \`__init__\` (\`${at.fn.selfName}.<name> = ${layer}\`) and call that in forward.`
+          : `Each call of \`${at.cls.name}.forward\` makes a new layer with fresh random weights on the CPU: ` +
+            '`model.to(device)` never moves it (with GPU inputs: "Expected all tensors to be on the same device"), `model.parameters()` never ' +
+            'includes it, so the optimizer never trains it, and `model.eval()` never reaches it. Build it once in `__init__` ' +
+            `(\`${at.fn.selfName}.<name> = ${layer}\`) and call that in forward.`,
       })),
       related: use === call ? [] : host.related({ unit: frame.unit, node: use }, `the new layer is called here`),
       fixes: [],
     });
   },
 });
+
+/** Layers without weights whose only state is the train/eval mode. */
+const MODE_ONLY = /^(Dropout\d?d?|AlphaDropout|FeatureAlphaDropout)$/;
+
+/** The rate (`p`, first positional) is one of forward's parameters. */
+function rateFromParameter(ctor: Node, fn: FunctionInfo): boolean {
+  const args = callArguments(ctor);
+  const rate = args.keywords.get('p') ?? args.positional[0];
+  const name = rate && unparen(rate);
+  return !!name && name.type === 'identifier' && fn.params.some((p) => p.name === name.text);
+}
 
 /**
  * The call that runs the layer in this forward: `nn.X(...)(x)` itself, or `name(x)` after
