@@ -243,3 +243,13 @@ export function isIntegerCast(method: string, dtypes: ReadonlyArray<string | und
 
 /** Datasets whose items are rows of the tensors they are built from, where those are. */
 export const TENSOR_DATASETS = new Set(['torch.utils.data.TensorDataset', 'torch.utils.data.dataset.TensorDataset']);
+
+/**
+ * torch.distributed's collectives and point-to-point calls. With NCCL, the backend of GPU
+ * training, every tensor they get must be on CUDA (DD001); a CUDA hard-code beside one is what
+ * NCCL requires, not a portability slip (DD005).
+ */
+export const DISTRIBUTED_COLLECTIVES: ReadonlySet<string> = new Set([
+  'broadcast', 'all_reduce', 'all_gather', 'all_gather_into_tensor', 'reduce', 'reduce_scatter', 'reduce_scatter_tensor',
+  'gather', 'scatter', 'all_to_all', 'all_to_all_single', 'send', 'recv', 'isend', 'irecv',
+].map((name) => `torch.distributed.${name}`));

@@ -10,6 +10,7 @@ import type { Node } from '../../python/pyNode';
 import { cudaHardcodeIn, isCudaLiteral, underDeviceCondition } from '../../python/cudaHardcode';
 import { callArguments, children, field, nodeRange } from '../../python/syntax';
 import type { DeviceChoice, ProgramView, RuleFrame as Frame, Rule, RuleHost, UnitFinding } from '../ruleApi';
+import { DISTRIBUTED_COLLECTIVES } from '../torchApi';
 import type { Fix, Range, TextEdit } from '../types';
 import { shortText } from './shared/describe';
 import { inGpuOnlyTest } from './shared/gpuOnlyTest';
@@ -75,9 +76,6 @@ function staticPlaces(choice: DeviceChoice): CudaPlace[] {
   return out;
 }
 
-/** torch.distributed's collectives: with NCCL, the backend of GPU training, every tensor they get must be on CUDA. */
-const COLLECTIVE = /^torch\.distributed\.(broadcast|all_reduce|all_gather|all_gather_into_tensor|reduce|reduce_scatter|reduce_scatter_tensor|gather|scatter|all_to_all|all_to_all_single|send|recv|isend|irecv)$/;
-
 /**
  * A function that also calls a collective (`torch.distributed.broadcast(order)` after
  * `order = torch.randperm(n).cuda()`) shares tensors between GPU processes: CUDA is
@@ -90,7 +88,7 @@ function feedsCollective(host: RuleHost, frame: Frame, call: Node): boolean {
   while (stack.length) {
     const n = stack.pop()!;
     const callee = n.type === 'call' ? field(n, 'function') : null;
-    if (callee && n.id !== call.id && COLLECTIVE.test(imports.qualify(callee) ?? '')) return true;
+    if (callee && n.id !== call.id && DISTRIBUTED_COLLECTIVES.has(imports.qualify(callee) ?? '')) return true;
     stack.push(...children(n));
   }
   return false;

@@ -8,9 +8,9 @@ import type { Node } from '../../../python/pyNode';
 import { callArguments, children, dottedKey, stringLiteralValue, unparen } from '../../../python/syntax';
 import type { RuleFrame as Frame } from '../../ruleApi';
 import type { ProgramView as Program } from '../../ruleApi';
+import { DISTRIBUTED_COLLECTIVES } from '../../torchApi';
 import { containedValues, isExactlyCpu, Located, Value } from '../../values';
 
-const COLLECTIVE = /^torch\.distributed\.(broadcast|all_reduce|all_gather|all_gather_into_tensor|reduce|reduce_scatter|reduce_scatter_tensor|gather|scatter|all_to_all_single|send|recv|isend|irecv)$/;
 
 export interface CpuTensorToNccl {
   tensor: Node;
@@ -22,7 +22,7 @@ export interface CpuTensorToNccl {
 }
 
 export function cpuTensorToNccl(program: Program, frame: Frame, call: Node, qualified: string | undefined): CpuTensorToNccl | undefined {
-  if (!qualified || !COLLECTIVE.test(qualified)) return undefined;
+  if (!qualified || !DISTRIBUTED_COLLECTIVES.has(qualified)) return undefined;
   const args = callArguments(call);
   if (args.keywords.has('group') || args.hasSplat || args.positional.some((a) => /group|\bpg\b/i.test(a.text))) return undefined;
   const backend = ncclBackend(program);
