@@ -31,6 +31,12 @@ export interface CallResult {
   recording?: Recording;
 }
 
+/**
+ * The argument that carries a method call's receiver (`decoder` in `decoder.sample(f)`) when
+ * the call site knows exactly where it is: the method's layers are there for this call.
+ */
+export const RECEIVER = '<receiver>';
+
 /** Nested calls are followed this deep; deeper ones use the joined summary. */
 export const MAX_CONTEXT_DEPTH = 4;
 /** Distinct (function, arguments) pairs interpreted per round, at most. */

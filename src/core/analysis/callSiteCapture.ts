@@ -1,6 +1,8 @@
 // A function interpreted for one call site (callContexts.ts) reports nothing itself: the
 // engine keeps what its parameters met, and the call site reports it at the argument.
 import type { Node } from '../python/pyNode';
+import { field } from '../python/syntax';
+import { RECEIVER } from './callContexts';
 import type { Frame } from './frame';
 import { EVENT_NAMES, type AnalysisEvents } from './ruleApi';
 import { cpuModuleMeeting, moduleCallMeetings, operationMeetings, type Arg, type Meeting, type Value } from './values';
@@ -36,5 +38,15 @@ function captureMeetings(frame: Frame, name: keyof AnalysisEvents, rest: unknown
     meetings = operationMeetings(args);
     at = node;
   }
-  for (const m of meetings) if (m.cpu.value.param && at) frame.meetings!.push({ param: m.cpu.value.param, other: m.other, at });
+  for (const m of meetings) {
+    // One of the instance's own layers on the CPU: the call's receiver is what met the accelerator.
+    const param = m.cpu.value.param ?? (m.cpu.value.kind === 'module' && isOwnLayer(frame, m.cpu.node) ? RECEIVER : undefined);
+    if (param && at) frame.meetings!.push({ param, other: m.other, at });
+  }
+}
+
+/** `self.lstm` in a method followed for a call whose receiver's place is known. */
+function isOwnLayer(frame: Frame, node: Node): boolean {
+  const self = frame.fn?.selfName;
+  return !!self && frame.env.has(RECEIVER) && node.type === 'attribute' && field(node, 'object')?.text === self;
 }

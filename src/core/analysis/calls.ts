@@ -21,6 +21,7 @@ import { movedParamsOf } from './bodyFacts';
 import { isPretrainedModelLoad, pretrainedLoadPlaces } from './frameworkNames';
 import { AVAILABILITY_CALLS } from './world';
 import { launchProgramFunction } from './launchers';
+import { RECEIVER } from './callContexts';
 import { calledSubmodule } from './submoduleCalls';
 import { forwardFreeArguments } from './deviceFreeParams';
 
@@ -560,23 +561,36 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
 }
 
 /**
+ * A class one of whose methods moves its own instance (`self.cuda()` in `__init__`): where a
+ * call site saw an instance is not where its layers are.
+ */
+function movesItself(ctx: RoundContext, className: string | undefined): boolean {
+  if (!className) return true;
+  return ctx.program.classLineage(className).some((key) => [...ctx.program.classes.get(key)?.methods.values() ?? []]
+    .some((m) => !!m.selfName && movedParamsOf(ctx.bodyFact(m, 'movedParams')).has(m.selfName)));
+}
+
+/**
  * A call of one of the program's functions (this module's or an imported one's, or a
  * method with `skip` 1 for its `self`): what it returns for these arguments, and the
  * modules it moved in place, from its parametric summary; the joined summary otherwise.
  */
 function callFunction(
-  ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, fn: FunctionInfo, args: CallArguments, skip = 0, evaluated?: Arg[], module?: Arg,
+  ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, fn: FunctionInfo, args: CallArguments, skip = 0, evaluated?: Arg[], module?: Arg, receiver?: Arg,
 ): Value {
   const site = recordCallSite(ctx, ex, frame, fn, args, skip, evaluated);
-  const result = ctx.callInContext(fn, site.bound, frame, call);
+  const placedReceiver = receiver && fn.selfName && receiver.value.kind === 'module' && !receiver.value.placeless &&
+    (receiver.value.place === CPU || receiver.value.place === ACCEL) && !movesItself(ctx, fn.className) ? receiver : undefined;
+  const result = ctx.callInContext(fn, placedReceiver ? new Map([...site.bound, [RECEIVER, placedReceiver.value]]) : site.bound, frame, call);
   if (!result) {
     ctx.next.markPlainCall(fn.id);
     return ctx.previous.returnOf(fn.id) ?? UNKNOWN;
   }
   ctx.next.markContextCall(fn.id);
   for (const m of result.meetings) {
-    const arg = site.args.find((a) => a.param === m.param);
-    const value = site.bound.get(m.param);
+    // The method's own layers met an accelerator on the CPU: the receiver is what to move.
+    const arg = m.param === RECEIVER ? placedReceiver : site.args.find((a) => a.param === m.param);
+    const value = m.param === RECEIVER ? placedReceiver?.value : site.bound.get(m.param);
     if (!arg || !value) continue;
     // Inside another function interpreted for its call site: that caller's parameter, if it is one.
     if (frame.meetings) {
@@ -712,7 +726,10 @@ function evalMethodCallOnce(
   const framed = frameworkMethod(ctx, ex, frame, call, objNode, recv, method);
   if (framed) return framed;
   const userMethod = ctx.program.methodOf(recv.className, method);
-  if (userMethod && !['to', 'cuda', 'cpu'].includes(method)) return callFunction(ctx, ex, frame, call, userMethod, args, userMethod.selfName ? 1 : 0);
+  if (userMethod && !['to', 'cuda', 'cpu'].includes(method)) {
+    const receiver = ownClass ? undefined : { node: objNode, value: recv };
+    return callFunction(ctx, ex, frame, call, userMethod, args, userMethod.selfName ? 1 : 0, undefined, undefined, receiver);
+  }
   if (method === 'to' || method === 'cuda' || method === 'cpu') {
     // `model.eval().to(device)`: the module method returned the module, which moves in place.
     const movedKey = recvKey ?? (recv.kind === 'module' ? selfReturningBase(objNode) : undefined);

@@ -11,6 +11,7 @@ import type { Frame } from './frame';
 import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, INTEGER, isExactlyCpu, isTensorLike, joinValues, legacyTensorType, NONE, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
 import { ownPlaceOf, placesOwnSubmodules } from './ownPlacement';
+import { RECEIVER } from './callContexts';
 import { usesAsSubmodule } from './submoduleUse';
 
 const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
@@ -212,7 +213,12 @@ export class Expressions implements Evaluator {
     const local = frame.env.get(key);
     if (local) return local;
     if (frame.fn?.selfName && key.startsWith(frame.fn.selfName + '.') && frame.fn.className) {
-      return this.classAttribute(frame.fn.className, key.slice(frame.fn.selfName.length + 1));
+      const v = this.classAttribute(frame.fn.className, key.slice(frame.fn.selfName.length + 1));
+      // A method followed for one call: the instance's layers are where that call's receiver is.
+      const receiver = frame.env.get(RECEIVER);
+      return receiver && ((v.kind === 'module' && !v.placeless) || v.parameter)
+        ? { ...v, place: receiver.place, deviceText: receiver.deviceText, origin: receiver.origin, factory: undefined }
+        : v;
     }
     const outer = frame.outer?.get(key);
     if (outer) return outer;

@@ -15,7 +15,7 @@ import { DATALOADER_CLASSES, MODULE_BASE_CLASSES, NO_GRAD_CONTEXTS } from './tor
 import { concatenated, containedValues, CPU, hasAccel, joinValues, NONE, Place, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { tensorTest, withoutTensor } from './typeTests';
 import { definedDefaultKey, evalCall } from './calls';
-import { CallContexts, CallResult } from './callContexts';
+import { CallContexts, CallResult, RECEIVER } from './callContexts';
 import { withCallSiteCapture } from './callSiteCapture';
 import { UNDECIDED_WORLD, type WorldState } from './world';
 import { deviceContextPlace, enterFrameworkScope } from './frameworks';
@@ -305,6 +305,8 @@ export class Interpreter implements RoundContext {
       env.set(p.name, v && v.kind !== 'unknown' ? { ...v, param: p.name } : v ?? UNKNOWN);
     }
     if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
+    const receiver = fn.selfName ? args.get(RECEIVER) : undefined;
+    if (receiver) env.set(RECEIVER, receiver);
     const facts = this.program.factsOf(fn.body, fn.unit);
     const frame: Frame = {
       id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, defaultDevices: [], loops: [], muted: 1,
