@@ -48,8 +48,7 @@ function scopeBody(frame: Frame): Node {
  * scope: `optimizer = torch.optim.Adam(model.parameters(), ...)` → `model`.
  */
 function modelOf(frame: Frame, optimizer: Node): string | undefined {
-  for (const n of bodyNodes(scopeBody(frame))) {
-    if (n.type !== 'assignment' || unparen(field(n, 'left') ?? n).text !== optimizer.text) continue;
+  for (const n of scopeIndex(scopeBody(frame)).assignments.get(optimizer.text) ?? []) {
     const right = field(n, 'right');
     if (right?.type !== 'call') continue;
     const first = callArguments(right).positional[0];
@@ -62,19 +61,14 @@ function modelOf(frame: Frame, optimizer: Node): string | undefined {
 
 /** The usual repair after the load: `for state in optimizer.state.values(): ... v.to(device)`. */
 function stateMovedByHand(frame: Frame, load: Node, optimizer: Node): boolean {
-  for (const n of bodyNodes(scopeBody(frame))) {
-    if (n.startIndex > load.endIndex && n.type === 'attribute' && field(n, 'attribute')?.text === 'state' && unparen(field(n, 'object')!).text === optimizer.text) return true;
-  }
-  return false;
+  return (scopeIndex(scopeBody(frame)).stateReads.get(optimizer.text) ?? []).some((n) => n.startIndex > load.endIndex);
 }
 
 /** `model.to(...)` / `model.cuda()` after the load in the same scope, towards something other than the CPU. */
 function laterMove(frame: Frame, load: Node, model: string): Node | undefined {
-  for (const n of bodyNodes(scopeBody(frame))) {
-    if (n.type !== 'call' || n.startIndex <= load.endIndex) continue;
-    const callee = field(n, 'function');
-    if (callee?.type !== 'attribute' || unparen(field(callee, 'object')!).text !== model) continue;
-    const method = field(callee, 'attribute')?.text;
+  for (const n of scopeIndex(scopeBody(frame)).methodCalls.get(model) ?? []) {
+    if (n.startIndex <= load.endIndex) continue;
+    const method = field(field(n, 'function')!, 'attribute')?.text;
     if (method === 'cuda') return n;
     if (method !== 'to') continue;
     const target = callArguments(n).positional[0] ?? callArguments(n).keywords.get('device');
@@ -139,4 +133,43 @@ function moveFirst(host: RuleHost, frame: Frame, load: Node, move: Node): Fix[] 
   // One deletion per line: an edit that spans one line break at most is what editors merge cleanly.
   for (let line = first; line <= last; line++) edits.push({ range: { start: { line, character: 0 }, end: { line: line + 1, character: 0 } }, newText: '', cellIndex: frame.unit });
   return [{ title: `Move \`${shortText(moveStatement, 30)}\` above the optimizer's load_state_dict`, edits, preferred: true }];
+}
+
+/** What the three scans need of a scope, by the text they match, in the order bodyNodes meets them. */
+interface ScopeIndex {
+  /** `<text> = ...` */
+  assignments: Map<string, Node[]>;
+  /** `<text>.state` */
+  stateReads: Map<string, Node[]>;
+  /** `<text>.method(...)` */
+  methodCalls: Map<string, Node[]>;
+}
+
+/**
+ * Made once per scope: each optimizer load scanned the whole scope three times, which for
+ * module code is the whole file (quadratic in a long notebook or script).
+ */
+const INDEXES = new WeakMap<Node, ScopeIndex>();
+
+function scopeIndex(body: Node): ScopeIndex {
+  let index = INDEXES.get(body);
+  if (index) return index;
+  index = { assignments: new Map(), stateReads: new Map(), methodCalls: new Map() };
+  const add = (map: Map<string, Node[]>, key: string, n: Node) => {
+    const list = map.get(key);
+    if (list) list.push(n);
+    else map.set(key, [n]);
+  };
+  for (const n of bodyNodes(body)) {
+    if (n.type === 'assignment') {
+      add(index.assignments, unparen(field(n, 'left') ?? n).text, n);
+    } else if (n.type === 'attribute' && field(n, 'attribute')?.text === 'state') {
+      add(index.stateReads, unparen(field(n, 'object')!).text, n);
+    } else if (n.type === 'call') {
+      const callee = field(n, 'function');
+      if (callee?.type === 'attribute') add(index.methodCalls, unparen(field(callee, 'object')!).text, n);
+    }
+  }
+  INDEXES.set(body, index);
+  return index;
 }
