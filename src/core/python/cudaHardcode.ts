@@ -7,8 +7,14 @@ import { callArguments, children, field, stringLiteralValue } from './syntax';
 
 const CUDA_STRING = /^cuda(:\d+)?$/;
 
-/** What in a call hard-codes CUDA: the `.cuda` method, or a "cuda" literal given as a device. */
-export type CudaHardcode = { kind: 'method'; attr: Node } | { kind: 'literal'; literal: Node; deviceCall: boolean };
+/**
+ * What in a call hard-codes CUDA: the `.cuda` method, a "cuda" literal given as a device, or
+ * a legacy CUDA tensor type called as a constructor (`torch.cuda.FloatTensor(values)`).
+ */
+export type CudaHardcode = { kind: 'method'; attr: Node } | { kind: 'literal'; literal: Node; deviceCall: boolean } | { kind: 'tensorType' };
+
+/** `torch.cuda.FloatTensor`, `torch.cuda.LongTensor`, …: each makes its tensor on the current GPU. */
+const CUDA_TENSOR_TYPE = /^torch\.cuda\.[A-Z][A-Za-z]*Tensor$/;
 
 export function isCudaLiteral(node: Node | null | undefined): node is Node {
   const s = node ? stringLiteralValue(node) : undefined;
@@ -23,6 +29,7 @@ export function cudaHardcodeIn(call: Node, qualified: string | undefined): CudaH
   const keyword = args.keywords.get('device');
   if (isCudaLiteral(keyword)) return { kind: 'literal', literal: keyword, deviceCall: false };
   if (qualified === 'torch.device') return isCudaLiteral(args.positional[0]) ? { kind: 'literal', literal: args.positional[0], deviceCall: true } : undefined;
+  if (qualified && CUDA_TENSOR_TYPE.test(qualified)) return { kind: 'tensorType' };
   const attr = callee.type === 'attribute' ? field(callee, 'attribute') : null;
   if (!attr || qualified?.startsWith('torch')) return undefined;
   if (attr.text === 'cuda') return { kind: 'method', attr };

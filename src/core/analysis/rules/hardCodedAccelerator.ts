@@ -116,7 +116,7 @@ function noqaLines(program: ProgramView): Set<string> {
 }
 
 function placeNode(place: CudaPlace): Node {
-  if (place.kind === 'call') return place.hardcode.kind === 'method' ? place.call : place.hardcode.literal;
+  if (place.kind === 'call') return place.hardcode.kind === 'literal' ? place.hardcode.literal : place.call;
   return place.kind === 'option default' ? place.value : place.literal;
 }
 
@@ -153,7 +153,7 @@ function describe(place: CudaPlace, brief = false): string {
     case 'parameter default': return `the default \`${shortText(place.literal.parent ?? place.literal, 30)}\``;
     case 'variable': return `\`${shortText(place.literal.parent ?? place.literal, 30)}\``;
     case 'call': {
-      const what = `\`${shortText(place.hardcode.kind === 'method' ? place.call : place.hardcode.literal, 28)}\``;
+      const what = `\`${shortText(place.hardcode.kind === 'literal' ? place.hardcode.literal : place.call, 28)}\``;
       return !brief && inClassBody(place.call) ? `${what} in a class body` : what;
     }
   }

@@ -5,7 +5,7 @@
 // inserted after the imports and used there.
 import type { Node } from '../../../python/pyNode';
 import type { CudaHardcode } from '../../../python/cudaHardcode';
-import { callArguments, children } from '../../../python/syntax';
+import { callArguments, children, field } from '../../../python/syntax';
 import type { RuleHost } from '../../ruleApi';
 import type { TextEdit } from '../../types';
 import { shortText } from './describe';
@@ -61,6 +61,17 @@ export class HardcodeFixer {
       return {
         runTime: { title: `Choose the device at run time: ${shortText(hardcode.literal)} if torch.cuda.is_available() else "cpu"`, edits: [replace(hardcode.literal, chosen(hardcode.literal.text), unit)] },
         helper: helperUse && { title: 'Insert a get_device() helper (CUDA, then MPS, then the CPU) and use it', edits: helperUse },
+      };
+    }
+    if (hardcode.kind === 'tensorType') {
+      // The CPU type of the same name takes the same arguments (data, or sizes), then moves.
+      const args = field(call, 'arguments');
+      const typeName = field(call, 'function')?.text.split('.').pop();
+      if (!args || !typeName) return {};
+      const made = `${torch}.${typeName}${args.text}`;
+      return {
+        runTime: { title: `Use ${torch}.${typeName}(…).to(${chosen('"cuda"')})`, edits: [replace(call, `${made}.to(${chosen('"cuda"')})`, unit)] },
+        helper: this.helper ? { title: 'Insert a get_device() helper (CUDA, then MPS, then the CPU) and use it', edits: [replace(call, `${made}.to(get_device())`, unit)] } : undefined,
       };
     }
     const asTo = methodAsTo(call);
