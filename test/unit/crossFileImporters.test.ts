@@ -91,6 +91,34 @@ describe('analysis across files: facts from the files that import the analysed o
     assert.match(findings[0]!.message, /line 6 of loop\.py/);
   });
 
+  it('a helper file runs where its importer chooses the device: DD013 in checkpoints.py because demo.py checks availability, and not when it hard-codes CUDA', () => {
+    const helper = [
+      'import torch',
+      '',
+      'def restore(path, net):',
+      '    net.load_state_dict(torch.load(path))',
+      '    return net',
+      '',
+    ].join('\n');
+    const demo = [
+      'import torch',
+      'import torch.nn as nn',
+      'from checkpoints import restore',
+      '',
+      'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")',
+      'net = restore("weights.pt", nn.Linear(4, 2)).to(device)',
+      '',
+    ].join('\n');
+    const files = { 'checkpoints.py': helper, 'demo.py': demo };
+    assert.deepEqual(coreFindings(helper, { project: projectOf(files, 'checkpoints.py', []) }), []);
+    const findings = coreFindings(helper, { project: projectOf(files, 'checkpoints.py', ['demo.py']) });
+    assert.deepEqual(findings.map((f) => [f.code, f.range.start.line + 1]), [['DD013', 4]], formatFindings(findings));
+    assert.match(findings[0]!.message, /used by demo\.py, which checks whether an accelerator is available/);
+    // An importer that only ever runs on a GPU gives the helper no machine without one.
+    const gpuOnly = { 'checkpoints.py': helper, 'demo.py': demo.replace('torch.device("cuda" if torch.cuda.is_available() else "cpu")', 'torch.device("cuda")') };
+    assert.deepEqual(coreFindings(helper, { project: projectOf(gpuOnly, 'checkpoints.py', ['demo.py']) }), []);
+  });
+
   it('never reports a finding inside the importer itself', () => {
     const broken = TRAIN.replace('torch.randn(2, 5, 16, device=device)', 'torch.randn(2, 5, 16)');
     const files = { 'model.py': 'import torch.nn as nn\nclass Tagger(nn.Linear):\n    pass\n', 'train.py': broken };

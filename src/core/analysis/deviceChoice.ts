@@ -89,18 +89,7 @@ function readDeviceChoice(program: Program): DeviceChoice {
   const choice: DeviceChoice = {};
   for (const q of imports.qualifiedNames()) if (CUDA_ONLY_LIBRARIES.test(q)) choice.cudaOnly ??= `imports ${q.split('.')[0] === 'torch' ? q : q.split('.')[0]}`;
   for (const unit of program.modules[0].units) {
-    const signature = program.importsAt(unit.index).signature();
-    // The walk takes the last statement first (a stack): so does the join of their facts.
-    const statements = children(unit.root).filter((c) => c.type !== 'string' && c.type !== 'comment');
-    for (let i = statements.length - 1; i >= 0; i--) {
-      const statement = statements[i];
-      const old = keptStatements.get(statement);
-      let part = old?.imports === signature ? old.choice : undefined;
-      if (!part) {
-        const scan = { askedProject: false };
-        part = statementChoice(program, unit.index, statement, scan);
-        if (!scan.askedProject) keptStatements.set(statement, { imports: signature, choice: part });
-      }
+    for (const part of statementChoices(program, unit)) {
       choice.availabilityCheck ??= part.availabilityCheck;
       choice.cudaOnly ??= part.cudaOnly;
       choice.distributed ??= part.distributed;
@@ -120,11 +109,54 @@ function readDeviceChoice(program: Program): DeviceChoice {
   if (facts.cudaMachinery) choice.cudaMachinery = facts.cudaMachinery;
   if (facts.cudaAnyway) choice.cudaAnyway = facts.cudaAnyway;
   if (choice.availabilityCheck) choice.runTimeChoice = 'checks whether an accelerator is available';
+  choice.runTimeChoice ??= importersChoice(program);
   return choice;
 }
 
+/** What each top-level statement of `unit` says, last statement first (the order a stack walk joins them in). */
+function statementChoices(program: Program, unit: { index: number; root: Node }): DeviceChoice[] {
+  const signature = program.importsAt(unit.index).signature();
+  const statements = children(unit.root).filter((c) => c.type !== 'string' && c.type !== 'comment');
+  const out: DeviceChoice[] = [];
+  for (let i = statements.length - 1; i >= 0; i--) {
+    const statement = statements[i];
+    const old = keptStatements.get(statement);
+    let part = old?.imports === signature ? old.choice : undefined;
+    if (!part) {
+      const scan = { askedProject: false };
+      part = statementChoice(program, unit.index, statement, scan);
+      if (!scan.askedProject) keptStatements.set(statement, { imports: signature, choice: part });
+    }
+    out.push(part);
+  }
+  return out;
+}
+
+/**
+ * A file that chooses nothing itself runs where a file that imports it runs: `utils.py`'s
+ * helpers are called by a demo that checks availability or takes a --device option, so they
+ * are meant to run on a machine without a GPU too. Only the importer's whole-program choices
+ * count, not a device parameter of one of its functions.
+ */
+function importersChoice(program: Program): string | undefined {
+  for (const m of program.importerModules) {
+    const importer = program.modules[m];
+    for (const unit of importer.units) {
+      for (const part of statementChoices(program, unit)) {
+        const why = part.availabilityCheck ? 'checks whether an accelerator is available' : part.deviceOption ? part.runTimeChoice : undefined;
+        if (why) return `is used by ${baseName(importer.path)}, which ${why}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+function baseName(path: string | undefined): string {
+  return path?.split(/[\\/]/).pop() ?? 'a file that imports it';
+}
+
 function statementChoice(program: Program, unit: number, statement: Node, scan: { askedProject: boolean }): DeviceChoice {
-  const imports = program.imports;
+  const imports = program.importsAt(unit);
   const choice: DeviceChoice = {};
   const stack: Node[] = [statement];
   while (stack.length) {

@@ -87,7 +87,7 @@ export const loadWithoutMapLocation: Rule = (host) => {
 function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: FileFacts): { message: string; target: string } | undefined {
   const args = callArguments(call);
   // map_location is the second parameter.
-  if (args.keywords.has('map_location') || args.positional.length >= 2) return undefined;
+  if (args.keywords.has('map_location') || args.positional.length >= 2 || convertedAtOnce(call)) return undefined;
   const load = `\`${shortText(call, 30)}\``;
   if (facts.ddp && !inOneProcess(call) && !inTestFunction(call)) {
     const device = deviceVariable(frame, DEVICE_NAMES);
@@ -252,4 +252,13 @@ function fixOf(call: Node, keyword: string, unit: number, preferred: boolean, wh
 /** `a.b` inside `a.b.c`: only the whole dotted name is qualified (once, not once per part of a long chain). */
 function isObjectOfAttribute(node: Node): boolean {
   return node.parent?.type === 'attribute' && field(node.parent, 'object')?.id === node.id;
+}
+
+/**
+ * `torch.load(f).numpy()`: the code converts what it loads at once, which only a CPU tensor
+ * allows, so the file holds CPU tensors (data saved from the CPU), not a GPU checkpoint.
+ */
+function convertedAtOnce(call: Node): boolean {
+  const parent = call.parent;
+  return parent?.type === 'attribute' && field(parent, 'object')?.id === call.id && field(parent, 'attribute')?.text === 'numpy';
 }
