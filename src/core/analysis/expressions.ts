@@ -330,6 +330,9 @@ export class Expressions implements Evaluator {
       if (!recv.anyElement && held.length && held.every((v) => v.kind === 'tensor')) return held.reduce((a, b) => joinValues(a, b));
       return recv.anyElement ?? UNKNOWN;
     }
+    // `loss.data[0]` on a 0-dim tensor (a full reduction): PyTorch 0.3 gave a Python number,
+    // 0.4 and later raise IndexError. Either way it is no tensor to follow.
+    if (recv.kind === 'tensor' && recv.scalar) return UNKNOWN;
     if (recv.kind === 'tensor') {
       const byKey = !!index && unparen(index).type === 'string';
       const container = byKey ? 'dict' as const : 'list' as const;
@@ -428,7 +431,10 @@ export function attributeOf(recv: Value, attr: string, recvText: string): Value 
     switch (attr) {
       case 'T': case 'mT': case 'H': case 'mH': case 'real': case 'imag':
         return { ...recv, kind: 'tensor', factory: undefined, scalar: undefined };
-      case 'data': case 'grad':
+      // `.data` is the same tensor outside autograd: a 0-dim one stays 0-dim.
+      case 'data':
+        return { ...recv, kind: 'tensor', grad: 'no', factory: undefined };
+      case 'grad':
         return { ...recv, kind: 'tensor', grad: 'no', factory: undefined, scalar: undefined };
       case 'device':
         return value('device', recv.place, { deviceText: `${recvText}.device`, origin: recv.origin });
