@@ -181,6 +181,36 @@ describe('replayed runs (runCache.ts)', () => {
     assert.ok(!findings.some((f) => f.code === 'DD003'), JSON.stringify(findings));
   });
 
+  it('a helper that ran only from __init__ runs again once an edit elsewhere calls it after the move', () => {
+    const text = [
+      'import torch',
+      'import torch.nn as nn',
+      'from torch import autograd',
+      '',
+      'class Net(nn.Module):',
+      '    def __init__(self):',
+      '        super().__init__()',
+      '        self.conv = nn.Conv2d(1, 4, 3)',
+      '        self.fc = nn.Linear(self.flat_size(), 10)',
+      '',
+      '    def flat_size(self):',
+      '        return self.conv(autograd.Variable(torch.zeros(1, 1, 8, 8))).view(1, -1).size(1)',
+      '',
+      'net = Net()',
+      'if torch.cuda.is_available():',
+      '    net = net.cuda()',
+      '',
+    ].join('\n');
+    const doc = new Document();
+    const first = doc.analyze(text);
+    const meets = (f: { code: string }): boolean => f.code === 'DD001' || f.code === 'DD015';
+    assert.ok(!first.some(meets), `before the move the probe meets CPU layers: ${JSON.stringify(first)}`);
+    const edited = text + 'print(net.flat_size())\n';
+    const { findings } = doc.countsOf(edited);
+    assert.deepStrictEqual(findings, analyzeSource(edited));
+    assert.ok(findings.some(meets), `after the move the probe meets GPU layers: ${JSON.stringify(findings)}`);
+  });
+
   it('the server (FileAnalyzer) keeps runs per document and forgets them with the document', () => {
     const files = new FileAnalyzer();
     try {

@@ -13,6 +13,7 @@ import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
 import { ownPlaceOf, placesOwnSubmodules } from './ownPlacement';
 import { RECEIVER } from './callContexts';
 import { usesAsSubmodule } from './submoduleUse';
+import { runsOnlyDuringInit } from './initOnlyMethods';
 
 const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
 
@@ -213,9 +214,12 @@ export class Expressions implements Evaluator {
     const local = frame.env.get(key);
     if (local) return local;
     if (frame.fn?.selfName && key.startsWith(frame.fn.selfName + '.') && frame.fn.className) {
-      const v = this.classAttribute(frame.fn.className, key.slice(frame.fn.selfName.length + 1));
+      // While the module is being built (`__init__` and the helpers only it calls) it has
+      // not been moved yet: its layers are where they were built, whoever receives it later.
+      const building = runsOnlyDuringInit(this.ctx, frame.fn);
+      const v = this.classAttribute(frame.fn.className, key.slice(frame.fn.selfName.length + 1), building);
       // A method followed for one call: the instance's layers are where that call's receiver is.
-      const receiver = frame.env.get(RECEIVER);
+      const receiver = building ? undefined : frame.env.get(RECEIVER);
       return receiver && ((v.kind === 'module' && !v.placeless) || v.parameter)
         ? { ...v, place: receiver.place, deviceText: receiver.deviceText, origin: receiver.origin, factory: undefined }
         : v;
@@ -239,7 +243,7 @@ export class Expressions implements Evaluator {
   }
 
   /** `self.x` read in a method: the join of what every method left in it (previous round). */
-  private classAttribute(className: string, attr: string): Value {
+  private classAttribute(className: string, attr: string, unmoved = false): Value {
     const cls = this.ctx.program.classes.get(className);
     const v = this.ctx.program.classLineage(className)
       .map((name) => this.ctx.previous.classAttr(name, attr))
@@ -248,6 +252,7 @@ export class Expressions implements Evaluator {
     // Inside an nn.Module the submodules and parameters follow the instance: they are where
     // the program moves its instances (`Net().to(device)`), unknown when it never does.
     if (cls?.isModule && (v.kind === 'module' || (v.kind === 'unknown' && usesAsSubmodule(cls, attr)) || v.parameter)) {
+      if (unmoved) return ownPlaceOf(v);
       const placed = this.ctx.previous.classPlace(cls.key);
       if (placed) return { ...v, place: placed.place, deviceText: placed.deviceText, origin: placed.origin, factory: undefined };
       // A model-parallel class: each submodule is where its own construction put it.

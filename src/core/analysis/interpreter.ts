@@ -20,7 +20,7 @@ import { withCallSiteCapture } from './callSiteCapture';
 import { UNDECIDED_WORLD, type WorldState } from './world';
 import { deviceContextPlace, enterFrameworkScope } from './frameworks';
 import { deviceChoiceOf } from './deviceChoice';
-import { programFactNow } from './programFacts';
+import { programFact, programFactNow, type FactCompute } from './programFacts';
 import { bodyFact, type BodyFact } from './bodyFacts';
 import { Read, Recording, RoundKind, RunCache, RunEntry, sameDeep, Tape, WatchedEnv, type Write } from './runCache';
 
@@ -265,6 +265,12 @@ export class Interpreter implements RoundContext {
   bodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string {
     const v = bodyFact(fn, fact);
     this.tape?.read({ kind: 'bodyFact', fn: fn.id, fact }, v);
+    return v;
+  }
+
+  programFact<T>(key: string, compute: FactCompute<T>): T {
+    const v = programFact(this.program, key, compute);
+    this.tape?.read({ kind: 'programFact', key }, v);
     return v;
   }
 

@@ -6,6 +6,7 @@ import type { FunctionInfo, Program } from './program';
 import type { AnalysisEvents, OperationRole } from './ruleApi';
 import type { Arg, Value } from './values';
 import type { BodyFact } from './bodyFacts';
+import type { FactCompute } from './programFacts';
 import type { WorldState } from './world';
 
 export interface RoundContext {
@@ -24,6 +25,8 @@ export interface RoundContext {
   callInContext(fn: FunctionInfo, args: ReadonlyMap<string, Value>, caller?: Frame, call?: Node): CallResult | undefined;
   /** A fact of another function's text (bodyFacts.ts; a taped read: runCache.ts). */
   bodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string;
+  /** A fact of the whole program's text (programFacts.ts; a taped read, like bodyFact). */
+  programFact<T>(key: string, compute: FactCompute<T>): T;
   /** Binds `value` to an assignment target (identifier, attribute, pattern). */
   assign(frame: Frame, target: Node, value: Value): void;
 }

@@ -1,0 +1,73 @@
+// Methods that run only while an nn.Module is being built: `__init__`, and the helpers it
+// calls as `self.helper(...)` (`self.fc = nn.Linear(self.feature_size(), 512)`) that nothing
+// else calls. The module has not been moved yet when they run (`model = Net().cuda()` moves it
+// after `__init__` returns), so its submodules and parameters are where they were built, not
+// where the program later moves the instance.
+import type { Node } from '../python/pyNode';
+import { field } from '../python/syntax';
+import type { FunctionInfo, Program } from './program';
+import type { RoundContext } from './roundContext';
+
+const CONSTRUCTOR = '__init__';
+
+/** `fn` runs only during its module's construction (see above). */
+export function runsOnlyDuringInit(ctx: RoundContext, fn: FunctionInfo): boolean {
+  if (!fn.selfName || !fn.className || !ctx.program.classes.get(fn.className)?.isModule) return false;
+  // A taped read: an edit elsewhere that calls the helper after the move runs it again.
+  return fn.name === CONSTRUCTOR || ctx.programFact('methods run only while their module is built', initOnlyMethods).includes(fn.id);
+}
+
+/**
+ * The ids of module methods whose every mention in the program is a `self.name(...)` call
+ * inside `__init__` or inside another such method, with at least one such call. A method
+ * PyTorch calls by itself (`forward` through `module(x)`, a `__dunder__`) has calls that no
+ * text shows, so it is never one.
+ */
+function initOnlyMethods(program: Program): number[] {
+  const candidates = new Map<string, FunctionInfo[]>();
+  for (const fn of program.functions) {
+    if (!fn.selfName || !fn.className || fn.name === 'forward' || /^__\w+__$/.test(fn.name)) continue;
+    if (!program.classes.get(fn.className)?.isModule) continue;
+    candidates.set(fn.name, [...candidates.get(fn.name) ?? [], fn]);
+  }
+  if (candidates.size === 0) return [];
+  // Each mention of a candidate's name: the method it is called from as `self.name(...)`, or null (any other use).
+  const mentions = new Map<string, Array<FunctionInfo | null>>();
+  const visit = (node: Node): void => {
+    if (node.type === 'identifier' && candidates.has(node.text) && !isDefinitionName(node)) {
+      mentions.set(node.text, [...mentions.get(node.text) ?? [], selfCallSite(program, node)]);
+    }
+    for (const child of node.namedChildren) visit(child);
+  };
+  for (const unit of program.units) visit(unit.root);
+  const initOnly = new Set<string>([...candidates.keys()].filter((name) => (mentions.get(name)?.length ?? 0) > 0));
+  // A caller counts only while it runs during construction itself: drop names until none changes.
+  const duringInit = (caller: FunctionInfo | null): boolean =>
+    caller !== null && (caller.name === CONSTRUCTOR || (initOnly.has(caller.name) && candidates.get(caller.name)!.includes(caller)));
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const name of initOnly) {
+      if (mentions.get(name)!.every(duringInit)) continue;
+      initOnly.delete(name);
+      changed = true;
+    }
+  }
+  return [...initOnly].flatMap((name) => candidates.get(name)!.map((fn) => fn.id)).sort((a, b) => a - b);
+}
+
+function isDefinitionName(node: Node): boolean {
+  return node.parent?.type === 'function_definition' && field(node.parent, 'name') === node;
+}
+
+/** The method `node` is called from as `self.name(...)` (its own `self`), or null for any other mention. */
+function selfCallSite(program: Program, node: Node): FunctionInfo | null {
+  const attribute = node.parent;
+  if (attribute?.type !== 'attribute' || field(attribute, 'attribute') !== node) return null;
+  const call = attribute.parent;
+  if (call?.type !== 'call' || field(call, 'function') !== attribute) return null;
+  let def: Node | null = call.parent;
+  while (def && def.type !== 'function_definition') def = def.parent;
+  const caller = def ? program.functionDefinedBy(def) : undefined;
+  const receiver = field(attribute, 'object');
+  return caller?.selfName && receiver?.type === 'identifier' && receiver.text === caller.selfName ? caller : null;
+}
