@@ -161,6 +161,11 @@ function statementChoice(program: Program, unit: number, statement: Node, scan: 
   const stack: Node[] = [statement];
   while (stack.length) {
     const node = stack.pop()!;
+    // `assert torch.cuda.device_count() >= 2`: the code requires a GPU, it does not choose one.
+    if (node.type === 'assert_statement' && assertsCuda(node, imports)) {
+      choice.cudaOnly ??= 'asserts that a GPU is there';
+      continue;
+    }
     if (node.type === 'attribute' || node.type === 'identifier') noteName(node, imports, choice);
     else if (node.type === 'call') noteCall(program, unit, node, choice, scan);
     else if (node.type === 'parameters' || node.type === 'lambda_parameters') noteParameters(node, choice);
@@ -168,6 +173,22 @@ function statementChoice(program: Program, unit: number, statement: Node, scan: 
   }
   return choice;
 }
+
+/** An assert whose condition asks for CUDA (`torch.cuda.is_available()`, a device count), not its absence. */
+function assertsCuda(statement: Node, imports: ImportTable): boolean {
+  const condition = children(statement)[0];
+  if (!condition || condition.type === 'not_operator') return false;
+  const stack: Node[] = [condition];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (node.type === 'not_operator') continue;
+    if ((node.type === 'attribute' || node.type === 'identifier') && CUDA_REQUIREMENTS.has(imports.qualify(node) ?? '')) return true;
+    stack.push(...children(node));
+  }
+  return false;
+}
+
+const CUDA_REQUIREMENTS = new Set(['torch.cuda.is_available', 'torch.cuda.device_count']);
 
 function noteName(node: Node, imports: ImportTable, choice: DeviceChoice): void {
   // Only the whole dotted name: `torch.cuda` inside `torch.cuda.is_available` is not a use of its own.
