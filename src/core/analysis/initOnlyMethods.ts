@@ -33,13 +33,15 @@ function initOnlyMethods(program: Program): number[] {
   if (candidates.size === 0) return [];
   // Each mention of a candidate's name: the method it is called from as `self.name(...)`, or null (any other use).
   const mentions = new Map<string, Array<FunctionInfo | null>>();
-  const visit = (node: Node): void => {
+  // Without recursion: deeply nested code must not overflow the stack (the order of mentions does not matter).
+  const stack: Node[] = program.units.map((unit) => unit.root);
+  while (stack.length > 0) {
+    const node = stack.pop()!;
     if (node.type === 'identifier' && candidates.has(node.text) && !isDefinitionName(node)) {
       mentions.set(node.text, [...mentions.get(node.text) ?? [], selfCallSite(program, node)]);
     }
-    for (const child of node.namedChildren) visit(child);
-  };
-  for (const unit of program.units) visit(unit.root);
+    stack.push(...node.namedChildren);
+  }
   const initOnly = new Set<string>([...candidates.keys()].filter((name) => (mentions.get(name)?.length ?? 0) > 0));
   // A caller counts only while it runs during construction itself: drop names until none changes.
   const duringInit = (caller: FunctionInfo | null): boolean =>
