@@ -66,15 +66,21 @@ function readDeviceFreeParams(fn: FunctionInfo, qualify: Qualify): Set<string> {
 }
 
 /** Each identifier in `node` that reads one of `names` (not an attribute's name, not a keyword's). */
-function collectUses(node: Node, names: Set<string>, out: Map<string, Node[]>): void {
-  if (node.type === 'identifier') {
-    if (!names.has(node.text) || isNameOnly(node)) return;
-    const list = out.get(node.text) ?? [];
-    list.push(node);
-    out.set(node.text, list);
-    return;
+function collectUses(root: Node, names: Set<string>, out: Map<string, Node[]>): void {
+  // Without recursion: deeply nested code must not overflow the stack. Reverse pushes keep source order.
+  const stack: Node[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type === 'identifier') {
+      if (!names.has(node.text) || isNameOnly(node)) continue;
+      const list = out.get(node.text) ?? [];
+      list.push(node);
+      out.set(node.text, list);
+      continue;
+    }
+    const kids = children(node);
+    for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]!);
   }
-  for (const c of children(node)) collectUses(c, names, out);
 }
 
 function isNameOnly(id: Node): boolean {
