@@ -10,19 +10,24 @@ import type { FunctionInfo, Rule } from '../ruleApi';
 import { shortText } from './shared/describe';
 import { ruleMessage } from './shared/message';
 import { bodyNodes, moduleMethodAt } from './shared/moduleCode';
-import { buildsStatefulModule, nnModuleClass } from './shared/nnNames';
+import { builtModuleState } from './shared/moduleState';
+import { nnModuleClass } from './shared/nnNames';
 
 export const moduleCreatedInForward: Rule = (host) => ({
   call: (frame, call, qualified) => {
     const program = host.program;
-    if (program.units[frame.unit]?.module !== 0 || !buildsStatefulModule(program, call, qualified)) return;
+    if (program.units[frame.unit]?.module !== 0) return;
+    // A layer that holds nothing (nn.ReLU, or the program's own class with no weights and no
+    // train/eval behaviour) is the same layer whether built once or per call.
+    const held = builtModuleState(program, call, qualified);
+    if (held === undefined || held === 'none') return;
     // A loss module without weights holds nothing; a weighted one is DD017's.
     if (/Loss$/.test(nnModuleClass(qualified) ?? '')) return;
     const at = moduleMethodAt(program, call);
     if (!at || at.fn.name !== 'forward') return;
     const use = usedInPlace(call, at.fn);
     if (!use) return;
-    const modeOnly = MODE_ONLY.test(nnModuleClass(qualified) ?? '');
+    const modeOnly = held === 'mode';
     // `nn.Dropout(p)(x)` with `p` forward's own argument: the caller sets the rate per call (0 to evaluate).
     if (modeOnly && rateFromParameter(call, at.fn)) return;
     const layer = shortText(call, 40);
@@ -47,9 +52,6 @@ export const moduleCreatedInForward: Rule = (host) => ({
     });
   },
 });
-
-/** Layers without weights whose only state is the train/eval mode. */
-const MODE_ONLY = /^(Dropout\d?d?|AlphaDropout|FeatureAlphaDropout)$/;
 
 /** The rate (`p`, first positional) is one of forward's parameters. */
 function rateFromParameter(ctor: Node, fn: FunctionInfo): boolean {

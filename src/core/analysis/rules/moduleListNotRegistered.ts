@@ -12,7 +12,8 @@ import type { Fix, TextEdit } from '../types';
 import { shortText } from './shared/describe';
 import { ruleMessage } from './shared/message';
 import { bodyNodes, isSelfAttribute, lastAssignmentBefore, moduleMethodAt } from './shared/moduleCode';
-import { buildsStatefulModule, nnPrefix } from './shared/nnNames';
+import { buildsStatefulModule } from './shared/moduleState';
+import { nnPrefix } from './shared/nnNames';
 
 type Shape = 'list' | 'dict';
 

@@ -1,7 +1,5 @@
-// How a unit spells torch.nn's classes, and which calls build an nn.Module: read by the
-// rules about where submodules are built and kept (DD018, DD019).
-import type { Node } from '../../../python/pyNode';
-import { field } from '../../../python/syntax';
+// How a unit spells torch.nn's classes and what an instance of one holds: read by the rules
+// about where submodules are built and kept (DD018, DD019; moduleState.ts for the program's classes).
 import type { ProgramView as Program } from '../../ruleApi';
 
 /** `torch.nn.Linear`, `torch.nn.modules.conv.Conv2d`: a class of torch.nn (capitalised), not a function or a package. */
@@ -23,17 +21,15 @@ export function nnModuleClass(qualified: string | undefined): string | undefined
  */
 const STATELESS = /^(Identity|Flatten|Unflatten|ReLU6?|RReLU|LeakyReLU|ELU|CELU|SELU|GELU|SiLU|Mish|Hardswish|Hardsigmoid|Hardtanh|Hardshrink|Softshrink|Tanhshrink|Threshold|Sigmoid|LogSigmoid|Tanh|Softplus|Softsign|Softmax|Softmax2d|LogSoftmax|Softmin|GLU|(Adaptive)?(Max|Avg)Pool[123]d|LPPool[12]d|MaxUnpool[123]d|Upsample|UpsamplingNearest2d|UpsamplingBilinear2d|PixelShuffle|PixelUnshuffle|ChannelShuffle|(Zero|Constant|Reflection|Replication|Circular)Pad[123]d|CosineSimilarity|PairwiseDistance|Fold|Unfold)$/;
 
-/** A torch.nn module that holds parameters, buffers or a train/eval mode (any module of the program counts). */
-export function buildsStatefulModule(program: Program, call: Node, qualified: string | undefined): boolean {
-  const name = nnModuleClass(qualified);
-  return name ? !STATELESS.test(name) : buildsModule(program, call, qualified);
-}
+/** Layers without weights whose only state is the train/eval mode. */
+const MODE_ONLY = /^(Dropout\d?d?|AlphaDropout|FeatureAlphaDropout)$/;
 
-/** Whether `call` builds an nn.Module: a torch.nn class, or a class of this program that subclasses nn.Module. */
-export function buildsModule(program: Program, call: Node, qualified: string | undefined): boolean {
-  if (nnModuleClass(qualified)) return true;
-  const callee = field(call, 'function');
-  return callee?.type === 'identifier' && !!program.classes.get(callee.text)?.isModule;
+/** What an instance holds: weights or buffers, only a train/eval mode, or nothing. */
+export type ModuleState = 'state' | 'mode' | 'none';
+
+/** What an instance of the torch.nn class `className` (`Linear`) holds. */
+export function torchModuleState(className: string): ModuleState {
+  return STATELESS.test(className) ? 'none' : MODE_ONLY.test(className) ? 'mode' : 'state';
 }
 
 /**
