@@ -102,7 +102,9 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   }
   const choice = host.deviceChoice();
   const why = choice.runTimeChoice;
-  if (!why) return undefined;
+  // Only a machine with an accelerator runs this load (`if torch.cuda.is_available():`): the
+  // GPU the checkpoint names is there. The CPU path is the one to check.
+  if (!why || frame.acceleratorOnly) return undefined;
   const path = args.positional[0] ?? args.keywords.get('f');
   let saves = '';
   // Ignite's or Lightning's handler writes them, to paths not known here: only a path the user names (`args.model`) is another file.
