@@ -22,6 +22,7 @@ import type { Fix } from '../types';
 import { shortText } from './shared/describe';
 import { canReference } from './shared/deviceText';
 import { inGpuOnlyTest } from './shared/gpuOnlyTest';
+import { loadedOutsideDeviceFlow } from './shared/loadFlow';
 import { torchAtLeast } from './shared/torchVersion';
 import { pickledObjectIn } from './shared/weightsOnly';
 
@@ -105,6 +106,8 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   // Only a machine with an accelerator runs this load (`if torch.cuda.is_available():`): the
   // GPU the checkpoint names is there. The CPU path is the one to check.
   if (!why || frame.acceleratorOnly) return undefined;
+  // That choice is the file's; a function that reads a data file and names no device is not where it applies.
+  if (loadedOutsideDeviceFlow(call)) return undefined;
   const path = args.positional[0] ?? args.keywords.get('f');
   let saves = '';
   // Ignite's or Lightning's handler writes them, to paths not known here: only a path the user names (`args.model`) is another file.
