@@ -10,7 +10,7 @@ import type { ClassInfo, FunctionInfo } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
-  isIntegerCast, isPlacelessModuleClass, legacyConstructorPlace, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
+  isIntegerCast, isPlacelessModuleClass, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isTensorLike, joinValues, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
@@ -72,8 +72,13 @@ function evalArgs(ex: Evaluator, frame: Frame, args: CallArguments): Arg[] {
   return out;
 }
 
-/** Calling a value: a model (module call), a loss, or something unknown. */
+/** Calling a value: a model (module call), a loss, or something unknown. A reducing loss gives a 0-dim tensor. */
 function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, calleeNode: Node, callee: Value, args: CallArguments): Value {
+  const out = valueCallResult(ctx, ex, frame, call, calleeNode, callee, args);
+  return callee.scalarOutput && out.kind === 'tensor' ? { ...out, scalar: true } : out;
+}
+
+function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, calleeNode: Node, callee: Value, args: CallArguments): Value {
   const argValues = evalArgs(ex, frame, args);
   if (callee.makesCpuTensor) return transformedTensor(frame, call, shortText(calleeNode));
   if (convertsModel(calleeNode.text, callee, argValues, frame)) return value('module');
@@ -367,13 +372,15 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     // that tensor as a buffer, so it is where the tensor is (and moves with .to()).
     const held = ['weight', 'pos_weight'].map((k) => args.keywords.get(k)).find((n) => n !== undefined);
     const tensor = held ? argValues.find((a) => a.node === held)?.value : undefined;
+    const reduction = args.keywords.get('reduction');
+    const scalarOutput = lossReturnsScalar(last, reduction && (stringLiteralValue(reduction) ?? '?'), args.keywords.get('reduce')?.text) || undefined;
     if (tensor && tensor.kind === 'tensor' && tensor.place !== UNTRACKED) {
       return value('module', tensor.place, {
         deviceText: tensor.deviceText, origin: { unit: frame.unit, node: call, what: `built with \`${held!.text}\`${tensor.place === CPU ? ' on the CPU' : ''} here` },
-        factory: { unit: frame.unit, node: call, scope: frame.id },
+        factory: { unit: frame.unit, node: call, scope: frame.id }, scalarOutput,
       });
     }
-    return value('module', UNTRACKED, { placeless: true, torchClasses: [`torch.nn.${last}`] });
+    return value('module', UNTRACKED, { placeless: true, torchClasses: [`torch.nn.${last}`], scalarOutput });
   }
   if (isPretrainedModelLoad(q) && !pretrainedLoadPlaces(args.keywords, args.hasSplat)) {
     // `factory`: DD001's fix moves it where it is loaded (`from_pretrained(...).to(device)`).
@@ -897,6 +904,7 @@ function evalMove(
     placeless: recv.placeless,
     movesInputs: recv.movesInputs,
     gradlessOutput: recv.gradlessOutput,
+    scalarOutput: recv.scalarOutput,
     className: recv.className,
     deviceText: target.text,
     origin: { unit: frame.unit, node: call, what: `moved to ${target.text} here` },

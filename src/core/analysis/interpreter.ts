@@ -12,7 +12,7 @@ import { Frame, Summaries } from './frame';
 import { bindLoopTarget } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { DATALOADER_CLASSES, MODULE_BASE_CLASSES, NO_GRAD_CONTEXTS } from './torchApi';
-import { concatenated, containedValues, CPU, hasAccel, joinValues, NONE, Place, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { concatenated, containedValues, CPU, hasAccel, isTensorLike, joinValues, NONE, Place, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { tensorTest, withoutTensor } from './typeTests';
 import { definedDefaultKey, evalCall } from './calls';
 import { CallContexts, CallResult, RECEIVER } from './callContexts';
@@ -569,7 +569,9 @@ export class Interpreter implements RoundContext {
     if (augmentedOperator(node, left, right) === '+=') this.events.valueAccumulated(frame, node, left, args[1], 'add');
     // `total = 0; total += loss`: the number becomes the tensor.
     const fromNumber = args[0].value.kind === 'other' && !args[0].value.isNone && args[1].value.kind === 'tensor';
-    if (key && (args[0].value.kind === 'tensor' || fromNumber)) frame.env.set(key, { ...v, origin: args[0].value.origin ?? v.origin });
+    // `loss = 0; loss += criterion(out, y)`: a number and 0-dim tensors stay 0-dim (as in evalBinary).
+    const scalar = (args.some((a) => a.value.scalar) && args.every((a) => a.value.scalar || !isTensorLike(a.value))) || undefined;
+    if (key && (args[0].value.kind === 'tensor' || fromNumber)) frame.env.set(key, { ...v, origin: args[0].value.origin ?? v.origin, scalar });
   }
 
   assign(frame: Frame, target: Node, v: Value): void {

@@ -144,6 +144,17 @@ export const MODEL_LIKE_NAME = /(^|[._])(model|net|network|encoder|decoder|class
 export const LOADER_LIKE_NAME = /(loader|(^|[._])(\w+_)?dl)$/i;
 export const LOSS_LIKE_NAME = /(loss|criterion)(_fn|_func|_function)?$/i;
 
+/**
+ * A torch.nn loss that reduces what it compares to one number, a 0-dim tensor: every
+ * `*Loss` class by default (reduction 'mean'), or with reduction 'mean' / 'sum'; not with
+ * 'none', one not written as a literal, or the legacy `reduce=False` (elementwise losses).
+ * AdaptiveLogSoftmaxWithLoss returns a named tuple.
+ */
+export function lossReturnsScalar(className: string, reduction: string | undefined, reduce: string | undefined): boolean {
+  if (!/Loss$/.test(className) || className === 'AdaptiveLogSoftmaxWithLoss' || reduce === 'False') return false;
+  return reduction === undefined || reduction === 'mean' || reduction === 'sum';
+}
+
 /** torch functions returning (values, indices): the indices never require grad. */
 export const VALUES_INDICES_FUNCTIONS = new Set(['max', 'min', 'sort', 'topk', 'kthvalue', 'mode', 'median', 'nanmedian', 'cummax', 'cummin', 'aminmax']);
 /** torch functions returning integer tensors, which never require grad. */

@@ -45,7 +45,7 @@ export interface Value {
   kind: Kind;
   place: Place;
   grad: Grad;
-  /** A 0-dim CPU tensor from a scalar literal: may legally meet accelerator tensors. */
+  /** A 0-dim tensor (a scalar literal's, a full reduction's, a reducing loss's): may legally meet tensors elsewhere. */
   scalar?: boolean;
   /** A Python int (`3`, `int(os.environ["LOCAL_RANK"])`, a parameter annotated `int`): as a device, an accelerator's ordinal. */
   integer?: boolean;
@@ -56,6 +56,8 @@ export interface Value {
    * call takes (torchApi.ts ANY_DEVICE_ARGUMENTS). A join keeps every class either side may be.
    */
   torchClasses?: readonly string[];
+  /** A loss that reduces its inputs to one number (torchApi.ts lossReturnsScalar): its call gives a 0-dim tensor. */
+  scalarOutput?: boolean;
   /** DataParallel / DistributedDataParallel: scatters its inputs to its devices itself. */
   movesInputs?: boolean;
   /** A module whose output need not carry a graph (a torchmetrics metric): its output's grad is not known. */
@@ -212,6 +214,7 @@ export function joinValues(a: Value, b: Value): Value {
   if (a.torchClasses || b.torchClasses) joined.torchClasses = [...new Set([...(a.torchClasses ?? []), ...(b.torchClasses ?? [])])];
   if (a.placeless && b.placeless) joined.placeless = true;
   if (a.gradlessOutput && b.gradlessOutput) joined.gradlessOutput = true;
+  if (a.scalarOutput && b.scalarOutput) joined.scalarOutput = true;
   if (a.factory && b.factory && a.factory.node.id === b.factory.node.id) joined.factory = a.factory;
   if (a.batch && b.batch && a.batch.loop === b.batch.loop && a.batch.name === b.batch.name) joined.batch = a.batch;
   if (a.className && a.className === b.className) joined.className = a.className;
@@ -254,7 +257,8 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
   if (!a || !b) return false;
   return a.kind === b.kind && a.place === b.place && a.grad === b.grad && !!a.batch === !!b.batch &&
     a.deviceText === b.deviceText && a.className === b.className && !!a.isNone === !!b.isNone && !!a.mayBeNone === !!b.mayBeNone &&
-    a.placedBy?.place === b.placedBy?.place && a.kwargsDevice?.place === b.kwargsDevice?.place && a.truth === b.truth && a.tensorType === b.tensorType;
+    a.placedBy?.place === b.placedBy?.place && a.kwargsDevice?.place === b.kwargsDevice?.place && a.truth === b.truth && a.tensorType === b.tensorType &&
+    !!a.scalarOutput === !!b.scalarOutput;
 }
 
 /** `xs + [t]`, `xs += [t]`: the list holding both sides' items (undefined unless both are lists or tuples). */
