@@ -28,7 +28,7 @@ export const deviceMismatch: Rule = (host) => ({
 
 /** `dist.all_reduce(t)` with t on the CPU in a file whose process group is NCCL's. */
 function checkCollective(c: RuleHost, frame: Frame, call: Node, qualified: string | undefined): void {
-  const found = cpuTensorToNccl(c.program, frame, call, qualified);
+  const found = cpuTensorToNccl(c, frame, call, qualified);
   if (!found) return;
   const name = shortText(found.tensor);
   const backendLine = found.backend.node.startPosition.row + 1;

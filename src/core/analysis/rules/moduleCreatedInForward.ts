@@ -19,7 +19,7 @@ export const moduleCreatedInForward: Rule = (host) => ({
     if (program.units[frame.unit]?.module !== 0) return;
     // A layer that holds nothing (nn.ReLU, or the program's own class with no weights and no
     // train/eval behaviour) is the same layer whether built once or per call.
-    const held = builtModuleState(program, call, qualified);
+    const held = builtModuleState(host, call, qualified);
     if (held === undefined || held === 'none') return;
     // A loss module without weights holds nothing; a weighted one is DD017's.
     if (/Loss$/.test(nnModuleClass(qualified) ?? '')) return;

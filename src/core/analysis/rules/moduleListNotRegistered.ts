@@ -32,7 +32,7 @@ export const moduleListNotRegistered: Rule = (host) => {
   return {
     call: (frame, call, qualified) => {
       const program = host.program;
-      if (program.units[frame.unit]?.module !== 0 || !buildsStatefulModule(program, call, qualified)) return;
+      if (program.units[frame.unit]?.module !== 0 || !buildsStatefulModule(host, call, qualified)) return;
       const at = moduleMethodAt(program, call);
       if (!at) return;
       const holder = holderOf(call, at.fn);

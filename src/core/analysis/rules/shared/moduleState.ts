@@ -6,7 +6,7 @@
 // Whatever the class does that this cannot read counts as state: the rules stay as before.
 import type { Node } from '../../../python/pyNode';
 import { children, field, isNumberLiteral, unparen } from '../../../python/syntax';
-import type { ClassInfo, FunctionInfo, ProgramView as Program } from '../../ruleApi';
+import type { ClassInfo, FunctionInfo, ProgramView as Program, RuleHost } from '../../ruleApi';
 import { MODULE_BASE_CLASSES } from '../../torchApi';
 import { bodyNodes, isSelfAttribute } from './moduleCode';
 import { nnModuleClass, torchModuleState, type ModuleState } from './nnNames';
@@ -23,30 +23,29 @@ const REGISTERS_STATE = /\b(Uninitialized)?Parameter\s*\(|\bregister_(buffer|par
  * What the module `call` builds holds, for a torch.nn class or a class of this program
  * (moduleState.ts); undefined when `call` builds no module the program knows.
  */
-export function builtModuleState(program: Program, call: Node, qualified: string | undefined): ModuleState | undefined {
+export function builtModuleState(host: RuleHost, call: Node, qualified: string | undefined): ModuleState | undefined {
   const name = nnModuleClass(qualified);
   if (name) return torchModuleState(name);
   const callee = field(call, 'function');
-  const cls = callee?.type === 'identifier' ? program.classes.get(callee.text) : undefined;
-  return cls?.isModule ? programModuleState(program, cls) : undefined;
+  const cls = callee?.type === 'identifier' ? host.program.classes.get(callee.text) : undefined;
+  if (!cls?.isModule) return undefined;
+  // A taped fact, not a read of the classes' text: a run that asked is still replayed after an
+  // edit that leaves every class holding the same (reading `program.modules` made each
+  // keystroke on 10,000 lines interpret the whole module scope again).
+  return host.programFact('DD018/DD019 what the module classes hold', moduleClassStates).get(cls.key) ?? 'state';
 }
 
 /** A module that holds parameters, buffers or a train/eval mode (a torch.nn class or one of the program's). */
-export function buildsStatefulModule(program: Program, call: Node, qualified: string | undefined): boolean {
-  const state = builtModuleState(program, call, qualified);
+export function buildsStatefulModule(host: RuleHost, call: Node, qualified: string | undefined): boolean {
+  const state = builtModuleState(host, call, qualified);
   return state !== undefined && state !== 'none';
 }
 
-/** Answers per program and class: a base or a layer resolves through the whole module's imports. */
-const stateOfClass = new WeakMap<Program, Map<string, ModuleState>>();
-
-/** What instances of `cls` hold (see the header); "state" when unsure. */
-export function programModuleState(program: Program, cls: ClassInfo): ModuleState {
-  let byClass = stateOfClass.get(program);
-  if (!byClass) stateOfClass.set(program, (byClass = new Map()));
-  let known = byClass.get(cls.key);
-  if (known === undefined) byClass.set(cls.key, (known = classState(program, cls, new Set())));
-  return known;
+/** What instances of each of the program's module classes hold, by class key; "state" when unsure. */
+function moduleClassStates(program: Program): Map<string, ModuleState> {
+  const out = new Map<string, ModuleState>();
+  for (const cls of program.classes.values()) if (cls.isModule) out.set(cls.key, classState(program, cls, new Set()));
+  return out;
 }
 
 function classState(program: Program, cls: ClassInfo, seen: Set<string>): ModuleState {

@@ -6,7 +6,7 @@
 // fine), and the call names no group of its own.
 import type { Node } from '../../../python/pyNode';
 import { callArguments, children, dottedKey, stringLiteralValue, unparen } from '../../../python/syntax';
-import type { RuleFrame as Frame } from '../../ruleApi';
+import type { RuleFrame as Frame, RuleHost } from '../../ruleApi';
 import type { ProgramView as Program } from '../../ruleApi';
 import { DISTRIBUTED_COLLECTIVES } from '../../torchApi';
 import { containedValues, isExactlyCpu, Located, Value } from '../../values';
@@ -21,11 +21,12 @@ export interface CpuTensorToNccl {
   backend: Located;
 }
 
-export function cpuTensorToNccl(program: Program, frame: Frame, call: Node, qualified: string | undefined): CpuTensorToNccl | undefined {
+export function cpuTensorToNccl(host: RuleHost, frame: Frame, call: Node, qualified: string | undefined): CpuTensorToNccl | undefined {
   if (!qualified || !DISTRIBUTED_COLLECTIVES.has(qualified)) return undefined;
   const args = callArguments(call);
   if (args.keywords.has('group') || args.hasSplat || args.positional.some((a) => /group|\bpg\b/i.test(a.text))) return undefined;
-  const backend = ncclBackend(program);
+  // A taped fact, not a read of the file's text: a run that asked can still be replayed after an edit.
+  const backend = host.programFact('DD001 the nccl backend string', ncclBackend);
   if (!backend) return undefined;
   const candidates = [...args.positional.slice(0, 2), args.keywords.get('tensor'), args.keywords.get('tensor_list')];
   for (const node of candidates) {
@@ -39,23 +40,15 @@ export function cpuTensorToNccl(program: Program, frame: Frame, call: Node, qual
   return undefined;
 }
 
-const BACKENDS = new WeakMap<Program, Located | null>();
-
-/** The analysed file's "nccl" string, when it names no "gloo" anywhere. */
-function ncclBackend(program: Program): Located | undefined {
-  let found = BACKENDS.get(program);
-  if (found === undefined) {
-    found = null;
-    const units = program.units.filter((u) => u.module === 0);
-    if (!units.some((u) => /gloo/i.test(u.source)) && units.some((u) => /["']nccl["']/.test(u.source))) {
-      for (const u of units) {
-        const hit = findString(u.root, 'nccl');
-        if (hit) { found = { unit: u.index, node: hit }; break; }
-      }
-    }
-    BACKENDS.set(program, found);
+/** The analysed file's "nccl" string, when it names no "gloo" anywhere; null when none. */
+function ncclBackend(program: Program): Located | null {
+  const units = program.units.filter((u) => u.module === 0);
+  if (units.some((u) => /gloo/i.test(u.source)) || !units.some((u) => /["']nccl["']/.test(u.source))) return null;
+  for (const u of units) {
+    const hit = findString(u.root, 'nccl');
+    if (hit) return { unit: u.index, node: hit };
   }
-  return found ?? undefined;
+  return null;
 }
 
 function findString(root: Node, text: string): Node | undefined {
