@@ -137,6 +137,45 @@ describe('replayed runs (runCache.ts)', () => {
     assert.strictEqual(ran, 5, `ran ${ran} scopes after the edit`);
   });
 
+  it('a module scope that builds the program\'s own module replays after an edit elsewhere: DD018/DD019 read what the class holds as a fact', () => {
+    const building = [
+      'import torch',
+      'import torch.nn as nn',
+      '',
+      'class Block(nn.Module):',
+      '    def __init__(self):',
+      '        super().__init__()',
+      '        self.fc = nn.Linear(2, 2)',
+      '',
+      '    def forward(self, x):',
+      '        return self.fc(x)',
+      '',
+      'class Net(nn.Module):',
+      '    def __init__(self):',
+      '        super().__init__()',
+      '        self.fc = Block()',
+      '',
+      '    def forward(self, x):',
+      '        return self.fc(x)',
+      '',
+      'def unused(n):',
+      '    return n + 1',
+      '',
+      'model = Net()',
+      'print(model)',
+      '',
+    ].join('\n');
+    const doc = new Document();
+    doc.analyze(building);
+    const edited = building.replace('    return n + 1', '    m = n * 2\n    return m + 1');
+    const { ran, findings } = doc.countsOf(edited);
+    assert.deepStrictEqual(findings, analyzeSource(edited));
+    // `unused` runs again (a muted round and the reporting one); the module scope replays.
+    // Reading what Block holds through the program's modules made the module scope run
+    // again in the reporting round as well (3), on every keystroke anywhere in the file.
+    assert.strictEqual(ran, 2, `ran ${ran} scopes after the edit`);
+  });
+
   it('keeps the findings of a replayed run while no line moves, and makes them afresh after one did', () => {
     const doc = new Document();
     const first = doc.analyze(script);
