@@ -4,6 +4,7 @@
 // after `__init__` returns), so its submodules and parameters are where they were built, not
 // where the program later moves the instance.
 import type { Node } from '../python/pyNode';
+import { perStatement } from '../python/statementMemo';
 import { field } from '../python/syntax';
 import type { FunctionInfo, Program } from './program';
 import type { RoundContext } from './roundContext';
@@ -33,14 +34,17 @@ function initOnlyMethods(program: Program): number[] {
   if (candidates.size === 0) return [];
   // Each mention of a candidate's name: the method it is called from as `self.name(...)`, or null (any other use).
   const mentions = new Map<string, Array<FunctionInfo | null>>();
-  // Without recursion: deeply nested code must not overflow the stack (the order of mentions does not matter).
-  const stack: Node[] = program.units.map((unit) => unit.root);
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (node.type === 'identifier' && candidates.has(node.text) && !isDefinitionName(node)) {
-      mentions.set(node.text, [...mentions.get(node.text) ?? [], selfCallSite(program, node)]);
+  // Walked per top-level statement and kept while the statement is (statementMemo.ts): a
+  // keystroke walks only the edited statement, not the whole file.
+  const walkKey = `init-only mentions ${[...candidates.keys()].sort().join(' ')}`;
+  for (const unit of program.units) {
+    for (const found of perStatement(unit.root, walkKey, (statement) => mentionsIn(statement, candidates))) {
+      for (const m of found) {
+        let list = mentions.get(m.name);
+        if (!list) mentions.set(m.name, (list = []));
+        list.push(selfCaller(program, m));
+      }
     }
-    stack.push(...node.namedChildren);
   }
   const initOnly = new Set<string>([...candidates.keys()].filter((name) => (mentions.get(name)?.length ?? 0) > 0));
   // A caller counts only while it runs during construction itself: drop names until none changes.
@@ -61,15 +65,43 @@ function isDefinitionName(node: Node): boolean {
   return node.parent?.type === 'function_definition' && field(node.parent, 'name') === node;
 }
 
-/** The method `node` is called from as `self.name(...)` (its own `self`), or null for any other mention. */
-function selfCallSite(program: Program, node: Node): FunctionInfo | null {
+/** A mention of a candidate's name; for a `recv.name(...)` call inside a method, that method's definition and `recv`. */
+interface Mention {
+  name: string;
+  callerDefinition?: Node;
+  receiver?: string;
+}
+
+/** The mentions of candidate names under `root` (without recursion: deeply nested code must not overflow the stack; their order does not matter). */
+function mentionsIn(root: Node, candidates: ReadonlyMap<string, unknown>): Mention[] {
+  const out: Mention[] = [];
+  const stack: Node[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type === 'identifier') {
+      if (candidates.has(node.text) && !isDefinitionName(node)) out.push(callMention(node));
+      continue;
+    }
+    for (const child of node.namedChildren) stack.push(child);
+  }
+  return out;
+}
+
+/** `node` as a mention: with its enclosing method and receiver when it is called as `recv.name(...)`. */
+function callMention(node: Node): Mention {
   const attribute = node.parent;
-  if (attribute?.type !== 'attribute' || field(attribute, 'attribute') !== node) return null;
+  if (attribute?.type !== 'attribute' || field(attribute, 'attribute') !== node) return { name: node.text };
   const call = attribute.parent;
-  if (call?.type !== 'call' || field(call, 'function') !== attribute) return null;
+  if (call?.type !== 'call' || field(call, 'function') !== attribute) return { name: node.text };
   let def: Node | null = call.parent;
   while (def && def.type !== 'function_definition') def = def.parent;
-  const caller = def ? program.functionDefinedBy(def) : undefined;
   const receiver = field(attribute, 'object');
-  return caller?.selfName && receiver?.type === 'identifier' && receiver.text === caller.selfName ? caller : null;
+  if (!def || receiver?.type !== 'identifier') return { name: node.text };
+  return { name: node.text, callerDefinition: def, receiver: receiver.text };
+}
+
+/** The method a mention is a `self.name(...)` call from (its own `self`), or null for any other mention. */
+function selfCaller(program: Program, mention: Mention): FunctionInfo | null {
+  const caller = mention.callerDefinition ? program.functionDefinedBy(mention.callerDefinition) : undefined;
+  return caller?.selfName && mention.receiver === caller.selfName ? caller : null;
 }
