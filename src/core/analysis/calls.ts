@@ -30,7 +30,8 @@ export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   const callee = field(call, 'function');
   if (!callee) return UNKNOWN;
   const args = callArguments(call);
-  const qualified = ctx.program.importsAt(frame.unit).qualify(callee);
+  // `class DeepGP(DeepGP):` after importing DeepGP: from there on the name is the program's class.
+  const qualified = definedByProgram(frame, callee) ? undefined : ctx.program.importsAt(frame.unit).qualify(callee);
   ctx.events.call(frame, call, qualified);
   const tokenized = tensorMapping(ex, frame, call, args);
   if (tokenized) return tokenized;
@@ -52,6 +53,13 @@ export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
     if (local) return local;
   }
   return evalValueCall(ctx, ex, frame, call, callee, ex.eval(frame, callee), args);
+}
+
+/** A bare name that a `def` or `class` of the program binds where the call runs, shadowing an import of that name. */
+function definedByProgram(frame: Frame, callee: Node): boolean {
+  if (callee.type !== 'identifier') return false;
+  const bound = frame.env.get(callee.text) ?? frame.outer?.get(callee.text);
+  return bound?.functionId !== undefined || bound?.classKey !== undefined;
 }
 
 /**
