@@ -15,6 +15,7 @@ import {
 import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isTensorLike, joinValues, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
 import { placesOwnSubmodules } from './ownPlacement';
+import { wrapperInstance } from './wrapperModules';
 import { cpuTensorTransform, transformedTensor } from './transforms';
 import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenDevice, isFrameworkEntryPoint } from './frameworks';
 import { movedParamsOf } from './bodyFacts';
@@ -632,11 +633,14 @@ function callFunction(
 function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, cls: ClassInfo, args: CallArguments): Value {
   const init = ctx.program.methodOf(cls.key, '__init__');
   if (init) ctx.next.markPlainCall(init.id);
-  if (init) recordCallSite(ctx, ex, frame, init, args, 1);
-  else evalArgs(ex, frame, args);
+  const site = init ? recordCallSite(ctx, ex, frame, init, args, 1) : undefined;
+  if (!init) evalArgs(ex, frame, args);
   if (cls.isModule && cls.placeless) return value('module', UNTRACKED, { placeless: true, className: cls.key });
   // A model-parallel class is on no single device: its submodules are where it put them.
   if (placesOwnSubmodules(ctx, cls.key)) return value('module', UNTRACKED, { className: cls.key });
+  // A wrapper that owns nothing is where the modules it keeps are.
+  const wrapper = cls.isModule && init && site ? wrapperInstance(ctx.program, cls, init, site.bound, { unit: frame.unit, node: call }) : undefined;
+  if (wrapper) return wrapper;
   return cls.isModule ? createdModule(ctx, frame, call, undefined, { className: cls.key }) : value('other', UNTRACKED, { className: cls.key });
 }
 

@@ -1,0 +1,72 @@
+// Wrapper modules: an nn.Module class that owns nothing itself and only keeps the modules it
+// is given (`class MeanVar(nn.Module): def __init__(self, gp): self.gp = gp`). Its weights are
+// the wrapped model's, so an instance is where that model is when it is built: wrapping a
+// model already moved to the GPU gives a module on the GPU, not a new CPU one.
+import type { Node } from '../python/pyNode';
+import { children, field, isNumberLiteral, unparen } from '../python/syntax';
+import type { ClassInfo, FunctionInfo, Program } from './program';
+import { MODULE_BASE_CLASSES } from './torchApi';
+import { hasAccel, joinValues, UNTRACKED, Value, value } from './values';
+
+/** Text that gives a module state of its own: parameters, buffers, registered or built submodules, a move. */
+const OWN_STATE = /\b(Uninitialized)?Parameter\s*\(|\bregister_(buffer|parameter|module)\s*\(|\badd_module\s*\(|\bsetattr\s*\(|\.(to|cuda)\s*\(/;
+
+/**
+ * The module an instance of `cls` is, built with `bound` (its `__init__` parameters' values
+ * at this call): where the modules it keeps are, when it is such a wrapper and they are all
+ * placed; undefined otherwise (the caller makes a new module as usual).
+ */
+export function wrapperInstance(program: Program, cls: ClassInfo, init: FunctionInfo, bound: ReadonlyMap<string, Value>, at: { unit: number; node: Node }): Value | undefined {
+  const kept = keptParameters(program, cls, init);
+  if (!kept?.length) return undefined;
+  const modules = kept.map((name) => bound.get(name)).filter((v): v is Value => !!v && (v.kind === 'module' || v.kind === 'unknown') && !v.placeless);
+  if (modules.length === 0 || modules.some((v) => v.place === UNTRACKED)) return undefined;
+  const joined = modules.reduce((a, b) => joinValues(a, b));
+  // Around CPU modules it is a new CPU module as any other (reported, and fixed, where it is built).
+  if (!hasAccel(joined.place)) return undefined;
+  const from = joined.origin ? { ...joined.origin, what: `the wrapped module ${joined.origin.what}` } : undefined;
+  return value('module', joined.place, {
+    className: cls.key, deviceText: joined.deviceText,
+    origin: { unit: at.unit, node: at.node, what: `built around a module${joined.deviceText ? ` on ${joined.deviceText}` : ''} here`, from },
+  });
+}
+
+/**
+ * The `__init__` parameters a wrapper class stores on `self`, or undefined when the class is
+ * not one: a direct nn.Module subclass whose methods build, register and move nothing and
+ * store on `self` only those parameters and literals.
+ */
+function keptParameters(program: Program, cls: ClassInfo, init: FunctionInfo): string[] | undefined {
+  const imports = program.importsAt(cls.unit);
+  if (cls.baseNodes.length === 0 || !cls.baseNodes.every((b) => MODULE_BASE_CLASSES.has(imports.qualify(b) ?? ''))) return undefined;
+  const params = new Set(init.params.map((p) => p.name));
+  const kept: string[] = [];
+  for (const m of cls.methods.values()) {
+    if (OWN_STATE.test(m.node.text)) return undefined;
+    for (const [target, stored] of selfAssignments(m)) {
+      if (isNumberLiteral(stored) || ['string', 'none'].includes(stored.type)) continue;
+      if (m !== init || stored.type !== 'identifier' || !params.has(stored.text) || target.type !== 'attribute') return undefined;
+      kept.push(stored.text);
+    }
+  }
+  return kept;
+}
+
+/** `self.x = value` statements of a method, as (target, value) pairs; an unreadable target gives (target, target). */
+function selfAssignments(fn: FunctionInfo): Array<[Node, Node]> {
+  const self = fn.selfName;
+  if (!self) return [];
+  const out: Array<[Node, Node]> = [];
+  const stack: Node[] = [fn.body];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.type === 'function_definition' || n.type === 'class_definition' || n.type === 'lambda') continue;
+    if (n.type === 'assignment' || n.type === 'augmented_assignment') {
+      const left = unparen(field(n, 'left') ?? n);
+      const right = field(n, 'right');
+      if (left.text.startsWith(`${self}.`) || (left.type !== 'identifier' && left.text.includes(`${self}.`))) out.push([left, right ? unparen(right) : left]);
+    }
+    stack.push(...children(n));
+  }
+  return out;
+}
