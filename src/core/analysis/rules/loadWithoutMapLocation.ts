@@ -7,6 +7,8 @@
 //   very path it saved (`torch.save(m, PATH)` … `torch.load(PATH)`) stays silent;
 // - DDP/torchrun code (the device comes from LOCAL_RANK): every process restores the
 //   tensors on the GPU that saved them, usually cuda:0, so all of them fill GPU 0.
+// A load only a machine with an accelerator runs, or a data file read by a function that names
+// no device and restores no model (shared/loadFlow.ts), is none of these.
 // `map_location=` says where the tensors go. And with the interpreter's PyTorch at 2.6 or
 // later (when the front end knows it), a load whose result is used as a pickled model or
 // Namespace (`.eval()`, `ckpt["args"]`) fails under the new weights_only=True default: said
