@@ -2,6 +2,8 @@
 // that each analysis re-parses only what changed. Changes are buffered between analyses
 // and applied in one go, so a burst of keystrokes costs one parse. If the parser crashes
 // and is reloaded (parser.ts), kept trees are dead: ParsedDocument parses their text again.
+// Only the documents analysed last keep their state (recentDocuments.ts): the others are
+// parsed and analysed whole again when they are next analysed.
 import { analyzeNotebook, analyzeSplicedTree, analyzeTree, RunCache } from '../core/analysis';
 import type { AnalyzeOptions, CellFinding, Finding } from '../core/analysis';
 import { ParsedDocument, TextChange } from '../core/python/document';
@@ -10,6 +12,7 @@ import { KeptPlainTree, type Node } from '../core/python/pyNode';
 import type { ModuleUse, PlainAnalyzeOptions, ProjectSpec } from './analysisMessages';
 import { ProjectFiles } from './projectFiles';
 import { OverlaySync, plainOptions, specOf, type ProjectRequest } from './projectRequest';
+import { RecentDocuments } from './recentDocuments';
 
 interface FileState {
   parsed?: ParsedDocument;
@@ -48,12 +51,19 @@ export interface AnalysisResult<T> {
 
 export class FileAnalyzer implements DocumentAnalyzer {
   private readonly files = new Map<string, FileState>();
+  /** Which documents keep their state in `files`: the few analysed last. */
+  private readonly recent: RecentDocuments;
   /** Open documents' texts and the disk, for the modules an analysed file imports. */
   readonly projectFiles = new ProjectFiles();
   /** In this thread (unit tests): which open documents' texts projectFiles holds. */
   private readonly overlay = new OverlaySync();
   /** How often a whole file was parsed, a tree updated, or a plain tree spliced without a parse (the tests read them). */
   readonly parses = { full: 0, incremental: 0, spliced: 0 };
+
+  /** `recent`: which documents keep their trees and runs (tests give a smaller one). */
+  constructor(recent = new RecentDocuments()) {
+    this.recent = recent;
+  }
 
   /** Called with each didChange's content changes, in order. */
   recordChanges(uri: string, changes: readonly TextChange[]): void {
@@ -112,10 +122,11 @@ export class FileAnalyzer implements DocumentAnalyzer {
     return this.files.size;
   }
 
-  /** Drops the tree (a closed file, or one too large to keep parsing). */
+  /** Drops the tree (a closed file, one too large to keep parsing, or one not analysed for a while). */
   release(uri: string): void {
     this.files.get(uri)?.parsed?.dispose();
     this.files.delete(uri);
+    this.recent.forget(uri);
   }
 
   dispose(): void {
@@ -132,6 +143,8 @@ export class FileAnalyzer implements DocumentAnalyzer {
    * when a later change needs it).
    */
   private parsedFor(uri: string, text: string): { parsed: ParsedDocument; plain: KeptPlainTree; runs: RunCache; spliced?: Node } {
+    // Released before this analysis allocates: the memory they free is what it may use.
+    for (const dropped of this.recent.use(uri, text.length)) this.release(dropped);
     const state = this.files.get(uri) ?? { pending: [], plain: new KeptPlainTree(), runs: new RunCache() };
     this.files.set(uri, state);
     const pending = state.pending.splice(0);

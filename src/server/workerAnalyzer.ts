@@ -15,6 +15,7 @@ import { ParserCrashedError, ParserReload } from '../core/python/parser';
 import type { AnalysisReply, AnalysisRequest } from './analysisMessages';
 import type { DocumentAnalyzer } from './fileAnalyzer';
 import { OverlaySync, plainOptions, specOf, type ProjectRequest } from './projectRequest';
+import { RecentDocuments } from './recentDocuments';
 
 /** The worker thread stopped while it analysed this document; a fresh one takes the next request. */
 export class AnalysisWorkerCrashedError extends Error {
@@ -93,8 +94,11 @@ export class WorkerAnalyzer implements DocumentAnalyzer {
   private disposed = false;
   /** Documents whose stale analysis was stopped (until closed): their whole analyses run to their end. */
   private readonly stopped: Set<string>;
-  /** Documents the current worker may hold a tree for (their changes are forwarded), with the length of their text. */
-  private readonly known = new Map<string, number>();
+  /**
+   * Documents the current worker may hold a tree for (their changes are forwarded), with the
+   * length of their text: the worker's FileAnalyzer keeps the same few, analysed in the same order.
+   */
+  private readonly known = new RecentDocuments();
   private readonly pendingChanges = new Map<string, TextChange[]>();
   private readonly reloads = new Map<number, PendingReload>();
   /** Which open documents' texts the current worker holds. */
@@ -118,7 +122,8 @@ export class WorkerAnalyzer implements DocumentAnalyzer {
     const changes = this.pendingChanges.get(uri) ?? [];
     this.pendingChanges.delete(uri);
     const stoppable = !this.known.has(uri) && !this.stopped.has(uri);
-    this.known.set(uri, text.length);
+    // A document the worker will drop as this one arrives: its changes would reach no tree.
+    for (const dropped of this.known.use(uri, text.length)) this.pendingChanges.delete(dropped);
     const request: Request = { kind: 'file', id: this.nextId++, uri, text, changes, options: plainOptions(options), ...(project ? { project: specOf(project) } : {}) };
     return this.enqueue(request, project, stoppable) as Promise<Finding[]>;
   }
@@ -136,7 +141,7 @@ export class WorkerAnalyzer implements DocumentAnalyzer {
   release(uri: string): void {
     this.pendingChanges.delete(uri);
     this.stopped.delete(uri);
-    if (!this.known.delete(uri)) return;
+    if (!this.known.forget(uri)) return;
     // Queued after any analysis of it, in order; a worker that is not running holds no tree.
     this.worker?.postMessage({ kind: 'release', uri } satisfies AnalysisRequest);
   }
@@ -213,7 +218,7 @@ export class WorkerAnalyzer implements DocumentAnalyzer {
   private forgetWorkerState(): void {
     this.known.clear();
     // Those still queued will be parsed by the fresh worker, which then holds their trees.
-    for (const { request } of this.queue) if (request.kind === 'file') this.known.set(request.uri, request.text.length);
+    for (const { request } of this.queue) if (request.kind === 'file') this.known.use(request.uri, request.text.length);
     this.pendingChanges.clear();
     this.overlay.reset();
     // A parser reload the old worker had under way is moot: the fresh worker loads its own.
@@ -222,7 +227,7 @@ export class WorkerAnalyzer implements DocumentAnalyzer {
 
   private otherTreesChars(uri: string): number {
     let sum = 0;
-    for (const [held, chars] of this.known) if (held !== uri) sum += chars;
+    for (const [held, chars] of this.known.entries()) if (held !== uri) sum += chars;
     return sum;
   }
 
