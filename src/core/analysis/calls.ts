@@ -15,7 +15,7 @@ import {
 import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isTensorLike, joinValues, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
 import { placesOwnSubmodules } from './ownPlacement';
-import { wrapperInstance } from './wrapperModules';
+import { wrapperClasses, wrapperInstance } from './wrapperModules';
 import { cpuTensorTransform, transformedTensor } from './transforms';
 import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenDevice, isFrameworkEntryPoint } from './frameworks';
 import { movedParamsOf } from './bodyFacts';
@@ -639,7 +639,8 @@ function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node,
   // A model-parallel class is on no single device: its submodules are where it put them.
   if (placesOwnSubmodules(ctx, cls.key)) return value('module', UNTRACKED, { className: cls.key });
   // A wrapper that owns nothing is where the modules it keeps are.
-  const wrapper = cls.isModule && init && site ? wrapperInstance(ctx.program, cls, init, site.bound, { unit: frame.unit, node: call }) : undefined;
+  const kept = cls.isModule && site ? ctx.programFact('wrapper module classes', wrapperClasses).get(cls.key) : undefined;
+  const wrapper = kept && site ? wrapperInstance(cls, kept, site.bound, { unit: frame.unit, node: call }) : undefined;
   if (wrapper) return wrapper;
   return cls.isModule ? createdModule(ctx, frame, call, undefined, { className: cls.key }) : value('other', UNTRACKED, { className: cls.key });
 }

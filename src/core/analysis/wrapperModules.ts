@@ -12,13 +12,25 @@ import { hasAccel, joinValues, UNTRACKED, Value, value } from './values';
 const OWN_STATE = /\b(Uninitialized)?Parameter\s*\(|\bregister_(buffer|parameter|module)\s*\(|\badd_module\s*\(|\bsetattr\s*\(|\.(to|cuda)\s*\(/;
 
 /**
- * The module an instance of `cls` is, built with `bound` (its `__init__` parameters' values
- * at this call): where the modules it keeps are, when it is such a wrapper and they are all
- * placed; undefined otherwise (the caller makes a new module as usual).
+ * The program's wrapper classes, by class key, with the `__init__` parameters each keeps.
+ * A program fact (ctx.programFact): a run that built one replays only while they are the same.
  */
-export function wrapperInstance(program: Program, cls: ClassInfo, init: FunctionInfo, bound: ReadonlyMap<string, Value>, at: { unit: number; node: Node }): Value | undefined {
-  const kept = keptParameters(program, cls, init);
-  if (!kept?.length) return undefined;
+export function wrapperClasses(program: Program): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const cls of program.classes.values()) {
+    const init = cls.isModule ? program.methodOf(cls.key, '__init__') : undefined;
+    const kept = init ? keptParameters(program, cls, init) : undefined;
+    if (kept?.length) out.set(cls.key, kept);
+  }
+  return out;
+}
+
+/**
+ * The module an instance of a wrapper class is, built with `bound` (its `__init__`
+ * parameters' values at this call): where the modules it keeps are, when they are all
+ * placed and on an accelerator; undefined otherwise (the caller makes a new module as usual).
+ */
+export function wrapperInstance(cls: ClassInfo, kept: readonly string[], bound: ReadonlyMap<string, Value>, at: { unit: number; node: Node }): Value | undefined {
   const modules = kept.map((name) => bound.get(name)).filter((v): v is Value => !!v && (v.kind === 'module' || v.kind === 'unknown') && !v.placeless);
   if (modules.length === 0 || modules.some((v) => v.place === UNTRACKED)) return undefined;
   const joined = modules.reduce((a, b) => joinValues(a, b));
