@@ -9,7 +9,7 @@ import type { Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
-  TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
+  TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, BUILT_FROM_TENSORS, SIZE_OF_NUMBERS_OVERLOAD, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isTensorLike, joinValues, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
@@ -304,20 +304,23 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     // `torch.tensor(t)` / `torch.as_tensor(t)` of a tensor copies it on t's device unless told otherwise.
     const copied = (q === 'torch.tensor' || q === 'torch.as_tensor') && argValues[0] && isTensorLike(argValues[0].value) && argValues[0].value.kind !== 'module'
       ? argValues[0].value : BUILT_FROM_TENSORS.has(q) ? sharedPlaceOf(argValues) : undefined;
+    const sizeAt = SIZE_OF_NUMBERS_OVERLOAD.get(q);
+    const fromTensors = copied !== undefined || (sizeAt !== undefined && args.positional.length <= sizeAt && !args.keywords.has('size') && !args.hasSplat);
     const like = LIKE_FACTORIES.has(q) ? argValues[0]?.value : copied;
     const device = givenDevice(ctx, ex, frame, call);
-    const place = device ? device.place : like ? like.place : defaultPlace(ctx, frame);
+    const place = device ? device.place : like ? like.place : fromTensors ? UNTRACKED : defaultPlace(ctx, frame);
     const scalar = q === 'torch.tensor' && args.positional.length > 0 && isNumberLiteral(args.positional[0]);
     return value('tensor', place, {
       grad: requiresGrad ? 'yes' : 'no',
       scalar: scalar || undefined,
       deviceText: device?.text ?? like?.deviceText,
       origin: {
-        unit: frame.unit, node: call, what: device?.text ? `created on ${device.text} here` : createdWhat(place),
+        unit: frame.unit, node: call, what: device?.text ? `created on ${device.text} here` : fromTensors ? 'made where its tensor arguments are' : createdWhat(place),
         // `c0 = torch.zeros_like(h0)` is made where h0 is: h0's creation is the step before.
         from: !device && LIKE_FACTORIES.has(q) ? like?.origin : undefined,
       },
-      factory: !device && !args.keywords.has('device') && DEVICE_FACTORIES.has(q) && !args.hasSplat ? { unit: frame.unit, node: call, scope: frame.id } : undefined,
+      // Built from tensors, it is where they are: `device=` is no fix (torch.normal(mean, std) refuses it).
+      factory: !device && !fromTensors && !args.keywords.has('device') && DEVICE_FACTORIES.has(q) && !args.hasSplat ? { unit: frame.unit, node: call, scope: frame.id } : undefined,
     });
   }
   const argValues = evalArgs(ex, frame, args);
@@ -438,8 +441,6 @@ function probeSummary(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node
  * values, a complex one from its real and imaginary parts): without `device=` it is where
  * those are, not on the CPU.
  */
-const BUILT_FROM_TENSORS = new Set(['torch.sparse_coo_tensor', 'torch.complex']);
-
 /** The place the parts share (the first tracked one), if any is a tensor. */
 function sharedPlaceOf(args: Arg[]): Value | undefined {
   const parts = args.slice(0, 3).map((a) => a.value).filter((v) => isTensorLike(v) && v.kind !== 'module');

@@ -7,6 +7,20 @@ export const DEVICE_FACTORIES = new Set([
   'normal', 'tril_indices', 'triu_indices', 'complex', 'scalar_tensor',
 ].map((n) => `torch.${n}`));
 
+/**
+ * Factories that, given tensors, build their result where those are: `torch.complex(re, im)`,
+ * `torch.sparse_coo_tensor(indices, values)`, `torch.normal(mean, std)` (which then refuses a
+ * `device=`). With numbers only they are DEVICE_FACTORIES like the others.
+ */
+export const BUILT_FROM_TENSORS = new Set(['torch.sparse_coo_tensor', 'torch.complex', 'torch.normal']);
+
+/**
+ * Where the numbers-only overload takes its `size`: `torch.normal(0.0, 1.0, size=(3,))`.
+ * Called without one, an argument is a tensor (`torch.normal(mean, std)`), so the result is
+ * built from tensors even when the analysis cannot tell which argument is one.
+ */
+export const SIZE_OF_NUMBERS_OVERLOAD = new Map([['torch.normal', 2]]);
+
 /** Factories without a `device=` parameter: still CPU tensors. */
 /**
  * Wrappers that give back the tensor they are handed, where it is: `Variable(x)` has been
