@@ -6,11 +6,13 @@ import { parentPort } from 'worker_threads';
 import { initPythonParser, ParserCrashedError } from '../core/python/parser';
 import type { AnalysisReply, AnalysisRequest } from './analysisMessages';
 import { FileAnalyzer } from './fileAnalyzer';
+import { IdleCollection } from './idleCollection';
 
 const port = parentPort;
 if (!port) throw new Error('analysisWorker.js runs as a worker thread of the language server');
 const files = new FileAnalyzer();
 const send = (reply: AnalysisReply) => port.postMessage(reply);
+const idleCollection = new IdleCollection();
 
 async function handle(request: AnalysisRequest): Promise<void> {
   if (request.kind === 'release') {
@@ -48,8 +50,13 @@ async function handle(request: AnalysisRequest): Promise<void> {
 
 // Requests are handled in order, each to its end: the main thread sends one analysis at a time.
 let queue = Promise.resolve();
+let waiting = 0;
 port.on('message', (request: AnalysisRequest) => {
-  queue = queue.then(() => handle(request));
+  waiting++;
+  idleCollection.cancel();
+  queue = queue.then(() => handle(request)).finally(() => {
+    if (--waiting === 0) idleCollection.schedule();
+  });
 });
 
 initPythonParser(__dirname).then(
