@@ -16,6 +16,8 @@
 //      the floor of any detect (goal: detect <= 1.2x), in turn, with probe.py alone beside them;
 //   8. whole repositories linted as users lint them, against Ruff on the same files, with the
 //      slowest file (scripts/bench-repositories.ts; BENCH_REPOSITORY=DIR adds one, e.g. timm).
+//   9. the server's memory in a 1,000-file workspace, 30 files opened (scripts/bench-server-memory.ts;
+//      the real code folder when given, else a generated package).
 // Real code: `npm run bench -- --real-code DIR` or BENCH_REAL_CODE=DIR, a folder of .py
 // files and notebooks from public PyTorch repositories (../shared/tools/extract.sh). They
 // are read at bench time and never committed. Without one, the generated training script
@@ -38,6 +40,7 @@ import { DD003_SOURCE } from '../test/process/serverProbe';
 import { buildDist, torchAgreementSection } from './bench-torch-agreement';
 import { crossFileSection } from './bench-cross-file';
 import { repositoriesSection } from './bench-repositories';
+import { serverMemorySection } from './bench-server-memory';
 import { startProcess } from '../src/node/processRunner';
 
 const ROOT = path.join(__dirname, '..');
@@ -431,8 +434,8 @@ function startupSection(): void {
 /** The sections `--only 4` or `--only 1,4` names; every one without the flag. */
 function sectionsToRun(): Set<number> {
   const flag = process.argv.indexOf('--only');
-  if (flag < 0) return new Set([1, 2, 3, 4, 5, 6, 7, 8]);
-  return new Set((process.argv[flag + 1] ?? '').split(',').map(Number).filter((n) => n >= 1 && n <= 8));
+  if (flag < 0) return new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  return new Set((process.argv[flag + 1] ?? '').split(',').map(Number).filter((n) => n >= 1 && n <= 9));
 }
 const SECTIONS = sectionsToRun();
 
@@ -442,6 +445,7 @@ async function main(): Promise<void> {
     if (SECTIONS.has(4)) startupSection();
     if (SECTIONS.has(5)) await crossFileSection();
     if (SECTIONS.has(8)) await repositoriesSection(realCodeFolder());
+    if (SECTIONS.has(9)) await serverMemorySection(realCodeFolder());
     return;
   }
   const folder = realCodeFolder();
@@ -475,6 +479,7 @@ async function main(): Promise<void> {
   if (SECTIONS.has(4)) startupSection();
   if (SECTIONS.has(5)) await crossFileSection();
   if (SECTIONS.has(8)) await repositoriesSection(folder);
+  if (SECTIONS.has(9)) await serverMemorySection(folder && fs.existsSync(folder) ? folder : undefined);
 }
 
 // ---- the torch engine against a direct torch timing, within 10% (scripts/bench-torch-agreement.ts) ----
