@@ -9,7 +9,7 @@ import type { Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
-  TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, BUILT_FROM_TENSORS, SIZE_OF_NUMBERS_OVERLOAD, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
+  TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, BUILT_FROM_TENSORS, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isTensorLike, joinValues, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
@@ -441,6 +441,20 @@ function probeSummary(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node
  * values, a complex one from its real and imaginary parts): without `device=` it is where
  * those are, not on the CPU.
  */
+/** `register_buffer("name", t)` / `register_parameter("name", p)`: the attribute it defines, holding a tensor that follows the module. */
+function registeredState(ex: Evaluator, frame: Frame, method: string, args: CallArguments): { name: string; value: Value } | undefined {
+  const keyword = STATE_REGISTRATIONS.get(method);
+  if (keyword === undefined || args.hasSplat) return undefined;
+  const nameNode = args.positional[0] ?? args.keywords.get('name');
+  const name = nameNode && stringLiteralValue(nameNode);
+  const tensorNode = args.positional[1] ?? args.keywords.get(keyword);
+  if (!name || !/^\w+$/.test(name) || !tensorNode) return undefined;
+  const v = ex.eval(frame, tensorNode);
+  // `register_buffer("mask", None)`: a slot filled later, nothing to place yet.
+  if (v.isNone || (v.kind !== 'tensor' && v.kind !== 'unknown')) return undefined;
+  return { name, value: { ...v, kind: 'tensor', parameter: true, factory: undefined } };
+}
+
 /** The place the parts share (the first tracked one), if any is a tensor. */
 function sharedPlaceOf(args: Arg[]): Value | undefined {
   const parts = args.slice(0, 3).map((a) => a.value).filter((v) => isTensorLike(v) && v.kind !== 'module');
@@ -750,6 +764,12 @@ function evalMethodCallOnce(
   if (userMethod && !['to', 'cuda', 'cpu'].includes(method)) {
     const receiver = ownClass ? undefined : { node: objNode, value: recv };
     return callFunction(ctx, ex, frame, call, userMethod, args, userMethod.selfName ? 1 : 0, undefined, undefined, receiver);
+  }
+  // `self.register_buffer("scale", t)` in a method: state the module keeps and moves with itself, like a parameter.
+  const registered = ownClass && recvKey ? registeredState(ex, frame, method, args) : undefined;
+  if (registered) {
+    frame.env.set(`${recvKey}.${registered.name}`, registered.value);
+    return NONE;
   }
   if (method === 'to' || method === 'cuda' || method === 'cpu') {
     // `model.eval().to(device)`: the module method returned the module, which moves in place.

@@ -125,6 +125,12 @@ export const MODULE_SELF_METHODS = new Set([
   'to_empty', 'type', 'zero_grad',
 ]);
 
+/**
+ * Module methods that define an attribute holding state the module moves with itself, and
+ * the keyword of the tensor they take: `self.register_buffer("scale", torch.ones(2))`.
+ */
+export const STATE_REGISTRATIONS = new Map([['register_buffer', 'tensor'], ['register_parameter', 'param']]);
+
 /** Calls on a receiver that are evidence it is a module rather than a tensor. */
 export const MODULE_EVIDENCE_METHODS = new Set([
   'parameters', 'named_parameters', 'state_dict', 'load_state_dict', 'eval', 'train', 'modules',
