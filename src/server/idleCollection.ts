@@ -26,6 +26,13 @@ export function fullCollection(): (() => void) | undefined {
   return collect;
 }
 
+/**
+ * Collections in a row: one frees the garbage but leaves the heap's pages committed (30 files
+ * opened: worker heaps 146-149 MB for 79-88 MB live, server RSS 405 MB); three, as V8's memory
+ * reducer runs, compact them (118-125 MB, RSS 349 MB).
+ */
+const COLLECTIONS = 3;
+
 /** Heap grown less than this since the last idle collection: no collection (a pause between keystrokes makes little). */
 const MIN_GROWTH_BYTES = 16 * 1024 * 1024;
 
@@ -47,7 +54,7 @@ export class IdleCollection {
       if (this.heapUsed() - this.afterLast < MIN_GROWTH_BYTES) return;
       const collect = this.collector();
       if (!collect) return;
-      collect();
+      for (let i = 0; i < COLLECTIONS; i++) collect();
       this.afterLast = this.heapUsed();
     }, this.idleMs);
     // Never what keeps a worker alive.

@@ -10,7 +10,7 @@
 export const KEPT_DOCUMENTS = 4;
 
 /** Characters of text kept at most over those documents; the document analysed last is kept whatever its size. */
-export const KEPT_CHARS = 500_000;
+export const KEPT_CHARS = 300_000;
 
 export class RecentDocuments {
   /** URI → its text's length, in the order of their last analysis, oldest first. */
