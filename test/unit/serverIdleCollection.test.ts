@@ -10,7 +10,11 @@ describe('server: a full collection once an analysis worker is idle', () => {
     let heap = 100 * MB;
     let collections = 0;
     let fired!: () => void;
-    const idle = new IdleCollection(0, () => () => void collections++, () => {
+    let calls = 0;
+    const idle = new IdleCollection(0, () => {
+      collections++;
+      return () => void calls++;
+    }, () => {
       fired();
       return heap;
     });
@@ -19,6 +23,7 @@ describe('server: a full collection once an analysis worker is idle', () => {
     idle.schedule();
     await next;
     assert.strictEqual(collections, 1);
+    assert.strictEqual(calls, 3, 'three collections in a row compact the heap');
     heap += 4 * MB; // a keystroke's worth
     next = timerFired();
     idle.schedule();
