@@ -9,7 +9,7 @@ import type { Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
-  TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, BUILT_FROM_TENSORS, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
+  TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isTensorLike, joinValues, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
@@ -271,6 +271,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     return value('device', place, { deviceText: call.text, origin: { unit: frame.unit, node: call, what: 'device chosen here' } });
   }
   if (q === 'torch.accelerator.current_accelerator') return value('device', ACCEL, { deviceText: call.text });
+  if (isDistributionClass(q)) return distributionOf(ex, frame, call, args);
   if (q === 'torch.set_default_device') {
     const first = args.positional[0] ?? args.keywords.get('device');
     if (first && isAnalysedModuleCode(ctx, frame)) {
@@ -453,6 +454,27 @@ function registeredState(ex: Evaluator, frame: Frame, method: string, args: Call
   // `register_buffer("mask", None)`: a slot filled later, nothing to place yet.
   if (v.isNone || (v.kind !== 'tensor' && v.kind !== 'unknown')) return undefined;
   return { name, value: { ...v, kind: 'tensor', parameter: true, factory: undefined } };
+}
+
+/** `Categorical(logits=x)`, `Normal(mean, std)`: a distribution where its parameter tensors are. */
+function distributionOf(ex: Evaluator, frame: Frame, call: Node, args: CallArguments): Value {
+  const params = evalArgs(ex, frame, args).map((a) => a.value).filter((v) => isTensorLike(v) && v.kind !== 'module');
+  const placed = params.find((v) => v.place !== UNTRACKED);
+  return value('other', placed?.place ?? UNTRACKED, {
+    distribution: true, grad: params.some((v) => v.grad === 'yes') ? 'yes' : 'no', deviceText: placed?.deviceText,
+    origin: { unit: frame.unit, node: call, what: 'made from its parameters here' },
+  });
+}
+
+/** `probs.sample()`, `probs.log_prob(action)`: a tensor where the distribution's parameters are; an argument meets them. */
+function distributionMethod(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, objNode: Node, recv: Value, method: string, args: CallArguments): Value {
+  const operands = evalArgs(ex, frame, args).filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
+  if (operands.length) ctx.events.tensorOperation(frame, call, [{ node: objNode, value: { ...recv, kind: 'tensor', distribution: undefined } }, ...operands], 'op');
+  const keepsGraph = DISTRIBUTION_TENSOR_METHODS.get(method) === true;
+  return value('tensor', recv.place, {
+    grad: keepsGraph ? recv.grad : 'no', deviceText: recv.deviceText,
+    origin: { unit: frame.unit, node: call, what: `drawn from \`${shortText(objNode)}\` here` },
+  });
 }
 
 /** The place the parts share (the first tracked one), if any is a tensor. */
@@ -765,6 +787,7 @@ function evalMethodCallOnce(
     const receiver = ownClass ? undefined : { node: objNode, value: recv };
     return callFunction(ctx, ex, frame, call, userMethod, args, userMethod.selfName ? 1 : 0, undefined, undefined, receiver);
   }
+  if (recv.distribution && DISTRIBUTION_TENSOR_METHODS.has(method)) return distributionMethod(ctx, ex, frame, call, objNode, recv, method, args);
   // `self.register_buffer("scale", t)` in a method: state the module keeps and moves with itself, like a parameter.
   const registered = ownClass && recvKey ? registeredState(ex, frame, method, args) : undefined;
   if (registered) {

@@ -131,6 +131,22 @@ export const MODULE_SELF_METHODS = new Set([
  */
 export const STATE_REGISTRATIONS = new Map([['register_buffer', 'tensor'], ['register_parameter', 'param']]);
 
+/** A torch.distributions class (`torch.distributions.Categorical`, `torch.distributions.normal.Normal`). */
+export function isDistributionClass(qualified: string): boolean {
+  return /^torch\.distributions\.([a-z_]+\.)?[A-Z]\w*$/.test(qualified) && !DISTRIBUTION_HELPERS.has(qualified.slice(qualified.lastIndexOf('.') + 1));
+}
+
+/** Classes under torch.distributions that are no distribution over tensors of their own. */
+const DISTRIBUTION_HELPERS = new Set(['Distribution', 'ExponentialFamily', 'Transform', 'ComposeTransform', 'AffineTransform', 'ExpTransform', 'SigmoidTransform', 'TanhTransform', 'constraints']);
+
+/**
+ * Methods of a distribution that give a tensor where its parameters are; the value says
+ * whether it keeps their graph (`sample()` does not, `rsample()` and `log_prob()` do).
+ */
+export const DISTRIBUTION_TENSOR_METHODS = new Map([
+  ['sample', false], ['sample_n', false], ['rsample', true], ['log_prob', true], ['entropy', true], ['cdf', true], ['icdf', true], ['perplexity', true],
+]);
+
 /** Calls on a receiver that are evidence it is a module rather than a tensor. */
 export const MODULE_EVIDENCE_METHODS = new Set([
   'parameters', 'named_parameters', 'state_dict', 'load_state_dict', 'eval', 'train', 'modules',

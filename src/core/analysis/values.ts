@@ -114,6 +114,8 @@ export interface Value {
   tensorType?: Place;
   /** An `nn.Parameter`: assigned to a module's attribute, it moves with the module. */
   parameter?: boolean;
+  /** A torch.distributions object (`Categorical(logits=x)`): its samples and log-probabilities are where its parameters are. */
+  distribution?: boolean;
   /**
    * An instance of another library's class (`bnb.nn.Params4bit(...)`): its `.cuda()` may do
    * what torch's does not (quantize in place), so how the scope uses the name is no evidence.
@@ -231,6 +233,7 @@ export function joinValues(a: Value, b: Value): Value {
     if (a.truthByAccelerator || b.truthByAccelerator) joined.truthByAccelerator = true;
   }
   if (a.parameter && b.parameter) joined.parameter = true;
+  if (a.distribution && b.distribution) joined.distribution = true;
   if (a.makesCpuTensor && b.makesCpuTensor) joined.makesCpuTensor = true;
   if (a.tensorType !== undefined && b.tensorType !== undefined) joined.tensorType = (a.tensorType | b.tensorType) as Place;
   if (a.elements && b.elements && a.elements.length === b.elements.length) {
