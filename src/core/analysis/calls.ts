@@ -460,8 +460,11 @@ function registeredState(ex: Evaluator, frame: Frame, method: string, args: Call
 function distributionOf(ex: Evaluator, frame: Frame, call: Node, args: CallArguments): Value {
   const params = evalArgs(ex, frame, args).map((a) => a.value).filter((v) => isTensorLike(v) && v.kind !== 'module');
   const placed = params.find((v) => v.place !== UNTRACKED);
-  return value('other', placed?.place ?? UNTRACKED, {
-    distribution: true, grad: params.some((v) => v.grad === 'yes') ? 'yes' : 'no', deviceText: placed?.deviceText,
+  // Where none of its parameters is known, neither are its samples: unknown, as any other call's
+  // result (a tensor of untracked place would hide the place of what it is combined with).
+  if (!placed) return UNKNOWN;
+  return value('other', placed.place, {
+    distribution: true, grad: params.some((v) => v.grad === 'yes') ? 'yes' : 'no', deviceText: placed.deviceText,
     origin: { unit: frame.unit, node: call, what: 'made from its parameters here' },
   });
 }
