@@ -9,7 +9,7 @@ import type { Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
-  TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
+  TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isTensorLike, joinValues, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
@@ -873,7 +873,8 @@ function evalMethodCallOnce(
   }
   const grad = frame.noGrad > 0 ? 'no' : DIFFERENTIABLE_METHODS.has(method) ? recv.grad : recv.grad === 'no' ? 'no' : 'unknown';
   // `w.sum()` over every element is 0-dim, which may meet accelerator tensors (like a scalar).
-  const scalar = FULL_REDUCTIONS.has(method) && args.positional.length === 0 && !args.keywords.has('dim') && !args.keywords.has('axis');
+  const scalar = (FULL_REDUCTIONS.has(method) && args.positional.length === 0 && !args.keywords.has('dim') && !args.keywords.has('axis'))
+    || (recv.scalar === true && SHAPE_KEEPING_METHODS.has(method) && operands.every((o) => o.value.scalar || !isTensorLike(o.value)));
   // A batch stays a batch through views and casts: moving it at the loop's top fixes them all.
   return { ...recv, kind: 'tensor', grad, factory: undefined, scalar: scalar || undefined, elements: undefined };
 }

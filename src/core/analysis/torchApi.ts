@@ -147,6 +147,17 @@ export const DISTRIBUTION_TENSOR_METHODS = new Map([
   ['sample', false], ['sample_n', false], ['rsample', true], ['log_prob', true], ['entropy', true], ['cdf', true], ['icdf', true], ['perplexity', true],
 ]);
 
+/**
+ * Tensor methods whose result has the receiver's shape (casts, copies, elementwise functions
+ * of numbers): a 0-dim tensor stays 0-dim, which PyTorch lets meet tensors on any device
+ * when it is on the CPU (`torch.tensor(1e-7).float()`).
+ */
+export const SHAPE_KEEPING_METHODS = new Set([
+  'float', 'double', 'half', 'bfloat16', 'int', 'long', 'short', 'bool', 'byte', 'char', 'clone', 'contiguous', 'requires_grad_',
+  'abs', 'neg', 'exp', 'log', 'log1p', 'sqrt', 'rsqrt', 'reciprocal', 'sign', 'round', 'floor', 'ceil', 'sigmoid', 'tanh', 'relu',
+  'clamp', 'clamp_min', 'clamp_max', 'clip', 'pow', 'add', 'sub', 'mul', 'div',
+]);
+
 /** Calls on a receiver that are evidence it is a module rather than a tensor. */
 export const MODULE_EVIDENCE_METHODS = new Set([
   'parameters', 'named_parameters', 'state_dict', 'load_state_dict', 'eval', 'train', 'modules',
