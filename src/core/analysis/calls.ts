@@ -480,6 +480,12 @@ function distributionMethod(ctx: RoundContext, ex: Evaluator, frame: Frame, call
   });
 }
 
+/** A number, a string, a flag: a value that is no tensor, module or object and holds none. */
+function holdsNoTensor(v: Value | undefined): boolean {
+  return v !== undefined && v.kind === 'other' && v.place === UNTRACKED && !v.className && v.classKey === undefined && v.functionId === undefined
+    && !v.elements && !v.entries && !v.anyElement && !v.isNone;
+}
+
 /** The place the parts share (the first tracked one), if any is a tensor. */
 function sharedPlaceOf(args: Arg[]): Value | undefined {
   const parts = args.slice(0, 3).map((a) => a.value).filter((v) => isTensorLike(v) && v.kind !== 'module');
@@ -676,6 +682,10 @@ function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node,
   const site = init ? recordCallSite(ctx, ex, frame, init, args, 1) : undefined;
   if (!init) evalArgs(ex, frame, args);
   if (cls.isModule && cls.placeless) return value('module', UNTRACKED, { placeless: true, className: cls.key });
+  // `TopK(2)` of a class that only keeps its constructor's arguments: given plain values, it holds nothing.
+  if (cls.isModule && cls.placelessGiven && site && cls.placelessGiven.every((p) => holdsNoTensor(site.bound.get(p)))) {
+    return value('module', UNTRACKED, { placeless: true, className: cls.key });
+  }
   // A model-parallel class is on no single device: its submodules are where it put them.
   if (placesOwnSubmodules(ctx, cls.key)) return value('module', UNTRACKED, { className: cls.key });
   // A wrapper that owns nothing is where the modules it keeps are.

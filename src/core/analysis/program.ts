@@ -61,6 +61,11 @@ export interface ClassInfo {
    * (`class MaskedLoss(nn.CrossEntropyLoss)`) that adds none. Calling it never mismatches by itself.
    */
   placeless?: boolean;
+  /**
+   * The constructor's parameters that it keeps as they are (`self.k = k`): given plain values
+   * (numbers, strings) at a construction, that instance holds nothing and is placeless too.
+   */
+  placelessGiven?: string[];
   /** Subclasses a Lightning `LightningModule`: its hooks run on the Trainer's device (frameworks.ts). */
   lightning?: boolean;
 }
@@ -451,7 +456,11 @@ export class Program {
     if ([...cls.methods.values()].some((m) => ADDS_MODULE_STATE.test(m.node.text))) return false;
     return cls.baseNodes.every((base) => {
       const q = this.importsAt(cls.unit).qualify(base);
-      if (q && MODULE_BASE_CLASSES.has(q)) return holdsOnlyScalars(cls);
+      if (q && MODULE_BASE_CLASSES.has(q)) {
+        const kept = constructorValuesKept(cls);
+        if (kept && kept.length > 0 && cls.baseNodes.length === 1) cls.placelessGiven = kept;
+        return kept !== undefined && kept.length === 0;
+      }
       if (q && /^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(q)) return isPlacelessModuleClass(q.slice(q.lastIndexOf('.') + 1));
       const local = this.baseClass(cls, base);
       return !!local && local.isModule && this.isPlacelessClass(local, seen);
@@ -530,7 +539,13 @@ function annotationOf(param: Node): Node | undefined {
  * it is wherever its inputs are. Anything else (`self.model = model`, `self.proj =
  * build(...)`) may hold a module or tensor.
  */
-function holdsOnlyScalars(cls: ClassInfo): boolean {
+/**
+ * What the module's methods store on `self` besides scalars: the names of `__init__`'s
+ * parameters it keeps as they are (none: it holds only scalars), or undefined when it stores
+ * anything else.
+ */
+function constructorValuesKept(cls: ClassInfo): string[] | undefined {
+  const kept = new Set<string>();
   for (const m of cls.methods.values()) {
     const text = m.node.text;
     const header = text.slice(0, text.indexOf(':\n') + 1 || text.length);
@@ -538,10 +553,14 @@ function holdsOnlyScalars(cls: ClassInfo): boolean {
       const value = rhs.trim();
       if (SCALAR_LITERAL.test(value)) continue;
       if (/^[A-Za-z_]\w*$/.test(value) && new RegExp(`\\b${value}\\s*(:\\s*(int|float|bool|str)\\b|=\\s*(-?\\d|True\\b|False\\b|["']))`).test(header)) continue;
-      return false;
+      if (m.name === '__init__' && m.params.some((p) => p.name === value && !p.variadic)) {
+        kept.add(value);
+        continue;
+      }
+      return undefined;
     }
   }
-  return true;
+  return [...kept];
 }
 
 const SCALAR_LITERAL = /^(-?\d[\d_.eE+-]*|True|False|None|"[^"]*"|'[^']*')$/;
