@@ -681,11 +681,9 @@ function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node,
   if (init) ctx.next.markPlainCall(init.id);
   const site = init ? recordCallSite(ctx, ex, frame, init, args, 1) : undefined;
   if (!init) evalArgs(ex, frame, args);
-  if (cls.isModule && cls.placeless) return value('module', UNTRACKED, { placeless: true, className: cls.key });
   // `TopK(2)` of a class that only keeps its constructor's arguments: given plain values, it holds nothing.
-  if (cls.isModule && cls.placelessGiven && site && cls.placelessGiven.every((p) => holdsNoTensor(site.bound.get(p)))) {
-    return value('module', UNTRACKED, { placeless: true, className: cls.key });
-  }
+  const holdsNothing = cls.placeless || (site !== undefined && cls.placelessGiven?.every((p) => holdsNoTensor(site.bound.get(p))));
+  if (cls.isModule && holdsNothing) return value('module', UNTRACKED, { placeless: true, className: cls.key });
   // A model-parallel class is on no single device: its submodules are where it put them.
   if (placesOwnSubmodules(ctx, cls.key)) return value('module', UNTRACKED, { className: cls.key });
   // A wrapper that owns nothing is where the modules it keeps are.

@@ -535,14 +535,11 @@ function annotationOf(param: Node): Node | undefined {
 
 /**
  * An nn.Module whose methods set only scalar attributes (`self.radix = radix` of an `int`
- * parameter, `self.scale = 0.5`): like an activation it has no parameters or buffers, so
- * it is wherever its inputs are. Anything else (`self.model = model`, `self.proj =
- * build(...)`) may hold a module or tensor.
- */
-/**
- * What the module's methods store on `self` besides scalars: the names of `__init__`'s
- * parameters it keeps as they are (none: it holds only scalars), or undefined when it stores
- * anything else.
+ * parameter, `self.scale = 0.5`) is like an activation: no parameters or buffers, so it is
+ * wherever its inputs are. This gives the `__init__` parameters it keeps as they are
+ * (`self.k = k`, unannotated: scalars only where the construction passes plain values), an
+ * empty list when it holds only scalars, and undefined when it stores anything else
+ * (`self.proj = build(...)` may hold a module or tensor).
  */
 function constructorValuesKept(cls: ClassInfo): string[] | undefined {
   const kept = new Set<string>();
