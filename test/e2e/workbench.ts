@@ -170,13 +170,17 @@ export class Workbench {
   async chooseQuickPick(label: string, timeoutMs = UI_TIMEOUT_MS): Promise<void> {
     await this.parkMouse();
     const deadline = Date.now() + timeoutMs;
-    await this.quickPickRow(label).waitFor({ timeout: timeoutMs });
+    try {
+      await this.quickPickRow(label).waitFor({ timeout: timeoutMs });
+    } catch (error) {
+      throw new Error(`no quick pick row starting "${label}" within ${timeoutMs} ms; the window shows ${await this.quickInputState()}`, { cause: error });
+    }
     const input = this.page.locator('.quick-input-widget input').first();
     const wanted = labelPattern(label);
     let previous: string | null = null;
     while (Date.now() < deadline) {
       // Keys go to the pick (not an editor behind it) even if something took the focus.
-      await input.focus();
+      await input.focus({ timeout: UI_TIMEOUT_MS });
       const focused = await this.focusedQuickPickRow();
       if (focused !== null && wanted.test(focused)) {
         await this.page.keyboard.press('Enter');
@@ -191,10 +195,21 @@ export class Workbench {
     throw new Error(`the quick pick never focused a row starting "${label}"; it focuses "${await this.focusedQuickPickRow()}"`);
   }
 
+  /** What the quick input shows now, for a failure's message: whether it is open, its title, placeholder and rows. */
+  async quickInputState(): Promise<string> {
+    const widget = this.page.locator('.quick-input-widget');
+    if (!(await widget.isVisible())) return 'no quick pick (it closed, or never opened)';
+    const title = (await widget.locator('.quick-input-title').allInnerTexts()).join(' ').trim();
+    const placeholder = await widget.locator('input').first().getAttribute('placeholder');
+    const rows = await this.page.locator(QUICK_PICK_ROWS).allInnerTexts();
+    return `the quick pick "${title}" (placeholder "${placeholder ?? ''}") with rows ${JSON.stringify(rows.map((r) => r.replace(/\s+/g, ' ').trim()))}`;
+  }
+
   /** The text of the quick pick's focused row, or null when none is focused. */
   private async focusedQuickPickRow(): Promise<string | null> {
     const row = this.page.locator(`${QUICK_PICK_ROWS}.focused`);
-    return (await row.count()) > 0 ? row.first().innerText() : null;
+    // The pick may close between the count and the read: a bounded read, not a wait for ever.
+    return (await row.count()) > 0 ? row.first().innerText({ timeout: UI_TIMEOUT_MS }).catch(() => null) : null;
   }
 
   /** A status bar item by the id its extension gave it (the DOM id is `<extension id>.<item id>`). */

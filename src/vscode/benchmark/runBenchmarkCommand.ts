@@ -22,6 +22,14 @@ import type { EveryDevicePick } from './everyDevicePick';
 import { inTheEditor } from '../../core/interpreters/choiceWays';
 
 export const BENCHMARK_COMMAND_TITLE = 'Device Doctor: Run Matmul Benchmark';
+
+/**
+ * The picks of one run are steps of one question: a step stays open when the focus leaves it.
+ * Between two steps the focus goes back to the editor for a moment, and with the benchmark
+ * panel there, its focus event can arrive after the next step opened and would close it on a
+ * busy machine. Escape still closes each step.
+ */
+const STEP_PICK = { title: BENCHMARK_COMMAND_TITLE, ignoreFocusOut: true } as const;
 export const INSTALL_NATIVE_ACTION = 'Install Native TensorFlow Backend';
 
 /** The worker side, as DeviceController offers it. */
@@ -91,7 +99,7 @@ export class BenchmarkRunner {
     const everyDevice = this.deps.everyDevicePick?.() ?? null;
     const picks: Array<ComparePick | EveryDevicePick | CollectiveComparePick> = [...COMPARE_PICKS, ...(everyDevice ? [everyDevice] : []), ...(offer ? [collectiveComparePick(offer)] : [])];
     const compare = await vscode.window.showQuickPick<(ComparePick | EveryDevicePick | CollectiveComparePick) & vscode.QuickPickItem>(picks.map((p) => ({ ...p })), {
-      title: BENCHMARK_COMMAND_TITLE,
+      ...STEP_PICK,
       placeHolder: 'What to compare',
     });
     if (!compare) return undefined;
@@ -114,7 +122,7 @@ export class BenchmarkRunner {
       device = picked.device;
     }
     const size = await vscode.window.showQuickPick<SizePick & vscode.QuickPickItem>(SIZE_PICKS.map((p) => ({ ...p })), {
-      title: BENCHMARK_COMMAND_TITLE,
+      ...STEP_PICK,
       placeHolder: 'Matrix size n (n×n · n×n)',
     });
     if (!size) return undefined;
@@ -131,7 +139,7 @@ export class BenchmarkRunner {
     const picks = dtypePicks(supported, device);
     if (picks.length === 0) return undefined;
     const picked = await vscode.window.showQuickPick<DtypePick & vscode.QuickPickItem>(picks.map((p) => ({ ...p })), {
-      title: BENCHMARK_COMMAND_TITLE,
+      ...STEP_PICK,
       placeHolder: 'Element type of the matrices',
     });
     return picked ? picked.dtype : null;

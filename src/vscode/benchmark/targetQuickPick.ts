@@ -21,6 +21,8 @@ export function showTargetPick(deps: TargetPickDeps): Promise<TargetPick | undef
   const model = new TargetPickModel();
   const quickPick = vscode.window.createQuickPick<vscode.QuickPickItem>();
   quickPick.title = deps.title;
+  // A step of Run Matmul Benchmark: it survives the focus bounce between steps (STEP_PICK).
+  quickPick.ignoreFocusOut = true;
   quickPick.matchOnDescription = true;
   let settled = false;
   const render = (): void => {

@@ -53,11 +53,11 @@ export class CollectiveRunner {
 
   private async ask(offer: CollectiveOffer): Promise<CollectiveChoice | undefined> {
     const kind = await vscode.window.showQuickPick<CollectiveKindPick & vscode.QuickPickItem>(COLLECTIVE_KIND_PICKS.map((p) => ({ ...p })), {
-      title: this.deps.title, placeHolder: `Which collective, on ${offer.where}`,
+      title: this.deps.title, ignoreFocusOut: true, placeHolder: `Which collective, on ${offer.where}`,
     });
     if (!kind) return undefined;
     const size = await vscode.window.showQuickPick<CollectiveSizePick & vscode.QuickPickItem>(collectiveSizePicks(offer).map((p) => ({ ...p })), {
-      title: this.deps.title, placeHolder: 'Message sizes: from 1 MiB, doubling, up to',
+      title: this.deps.title, ignoreFocusOut: true, placeHolder: 'Message sizes: from 1 MiB, doubling, up to',
     });
     if (!size) return undefined;
     return { offer, collectives: kind.collectives, maxBytes: size.maxBytes };
