@@ -646,7 +646,7 @@ function callFunction(
   const result = ctx.callInContext(fn, placedReceiver ? new Map([...site.bound, [RECEIVER, placedReceiver.value]]) : site.bound, frame, call);
   if (!result) {
     ctx.next.markPlainCall(fn.id);
-    return ctx.previous.returnOf(fn.id) ?? UNKNOWN;
+    return computedUnderNoGrad(frame, ctx.previous.returnOf(fn.id) ?? UNKNOWN);
   }
   ctx.next.markContextCall(fn.id);
   for (const m of result.meetings) {
@@ -671,8 +671,19 @@ function callFunction(
   // `h = overlay(x, label)` returning a copy of its CPU parameter, inside a function whose
   // CPU inputs are reported at its calls: h is still that caller's argument.
   const from = result.returnedParam ? site.bound.get(result.returnedParam) : undefined;
-  if (result.returned && from?.param) return { ...result.returned, param: from.param };
-  return result.returned ?? ctx.previous.returnOf(fn.id) ?? UNKNOWN;
+  if (result.returned && from?.param) return computedUnderNoGrad(frame, { ...result.returned, param: from.param });
+  return computedUnderNoGrad(frame, result.returned ?? ctx.previous.returnOf(fn.id) ?? UNKNOWN);
+}
+
+/**
+ * A function called under `torch.no_grad()` runs under it, wherever it is defined: what it
+ * computes carries no graph. An `nn.Parameter` it hands back still requires grad.
+ */
+function computedUnderNoGrad(frame: Frame, v: Value): Value {
+  if (frame.noGrad === 0) return v;
+  if (v.kind === 'tensor') return v.grad === 'yes' && !v.parameter ? { ...v, grad: 'no' } : v;
+  if (v.elements) return { ...v, elements: v.elements.map((e) => computedUnderNoGrad(frame, e)) };
+  return v;
 }
 
 /** `Net(...)`: an instance of one of the program's classes; an nn.Module subclass starts on the CPU. */
