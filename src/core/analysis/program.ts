@@ -564,7 +564,8 @@ const SCALAR_LITERAL = /^(-?\d[\d_.eE+-]*|True|False|None|"[^"]*"|'[^']*')$/;
 
 /**
  * A method that gives a module state: parameters, buffers, a held weight, a submodule built
- * from a class (`self.proj = Linear(...)`), or a move of its own.
+ * from a class (`self.proj = Linear(...)`), or a move of its own (`self.to(device)`; a tensor
+ * its forward moves is no state).
  */
-const ADDS_MODULE_STATE = /\bParameter\s*\(|\bregister_(buffer|parameter|module)\s*\(|\bweight\b|\bself\.\w+\s*=\s*[\w.]*\b[A-Z]\w*\s*\(|\.(to|cuda)\s*\(/;
+const ADDS_MODULE_STATE = /\bParameter\s*\(|\bregister_(buffer|parameter|module)\s*\(|\bweight\b|\bself\.\w+\s*=\s*[\w.]*\b[A-Z]\w*\s*\(|\b(self|super\(\))\.(to|cuda)\s*\(/;
 
