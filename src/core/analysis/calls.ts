@@ -806,7 +806,10 @@ function evalMethodCallOnce(
   if (framed) return framed;
   const userMethod = ctx.program.methodOf(recv.className, method);
   if (userMethod && !['to', 'cuda', 'cpu'].includes(method)) {
-    const receiver = ownClass ? undefined : { node: objNode, value: recv };
+    // `self.rep(h)` in a method followed for one call: the same instance receives it (and what
+    // it meets there is that call's receiver's to move).
+    const own = ownClass ? frame.env.get(RECEIVER) : undefined;
+    const receiver = own ? { node: objNode, value: { ...own, param: RECEIVER } } : ownClass ? undefined : { node: objNode, value: recv };
     return callFunction(ctx, ex, frame, call, userMethod, args, userMethod.selfName ? 1 : 0, undefined, undefined, receiver);
   }
   if (recv.distribution && DISTRIBUTION_TENSOR_METHODS.has(method)) return distributionMethod(ctx, ex, frame, call, objNode, recv, method, args);
