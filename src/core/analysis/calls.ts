@@ -15,7 +15,7 @@ import {
 import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isTensorLike, joinValues, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
 import { placesOwnSubmodules } from './ownPlacement';
-import { wrapperClasses, wrapperInstance } from './wrapperModules';
+import { storedParameters, wrapperClasses, wrapperInstance } from './wrapperModules';
 import { cpuTensorTransform, transformedTensor } from './transforms';
 import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenDevice, isFrameworkEntryPoint } from './frameworks';
 import { movedParamsOf } from './bodyFacts';
@@ -666,7 +666,10 @@ function callFunction(
     const after = result.params.get(param);
     const key = dottedKey(node);
     // `def prepare(model, device): model.to(device)` moves the caller's model too.
-    if (key && before?.kind === 'module' && after?.kind === 'module' && after.origin?.what.startsWith('moved')) frame.env.set(key, after);
+    if (key && before?.kind === 'module' && after?.kind === 'module' && after.origin?.what.startsWith('moved')) {
+      frame.env.set(key, before.holds ? { ...after, holds: before.holds } : after);
+      moveHeldModules(frame, key, before, after);
+    }
   }
   // `h = overlay(x, label)` returning a copy of its CPU parameter, inside a function whose
   // CPU inputs are reported at its calls: h is still that caller's argument.
@@ -701,7 +704,15 @@ function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node,
   const kept = cls.isModule && site ? ctx.programFact('wrapper module classes', wrapperClasses).get(cls.key) : undefined;
   const wrapper = kept && site ? wrapperInstance(cls, kept, site.bound, { unit: frame.unit, node: call }) : undefined;
   if (wrapper) return wrapper;
-  return cls.isModule ? createdModule(ctx, frame, call, undefined, { className: cls.key }) : value('other', UNTRACKED, { className: cls.key });
+  if (!cls.isModule) return value('other', UNTRACKED, { className: cls.key });
+  return createdModule(ctx, frame, call, undefined, { className: cls.key, holds: site && heldModules(ctx, cls, site.bound) });
+}
+
+/** The modules an instance keeps of those its `__init__` was given (Value.holds), or undefined. */
+function heldModules(ctx: RoundContext, cls: ClassInfo, bound: ReadonlyMap<string, Value>): Value[] | undefined {
+  const stored = ctx.programFact('parameters module classes store', storedParameters).get(cls.key) ?? [];
+  const held = stored.map((p) => bound.get(p)).filter((v): v is Value => !!v && v.kind === 'module' && !v.placeless && !Object.isFrozen(v));
+  return held.length ? held : undefined;
 }
 
 /** Builtins that never move a module they are given. */
@@ -960,6 +971,14 @@ function moveAliases(frame: Frame, movedKey: string, recv: Value, moved: Value):
   for (const key of frame.env.keys()) if (key !== movedKey && frame.env.get(key) === recv) frame.env.set(key, moved);
 }
 
+/** `learner.to(device)` moves the model `Learner(model)` keeps, under every name of it. */
+function moveHeldModules(frame: Frame, movedKey: string, recv: Value, moved: Value): void {
+  const what = `moved with ${movedKey}${moved.deviceText ? ` to ${moved.deviceText}` : ''} here`;
+  for (const held of recv.holds ?? []) {
+    moveAliases(frame, movedKey, held, { ...held, place: moved.place, deviceText: moved.deviceText, origin: moved.origin && { ...moved.origin, what } });
+  }
+}
+
 /** `.to(...)`, `.cuda()`, `.cpu()`: a new tensor, or a module moved in place. */
 function evalMove(
   ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, objNode: Node, recvKey: string | undefined,
@@ -991,10 +1010,12 @@ function evalMove(
     className: recv.className,
     deviceText: target.text,
     origin: { unit: frame.unit, node: call, what: `moved to ${target.text} here` },
+    ...(recv.holds ? { holds: recv.holds } : {}),
   };
   if (kind === 'module' && recvKey && !recv.placeless) {
     frame.env.set(recvKey, moved);
     moveAliases(frame, recvKey, recv, moved);
+    moveHeldModules(frame, recvKey, recv, moved);
   }
   // A mapping batch (`model(**batch)`, a Hugging Face BatchEncoding) moves its tensors in place.
   if (kind === 'unknown' && recv.batch && recvKey) frame.env.set(recvKey, { ...moved, batch: undefined });

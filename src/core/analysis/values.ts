@@ -121,6 +121,11 @@ export interface Value {
    * what torch's does not (quantize in place), so how the scope uses the name is no evidence.
    */
   foreign?: boolean;
+  /**
+   * The modules this module was given and keeps as submodules (`self.model = model` in its
+   * `__init__`): the very values its construction received, which move when it moves.
+   */
+  holds?: readonly Value[];
 }
 
 /** Who places a value, on which device, and how code names that device (`fabric.device`). */

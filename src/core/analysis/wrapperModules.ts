@@ -64,6 +64,23 @@ function keptParameters(program: Program, cls: ClassInfo, init: FunctionInfo): s
   return kept;
 }
 
+/**
+ * The `__init__` parameters each module class of the program stores on `self` as they are
+ * (`self.model = model`): given a module, nn.Module registers it as a submodule, so moving the
+ * instance moves it. A program fact, as wrapperClasses.
+ */
+export function storedParameters(program: Program): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const cls of program.classes.values()) {
+    const init = cls.isModule ? program.methodOf(cls.key, '__init__') : undefined;
+    if (!init) continue;
+    const params = new Set(init.params.map((p) => p.name));
+    const stored = selfAssignments(init).filter(([target, v]) => target.type === 'attribute' && v.type === 'identifier' && params.has(v.text)).map(([, v]) => v.text);
+    if (stored.length) out.set(cls.key, [...new Set(stored)]);
+  }
+  return out;
+}
+
 /** `self.x = value` statements of a method, as (target, value) pairs; an unreadable target gives (target, target). */
 function selfAssignments(fn: FunctionInfo): Array<[Node, Node]> {
   const self = fn.selfName;
