@@ -453,17 +453,42 @@ export class Program {
   private isPlacelessClass(cls: ClassInfo, seen: Set<string>): boolean {
     if (seen.has(cls.key) || cls.baseNodes.length === 0) return false;
     seen.add(cls.key);
-    if ([...cls.methods.values()].some((m) => ADDS_MODULE_STATE.test(m.node.text))) return false;
+    const holdsNoModule = (callee: string): boolean => this.buildsNoModuleState(cls, callee, seen);
+    if ([...cls.methods.values()].some((m) => addsModuleState(m.node.text, holdsNoModule))) return false;
     return cls.baseNodes.every((base) => {
       const q = this.importsAt(cls.unit).qualify(base);
       if (q && MODULE_BASE_CLASSES.has(q)) {
-        const kept = constructorValuesKept(cls);
+        const kept = constructorValuesKept(cls, holdsNoModule);
         if (kept && kept.length > 0 && cls.baseNodes.length === 1) cls.placelessGiven = kept;
         return kept !== undefined && kept.length === 0;
       }
       if (q && /^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(q)) return isPlacelessModuleClass(q.slice(q.lastIndexOf('.') + 1));
       const local = this.baseClass(cls, base);
       return !!local && local.isModule && this.isPlacelessClass(local, seen);
+    });
+  }
+
+  /**
+   * `self.x = Helper(...)` in a method of `cls`: whether what it builds gives the module no
+   * state. An instance of a plain class of the program is no submodule (nn.Module registers
+   * and moves none of its tensors); a program module class without state is placeless itself.
+   */
+  private buildsNoModuleState(cls: ClassInfo, callee: string, seen: Set<string>): boolean {
+    const q = callee.includes('.') ? this.importsAt(cls.unit).qualifyName(callee.slice(0, callee.indexOf('.'))) : undefined;
+    const member = q ? this.member(cls.unit, `${q}${callee.slice(callee.indexOf('.'))}`) : undefined;
+    const built = callee.includes('.') ? (member?.kind === 'class' ? member.cls : undefined) : this.localClass(cls.unit, callee);
+    if (!built) return false;
+    return built.isModule ? this.isPlacelessClass(built, seen) : this.isPlainClass(built, new Set());
+  }
+
+  /** A class of the program whose bases are `object` or plain classes of the program: surely no nn.Module. */
+  private isPlainClass(cls: ClassInfo, seen: Set<string>): boolean {
+    if (seen.has(cls.key)) return false;
+    seen.add(cls.key);
+    return cls.baseNodes.every((base) => {
+      if (base.text === 'object') return true;
+      const local = this.baseClass(cls, base);
+      return !!local && !local.isModule && this.isPlainClass(local, seen);
     });
   }
 
@@ -541,7 +566,7 @@ function annotationOf(param: Node): Node | undefined {
  * empty list when it holds only scalars, and undefined when it stores anything else
  * (`self.proj = build(...)` may hold a module or tensor).
  */
-function constructorValuesKept(cls: ClassInfo): string[] | undefined {
+function constructorValuesKept(cls: ClassInfo, buildsNoModuleState: (callee: string) => boolean): string[] | undefined {
   const kept = new Set<string>();
   for (const m of cls.methods.values()) {
     const text = m.node.text;
@@ -549,7 +574,9 @@ function constructorValuesKept(cls: ClassInfo): string[] | undefined {
     for (const [, rhs] of text.matchAll(/\bself\.\w+\s*(?<![=!<>+\-*/%&|^])=(?!=)\s*([^\n#]*)/g)) {
       const value = rhs.trim();
       if (SCALAR_LITERAL.test(value)) continue;
-      if (/^[A-Za-z_]\w*$/.test(value) && new RegExp(`\\b${value}\\s*(:\\s*(int|float|bool|str)\\b|=\\s*(-?\\d|True\\b|False\\b|["']))`).test(header)) continue;
+      const built = CONSTRUCTION.exec(value);
+      if (built && buildsNoModuleState(built[1]!)) continue;
+      if (/^[A-Za-z_]\w*$/.test(value) && new RegExp(`\\b${value}\\s*(:\\s*(int|float|bool|str)\\b|=\\s*(-?\\d|True\\b|False\\b|["']|[[(]\\s*(-?\\d|["'])))`).test(header)) continue;
       if (m.name === '__init__' && m.params.some((p) => p.name === value && !p.variadic)) {
         kept.add(value);
         continue;
@@ -567,5 +594,16 @@ const SCALAR_LITERAL = /^(-?\d[\d_.eE+-]*|True|False|None|"[^"]*"|'[^']*')$/;
  * from a class (`self.proj = Linear(...)`), or a move of its own (`self.to(device)`; a tensor
  * its forward moves is no state).
  */
-const ADDS_MODULE_STATE = /\bParameter\s*\(|\bregister_(buffer|parameter|module)\s*\(|\bweight\b|\bself\.\w+\s*=\s*[\w.]*\b[A-Z]\w*\s*\(|\b(self|super\(\))\.(to|cuda)\s*\(/;
+const ADDS_MODULE_STATE = /\bParameter\s*\(|\bregister_(buffer|parameter|module)\s*\(|\bweight\b|\b(self|super\(\))\.(to|cuda)\s*\(/;
+
+/** `self.proj = nn.Linear(...)`: the callee of a construction stored on `self`. */
+const SELF_CONSTRUCTION = /\bself\.\w+\s*=\s*([\w.]*\b[A-Z]\w*)\s*\(/g;
+const CONSTRUCTION = /^([\w.]*\b[A-Z]\w*)\s*\(/;
+
+/** Whether a method's text gives its module state; `buildsNoModuleState` clears a construction of a stateless class. */
+function addsModuleState(text: string, buildsNoModuleState: (callee: string) => boolean): boolean {
+  if (ADDS_MODULE_STATE.test(text)) return true;
+  for (const [, callee] of text.matchAll(SELF_CONSTRUCTION)) if (!buildsNoModuleState(callee!)) return true;
+  return false;
+}
 
