@@ -453,7 +453,7 @@ export class Program {
   private isPlacelessClass(cls: ClassInfo, seen: Set<string>): boolean {
     if (seen.has(cls.key) || cls.baseNodes.length === 0) return false;
     seen.add(cls.key);
-    const holdsNoModule = (callee: string): boolean => this.buildsNoModuleState(cls, callee, seen);
+    const holdsNoModule = (construction: string): string[] | undefined => this.buildsNoModuleState(cls, construction, seen);
     if ([...cls.methods.values()].some((m) => addsModuleState(m.node.text, holdsNoModule))) return false;
     return cls.baseNodes.every((base) => {
       const q = this.importsAt(cls.unit).qualify(base);
@@ -469,16 +469,34 @@ export class Program {
   }
 
   /**
-   * `self.x = Helper(...)` in a method of `cls`: whether what it builds gives the module no
-   * state. An instance of a plain class of the program is no submodule (nn.Module registers
-   * and moves none of its tensors); a program module class without state is placeless itself.
+   * `self.x = Helper(...)` in a method of `cls`: undefined when what it builds may give the
+   * module state, else the names whose values must be plain for it to give none. An instance
+   * of a plain class of the program is no submodule (nn.Module registers and moves none of its
+   * tensors); a program module class without state is placeless itself, and one that only
+   * keeps what it is given (`SubsetOperator(k=k, tau=tau)`) holds nothing when those are plain.
    */
-  private buildsNoModuleState(cls: ClassInfo, callee: string, seen: Set<string>): boolean {
+  private buildsNoModuleState(cls: ClassInfo, construction: string, seen: Set<string>): string[] | undefined {
+    const call = parseConstruction(construction);
+    if (!call) return undefined;
+    const { callee } = call;
     const q = callee.includes('.') ? this.importsAt(cls.unit).qualifyName(callee.slice(0, callee.indexOf('.'))) : undefined;
     const member = q ? this.member(cls.unit, `${q}${callee.slice(callee.indexOf('.'))}`) : undefined;
     const built = callee.includes('.') ? (member?.kind === 'class' ? member.cls : undefined) : this.localClass(cls.unit, callee);
-    if (!built) return false;
-    return built.isModule ? this.isPlacelessClass(built, seen) : this.isPlainClass(built, new Set());
+    if (!built) return undefined;
+    if (!built.isModule) return this.isPlainClass(built, new Set()) ? [] : undefined;
+    if (this.isPlacelessClass(built, seen)) return [];
+    const init = built.placelessGiven ? this.methodOf(built.key, '__init__') : undefined;
+    if (!init) return undefined;
+    const params = init.params.slice(1).map((p) => p.name);
+    const names: string[] = [];
+    for (const given of built.placelessGiven!) {
+      const at = params.indexOf(given);
+      const arg = call.keywords.get(given) ?? (at >= 0 ? call.positional[at] : undefined);
+      if (arg === undefined || SCALAR_LITERAL.test(arg)) continue;
+      if (!/^[A-Za-z_]\w*$/.test(arg)) return undefined;
+      names.push(arg);
+    }
+    return names;
   }
 
   /** A class of the program whose bases are `object` or plain classes of the program: surely no nn.Module. */
@@ -566,7 +584,7 @@ function annotationOf(param: Node): Node | undefined {
  * empty list when it holds only scalars, and undefined when it stores anything else
  * (`self.proj = build(...)` may hold a module or tensor).
  */
-function constructorValuesKept(cls: ClassInfo, buildsNoModuleState: (callee: string) => boolean): string[] | undefined {
+function constructorValuesKept(cls: ClassInfo, buildsNoModuleState: (construction: string) => string[] | undefined): string[] | undefined {
   const kept = new Set<string>();
   for (const m of cls.methods.values()) {
     const text = m.node.text;
@@ -574,8 +592,13 @@ function constructorValuesKept(cls: ClassInfo, buildsNoModuleState: (callee: str
     for (const [, rhs] of text.matchAll(/\bself\.\w+\s*(?<![=!<>+\-*/%&|^])=(?!=)\s*([^\n#]*)/g)) {
       const value = rhs.trim();
       if (SCALAR_LITERAL.test(value)) continue;
-      const built = CONSTRUCTION.exec(value);
-      if (built && buildsNoModuleState(built[1]!)) continue;
+      const plainIf = CONSTRUCTION.test(value) ? buildsNoModuleState(value) : undefined;
+      if (plainIf) {
+        // What the built module keeps must be plain: here, the constructor's own arguments.
+        if (plainIf.some((name) => m.name !== '__init__' || !m.params.some((p) => p.name === name && !p.variadic))) return undefined;
+        for (const name of plainIf) kept.add(name);
+        continue;
+      }
       if (/^[A-Za-z_]\w*$/.test(value) && new RegExp(`\\b${value}\\s*(:\\s*(int|float|bool|str)\\b|=\\s*(-?\\d|True\\b|False\\b|["']|[[(]\\s*(-?\\d|["'])))`).test(header)) continue;
       if (m.name === '__init__' && m.params.some((p) => p.name === value && !p.variadic)) {
         kept.add(value);
@@ -596,14 +619,47 @@ const SCALAR_LITERAL = /^(-?\d[\d_.eE+-]*|True|False|None|"[^"]*"|'[^']*')$/;
  */
 const ADDS_MODULE_STATE = /\bParameter\s*\(|\bregister_(buffer|parameter|module)\s*\(|\bweight\b|\b(self|super\(\))\.(to|cuda)\s*\(/;
 
-/** `self.proj = nn.Linear(...)`: the callee of a construction stored on `self`. */
-const SELF_CONSTRUCTION = /\bself\.\w+\s*=\s*([\w.]*\b[A-Z]\w*)\s*\(/g;
-const CONSTRUCTION = /^([\w.]*\b[A-Z]\w*)\s*\(/;
+/** `self.proj = nn.Linear(...)`: a construction stored on `self`, to the end of its line. */
+const SELF_CONSTRUCTION = /\bself\.\w+\s*=\s*([\w.]*\b[A-Z]\w*\s*\([^\n#]*)/g;
+const CONSTRUCTION = /^[\w.]*\b[A-Z]\w*\s*\(/;
 
 /** Whether a method's text gives its module state; `buildsNoModuleState` clears a construction of a stateless class. */
-function addsModuleState(text: string, buildsNoModuleState: (callee: string) => boolean): boolean {
+function addsModuleState(text: string, buildsNoModuleState: (construction: string) => string[] | undefined): boolean {
   if (ADDS_MODULE_STATE.test(text)) return true;
-  for (const [, callee] of text.matchAll(SELF_CONSTRUCTION)) if (!buildsNoModuleState(callee!)) return true;
+  for (const [, construction] of text.matchAll(SELF_CONSTRUCTION)) if (!buildsNoModuleState(construction!)) return true;
   return false;
+}
+
+/** `Name(a, k=b)` on one line: the callee and its argument texts; undefined when it is more than one call. */
+function parseConstruction(text: string): { callee: string; positional: string[]; keywords: Map<string, string> } | undefined {
+  const open = text.indexOf('(');
+  let depth = 0;
+  let close = -1;
+  for (let i = open; i < text.length && close < 0; i++) {
+    if ('([{'.includes(text[i]!)) depth++;
+    else if (')]}'.includes(text[i]!) && --depth === 0) close = i;
+  }
+  if (close < 0 || text.slice(close + 1).trim() !== '') return undefined;
+  const positional: string[] = [];
+  const keywords = new Map<string, string>();
+  let start = open + 1;
+  depth = 0;
+  const parts: string[] = [];
+  for (let i = open + 1; i <= close; i++) {
+    const c = text[i]!;
+    if ('([{'.includes(c)) depth++;
+    else if (')]}'.includes(c)) depth--;
+    if ((c === ',' && depth === 0) || i === close) {
+      parts.push(text.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  for (const part of parts.filter(Boolean)) {
+    const kw = /^([A-Za-z_]\w*)\s*=(?!=)\s*(.+)$/s.exec(part);
+    if (kw) keywords.set(kw[1]!, kw[2]!.trim());
+    else if (part.startsWith('*')) return undefined;
+    else positional.push(part);
+  }
+  return { callee: text.slice(0, open).trim(), positional, keywords };
 }
 
