@@ -417,12 +417,13 @@ export class Program {
     const superclasses = field(node, 'superclasses');
     const baseNodes = superclasses ? children(superclasses).filter((c) => c.type !== 'keyword_argument') : [];
     const module = this.units[unit].module;
-    const cls: ClassInfo = { name, key: module === 0 ? name : `${name}@${module}`, unit, module, node, baseNodes, methods: new Map(), isModule: false };
+    // A class defined in a function (a marimo cell, a test) is the program's too, under a key
+    // of its own: its name is bound where the `class` statement runs, not in the module.
+    const local = parent === -1 ? name : `${name}#${parent}`;
+    const cls: ClassInfo = { name, key: module === 0 ? local : `${local}@${module}`, unit, module, node, baseNodes, methods: new Map(), isModule: false };
     this.classesByNode.set(node.id, cls);
-    if (parent === -1) {
-      this.classes.set(cls.key, cls);
-      this.modules[module].classes.set(name, cls);
-    }
+    this.classes.set(cls.key, cls);
+    if (parent === -1) this.modules[module].classes.set(name, cls);
     this.indexBlock(unit, body, parent, cls);
   }
 
