@@ -35,7 +35,11 @@ export const hardCodedAccelerator: Rule = (host) => {
     else Object.assign(finding, next);
   };
   // Places the interpreter never runs are known before any event: reported when the round starts.
-  for (const s of staticPlaces(host.deviceChoice())) add(s);
+  const statics = staticPlaces(host.deviceChoice());
+  // Walks the whole program: only where a CUDA default is there to judge.
+  const overridden = statics.some((s) => s.kind === 'parameter default')
+    ? host.programFact('DD005 device defaults every call overrides', defaultsEveryCallOverrides) : new Set<number>();
+  for (const s of statics) if (s.kind !== 'parameter default' || !overridden.has(s.literal.id)) add(s);
   return {
     call: (frame, call, qualified) => {
       const choice = host.deviceChoice();
@@ -71,6 +75,62 @@ function staticPlaces(choice: DeviceChoice): CudaPlace[] {
       out.push({ kind: 'parameter default', unit: s.unit, literal: s.literal });
     } else if (s.where === 'option default' && !choice.cudaAnyway) {
       out.push({ kind: 'option default', unit: s.unit, value: s.value });
+    }
+  }
+  return out;
+}
+
+/**
+ * The CUDA defaults (`def sampler(..., device='cuda')`, by the default's node id) that every
+ * call of their function in the program replaces (`sampler(..., device=config.device)`): the
+ * default never runs. A function the program never calls keeps its finding (its callers are
+ * elsewhere), and so does one with a call that may leave it out (`*args`, `**kw`, too few).
+ */
+function defaultsEveryCallOverrides(program: ProgramView): Set<number> {
+  const wanted = new Map<string, Array<{ id: number; param: string; position: number }>>();
+  const out = new Set<number>();
+  for (const unit of program.units) {
+    const stack: Node[] = [unit.root];
+    while (stack.length) {
+      const n = stack.pop()!;
+      if (n.type === 'function_definition') {
+        const name = field(n, 'name')?.text;
+        // A method's callers do not pass its `self`: positions count from the one after it.
+        const inClass = (n.parent?.type === 'decorated_definition' ? n.parent.parent : n.parent)?.parent?.type === 'class_definition';
+        const params = children(field(n, 'parameters') ?? n);
+        let keywordOnly = false;
+        params.forEach((p, index) => {
+          if (p.type === 'keyword_separator' || p.type === 'list_splat_pattern') keywordOnly = true;
+          const value = p.type === 'default_parameter' || p.type === 'typed_default_parameter' ? field(p, 'value') : null;
+          const param = field(p, 'name')?.text;
+          const position = keywordOnly ? Infinity : index - (inClass ? 1 : 0);
+          if (name && param && value && isCudaLiteral(value)) wanted.set(name, [...(wanted.get(name) ?? []), { id: value.id, param, position }]);
+        });
+      }
+      stack.push(...children(n));
+    }
+  }
+  if (wanted.size === 0) return out;
+  const calls = new Map<string, Node[]>();
+  for (const unit of program.units) {
+    const stack: Node[] = [unit.root];
+    while (stack.length) {
+      const n = stack.pop()!;
+      const callee = n.type === 'call' ? field(n, 'function') : null;
+      const name = callee?.type === 'identifier' ? callee.text : callee?.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
+      if (name && wanted.has(name)) calls.set(name, [...(calls.get(name) ?? []), n]);
+      stack.push(...children(n));
+    }
+  }
+  for (const [name, defaults] of wanted) {
+    const sites = calls.get(name) ?? [];
+    for (const d of defaults) {
+      const passed = (call: Node): boolean => {
+        const args = callArguments(call);
+        if (args.hasSplat) return false;
+        return args.keywords.has(d.param) || args.positional.length > d.position;
+      };
+      if (sites.length > 0 && sites.every(passed)) out.add(d.id);
     }
   }
   return out;
