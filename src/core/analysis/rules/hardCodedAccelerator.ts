@@ -86,30 +86,20 @@ function staticPlaces(choice: DeviceChoice): CudaPlace[] {
  * default never runs. A function the program never calls keeps its finding (its callers are
  * elsewhere), and so does one with a call that may leave it out (`*args`, `**kw`, too few).
  */
-function defaultsEveryCallOverrides(program: ProgramView): Set<number> {
+function defaultsEveryCallOverrides(program: ProgramView, choice: DeviceChoice): Set<number> {
+  // The defaults cudaFacts found, each with its function's parameters as the program reads them.
   const wanted = new Map<string, Array<{ id: number; param: string; position: number }>>();
-  const out = new Set<number>();
-  for (const unit of program.units) {
-    const stack: Node[] = [unit.root];
-    while (stack.length) {
-      const n = stack.pop()!;
-      if (n.type === 'function_definition') {
-        const name = field(n, 'name')?.text;
-        // A method's callers do not pass its `self`: positions count from the one after it.
-        const inClass = (n.parent?.type === 'decorated_definition' ? n.parent.parent : n.parent)?.parent?.type === 'class_definition';
-        const params = children(field(n, 'parameters') ?? n);
-        let keywordOnly = false;
-        params.forEach((p, index) => {
-          if (p.type === 'keyword_separator' || p.type === 'list_splat_pattern') keywordOnly = true;
-          const value = p.type === 'default_parameter' || p.type === 'typed_default_parameter' ? field(p, 'value') : null;
-          const param = field(p, 'name')?.text;
-          const position = keywordOnly ? Infinity : index - (inClass ? 1 : 0);
-          if (name && param && value && isCudaLiteral(value)) wanted.set(name, [...(wanted.get(name) ?? []), { id: value.id, param, position }]);
-        });
-      }
-      stack.push(...children(n));
-    }
+  for (const s of choice.staticCuda ?? []) {
+    const fn = s.where === 'parameter default' ? program.functionDefinedBy(s.literal.parent?.parent?.parent ?? s.literal) : undefined;
+    const param = s.where === 'parameter default' ? field(s.literal.parent ?? s.literal, 'name')?.text : undefined;
+    if (!fn || !param || s.where !== 'parameter default') continue;
+    // A method's callers do not pass its `self`; a keyword-only parameter (`variadic`) only by keyword.
+    const params = fn.params.filter((p) => p.name !== fn.selfName);
+    const at = params.findIndex((p) => p.name === param);
+    const position = at < 0 || params[at]!.variadic ? Infinity : at;
+    wanted.set(fn.name, [...(wanted.get(fn.name) ?? []), { id: s.literal.id, param, position }]);
   }
+  const out = new Set<number>();
   if (wanted.size === 0) return out;
   const calls = new Map<string, Node[]>();
   for (const unit of program.units) {
@@ -125,12 +115,11 @@ function defaultsEveryCallOverrides(program: ProgramView): Set<number> {
   for (const [name, defaults] of wanted) {
     const sites = calls.get(name) ?? [];
     for (const d of defaults) {
-      const passed = (call: Node): boolean => {
+      const passes = (call: Node): boolean => {
         const args = callArguments(call);
-        if (args.hasSplat) return false;
-        return args.keywords.has(d.param) || args.positional.length > d.position;
+        return !args.hasSplat && (args.keywords.has(d.param) || args.positional.length > d.position);
       };
-      if (sites.length > 0 && sites.every(passed)) out.add(d.id);
+      if (sites.length > 0 && sites.every(passes)) out.add(d.id);
     }
   }
   return out;
