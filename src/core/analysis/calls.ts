@@ -159,7 +159,10 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
     const origin = callee.origin
       ? { unit: frame.unit, node: call, what: `computed by \`${name}(…)\` here`, from: { ...callee.origin, what: `\`${name}\` ${callee.origin.what}` } }
       : undefined;
-    return value('tensor', callee.place, { grad: noGrad ? 'no' : isModule && !callee.gradlessOutput ? 'yes' : 'unknown', deviceText: callee.deviceText, origin });
+    // A known module, or an unknown object named as a model, has parameters and makes a graph;
+    // another unknown object that is moved and called (a renderer, an augmentation) may have none.
+    const trained = callee.kind === 'module' || MODEL_LIKE_NAME.test(calleeNode.text);
+    return value('tensor', callee.place, { grad: noGrad ? 'no' : trained && !callee.gradlessOutput ? 'yes' : 'unknown', deviceText: callee.deviceText, origin });
   }
   const fromInputs = tensors.length ? resultOf(tensors, noGrad) : value('tensor');
   return { ...fromInputs, grad: noGrad ? 'no' : callee.kind === 'module' && !callee.gradlessOutput ? 'yes' : 'unknown' };
