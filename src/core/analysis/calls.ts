@@ -1,7 +1,7 @@
 // Calls: torch factories and functions, tensor and module methods, calls of models,
 // and calls of the program's own functions and classes (call-site propagation).
 import type { Node } from '../python/pyNode';
-import { callArguments, CallArguments, dottedKey, field, isNumberLiteral, shortText, stringLiteralValue, unparen } from '../python/syntax';
+import { callArguments, CallArguments, dottedKey, field, isFlatNumberList, isNumberLiteral, shortText, stringLiteralValue, unparen } from '../python/syntax';
 import type { Evaluator, RoundContext } from './roundContext';
 import { evalDevice, toTarget } from './devices';
 import { cpuModuleMeeting, moduleCallMeetings } from './values';
@@ -10,7 +10,7 @@ import type { ClassInfo, FunctionInfo } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
-  isIntegerCast, isPlacelessModuleClass, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
+  isIntegerCast, isPlacelessModuleClass, ONE_DIM_FACTORIES, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isTensorLike, joinValues, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
@@ -314,9 +314,11 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     const device = givenDevice(ctx, ex, frame, call);
     const place = device ? device.place : like ? like.place : fromTensors ? UNTRACKED : defaultPlace(ctx, frame);
     const scalar = q === 'torch.tensor' && args.positional.length > 0 && isNumberLiteral(args.positional[0]);
+    const oneDim = ONE_DIM_FACTORIES.has(q) || (q === 'torch.tensor' && !!args.positional[0] && isFlatNumberList(args.positional[0]));
     return value('tensor', place, {
       grad: requiresGrad ? 'yes' : 'no',
       scalar: scalar || undefined,
+      oneDim: oneDim || undefined,
       deviceText: device?.text ?? like?.deviceText,
       origin: {
         unit: frame.unit, node: call, what: device?.text ? `created on ${device.text} here` : fromTensors ? 'made where its tensor arguments are' : createdWhat(place),
@@ -911,8 +913,9 @@ function evalMethodCallOnce(
   // `w.sum()` over every element is 0-dim, which may meet accelerator tensors (like a scalar).
   const scalar = (FULL_REDUCTIONS.has(method) && args.positional.length === 0 && !args.keywords.has('dim') && !args.keywords.has('axis'))
     || (recv.scalar === true && SHAPE_KEEPING_METHODS.has(method) && operands.every((o) => o.value.scalar || !isTensorLike(o.value)));
+  const oneDim = recv.oneDim && SHAPE_KEEPING_METHODS.has(method) && operands.every((o) => o.value.scalar || !isTensorLike(o.value));
   // A batch stays a batch through views and casts: moving it at the loop's top fixes them all.
-  return { ...recv, kind: 'tensor', grad, factory: undefined, scalar: scalar || undefined, elements: undefined };
+  return { ...recv, kind: 'tensor', grad, factory: undefined, scalar: scalar || undefined, oneDim: oneDim || undefined, elements: undefined };
 }
 
 /** Methods of tensors that neither NumPy arrays nor modules nor Hugging Face's BatchEncoding have. */

@@ -197,11 +197,12 @@ export class Expressions implements Evaluator {
     const callee = r.type === 'call' ? field(r, 'function') : undefined;
     const builtin = callee?.type === 'identifier' && !frame.env.get(callee.text)
       ? this.ctx.program.importsAt(frame.unit).qualify(callee) ?? callee.text : undefined;
+    if (builtin === 'range') return INTEGER;
     if ((builtin === 'zip' || builtin === 'enumerate') && r.type === 'call') {
       const args = callArguments(r);
       if (args.keywords.size || args.hasSplat) return UNKNOWN;
       const itemOf = (n: Node): Value => (dottedKey(n) ? this.iterationItem(frame, n, this.eval(frame, n)) : UNKNOWN);
-      if (builtin === 'enumerate') return args.positional[0] ? value('other', UNTRACKED, { elements: [OTHER, itemOf(args.positional[0])] }) : UNKNOWN;
+      if (builtin === 'enumerate') return args.positional[0] ? value('other', UNTRACKED, { elements: [INTEGER, itemOf(args.positional[0])] }) : UNKNOWN;
       return value('other', UNTRACKED, { elements: args.positional.map(itemOf) });
     }
     // `for name in state_dict:` iterates a dict's keys, not its tensors.
@@ -345,9 +346,18 @@ export class Expressions implements Evaluator {
       // `outputs[0]["labels"]`: a string key means a mapping of outputs, not a tensor; its
       // entries are where the model is, but some are integer tensors that never require grad.
       const grad = byKey && !recv.batch ? 'unknown' as const : recv.grad;
-      return { ...recv, grad, factory: undefined, scalar: undefined, elements: undefined, batch };
+      // `times[i]` of a 1-dim tensor is 0-dim: it may meet tensors on any device.
+      const scalar = recv.oneDim && idx !== undefined && this.isInteger(frame, idx);
+      return { ...recv, grad, factory: undefined, scalar: scalar || undefined, oneDim: undefined, elements: undefined, batch };
     }
     return UNKNOWN;
+  }
+
+  /** A Python int: a literal, `len(...)`, a `range` loop's variable. */
+  private isInteger(frame: Frame, node: Node): boolean {
+    const n = unparen(node);
+    const literal = n.type === 'unary_operator' ? field(n, 'argument') : n;
+    return literal?.type === 'integer' || (n.type === 'identifier' && !!this.eval(frame, n).integer);
   }
 
   /**

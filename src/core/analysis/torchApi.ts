@@ -152,6 +152,9 @@ export const DISTRIBUTION_TENSOR_METHODS = new Map([
  * of numbers): a 0-dim tensor stays 0-dim, which PyTorch lets meet tensors on any device
  * when it is on the CPU (`torch.tensor(1e-7).float()`).
  */
+/** Factories whose result always has one dimension: one integer index of it is a 0-dim tensor. */
+export const ONE_DIM_FACTORIES = new Set(['torch.arange', 'torch.linspace', 'torch.logspace', 'torch.randperm']);
+
 export const SHAPE_KEEPING_METHODS = new Set([
   'float', 'double', 'half', 'bfloat16', 'int', 'long', 'short', 'bool', 'byte', 'char', 'clone', 'contiguous', 'requires_grad_',
   'abs', 'neg', 'exp', 'log', 'log1p', 'sqrt', 'rsqrt', 'reciprocal', 'sign', 'round', 'floor', 'ceil', 'sigmoid', 'tanh', 'relu',

@@ -47,6 +47,8 @@ export interface Value {
   grad: Grad;
   /** A 0-dim tensor (a scalar literal's, a full reduction's, a reducing loss's): may legally meet tensors elsewhere. */
   scalar?: boolean;
+  /** A 1-dim tensor (`torch.linspace(...)`, `torch.tensor([1.0, 2.0])`): `t[i]` with an integer `i` is 0-dim. */
+  oneDim?: boolean;
   /** A Python int (`3`, `int(os.environ["LOCAL_RANK"])`, a parameter annotated `int`): as a device, an accelerator's ordinal. */
   integer?: boolean;
   /** A module without parameters (loss, activation): has no place of its own. */
@@ -218,6 +220,7 @@ export function joinValues(a: Value, b: Value): Value {
   };
   if (a.scalar && b.scalar) joined.scalar = true;
   if (a.integer && b.integer) joined.integer = true;
+  if (a.oneDim && b.oneDim) joined.oneDim = true;
   if (a.torchClasses || b.torchClasses) joined.torchClasses = [...new Set([...(a.torchClasses ?? []), ...(b.torchClasses ?? [])])];
   if (a.placeless && b.placeless) joined.placeless = true;
   if (a.gradlessOutput && b.gradlessOutput) joined.gradlessOutput = true;

@@ -78,6 +78,14 @@ export function isNumberLiteral(node: Node): boolean {
   return false;
 }
 
+/** `[0.5, 1, -2]`: a list or tuple literal of number literals only (no nesting). */
+export function isFlatNumberList(node: Node): boolean {
+  const n = unparen(node);
+  if (n.type !== 'list' && n.type !== 'tuple') return false;
+  const items = children(n);
+  return items.length > 0 && items.every(isNumberLiteral);
+}
+
 export interface CallArguments {
   positional: Node[];
   keywords: Map<string, Node>;
