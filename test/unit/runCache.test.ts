@@ -176,6 +176,44 @@ describe('replayed runs (runCache.ts)', () => {
     assert.strictEqual(ran, 2, `ran ${ran} scopes after the edit`);
   });
 
+  it('runs replay in both worlds after an edit in a function body, when a device flag splits the program', () => {
+    // `opt.accel` splits the program into two worlds, and `device` depends on it: each world
+    // has its own runs of `place` and `prepare`, one per muted round (three rounds, since
+    // prepare's return depends on place's). Too few runs kept per scope made the worlds
+    // evict each other's, and every keystroke interpreted them again (12 runs, not 2).
+    const flagged = [
+      'import argparse',
+      'import torch',
+      'import torch.nn as nn',
+      '',
+      'parser = argparse.ArgumentParser()',
+      'parser.add_argument("--accel", action="store_true")',
+      'opt = parser.parse_args()',
+      'device = torch.device("cuda" if opt.accel else "cpu")',
+      '',
+      'def place(t):',
+      '    return t.to(device)',
+      '',
+      'def prepare(t):',
+      '    return place(t) * 2',
+      '',
+      'def scale(n):',
+      '    return n + 1',
+      '',
+      'model = nn.Linear(2, 2).to(device)',
+      'batch = prepare(torch.ones(1, 2))',
+      'print(model(batch))',
+      '',
+    ].join('\n');
+    const doc = new Document();
+    doc.analyze(flagged);
+    const edited = flagged.replace('    return n + 1', '    m = n * 2\n    return m + 1');
+    const { ran, findings } = doc.countsOf(edited);
+    assert.deepStrictEqual(findings, analyzeSource(edited));
+    // Only `scale` runs again: in a muted round and in the reporting one.
+    assert.strictEqual(ran, 2, `ran ${ran} scopes after the edit`);
+  });
+
   it('keeps the findings of a replayed run while no line moves, and makes them afresh after one did', () => {
     const doc = new Document();
     const first = doc.analyze(script);

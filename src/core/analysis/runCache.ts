@@ -192,8 +192,11 @@ export interface ModuleRunEntry extends RunEntry {
   statements: readonly unknown[];
 }
 
-/** Runs kept per scope, newest first: the rounds of one analysis read different summaries. */
-const KEPT_PER_SCOPE = 3;
+/**
+ * Runs kept per scope, newest first: the rounds of one analysis read different summaries
+ * (up to 3 muted rounds), in each of up to two device worlds (world.ts MAX_FLAGS).
+ */
+const KEPT_PER_SCOPE = 6;
 
 /**
  * The taped runs of one document, kept between its analyses (the language server keeps one
