@@ -79,4 +79,12 @@ describe('rule messages: where a value came from', () => {
       assert.ok(!m.includes('may be'), m);
     }
   });
+
+  it('a test of how PyTorch was built (torch.version.cuda) is no device flag of the program: no "With `torch.version.cuda` true"', () => {
+    const source = ['import torch', '', 'x = torch.ones(3)', 'if torch.version.cuda:', '    x = x.cuda()', 'print(x.numpy())', ''].join('\n');
+    const [f] = coreFindings(source).filter((x) => x.code === 'DD003');
+    assert.ok(f, 'DD003 expected');
+    assert.ok(!f.message.includes('torch.version'), f.message);
+    assert.match(f.message, /^`\.numpy\(\)` on `x`, which may be on the GPU/);
+  });
 });

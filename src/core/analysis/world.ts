@@ -140,7 +140,9 @@ function noteTested(node: Node | null | undefined, counts: Map<string, number>):
   if (n.type !== 'identifier' && n.type !== 'attribute') return;
   const key = dottedKey(n);
   const last = key?.slice(key.lastIndexOf('.') + 1);
-  if (!key || !last || last === 'is_cuda' || !DEVICE_FLAG_NAME.test(last)) return;
+  // `torch.version.cuda` says how PyTorch was built, not a choice the program's user makes:
+  // it does not split the world (and the runs) in two.
+  if (!key || !last || last === 'is_cuda' || key.startsWith('torch.') || !DEVICE_FLAG_NAME.test(last)) return;
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
 
