@@ -27,6 +27,7 @@ import { inGpuOnlyTest } from './shared/gpuOnlyTest';
 import { loadedOutsideDeviceFlow } from './shared/loadFlow';
 import { torchAtLeast } from './shared/torchVersion';
 import { pickledObjectIn } from './shared/weightsOnly';
+import { ACCEL } from '../values';
 
 /** Library handlers that save a program's checkpoints to paths of their own making. */
 const CHECKPOINT_HANDLERS = /^(ignite\.handlers(\.checkpoint)?\.(Checkpoint|ModelCheckpoint|DiskSaver)|(pytorch_)?lightning(\.pytorch)?\.callbacks(\.model_checkpoint)?\.ModelCheckpoint)$/;
@@ -110,6 +111,10 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   if (!why || frame.acceleratorOnly) return undefined;
   // That choice is the file's; a function that reads a data file and names no device is not where it applies.
   if (loadedOutsideDeviceFlow(call)) return undefined;
+  // A device parameter (`def generate(g, device)`) is a choice its callers make; where the
+  // load's own code hard-codes CUDA (`device = "cuda"`), it only runs on a GPU machine.
+  const byParameterOnly = !choice.availabilityCheck && !choice.deviceOption && why.startsWith('takes its device as the parameter');
+  if (byParameterOnly && hardCodesCuda(frame)) return undefined;
   const path = args.positional[0] ?? args.keywords.get('f');
   let saves = '';
   // Ignite's or Lightning's handler writes them, to paths not known here: only a path the user names (`args.model`) is another file.
@@ -243,6 +248,18 @@ function deviceVariable(frame: Frame, names: readonly string[]): string | undefi
     if (v?.kind === 'device' && canReference(frame, name)) return name;
   }
   return undefined;
+}
+
+/**
+ * The load's scope names its device as a CUDA string, on every path (`device = "cuda"`). A
+ * parameter is not: it holds what this program's callers pass, and other callers may pass the CPU.
+ */
+function hardCodesCuda(frame: Frame): boolean {
+  return DEVICE_NAMES.some((name) => {
+    if (frame.fn?.params.some((p) => p.name === name)) return false;
+    const v = frame.env.get(name) ?? frame.outer?.get(name);
+    return v?.kind === 'device' && v.place === ACCEL && /^["']cuda(:\d+)?["']$/.test(v.deviceText ?? '');
+  });
 }
 
 /** `torch.load(path)` → `torch.load(path, map_location=device)` (`keyword` is `map_location=device`). */
