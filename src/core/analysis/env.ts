@@ -75,6 +75,17 @@ export class Env {
     return out;
   }
 
+  /** The keys bound in this environment itself (a join binds each key that differs on its paths). */
+  ownKeys(): string[] {
+    return [...this.own.keys()];
+  }
+
+  /** Replaces the value of a key bound here, keeping when it was bound (its dotted keys stay valid). */
+  replaceOwn(key: string, v: Value): void {
+    const b = this.own.get(key);
+    if (b) this.own.set(key, { value: v, seq: b.seq });
+  }
+
   clone(): Env {
     return new Env(this.freeze());
   }

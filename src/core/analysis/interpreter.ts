@@ -7,6 +7,7 @@ import type { RoundContext } from './roundContext';
 import type { AnalysisEvents } from './ruleApi';
 import type { UnitFinding } from './types';
 import { Env } from './env';
+import { Arm, clauseArm, markCpuArms, skippedArm } from './branchPlaces';
 import { Expressions } from './expressions';
 import { Frame, Summaries } from './frame';
 import { bindLoopTarget } from './loops';
@@ -625,8 +626,10 @@ export class Interpreter implements RoundContext {
 
   private execIf(frame: Frame, stmt: Node): void {
     const branches: Env[] = [];
+    // The path each branch is, for a value one of them leaves on the CPU (branchPlaces.ts).
+    const arms: Arm[] = [];
     let anyBranchEnded = false;
-    const runBranch = (block: Node | null, acceleratorOnly = frame.acceleratorOnly) => {
+    const runBranch = (block: Node | null, arm: Arm, acceleratorOnly = frame.acceleratorOnly) => {
       if (!block) return;
       const [saved, outside] = [frame.env, frame.acceleratorOnly];
       frame.env = saved.clone();
@@ -634,7 +637,10 @@ export class Interpreter implements RoundContext {
       this.execBlock(frame, block);
       // A branch that returned or raised does not reach the statements after the `if`.
       if (frame.ended) anyBranchEnded = true;
-      else branches.push(frame.env);
+      else {
+        branches.push(frame.env);
+        arms.push(arm);
+      }
       [frame.env, frame.acceleratorOnly] = [saved, outside];
       frame.ended = false;
     };
@@ -654,7 +660,10 @@ export class Interpreter implements RoundContext {
       [frame.env, frame.ended, frame.acceleratorOnly] = [saved, ended, acceleratorOnly];
     };
     const finish = () => {
-      if (branches.length) frame.env = Env.joinAll(branches);
+      if (branches.length) {
+        frame.env = Env.joinAll(branches);
+        markCpuArms(frame.env, branches, arms, frame.unit);
+      }
       else if (anyBranchEnded) frame.ended = true;
       if (cpuPathEnded) frame.acceleratorOnly = true;
     };
@@ -670,9 +679,10 @@ export class Interpreter implements RoundContext {
     };
     const clauses: Array<{ cond: Node | null; body: Node | null }> = [{ cond: field(stmt, 'condition'), body: field(stmt, 'consequence') }];
     let elseBody: Node | null | undefined;
+    let elseClause: Node | undefined;
     for (const clause of children(stmt)) {
       if (clause.type === 'elif_clause') clauses.push({ cond: field(clause, 'condition'), body: field(clause, 'consequence') });
-      else if (clause.type === 'else_clause') elseBody = field(clause, 'body');
+      else if (clause.type === 'else_clause') [elseBody, elseClause] = [field(clause, 'body'), clause];
     }
     for (const [i, { cond, body }] of clauses.entries()) {
       const truth = truthOf(cond);
@@ -681,8 +691,11 @@ export class Interpreter implements RoundContext {
         continue;
       }
       if (truth === true) {
-        if (!body) branches.push(frame.env);
-        runBranch(body, byWorld || frame.acceleratorOnly);
+        if (!body) {
+          branches.push(frame.env);
+          arms.push(clauseArm(stmt, cond));
+        }
+        runBranch(body, clauseArm(stmt, cond), byWorld || frame.acceleratorOnly);
         if (byWorld) {
           for (const later of clauses.slice(i + 1)) runShadow(later.body);
           runShadow(elseBody);
@@ -693,14 +706,17 @@ export class Interpreter implements RoundContext {
       const test = tensorTest(cond, (n) => this.program.importsAt(frame.unit).qualify(n));
       const outside = frame.env;
       if (test?.notTensorWhen) frame.env = withoutTensor(outside, test.name);
-      runBranch(body);
+      runBranch(body, clauseArm(stmt, cond));
       frame.env = test && !test.notTensorWhen ? withoutTensor(outside, test.name) : outside;
     }
-    if (elseBody !== undefined) runBranch(elseBody);
+    if (elseBody !== undefined && elseClause) runBranch(elseBody, clauseArm(elseClause, null));
     // `if __name__ == "__main__":` always runs when the file is a script.
     const cond = clauses[0].cond;
     const alwaysRuns = !!cond && /^__name__\s*==\s*['"]__main__['"]$/.test(cond.text);
-    if (elseBody === undefined && !alwaysRuns) branches.push(frame.env);
+    if (elseBody === undefined && !alwaysRuns) {
+      branches.push(frame.env);
+      arms.push(skippedArm(stmt));
+    }
     finish();
   }
 

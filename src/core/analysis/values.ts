@@ -41,12 +41,25 @@ export interface LoaderLoop extends Located {
   created?: Located;
 }
 
+export interface CpuBranch extends Located {
+  /** How the branch reads in a message: "when `args.model == \"mlp\"`", "when `pretrained` is false". */
+  what: string;
+  /** The value on that path. */
+  value: Value;
+}
+
 export interface Value {
   kind: Kind;
   place: Place;
   grad: Grad;
   /** A 0-dim tensor (a scalar literal's, a full reduction's, a reducing loss's): may legally meet tensors elsewhere. */
   scalar?: boolean;
+  /**
+   * Where an `if` leaves this value on the CPU while its other paths put it on an accelerator
+   * (`if args.model == "mlp": model = MLP()` / `else: model = CNN().to(device)`): that path's
+   * value, and the branch that takes it (branchPlaces.ts).
+   */
+  cpuWhen?: CpuBranch;
   /** A 1-dim tensor (`torch.linspace(...)`, `torch.tensor([1.0, 2.0])`): `t[i]` with an integer `i` is 0-dim. */
   oneDim?: boolean;
   /** A Python int (`3`, `int(os.environ["LOCAL_RANK"])`, a parameter annotated `int`): as a device, an accelerator's ordinal. */
@@ -221,6 +234,7 @@ export function joinValues(a: Value, b: Value): Value {
   if (a.scalar && b.scalar) joined.scalar = true;
   if (a.integer && b.integer) joined.integer = true;
   if (a.oneDim && b.oneDim) joined.oneDim = true;
+  if (a.cpuWhen && a.cpuWhen.node === b.cpuWhen?.node) joined.cpuWhen = a.cpuWhen;
   if (a.torchClasses || b.torchClasses) joined.torchClasses = [...new Set([...(a.torchClasses ?? []), ...(b.torchClasses ?? [])])];
   if (a.placeless && b.placeless) joined.placeless = true;
   if (a.gradlessOutput && b.gradlessOutput) joined.gradlessOutput = true;
@@ -269,7 +283,7 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
   return a.kind === b.kind && a.place === b.place && a.grad === b.grad && !!a.batch === !!b.batch &&
     a.deviceText === b.deviceText && a.className === b.className && !!a.isNone === !!b.isNone && !!a.mayBeNone === !!b.mayBeNone &&
     a.placedBy?.place === b.placedBy?.place && a.kwargsDevice?.place === b.kwargsDevice?.place && a.truth === b.truth && a.tensorType === b.tensorType &&
-    !!a.scalarOutput === !!b.scalarOutput;
+    !!a.scalarOutput === !!b.scalarOutput && a.cpuWhen?.node === b.cpuWhen?.node;
 }
 
 /** `xs + [t]`, `xs += [t]`: the list holding both sides' items (undefined unless both are lists or tuples). */

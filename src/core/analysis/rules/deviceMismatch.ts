@@ -8,7 +8,7 @@ import type { RuleFrame as Frame } from '../ruleApi';
 import { addDeviceKeyword, appendMove } from '../fixes';
 import type { OperationRole, Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
-import { acceleratorSide, Arg, EITHER, hasAccel, isExactlyCpu, Located, UNTRACKED, Value } from '../values';
+import { ACCEL, acceleratorSide, Arg, CpuBranch, EITHER, hasAccel, isExactlyCpu, Located, UNTRACKED, Value } from '../values';
 import { runningBatch } from './shared/batches';
 import { accelPhrase, onGpu, lineOf, SAME_DEVICE, shortText } from './shared/describe';
 import { ruleMessage } from './shared/message';
@@ -188,13 +188,63 @@ function checkModuleCall(c: RuleHost, frame: Frame, calleeNode: Node, callee: Va
     return;
   }
   if (!hasAccel(callee.place)) return;
-  for (const a of args) if (isCpuOperand(a.value)) mismatch(c, frame, a, { node: calleeNode, value: callee }, 'consumer');
+  const model = { node: calleeNode, value: callee };
+  if (callee.cpuWhen && !callee.param) {
+    const input = args.find((a) => isOnAccelerator(a.value) && a.value.kind !== 'module');
+    if (input) cpuOnOnePath(c, frame, model, input, callee.cpuWhen);
+  }
+  if (isOnAccelerator(callee)) {
+    for (const a of args) if (a.value.cpuWhen && a.value.kind === 'tensor' && !a.value.param) cpuOnOnePath(c, frame, a, model, a.value.cpuWhen);
+  }
+  for (const a of args) if (isCpuOperand(a.value)) mismatch(c, frame, a, model, 'consumer');
 }
 
 function checkTensorOperation(c: RuleHost, frame: Frame, args: Arg[], via: OperationRole): void {
   const other = acceleratorSide(args);
   if (!other) return;
   for (const a of args) if (a !== other && isCpuOperand(a.value)) mismatch(c, frame, a, other, via);
+  if (!isOnAccelerator(other.value)) return;
+  for (const a of args) if (a !== other && a.value.cpuWhen && a.value.kind === 'tensor' && !a.value.param) cpuOnOnePath(c, frame, a, other, a.value.cpuWhen);
+}
+
+/** Exactly on the accelerator, on every path: not a 0-dim tensor. */
+function isOnAccelerator(v: Value): boolean {
+  return v.place === ACCEL && !v.scalar && (v.kind === 'tensor' || v.kind === 'module');
+}
+
+/**
+ * `model(x)` (or `a + b`) where one branch of an earlier `if` left `model` on the CPU and the
+ * others moved it: on the path through that branch, the call meets GPU tensors.
+ */
+function cpuOnOnePath(c: RuleHost, frame: Frame, cpu: Arg, other: Arg, branch: CpuBranch): void {
+  const name = shortText(cpu.node);
+  const otherName = shortText(other.node);
+  const dev = deviceTextFor(frame, other);
+  const created = branch.value.factory;
+  const isModule = cpu.value.kind === 'module';
+  const edits = dev && created && created.scope === frame.id
+    ? (isModule ? appendMove(created.node, dev, created.unit) : addDeviceKeyword(created.node, dev, created.unit) ?? appendMove(created.node, dev, created.unit))
+    : undefined;
+  c.report({
+    unit: frame.unit,
+    code: 'DD001',
+    node: cpu.node,
+    subject: cpu.node,
+    message: ruleMessage((q) => ({
+      problem: `${q(cpu.node)} stays on the CPU ${branch.what}`,
+      action: 'move it to the GPU there too',
+      why: `The other paths move \`${name}\`, and here it meets \`${otherName}\`, which ${accelPhrase(other.value)}${lineOf(other.value)}: ${SAME_DEVICE}`,
+    })),
+    related: [
+      ...c.related(branch, `\`${name}\` stays on the CPU on this path`),
+      ...c.related(branch.value.origin, `\`${name}\` ${branch.value.origin?.what ?? 'created here'}`),
+      ...c.related(other.value.origin, `\`${otherName}\` ${other.value.origin?.what ?? 'placed here'}`),
+    ],
+    fixes: edits
+      ? [{ title: `Move \`${shortText(cpu.node, 30)}\` to ${dev} where that branch creates it`, edits, preferred: true }]
+      // A tensor moved where it is used is right on every path (moving one already there copies nothing).
+      : dev && !isModule ? [{ title: `Move \`${shortText(cpu.node, 30)}\` to ${dev} here: .to(${dev})`, edits: appendMove(unparen(cpu.node), dev, frame.unit), preferred: true }] : [],
+  });
 }
 
 /** The model itself was never moved, but its input was. */

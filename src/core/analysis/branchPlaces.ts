@@ -1,0 +1,49 @@
+// The paths of an `if` that the world does not decide (`if args.model == "mlp":`) are joined:
+// a model built on the CPU in one branch and moved in another is "maybe on an accelerator"
+// afterwards, and a mismatch on the CPU path was lost in the join. Here the joined value
+// keeps that path: the branch that leaves it on the CPU (Value.cpuWhen), so DD001 can say
+// that the model meets GPU inputs when that branch is taken.
+import type { Node } from '../python/pyNode';
+import { field, shortText } from '../python/syntax';
+import type { Env } from './env';
+import { ACCEL, CPU, EITHER, Value } from './values';
+
+/** One path through an `if`: the clause whose body ran, or none (no branch taken). */
+export interface Arm {
+  node: Node;
+  what: string;
+}
+
+/** The arm of an `if`/`elif` clause, or of its `else`. */
+export function clauseArm(clause: Node, condition: Node | null): Arm {
+  if (!condition) return { node: clause, what: `in the \`else\` on line ${clause.startPosition.row + 1}` };
+  return { node: condition, what: `when \`${shortText(condition, 24)}\`` };
+}
+
+/** The path that takes no branch of an `if` without `else`. */
+export function skippedArm(statement: Node): Arm {
+  const condition = field(statement, 'condition');
+  return { node: condition ?? statement, what: condition ? `when \`${shortText(condition, 24)}\` is false` : 'when the `if` is skipped' };
+}
+
+/**
+ * After `joined = join(branches)`: each key a join bound whose value is exactly on the CPU
+ * (a tensor or a module with a place) on one path and exactly on the accelerator on another
+ * keeps the first such CPU path.
+ */
+export function markCpuArms(joined: Env, branches: readonly Env[], arms: readonly Arm[], unit: number): void {
+  if (branches.length < 2 || branches.length !== arms.length) return;
+  for (const key of joined.ownKeys()) {
+    const v = joined.get(key);
+    if (!v || v.place !== EITHER || (v.kind !== 'tensor' && v.kind !== 'module')) continue;
+    const values = branches.map((b) => b.get(key));
+    const onAccel = values.some((x) => x?.kind === v.kind && x.place === ACCEL);
+    const cpuAt = values.findIndex((x) => x?.kind === v.kind && isPlacedOnCpu(x));
+    if (!onAccel || cpuAt < 0) continue;
+    joined.replaceOwn(key, { ...v, cpuWhen: { unit, node: arms[cpuAt].node, what: arms[cpuAt].what, value: values[cpuAt]! } });
+  }
+}
+
+function isPlacedOnCpu(v: Value): boolean {
+  return v.place === CPU && !v.scalar && !v.placeless && !v.param;
+}
