@@ -314,3 +314,11 @@ export const DISTRIBUTED_COLLECTIVES: ReadonlySet<string> = new Set([
   'broadcast', 'all_reduce', 'all_gather', 'all_gather_into_tensor', 'reduce', 'reduce_scatter', 'reduce_scatter_tensor',
   'gather', 'scatter', 'all_to_all', 'all_to_all_single', 'send', 'recv', 'isend', 'irecv',
 ].map((name) => `torch.distributed.${name}`));
+
+/**
+ * Classes whose state_dict holds only numbers (learning-rate schedulers; GradScaler keeps its
+ * scale as a float): `torch.load` of one restores nothing on a device.
+ */
+export function hasTensorlessState(qualified: string): boolean {
+  return /^torch\.optim\.lr_scheduler\.\w+$/.test(qualified) || /^torch\.(cuda\.)?amp(\.grad_scaler)?\.GradScaler$/.test(qualified);
+}

@@ -28,6 +28,7 @@ import { loadedOutsideDeviceFlow } from './shared/loadFlow';
 import { torchAtLeast } from './shared/torchVersion';
 import { pickledObjectIn } from './shared/weightsOnly';
 import { ACCEL } from '../values';
+import { hasTensorlessState } from '../torchApi';
 
 /** Library handlers that save a program's checkpoints to paths of their own making. */
 const CHECKPOINT_HANDLERS = /^(ignite\.handlers(\.checkpoint)?\.(Checkpoint|ModelCheckpoint|DiskSaver)|(pytorch_)?lightning(\.pytorch)?\.callbacks(\.model_checkpoint)?\.ModelCheckpoint)$/;
@@ -59,6 +60,22 @@ interface FileFacts {
   savesThroughLibrary: boolean;
   /** How it names the local rank (`local_rank`, `args.local_rank`), for the fix. */
   rankTexts: Set<string>;
+  /**
+   * Receivers of `.load_state_dict(...)` that every assignment in the file makes a
+   * learning-rate scheduler or GradScaler (torchApi.ts hasTensorlessState). Only those: an
+   * unrelated assignment typed elsewhere leaves the fact, and the runs that read it, as they were.
+   */
+  tensorlessReceivers: Set<string>;
+}
+
+/** What one statement says, before readFacts keeps only what loads depend on. */
+interface StatementFacts extends FileFacts {
+  localRank: boolean;
+  processGroup: boolean;
+  /** Names assigned a tensorless-state constructor, names assigned anything else, and `.load_state_dict` receivers. */
+  tensorlessState: Set<string>;
+  otherState: Set<string>;
+  stateReceivers: Set<string>;
 }
 
 export const loadWithoutMapLocation: Rule = (host) => {
@@ -92,6 +109,7 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   const args = callArguments(call);
   // map_location is the second parameter.
   if (args.keywords.has('map_location') || args.positional.length >= 2 || convertedAtOnce(call)) return undefined;
+  if (loadedIntoTensorlessState(call, facts)) return undefined;
   const load = `\`${shortText(call, 30)}\``;
   if (facts.ddp && !inOneProcess(call) && !inTestFunction(call)) {
     const device = deviceVariable(frame, DEVICE_NAMES);
@@ -170,7 +188,8 @@ function inOneProcess(call: Node): boolean {
 }
 
 function readFacts(program: ProgramView, deviceChoice: DeviceChoice): FileFacts {
-  const facts: FileFacts = { ddp: false, savedPaths: new Set(), savesToCallersPath: false, savesThroughLibrary: false, rankTexts: new Set() };
+  const facts: FileFacts = { ddp: false, savedPaths: new Set(), savesToCallersPath: false, savesThroughLibrary: false, rankTexts: new Set(), tensorlessReceivers: new Set() };
+  const [tensorless, other, receivers] = [new Set<string>(), new Set<string>(), new Set<string>()];
   let localRank = false;
   let processGroup = !!deviceChoice.distributed;
   for (const unit of program.modules[0].units) {
@@ -182,15 +201,23 @@ function readFacts(program: ProgramView, deviceChoice: DeviceChoice): FileFacts 
       facts.savesThroughLibrary ||= found.savesThroughLibrary;
       for (const path of found.savedPaths) facts.savedPaths.add(path);
       for (const text of found.rankTexts) facts.rankTexts.add(text);
+      for (const text of found.tensorlessState) tensorless.add(text);
+      for (const text of found.otherState) other.add(text);
+      for (const text of found.stateReceivers) receivers.add(text);
     }
   }
   facts.ddp = localRank && processGroup;
+  for (const name of receivers) if (tensorless.has(name) && !other.has(name)) facts.tensorlessReceivers.add(name);
   return facts;
 }
 
 /** What one top-level statement says of the file's facts. */
-function factsIn(statement: Node, imports: ReturnType<ProgramView['importsAt']>): FileFacts & { localRank: boolean; processGroup: boolean } {
-  const facts = { ddp: false, savedPaths: new Set<string>(), savesToCallersPath: false, savesThroughLibrary: false, rankTexts: new Set<string>(), localRank: false, processGroup: false };
+function factsIn(statement: Node, imports: ReturnType<ProgramView['importsAt']>): StatementFacts {
+  const facts: StatementFacts = {
+    ddp: false, savedPaths: new Set<string>(), savesToCallersPath: false, savesThroughLibrary: false, rankTexts: new Set<string>(),
+    tensorlessReceivers: new Set<string>(), tensorlessState: new Set<string>(), otherState: new Set<string>(), stateReceivers: new Set<string>(),
+    localRank: false, processGroup: false,
+  };
   const stack: Node[] = [statement];
   while (stack.length) {
     const n = stack.pop()!;
@@ -200,7 +227,14 @@ function factsIn(statement: Node, imports: ReturnType<ProgramView['importsAt']>)
       facts.rankTexts.add(n.parent?.type === 'attribute' && field(n.parent, 'attribute')?.id === n.id ? n.parent.text : n.text);
     }
     else if ((n.type === 'identifier' || n.type === 'attribute') && !isObjectOfAttribute(n) && CHECKPOINT_HANDLERS.test(imports.qualify(n) ?? '')) facts.savesThroughLibrary = true;
+    else if (n.type === 'assignment') {
+      const [left, right] = [field(n, 'left'), field(n, 'right')];
+      const made = right?.type === 'call' ? imports.qualify(field(right, 'function') ?? right) : undefined;
+      if (left) (made && hasTensorlessState(made) ? facts.tensorlessState : facts.otherState).add(left.text);
+    }
     else if (n.type === 'call') {
+      const receiver = stateReceiver(n);
+      if (receiver) facts.stateReceivers.add(receiver.text);
       const q = imports.qualify(field(n, 'function') ?? n) ?? '';
       if (/^torch\.distributed(\.distributed_c10d)?\.init_process_group$/.test(q)) facts.processGroup = true;
       if (SAVES.has(q)) {
@@ -282,6 +316,22 @@ function isObjectOfAttribute(node: Node): boolean {
  * `torch.load(f).numpy()`: the code converts what it loads at once, which only a CPU tensor
  * allows, so the file holds CPU tensors (data saved from the CPU), not a GPU checkpoint.
  */
+/**
+ * `scheduler.load_state_dict(torch.load(path))` where every assignment of `scheduler` in the
+ * file builds a learning-rate scheduler or a GradScaler (FileFacts): its state holds no tensors.
+ */
+function loadedIntoTensorlessState(call: Node, facts: FileFacts): boolean {
+  const outer = call.parent?.type === 'argument_list' ? call.parent.parent : undefined;
+  const receiver = outer?.type === 'call' ? stateReceiver(outer) : undefined;
+  return !!receiver && facts.tensorlessReceivers.has(receiver.text);
+}
+
+/** `x` of `x.load_state_dict(...)`. */
+function stateReceiver(call: Node): Node | undefined {
+  const callee = field(call, 'function');
+  return callee?.type === 'attribute' && field(callee, 'attribute')?.text === 'load_state_dict' ? field(callee, 'object') ?? undefined : undefined;
+}
+
 function convertedAtOnce(call: Node): boolean {
   const parent = call.parent;
   return parent?.type === 'attribute' && field(parent, 'object')?.id === call.id && field(parent, 'attribute')?.text === 'numpy';
