@@ -121,6 +121,8 @@ export class Program {
   /** Every unit: the analysed ones first (their indices are cell indices), imported modules after. */
   readonly units: Unit[];
   private readonly scopeFacts = new Map<number, ScopeFacts>();
+  /** isPlacelessClass's answers: a class held by two others, or by one twice, is decided once. */
+  private readonly placelessAnswers = new Map<string, boolean>();
   /** Definitions by the node id of their `def` / `class` statement. */
   private readonly functionsByNode = new Map<number, FunctionInfo>();
   private readonly classesByNode = new Map<number, ClassInfo>();
@@ -452,8 +454,17 @@ export class Program {
 
   /** Every base is a parameterless torch module (or such a class of the program), and the class adds no state. */
   private isPlacelessClass(cls: ClassInfo, seen: Set<string>): boolean {
+    const known = this.placelessAnswers.get(cls.key);
+    if (known !== undefined) return known;
+    // A class met again while it is being decided holds itself: not known to be placeless.
     if (seen.has(cls.key) || cls.baseNodes.length === 0) return false;
     seen.add(cls.key);
+    const answer = this.decidePlaceless(cls, seen);
+    this.placelessAnswers.set(cls.key, answer);
+    return answer;
+  }
+
+  private decidePlaceless(cls: ClassInfo, seen: Set<string>): boolean {
     const holdsNoModule = (construction: string): string[] | undefined => this.buildsNoModuleState(cls, construction, seen);
     if ([...cls.methods.values()].some((m) => addsModuleState(m.node.text, holdsNoModule))) return false;
     return cls.baseNodes.every((base) => {
@@ -485,8 +496,9 @@ export class Program {
     const built = callee.includes('.') ? (member?.kind === 'class' ? member.cls : undefined) : this.localClass(cls.unit, callee);
     if (!built) return undefined;
     if (!built.isModule) return this.isPlainClass(built, new Set()) ? [] : undefined;
+    // A class without state holds nothing, whatever it is given (`FocalLoss(**kwargs)`).
     if (this.isPlacelessClass(built, seen)) return [];
-    const init = built.placelessGiven ? this.methodOf(built.key, '__init__') : undefined;
+    const init = built.placelessGiven && !call.splat ? this.methodOf(built.key, '__init__') : undefined;
     if (!init) return undefined;
     const params = init.params.slice(1).map((p) => p.name);
     const names: string[] = [];
@@ -614,11 +626,13 @@ function constructorValuesKept(cls: ClassInfo, buildsNoModuleState: (constructio
 const SCALAR_LITERAL = /^(-?\d[\d_.eE+-]*|True|False|None|"[^"]*"|'[^']*')$/;
 
 /**
- * A method that gives a module state: parameters, buffers, a held weight, a submodule built
- * from a class (`self.proj = Linear(...)`), or a move of its own (`self.to(device)`; a tensor
- * its forward moves is no state).
+ * A method that gives a module state: parameters, buffers, a weight handed to a torch loss
+ * base (`super().__init__(weight=w)` registers a buffer; `self.weight = 0.5` on a plain
+ * module is an attribute, kept or not by constructorValuesKept), a submodule built from a
+ * class (`self.proj = Linear(...)`), or a move of its own (`self.to(device)`; a tensor its
+ * forward moves is no state).
  */
-const ADDS_MODULE_STATE = /\bParameter\s*\(|\bregister_(buffer|parameter|module)\s*\(|\bweight\b|\b(self|super\(\))\.(to|cuda)\s*\(/;
+const ADDS_MODULE_STATE = /\bParameter\s*\(|\bregister_(buffer|parameter|module)\s*\(|\.__init__\s*\([^)\n]*\bweight\b|\b(self|super\(\))\.(to|cuda)\s*\(/;
 
 /** `self.proj = nn.Linear(...)`: a construction stored on `self`, to the end of its line. */
 const SELF_CONSTRUCTION = /\bself\.\w+\s*=\s*([\w.]*\b[A-Z]\w*\s*\([^\n#]*)/g;
@@ -631,8 +645,11 @@ function addsModuleState(text: string, buildsNoModuleState: (construction: strin
   return false;
 }
 
-/** `Name(a, k=b)` on one line: the callee and its argument texts; undefined when it is more than one call. */
-function parseConstruction(text: string): { callee: string; positional: string[]; keywords: Map<string, string> } | undefined {
+/**
+ * `Name(a, k=b)` on one line: the callee, its argument texts, and whether it unpacks some
+ * (`*args`, `**kwargs`); undefined when it is more than one call.
+ */
+function parseConstruction(text: string): { callee: string; positional: string[]; keywords: Map<string, string>; splat: boolean } | undefined {
   const open = text.indexOf('(');
   let depth = 0;
   let close = -1;
@@ -655,12 +672,13 @@ function parseConstruction(text: string): { callee: string; positional: string[]
       start = i + 1;
     }
   }
+  let splat = false;
   for (const part of parts.filter(Boolean)) {
     const kw = /^([A-Za-z_]\w*)\s*=(?!=)\s*(.+)$/s.exec(part);
     if (kw) keywords.set(kw[1]!, kw[2]!.trim());
-    else if (part.startsWith('*')) return undefined;
+    else if (part.startsWith('*')) splat = true;
     else positional.push(part);
   }
-  return { callee: text.slice(0, open).trim(), positional, keywords };
+  return { callee: text.slice(0, open).trim(), positional, keywords, splat };
 }
 
