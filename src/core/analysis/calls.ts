@@ -297,6 +297,11 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     const argValues = evalArgs(ex, frame, args);
     const wrapped = argValues[0] && argValues[0].value.kind === 'tensor' ? argValues[0].value : undefined;
     if (wrapped) return { ...wrapped, factory: undefined, scalar: undefined, batch: undefined };
+    // `torch.Tensor([0], device=ctx)` raises for any ctx but the CPU ("legacy constructor
+    // expects device type: cpu"): unless ctx is surely the CPU, no CPU tensor comes out of it.
+    const given = args.keywords.get('device');
+    const device = legacy === 'cpu' && given ? ex.eval(frame, given) : undefined;
+    if (device && !(device.kind === 'device' && device.place === CPU)) return value('tensor', UNTRACKED, { grad: 'no' });
     const place = legacy === 'cpu' ? CPU : ACCEL;
     return value('tensor', place, {
       grad: 'no', deviceText: legacy === 'cpu' ? undefined : '"cuda"',
