@@ -6,9 +6,8 @@ import type { RoundContext } from './roundContext';
 import type { Frame } from './frame';
 import { CPU, LoaderLoop, Located, OTHER, UNKNOWN, Value, value } from './values';
 import { keywordBatchNames, placedBatch } from './frameworks';
-import { LOADER_LIKE_NAME } from './torchApi';
+import { LOADER_LIKE_NAME, PROGRESS_WRAPPERS } from './torchApi';
 
-const PROGRESS_WRAPPERS = new Set(['tqdm', 'tqdm.tqdm', 'tqdm.auto.tqdm', 'tqdm.notebook.tqdm', 'tqdm.rich.tqdm', 'rich.progress.track', 'track', 'iter']);
 
 export interface BoundLoop {
   info: LoaderLoop;

@@ -322,3 +322,6 @@ export const DISTRIBUTED_COLLECTIVES: ReadonlySet<string> = new Set([
 export function hasTensorlessState(qualified: string): boolean {
   return /^torch\.optim\.lr_scheduler\.\w+$/.test(qualified) || /^torch\.(cuda\.)?amp(\.grad_scaler)?\.GradScaler$/.test(qualified);
 }
+
+/** Wrappers that yield what they wrap (progress bars, `iter`): a loop over one is a loop over its loader. */
+export const PROGRESS_WRAPPERS: ReadonlySet<string> = new Set(['tqdm', 'tqdm.tqdm', 'tqdm.auto.tqdm', 'tqdm.notebook.tqdm', 'tqdm.rich.tqdm', 'rich.progress.track', 'track', 'iter']);
