@@ -118,4 +118,23 @@ describe('analysis across files: imports of project modules', () => {
     const ctx = project({ 'scripts/run.py': SCRIPT, 'accelerate/__init__.py': 'from .accelerator import Accelerator\n', 'accelerate/accelerator.py': ACCELERATOR }, 'scripts/run.py');
     assert.deepEqual(codesAndLines(SCRIPT, ctx), [['DD002', 13]]);
   });
+
+  it('DD013: a load of the string path that an imported module saves to is the run\'s own checkpoint; another path is reported', () => {
+    const STOPPER = [
+      'import torch', '',
+      'class EarlyStop:', '    def __init__(self):', '        self.best = None', '',
+      '    def step(self, score, model):', '        if self.best is None or score > self.best:', '            self.best = score',
+      '            torch.save(model.state_dict(), "best_weights.pt")', '        return False', '',
+    ].join('\n');
+    const main = (loaded: string) => [
+      'import torch', 'from stopper import EarlyStop', '',
+      'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")',
+      'model = torch.nn.Linear(4, 1).to(device)', 'stopper = EarlyStop()',
+      'for epoch in range(5):', '    if stopper.step(-epoch, model):', '        break',
+      `model.load_state_dict(torch.load("${loaded}"))`, '',
+    ].join('\n');
+    const ctx = project({ 'stopper.py': STOPPER });
+    assert.deepEqual(codesAndLines(main('best_weights.pt'), ctx), []);
+    assert.deepEqual(codesAndLines(main('pretrained.pt'), ctx), [['DD013', 10]]);
+  });
 });

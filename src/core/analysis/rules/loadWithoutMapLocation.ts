@@ -66,6 +66,11 @@ interface FileFacts {
    * unrelated assignment typed elsewhere leaves the fact, and the runs that read it, as they were.
    */
   tensorlessReceivers: Set<string>;
+  /**
+   * String paths that the project's other modules (imported by this file, or importing it)
+   * write with torch.save (`EarlyStopping.save_checkpoint` writing "es_checkpoint.pt").
+   */
+  projectSavedPaths: Set<string>;
 }
 
 /** What one statement says, before readFacts keeps only what loads depend on. */
@@ -134,6 +139,9 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   const byParameterOnly = !choice.availabilityCheck && !choice.deviceOption && why.startsWith('takes its device as the parameter');
   if (byParameterOnly && hardCodesCuda(frame)) return undefined;
   const path = args.positional[0] ?? args.keywords.get('f');
+  // The same string path another module of the project saves to: this run wrote it (an early
+  // stopper's best checkpoint), on this machine.
+  if (path && facts.projectSavedPaths.has(normalized(path))) return undefined;
   let saves = '';
   // Ignite's or Lightning's handler writes them, to paths not known here: only a path the user names (`args.model`) is another file.
   if (facts.savesThroughLibrary && !(path && USER_OPTION.test(path.text))) return undefined;
@@ -188,7 +196,9 @@ function inOneProcess(call: Node): boolean {
 }
 
 function readFacts(program: ProgramView, deviceChoice: DeviceChoice): FileFacts {
-  const facts: FileFacts = { ddp: false, savedPaths: new Set(), savesToCallersPath: false, savesThroughLibrary: false, rankTexts: new Set(), tensorlessReceivers: new Set() };
+  const facts: FileFacts = {
+    ddp: false, savedPaths: new Set(), savesToCallersPath: false, savesThroughLibrary: false, rankTexts: new Set(), tensorlessReceivers: new Set(), projectSavedPaths: new Set(),
+  };
   const [tensorless, other, receivers] = [new Set<string>(), new Set<string>(), new Set<string>()];
   let localRank = false;
   let processGroup = !!deviceChoice.distributed;
@@ -207,6 +217,14 @@ function readFacts(program: ProgramView, deviceChoice: DeviceChoice): FileFacts 
     }
   }
   facts.ddp = localRank && processGroup;
+  for (const module of program.modules.slice(1)) {
+    for (const unit of module.units) {
+      const imports = program.importsAt(unit.index);
+      for (const found of perStatement(unit.root, `DD013 ${imports.signature()}`, (statement) => factsIn(statement, imports))) {
+        for (const path of found.savedPaths) if (path.startsWith('"')) facts.projectSavedPaths.add(path);
+      }
+    }
+  }
   for (const name of receivers) if (tensorless.has(name) && !other.has(name)) facts.tensorlessReceivers.add(name);
   return facts;
 }
@@ -215,7 +233,7 @@ function readFacts(program: ProgramView, deviceChoice: DeviceChoice): FileFacts 
 function factsIn(statement: Node, imports: ReturnType<ProgramView['importsAt']>): StatementFacts {
   const facts: StatementFacts = {
     ddp: false, savedPaths: new Set<string>(), savesToCallersPath: false, savesThroughLibrary: false, rankTexts: new Set<string>(),
-    tensorlessReceivers: new Set<string>(), tensorlessState: new Set<string>(), otherState: new Set<string>(), stateReceivers: new Set<string>(),
+    tensorlessReceivers: new Set<string>(), projectSavedPaths: new Set<string>(), tensorlessState: new Set<string>(), otherState: new Set<string>(), stateReceivers: new Set<string>(),
     localRank: false, processGroup: false,
   };
   const stack: Node[] = [statement];
