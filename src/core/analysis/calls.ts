@@ -336,8 +336,9 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   }
   const argValues = evalArgs(ex, frame, args);
   const last = q.slice(q.lastIndexOf('.') + 1);
-  // `pbar = tqdm(loader)`: the bar yields the loader's batches, so a loop over it later is the loader's loop.
-  if (PROGRESS_WRAPPERS.has(q) && argValues[0]?.value.kind === 'loader') return argValues[0].value;
+  // `pbar = tqdm(loader)`: the bar yields the loader's batches, so a loop over it later is the
+  // loader's loop. As for `iter(...)`, a loader-like name of unknown value counts as one.
+  if (PROGRESS_WRAPPERS.has(q) && argValues[0] && wrapsLoader(argValues[0])) return { ...argValues[0].value, kind: 'loader' };
   const keepsGraph = NUMPY_TENSOR_METHODS.get(q);
   if (keepsGraph !== undefined) {
     // `np.squeeze(t)` runs `t.squeeze()`: a tensor where t is, nothing converted.
@@ -786,6 +787,12 @@ function recordCallSite(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: Func
     bound.set(p.name, v ?? UNKNOWN);
   });
   return { bound, args: argNodes };
+}
+
+/** A loader, or an unknown value whose name says loader (`dataloader` from `from utils import *`). */
+function wrapsLoader(arg: Arg): boolean {
+  const v = arg.value;
+  return v.kind === 'loader' || (v.kind === 'unknown' && !v.className && LOADER_LIKE_NAME.test(dottedKey(unparen(arg.node)) ?? ''));
 }
 
 /**
