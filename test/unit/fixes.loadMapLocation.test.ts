@@ -35,4 +35,19 @@ describe('DD013 fix text', () => {
     assert.ok(fixed.includes('torch.load("a.pt", weights_only=True, map_location="cpu")'), fixed);
     assert.deepEqual(coreFindings(fixed).filter((f) => f.code === 'DD013'), []);
   });
+
+  it('writes a global device only where the function can read it: not one the main block binds after calling it', () => {
+    const late = [
+      'import torch', '', 'def build(path):', '    return torch.load(path)', '',
+      'if __name__ == "__main__":', '    weights = build("w.pt")',
+      '    dev = torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")', '',
+    ].join('\n');
+    // `dev` does not exist yet when build() runs: map_location=dev would raise NameError.
+    assert.ok(fixedText(late).includes('torch.load(path, map_location="cpu")'), fixedText(late));
+    const early = [
+      'import torch', '', 'dev = torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")', '',
+      'def build(path):', '    return torch.load(path)', '', 'weights = build("w.pt")', '',
+    ].join('\n');
+    assert.ok(fixedText(early).includes('torch.load(path, map_location=dev)'), fixedText(early));
+  });
 });

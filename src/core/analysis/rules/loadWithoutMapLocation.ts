@@ -117,7 +117,7 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   if (loadedIntoTensorlessState(call, facts)) return undefined;
   const load = `\`${shortText(call, 30)}\``;
   if (facts.ddp && !inOneProcess(call) && !inTestFunction(call)) {
-    const device = deviceVariable(frame, DEVICE_NAMES);
+    const device = deviceVariable(host, frame, DEVICE_NAMES);
     const rank = device ? undefined : LOCAL_RANK_NAMES.find((name) => facts.rankTexts.has(name) && canReference(frame, name));
     const target = device ?? (rank ? `f"cuda:{${rank}}"` : '"cpu"');
     return {
@@ -151,7 +151,7 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
     saves = ` This program saves checkpoints too (line ${choice.savesCheckpoints.startPosition.row + 1}), ` +
       `but not to \`${shortText(path)}\`: that one may come from another machine.`;
   }
-  const target = deviceVariable(frame, DEVICE_NAMES) ?? '"cpu"';
+  const target = deviceVariable(host, frame, DEVICE_NAMES) ?? '"cpu"';
   return {
     target,
     message: `${load} has no map_location; pass map_location=${target}. ` +
@@ -294,12 +294,31 @@ function normalized(path: Node): string {
 }
 
 /** The scope's device variable (`device = torch.device(...)`), when one is bound and can be written here. */
-function deviceVariable(frame: Frame, names: readonly string[]): string | undefined {
+function deviceVariable(host: RuleHost, frame: Frame, names: readonly string[]): string | undefined {
   for (const name of names) {
-    const v = frame.env.get(name) ?? frame.outer?.get(name);
-    if (v?.kind === 'device' && canReference(frame, name)) return name;
+    const own = frame.env.get(name);
+    const v = own ?? frame.outer?.get(name);
+    if (v?.kind !== 'device' || !canReference(frame, name)) continue;
+    // A global a function reads must be bound when the function runs: one assigned only in
+    // the `__main__` block after the call (`net = build(); dev = ...`) is not yet. Only a
+    // name the module binds at its top level before anything runs is written into a fix.
+    if (!own && frame.fn && !host.programFact('DD013 names bound at top level', topLevelNames).has(name.split('.')[0]!)) continue;
+    return name;
   }
   return undefined;
+}
+
+/** Names that a top-level statement of the analysed file assigns (not inside `if`, `for`, `with`, `try`). */
+function topLevelNames(program: ProgramView): Set<string> {
+  const names = new Set<string>();
+  for (const unit of program.modules[0].units) {
+    for (const stmt of children(unit.root)) {
+      const assignment = stmt.type === 'expression_statement' ? children(stmt)[0] : undefined;
+      const left = assignment?.type === 'assignment' ? field(assignment, 'left') : undefined;
+      if (left?.type === 'identifier') names.add(left.text);
+    }
+  }
+  return names;
 }
 
 /**
