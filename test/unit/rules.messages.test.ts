@@ -87,4 +87,17 @@ describe('rule messages: where a value came from', () => {
     assert.ok(!f.message.includes('torch.version'), f.message);
     assert.match(f.message, /^`\.numpy\(\)` on `x`, which may be on the GPU/);
   });
+
+  it('a model that a move put on the CPU is not "never moved": the message names the move', () => {
+    const source = [
+      'import argparse', 'import torch', 'import torch.nn as nn', '',
+      'parser = argparse.ArgumentParser()', 'parser.add_argument("--use-gpu", action="store_true")', 'opt = parser.parse_args()',
+      'device = torch.device("cuda") if opt.use_gpu else torch.device("cpu")',
+      'model = nn.Linear(4, 4)', 'model.to(device)', 'mask = torch.ones(2, 4)', 'print(model(mask.cuda()))', '',
+    ].join('\n');
+    const [f] = coreFindings(source).filter((x) => x.code === 'DD001');
+    assert.ok(f, 'DD001 expected');
+    assert.ok(!f.message.includes('never moved'), f.message);
+    assert.ok(f.message.includes('`model` was moved to device on line 10, which is the CPU here'), f.message);
+  });
 });

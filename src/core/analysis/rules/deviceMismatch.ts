@@ -10,7 +10,7 @@ import type { OperationRole, Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import { ACCEL, acceleratorSide, Arg, CpuBranch, EITHER, hasAccel, isExactlyCpu, Located, UNTRACKED, Value } from '../values';
 import { runningBatch } from './shared/batches';
-import { accelPhrase, onGpu, lineOf, SAME_DEVICE, shortText } from './shared/describe';
+import { accelPhrase, cpuModelHistory, onGpu, lineOf, SAME_DEVICE, shortText } from './shared/describe';
 import { ruleMessage } from './shared/message';
 import { canReference, deviceTextFor } from './shared/deviceText';
 import { cpuModelGivenDeviceIds } from './shared/ddpDeviceIds';
@@ -147,7 +147,7 @@ function modelArgumentOnCpu(c: RuleHost, frame: Frame, call: Node, model: Arg, i
     message: ruleMessage((q) => ({
       problem: `${q(model.node)} is on the CPU, but ${q(callee)} ${input.value.place === EITHER ? 'may call' : 'calls'} it with GPU inputs`,
       action: 'move it there',
-      why: `\`${name}\` was never moved, and \`${callee}\` calls it with \`${inputName}\` (line ${inside.node.startPosition.row + 1}), which ` +
+      why: `${cpuModelHistory(name, model.value)}, and \`${callee}\` calls it with \`${inputName}\` (line ${inside.node.startPosition.row + 1}), which ` +
         `${accelPhrase(input.value)}${lineOf(input.value)}: ${SAME_DEVICE}`,
     })),
     related: [
@@ -289,7 +289,7 @@ function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
     message: ruleMessage((q) => ({
       problem: `${q(model.node)} is on the CPU, its input ${onGpu(input.value)}`,
       action: 'move it there',
-      why: `\`${name}\` was never moved, and its input \`${inputName}\` ${accelPhrase(input.value)}${lineOf(input.value)}: ${SAME_DEVICE}`,
+      why: `${cpuModelHistory(name, model.value)}, and its input \`${inputName}\` ${accelPhrase(input.value)}${lineOf(input.value)}: ${SAME_DEVICE}`,
     })),
     related: [
       ...c.related(input.value.origin, `\`${inputName}\` ${input.value.origin?.what ?? 'placed here'}`),

@@ -17,6 +17,18 @@ export function lineOf(v: Value): string {
   return steps.length ? ` (${steps.join('; ')})` : '';
 }
 
+/**
+ * How a model on the CPU got there, for messages: "`model` was never moved", or, where a move
+ * put it there (`model.to(device)` with `device` the CPU on this path), "`model` was moved to
+ * device on line 50, which is the CPU here".
+ */
+export function cpuModelHistory(name: string, v: Value): string {
+  const o = v.origin;
+  if (!o || !/^moved\b/.test(o.what)) return `\`${name}\` was never moved`;
+  const moved = `\`${name}\` was ${o.what.replace(/ here$/, '')} on line ${o.node.startPosition.row + 1}`;
+  return /\bCPU\b|["']cpu/.test(o.what) ? moved : `${moved}, which is the CPU here`;
+}
+
 /** "is on the GPU", or "may be on the GPU" where only some paths put it there: for first sentences (MPS is Apple's GPU). */
 export function onGpu(v: Value): string {
   return v.place === EITHER ? 'may be on the GPU' : 'is on the GPU';
