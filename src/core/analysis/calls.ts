@@ -300,7 +300,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     // `torch.Tensor([0], device=ctx)` raises for any ctx but the CPU ("legacy constructor
     // expects device type: cpu"): unless ctx is surely the CPU, no CPU tensor comes out of it.
     const given = args.keywords.get('device');
-    const device = legacy === 'cpu' && given ? ex.eval(frame, given) : undefined;
+    const device = legacy === 'cpu' && given ? argValues.find((a) => a.node === given)?.value : undefined;
     if (device && !(device.kind === 'device' && device.place === CPU)) return value('tensor', UNTRACKED, { grad: 'no' });
     const place = legacy === 'cpu' ? CPU : ACCEL;
     return value('tensor', place, {
@@ -925,9 +925,10 @@ function evalMethodCallOnce(
   }
   const grad = frame.noGrad > 0 ? 'no' : DIFFERENTIABLE_METHODS.has(method) ? recv.grad : recv.grad === 'no' ? 'no' : 'unknown';
   // `w.sum()` over every element is 0-dim, which may meet accelerator tensors (like a scalar).
+  const keepsShape = SHAPE_KEEPING_METHODS.has(method) && operands.every((o) => o.value.scalar || !isTensorLike(o.value));
   const scalar = (FULL_REDUCTIONS.has(method) && args.positional.length === 0 && !args.keywords.has('dim') && !args.keywords.has('axis'))
-    || (recv.scalar === true && SHAPE_KEEPING_METHODS.has(method) && operands.every((o) => o.value.scalar || !isTensorLike(o.value)));
-  const oneDim = recv.oneDim && SHAPE_KEEPING_METHODS.has(method) && operands.every((o) => o.value.scalar || !isTensorLike(o.value));
+    || (recv.scalar === true && keepsShape);
+  const oneDim = recv.oneDim && keepsShape;
   // A batch stays a batch through views and casts: moving it at the loop's top fixes them all.
   return { ...recv, kind: 'tensor', grad, factory: undefined, scalar: scalar || undefined, oneDim: oneDim || undefined, elements: undefined };
 }

@@ -10,7 +10,7 @@ import { Env } from './env';
 import { Arm, clauseArm, markCpuArms, skippedArm } from './branchPlaces';
 import { Expressions } from './expressions';
 import { Frame, Summaries } from './frame';
-import { bindLoopTarget } from './loops';
+import { bindLoopTarget, replacesEveryItem } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { DATALOADER_CLASSES, MODULE_BASE_CLASSES, NO_GRAD_CONTEXTS } from './torchApi';
 import { concatenated, containedValues, CPU, hasAccel, isTensorLike, joinValues, NONE, Place, UNKNOWN, UNTRACKED, Value, value } from './values';
@@ -605,7 +605,9 @@ export class Interpreter implements RoundContext {
         if (hasAccel(v.place)) frame.env.set(key, { ...container, place: (container.place | v.place) as Place, deviceText: v.deviceText });
         return;
       }
-      if (key && index && !container.elements && !container.entries && !container.anyElement && container.place !== UNTRACKED && replacesEveryItem(t, objNode, index)) {
+      // `for i in range(len(blocks)): blocks[i] = blocks[i].to(device)`: every item is replaced.
+      const everyItem = !!index && replacesEveryItem(t, objNode, index);
+      if (key && everyItem && !container.elements && !container.entries && !container.anyElement && container.place !== UNTRACKED) {
         // A batch element of unknown structure whose items are all replaced one by one: a
         // list (a tensor would be moved whole, `x = x.to(device)`), now where the items are.
         frame.env.set(key, { ...container, place: v.place, deviceText: v.deviceText, origin: v.origin, factory: undefined });
@@ -614,8 +616,7 @@ export class Interpreter implements RoundContext {
       if (key && (container.elements || container.entries || container.anyElement)) {
         if (name !== undefined && container.entries && !container.anyElement) {
           frame.env.set(key, { ...container, entries: new Map([...container.entries, [name, v]]) });
-        } else if (index && replacesEveryItem(t, objNode, index)) {
-          // `for i in range(len(blocks)): blocks[i] = blocks[i].to(device)`: every item is replaced.
+        } else if (everyItem) {
           frame.env.set(key, { ...container, place: container.place === UNTRACKED ? UNTRACKED : v.place, elements: undefined, entries: undefined, anyElement: v });
         } else {
           const all = [...containedValues(container), v];
@@ -936,24 +937,3 @@ function applyWrite(next: Summaries, w: Write): void {
   }
 }
 
-/** `xs[i] = …` inside `for i in range(len(xs)):` (the loop directly around it): each item of `xs` is assigned. */
-function replacesEveryItem(target: Node, container: Node, index: Node): boolean {
-  const i = unparen(index);
-  if (i.type !== 'identifier') return false;
-  for (let n = target.parent; n; n = n.parent) {
-    if (n.type === 'function_definition' || n.type === 'class_definition') return false;
-    if (n.type !== 'for_statement') continue;
-    const [left, right] = [field(n, 'left'), field(n, 'right')];
-    if (left?.text !== i.text) return false;
-    return !!right && onlyArgumentOf(right, 'range') !== undefined && onlyArgumentOf(onlyArgumentOf(right, 'range')!, 'len')?.text === container.text;
-  }
-  return false;
-}
-
-/** `name(x)`: x, when `call` calls `name` with one positional argument. */
-function onlyArgumentOf(call: Node, name: string): Node | undefined {
-  const c = unparen(call);
-  if (c.type !== 'call' || field(c, 'function')?.text !== name) return undefined;
-  const args = children(field(c, 'arguments') ?? c);
-  return args.length === 1 && args[0].type !== 'keyword_argument' && args[0].type !== 'list_splat' ? args[0] : undefined;
-}

@@ -123,3 +123,26 @@ function collectNames(target: Node, into: Binding[]): void {
   if (parts) for (const p of parts) collectNames(p, into);
   else into.push({ target: t, kind: 'unknown' });
 }
+
+/** `xs[i] = …` inside `for i in range(len(xs)):` (the loop directly around it): each item of `xs` is assigned. */
+export function replacesEveryItem(target: Node, container: Node, index: Node): boolean {
+  const i = unparen(index);
+  if (i.type !== 'identifier') return false;
+  for (let n = target.parent; n; n = n.parent) {
+    if (n.type === 'function_definition' || n.type === 'class_definition') return false;
+    if (n.type !== 'for_statement') continue;
+    const [left, right] = [field(n, 'left'), field(n, 'right')];
+    if (left?.text !== i.text) return false;
+    const count = right ? onlyArgumentOf(right, 'range') : undefined;
+    return !!count && onlyArgumentOf(count, 'len')?.text === container.text;
+  }
+  return false;
+}
+
+/** `name(x)`: x, when `call` calls `name` with one positional argument. */
+function onlyArgumentOf(call: Node, name: string): Node | undefined {
+  const c = unparen(call);
+  if (c.type !== 'call' || field(c, 'function')?.text !== name) return undefined;
+  const args = children(field(c, 'arguments') ?? c);
+  return args.length === 1 && args[0].type !== 'keyword_argument' && args[0].type !== 'list_splat' ? args[0] : undefined;
+}

@@ -193,9 +193,7 @@ function checkModuleCall(c: RuleHost, frame: Frame, calleeNode: Node, callee: Va
     const input = args.find((a) => isOnAccelerator(a.value) && a.value.kind !== 'module');
     if (input) cpuOnOnePath(c, frame, model, input, callee.cpuWhen);
   }
-  if (isOnAccelerator(callee)) {
-    for (const a of args) if (a.value.cpuWhen && a.value.kind === 'tensor' && !a.value.param) cpuOnOnePath(c, frame, a, model, a.value.cpuWhen);
-  }
+  if (isOnAccelerator(callee)) cpuOnSomePath(c, frame, args, model);
   for (const a of args) if (isCpuOperand(a.value)) mismatch(c, frame, a, model, 'consumer');
 }
 
@@ -203,8 +201,12 @@ function checkTensorOperation(c: RuleHost, frame: Frame, args: Arg[], via: Opera
   const other = acceleratorSide(args);
   if (!other) return;
   for (const a of args) if (a !== other && isCpuOperand(a.value)) mismatch(c, frame, a, other, via);
-  if (!isOnAccelerator(other.value)) return;
-  for (const a of args) if (a !== other && a.value.cpuWhen && a.value.kind === 'tensor' && !a.value.param) cpuOnOnePath(c, frame, a, other, a.value.cpuWhen);
+  if (isOnAccelerator(other.value)) cpuOnSomePath(c, frame, args.filter((a) => a !== other), other);
+}
+
+/** Tensors among `args` that a branch of an earlier `if` left on the CPU, meeting `other` on the accelerator. */
+function cpuOnSomePath(c: RuleHost, frame: Frame, args: Arg[], other: Arg): void {
+  for (const a of args) if (a.value.cpuWhen && a.value.kind === 'tensor' && !a.value.param) cpuOnOnePath(c, frame, a, other, a.value.cpuWhen);
 }
 
 /** Exactly on the accelerator, on every path: not a 0-dim tensor. */

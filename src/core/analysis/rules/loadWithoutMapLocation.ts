@@ -74,7 +74,7 @@ interface FileFacts {
 }
 
 /** What one statement says, before readFacts keeps only what loads depend on. */
-interface StatementFacts extends FileFacts {
+interface StatementFacts extends Omit<FileFacts, 'tensorlessReceivers' | 'projectSavedPaths'> {
   localRank: boolean;
   processGroup: boolean;
   /** Names assigned a tensorless-state constructor, names assigned anything else, and `.load_state_dict` receivers. */
@@ -233,7 +233,7 @@ function readFacts(program: ProgramView, deviceChoice: DeviceChoice): FileFacts 
 function factsIn(statement: Node, imports: ReturnType<ProgramView['importsAt']>): StatementFacts {
   const facts: StatementFacts = {
     ddp: false, savedPaths: new Set<string>(), savesToCallersPath: false, savesThroughLibrary: false, rankTexts: new Set<string>(),
-    tensorlessReceivers: new Set<string>(), projectSavedPaths: new Set<string>(), tensorlessState: new Set<string>(), otherState: new Set<string>(), stateReceivers: new Set<string>(),
+    tensorlessState: new Set<string>(), otherState: new Set<string>(), stateReceivers: new Set<string>(),
     localRank: false, processGroup: false,
   };
   const stack: Node[] = [statement];
