@@ -302,6 +302,9 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     const given = args.keywords.get('device');
     const device = legacy === 'cpu' && given ? argValues.find((a) => a.node === given)?.value : undefined;
     if (device && !(device.kind === 'device' && device.place === CPU)) return value('tensor', UNTRACKED, { grad: 'no' });
+    // The generic `torch.Tensor(...)` builds the default tensor type, which
+    // `set_default_tensor_type('torch.cuda.FloatTensor')` makes a CUDA one; the typed ones stay on the CPU.
+    if (q === 'torch.Tensor' && ctx.program.setsDefaultTensorType) return value('tensor', UNTRACKED, { grad: 'no' });
     const place = legacy === 'cpu' ? CPU : ACCEL;
     return value('tensor', place, {
       grad: 'no', deviceText: legacy === 'cpu' ? undefined : '"cuda"',

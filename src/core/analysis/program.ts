@@ -131,6 +131,8 @@ export class Program {
 
   /** `torch.set_default_device(...)` anywhere: factories without `device=` are not known to be on the CPU. */
   readonly setsDefaultDevice: boolean;
+  /** `torch.set_default_tensor_type(...)` anywhere: the generic `torch.Tensor(...)` follows it, so its place is not known. */
+  readonly setsDefaultTensorType: boolean;
   /**
    * Only the analysed file's module code sets it (no function, no imported module, no
    * `set_default_tensor_type`): module code before the call still makes CPU tensors, and
@@ -142,6 +144,7 @@ export class Program {
   constructor(units: Unit[], readonly isNotebook = false, loader?: ModuleLoader, path?: string) {
     this.units = [...units];
     this.setsDefaultDevice = units.some((u) => /\bset_default_(device|tensor_type)\s*\(/.test(u.source));
+    this.setsDefaultTensorType = units.some((u) => /\bset_default_tensor_type\s*\(/.test(u.source));
     this.addModule(units, path, 0);
     if (loader) this.link(loader);
     for (const cls of this.classes.values()) cls.isModule = this.subclassesModule(cls, new Set());

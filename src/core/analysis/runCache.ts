@@ -281,7 +281,7 @@ export class RunCache {
  */
 export function programShape(program: Program): string {
   const parts: string[] = [
-    `nb=${program.isNotebook} dd=${program.setsDefaultDevice} units=${program.units.map((u) => u.module).join(',')}`,
+    `nb=${program.isNotebook} dd=${program.setsDefaultDevice} dt=${program.setsDefaultTensorType} units=${program.units.map((u) => u.module).join(',')}`,
     `frameworks=${importsFramework(program, 'accelerate')},${importsFramework(program, 'fabric')}`,
   ];
   for (const m of program.modules) {
