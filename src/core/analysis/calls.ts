@@ -25,6 +25,7 @@ import { launchProgramFunction } from './launchers';
 import { RECEIVER } from './callContexts';
 import { calledSubmodule } from './submoduleCalls';
 import { forwardFreeArguments } from './deviceFreeParams';
+import { qualifyInScope } from './shadowedImports';
 
 
 export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, discarded: boolean): Value {
@@ -32,7 +33,7 @@ export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   if (!callee) return UNKNOWN;
   const args = callArguments(call);
   // `class DeepGP(DeepGP):` after importing DeepGP: from there on the name is the program's class.
-  const qualified = definedByProgram(frame, callee) ? undefined : ctx.program.importsAt(frame.unit).qualify(callee);
+  const qualified = qualifyInScope(ctx.program, frame, callee);
   ctx.events.call(frame, call, qualified);
   const tokenized = tensorMapping(ex, frame, call, args);
   if (tokenized) return tokenized;
@@ -54,13 +55,6 @@ export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
     if (local) return local;
   }
   return evalValueCall(ctx, ex, frame, call, callee, ex.eval(frame, callee), args);
-}
-
-/** A bare name that a `def` or `class` of the program binds where the call runs, shadowing an import of that name. */
-function definedByProgram(frame: Frame, callee: Node): boolean {
-  if (callee.type !== 'identifier') return false;
-  const bound = frame.env.get(callee.text) ?? frame.outer?.get(callee.text);
-  return bound?.functionId !== undefined || bound?.classKey !== undefined;
 }
 
 /**

@@ -14,6 +14,7 @@ import { ownPlaceOf, placesOwnSubmodules } from './ownPlacement';
 import { RECEIVER } from './callContexts';
 import { usesAsSubmodule } from './submoduleUse';
 import { runsOnlyDuringInit } from './initOnlyMethods';
+import { qualifyInScope } from './shadowedImports';
 
 const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
 
@@ -281,7 +282,7 @@ export class Expressions implements Evaluator {
       const known = frame.env.get(key) ?? (frame.fn?.selfName && key.startsWith(frame.fn.selfName + '.') ? this.lookup(frame, key) : undefined);
       if (known && known !== UNKNOWN) return known;
     }
-    const q = this.ctx.program.importsAt(frame.unit).qualify(node);
+    const q = qualifyInScope(this.ctx.program, frame, node);
     if (q) return this.imported(frame, q) ?? OTHER;
     const obj = field(node, 'object');
     const attr = field(node, 'attribute')?.text ?? '';
