@@ -6,24 +6,34 @@
 import type { Node } from '../python/pyNode';
 import { field, shortText } from '../python/syntax';
 import type { Env } from './env';
-import { ACCEL, CPU, EITHER, Value } from './values';
+import { ACCEL, CPU, EITHER, PathTest, Value } from './values';
 
 /** One path through an `if`: the clause whose body ran, or none (no branch taken). */
 export interface Arm {
   node: Node;
   what: string;
+  /** The undecided tests this path takes, by their text, with their outcome on it. */
+  tests: PathTest[];
 }
 
-/** The arm of an `if`/`elif` clause, or of its `else`. */
-export function clauseArm(clause: Node, condition: Node | null): Arm {
-  if (!condition) return { node: clause, what: `in the \`else\` on line ${clause.startPosition.row + 1}` };
-  return { node: condition, what: `when \`${shortText(condition, 24)}\`` };
+/** The arm of an `if`/`elif` clause, or of its `else`, after the undecided tests `earlier` were false (undefined: not followed). */
+export function clauseArm(clause: Node, condition: Node | null, earlier: readonly Node[] | undefined): Arm {
+  const tests = earlier ? falseTests(earlier) : [];
+  if (!condition) return { node: clause, what: `in the \`else\` on line ${clause.startPosition.row + 1}`, tests };
+  return { node: condition, what: `when \`${shortText(condition, 24)}\``, tests: earlier ? [...tests, { text: condition.text, truth: true }] : [] };
 }
 
-/** The path that takes no branch of an `if` without `else`. */
-export function skippedArm(statement: Node): Arm {
+/** The path that takes no branch of an `if` without `else`: every undecided test false. */
+export function skippedArm(statement: Node, undecided: readonly Node[] | undefined): Arm {
   const condition = field(statement, 'condition');
-  return { node: condition ?? statement, what: condition ? `when \`${shortText(condition, 24)}\` is false` : 'when the `if` is skipped' };
+  return {
+    node: condition ?? statement, what: condition ? `when \`${shortText(condition, 24)}\` is false` : 'when the `if` is skipped',
+    tests: undecided ? falseTests(undecided) : [],
+  };
+}
+
+function falseTests(conditions: readonly Node[]): PathTest[] {
+  return conditions.map((c) => ({ text: c.text, truth: false }));
 }
 
 /**
@@ -40,10 +50,11 @@ export function markCpuArms(joined: Env, branches: readonly Env[], arms: readonl
     const onAccel = values.some((x) => x?.kind === v.kind && x.place === ACCEL);
     const cpuAt = values.findIndex((x) => x?.kind === v.kind && isPlacedOnCpu(x));
     if (!onAccel || cpuAt < 0) continue;
-    joined.replaceOwn(key, { ...v, cpuWhen: { unit, node: arms[cpuAt].node, what: arms[cpuAt].what, value: values[cpuAt]! } });
+    joined.replaceOwn(key, { ...v, cpuWhen: { unit, node: arms[cpuAt].node, what: arms[cpuAt].what, tests: arms[cpuAt].tests, value: values[cpuAt]! } });
   }
 }
 
 function isPlacedOnCpu(v: Value): boolean {
   return v.place === CPU && !v.scalar && !v.placeless && !v.param;
 }
+

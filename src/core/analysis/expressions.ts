@@ -8,7 +8,7 @@ import type { OperationRole } from './ruleApi';
 import { deviceFromString } from './devices';
 import { operationMeetings } from './values';
 import type { Frame } from './frame';
-import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, INTEGER, isExactlyCpu, isTensorLike, joinValues, legacyTensorType, NONE, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, INTEGER, isExactlyCpu, isTensorLike, joinValues, legacyTensorType, NONE, onPathOf, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
 import { ownPlaceOf, placesOwnSubmodules } from './ownPlacement';
 import { RECEIVER } from './callContexts';
@@ -35,7 +35,7 @@ export class Expressions implements Evaluator {
 
   private evalNode(frame: Frame, node: Node): Value {
     switch (node.type) {
-      case 'identifier': return this.withFlag(node.text, this.lookup(frame, node.text));
+      case 'identifier': return this.withFlag(node.text, onPathOf(this.lookup(frame, node.text), frame.tests));
       case 'parenthesized_expression': {
         const inner = children(node)[0];
         return inner ? this.eval(frame, inner) : UNKNOWN;

@@ -183,6 +183,11 @@ export interface Frame {
    * an availability test, or after one whose other path left the scope (world.ts).
    */
   acceleratorOnly?: boolean;
+  /**
+   * The outcome of each undecided `if`/`elif` test (by its text) on the path being
+   * interpreted: inside its body true, in the clauses after it false.
+   */
+  tests?: Map<string, boolean>;
   /** A call interpreted for one call site's arguments collects what it returns here, */
   returns?: Value[];
   /** and its CPU parameters that met an accelerator (filled by the rule dispatcher). */

@@ -23,7 +23,7 @@ import { deviceContextPlace, enterFrameworkScope } from './frameworks';
 import { deviceChoiceOf } from './deviceChoice';
 import { programFact, programFactNow, type FactCompute } from './programFacts';
 import { bodyFact, type BodyFact } from './bodyFacts';
-import { Read, Recording, RoundKind, RunCache, RunEntry, sameDeep, Tape, WatchedEnv, type Write } from './runCache';
+import { GlobalsAtCalls, Read, Recording, RoundKind, RunCache, RunEntry, sameDeep, Tape, WatchedEnv, type Write } from './runCache';
 
 /** Where a round's runs are kept and taped; without one, every scope is interpreted. */
 export interface RoundCache {
@@ -36,6 +36,12 @@ export interface RoundCache {
   /** The device world of the round; none: availability and flags stay undecided. */
   world?: WorldState;
 }
+
+/** An `if` with more clauses than this does not tell its branches which tests came out how. */
+const MAX_TRACKED_CLAUSES = 8;
+
+/** Calls of one function whose globals are kept (GlobalsAtCalls): enough for a script's few calls of `train()`. */
+const KEPT_CALLS = 8;
 
 /** Each program's modules' statements as a module scope's run depends on them (moduleStatements). */
 const STATEMENTS = new WeakMap<Program, Map<number, readonly unknown[]>>();
@@ -80,6 +86,15 @@ export class Interpreter implements RoundContext {
   /** Module frames while their scope runs: a call from module code sees the globals of that moment. */
   private readonly liveModuleFrames: Frame[] = [];
   private readonly contexts = new CallContexts();
+  /**
+   * Per module, the globals at each call of one of its functions made while its scope ran
+   * (directly, or from a function that scope called). Python reads a global when the
+   * function runs: a script that calls `train()` and later rebinds `model` to a model for
+   * inference ran `train()` with the first one, not with what the module ends with.
+   */
+  private readonly globalsAtCalls: Array<Map<number, GlobalsAtCalls>> = [];
+  /** What a top-level function's own run reads as its globals: the join over its module-time calls. */
+  private readonly callGlobals = new Map<number, Env>();
 
   /**
    * Runs the module scopes (imported project modules first, deepest first, so their values
@@ -94,13 +109,43 @@ export class Interpreter implements RoundContext {
       this.finalModuleEnvs[m] = env;
       this.moduleEnvs[m] = this.tape ? new WatchedEnv(env, this.tape, (name) => ({ kind: 'global', module: m, name })) : env;
     }
+    for (const [m, byFunction] of this.globalsAtCalls.entries()) {
+      for (const [id, calls] of byFunction ?? []) {
+        this.callGlobals.set(id, Env.joinAll(calls.more ? [...calls.envs, this.finalModuleEnvs[m]] : calls.envs));
+      }
+    }
     for (const fn of this.program.functionsRun) {
       if (!this.runsEagerly(fn)) continue;
-      const globals = this.moduleEnvs[fn.module];
+      const globals = this.globalsOfRun(fn);
       const enclosing = fn.parent === -1 ? undefined : this.finals.get(fn.parent);
       const outer = !enclosing ? globals : this.tape ? new WatchedEnv(enclosing, this.tape, (name) => ({ kind: 'enclosing', fn: fn.parent, name })) : enclosing;
       this.finals.set(fn.id, this.functionScope(fn, outer));
     }
+  }
+
+  /**
+   * The globals a function's own run reads: for a top-level one, those of the calls its
+   * module's code made, else the module's final environment; each read taped as such.
+   */
+  private globalsOfRun(fn: FunctionInfo): Env {
+    if (fn.parent !== -1) return this.moduleEnvs[fn.module];
+    const env = this.callGlobalsOf(fn.id, fn.module);
+    return this.tape ? new WatchedEnv(env, this.tape, (name) => ({ kind: 'callGlobal', fn: fn.id, name })) : env;
+  }
+
+  private callGlobalsOf(fn: number, module: number): Env {
+    return this.callGlobals.get(fn) ?? this.finalModuleEnvs[module];
+  }
+
+  /** A call made while `fn`'s module scope runs: the function reads the globals of this moment. */
+  private noteGlobalsAtCall(fn: FunctionInfo): void {
+    const frame = this.liveModuleFrames[fn.module];
+    if (!frame || fn.parent !== -1) return;
+    const byFunction = (this.globalsAtCalls[fn.module] ??= new Map());
+    let calls = byFunction.get(fn.id);
+    if (!calls) byFunction.set(fn.id, (calls = { envs: [], more: false }));
+    if (calls.envs.length < KEPT_CALLS) calls.envs.push(frame.env.clone());
+    else calls.more = true;
   }
 
   /**
@@ -145,7 +190,10 @@ export class Interpreter implements RoundContext {
     const key = `${module}:${info.path ?? ''}`;
     const round = this.roundOf(module);
     for (const entry of this.runs.moduleRuns(key, round)) {
-      if (sameDeep(entry.statements, statements) && this.replayable(entry)) return this.replay(entry.recording, entry.env);
+      if (sameDeep(entry.statements, statements) && this.replayable(entry)) {
+        this.globalsAtCalls[module] = new Map(entry.globalsAtCalls);
+        return this.replay(entry.recording, entry.env);
+      }
     }
     this.tape.begin();
     let env: Env | undefined;
@@ -155,7 +203,7 @@ export class Interpreter implements RoundContext {
     } finally {
       const recording = this.tape.end();
       this.runs.counts.ran++;
-      if (env) this.runs.keepModuleRun(key, { round, recording, env, statements });
+      if (env) this.runs.keepModuleRun(key, { round, recording, env, statements, globalsAtCalls: new Map(this.globalsAtCalls[module] ?? []) });
     }
   }
 
@@ -223,6 +271,10 @@ export class Interpreter implements RoundContext {
       case 'attrs': return s.classAttrs.get(r.cls);
       case 'atCalls': return s.contextCalls.has(r.fn) && !s.plainCalls.has(r.fn);
       case 'global': return this.finalModuleEnvs[r.module]?.get(r.name);
+      case 'callGlobal': {
+        const fn = this.program.functions[r.fn];
+        return fn ? this.callGlobalsOf(fn.id, fn.module)?.get(r.name) : undefined;
+      }
       case 'enclosing': return this.finals.get(r.fn)?.get(r.name);
       case 'body': return this.program.functions[r.fn]?.node;
       case 'deviceChoice': return deviceChoiceOf(this.program);
@@ -244,6 +296,7 @@ export class Interpreter implements RoundContext {
   }
 
   private runModuleScope(module: number): Env {
+    this.globalsAtCalls[module] = new Map();
     const info = this.program.modules[module];
     const names = new Set<string>(info.imports.names());
     let moduleFrame: Frame | undefined;
@@ -282,6 +335,7 @@ export class Interpreter implements RoundContext {
     // During its module's scope a call reads the globals of that moment, afterwards their
     // final state: two different summaries, never shared (nor taped as the same run).
     const live = this.moduleEnvs[fn.module] === undefined;
+    if (live) this.noteGlobalsAtCall(fn);
     // Whether it can be followed at all depends on its body (a generator cannot).
     this.bodyFact(fn, 'generator');
     let ran = false;
@@ -674,6 +728,11 @@ export class Interpreter implements RoundContext {
       if (branches.length) {
         frame.env = Env.joinAll(branches);
         markCpuArms(frame.env, branches, arms, frame.unit);
+        // The other paths returned or raised: what follows runs on this one, its tests decided.
+        if (arms.length === 1 && anyBranchEnded && arms[0].tests.length) {
+          frame.tests = new Map(frame.tests ?? []);
+          for (const t of arms[0].tests) frame.tests.set(t.text, t.truth);
+        }
       }
       else if (anyBranchEnded) frame.ended = true;
       if (cpuPathEnded) frame.acceleratorOnly = true;
@@ -695,6 +754,11 @@ export class Interpreter implements RoundContext {
       if (clause.type === 'elif_clause') clauses.push({ cond: field(clause, 'condition'), body: field(clause, 'consequence') });
       else if (clause.type === 'else_clause') [elseBody, elseClause] = [field(clause, 'body'), clause];
     }
+    // The undecided tests so far: false in every later clause. A long `elif` chain is not
+    // followed test by test (each clause would copy every earlier test).
+    const undecided: Node[] = [];
+    const tracked = clauses.length <= MAX_TRACKED_CLAUSES;
+    const otherwise = (run: () => void, also?: Node | null) => (tracked ? withTests(frame, undecided, also, run) : run());
     for (const [i, { cond, body }] of clauses.entries()) {
       const truth = truthOf(cond);
       if (truth === false) {
@@ -704,9 +768,9 @@ export class Interpreter implements RoundContext {
       if (truth === true) {
         if (!body) {
           branches.push(frame.env);
-          arms.push(clauseArm(stmt, cond));
+          arms.push(clauseArm(stmt, cond, tracked ? undecided : undefined));
         }
-        runBranch(body, clauseArm(stmt, cond), byWorld || frame.acceleratorOnly);
+        otherwise(() => runBranch(body, clauseArm(stmt, cond, tracked ? undecided : undefined), byWorld || frame.acceleratorOnly));
         if (byWorld) {
           for (const later of clauses.slice(i + 1)) runShadow(later.body);
           runShadow(elseBody);
@@ -717,16 +781,17 @@ export class Interpreter implements RoundContext {
       const test = tensorTest(cond, (n) => this.program.importsAt(frame.unit).qualify(n));
       const outside = frame.env;
       if (test?.notTensorWhen) frame.env = withoutTensor(outside, test.name);
-      runBranch(body, clauseArm(stmt, cond));
+      otherwise(() => runBranch(body, clauseArm(stmt, cond, tracked ? undecided : undefined)), cond);
       frame.env = test && !test.notTensorWhen ? withoutTensor(outside, test.name) : outside;
+      if (cond) undecided.push(cond);
     }
-    if (elseBody !== undefined && elseClause) runBranch(elseBody, clauseArm(elseClause, null));
+    if (elseBody !== undefined && elseClause) otherwise(() => runBranch(elseBody, clauseArm(elseClause, null, tracked ? undecided : undefined)));
     // `if __name__ == "__main__":` always runs when the file is a script.
     const cond = clauses[0].cond;
     const alwaysRuns = !!cond && /^__name__\s*==\s*['"]__main__['"]$/.test(cond.text);
     if (elseBody === undefined && !alwaysRuns) {
       branches.push(frame.env);
-      arms.push(skippedArm(stmt));
+      arms.push(skippedArm(stmt, tracked ? undecided : undefined));
     }
     finish();
   }
@@ -937,3 +1002,17 @@ function applyWrite(next: Summaries, w: Write): void {
   }
 }
 
+/** Runs `run` on the path where the tests `untrue` are false and `also` (if any) is true (Frame.tests). */
+function withTests(frame: Frame, untrue: readonly Node[], also: Node | null | undefined, run: () => void): void {
+  if (!untrue.length && !also) return run();
+  const before = frame.tests;
+  const tests = new Map(before ?? []);
+  for (const cond of untrue) tests.set(cond.text, false);
+  if (also) tests.set(also.text, true);
+  frame.tests = tests;
+  try {
+    run();
+  } finally {
+    frame.tests = before;
+  }
+}

@@ -14,7 +14,7 @@ import type { Arg, Kind, LoaderLoop, Located, Place, Value } from './values';
  * What a rule may read of the scope an event happened in. The engine's Frame has more
  * (its environment's history, call-site capture, the replay tape); rules see only this.
  */
-export type RuleFrame = Readonly<Pick<Frame, 'unit' | 'id' | 'fn' | 'env' | 'scopeNode' | 'outer' | 'names' | 'noGrad' | 'loops' | 'deviceAware' | 'acceleratorOnly'>>;
+export type RuleFrame = Readonly<Pick<Frame, 'unit' | 'id' | 'fn' | 'env' | 'scopeNode' | 'outer' | 'names' | 'noGrad' | 'loops' | 'deviceAware' | 'acceleratorOnly' | 'tests'>>;
 
 /**
  * How a tensor reaches NumPy: `.numpy()` (method), `np.asarray(t)` (function), each tensor of a

@@ -25,6 +25,8 @@ export type Read =
   | { kind: 'attrs'; cls: string }
   | { kind: 'atCalls'; fn: number }
   | { kind: 'global'; module: number; name: string }
+  /** A global as a function's own run reads it: at the calls its module's code made (Interpreter.globalsAtCalls). */
+  | { kind: 'callGlobal'; fn: number; name: string }
   | { kind: 'enclosing'; fn: number; name: string }
   | { kind: 'body'; fn: number }
   /** A fact of another function's text (bodyFacts.ts): a run that only asked it depends on no more. */
@@ -64,6 +66,7 @@ function readKey(r: Read): string {
     case 'place': return `place:${r.cls}`;
     case 'attrs': return `attrs:${r.cls}`;
     case 'global': return `global:${r.module}:${r.name}`;
+    case 'callGlobal': return `callGlobal:${r.fn}:${r.name}`;
     case 'enclosing': return `enclosing:${r.fn}:${r.name}`;
     case 'world': return `world:${r.name}`;
   }
@@ -190,6 +193,15 @@ export interface RunEntry {
 /** A module scope's run is the same run when its statements are (a `def`/`class` only binds its name). */
 export interface ModuleRunEntry extends RunEntry {
   statements: readonly unknown[];
+  /** The globals at each call of one of the module's functions made while the scope ran. */
+  globalsAtCalls: ReadonlyMap<number, GlobalsAtCalls>;
+}
+
+/** A module's globals at the calls of one of its functions during the module's scope, up to a few. */
+export interface GlobalsAtCalls {
+  envs: Env[];
+  /** More calls than kept: the function may also see the globals as they end. */
+  more: boolean;
 }
 
 /**

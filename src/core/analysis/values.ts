@@ -46,6 +46,14 @@ export interface CpuBranch extends Located {
   what: string;
   /** The value on that path. */
   value: Value;
+  /** The undecided tests that path takes, by their text, and their outcome there. */
+  tests?: readonly PathTest[];
+}
+
+/** An `if`/`elif` test the world does not decide, by its text, and its outcome on one path. */
+export interface PathTest {
+  text: string;
+  truth: boolean;
 }
 
 export interface Value {
@@ -384,4 +392,28 @@ export function datasetPlacement(dataset: Value | undefined): PlacedBy | undefin
   const columns = row && isTensorLike(row) ? [row] : row?.elements;
   if (!columns?.length || columns.some((c) => (c.kind !== 'tensor' && c.kind !== 'unknown') || c.place !== ACCEL)) return undefined;
   return { framework: 'dataset', place: ACCEL, deviceText: columns.find((c) => c.deviceText)?.deviceText ?? 'its device' };
+}
+
+/**
+ * Whether the path being interpreted cannot be `branch`: it is inside an `if` on the same
+ * test with the other outcome (a function that tests `args.model == "rnn"` again, as the
+ * module code that built the model did).
+ */
+export function excludedByTests(branch: CpuBranch, tests: ReadonlyMap<string, boolean> | undefined): boolean {
+  if (!branch.tests || !tests) return false;
+  return branch.tests.some((t) => {
+    const truth = tests.get(t.text);
+    return truth !== undefined && truth !== t.truth;
+  });
+}
+
+/**
+ * A value an undecided `if` left on the CPU on one path (`cpuWhen`), read where every test of
+ * that path is known to come out the same way (inside `if args.arch == "cnn":` again): it is
+ * the value of that path.
+ */
+export function onPathOf(v: Value, tests: ReadonlyMap<string, boolean> | undefined): Value {
+  const path = v.cpuWhen;
+  if (!path?.tests?.length || !tests) return v;
+  return path.tests.every((t) => tests.get(t.text) === t.truth) ? path.value : v;
 }

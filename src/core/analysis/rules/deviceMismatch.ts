@@ -8,11 +8,11 @@ import type { RuleFrame as Frame } from '../ruleApi';
 import { addDeviceKeyword, appendMove } from '../fixes';
 import type { OperationRole, Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
-import { ACCEL, acceleratorSide, Arg, CpuBranch, EITHER, hasAccel, isExactlyCpu, Located, UNTRACKED, Value } from '../values';
+import { ACCEL, acceleratorSide, Arg, CpuBranch, EITHER, excludedByTests, hasAccel, isExactlyCpu, Located, UNTRACKED, Value } from '../values';
 import { runningBatch } from './shared/batches';
 import { accelPhrase, cpuModelHistory, onGpu, lineOf, SAME_DEVICE, shortText } from './shared/describe';
 import { ruleMessage } from './shared/message';
-import { canReference, deviceTextFor } from './shared/deviceText';
+import { canReference, deviceTextFor, firstBindings, globalAbove } from './shared/deviceText';
 import { cpuModelGivenDeviceIds } from './shared/ddpDeviceIds';
 import { cpuTensorToNccl } from './shared/ncclCollective';
 
@@ -219,6 +219,7 @@ function isOnAccelerator(v: Value): boolean {
  * others moved it: on the path through that branch, the call meets GPU tensors.
  */
 function cpuOnOnePath(c: RuleHost, frame: Frame, cpu: Arg, other: Arg, branch: CpuBranch): void {
+  if (excludedByTests(branch, frame.tests)) return;
   const name = shortText(cpu.node);
   const otherName = shortText(other.node);
   const dev = deviceTextFor(frame, other);
@@ -258,7 +259,10 @@ function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
   const created = model.value.factory;
   // A submodule built in __init__ and called in forward (a model-parallel stage): a quoted
   // device ("cuda:1") means the same in the scope that built it.
-  const fixable = !!created && (created.scope === frame.id || /^["']/.test(dev ?? ''));
+  // One built by module code and met in a function: moved where it is built, if the device
+  // the fix names is a global made above it.
+  const fixable = !!created && (created.scope === frame.id || /^["']/.test(dev ?? '') ||
+    (created.scope === -1 && !!dev && globalAbove(frame, dev, created, c.programFact('DD001 first module-level bindings', firstBindings))));
   const fixes: Fix[] = dev && created && fixable
     ? [{ title: `Move \`${shortText(model.node, 30)}\` to ${dev} where it is created`, edits: appendMove(created.node, dev, created.unit), preferred: true }]
     : [];

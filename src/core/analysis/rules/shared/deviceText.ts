@@ -2,8 +2,8 @@
 // that it only names variables that exist where the fix inserts it. Shared by the rules
 // whose fixes move a value (DD001, DD002).
 import type { Node } from '../../../python/pyNode';
-import { dottedKey } from '../../../python/syntax';
-import type { RuleFrame as Frame } from '../../ruleApi';
+import { children, dottedKey, field } from '../../../python/syntax';
+import type { ProgramView, RuleFrame as Frame } from '../../ruleApi';
 import { Arg, EITHER, Place, UNTRACKED } from '../../values';
 
 /** The enclosing function definition of a node, or null at module level. */
@@ -55,4 +55,48 @@ export function deviceTextFor(frame: Frame, other: Arg): string | undefined {
   if (other.value.kind === 'module') return `next(${key}.parameters()).device`;
   if (other.value.kind === 'tensor') return `${key}.device`;
   return undefined;
+}
+
+/** Where module code first binds each name (a top-level statement, or one in a top-level `if`/`for`/`with`/`try`). */
+export type FirstBindings = ReadonlyMap<string, { unit: number; start: number }>;
+
+const SCOPES = new Set(['function_definition', 'class_definition', 'decorated_definition', 'lambda']);
+
+/** A program fact (RuleHost.programFact): the analysed file's first module-level binding of each name. */
+export function firstBindings(program: ProgramView): FirstBindings {
+  const out = new Map<string, { unit: number; start: number }>();
+  for (const unit of program.units) {
+    if (unit.module !== 0) continue;
+    const stack: Node[] = [...children(unit.root)].reverse();
+    while (stack.length) {
+      const node = stack.pop()!;
+      if (SCOPES.has(node.type)) continue;
+      if (node.type === 'assignment' || node.type === 'augmented_assignment' || node.type === 'for_statement') {
+        const target = field(node, node.type === 'for_statement' ? 'left' : 'left');
+        for (const name of namesIn(target)) if (!out.has(name)) out.set(name, { unit: unit.index, start: node.startIndex });
+      }
+      stack.push(...[...children(node)].reverse());
+    }
+  }
+  return out;
+}
+
+function namesIn(target: Node | null): string[] {
+  if (!target) return [];
+  if (target.type === 'identifier') return [target.text];
+  if (['pattern_list', 'tuple_pattern', 'list_pattern', 'parenthesized_expression'].includes(target.type)) return children(target).flatMap(namesIn);
+  return [];
+}
+
+/**
+ * Can `text` be written where module code created something (`created`, at module level)
+ * that a function now meets: its first name is a global of the module, not a local of the
+ * function, and module code binds it above `created`.
+ */
+export function globalAbove(frame: Frame, text: string, created: { unit: number; node: Node }, bindings: FirstBindings): boolean {
+  if (/^["']/.test(text) || /^\d+$/.test(text)) return true;
+  const root = /^[A-Za-z_]\w*/.exec(text)?.[0];
+  if (!root || !frame.fn || frame.env.has(root) || frame.names.has(root)) return false;
+  const bound = bindings.get(root);
+  return !!bound && (bound.unit < created.unit || (bound.unit === created.unit && bound.start < created.node.startIndex));
 }
