@@ -57,6 +57,12 @@ export class Env {
     this.own.set(key, { value: v, seq: nextSeq++ });
   }
 
+  /** Gives `key` a new value as of when it was bound: what is known of `key.attr` stays valid. */
+  update(key: string, v: Value): void {
+    const b = this.binding(key);
+    this.own.set(key, { value: v, seq: b?.seq ?? nextSeq++ });
+  }
+
   has(key: string): boolean {
     return this.get(key) !== undefined;
   }

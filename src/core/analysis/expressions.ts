@@ -288,7 +288,7 @@ export class Expressions implements Evaluator {
     const attr = field(node, 'attribute')?.text ?? '';
     if (!obj) return UNKNOWN;
     const recv = given ?? this.eval(frame, obj);
-    return frameworkAttribute(this.ctx, obj, recv, attr) ?? this.instanceAttribute(recv, attr) ?? this.deviceOfUnknown(frame, obj, recv, attr) ??
+    return recv.attrs?.get(attr) ?? frameworkAttribute(this.ctx, obj, recv, attr) ?? this.instanceAttribute(recv, attr) ?? this.deviceOfUnknown(frame, obj, recv, attr) ??
       attributeOf(recv, attr, obj.text);
   }
 

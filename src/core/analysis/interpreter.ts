@@ -37,6 +37,9 @@ export interface RoundCache {
   world?: WorldState;
 }
 
+/** Attributes a plain object carries (Value.attrs): a config holds a few dozen at most that matter. */
+const MAX_OBJECT_ATTRIBUTES = 64;
+
 /** An `if` with more clauses than this does not tell its branches which tests came out how. */
 const MAX_TRACKED_CLAUSES = 8;
 
@@ -629,10 +632,26 @@ export class Interpreter implements RoundContext {
     if (key && (args[0].value.kind === 'tensor' || fromNumber)) frame.env.set(key, { ...v, origin: args[0].value.origin ?? v.origin, scalar });
   }
 
+  /**
+   * `config.device = device` on a plain object (not a module, tensor or the method's `self`,
+   * whose attributes have their own summaries): the object carries the attribute from here
+   * on (Value.attrs), wherever it is passed.
+   */
+  private setObjectAttribute(frame: Frame, target: Node, v: Value): void {
+    const objKey = dottedKey(unparen(field(target, 'object') ?? target));
+    const attr = field(target, 'attribute')?.text;
+    if (!objKey || !attr || objKey === frame.fn?.selfName || objKey.startsWith(`${frame.fn?.selfName}.`)) return;
+    const obj = frame.env.get(objKey);
+    if (!obj || (obj.kind !== 'other' && obj.kind !== 'unknown') || obj.className || obj.functionId !== undefined || obj.classKey) return;
+    if ((obj.attrs?.size ?? 0) >= MAX_OBJECT_ATTRIBUTES && !obj.attrs?.has(attr)) return;
+    frame.env.update(objKey, { ...obj, attrs: new Map(obj.attrs ?? []).set(attr, v) });
+  }
+
   assign(frame: Frame, target: Node, v: Value): void {
     const t = unparen(target);
     const key = dottedKey(t);
     if (key) {
+      if (t.type === 'attribute') this.setObjectAttribute(frame, t, v);
       frame.env.set(key, v);
       return;
     }

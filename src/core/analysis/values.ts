@@ -102,6 +102,12 @@ export interface Value {
   anyElement?: Value;
   /** A dict's values by string key (`{"x": t}`, `batch["x"] = t`). */
   entries?: Map<string, Value>;
+  /**
+   * Attributes module or function code set on a plain object (`config.device = device`,
+   * `args.device = ...`): they travel with it into the functions and instances that keep it
+   * (`self.config.device` in a runner built with `config`).
+   */
+  attrs?: ReadonlyMap<string, Value>;
   /** An instance of a class defined in the analysed program. */
   className?: string;
   /** A `def` of the program, by FunctionInfo id: what a call of this name runs at this point. */
@@ -275,6 +281,14 @@ export function joinValues(a: Value, b: Value): Value {
     if (items.length) joined.anyElement = items.reduce((x, y) => joinValues(x, y));
     else joined.elements = [];
   }
+  if (a.attrs && b.attrs) {
+    const attrs = new Map<string, Value>();
+    for (const [k, v] of a.attrs) {
+      const w = b.attrs.get(k);
+      if (w) attrs.set(k, joinValues(v, w));
+    }
+    if (attrs.size) joined.attrs = attrs;
+  }
   if (a.entries && b.entries) {
     joined.entries = new Map();
     for (const [k, v] of a.entries) {
@@ -291,7 +305,14 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
   return a.kind === b.kind && a.place === b.place && a.grad === b.grad && !!a.batch === !!b.batch &&
     a.deviceText === b.deviceText && a.className === b.className && !!a.isNone === !!b.isNone && !!a.mayBeNone === !!b.mayBeNone &&
     a.placedBy?.place === b.placedBy?.place && a.kwargsDevice?.place === b.kwargsDevice?.place && a.truth === b.truth && a.tensorType === b.tensorType &&
-    !!a.scalarOutput === !!b.scalarOutput && a.cpuWhen?.node === b.cpuWhen?.node;
+    !!a.scalarOutput === !!b.scalarOutput && a.cpuWhen?.node === b.cpuWhen?.node && sameAttrs(a.attrs, b.attrs);
+}
+
+function sameAttrs(a: ReadonlyMap<string, Value> | undefined, b: ReadonlyMap<string, Value> | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.size !== b.size) return false;
+  for (const [k, v] of a) if (!sameValue(v, b.get(k))) return false;
+  return true;
 }
 
 /** `xs + [t]`, `xs += [t]`: the list holding both sides' items (undefined unless both are lists or tuples). */
