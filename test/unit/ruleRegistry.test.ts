@@ -1,4 +1,4 @@
-// Issue 17's rule registry: only enabled rules run, a generic finding gives way to an
+// Issue 17's rule registry: only enabled rules run (and the rules they hear from), a generic finding gives way to an
 // enabled refining rule on the same operand (and only then), the rule tables of the
 // documents are the catalogue's, and rules and engine stay on their side of ruleApi.ts.
 import { strict as assert } from 'assert';
@@ -16,6 +16,7 @@ import { RULE_TABLE_DOCUMENTS } from '../../scripts/rule-tables';
 
 const ROOT = join(__dirname, '..', '..');
 const DD017_FIXTURE = join(ROOT, 'test/fixtures/rules/DD017/fire/weighted_criterion_built_on_cpu.py');
+const DD002_FIXTURE = join(ROOT, 'test/fixtures/rules/DD002/fire/basic_train_loop.py');
 
 function codes(source: string, options: { select?: string[]; ignore?: string[] }): string[] {
   return analyzeSource(source, options).map((f) => f.code);
@@ -54,6 +55,23 @@ describe('rule registry', () => {
       assert.deepEqual(called, [], 'muted round');
       new RuleDispatcher(program, true, new Set<RuleCode>(['DD003']), undefined, registry);
       assert.deepEqual(called, ['DD003']);
+    } finally {
+      tree.delete();
+    }
+  });
+
+  it('a rule another enabled rule hears from runs with it and reports nothing of its own: --select DD002 needs DD001\'s analysis', () => {
+    const source = readFileSync(DD002_FIXTURE, 'utf8');
+    assert.deepEqual(codes(source, { select: ['DD002'] }), ['DD002']);
+    assert.deepEqual(codes(source, { ignore: ['DD001'] }).filter((c) => c === 'DD001' || c === 'DD002'), ['DD002']);
+    const called: string[] = [];
+    const spy = (code: RuleCode): RegisteredRule => ({ ...RULES.find((r) => r.code === code)!, factory: () => { called.push(code); return {}; } });
+    const tree = parsePython(source);
+    try {
+      const root = new NodeRegistry().root(tree, source);
+      const program = new Program([{ index: 0, module: 0, root, source, lines: source.split('\n'), eol: '\n' }], false);
+      new RuleDispatcher(program, true, new Set<RuleCode>(['DD002']), undefined, [spy('DD001'), spy('DD002'), spy('DD003')]);
+      assert.deepEqual(called, ['DD001', 'DD002']);
     } finally {
       tree.delete();
     }

@@ -18,6 +18,11 @@ interface Entry {
    */
   refines?: `DD${number}`;
   /**
+   * The rule whose analysis hands this one its events (ruleApi.ts RuleEvents): it runs
+   * whenever this one does, and its own findings are kept only while it is enabled too.
+   */
+  hearsFrom?: `DD${number}`;
+  /**
    * The mistake needs a tensor or module on an accelerator: in a device world without one
    * (world.ts) nothing is there but what a hard-coded move put there, and that move fails
    * first. Such findings count only in worlds with an accelerator.
@@ -49,7 +54,7 @@ export const DOCS_BASE_URL = 'https://github.com/device-doctor/device-doctor/blo
 const CATALOG = [
   { code: 'DD001', needsAccelerator: true, name: 'device-mismatch', severity: 'warning', implemented: true,
     summary: 'a CPU value meets a module or tensor on an accelerator' },
-  { code: 'DD002', needsAccelerator: true, name: 'batch-not-moved', severity: 'warning', implemented: true,
+  { code: 'DD002', needsAccelerator: true, hearsFrom: 'DD001', name: 'batch-not-moved', severity: 'warning', implemented: true,
     summary: 'data loader batches reach a model on an accelerator without being moved' },
   { code: 'DD003', needsAccelerator: true, name: 'numpy-on-accelerator', severity: 'error', implemented: true,
     summary: '`.numpy()` / `np.array(t)` on a tensor that may be on an accelerator' },

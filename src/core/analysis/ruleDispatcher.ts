@@ -29,6 +29,7 @@ export class RuleDispatcher {
   readonly events: AnalysisEvents;
   /** Codes refined by an enabled rule, with the codes refining them. */
   private readonly refinedBy = new Map<RuleCode, Set<RuleCode>>();
+  private readonly enabled: ReadonlySet<RuleCode>;
 
   /**
    * Rules are created per round, so their state (open loops) never outlives one; only the
@@ -64,7 +65,11 @@ export class RuleDispatcher {
       emit: this.events,
       torchVersion,
     };
-    const running = final ? registry.filter((r) => enabled.has(r.code)) : [];
+    this.enabled = enabled;
+    // A rule that another enabled one hears from runs too (`--select DD002` needs DD001's analysis).
+    const needed = new Set<string>(enabled);
+    for (const r of registry) if (enabled.has(r.code) && r.hearsFrom) needed.add(r.hearsFrom);
+    const running = final ? registry.filter((r) => needed.has(r.code)) : [];
     for (const r of running) {
       if (r.refines && enabled.has(r.refines as RuleCode)) {
         const refined = r.refines as RuleCode;
@@ -130,6 +135,8 @@ export class RuleDispatcher {
 
   /** A range reached again in the same round (an expression evaluated twice) keeps its first report. */
   private report(finding: UnitFinding): void {
+    // A rule that runs only for the rules that hear from it reports nothing of its own.
+    if (!this.enabled.has(finding.code as RuleCode)) return;
     this.tape?.reported(finding);
     // A fix inside a statement that does not parse edits text whose meaning the parser only
     // guessed: it can break the file or, applied again, never settle (`x = x = x.cuda()`).
