@@ -10,7 +10,7 @@ import type { ClassInfo, FunctionInfo } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
-  isIntegerCast, isPlacelessModuleClass, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES,
+  isIntegerCast, isPlacelessModuleClass, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isTensorLike, joinValues, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
@@ -428,7 +428,15 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   }
   // A function from another module (a training `engine.train(model=...)`) may move the model.
   if (!q.startsWith('torch.')) forgetMovableModules(frame, argValues);
-  // Another library's loader (torch_geometric's DataLoader) yields its own batch types.
+  if (GRAPH_LOADER.test(q)) {
+    // A loader over a graph whose features were moved (`data.to(device, 'x', 'y')`, for
+    // faster sampling) yields batches partly on the accelerator: not known to be on the CPU.
+    const source = args.positional[0] ?? args.keywords.get('data') ?? args.keywords.get('dataset');
+    const from = source && argValues.find((a) => a.node === source)?.value;
+    if ((!source && args.hasSplat) || (from && from.place !== UNTRACKED && hasAccel(from.place))) return value('other');
+    return value('loader', UNTRACKED, { graph: true, origin: { unit: frame.unit, node: call, what: 'loader created here' } });
+  }
+  // Another library's loader yields its own batch types.
   if (!q.startsWith('torch.') && /Loader$/.test(last)) return value('other');
   return UNKNOWN;
 }
@@ -1007,8 +1015,16 @@ function evalMove(
   const evidence = recvKey && !recv.foreign ? frame.evidence.get(recvKey) : undefined;
   const kind = recv.kind === 'unknown' && evidence !== 'both' && evidence ? evidence : recv.kind;
   ctx.events.valueMoved(frame, call, objNode, recv, target.kind === 'dtype' ? UNTRACKED : target.place);
-  if (discarded) ctx.events.discardedMove(frame, call, objNode, recv, kind);
+  // A graph batch moves in place, as a module does: its `.to()` as a statement is no mistake.
+  if (discarded) ctx.events.discardedMove(frame, call, objNode, recv, recv.graph ? 'module' : kind);
   if (target.kind === 'dtype') return recv;
+  // `data.to(device, 'x', 'y')` (torch_geometric) moves those attributes of the graph in place.
+  const someAttributes = method === 'to' && callArguments(call).positional.slice(1).some((n) => stringLiteralValue(n) !== undefined);
+  if (recv.graph || someAttributes) {
+    const moved: Value = { ...recv, place: target.place, deviceText: target.text, origin: { unit: frame.unit, node: call, what: `moved to ${target.text} here` } };
+    if (recvKey) frame.env.set(recvKey, moved);
+    return moved;
+  }
   if (recv.entries && recv.anyElement && !recv.batch) {
     // A mapping of tensors (a BatchEncoding) moves them all, in place, and returns itself.
     const origin = { unit: frame.unit, node: call, what: `moved to ${target.text} here` };

@@ -15,6 +15,7 @@ import { RECEIVER } from './callContexts';
 import { usesAsSubmodule } from './submoduleUse';
 import { runsOnlyDuringInit } from './initOnlyMethods';
 import { qualifyInScope } from './shadowedImports';
+import { GRAPH_NON_TENSOR_ATTRIBUTES } from './torchApi';
 
 const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
 
@@ -457,6 +458,8 @@ export function attributeOf(recv: Value, attr: string, recvText: string): Value 
       case 'is_cuda':
         return recv.place === ACCEL || recv.place === CPU ? value('other', UNTRACKED, { truth: recv.place === ACCEL, truthByAccelerator: true }) : OTHER;
       default:
+        // A graph's attributes (`data.x`, `batch.edge_index`) are tensors where the graph is.
+        if (recv.graph && !GRAPH_NON_TENSOR_ATTRIBUTES.has(attr)) return { ...recv, kind: 'tensor', graph: undefined, factory: undefined, scalar: undefined };
         return OTHER;
     }
   }

@@ -16,7 +16,7 @@ export interface BoundLoop {
 }
 
 /** `placed`: a batch element of a loader a framework placed (frameworks.ts): not one to move. */
-type Binding = { target: Node; kind: 'batch' | 'index' | 'unknown'; placed?: Value };
+type Binding = { target: Node; kind: 'batch' | 'index' | 'unknown'; placed?: Value; graph?: boolean };
 
 /** `lookup` reads a variable as expressions do (a method's `self.loader` is the class's attribute). */
 export function bindLoopTarget(
@@ -48,6 +48,7 @@ export function bindLoopTarget(
       collectNames(target, bindings);
       const placed = placedBatch(frame, it, it.text);
       if (placed) for (const b of bindings.slice(start)) if (b.kind === 'batch') b.placed = placed;
+      if (loaderValue(frame, it, lookup)?.graph) for (const b of bindings.slice(start)) if (b.kind === 'batch') b.graph = true;
       return;
     }
     bindings.push({ target, kind: 'unknown' });
@@ -63,7 +64,7 @@ export function bindLoopTarget(
       for (const b of bindings) {
         const kind = keywordBatches.has(b.target.text) ? 'unknown' as const : 'tensor' as const;
         const v = b.placed ? { ...b.placed, kind } : (b.kind === 'batch'
-          ? value(kind, CPU, { grad: 'no', batch: { loop: info, name: b.target.text }, origin: { unit: frame.unit, node: right, what: `loaded on the CPU from ${loaderText}` } })
+          ? value(kind, CPU, { grad: 'no', batch: { loop: info, name: b.target.text }, graph: b.graph, origin: { unit: frame.unit, node: right, what: `loaded on the CPU from ${loaderText}` } })
           : b.kind === 'index' ? OTHER : UNKNOWN);
         ctx.assign(frame, b.target, v);
       }
@@ -87,6 +88,13 @@ function loaderCreation(frame: Frame, node: Node, lookup: (key: string) => Value
   const key = dottedKey(node);
   const v = key ? frame.env.get(key) ?? frame.outer?.get(key) ?? lookup(key) : undefined;
   return v?.kind === 'loader' && v.origin?.node.type === 'call' ? v.origin : undefined;
+}
+
+/** The loader value a loop's iterable names, if it is a variable holding one. */
+function loaderValue(frame: Frame, node: Node, lookup: (key: string) => Value): Value | undefined {
+  const key = dottedKey(node);
+  const v = key ? frame.env.get(key) ?? frame.outer?.get(key) ?? (frame.fn?.selfName && key.startsWith(`${frame.fn.selfName}.`) ? lookup(key) : undefined) : undefined;
+  return v?.kind === 'loader' ? v : undefined;
 }
 
 function isLoader(ctx: RoundContext, frame: Frame, node: Node, lookup: (key: string) => Value): boolean {

@@ -325,3 +325,13 @@ export function hasTensorlessState(qualified: string): boolean {
 
 /** Wrappers that yield what they wrap (progress bars, `iter`): a loop over one is a loop over its loader. */
 export const PROGRESS_WRAPPERS: ReadonlySet<string> = new Set(['tqdm', 'tqdm.tqdm', 'tqdm.auto.tqdm', 'tqdm.notebook.tqdm', 'tqdm.rich.tqdm', 'rich.progress.track', 'track', 'iter']);
+
+/** torch_geometric's loaders: each batch is a graph (Data/Batch) on the CPU, moved with `batch.to(device)` in place. */
+export const GRAPH_LOADER = /^torch_geometric\.(loader|data)\.(\w+)?(DataLoader|Loader)$/;
+
+/** Attributes of a torch_geometric graph that are counts or names, not tensors. */
+export const GRAPH_NON_TENSOR_ATTRIBUTES = new Set([
+  'num_nodes', 'num_edges', 'num_graphs', 'batch_size', 'num_node_features', 'num_features', 'num_edge_features',
+  'num_node_types', 'num_edge_types', 'keys', 'node_types', 'edge_types', 'metadata', 'stores', 'node_stores',
+  'edge_stores', 'node_attrs', 'edge_attrs', 'is_directed', 'is_undirected', 'has_isolated_nodes', 'has_self_loops',
+]);

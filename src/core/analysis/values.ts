@@ -108,6 +108,11 @@ export interface Value {
    * (`self.config.device` in a runner built with `config`).
    */
   attrs?: ReadonlyMap<string, Value>;
+  /**
+   * A graph batch (torch_geometric's Data/Batch from one of its loaders, torchApi.ts
+   * GRAPH_LOADER): its attributes are its tensors, where it is; `.to()` moves it in place.
+   */
+  graph?: boolean;
   /** An instance of a class defined in the analysed program. */
   className?: string;
   /** A `def` of the program, by FunctionInfo id: what a call of this name runs at this point. */
