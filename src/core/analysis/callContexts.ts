@@ -29,6 +29,8 @@ export interface CallResult {
   meetings: ParamMeeting[];
   /** What interpreting the call read and wrote (a muted round tapes it; runCache.ts). */
   recording?: Recording;
+  /** The attributes it left on `self` (`self.gen = self.gen.cuda()`): a caller's own instance has them after the call. */
+  selfWrites?: Map<string, Value>;
 }
 
 /**
@@ -36,6 +38,13 @@ export interface CallResult {
  * the call site knows exactly where it is: the method's layers are there for this call.
  */
 export const RECEIVER = '<receiver>';
+
+/**
+ * The argument that names the class of the instance a method runs for when a method of a
+ * subclass calls it on `self` (`self.init_model()` defined in the base class): its `self.x`
+ * are that class's attributes, and `self.m()` that class's methods.
+ */
+export const SELF_CLASS = '<self class>';
 
 /** Nested calls are followed this deep; deeper ones use the joined summary. */
 export const MAX_CONTEXT_DEPTH = 4;
@@ -85,6 +94,7 @@ function valueKey(v: Value): string {
   // What a container holds decides where a loader over it puts batches (values.ts datasetPlacement).
   const items = v.anyElement && !v.entries ? `{${valueKey(v.anyElement)}}` : '';
   const type = v.tensorType !== undefined ? `T${v.tensorType}` : '';
-  return `${v.kind[0]}${v.place}${v.grad[0]}${flags}${v.className ?? ''}${v.deviceText ? `@${v.deviceText}` : ''}${elements}${items}${type}`;
+  const attrs = v.attrs ? `<${[...v.attrs].map(([k, a]) => `${k}:${valueKey(a)}`).join(',')}>` : '';
+  return `${v.kind[0]}${v.place}${v.grad[0]}${flags}${v.className ?? ''}${v.deviceText ? `@${v.deviceText}` : ''}${elements}${items}${type}${attrs}`;
 }
 

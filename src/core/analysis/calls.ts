@@ -22,7 +22,7 @@ import { movedParamsOf } from './bodyFacts';
 import { isPretrainedModelLoad, pretrainedLoadPlaces } from './frameworkNames';
 import { AVAILABILITY_CALLS } from './world';
 import { launchProgramFunction } from './launchers';
-import { RECEIVER } from './callContexts';
+import { RECEIVER, SELF_CLASS } from './callContexts';
 import { calledSubmodule } from './submoduleCalls';
 import { forwardFreeArguments } from './deviceFreeParams';
 import { qualifyInScope } from './shadowedImports';
@@ -657,16 +657,22 @@ function movesItself(ctx: RoundContext, className: string | undefined): boolean 
  */
 function callFunction(
   ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, fn: FunctionInfo, args: CallArguments, skip = 0, evaluated?: Arg[], module?: Arg, receiver?: Arg,
+  onSelf?: { key: string; className: string },
 ): Value {
   const site = recordCallSite(ctx, ex, frame, fn, args, skip, evaluated);
   const placedReceiver = receiver && fn.selfName && receiver.value.kind === 'module' && !receiver.value.placeless &&
     (receiver.value.place === CPU || receiver.value.place === ACCEL) && !movesItself(ctx, fn.className) ? receiver : undefined;
-  const result = ctx.callInContext(fn, placedReceiver ? new Map([...site.bound, [RECEIVER, placedReceiver.value]]) : site.bound, frame, call);
+  const bound = new Map(site.bound);
+  if (placedReceiver) bound.set(RECEIVER, placedReceiver.value);
+  if (onSelf && onSelf.className !== fn.className) bound.set(SELF_CLASS, value('other', UNTRACKED, { className: onSelf.className }));
+  const result = ctx.callInContext(fn, bound, frame, call);
   if (!result) {
     ctx.next.markPlainCall(fn.id);
     return computedUnderNoGrad(frame, ctx.previous.returnOf(fn.id) ?? UNKNOWN);
   }
   ctx.next.markContextCall(fn.id);
+  // `self.init_model()` that moved `self.gen`: this method's instance has it moved from here on.
+  if (onSelf) for (const [attr, v] of result.selfWrites ?? []) frame.env.set(`${onSelf.key}.${attr}`, v);
   for (const m of result.meetings) {
     // The method's own layers met an accelerator on the CPU: the receiver is what to move.
     const arg = m.param === RECEIVER ? placedReceiver : site.args.find((a) => a.param === m.param);
@@ -835,7 +841,8 @@ function evalMethodCallOnce(
   const method = field(callee, 'attribute')?.text ?? '';
   if (!objNode) return UNKNOWN;
   const recvKey = dottedKey(objNode);
-  const ownClass = frame.fn?.selfName && recvKey === frame.fn.selfName ? frame.fn.className : undefined;
+  // On `self`: the instance's class, which in a base-class method called for a subclass is the subclass.
+  const ownClass = frame.fn?.selfName && recvKey === frame.fn.selfName ? frame.env.get(frame.fn.selfName)?.className ?? frame.fn.className : undefined;
   const recv = ownClass ? value('other', UNTRACKED, { className: ownClass }) : ex.eval(frame, objNode);
   const framed = frameworkMethod(ctx, ex, frame, call, objNode, recv, method);
   if (framed) return framed;
@@ -845,7 +852,8 @@ function evalMethodCallOnce(
     // it meets there is that call's receiver's to move).
     const own = ownClass ? frame.env.get(RECEIVER) : undefined;
     const receiver = own ? { node: objNode, value: { ...own, param: RECEIVER } } : ownClass ? undefined : { node: objNode, value: recv };
-    return callFunction(ctx, ex, frame, call, userMethod, args, userMethod.selfName ? 1 : 0, undefined, undefined, receiver);
+    const onSelf = ownClass && recvKey ? { key: recvKey, className: ownClass } : undefined;
+    return callFunction(ctx, ex, frame, call, userMethod, args, userMethod.selfName ? 1 : 0, undefined, undefined, receiver, onSelf);
   }
   if (recv.distribution && DISTRIBUTION_TENSOR_METHODS.has(method)) return distributionMethod(ctx, ex, frame, call, objNode, recv, method, args);
   // `self.register_buffer("scale", t)` in a method: state the module keeps and moves with itself, like a parameter.

@@ -216,11 +216,12 @@ export class Expressions implements Evaluator {
   lookup(frame: Frame, key: string): Value {
     const local = frame.env.get(key);
     if (local) return local;
-    if (frame.fn?.selfName && key.startsWith(frame.fn.selfName + '.') && frame.fn.className) {
+    const selfClass = frame.fn?.selfName ? frame.env.get(frame.fn.selfName)?.className ?? frame.fn.className : undefined;
+    if (frame.fn?.selfName && key.startsWith(frame.fn.selfName + '.') && selfClass) {
       // While the module is being built (`__init__` and the helpers only it calls) it has
       // not been moved yet: its layers are where they were built, whoever receives it later.
       const building = runsOnlyDuringInit(this.ctx, frame.fn);
-      const v = this.classAttribute(frame.fn.className, key.slice(frame.fn.selfName.length + 1), building);
+      const v = this.classAttribute(selfClass, key.slice(frame.fn.selfName.length + 1), building);
       // A method followed for one call: the instance's layers are where that call's receiver is.
       const receiver = building ? undefined : frame.env.get(RECEIVER);
       return receiver && ((v.kind === 'module' && !v.placeless) || v.parameter)

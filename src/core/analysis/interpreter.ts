@@ -16,7 +16,7 @@ import { DATALOADER_CLASSES, MODULE_BASE_CLASSES, NO_GRAD_CONTEXTS } from './tor
 import { concatenated, containedValues, CPU, hasAccel, isTensorLike, joinValues, NONE, Place, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { tensorTest, withoutTensor } from './typeTests';
 import { definedDefaultKey, evalCall } from './calls';
-import { CallContexts, CallResult, RECEIVER } from './callContexts';
+import { CallContexts, CallResult, RECEIVER, SELF_CLASS } from './callContexts';
 import { withCallSiteCapture } from './callSiteCapture';
 import { UNDECIDED_WORLD, type WorldState } from './world';
 import { deviceContextPlace, enterFrameworkScope } from './frameworks';
@@ -368,7 +368,7 @@ export class Interpreter implements RoundContext {
       const v = args.get(p.name);
       env.set(p.name, v && v.kind !== 'unknown' ? { ...v, param: p.name } : v ?? UNKNOWN);
     }
-    if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
+    if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: args.get(SELF_CLASS)?.className ?? fn.className });
     const receiver = fn.selfName ? args.get(RECEIVER) : undefined;
     if (receiver) env.set(RECEIVER, receiver);
     const facts = this.program.factsOf(fn.body, fn.unit);
@@ -386,7 +386,7 @@ export class Interpreter implements RoundContext {
     for (const [name, v] of params) if (v.param) params.set(name, { ...v, param: undefined });
     const joined = frame.returns!.length ? frame.returns!.reduce(joinValues) : undefined;
     const returned = joined?.param ? { ...joined, param: undefined } : joined;
-    return { returned, returnedParam: joined?.param, params, meetings: frame.meetings! };
+    return { returned, returnedParam: joined?.param, params, meetings: frame.meetings!, selfWrites: selfWritesOf(fn, frame.env) };
   }
 
   private runFunction(fn: FunctionInfo, outer: Env): Env {
@@ -1034,4 +1034,16 @@ function withTests(frame: Frame, untrue: readonly Node[], also: Node | null | un
   } finally {
     frame.tests = before;
   }
+}
+
+/** The attributes a method's run left on its `self` (one level: `self.gen`, not `self.gen.weight`). */
+function selfWritesOf(fn: FunctionInfo, env: Env): Map<string, Value> | undefined {
+  if (!fn.selfName) return undefined;
+  const prefix = `${fn.selfName}.`;
+  let out: Map<string, Value> | undefined;
+  for (const key of env.keys()) {
+    if (!key.startsWith(prefix) || key.includes('.', prefix.length)) continue;
+    (out ??= new Map()).set(key.slice(prefix.length), env.get(key)!);
+  }
+  return out;
 }
