@@ -15,7 +15,7 @@ import type { KeptModule } from './moduleTrees';
 import { nameOtherPlacesLines, type OtherPlaceLine } from './otherPlaceLines';
 import { RuleDispatcher } from './ruleDispatcher';
 import type { UnitFinding } from './ruleApi';
-import { sameRun, worldCondition, worldsOf, WorldState, worldVariables, type World } from './world';
+import { ACCELERATOR, sameRun, worldCondition, worldsOf, WorldState, worldVariables, type World } from './world';
 import { enabledRules, isSuppressedByNoqa } from './suppression';
 import { basename } from 'path';
 import type { AnalyzeOptions, CellFinding, Finding, Fix, Range, RelatedLocation, TextEdit } from './types';
@@ -148,7 +148,8 @@ function interpretProgram(program: Program, runs: RunCache, enabled: ReadonlySet
       else seenIn.set(key, { finding: f, worlds: [world] });
     }
   }
-  return [...seenIn.values()].map(({ finding, worlds: seen }) => {
+  const flagOff = (w: World) => [...w.values].some(([name, on]) => name !== ACCELERATOR && !on);
+  return [...seenIn.values()].filter(({ finding, worlds: seen }) => !(finding.onlyMaybe && seen.every(flagOff))).map(({ finding, worlds: seen }) => {
     const condition = worldCondition(seen, worlds, needsAccelerator(finding.code));
     return condition ? { ...finding, message: `${condition}: ${finding.message}` } : finding;
   });

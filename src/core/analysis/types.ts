@@ -113,4 +113,11 @@ export interface UnitFinding {
   related: RelatedLocation[];
   fixes: Fix[];
   tags?: Array<'unnecessary' | 'deprecated'>;
+  /**
+   * The mismatch needs a value that is only maybe on an accelerator (an open test decides it).
+   * Found only in worlds where the program's device flag is off, such a finding is dropped
+   * (analyze.ts): there the code chose the CPU, and the open test is most likely the same choice
+   * under another name (`self.gpu = cfg.CUDA`).
+   */
+  onlyMaybe?: true;
 }

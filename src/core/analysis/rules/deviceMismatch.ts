@@ -100,6 +100,7 @@ function checkArgument(c: RuleHost, frame: Frame, call: Node, arg: Arg, other: A
   const callee = calledName(call);
   if (arg.value.kind === 'module') return modelArgumentOnCpu(c, frame, call, arg, other, inside);
   c.report({
+    onlyMaybe: onlyMaybeOn(other.value),
     unit: frame.unit,
     code: 'DD001',
     node: arg.node,
@@ -140,6 +141,7 @@ function modelArgumentOnCpu(c: RuleHost, frame: Frame, call: Node, model: Arg, i
     ? [{ title: `Move \`${shortText(model.node, 30)}\` to ${dev} where it is created`, edits: appendMove(created.node, dev, created.unit), preferred: true }]
     : [];
   c.report({
+    onlyMaybe: onlyMaybeOn(input.value),
     unit: frame.unit,
     code: 'DD001',
     node: model.node,
@@ -229,6 +231,7 @@ function cpuOnOnePath(c: RuleHost, frame: Frame, cpu: Arg, other: Arg, branch: C
     ? (isModule ? appendMove(created.node, dev, created.unit) : addDeviceKeyword(created.node, dev, created.unit) ?? appendMove(created.node, dev, created.unit))
     : undefined;
   c.report({
+    onlyMaybe: onlyMaybeOn(other.value),
     unit: frame.unit,
     code: 'DD001',
     node: cpu.node,
@@ -270,6 +273,7 @@ function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
     // The mistake is the missing .to() where the model is built: say it there, once for
     // all its uses, with the use where PyTorch raises as related information.
     c.report({
+      onlyMaybe: onlyMaybeOn(input.value),
       unit: created.unit,
       code: 'DD001',
       node: created.node,
@@ -288,6 +292,7 @@ function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
     return;
   }
   c.report({
+    onlyMaybe: onlyMaybeOn(input.value),
     unit: frame.unit,
     code: 'DD001',
     node: model.node,
@@ -318,6 +323,7 @@ function mismatch(c: RuleHost, frame: Frame, cpu: Arg, other: Arg, via: Operatio
   const name = shortText(cpu.node);
   const otherName = shortText(other.node);
   c.report({
+    onlyMaybe: onlyMaybeOn(other.value),
     unit: frame.unit,
     code: 'DD001',
     node: cpu.node,
@@ -348,4 +354,9 @@ function mismatchFixes(frame: Frame, cpu: Arg, other: Arg): Fix[] {
   }
   fixes.push({ title: `Move \`${name}\` to ${dev} here: .to(${dev})`, edits: appendMove(unparen(cpu.node), dev, frame.unit), preferred: fixes.length === 0 });
   return fixes;
+}
+
+/** The accelerator side is only maybe there: a place some test the world leaves open decides. */
+function onlyMaybeOn(v: Value): true | undefined {
+  return v.place === ACCEL ? undefined : true;
 }
