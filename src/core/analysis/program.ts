@@ -469,7 +469,7 @@ export class Program {
 
   private decidePlaceless(cls: ClassInfo, seen: Set<string>): boolean {
     const holdsNoModule = (construction: string): string[] | undefined => this.buildsNoModuleState(cls, construction, seen);
-    if ([...cls.methods.values()].some((m) => addsModuleState(m.node.text, holdsNoModule))) return false;
+    if ([...cls.methods.values()].some((m) => addsModuleState(m, holdsNoModule))) return false;
     return cls.baseNodes.every((base) => {
       const q = this.importsAt(cls.unit).qualify(base);
       if (q && MODULE_BASE_CLASSES.has(q)) {
@@ -497,7 +497,15 @@ export class Program {
     const q = callee.includes('.') ? this.importsAt(cls.unit).qualifyName(callee.slice(0, callee.indexOf('.'))) : undefined;
     const member = q ? this.member(cls.unit, `${q}${callee.slice(callee.indexOf('.'))}`) : undefined;
     const built = callee.includes('.') ? (member?.kind === 'class' ? member.cls : undefined) : this.localClass(cls.unit, callee);
-    if (!built) return undefined;
+    if (!built) {
+      // `nn.BCEWithLogitsLoss()`, `nn.ReLU()`: a torch.nn class without parameters or buffers,
+      // given no weight tensor, holds nothing.
+      const torchName = this.importsAt(cls.unit).qualifyName(callee.split('.')[0]!);
+      const qualified = torchName && `${torchName}${callee.includes('.') ? callee.slice(callee.indexOf('.')) : ''}`;
+      const weighted = [...call.keywords.keys()].some((k) => /weight/.test(k)) || call.splat || call.positional.some((a) => !SCALAR_LITERAL.test(a));
+      return qualified && /^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(qualified) && !weighted &&
+        isPlacelessModuleClass(qualified.slice(qualified.lastIndexOf('.') + 1)) ? [] : undefined;
+    }
     if (!built.isModule) return this.isPlainClass(built, new Set()) ? [] : undefined;
     // A class without state holds nothing, whatever it is given (`FocalLoss(**kwargs)`).
     if (this.isPlacelessClass(built, seen)) return [];
@@ -635,15 +643,33 @@ const SCALAR_LITERAL = /^(-?\d[\d_.eE+-]*|True|False|None|"[^"]*"|'[^']*')$/;
  * class (`self.proj = Linear(...)`), or a move of its own (`self.to(device)`; a tensor its
  * forward moves is no state).
  */
-const ADDS_MODULE_STATE = /\bParameter\s*\(|\bregister_(buffer|parameter|module)\s*\(|\.__init__\s*\([^)\n]*\bweight\b|\b(self|super\(\))\.(to|cuda)\s*\(/;
+const ADDS_MODULE_STATE = /\bParameter\s*\(|\bregister_(parameter|module)\s*\(|\.__init__\s*\([^)\n]*\bweight\b|\b(self|super\(\))\.(to|cuda)\s*\(/;
+
+/** `register_buffer("name", value`: what a buffer is made of, to the end of its line. */
+const BUFFER_REGISTRATION = /\bregister_buffer\s*\(\s*(?:name\s*=\s*)?['"]\w+['"]\s*,\s*(?:tensor\s*=\s*)?([^\n]*)/g;
+
+/**
+ * `torch.tensor(1.0)`, `torch.tensor(target_real_label)` with a number default: a 0-dim buffer
+ * (a label, a temperature), which meets tensors on any device; it gives the module no place.
+ */
+function isScalarBuffer(made: string, fn: FunctionInfo): boolean {
+  const m = /^torch\.tensor\(\s*(-?[\d.]+(?:e-?\d+)?|[A-Za-z_]\w*)\s*[,)]/.exec(made);
+  if (!m) return false;
+  const arg = m[1]!;
+  if (/^-?[\d.]/.test(arg)) return true;
+  const param = fn.params.find((p) => p.name === arg);
+  return !!param?.defaultNode && /^-?[\d.]+(e-?\d+)?$/.test(param.defaultNode.text);
+}
 
 /** `self.proj = nn.Linear(...)`: a construction stored on `self`, to the end of its line. */
 const SELF_CONSTRUCTION = /\bself\.\w+\s*=\s*([\w.]*\b[A-Z]\w*\s*\([^\n#]*)/g;
 const CONSTRUCTION = /^[\w.]*\b[A-Z]\w*\s*\(/;
 
 /** Whether a method's text gives its module state; `buildsNoModuleState` clears a construction of a stateless class. */
-function addsModuleState(text: string, buildsNoModuleState: (construction: string) => string[] | undefined): boolean {
+function addsModuleState(fn: FunctionInfo, buildsNoModuleState: (construction: string) => string[] | undefined): boolean {
+  const text = fn.node.text;
   if (ADDS_MODULE_STATE.test(text)) return true;
+  for (const [, made] of text.matchAll(BUFFER_REGISTRATION)) if (!isScalarBuffer(made!, fn)) return true;
   for (const [, construction] of text.matchAll(SELF_CONSTRUCTION)) if (!buildsNoModuleState(construction!)) return true;
   return false;
 }
