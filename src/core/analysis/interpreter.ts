@@ -708,7 +708,21 @@ export class Interpreter implements RoundContext {
     }
   }
 
+  /**
+   * `self.gen_list[i] = ...` in a loop or branch fills a container the scope has not bound
+   * (an attribute read from the class's summary): bound before the block, so that the join
+   * after it keeps the filled container instead of forgetting a key bound on one path only.
+   */
+  private bindFilledContainers(frame: Frame, block: Node): void {
+    for (const key of filledContainers(block)) {
+      if (frame.env.get(key) !== undefined) continue;
+      const v = this.ex.lookup(frame, key);
+      if (v.elements || v.entries || v.anyElement) frame.env.set(key, v);
+    }
+  }
+
   private execIf(frame: Frame, stmt: Node): void {
+    this.bindFilledContainers(frame, stmt);
     const branches: Env[] = [];
     // The path each branch is, for a value one of them leaves on the CPU (branchPlaces.ts).
     const arms: Arm[] = [];
@@ -824,6 +838,7 @@ export class Interpreter implements RoundContext {
    * the whole loop, DD002, still wait for the second).
    */
   private loop(frame: Frame, body: Node, beforeEach: () => void): void {
+    this.bindFilledContainers(frame, body);
     const entry = frame.env.clone();
     if (frame.muted === 0) {
       frame.muted++;
@@ -1046,4 +1061,28 @@ function selfWritesOf(fn: FunctionInfo, env: Env): Map<string, Value> | undefine
     (out ??= new Map()).set(key.slice(prefix.length), env.get(key)!);
   }
   return out;
+}
+
+const FILLED = new WeakMap<Node, readonly string[]>();
+
+/** The attribute containers a block assigns items of (`self.models[i] = ...`), not inside nested definitions. */
+function filledContainers(block: Node): readonly string[] {
+  let keys = FILLED.get(block);
+  if (keys) return keys;
+  const found = new Set<string>();
+  const stack: Node[] = [block];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.type === 'function_definition' || n.type === 'class_definition' || n.type === 'lambda') continue;
+    if (n.type === 'assignment') {
+      const left = field(n, 'left');
+      const target = left && unparen(left);
+      const obj = target?.type === 'subscript' ? field(target, 'value') : null;
+      const key = obj ? dottedKey(unparen(obj)) : undefined;
+      if (key && key.includes('.')) found.add(key);
+    }
+    stack.push(...children(n));
+  }
+  FILLED.set(block, (keys = [...found]));
+  return keys;
 }

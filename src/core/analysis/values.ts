@@ -310,7 +310,15 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
   return a.kind === b.kind && a.place === b.place && a.grad === b.grad && !!a.batch === !!b.batch &&
     a.deviceText === b.deviceText && a.className === b.className && !!a.isNone === !!b.isNone && !!a.mayBeNone === !!b.mayBeNone &&
     a.placedBy?.place === b.placedBy?.place && a.kwargsDevice?.place === b.kwargsDevice?.place && a.truth === b.truth && a.tensorType === b.tensorType &&
-    !!a.scalarOutput === !!b.scalarOutput && a.cpuWhen?.node === b.cpuWhen?.node && sameAttrs(a.attrs, b.attrs);
+    !!a.scalarOutput === !!b.scalarOutput && a.cpuWhen?.node === b.cpuWhen?.node && sameAttrs(a.attrs, b.attrs) &&
+    sameItems(a, b);
+}
+
+/** What a container holds: a list whose items moved between two rounds is another value. */
+function sameItems(a: Value, b: Value): boolean {
+  if (!sameValue(a.anyElement, b.anyElement) && (a.anyElement || b.anyElement)) return false;
+  if (!a.elements || !b.elements) return !a.elements === !b.elements;
+  return a.elements.length === b.elements.length && a.elements.every((e, i) => sameValue(e, b.elements![i]));
 }
 
 function sameAttrs(a: ReadonlyMap<string, Value> | undefined, b: ReadonlyMap<string, Value> | undefined): boolean {
