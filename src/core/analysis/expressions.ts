@@ -200,6 +200,7 @@ export class Expressions implements Evaluator {
     const builtin = callee?.type === 'identifier' && !frame.env.get(callee.text)
       ? this.ctx.program.importsAt(frame.unit).qualify(callee) ?? callee.text : undefined;
     if (builtin === 'range') return INTEGER;
+    if (splitsText(r)) return OTHER;
     if ((builtin === 'zip' || builtin === 'enumerate') && r.type === 'call') {
       const args = callArguments(r);
       if (args.keywords.size || args.hasSplat) return UNKNOWN;
@@ -473,3 +474,15 @@ export function attributeOf(recv: Value, attr: string, recvText: string): Value 
   return UNKNOWN;
 }
 
+/**
+ * `cfg.losses.split(',')`, `text.splitlines()`: the pieces of a string. A tensor's `split`
+ * takes a size, never a string separator, and always one argument.
+ */
+function splitsText(node: Node): boolean {
+  const callee = node.type === 'call' ? field(node, 'function') : undefined;
+  const method = callee?.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
+  if (method === 'splitlines') return true;
+  if (method !== 'split' && method !== 'rsplit') return false;
+  const first = callArguments(node).positional[0] ?? callArguments(node).keywords.get('sep');
+  return first === undefined || stringLiteralValue(first) !== undefined;
+}
