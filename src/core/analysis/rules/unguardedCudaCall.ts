@@ -29,11 +29,12 @@ const RAISING = new Set([
 
 /**
  * A condition that tests for CUDA or for the device (`torch.cuda.is_available()`,
- * `device.type == "cuda"`, `args.cuda`, `use_gpu`), or for model offloading (diffusers'
+ * `device.type == "cuda"`, `args.cuda`, `use_gpu`, `device != torch.device("cpu")`), or for
+ * model offloading (diffusers'
  * `final_offload_hook`, Accelerate's `cpu_offload`), which is only set up with an
  * accelerator to offload from.
  */
-const GUARD = /cuda|gpu|is_available|device_count|accelerator|\.type\b|mps|offload/i;
+const GUARD = /cuda|gpu|is_available|device_count|accelerator|\.type\b|mps|offload|['"]cpu['"]/i;
 
 export const unguardedCudaCall: Rule = (host) => ({
   call: (frame, call, qualified) => {
