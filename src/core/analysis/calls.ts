@@ -5,7 +5,7 @@ import { callArguments, CallArguments, dottedKey, field, isFlatNumberList, isNum
 import type { Evaluator, RoundContext } from './roundContext';
 import { evalDevice, toTarget } from './devices';
 import { cpuModuleMeeting, moduleCallMeetings } from './values';
-import type { Frame } from './frame';
+import { instanceClass, type Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
@@ -842,7 +842,7 @@ function evalMethodCallOnce(
   if (!objNode) return UNKNOWN;
   const recvKey = dottedKey(objNode);
   // On `self`: the instance's class, which in a base-class method called for a subclass is the subclass.
-  const ownClass = frame.fn?.selfName && recvKey === frame.fn.selfName ? frame.env.get(frame.fn.selfName)?.className ?? frame.fn.className : undefined;
+  const ownClass = frame.fn?.selfName && recvKey === frame.fn.selfName ? instanceClass(frame) : undefined;
   const recv = ownClass ? value('other', UNTRACKED, { className: ownClass }) : ex.eval(frame, objNode);
   const framed = frameworkMethod(ctx, ex, frame, call, objNode, recv, method);
   if (framed) return framed;

@@ -7,7 +7,7 @@ import { Evaluator, MAX_EXPRESSION_DEPTH, RoundContext } from './roundContext';
 import type { OperationRole } from './ruleApi';
 import { deviceFromString } from './devices';
 import { operationMeetings } from './values';
-import type { Frame } from './frame';
+import { instanceClass, type Frame } from './frame';
 import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, INTEGER, isExactlyCpu, isTensorLike, joinValues, legacyTensorType, NONE, onPathOf, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
 import { ownPlaceOf, placesOwnSubmodules } from './ownPlacement';
@@ -217,7 +217,7 @@ export class Expressions implements Evaluator {
   lookup(frame: Frame, key: string): Value {
     const local = frame.env.get(key);
     if (local) return local;
-    const selfClass = frame.fn?.selfName ? frame.env.get(frame.fn.selfName)?.className ?? frame.fn.className : undefined;
+    const selfClass = instanceClass(frame);
     if (frame.fn?.selfName && key.startsWith(frame.fn.selfName + '.') && selfClass) {
       // While the module is being built (`__init__` and the helpers only it calls) it has
       // not been moved yet: its layers are where they were built, whoever receives it later.

@@ -193,3 +193,8 @@ export interface Frame {
   /** and its CPU parameters that met an accelerator (filled by the rule dispatcher). */
   meetings?: ParamMeeting[];
 }
+
+/** The class of the instance a method runs for: a base-class method called on `self` by a subclass runs for the subclass (callContexts.ts SELF_CLASS). */
+export function instanceClass(frame: Frame): string | undefined {
+  return frame.fn?.selfName ? frame.env.get(frame.fn.selfName)?.className ?? frame.fn.className : undefined;
+}

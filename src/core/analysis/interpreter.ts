@@ -276,7 +276,7 @@ export class Interpreter implements RoundContext {
       case 'global': return this.finalModuleEnvs[r.module]?.get(r.name);
       case 'callGlobal': {
         const fn = this.program.functions[r.fn];
-        return fn ? this.callGlobalsOf(fn.id, fn.module)?.get(r.name) : undefined;
+        return fn ? this.callGlobalsOf(fn.id, fn.module).get(r.name) : undefined;
       }
       case 'enclosing': return this.finals.get(r.fn)?.get(r.name);
       case 'body': return this.program.functions[r.fn]?.node;
@@ -640,7 +640,8 @@ export class Interpreter implements RoundContext {
   private setObjectAttribute(frame: Frame, target: Node, v: Value): void {
     const objKey = dottedKey(unparen(field(target, 'object') ?? target));
     const attr = field(target, 'attribute')?.text;
-    if (!objKey || !attr || objKey === frame.fn?.selfName || objKey.startsWith(`${frame.fn?.selfName}.`)) return;
+    const self = frame.fn?.selfName;
+    if (!objKey || !attr || (self && (objKey === self || objKey.startsWith(`${self}.`)))) return;
     const obj = frame.env.get(objKey);
     if (!obj || (obj.kind !== 'other' && obj.kind !== 'unknown') || obj.className || obj.functionId !== undefined || obj.classKey) return;
     if ((obj.attrs?.size ?? 0) >= MAX_OBJECT_ATTRIBUTES && !obj.attrs?.has(attr)) return;
