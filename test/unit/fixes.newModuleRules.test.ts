@@ -79,6 +79,8 @@ describe('DD021 fixes follow forward\'s first tensor input', () => {
   it('writes device=x.device in a factory and .to(tokens.device) in a move', () => {
     const fixed = fixedTexts(fixture('DD021/fire/lstm_hidden_state.py'), 'DD021');
     assert.ok(fixed[0].includes('h0 = torch.zeros(1, x.size(0), self.hidden, device=x.device)'), fixed[0]);
+    // One finding for the forward: its fix rewrites c0's use of the attribute too.
+    assert.ok(fixed[0].includes('c0 = torch.zeros(1, x.size(0), self.hidden, device=x.device)'), fixed[0]);
     const [moved] = fixedTexts(fixture('DD021/fire/to_self_device.py'), 'DD021');
     assert.ok(moved.includes('pos = torch.arange(tokens.shape[1]).to(tokens.device)'), moved);
   });
@@ -86,6 +88,17 @@ describe('DD021 fixes follow forward\'s first tensor input', () => {
   it('takes a first input named otherwise when forward reads its shape (mu.shape → mu.device)', () => {
     const [vae] = fixedTexts(fixture('DD021/fire/vae_noise.py'), 'DD021');
     assert.ok(vae.includes('eps = torch.randn(mu.shape, device=mu.device)'), vae);
+  });
+
+  it('reports the forward once when it uses the attribute twice, and rewrites both uses', () => {
+    const fixture_ = fixture('DD021/fire/construction_leaves_default.py');
+    const findings = coreFindings(fixture_).filter((f) => f.code === 'DD021');
+    assert.equal(findings.length, 1);
+    assert.match(findings[0].message, /and 1 more time in this forward/);
+    assert.match(findings[0].message, /`Positions\(dim\)` leaves it out/);
+    const [fixed] = fixedTexts(fixture_, 'DD021');
+    assert.ok(fixed.includes('steps = torch.arange(x.shape[1], device=x.device)'), fixed);
+    assert.ok(fixed.includes('offsets = torch.zeros(x.shape[1], device=x.device)'), fixed);
   });
 
   it('offers no edit when forward\'s first input is not known to be a tensor', () => {

@@ -9,25 +9,34 @@ import { callArguments, field, unparen } from '../../python/syntax';
 import type { ClassInfo, FunctionInfo, Rule, RuleFrame as Frame, RuleHost } from '../ruleApi';
 import { DEVICE_FACTORIES } from '../torchApi';
 import type { Fix } from '../types';
+import { callerPosition, callsNamed, passesParameter } from './shared/callSites';
 import { shortText } from './shared/describe';
 import { ruleMessage } from './shared/message';
 import { bodyNodes, isSelfAttribute, moduleMethodAt, selfAttributeWrites } from './shared/moduleCode';
 
-export const fixedDeviceInForward: Rule = (host) => ({
-  call: (frame, call, qualified) => {
-    if (host.program.units[frame.unit]?.module !== 0) return;
-    const deviceArg = fixedDeviceArgument(call, qualified);
-    if (!deviceArg) return;
-    const at = moduleMethodAt(host.program, call);
-    if (!at || at.fn.name !== 'forward' || at.cls.lightning) return;
-    const attr = field(unparen(deviceArg), 'attribute')?.text;
-    if (!attr || !DEVICE_NAME.test(attr) || !isSelfAttribute(deviceArg, at.fn.selfName!, attr)) return;
-    const init = setOnlyInInit(at.cls, attr);
-    if (!init) return;
-    const why = evidence(host, at.cls, init);
-    if (why) report(host, frame, call, deviceArg, at.cls, at.fn, init, why);
-  },
-});
+export const fixedDeviceInForward: Rule = (host) => {
+  // One finding per forward and attribute: its fix rewrites every use there.
+  const reported = new Set<string>();
+  return {
+    call: (frame, call, qualified) => {
+      if (host.program.units[frame.unit]?.module !== 0) return;
+      const deviceArg = fixedDeviceArgument(call, qualified);
+      if (!deviceArg) return;
+      const at = moduleMethodAt(host.program, call);
+      if (!at || at.fn.name !== 'forward' || at.cls.lightning) return;
+      const attr = field(unparen(deviceArg), 'attribute')?.text;
+      if (!attr || !DEVICE_NAME.test(attr) || !isSelfAttribute(deviceArg, at.fn.selfName!, attr)) return;
+      const key = `${at.fn.id}:${attr}`;
+      if (reported.has(key)) return;
+      const init = setOnlyInInit(at.cls, attr);
+      if (!init) return;
+      const why = evidence(host, at.cls, init);
+      if (!why) return;
+      reported.add(key);
+      report(host, frame, call, deviceArg, at.cls, at.fn, init, why);
+    },
+  };
+};
 
 /** An attribute that names a device (`device`, `_device`, `dev`, `gpu`): `.to(self.dtype)` is a cast. */
 const DEVICE_NAME = /dev|gpu|cuda/i;
@@ -67,8 +76,23 @@ function evidence(host: RuleHost, cls: ClassInfo, write: Node): string | undefin
   if (!param) return `\`${shortText(right, 30)}\` is chosen by the module itself, not where it is moved to`;
   // `self.to(self.device)` in __init__: the module is built where the attribute says.
   if (movesItselfTo(init, write)) return dataParallelEvidence(host);
-  if (param.defaultNode) return `the constructor's \`${param.name}\` defaults to \`${shortText(param.defaultNode, 20)}\` when a caller moves the model instead`;
+  if (param.defaultNode) return defaultEvidence(host, cls, init, param.name, param.defaultNode) ?? dataParallelEvidence(host);
   return dataParallelEvidence(host);
+}
+
+/**
+ * The constructor's default applies: a construction the program shows leaves it out, or the
+ * program constructs the class nowhere (a model file whose users are elsewhere). Where every
+ * construction passes it, the caller chooses the device, as it chooses where the model goes.
+ */
+function defaultEvidence(host: RuleHost, cls: ClassInfo, init: FunctionInfo, param: string, defaultNode: Node): string | undefined {
+  const position = callerPosition(init, param);
+  const sites = host.programFact(`DD021 constructions of ${cls.name}`, (program) => callsNamed(program, new Set([cls.name])).get(cls.name) ?? []);
+  // A construction through `*args`/`**kwargs` may pass it: no evidence of the default.
+  const omitting = sites.find((call) => !passesParameter(call, param, position, true));
+  const defaultText = `\`${param}\` defaults to \`${shortText(defaultNode, 20)}\``;
+  if (omitting) return `\`${shortText(omitting, 30)}\` leaves it out, and the constructor's ${defaultText}`;
+  return sites.length === 0 ? `the constructor's ${defaultText} when a caller moves the model instead` : undefined;
 }
 
 function dataParallelEvidence(host: RuleHost): string | undefined {
@@ -107,9 +131,26 @@ function firstTensorInput(fn: FunctionInfo): string | undefined {
   return undefined;
 }
 
+/** Every `device=self.<attr>` / `.to(self.<attr>)` in the forward, in source order: the fix rewrites them all. */
+function usesInForward(fn: FunctionInfo, deviceArg: Node): Node[] {
+  const attr = field(unparen(deviceArg), 'attribute')?.text;
+  const uses: Node[] = [];
+  for (const n of bodyNodes(fn.body)) {
+    if (n.type !== 'call') continue;
+    const callee = field(n, 'function');
+    const args = callArguments(n);
+    const named = args.keywords.get('device');
+    const to = callee?.type === 'attribute' && field(callee, 'attribute')?.text === 'to' ? named ?? args.positional[0] : named;
+    if (to && isSelfAttribute(to, fn.selfName!, attr)) uses.push(to);
+  }
+  return uses.some((u) => u.id === deviceArg.id) ? uses : [deviceArg];
+}
+
 function report(host: RuleHost, frame: Frame, call: Node, deviceArg: Node, cls: ClassInfo, fn: FunctionInfo, init: Node, why: string): void {
   const attr = deviceArg.text;
   const input = firstTensorInput(fn);
+  const uses = usesInForward(fn, deviceArg);
+  const more = uses.length > 1 ? ` (and ${uses.length - 1} more time${uses.length > 2 ? 's' : ''} in this forward)` : '';
   host.report({
     unit: frame.unit,
     code: 'DD021',
@@ -117,19 +158,19 @@ function report(host: RuleHost, frame: Frame, call: Node, deviceArg: Node, cls: 
     message: ruleMessage((q) => ({
       problem: `${q(attr)} in forward is fixed when the module was built`,
       action: input ? `use ${q(`${input}.device`)}` : 'use the input\'s device',
-      why: `\`${shortText(call, 40)}\` in \`${cls.name}.forward\` uses it: after a later ` +
+      why: `\`${shortText(call, 40)}\` in \`${cls.name}.forward\` uses it${more}: after a later ` +
         '`.to(...)` / `.cuda()`, or in the replicas DataParallel runs on the other GPUs, the module and its inputs are elsewhere and this ' +
         `tensor is not ("Expected all tensors to be on the same device"); here ${why}.`,
     })),
     related: host.related({ unit: frame.unit, node: init }, `\`${attr}\` is set here, when the module is built`),
-    fixes: input ? [useInputDevice(deviceArg, input, frame.unit)] : [],
+    fixes: input ? [useInputDevice(uses, input, frame.unit)] : [],
   });
 }
 
-function useInputDevice(deviceArg: Node, input: string, unit: number): Fix {
+function useInputDevice(uses: readonly Node[], input: string, unit: number): Fix {
   return {
     title: `Use ${input}.device`,
-    edits: [{ range: { start: { line: deviceArg.startPosition.row, character: deviceArg.startPosition.column }, end: { line: deviceArg.endPosition.row, character: deviceArg.endPosition.column } }, newText: `${input}.device`, cellIndex: unit }],
+    edits: uses.map((u) => ({ range: { start: { line: u.startPosition.row, character: u.startPosition.column }, end: { line: u.endPosition.row, character: u.endPosition.column } }, newText: `${input}.device`, cellIndex: unit })),
     preferred: true,
   };
 }

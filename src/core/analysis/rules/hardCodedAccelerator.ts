@@ -12,6 +12,7 @@ import { callArguments, children, field, nodeRange } from '../../python/syntax';
 import type { DeviceChoice, ProgramView, RuleFrame as Frame, Rule, RuleHost, UnitFinding } from '../ruleApi';
 import { DISTRIBUTED_COLLECTIVES } from '../torchApi';
 import type { Fix, Range, TextEdit } from '../types';
+import { callerPosition, callsNamed, passesParameter } from './shared/callSites';
 import { shortText } from './shared/describe';
 import { inGpuOnlyTest } from './shared/gpuOnlyTest';
 import { HardcodeFixer, type CudaPlace, type PlaceFixes } from './shared/hardcodeFixes';
@@ -93,33 +94,15 @@ function defaultsEveryCallOverrides(program: ProgramView, choice: DeviceChoice):
     const fn = s.where === 'parameter default' ? program.functionDefinedBy(s.literal.parent?.parent?.parent ?? s.literal) : undefined;
     const param = s.where === 'parameter default' ? field(s.literal.parent ?? s.literal, 'name')?.text : undefined;
     if (!fn || !param || s.where !== 'parameter default') continue;
-    // A method's callers do not pass its `self`; a keyword-only parameter (`variadic`) only by keyword.
-    const params = fn.params.filter((p) => p.name !== fn.selfName);
-    const at = params.findIndex((p) => p.name === param);
-    const position = at < 0 || params[at]!.variadic ? Infinity : at;
-    wanted.set(fn.name, [...(wanted.get(fn.name) ?? []), { id: s.literal.id, param, position }]);
+    wanted.set(fn.name, [...(wanted.get(fn.name) ?? []), { id: s.literal.id, param, position: callerPosition(fn, param) }]);
   }
   const out = new Set<number>();
-  if (wanted.size === 0) return out;
-  const calls = new Map<string, Node[]>();
-  for (const unit of program.units) {
-    const stack: Node[] = [unit.root];
-    while (stack.length) {
-      const n = stack.pop()!;
-      const callee = n.type === 'call' ? field(n, 'function') : null;
-      const name = callee?.type === 'identifier' ? callee.text : callee?.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
-      if (name && wanted.has(name)) calls.set(name, [...(calls.get(name) ?? []), n]);
-      stack.push(...children(n));
-    }
-  }
+  const calls = callsNamed(program, new Set(wanted.keys()));
   for (const [name, defaults] of wanted) {
     const sites = calls.get(name) ?? [];
     for (const d of defaults) {
-      const passes = (call: Node): boolean => {
-        const args = callArguments(call);
-        return !args.hasSplat && (args.keywords.has(d.param) || args.positional.length > d.position);
-      };
-      if (sites.length > 0 && sites.every(passes)) out.add(d.id);
+      // A call through `*args`/`**kwargs` may leave the default: the advice stands.
+      if (sites.length > 0 && sites.every((call) => passesParameter(call, d.param, d.position, false))) out.add(d.id);
     }
   }
   return out;

@@ -1,0 +1,37 @@
+// The calls the program's text makes of a function or class by name (`Net(...)`,
+// `layers.Net(...)`), and whether a call passes a given parameter. Rules that judge a
+// parameter's default ask these: a default that every call overrides never applies.
+import type { Node } from '../../../python/pyNode';
+import { callArguments, children, field } from '../../../python/syntax';
+import type { FunctionInfo, ProgramView } from '../../ruleApi';
+
+/** Every call in the program whose callee is `name` or `something.name`, by name. */
+export function callsNamed(program: ProgramView, names: ReadonlySet<string>): Map<string, Node[]> {
+  const calls = new Map<string, Node[]>();
+  if (names.size === 0) return calls;
+  for (const unit of program.units) {
+    const stack: Node[] = [unit.root];
+    while (stack.length) {
+      const n = stack.pop()!;
+      const callee = n.type === 'call' ? field(n, 'function') : null;
+      const name = callee?.type === 'identifier' ? callee.text : callee?.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
+      if (name && names.has(name)) calls.set(name, [...(calls.get(name) ?? []), n]);
+      stack.push(...children(n));
+    }
+  }
+  return calls;
+}
+
+/** Where a caller passes `param` of `fn` positionally (callers do not pass `self`); Infinity: only by keyword. */
+export function callerPosition(fn: FunctionInfo, param: string): number {
+  const params = fn.params.filter((p) => p.name !== fn.selfName);
+  const at = params.findIndex((p) => p.name === param);
+  return at < 0 || params[at]!.variadic ? Infinity : at;
+}
+
+/** Whether `call` passes the parameter (by keyword or position); `splat`: what a `*args`/`**kw` call counts as. */
+export function passesParameter(call: Node, param: string, position: number, splat: boolean): boolean {
+  const args = callArguments(call);
+  if (args.keywords.has(param) || args.positional.length > position) return true;
+  return args.hasSplat ? splat : false;
+}
