@@ -5,7 +5,7 @@
 // changes nothing for the loop that uses it.
 import type { FunctionInfo } from './program';
 
-export type BodyFact = 'movesTensors' | 'movedParams' | 'generator' | 'setsSelf' | 'submoduleInputs';
+export type BodyFact = 'movesTensors' | 'movedParams' | 'generator' | 'setsSelf' | 'submoduleInputs' | 'placingParams';
 
 /** A collate function (or lambda) that moves what it returns. */
 export const MOVES_TENSORS = /\.(to|cuda)\s*\(|\bdevice\s*=/;
@@ -30,6 +30,12 @@ function readBodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string {
     case 'movedParams': return fn.params.filter((p) => new RegExp(`\\b${p.name}\\.(to|cuda|cpu)\\(`).test(text)).map((p) => p.name).join(' ');
     // The parameters a method hands to one of its own layers first (`self.embed(captions)`), as one string.
     case 'submoduleInputs': return fn.selfName ? fn.params.filter((p) => new RegExp(`\\b${fn.selfName}\\.\\w+\\(\\s*${p.name}\\s*[,)]`).test(text)).map((p) => p.name).join(' ') : '';
+    // The parameters the body hands on as a device (`attempt_load(w, device=device)`,
+    // `torch.load(f, map_location=dev)`, `self.to(device)`), as one string: a constructor
+    // that places what it builds there. Not `self.device = device`, which only keeps it.
+    case 'placingParams': return fn.params.filter((p) => p.name !== fn.selfName && new RegExp(
+      `[(,]\\s*(device|map_location)\\s*=\\s*${p.name}\\s*[,)]|\\.(to|cuda)\\(\\s*${p.name}\\s*[,)]`,
+    ).test(text)).map((p) => p.name).join(' ');
     // A method that leaves something in its instance: an attribute assigned (`self.w = …`,
     // `self.w += …`, `setattr(self, …)`), registered or moved with the instance.
     case 'setsSelf': return !!fn.selfName && new RegExp(
@@ -38,7 +44,7 @@ function readBodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string {
   }
 }
 
-/** `movedParams` or `submoduleInputs` as a set. */
+/** `movedParams`, `submoduleInputs` or `placingParams` as a set. */
 export function movedParamsOf(value: boolean | string): Set<string> {
   return new Set(typeof value === 'string' && value !== '' ? value.split(' ') : []);
 }

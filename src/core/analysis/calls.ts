@@ -729,7 +729,24 @@ function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node,
   const wrapper = kept && site ? wrapperInstance(cls, kept, site.bound, { unit: frame.unit, node: call }) : undefined;
   if (wrapper) return wrapper;
   if (!cls.isModule) return value('other', UNTRACKED, { className: cls.key });
-  return createdModule(ctx, frame, call, undefined, { className: cls.key, holds: site && heldModules(ctx, cls, site.bound) });
+  const placedBy = init && site ? constructorDevice(ctx, init, site.bound) : undefined;
+  return createdModule(ctx, frame, call, placedBy, { className: cls.key, holds: site && heldModules(ctx, cls, site.bound) });
+}
+
+/**
+ * `Detector(weights, device=d)` of a class whose `__init__` hands that parameter on as a
+ * device (`attempt_load(w, device=device)`, `self.to(device)`): built there, as a torch.nn
+ * layer built with `device=` is. A constructor that only keeps it (`self.device = device`)
+ * places nothing: the instance starts on the CPU.
+ */
+function constructorDevice(ctx: RoundContext, init: FunctionInfo, bound: ReadonlyMap<string, Value>): { place: Place; text?: string } | undefined {
+  for (const name of movedParamsOf(ctx.bodyFact(init, 'placingParams'))) {
+    const v = bound.get(name);
+    // Without the device's text: a submodule built so is where its module is put, not placed
+    // apart from its siblings as a model-parallel stage is (ownPlacement.ts).
+    if (v?.kind === 'device' && v.place !== UNTRACKED) return { place: v.place };
+  }
+  return undefined;
 }
 
 /** The modules an instance keeps of those its `__init__` was given (Value.holds), or undefined. */
