@@ -171,6 +171,16 @@ function onlyCpuDevicesHere(frame: Frame): boolean {
   return devices.length > 0 && devices.every((v) => isExactlyCpu(v!.place));
 }
 
+/**
+ * The loop moves the batch somewhere (`if not args.use_cpu: points = points.cuda()`), on a
+ * path this world did not take: the code decides when it moves, and a model of unknown place
+ * is no evidence that this path needs it moved.
+ */
+function movedInLoop(batch: NonNullable<Value['batch']>): boolean {
+  const body = field(batch.loop.node, 'body');
+  return !!body && new RegExp(`\\b${batch.name}\\s*\\.\\s*(to|cuda)\\s*\\(`).test(body.text);
+}
+
 function checkModuleCall(c: RuleHost, frame: Frame, calleeNode: Node, callee: Value, args: Arg[]): void {
   if (callee.movesInputs) return;
   if (callee.place === UNTRACKED) {
@@ -178,7 +188,8 @@ function checkModuleCall(c: RuleHost, frame: Frame, calleeNode: Node, callee: Va
     // which is not evidence enough for DD001 but is for DD002's loop-wide finding.
     if (frame.deviceAware && !onlyCpuDevicesHere(frame)) {
       for (const a of args) {
-        if (isCpuOperand(a.value) && runningBatch(frame, a.value)) c.emit.batchReachedAccelerator(frame, a, { node: calleeNode, value: callee });
+        const batch = runningBatch(frame, a.value);
+        if (isCpuOperand(a.value) && batch && !movedInLoop(batch)) c.emit.batchReachedAccelerator(frame, a, { node: calleeNode, value: callee });
       }
     }
     checkTensorOperation(c, frame, args, 'consumer');
