@@ -35,7 +35,7 @@ export interface CudaFacts {
 export const DEVICE_PARAMETER = /^(device|dev|map_location)$|_device$/;
 
 /** An option that turns the GPU on: `--gpu`, `--cuda`, `--use_cuda`, `--use-gpu` (not `--no-cuda`, not `--gpu-id`). */
-const GPU_SWITCH = /^--?(use[-_])?(cuda|gpus?)$/;
+export const GPU_SWITCH = /^--?(use[-_])?(cuda|gpus?)$/;
 
 /** CUDA's own execution machinery: a file that schedules work on streams or times it with events runs on CUDA by design. */
 const CUDA_MACHINERY = /^torch\.cuda\.(Stream|ExternalStream|Event|stream|set_stream|current_stream|default_stream|StreamContext)$/;

@@ -7,7 +7,7 @@
 import type { Node } from '../python/pyNode';
 import { isCudaLiteral } from '../python/cudaHardcode';
 import { callArguments, children, field, stringLiteralValue } from '../python/syntax';
-import { DEVICE_PARAMETER, readCudaFacts, type StaticCuda } from './cudaFacts';
+import { DEVICE_PARAMETER, GPU_SWITCH, readCudaFacts, type StaticCuda } from './cudaFacts';
 import type { ImportTable } from './imports';
 import type { Program } from './program';
 import { noticedProgram } from './runCache';
@@ -23,6 +23,12 @@ export interface DeviceChoice {
   savesCheckpoints?: Node;
   /** Why the device is chosen when the code runs ("checks availability", "takes a --device option"), when it is. */
   runTimeChoice?: string;
+  /**
+   * "takes a --gpu option" (`--gpu`, `--cuda`, `--use_cuda`): a run-time choice only where the
+   * file's CUDA calls follow it. Beside an unconditional `.cuda()` (`cudaAnyway`) it picks
+   * which GPU (`--gpu 0` for CUDA_VISIBLE_DEVICES), not whether one is used.
+   */
+  gpuSwitchChoice?: string;
   /** Where the file asks about Apple's GPU or any accelerator (`torch.backends.mps.is_available`, `torch.accelerator`): DD024. */
   asksMps?: Node;
   /** The unit (a notebook's cell) `asksMps` is in. */
@@ -95,6 +101,7 @@ function readDeviceChoice(program: Program): DeviceChoice {
       choice.distributed ??= part.distributed;
       choice.savesCheckpoints ??= part.savesCheckpoints;
       choice.runTimeChoice ??= part.runTimeChoice;
+      choice.gpuSwitchChoice ??= part.gpuSwitchChoice;
       if (!choice.asksMps && part.asksMps) {
         choice.asksMps = part.asksMps;
         choice.asksMpsUnit = unit.index;
@@ -108,6 +115,7 @@ function readDeviceChoice(program: Program): DeviceChoice {
   if (facts.staticCuda.length) choice.staticCuda = facts.staticCuda;
   if (facts.cudaMachinery) choice.cudaMachinery = facts.cudaMachinery;
   if (facts.cudaAnyway) choice.cudaAnyway = facts.cudaAnyway;
+  if (!choice.cudaAnyway) choice.runTimeChoice ??= choice.gpuSwitchChoice;
   if (choice.availabilityCheck) choice.runTimeChoice = 'checks whether an accelerator is available';
   choice.runTimeChoice ??= importersChoice(program);
   return choice;
@@ -143,7 +151,7 @@ function importersChoice(program: Program): string | undefined {
     const importer = program.modules[m];
     for (const unit of importer.units) {
       for (const part of statementChoices(program, unit)) {
-        const why = part.availabilityCheck ? 'checks whether an accelerator is available' : part.deviceOption ? part.runTimeChoice : undefined;
+        const why = part.availabilityCheck ? 'checks whether an accelerator is available' : part.deviceOption ? part.runTimeChoice ?? part.gpuSwitchChoice : undefined;
         if (why) return `is used by ${baseName(importer.path)}, which ${why}`;
       }
     }
@@ -217,7 +225,8 @@ function noteCall(program: Program, unit: number, call: Node, choice: DeviceChoi
   const method = callee.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
   if (method === 'add_argument' || method === 'option') {
     const option = args.positional.map((a) => stringLiteralValue(a)).find((s) => s !== undefined && DEVICE_OPTION.test(s));
-    if (option) choice.runTimeChoice ??= `takes a ${option} option`;
+    if (option && GPU_SWITCH.test(option)) choice.gpuSwitchChoice ??= `takes a ${option} option`;
+    else if (option) choice.runTimeChoice ??= `takes a ${option} option`;
     if (option) choice.deviceOption ??= call;
   }
 }
