@@ -132,5 +132,6 @@ function pos(node: Node, end: boolean) {
  */
 function trainsWithoutScaler(program: ProgramView): boolean {
   const sources = program.units.filter((u) => u.module === 0).map((u) => u.source.replace(/#.*$/gm, ''));
-  return sources.some((s) => TENSOR_BACKWARD.test(s)) && !sources.some((s) => /\bGradScaler\b|\bscale_loss\b/.test(s));
+  // `scaler.scale(loss).backward()`: a scaler the caller passes in (`def train_one_epoch(..., scaler=None)`).
+  return sources.some((s) => TENSOR_BACKWARD.test(s)) && !sources.some((s) => /\bGradScaler\b|\bscale_loss\b|\.scale\s*\([^()]*\)\s*\.backward\s*\(/.test(s));
 }
