@@ -221,6 +221,16 @@ function noteCall(program: Program, unit: number, call: Node, choice: DeviceChoi
     const backend = args.keywords.get('backend') ?? args.positional[0];
     if (backend && stringLiteralValue(backend)?.toLowerCase() === 'nccl') choice.cudaOnly ??= 'uses the NCCL backend (NVIDIA GPUs only)';
   }
+  // `typer.run(main)`, `fire.Fire(main)`: the function's parameters are command-line options.
+  if (q && CLI_ENTRY_POINTS.has(q)) {
+    const target = args.positional[0];
+    const fn = target?.type === 'identifier' ? program.moduleOf(unit).topFunctions.get(target.text) : undefined;
+    // Read from another statement (the function's): this one's choice is not kept with it alone.
+    scan.askedProject = true;
+    const device = fn?.params.find((p) => DEVICE_PARAMETER.test(p.name));
+    if (device) choice.runTimeChoice ??= `takes a --${device.name} option (\`${q}\`)`;
+    if (device) choice.deviceOption ??= call;
+  }
   // argparse's add_argument("--device", ...), click's option("--cuda"): the user picks the device.
   const method = callee.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
   if (method === 'add_argument' || method === 'option') {
@@ -232,6 +242,9 @@ function noteCall(program: Program, unit: number, call: Node, choice: DeviceChoi
 }
 
 const SAVES = new Set(['torch.save', 'torch.serialization.save']);
+
+/** Libraries that turn a function's parameters into command-line options. */
+const CLI_ENTRY_POINTS = new Set(['typer.run', 'fire.Fire']);
 
 /** `utils.save_model(...)`: a project module's function whose own body calls torch.save (or what `wanted` names). */
 function bodyCalls(program: Program, unit: number, qualified: string, scan: { askedProject: boolean }, wanted: (callee: string) => boolean): boolean {
