@@ -76,17 +76,32 @@ describe('analysis across files at repository scale', () => {
     for (const m of ['layers/dense.py', 'layers/conv.py', 'layers/attention.py']) assert.ok(reads.includes(m), `${m} not read: ${reads.join(', ')}`);
   });
 
-  it('with a shared ModuleTrees, parses an imported module once for two importers and finds the same', () => {
+  it('with a shared ModuleTrees, parses an imported module once for two importers and finds the same, and keeps each linted file\'s tree', () => {
     const files = { ...PACKAGE, 'train.py': TRAIN, 'eval.py': TRAIN };
     const trees = new ModuleTrees();
     const alone = coreFindings(TRAIN, { project: context(files, 'eval.py', []) });
     const first = coreFindings(TRAIN, { project: context(files, 'train.py', [], trees) });
     const kept = trees.size;
     const second = coreFindings(TRAIN, { project: context(files, 'eval.py', [], trees) });
-    assert.ok(kept >= 2, `kept ${kept} modules`);
-    assert.equal(trees.size, kept, 'the second importer parsed modules again');
+    assert.ok(kept >= 3, `kept ${kept} modules`);
+    // The second analysis keeps its own file's tree too, for files that import it.
+    assert.equal(trees.size, kept + 1, 'the second importer parsed modules again');
     assert.deepEqual(second, first);
     assert.deepEqual(second, alone);
+  });
+
+  it('a linted file whose tree an importer parsed first is not parsed again, and still reports its syntax errors', () => {
+    const model = ['import torch.nn as nn', 'class Net(nn.Module):', '    def __init__(self):', '        super().__init__()', 'def broken(:', '    pass', ''].join('\n');
+    const train = 'import torch\nfrom model import Net\nnet = Net().cuda()\nnet(torch.zeros(2, 2))\n';
+    const files = { 'model.py': model, 'train.py': train };
+    const trees = new ModuleTrees();
+    coreFindings(train, { project: context(files, 'train.py', [], trees) });
+    const parsedAsImport = trees.get(path.join(ROOT, 'model.py'), model);
+    assert.ok(parsedAsImport, 'model.py was not kept as an import');
+    const skipped: number[] = [];
+    coreFindings(model, { project: context(files, 'model.py', [], trees), onSyntaxError: (e) => skipped.push(e.range.start.line) });
+    assert.deepEqual(skipped, [4]);
+    assert.equal(trees.get(path.join(ROOT, 'model.py'), model), parsedAsImport, 'model.py was parsed again');
   });
 
   it('parses a module again once its text changes, and evicts past its byte budget', () => {

@@ -77,7 +77,7 @@ describe('server: state is kept only for the documents analysed last', () => {
 });
 
 describe('imported modules kept parsed (ModuleTrees)', () => {
-  const kept = (text: string): KeptModule => ({ fileText: text, source: text, root: {} as Node, lines: [text], eol: '\n' });
+  const kept = (text: string): KeptModule => ({ fileText: text, source: text, root: {} as Node, lines: [text], eol: '\n', skipped: [] });
 
   it('never evicts, past its budget, a module the running analysis used; evicts it once the next begins', () => {
     const trees = new ModuleTrees(10);

@@ -36,7 +36,7 @@ export class ProjectModules {
   /** `files`: the files this run lints, whose imports say who imports whom. */
   constructor(roots: readonly string[], maxBytes: number | undefined, files: readonly string[] = []) {
     const read = (file: string) => this.reader.read(file, maxBytes);
-    this.resolver = createModuleResolver(roots, read);
+    this.resolver = resolvedOnce(createModuleResolver(roots, read), read);
     this.importers = new ImporterIndex(files, this.resolver, read);
   }
 
@@ -48,4 +48,21 @@ export class ProjectModules {
   changed(file: string): void {
     this.reader.forget(file);
   }
+}
+
+/**
+ * Each import resolved once per run: which file `module` names from a folder does not change
+ * while the command runs (--fix rewrites files, it adds none); the text is read anew.
+ */
+function resolvedOnce(resolver: ModuleResolver, read: (file: string) => string | undefined): ModuleResolver {
+  const found = new Map<string, string | undefined>();
+  return {
+    resolve(fromPath, module, level) {
+      const key = `${path.dirname(fromPath)}\n${module}\n${level}`;
+      let file = found.get(key);
+      if (file === undefined && !found.has(key)) found.set(key, (file = resolver.resolve(fromPath, module, level)?.path));
+      const source = file === undefined ? undefined : read(file);
+      return file === undefined || source === undefined ? undefined : { path: file, source };
+    },
+  };
 }

@@ -86,8 +86,7 @@ class ProjectModuleLoader implements ModuleLoader {
       // An imported module with a syntax error still says what its intact statements define.
       const parsed = recoverFromSyntaxErrors(tree, source);
       try {
-        const unit = makeUnit(0, parsed, this.registry);
-        const kept = { fileText: source, source: unit.source, root: unit.root, lines: unit.lines, eol: unit.eol };
+        const kept = keptModule(source, makeUnit(0, parsed, this.registry), parsed.skipped);
         this.project.trees?.put(path, kept);
         return kept;
       } finally {
@@ -103,10 +102,10 @@ class ProjectModuleLoader implements ModuleLoader {
  * Tells the caller which statements were skipped, and drops the fixes that would edit a
  * line of one (the analysis never saw what is there).
  */
-function aroundSkipped(findings: UnitFinding[], parses: readonly RecoveredParse[], options: AnalyzeOptions, isNotebook: boolean): UnitFinding[] {
+function aroundSkipped(findings: UnitFinding[], parses: ReadonlyArray<{ skipped: readonly Range[] }>, options: AnalyzeOptions, isNotebook: boolean): UnitFinding[] {
   if (parses.every((p) => p.skipped.length === 0)) return findings;
   parses.forEach((p, cell) => p.skipped.forEach((range) => options.onSyntaxError?.(isNotebook ? { range, cellIndex: cell } : { range })));
-  const skippedIn = (cell: number): Range[] => parses[cell]?.skipped ?? [];
+  const skippedIn = (cell: number): readonly Range[] => parses[cell]?.skipped ?? [];
   return findings.map((f) => {
     const fixes = f.fixes.filter((fix) => !fix.edits.some((e) => touchesSkipped(e.range, skippedIn(e.cellIndex ?? f.unit))));
     return fixes.length === f.fixes.length ? f : { ...f, fixes };
@@ -289,14 +288,43 @@ export function analyzeSplicedTree(root: Node, source: string, options: AnalyzeO
   return select(interpret(units, false, options, kept.registry, runs), units, options).map((f) => toFinding(f, false)).sort(byPosition);
 }
 
-/** Parses and analyzes one Python file. */
+/**
+ * Parses and analyzes one Python file. With a project's shared trees (a CLI run), a file
+ * another file's analysis already parsed as an import is not parsed again, and this file's
+ * tree is kept for the files that import it.
+ */
 export function analyzeSource(source: string, options: AnalyzeOptions = {}): Finding[] {
+  const project = options.project;
+  const shared = project?.trees?.get(project.path, source);
+  if (shared) return analyzeUnit(unitOf(0, 0, shared.root, shared.source), shared.skipped, options, new NodeRegistry(), new RunCache());
   const tree = parsePython(source);
   try {
-    return analyzeTree(tree, source, options);
+    if (!project?.trees) return analyzeTree(tree, source, options);
+    const parsed = recoverFromSyntaxErrors(tree, source);
+    try {
+      const registry = new NodeRegistry();
+      const unit = makeUnit(0, parsed, registry);
+      project.trees.put(project.path, keptModule(source, unit, parsed.skipped));
+      return analyzeUnit(unit, parsed.skipped, options, registry, new RunCache());
+    } finally {
+      if (parsed.owned) parsed.tree.delete();
+    }
   } finally {
     tree.delete();
   }
+}
+
+/** A file's unit as the shared trees keep it (moduleTrees.ts). */
+function keptModule(fileText: string, unit: Unit, skipped: readonly Range[]): KeptModule {
+  return { fileText, source: unit.source, root: unit.root, lines: unit.lines, eol: unit.eol, skipped };
+}
+
+/** The findings of one file's unit, its syntax errors' statements skipped. */
+function analyzeUnit(unit: Unit, skipped: readonly Range[], options: AnalyzeOptions, registry: NodeRegistry, runs: RunCache): Finding[] {
+  runs.linesMoved();
+  const units = [unit];
+  return aroundSkipped(select(interpret(units, false, options, registry, runs), units, options), [{ skipped }], options, false)
+    .map((f) => toFinding(f, false)).sort(byPosition);
 }
 
 /** Analyzes a notebook's code cells in order as one program; ranges are cell-local. */

@@ -8,6 +8,7 @@ import { perStatement } from '../python/statementMemo';
 import { field } from '../python/syntax';
 import type { FunctionInfo, Program } from './program';
 import type { RoundContext } from './roundContext';
+import { IMPORTS, namesUsed } from './moduleDemand';
 
 const CONSTRUCTOR = '__init__';
 
@@ -38,7 +39,11 @@ function initOnlyMethods(program: Program): number[] {
   // keystroke walks only the edited statement, not the whole file.
   const walkKey = `init-only mentions ${[...candidates.keys()].sort().join(' ')}`;
   for (const unit of program.units) {
-    for (const found of perStatement(unit.root, walkKey, (statement) => mentionsIn(statement, candidates))) {
+    // A statement that names no candidate (by its names, kept per statement for every
+    // program: the walk's key is this program's own) has no mention to walk for.
+    // namesUsed does not look into imports, which may name one too.
+    const mentioning = (statement: Node) => IMPORTS.has(statement.type) || intersects(namesUsed(statement), candidates);
+    for (const found of perStatement(unit.root, walkKey, (statement) => (mentioning(statement) ? mentionsIn(statement, candidates) : []))) {
       for (const m of found) {
         let list = mentions.get(m.name);
         if (!list) mentions.set(m.name, (list = []));
@@ -104,4 +109,13 @@ function callMention(node: Node): Mention {
 function selfCaller(program: Program, mention: Mention): FunctionInfo | null {
   const caller = mention.callerDefinition ? program.functionDefinedBy(mention.callerDefinition) : undefined;
   return caller?.selfName && mention.receiver === caller.selfName ? caller : null;
+}
+
+function intersects(names: ReadonlySet<string>, candidates: ReadonlyMap<string, unknown>): boolean {
+  if (names.size <= candidates.size) {
+    for (const name of names) if (candidates.has(name)) return true;
+  } else {
+    for (const name of candidates.keys()) if (names.has(name)) return true;
+  }
+  return false;
 }

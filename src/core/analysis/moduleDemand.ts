@@ -5,7 +5,7 @@
 import type { Node } from '../python/pyNode';
 import { children } from '../python/syntax';
 
-const IMPORTS = new Set(['import_statement', 'import_from_statement', 'future_import_statement']);
+export const IMPORTS = new Set(['import_statement', 'import_from_statement', 'future_import_statement']);
 
 /** Trees are shared between analyses (moduleTrees.ts) and never change: each is walked once. */
 const NAMES_USED = new WeakMap<Node, ReadonlySet<string>>();

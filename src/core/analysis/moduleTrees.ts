@@ -7,6 +7,12 @@
 // next analysis of the same file (a keystroke) parses none of them again.
 import type { Node } from '../python/pyNode';
 
+/** types.ts's Range, by its shape: types.ts imports what imports this file. */
+interface TextRange {
+  start: { line: number; character: number };
+  end: { line: number; character: number };
+}
+
 export interface KeptModule {
   /** The file's text as read: the module is kept while it is the same. */
   fileText: string;
@@ -15,6 +21,8 @@ export interface KeptModule {
   root: Node;
   lines: string[];
   eol: string;
+  /** The statements blanked in `source` for their syntax errors (python/recovery.ts), in the file's positions. */
+  skipped: readonly TextRange[];
 }
 
 const DEFAULT_BUDGET_BYTES = 4 * 1024 * 1024;
