@@ -366,6 +366,11 @@ class VirtualDeviceMode(TorchFunctionMode):
 
         _Tensor.__getitem__ = __getitem__
         _Tensor.__setitem__ = __setitem__
+        # PyTorch 2 hands indexing to the mode as the overridable Tensor.__getitem__, which is
+        # now the wrapper above: its index was checked there, not as an operation's operands
+        # (a CPU index into a GPU tensor is legal), and is not checked twice.
+        self.special[__getitem__] = lambda func, args, kwargs: self._indexed(base_get, args, kwargs)
+        self.special[__setitem__] = lambda func, args, kwargs: base_set(*args, **kwargs)
 
     def _keep_self(self, func, args, kwargs):
         return func(*args, **kwargs)
