@@ -112,6 +112,9 @@ export type ProjectMember =
 const MAX_IMPORT_DEPTH = 3;
 const MAX_MODULES = 48;
 
+/** Python's own classes: a base the analysis knows is no module. */
+const BUILTIN_BASES = new Set(['object', 'ABC', 'abc.ABC', 'Exception', 'dict', 'list', 'tuple', 'str', 'int', 'float', 'Enum', 'enum.Enum', 'NamedTuple', 'typing.NamedTuple']);
+
 export class Program {
   readonly functions: FunctionInfo[] = [];
   /** Every class of every module, by ClassInfo.key. */
@@ -537,12 +540,40 @@ export class Program {
   private subclassesModule(cls: ClassInfo, seen: Set<string>): boolean {
     if (seen.has(cls.key)) return false;
     seen.add(cls.key);
+    if (this.moduleByItsOwnCode(cls)) return true;
     return cls.baseNodes.some((base) => {
       const q = this.importsAt(cls.unit).qualify(base);
       if ((q && MODULE_BASE_CLASSES.has(q)) || (q && /^torch\.nn\.[A-Z]\w*$/.test(q)) || isLightningModuleBase(q)) return true;
       const local = this.baseClass(cls, base);
       return !!local && this.subclassesModule(local, seen);
     });
+  }
+
+  /**
+   * A class whose bases the analysis cannot see (`from models import BaseVAE` where that
+   * module is not followed, a star import) but that is written as a module: it has a
+   * `forward` and its `__init__` builds torch.nn layers on `self`. Its layers then follow
+   * the instance, as a torch.nn subclass's do, instead of staying where they were built.
+   */
+  private moduleByItsOwnCode(cls: ClassInfo): boolean {
+    const init = cls.methods.get('__init__');
+    if (!cls.methods.has('forward') || !init?.selfName || cls.baseNodes.length === 0) return false;
+    const imports = this.importsAt(cls.unit);
+    const unseen = (base: Node) => !this.baseClass(cls, base) && !BUILTIN_BASES.has(base.text) && !/^torch\./.test(imports.qualify(base) ?? '');
+    if (!cls.baseNodes.every(unseen)) return false;
+    const self = init.selfName;
+    const stack: Node[] = [init.body];
+    while (stack.length > 0) {
+      const n = stack.pop()!;
+      if (n.type === 'assignment') {
+        const left = field(n, 'left');
+        const right = field(n, 'right');
+        const callee = right?.type === 'call' ? field(right, 'function') : null;
+        if (left?.type === 'attribute' && field(left, 'object')?.text === self && callee && /^torch\.nn\.[A-Z]\w*$/.test(imports.qualify(callee) ?? '')) return true;
+      }
+      if (n.type !== 'function_definition' && n.type !== 'class_definition') stack.push(...children(n));
+    }
+    return false;
   }
 
   /** A base class written in `cls`'s module: one of that module's classes, or an imported one. */
