@@ -435,15 +435,25 @@ export class Interpreter implements RoundContext {
     return v;
   }
 
-  /** What a method leaves in `self.x` becomes part of the class's attribute summary. */
+  /**
+   * What a method leaves in `self.x` becomes part of the class's attribute summary. Not a
+   * test method's: unittest and pytest run each test on a fresh instance (after `setUp`), so
+   * `self.model.cuda()` in `test_sample` is not where `test_forward` finds the model.
+   */
   private recordSelfAttributes(frame: Frame): void {
     const { selfName, className } = frame.fn ?? {};
-    if (!selfName || !className) return;
+    if (!selfName || !className || this.isTestMethod(frame.fn!)) return;
     const prefix = selfName + '.';
     for (const key of frame.env.keys()) {
       const attr = key.slice(prefix.length);
       if (key.startsWith(prefix) && !attr.includes('.')) this.next.addClassAttr(className, attr, frame.env.get(key)!);
     }
+  }
+
+  private isTestMethod(fn: FunctionInfo): boolean {
+    if (!/^test/.test(fn.name) || !fn.className) return false;
+    const cls = this.program.classes.get(fn.className);
+    return !!cls && (/^Test/.test(cls.name) || this.program.classLineage(cls.key).some((key) => this.program.classes.get(key)?.baseNodes.some((b) => /\bTestCase$/.test(b.text))));
   }
 
   execBlock(frame: Frame, block: Node): void {
