@@ -3,6 +3,8 @@
 // whose instances the program never moves as a whole. Each submodule is then where its
 // own construction put it, not where "the instance" is (it is on no single device), and
 // forward moves the data from one submodule to the next.
+import { movedParamsOf } from './bodyFacts';
+import type { FunctionInfo } from './program';
 import type { RoundContext } from './roundContext';
 import { CPU, UNTRACKED, Value } from './values';
 
@@ -20,7 +22,15 @@ function explicitlyPlaced(v: Value): boolean {
 export function placesOwnSubmodules(ctx: RoundContext, classKey: string | undefined): boolean {
   const cls = classKey ? ctx.program.classes.get(classKey) : undefined;
   if (!cls?.isModule || ctx.previous.classPlace(cls.key) !== undefined) return false;
-  return ctx.program.classLineage(cls.key).some((name) => [...ctx.previous.classAttrsOf(name)?.values() ?? []].some(explicitlyPlaced));
+  const lineage = ctx.program.classLineage(cls.key);
+  // `self.to(device)` in a method (DeepCTR's BaseModel.__init__): the instance moves as a
+  // whole, its explicitly placed layers with the rest.
+  if (lineage.some((key) => [...ctx.program.classes.get(key)?.methods.values() ?? []].some((m) => movesItself(ctx, m)))) return false;
+  return lineage.some((name) => [...ctx.previous.classAttrsOf(name)?.values() ?? []].some(explicitlyPlaced));
+}
+
+function movesItself(ctx: RoundContext, method: FunctionInfo): boolean {
+  return !!method.selfName && movedParamsOf(ctx.bodyFact(method, 'movedParams')).has(method.selfName);
 }
 
 /**
