@@ -67,6 +67,20 @@ describe('analysis across files: imports of project modules', () => {
     assert.deepEqual(certain(TRAIN, project({ 'model.py': MODEL })), []);
   });
 
+  it('spells out `from models import *`: its classes, its values, and the torch names it imports', () => {
+    const models = ['import torch', 'import torch.nn as nn', '', 'latent = 16', '', 'class Generator(nn.Module):', '    def __init__(self):',
+      '        super().__init__()', '        self.fc = nn.Linear(latent, 8)', '', '    def forward(self, z):', '        return self.fc(z)', ''].join('\n');
+    const train = ['from models import *', '', 'cuda = torch.cuda.is_available()', 'generator = Generator()',
+      'z = torch.randn(4, latent)', 'if cuda:', '    z = z.cuda()', 'fake = generator(z)', 'head = nn.Linear(8, 1)', 'score = head(z)', ''].join('\n');
+    const ctx = project({ 'train.py': train, 'models.py': models });
+    const findings = coreFindings(train, { project: ctx });
+    // Generator is the module of models.py, and `torch` and `nn` the star import's torch names.
+    assert.deepEqual(findings.map((f) => [f.code, f.range.start.line + 1]), [['DD001', 4], ['DD001', 9]], formatFindings(findings));
+    // An import of this file binds a name before the star import can.
+    const own = train.replace('from models import *', 'from models import *\nfrom other import Generator');
+    assert.deepEqual(coreFindings(own, { project: project({ 'train.py': own, 'models.py': models }) }).map((f) => f.range.start.line + 1), [10]);
+  });
+
   it('follows `import config as cfg`, `import pkg.models as m` and relative imports inside a package', () => {
     const train = 'import torch\nimport config as cfg\nimport pkg.models as m\nnet = m.Net()\nnet.to(cfg.device)\nnet(torch.ones(2, 10))\n';
     const files = { 'config.py': CONFIG_CUDA, 'pkg/__init__.py': '', 'pkg/models.py': 'from .layers import Net\n', 'pkg/layers.py': MODEL };

@@ -16,6 +16,8 @@ export class ImportTable {
   private readonly aliases = new Map<string, string>();
   /** `import a.b.c` binds only `a` but loads `a.b.c`: kept for resolving project modules. */
   private readonly plainImports = new Set<string>();
+  /** `from models import *`: the modules whose names a star import binds (Program.link spells them out). */
+  readonly starImports = new Set<string>();
 
   private signatureText?: string;
 
@@ -57,7 +59,8 @@ export class ImportTable {
     const module = moduleNode.text.replace(/\s+/g, '');
     for (const item of children(node)) {
       if (item.id === moduleNode.id) continue;
-      if (item.type === 'dotted_name') this.aliases.set(item.text, module.endsWith('.') ? `${module}${item.text}` : `${module}.${item.text}`);
+      if (item.type === 'wildcard_import') this.starImports.add(module);
+      else if (item.type === 'dotted_name') this.aliases.set(item.text, module.endsWith('.') ? `${module}${item.text}` : `${module}.${item.text}`);
       else if (item.type === 'aliased_import') {
         const name = field(item, 'name');
         const alias = field(item, 'alias');
@@ -90,6 +93,19 @@ export class ImportTable {
     const dot = key.indexOf('.');
     const base = this.aliases.get(dot < 0 ? key : key.slice(0, dot));
     return base && (dot < 0 ? base : `${base}${key.slice(dot)}`);
+  }
+
+  /**
+   * `from models import *` spelled out once the program has read `models`: each public name it
+   * defines or imports (`names`, with what it stands for there), unless an import of this
+   * module binds it already.
+   */
+  bindStarred(bindings: ReadonlyMap<string, string>): void {
+    for (const [name, qualified] of bindings) {
+      if (this.aliases.has(name)) continue;
+      this.aliases.set(name, qualified);
+      this.signatureText = undefined;
+    }
   }
 
   /** What a bare imported name stands for (`Net` → `model.Net`). */

@@ -208,10 +208,15 @@ export class Program {
       this.importerModules.add(info.index);
       work.push({ module: info.index, names: namesUsed(unit.root) });
     }
+    const starred = new Set<number>();
     while (work.length > 0) {
       const { module, names } = work.shift()!;
       const from = this.modules[module];
       if (from.depth >= MAX_IMPORT_DEPTH) continue;
+      if (!starred.has(module)) {
+        starred.add(module);
+        if (this.linkStarImports(loader, from, byPath, work) === 'full') return;
+      }
       const done = followed.get(module) ?? new Set<string>();
       followed.set(module, done);
       const wanted = [...(names === 'all' ? from.imports.names() : names)].filter((n) => !done.has(n));
@@ -229,6 +234,54 @@ export class Program {
         }
       }
     }
+  }
+
+  /**
+   * `from models import *` of a project module: the module is followed whole, and the
+   * names it binds are spelled out in `from`'s import table (ImportTable.bindStarred).
+   */
+  private linkStarImports(loader: ModuleLoader, from: ModuleInfo, byPath: Map<string, number>, work: Array<{ module: number; names: 'all' | Iterable<string> }>): 'full' | undefined {
+    for (const star of from.imports.starImports) {
+      if (/^torch(\.|$)/.test(star)) continue;
+      let target: number | undefined;
+      for (const name of moduleCandidates(star)) {
+        const index = this.linkModule(loader, from, name, byPath, work);
+        if (index === 'full') return 'full';
+        target = name === star || name === star.replace(/\.$/, '') ? index : target;
+      }
+      if (target === undefined || target === from.index) continue;
+      from.imports.bindStarred(this.starBindings(star, this.modules[target]));
+      work.push({ module: target, names: 'all' });
+    }
+    return undefined;
+  }
+
+  /**
+   * What `from <star> import *` binds: the public classes, functions and module-level names
+   * the module defines (as `<star>.name`), and the names it imports: a project module's as
+   * `<star>.name` (resolved through the module, as a re-export), another library's as that
+   * module says (`nn` → `torch.nn`).
+   */
+  private starBindings(star: string, mod: ModuleInfo): Map<string, string> {
+    const prefix = star.endsWith('.') ? star : `${star}.`;
+    const out = new Map<string, string>();
+    const own = (name: string) => !name.startsWith('_') && out.set(name, `${prefix}${name}`);
+    for (const name of mod.imports.names()) {
+      const q = mod.imports.qualifyName(name);
+      if (!q || name.startsWith('_')) continue;
+      const project = q.startsWith('.') || [...mod.linked.keys()].some((k) => q === k || q.startsWith(`${k}.`));
+      out.set(name, project ? `${prefix}${name}` : q);
+    }
+    for (const unit of mod.units) {
+      for (const statement of children(unit.root)) {
+        const assigned = statement.type === 'expression_statement' ? children(statement)[0] : undefined;
+        const left = assigned?.type === 'assignment' ? field(assigned, 'left') : undefined;
+        if (left?.type === 'identifier') own(left.text);
+      }
+    }
+    for (const name of mod.classes.keys()) own(name);
+    for (const name of mod.topFunctions.keys()) own(name);
+    return out;
   }
 
   /** The module `name` imported from `from`: loaded (and queued for what its code uses) the first time its file is seen. */
