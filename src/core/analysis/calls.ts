@@ -783,6 +783,7 @@ interface CallSite {
  * them when the caller has already evaluated the arguments (positional, then keywords).
  */
 function recordCallSite(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: FunctionInfo, args: CallArguments, skip: number, evaluated?: Arg[]): CallSite {
+  ctx.next.markGradCall(fn.id, frame.noGrad > 0);
   const positional = evaluated ? evaluated.slice(0, args.positional.length).map((a) => a.value) : args.positional.map((n) => ex.eval(frame, n));
   const keywordValues = evaluated?.slice(args.positional.length);
   const keywords = new Map([...args.keywords].map(([k, n], i) => [k, keywordValues ? keywordValues[i].value : ex.eval(frame, n)] as const));

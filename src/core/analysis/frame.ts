@@ -20,7 +20,8 @@ export class Summaries {
   /** Same parameter, return and attribute states: another round would change nothing. */
   equals(other: Summaries): boolean {
     return sameMaps(this.params, other.params) && sameMap(this.returns, other.returns) && sameMaps(this.classAttrs, other.classAttrs)
-      && sameMap(this.classPlaces, other.classPlaces) && sameSet(this.contextCalls, other.contextCalls) && sameSet(this.plainCalls, other.plainCalls);
+      && sameMap(this.classPlaces, other.classPlaces) && sameSet(this.contextCalls, other.contextCalls) && sameSet(this.plainCalls, other.plainCalls)
+      && sameSet(this.gradCalls, other.gradCalls) && sameSet(this.noGradCalls, other.noGradCalls);
   }
 
   /** No parameter, return or attribute state at all (a program without functions). */
@@ -37,6 +38,10 @@ export class Summaries {
   readonly contextCalls = new Set<number>();
   /** and those called at least once without one (model(x) into forward, a constructor, a recursive call). */
   readonly plainCalls = new Set<number>();
+  /** Functions some call runs with gradients on, */
+  readonly gradCalls = new Set<number>();
+  /** and those some call runs under `torch.no_grad()` (or after `torch.set_grad_enabled(False)`). */
+  readonly noGradCalls = new Set<number>();
 
   /** What call sites passed to `fn`'s parameters (previous round). */
   paramsOf(fn: number): ReadonlyMap<string, Value> | undefined {
@@ -75,6 +80,18 @@ export class Summaries {
     const v = this.contextCalls.has(fn) && !this.plainCalls.has(fn);
     this.tape?.read({ kind: 'atCalls', fn }, v);
     return v;
+  }
+
+  /** Every call of `fn` the program makes runs under no_grad (and there is one): its body does too. */
+  onlyUnderNoGrad(fn: number): boolean {
+    const v = this.noGradCalls.has(fn) && !this.gradCalls.has(fn);
+    this.tape?.read({ kind: 'noGradOnly', fn }, v);
+    return v;
+  }
+
+  markGradCall(fn: number, noGrad: boolean): void {
+    this.tape?.write({ kind: noGrad ? 'noGradCall' : 'gradCall', fn });
+    (noGrad ? this.noGradCalls : this.gradCalls).add(fn);
   }
 
   markContextCall(fn: number): void {

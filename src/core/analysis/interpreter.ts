@@ -2,7 +2,7 @@
 // loops run twice (the first pass only gathers state), and scopes for the module and
 // each function of the program.
 import type { Node } from '../python/pyNode';
-import { children, dottedKey, field, stringLiteralValue, unparen } from '../python/syntax';
+import { callArguments, children, dottedKey, field, stringLiteralValue, unparen } from '../python/syntax';
 import type { RoundContext } from './roundContext';
 import type { AnalysisEvents } from './ruleApi';
 import type { UnitFinding } from './types';
@@ -273,6 +273,7 @@ export class Interpreter implements RoundContext {
       case 'place': return s.classPlaces.get(r.cls);
       case 'attrs': return s.classAttrs.get(r.cls);
       case 'atCalls': return s.contextCalls.has(r.fn) && !s.plainCalls.has(r.fn);
+      case 'noGradOnly': return s.noGradCalls.has(r.fn) && !s.gradCalls.has(r.fn);
       case 'global': return this.finalModuleEnvs[r.module]?.get(r.name);
       case 'callGlobal': {
         const fn = this.program.functions[r.fn];
@@ -413,7 +414,7 @@ export class Interpreter implements RoundContext {
     if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
     enterFrameworkScope(this.program, fn, env);
     const frame: Frame = {
-      id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, defaultDevices: [], loops: [], muted: fn.module === 0 ? 0 : 1,
+      id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad || this.previous.onlyUnderNoGrad(fn.id) ? 1 : 0, defaultDevices: [], loops: [], muted: fn.module === 0 ? 0 : 1,
       names, evidence: facts.evidence, scopeNode: fn.node,
       deviceAware: facts.deviceAware || fn.params.some((p) => /device/i.test(p.name)),
     };
@@ -528,10 +529,24 @@ export class Interpreter implements RoundContext {
       else if (expr.type === 'call') {
         evalCall(this, this.ex, frame, expr, true);
         this.checkDiscardedChain(frame, expr);
+        this.setGradEnabled(frame, expr);
       }
       else if (expr.type === 'yield') this.execYield(frame, expr);
       else this.ex.eval(frame, expr);
     }
+  }
+
+  /**
+   * `torch.set_grad_enabled(False)` as a statement turns gradients off for what follows in
+   * this scope (and the functions it calls), until `torch.set_grad_enabled(True)`.
+   */
+  private setGradEnabled(frame: Frame, call: Node): void {
+    const callee = field(call, 'function');
+    const q = callee ? this.program.importsAt(frame.unit).qualify(callee) : undefined;
+    if (q !== 'torch.set_grad_enabled' && q !== 'torch.autograd.set_grad_enabled' && q !== 'torch.autograd.grad_mode.set_grad_enabled') return;
+    const arg = callArguments(call).positional[0] ?? callArguments(call).keywords.get('mode');
+    if (arg?.type === 'false') frame.noGrad++;
+    else if (arg?.type === 'true') frame.noGrad = 0;
   }
 
   /**
@@ -1043,6 +1058,8 @@ function applyWrite(next: Summaries, w: Write): void {
     case 'attr': return next.addClassAttr(w.cls, w.attr, w.value);
     case 'place': return next.addClassPlace(w.cls, w.value);
     case 'contextCall': return next.markContextCall(w.fn);
+    case 'gradCall': return next.markGradCall(w.fn, false);
+    case 'noGradCall': return next.markGradCall(w.fn, true);
     case 'plainCall': return next.markPlainCall(w.fn);
   }
 }

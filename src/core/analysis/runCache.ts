@@ -24,6 +24,8 @@ export type Read =
   | { kind: 'place'; cls: string }
   | { kind: 'attrs'; cls: string }
   | { kind: 'atCalls'; fn: number }
+  /** Whether every call of the function runs under no_grad (Summaries.onlyUnderNoGrad). */
+  | { kind: 'noGradOnly'; fn: number }
   | { kind: 'global'; module: number; name: string }
   /** A global as a function's own run reads it: at the calls its module's code made (Interpreter.globalsAtCalls). */
   | { kind: 'callGlobal'; fn: number; name: string }
@@ -45,7 +47,9 @@ export type Write =
   | { kind: 'attr'; cls: string; attr: string; value: Value }
   | { kind: 'place'; cls: string; value: Value }
   | { kind: 'contextCall'; fn: number }
-  | { kind: 'plainCall'; fn: number };
+  | { kind: 'plainCall'; fn: number }
+  | { kind: 'gradCall'; fn: number }
+  | { kind: 'noGradCall'; fn: number };
 
 export interface Recording {
   reads: Map<string, { read: Read; value: unknown }>;
@@ -58,7 +62,7 @@ export interface Recording {
 
 function readKey(r: Read): string {
   switch (r.kind) {
-    case 'params': case 'return': case 'atCalls': case 'body': return `${r.kind}:${r.fn}`;
+    case 'params': case 'return': case 'atCalls': case 'noGradOnly': case 'body': return `${r.kind}:${r.fn}`;
     case 'deviceChoice': return 'deviceChoice';
     case 'programFact': return `programFact:${r.key}`;
     case 'bodyFact': return `bodyFact:${r.fn}:${r.fact}`;
