@@ -76,6 +76,19 @@ describe('fixes', () => {
       assert.ok(fixed.includes('model(features.to(device))'), fixed);
     });
 
+    it('a DD001 fix at the line that builds a model names no type and no name bound below it', () => {
+      // The batch is cast with the legacy `Tensor` type (a CUDA type with a GPU) in a loop below
+      // the model: `.to(Tensor)` raises a TypeError, `.to(noise.device)` a NameError there.
+      const source = [
+        'import torch', 'import torch.nn as nn', '', 'cuda = torch.cuda.is_available()', 'generator = nn.Linear(8, 8)',
+        'Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor', '', 'for step in range(3):',
+        '    noise = torch.randn(4, 8).type(Tensor)', '    fake = generator(noise)', '',
+      ].join('\n');
+      const findings = coreFindings(source).filter((f) => f.code === 'DD001');
+      assert.deepEqual(findings.map((f) => f.range.start.line + 1), [10], formatFindings(findings));
+      assert.deepEqual(findings[0].fixes, []);
+    });
+
     it('a DD004 fix on an attribute assigns the attribute back', () => {
       const source = fireCases.find((c) => c.name === 'DD004/fire/self_attr_buffer.py')!.source;
       const finding = coreFindings(source).find((f) => f.code === 'DD004');

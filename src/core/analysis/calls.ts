@@ -941,7 +941,8 @@ function evalMethodCallOnce(
     // `dtypeFloat = torch.cuda.FloatTensor if cuda else torch.FloatTensor`: where the name's type is, per path.
     const typed = argValues[0]?.value.tensorType;
     const text = args.positional[0].text;
-    if (typed !== undefined) return { ...recv, kind: 'tensor', place: typed, deviceText: text, origin: { unit: frame.unit, node: call, what: `moved to \`${text}\`'s device here` }, factory: undefined, batch: undefined };
+    // No device text: `Tensor` names a type, and `.to(Tensor)` would be no fix.
+    if (typed !== undefined) return { ...recv, kind: 'tensor', place: typed, deviceText: undefined, origin: { unit: frame.unit, node: call, what: `moved to \`${text}\`'s device here` }, factory: undefined, batch: undefined };
   }
   if (method === 'type_as') {
     // `a.type_as(b)` takes b's type, and with it b's device (torch.cuda.FloatTensor).

@@ -12,7 +12,7 @@ import { ACCEL, acceleratorSide, Arg, CpuBranch, EITHER, excludedByTests, hasAcc
 import { runningBatch } from './shared/batches';
 import { accelPhrase, cpuModelHistory, onGpu, lineOf, SAME_DEVICE, shortText } from './shared/describe';
 import { ruleMessage } from './shared/message';
-import { canReference, deviceTextFor, firstBindings, globalAbove } from './shared/deviceText';
+import { canReference, deviceTextFor, firstBindings, globalAbove, boundAbove } from './shared/deviceText';
 import { cpuModelGivenDeviceIds } from './shared/ddpDeviceIds';
 import { cpuTensorToNccl } from './shared/ncclCollective';
 
@@ -275,8 +275,9 @@ function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
   // device ("cuda:1") means the same in the scope that built it.
   // One built by module code and met in a function: moved where it is built, if the device
   // the fix names is a global made above it.
-  const fixable = !!created && (created.scope === frame.id || /^["']/.test(dev ?? '') ||
-    (created.scope === -1 && !!dev && globalAbove(frame, dev, created, c.programFact('DD001 first module-level bindings', firstBindings))));
+  const bindings = () => c.programFact('DD001 first module-level bindings', firstBindings);
+  const fixable = !!created && ((created.scope === frame.id && (!dev || boundAbove(frame, dev, created, bindings()))) || /^["']/.test(dev ?? '') ||
+    (created.scope === -1 && !!dev && globalAbove(frame, dev, created, bindings())));
   const fixes: Fix[] = dev && created && fixable
     ? [{ title: `Move \`${shortText(model.node, 30)}\` to ${dev} where it is created`, edits: appendMove(created.node, dev, created.unit), preferred: true }]
     : [];

@@ -89,6 +89,34 @@ function namesIn(target: Node | null): string[] {
 }
 
 /**
+ * Can `text` be written at `at`, in the scope `frame` runs (where a model it meets was built):
+ * a literal, or its first name a parameter of the function or bound above `at` (module
+ * code: `bindings`; a function: its own body). `real_B.device` of a batch the loop below
+ * makes is no device for the line that builds the model.
+ */
+export function boundAbove(frame: Frame, text: string, at: { unit: number; node: Node }, bindings: FirstBindings): boolean {
+  if (/^["']/.test(text) || /^\d+$/.test(text)) return true;
+  const root = /^[A-Za-z_]\w*/.exec(text)?.[0];
+  if (!root) return false;
+  if (!frame.fn) {
+    const bound = bindings.get(root);
+    return !bound || bound.unit < at.unit || (bound.unit === at.unit && bound.start < at.node.startIndex);
+  }
+  if (frame.fn.params.some((p) => p.name === root)) return true;
+  const stack: Node[] = [frame.scopeNode];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (node !== frame.scopeNode && SCOPES.has(node.type)) continue;
+    if (node.startIndex >= at.node.startIndex) continue;
+    if (node.type === 'assignment' || node.type === 'augmented_assignment' || node.type === 'for_statement') {
+      if (namesIn(field(node, 'left')).includes(root)) return true;
+    }
+    stack.push(...children(node));
+  }
+  return false;
+}
+
+/**
  * Can `text` be written where module code created something (`created`, at module level)
  * that a function now meets: its first name is a global of the module, not a local of the
  * function, and module code binds it above `created`.
