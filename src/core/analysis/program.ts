@@ -697,9 +697,9 @@ function constructorValuesKept(cls: ClassInfo, buildsNoModuleState: (constructio
   for (const m of cls.methods.values()) {
     const text = m.node.text;
     const header = text.slice(0, text.indexOf(':\n') + 1 || text.length);
-    for (const [, rhs] of text.matchAll(/\bself\.\w+\s*(?<![=!<>+\-*/%&|^])=(?!=)\s*([^\n#]*)/g)) {
+    for (const [, attr, rhs] of text.matchAll(/\bself\.(\w+)\s*(?<![=!<>+\-*/%&|^])=(?!=)\s*([^\n#]*)/g)) {
       const value = rhs.trim();
-      if (SCALAR_LITERAL.test(value)) continue;
+      if (SCALAR_LITERAL.test(value) || onlyTestedAsFlag(cls, attr!)) continue;
       const plainIf = CONSTRUCTION.test(value) ? buildsNoModuleState(value) : undefined;
       if (plainIf) {
         // What the built module keeps must be plain: here, the constructor's own arguments.
@@ -719,6 +719,17 @@ function constructorValuesKept(cls: ClassInfo, buildsNoModuleState: (constructio
 }
 
 const SCALAR_LITERAL = /^(-?\d[\d_.eE+-]*|True|False|None|"[^"]*"|'[^']*')$/;
+
+/**
+ * `self.ignore_zero` that the class only ever tests (`if self.ignore_zero:`, `not
+ * self.reduce`): a switch, whatever the caller passes, never a tensor the module keeps.
+ */
+function onlyTestedAsFlag(cls: ClassInfo, attr: string): boolean {
+  const text = cls.node.text;
+  const uses = [...text.matchAll(new RegExp(`\\bself\\.${attr}\\b(?!\\s*(?<![=!<>+\\-*/%&|^])=(?!=))`, 'g'))];
+  const tests = [...text.matchAll(new RegExp(`\\b(if|elif|while|not|and|or)\\s+self\\.${attr}\\b(?!\\s*[.[(])`, 'g'))];
+  return uses.length > 0 && uses.length === tests.length;
+}
 
 /**
  * A method that gives a module state: parameters, buffers, a weight handed to a torch loss
