@@ -87,6 +87,13 @@ describe('fixes', () => {
       const findings = coreFindings(source).filter((f) => f.code === 'DD001');
       assert.deepEqual(findings.map((f) => f.range.start.line + 1), [10], formatFindings(findings));
       assert.deepEqual(findings[0].fixes, []);
+      // In a function, a global device (bound nowhere in it) is there: the fix stays at the construction.
+      const inFunction = [
+        'import torch', 'import torch.nn as nn', '', 'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")', '',
+        'def main(batches):', '    encoder = nn.Linear(8, 8)', '    for x in batches:', '        x = x.to(device)', '        print(encoder(x))', '',
+      ].join('\n');
+      const atConstruction = coreFindings(inFunction).filter((f) => f.code === 'DD001');
+      assert.deepEqual(atConstruction.map((f) => [f.range.start.line + 1, f.fixes[0]?.title]), [[7, 'Move `encoder` to device where it is created']], formatFindings(atConstruction));
     });
 
     it('a DD004 fix on an attribute assigns the attribute back', () => {

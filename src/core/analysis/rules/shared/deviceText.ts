@@ -103,17 +103,21 @@ export function boundAbove(frame: Frame, text: string, at: { unit: number; node:
     return !bound || bound.unit < at.unit || (bound.unit === at.unit && bound.start < at.node.startIndex);
   }
   if (frame.fn.params.some((p) => p.name === root)) return true;
+  // A name the function never binds is a global (or a builtin): there before the call.
+  let boundHere = false;
   const stack: Node[] = [frame.scopeNode];
   while (stack.length) {
     const node = stack.pop()!;
     if (node !== frame.scopeNode && SCOPES.has(node.type)) continue;
-    if (node.startIndex >= at.node.startIndex) continue;
     if (node.type === 'assignment' || node.type === 'augmented_assignment' || node.type === 'for_statement') {
-      if (namesIn(field(node, 'left')).includes(root)) return true;
+      if (namesIn(field(node, 'left')).includes(root)) {
+        if (node.startIndex < at.node.startIndex) return true;
+        boundHere = true;
+      }
     }
     stack.push(...children(node));
   }
-  return false;
+  return !boundHere;
 }
 
 /**
