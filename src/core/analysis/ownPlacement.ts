@@ -3,8 +3,8 @@
 // whose instances the program never moves as a whole. Each submodule is then where its
 // own construction put it, not where "the instance" is (it is on no single device), and
 // forward moves the data from one submodule to the next.
-import { movedParamsOf } from './bodyFacts';
-import type { FunctionInfo } from './program';
+import { bodyFact, movedParamsOf } from './bodyFacts';
+import type { FunctionInfo, Program } from './program';
 import type { RoundContext } from './roundContext';
 import { CPU, UNTRACKED, Value } from './values';
 
@@ -25,12 +25,19 @@ export function placesOwnSubmodules(ctx: RoundContext, classKey: string | undefi
   const lineage = ctx.program.classLineage(cls.key);
   // `self.to(device)` in a method (DeepCTR's BaseModel.__init__): the instance moves as a
   // whole, its explicitly placed layers with the rest.
-  if (lineage.some((key) => [...ctx.program.classes.get(key)?.methods.values() ?? []].some((m) => movesItself(ctx, m)))) return false;
+  const selfMoving = ctx.programFact('module classes that move themselves', classesMovingThemselves);
+  if (lineage.some((key) => selfMoving.has(key))) return false;
   return lineage.some((name) => [...ctx.previous.classAttrsOf(name)?.values() ?? []].some(explicitlyPlaced));
 }
 
-function movesItself(ctx: RoundContext, method: FunctionInfo): boolean {
-  return !!method.selfName && movedParamsOf(ctx.bodyFact(method, 'movedParams')).has(method.selfName);
+/** Keys of the classes one of whose methods moves `self` (`self.to(device)`): read once per program, not per attribute read. */
+function classesMovingThemselves(program: Program): Set<string> {
+  const out = new Set<string>();
+  for (const cls of program.classes.values()) {
+    const moves = (m: FunctionInfo) => !!m.selfName && movedParamsOf(bodyFact(m, 'movedParams')).has(m.selfName);
+    if (cls.isModule && [...cls.methods.values()].some(moves)) out.add(cls.key);
+  }
+  return out;
 }
 
 /**

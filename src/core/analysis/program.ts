@@ -112,6 +112,9 @@ export type ProjectMember =
 const MAX_IMPORT_DEPTH = 3;
 const MAX_MODULES = 48;
 
+/** A torch.nn class by its qualified name (`torch.nn.Linear`). */
+const TORCH_NN_CLASS = /^torch\.nn\.[A-Z]\w*$/;
+
 /** Python's own classes: a base the analysis knows is no module. */
 const BUILTIN_BASES = new Set(['object', 'ABC', 'abc.ABC', 'Exception', 'dict', 'list', 'tuple', 'str', 'int', 'float', 'Enum', 'enum.Enum', 'NamedTuple', 'typing.NamedTuple']);
 
@@ -596,7 +599,7 @@ export class Program {
     if (this.moduleByItsOwnCode(cls)) return true;
     return cls.baseNodes.some((base) => {
       const q = this.importsAt(cls.unit).qualify(base);
-      if ((q && MODULE_BASE_CLASSES.has(q)) || (q && /^torch\.nn\.[A-Z]\w*$/.test(q)) || isLightningModuleBase(q)) return true;
+      if ((q && MODULE_BASE_CLASSES.has(q)) || (q && TORCH_NN_CLASS.test(q)) || isLightningModuleBase(q)) return true;
       const local = this.baseClass(cls, base);
       return !!local && this.subclassesModule(local, seen);
     });
@@ -622,7 +625,7 @@ export class Program {
         const left = field(n, 'left');
         const right = field(n, 'right');
         const callee = right?.type === 'call' ? field(right, 'function') : null;
-        if (left?.type === 'attribute' && field(left, 'object')?.text === self && callee && /^torch\.nn\.[A-Z]\w*$/.test(imports.qualify(callee) ?? '')) return true;
+        if (left?.type === 'attribute' && field(left, 'object')?.text === self && callee && TORCH_NN_CLASS.test(imports.qualify(callee) ?? '')) return true;
       }
       if (n.type !== 'function_definition' && n.type !== 'class_definition') stack.push(...children(n));
     }
