@@ -9,6 +9,8 @@ export type Severity = 'error' | 'warning';
 
 export const RESULTS_DIR = path.resolve(__dirname, '..', '..', 'test-results');
 const UI_TIMEOUT_MS = 30_000;
+/** How long an open Command Palette may lack an entry before it is opened again (its list is fixed when it opens). */
+const PALETTE_REOPEN_MS = 5_000;
 const QUICK_PICK_ROWS = '.quick-input-widget .quick-input-list .monaco-list-row';
 
 /** A row's text runs label, description and detail together: the label is its start. */
@@ -146,13 +148,32 @@ export class Workbench {
   }
 
   /** Runs a command from the Command Palette (F1), by its title as the palette shows it. */
-  async runCommand(title: string): Promise<void> {
+  /**
+   * Runs a command from the Command Palette. The palette lists the commands enabled when it
+   * opens and does not update while open: a command whose enablement (`isWorkspaceTrusted`, a
+   * context key the extension sets on activation) turns true a moment later never appears in
+   * it. So a palette without the command is closed and opened again until the deadline.
+   */
+  async runCommand(title: string, timeoutMs = UI_TIMEOUT_MS): Promise<void> {
     await this.parkMouse();
-    await this.page.keyboard.press('F1');
+    const deadline = Date.now() + timeoutMs;
     const input = this.page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-    await input.fill(`>${title}`);
-    await this.quickPickRow(title).waitFor({ timeout: UI_TIMEOUT_MS });
+    for (;;) {
+      await this.page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+      await input.fill(`>${title}`);
+      const left = deadline - Date.now();
+      try {
+        await this.quickPickRow(title).waitFor({ timeout: Math.max(1_000, Math.min(PALETTE_REOPEN_MS, left)) });
+        break;
+      } catch (error) {
+        if (Date.now() >= deadline) {
+          throw new Error(`no Command Palette entry "${title}" within ${timeoutMs} ms; the window shows ${await this.quickInputState()}`, { cause: error });
+        }
+        await this.page.keyboard.press('Escape');
+        await input.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+      }
+    }
     await this.page.keyboard.press('Enter');
   }
 
