@@ -12,7 +12,7 @@ import {
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER,
 } from './torchApi';
-import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isTensorLike, joinValues, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isTensorLike, NDARRAY, joinValues, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
 import { placesOwnSubmodules } from './ownPlacement';
 import { storedParameters, wrapperClasses, wrapperInstance } from './wrapperModules';
@@ -98,6 +98,7 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
     if (!PURE_BUILTINS.has(calleeNode.text)) forgetMovableModules(frame, argValues);
     return UNKNOWN;
   }
+  if (argValues[0]?.value.ndarray) return UNKNOWN;
   // A model's later positional inputs may legally stay on the CPU (pack_padded_sequence's
   // lengths must): a batch element counts only as the first input, a keyword input, or one
   // that the forward of the model's class hands to one of its layers (`self.embed(captions)`).
@@ -903,7 +904,7 @@ function evalMethodCallOnce(
   if (method === 'numpy') {
     // `.numpy(force=True)` detaches and copies to the host itself.
     if (args.keywords.get('force')?.text !== 'True') ctx.events.numpyConversion(frame, call, objNode, recv, 'method');
-    return OTHER;
+    return NDARRAY;
   }
   // `encode(text).view(-1, 1)`: only a tensor has this method, so the result is one (where, unknown).
   if (recv.kind === 'unknown' && recv.place === UNTRACKED && !recv.className && TENSOR_ONLY_METHODS.has(method)) {

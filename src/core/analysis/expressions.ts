@@ -8,7 +8,7 @@ import type { OperationRole } from './ruleApi';
 import { deviceFromString } from './devices';
 import { operationMeetings } from './values';
 import { instanceClass, type Frame } from './frame';
-import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, INTEGER, isExactlyCpu, isTensorLike, joinValues, legacyTensorType, NONE, onPathOf, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, INTEGER, isExactlyCpu, isTensorLike, joinValues, legacyTensorType, NDARRAY, NONE, onPathOf, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
 import { ownPlaceOf, placesOwnSubmodules } from './ownPlacement';
 import { RECEIVER } from './callContexts';
@@ -343,6 +343,7 @@ export class Expressions implements Evaluator {
     // `loss.data[0]` on a 0-dim tensor (a full reduction): PyTorch 0.3 gave a Python number,
     // 0.4 and later raise IndexError. Either way it is no tensor to follow.
     if (recv.kind === 'tensor' && recv.scalar) return UNKNOWN;
+    if (recv.ndarray) return NDARRAY;
     if (recv.kind === 'tensor') {
       const byKey = !!index && unparen(index).type === 'string';
       const container = byKey ? 'dict' as const : 'list' as const;

@@ -72,6 +72,12 @@ export interface Value {
   oneDim?: boolean;
   /** A Python int (`3`, `int(os.environ["LOCAL_RANK"])`, a parameter annotated `int`): as a device, an accelerator's ordinal. */
   integer?: boolean;
+  /**
+   * A NumPy array (`t.cpu().numpy()`, a slice of one): no tensor. A module called with one
+   * computes with NumPy (a statistical baseline behind `nn.Module`) or raises, so its output
+   * is no tensor where the module is.
+   */
+  ndarray?: boolean;
   /** A module without parameters (loss, activation): has no place of its own. */
   placeless?: boolean;
   /**
@@ -173,6 +179,8 @@ export const UNKNOWN: Value = Object.freeze({ kind: 'unknown', place: UNTRACKED,
 export const OTHER: Value = Object.freeze({ kind: 'other', place: UNTRACKED, grad: 'unknown' }) as Value;
 /** A Python int whose value is not followed: `x.to(rank)` with it is the accelerator `rank`. */
 export const INTEGER: Value = Object.freeze({ kind: 'other', place: UNTRACKED, grad: 'unknown', integer: true }) as Value;
+/** A NumPy array: see `Value.ndarray`. */
+export const NDARRAY: Value = Object.freeze({ kind: 'other', place: UNTRACKED, grad: 'unknown', ndarray: true }) as Value;
 export const NONE: Value = Object.freeze({ kind: 'other', place: UNTRACKED, grad: 'unknown', isNone: true }) as Value;
 
 export function value(kind: Kind, place: Place = UNTRACKED, extra: Partial<Value> = {}): Value {
