@@ -245,7 +245,7 @@ function recordForwardInputs(ctx: RoundContext, callee: Value, args: CallArgumen
     const positional = !p.variadic && !args.hasSplat && i < args.positional.length ? argValues[i] : undefined;
     const given = positional ?? (k >= 0 ? argValues[args.positional.length + k] : undefined);
     // `forward(self, x, h=None)` called without h: h is None there (the state it builds is seen).
-    let v = given?.value ?? (p.defaultNode ? (p.defaultNode.type === 'none' ? NONE : OTHER) : UNKNOWN);
+    let v = given ? withLiteralTruth(given.value, given.node)! : p.defaultNode ? (p.defaultNode.type === 'none' ? NONE : withLiteralTruth(OTHER, p.defaultNode)!) : UNKNOWN;
     if (v.kind === 'tensor' && placed.place !== UNTRACKED && !ownPlaces) {
       v = { ...v, place: placed.place, deviceText: placed.deviceText, origin: placed.origin, batch: undefined, factory: undefined };
     }
@@ -801,22 +801,33 @@ function recordCallSite(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: Func
   const argNodes: CallSite['args'] = [];
   const unpacked = unpackedKeywords(ex, frame, args);
   params.forEach((p, i) => {
-    let v: Value | undefined = !p.variadic && !args.hasSplat ? positional[i] : undefined;
+    let v: Value | undefined = !p.variadic && !args.hasSplat ? withLiteralTruth(positional[i], args.positional[i]) : undefined;
     if (v) argNodes.push({ node: args.positional[i], param: p.name });
     const keyword = args.keywords.get(p.name);
     if (!v && keyword) {
-      v = keywords.get(p.name);
+      v = withLiteralTruth(keywords.get(p.name), keyword);
       argNodes.push({ node: keyword, param: p.name });
     }
     if (!v) v = unpacked.entries.get(p.name);
     if (!v && p.defaultNode && (!args.hasSplat || unpacked.complete)) {
       const key = definedDefaultKey(fn.id, p.name);
-      v = frame.env.get(key) ?? frame.outer?.get(key) ?? ex.eval(frame, p.defaultNode);
+      v = withLiteralTruth(frame.env.get(key) ?? frame.outer?.get(key) ?? ex.eval(frame, p.defaultNode), p.defaultNode);
     }
     ctx.next.addParam(fn.id, p.name, v ?? UNKNOWN);
     bound.set(p.name, v ?? UNKNOWN);
   });
   return { bound, args: argNodes };
+}
+
+/**
+ * `True` / `False` written at the call, or as the default a call leaves in place: the callee's
+ * `if unnormalize:` is decided for this call (`scale(x)` with `unnormalize=False` never runs
+ * the branch that moves a statistic to the GPU). A flag only a variable gives stays undecided.
+ */
+function withLiteralTruth(v: Value | undefined, node: Node | undefined): Value | undefined {
+  const n = node ? unparen(node) : undefined;
+  if (!v || (n?.type !== 'true' && n?.type !== 'false')) return v;
+  return { ...v, truth: n.type === 'true' };
 }
 
 /** A loader, or an unknown value whose name says loader (`dataloader` from `from utils import *`). */
