@@ -8,6 +8,7 @@ import type { Node } from '../../python/pyNode';
 import { callArguments, children, field, stringLiteralValue, unparen } from '../../python/syntax';
 import type { Rule, RuleFrame as Frame, RuleHost } from '../ruleApi';
 import type { Fix, TextEdit } from '../types';
+import { hasAccel } from '../values';
 import { shortText } from './shared/describe';
 import { ruleMessage } from './shared/message';
 import { bodyNodes, statementOf } from './shared/moduleCode';
@@ -19,6 +20,7 @@ export const optimizerLoadedBeforeMove: Rule = (host) => ({
     if (!optimizer) return;
     const model = modelOf(frame, optimizer);
     if (!model) return;
+    if (movedBefore(frame, call, model)) return;
     const move = laterMove(frame, call, model);
     if (!move || stateMovedByHand(frame, call, optimizer)) return;
     report(host, frame, call, optimizer, model, move);
@@ -64,10 +66,26 @@ function stateMovedByHand(frame: Frame, load: Node, optimizer: Node): boolean {
   return (scopeIndex(scopeBody(frame)).stateReads.get(optimizer.text) ?? []).some((n) => n.startIndex > load.endIndex);
 }
 
+/**
+ * The model is already off the CPU when the state is loaded: the analysis places it on an
+ * accelerator there, or the scope moved it before the load (`net.cuda()` … load … `net.cuda()`
+ * again after it, which is harmless).
+ */
+function movedBefore(frame: Frame, load: Node, model: string): boolean {
+  const place = frame.env.get(model)?.place;
+  if (place !== undefined && hasAccel(place)) return true;
+  return !!moveOf(frame, model, (n) => n.endIndex <= load.startIndex);
+}
+
 /** `model.to(...)` / `model.cuda()` after the load in the same scope, towards something other than the CPU. */
 function laterMove(frame: Frame, load: Node, model: string): Node | undefined {
+  return moveOf(frame, model, (n) => n.startIndex > load.endIndex);
+}
+
+/** The first `model.to(<not the CPU or a dtype>)` / `model.cuda()` of the scope where `where` holds. */
+function moveOf(frame: Frame, model: string, where: (n: Node) => boolean): Node | undefined {
   for (const n of scopeIndex(scopeBody(frame)).methodCalls.get(model) ?? []) {
-    if (n.startIndex <= load.endIndex) continue;
+    if (!where(n)) continue;
     const method = field(field(n, 'function')!, 'attribute')?.text;
     if (method === 'cuda') return n;
     if (method !== 'to') continue;
