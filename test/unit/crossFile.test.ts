@@ -151,4 +151,25 @@ describe('analysis across files: imports of project modules', () => {
     assert.deepEqual(codesAndLines(main('best_weights.pt'), ctx), []);
     assert.deepEqual(codesAndLines(main('pretrained.pt'), ctx), [['DD013', 10]]);
   });
+
+  it('DD013: the file name a project module saves under, whatever folder each side spells, is the project\'s own file', () => {
+    const STOPPER = [
+      'import torch', '',
+      'class EarlyStop:', '    def save(self, model, path):', "        torch.save(model.state_dict(), path + '/' + 'checkpoint.pth')", '',
+      'def write_stats(data_dir, states):', "    stats_path = data_dir + '/data_stats.pth'",
+      '    torch.save({"mean": states.mean(0)}, stats_path)', '',
+    ].join('\n');
+    const main = (loaded: string) => [
+      'import os', 'import torch', 'from stopper import EarlyStop, write_stats', '',
+      'def run(folder, model):',
+      '    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")',
+      '    model.to(device)', '    EarlyStop().save(model, folder)',
+      `    best_path = os.path.join(folder, "${loaded}")`,
+      '    model.load_state_dict(torch.load(best_path))', '',
+    ].join('\n');
+    const ctx = project({ 'stopper.py': STOPPER });
+    assert.deepEqual(codesAndLines(main('checkpoint.pth'), ctx), []);
+    assert.deepEqual(codesAndLines(main('data_stats.pth'), ctx), []);
+    assert.deepEqual(codesAndLines(main('pretrained.pth'), ctx), [['DD013', 10]]);
+  });
 });

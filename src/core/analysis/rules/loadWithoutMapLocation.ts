@@ -16,12 +16,13 @@
 // never preferred, with the warning that it runs the pickled code.
 import type { Node } from '../../python/pyNode';
 import { perStatement } from '../../python/statementMemo';
-import { callArguments, children, field } from '../../python/syntax';
+import { callArguments, children, field, unparen } from '../../python/syntax';
 import { insertAt } from '../fixes';
 import type { RuleFrame as Frame } from '../ruleApi';
 import type { DeviceChoice, ProgramView, Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import { shortText } from './shared/describe';
+import { bodyNodes } from './shared/moduleCode';
 import { canReference } from './shared/deviceText';
 import { inGpuOnlyTest } from './shared/gpuOnlyTest';
 import { loadedOutsideDeviceFlow } from './shared/loadFlow';
@@ -71,6 +72,12 @@ interface FileFacts {
    * write with torch.save (`EarlyStopping.save_checkpoint` writing "es_checkpoint.pt").
    */
   projectSavedPaths: Set<string>;
+  /**
+   * The file names (`data_stats.pth`, `checkpoint.pth`) that this file or the project's other
+   * modules write with torch.save, however the folder is spelled (`data_dir + '/data_stats.pth'`
+   * there, `path.join(data_path, 'data_stats.pth')` here; a name followed to its assignment).
+   */
+  savedNames: Set<string>;
 }
 
 /** What one statement says, before readFacts keeps only what loads depend on. */
@@ -142,6 +149,9 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   // The same string path another module of the project saves to: this run wrote it (an early
   // stopper's best checkpoint), on this machine.
   if (path && facts.projectSavedPaths.has(normalized(path))) return undefined;
+  // A file the project writes itself under this name: this run, or one on this machine, wrote it.
+  const name = path ? fileName(path) : undefined;
+  if (name && facts.savedNames.has(name)) return undefined;
   let saves = '';
   // Ignite's or Lightning's handler writes them, to paths not known here: only a path the user names (`args.model`) is another file.
   if (facts.savesThroughLibrary && !(path && USER_OPTION.test(path.text))) return undefined;
@@ -198,6 +208,7 @@ function inOneProcess(call: Node): boolean {
 function readFacts(program: ProgramView, deviceChoice: DeviceChoice): FileFacts {
   const facts: FileFacts = {
     ddp: false, savedPaths: new Set(), savesToCallersPath: false, savesThroughLibrary: false, rankTexts: new Set(), tensorlessReceivers: new Set(), projectSavedPaths: new Set(),
+    savedNames: new Set(),
   };
   const [tensorless, other, receivers] = [new Set<string>(), new Set<string>(), new Set<string>()];
   let localRank = false;
@@ -210,6 +221,7 @@ function readFacts(program: ProgramView, deviceChoice: DeviceChoice): FileFacts 
       facts.savesToCallersPath ||= found.savesToCallersPath;
       facts.savesThroughLibrary ||= found.savesThroughLibrary;
       for (const path of found.savedPaths) facts.savedPaths.add(path);
+      for (const name of found.savedNames) facts.savedNames.add(name);
       for (const text of found.rankTexts) facts.rankTexts.add(text);
       for (const text of found.tensorlessState) tensorless.add(text);
       for (const text of found.otherState) other.add(text);
@@ -222,6 +234,7 @@ function readFacts(program: ProgramView, deviceChoice: DeviceChoice): FileFacts 
       const imports = program.importsAt(unit.index);
       for (const found of perStatement(unit.root, `DD013 ${imports.signature()}`, (statement) => factsIn(statement, imports))) {
         for (const path of found.savedPaths) if (path.startsWith('"')) facts.projectSavedPaths.add(path);
+        for (const name of found.savedNames) facts.savedNames.add(name);
       }
     }
   }
@@ -232,7 +245,7 @@ function readFacts(program: ProgramView, deviceChoice: DeviceChoice): FileFacts 
 /** What one top-level statement says of the file's facts. */
 function factsIn(statement: Node, imports: ReturnType<ProgramView['importsAt']>): StatementFacts {
   const facts: StatementFacts = {
-    ddp: false, savedPaths: new Set<string>(), savesToCallersPath: false, savesThroughLibrary: false, rankTexts: new Set<string>(),
+    ddp: false, savedPaths: new Set<string>(), savedNames: new Set<string>(), savesToCallersPath: false, savesThroughLibrary: false, rankTexts: new Set<string>(),
     tensorlessState: new Set<string>(), otherState: new Set<string>(), stateReceivers: new Set<string>(),
     localRank: false, processGroup: false,
   };
@@ -259,6 +272,8 @@ function factsIn(statement: Node, imports: ReturnType<ProgramView['importsAt']>)
         const args = callArguments(n);
         const path = args.positional[1] ?? args.keywords.get('f');
         if (path) facts.savedPaths.add(normalized(path));
+        const name = path ? fileName(path) : undefined;
+        if (name) facts.savedNames.add(name);
         if (path && isParameter(path)) facts.savesToCallersPath = true;
       }
     }
@@ -291,6 +306,46 @@ function normalized(path: Node): string {
     else stack.push(...[...children(n)].reverse());
   }
   return parts.length ? `"${parts.join('|')}"` : path.text.replace(/\s+/g, '');
+}
+
+/**
+ * The file name a path ends with, when the code spells it (`'/data_stats.pth'`,
+ * `os.path.join(out, "best.pt")`, `f"{out}/gen_{epoch}.pth"` as `gen_{}.pth`); a bare name is
+ * followed to its last assignment before it in the same function. No name without an extension.
+ */
+function fileName(path: Node): string | undefined {
+  let n = unparen(path);
+  if (n.type === 'identifier') {
+    const assigned = assignmentBefore(n);
+    if (!assigned) return undefined;
+    n = unparen(assigned);
+  }
+  let last: Node | undefined;
+  const stack: Node[] = [n];
+  while (stack.length) {
+    const c = stack.pop()!;
+    if (c.type === 'string') last = last && last.startIndex > c.startIndex ? last : c;
+    else stack.push(...children(c));
+  }
+  if (!last) return undefined;
+  const text = children(last).filter((c) => c.type === 'string_content' || c.type === 'interpolation').map((c) => (c.type === 'interpolation' ? '{}' : c.text)).join('');
+  const name = text.slice(Math.max(text.lastIndexOf('/'), text.lastIndexOf('\\')) + 1);
+  return /^[^/\\]*[^{}/\\]\.[A-Za-z0-9]{1,8}$/.test(name) && name.replace(/\{\}/g, '').length > 4 ? name : undefined;
+}
+
+/** The right side of the last `name = ...` before `use` in its function (or module code). */
+function assignmentBefore(use: Node): Node | undefined {
+  let scope: Node | null = use.parent;
+  while (scope && scope.type !== 'function_definition' && scope.type !== 'module') scope = scope.parent;
+  const body = scope?.type === 'function_definition' ? field(scope, 'body') : scope;
+  if (!body) return undefined;
+  let found: Node | undefined;
+  for (const n of bodyNodes(body)) {
+    if (n.startIndex >= use.startIndex) break;
+    const left = n.type === 'assignment' ? field(n, 'left') : null;
+    if (left?.type === 'identifier' && left.text === use.text) found = field(n, 'right') ?? undefined;
+  }
+  return found;
 }
 
 /** The scope's device variable (`device = torch.device(...)`), when one is bound and can be written here. */
