@@ -216,9 +216,12 @@ export class Program {
       const { module, names } = work.shift()!;
       const from = this.modules[module];
       if (from.depth >= MAX_IMPORT_DEPTH) continue;
-      if (!starred.has(module)) {
-        starred.add(module);
-        if (this.linkStarImports(loader, from, byPath, work) === 'full') return;
+      if (!starred.has(module) && from.imports.starImports.size) {
+        // A module taken whole follows every star import; another only those that define
+        // a name it is asked for (timm's models/__init__.py star-imports a hundred files).
+        if (names === 'all') starred.add(module);
+        const wanted = names === 'all' ? undefined : [...names].filter((n) => !this.bindsItself(from, n));
+        if ((!wanted || wanted.length) && this.linkStarImports(loader, from, byPath, work, wanted) === 'full') return;
       }
       const done = followed.get(module) ?? new Set<string>();
       followed.set(module, done);
@@ -243,9 +246,18 @@ export class Program {
    * `from models import *` of a project module: the module is followed whole, and the
    * names it binds are spelled out in `from`'s import table (ImportTable.bindStarred).
    */
-  private linkStarImports(loader: ModuleLoader, from: ModuleInfo, byPath: Map<string, number>, work: Array<{ module: number; names: 'all' | Iterable<string> }>): 'full' | undefined {
+  private linkStarImports(
+    loader: ModuleLoader, from: ModuleInfo, byPath: Map<string, number>, work: Array<{ module: number; names: 'all' | Iterable<string> }>,
+    wanted?: readonly string[],
+  ): 'full' | undefined {
     for (const star of from.imports.starImports) {
       if (/^torch(\.|$)/.test(star)) continue;
+      const own = star.replace(/(.)\.$/, '$1');
+      if (wanted && !from.linked.has(own)) {
+        // Read before linking: a module that binds none of the wanted names is not followed.
+        const peek = loader.load(from, own, this.units.length, this.modules.length);
+        if (!peek?.unit || !mayBind(peek.unit.root, wanted)) continue;
+      } else if (wanted) continue;
       let target: number | undefined;
       for (const name of moduleCandidates(star)) {
         const index = this.linkModule(loader, from, name, byPath, work);
@@ -254,9 +266,15 @@ export class Program {
       }
       if (target === undefined || target === from.index) continue;
       from.imports.bindStarred(this.starBindings(star, this.modules[target]));
-      work.push({ module: target, names: 'all' });
+      work.push({ module: target, names: wanted ?? 'all' });
     }
     return undefined;
+  }
+
+  /** `name` is bound in the module itself: imported by name, or a class, function or assignment of its top level. */
+  private bindsItself(mod: ModuleInfo, name: string): boolean {
+    return mod.imports.qualifyName(name) !== undefined || mod.classes.has(name) || mod.topFunctions.has(name) ||
+      mod.units.some((unit) => topLevelNames(unit.root).has(name));
   }
 
   /**
@@ -809,3 +827,44 @@ function parseConstruction(text: string): { callee: string; positional: string[]
   return { callee: text.slice(0, open).trim(), positional, keywords, splat };
 }
 
+
+const topLevelNamesOf = new WeakMap<Node, Set<string>>();
+
+/** The names a file binds at its top level: classes, functions, assigned names and imports (nodes never change, so kept per tree). */
+function topLevelNames(root: Node): Set<string> {
+  let names = topLevelNamesOf.get(root);
+  if (names) return names;
+  names = new Set();
+  const add = (n: Node | null | undefined) => n && names!.add(n.text);
+  const visit = (statement: Node) => {
+    switch (statement.type) {
+      case 'class_definition': case 'function_definition': add(field(statement, 'name')); break;
+      case 'decorated_definition': { const d = field(statement, 'definition'); if (d) visit(d); break; }
+      case 'expression_statement': {
+        const assigned = children(statement)[0];
+        const left = assigned?.type === 'assignment' ? field(assigned, 'left') : undefined;
+        if (left?.type === 'identifier') add(left);
+        else if (left) for (const c of children(left)) if (c.type === 'identifier') add(c);
+        break;
+      }
+      case 'import_statement': case 'import_from_statement':
+        for (const c of children(statement)) {
+          if (c.type === 'aliased_import') add(field(c, 'alias'));
+          else if (c.type === 'dotted_name' && c !== field(statement, 'module_name')) add(statement.type === 'import_statement' ? children(c)[0] : children(c).at(-1));
+        }
+        break;
+      case 'if_statement': case 'try_statement': case 'with_statement':
+        for (const block of children(statement)) for (const inner of block.type === 'block' ? children(block) : children(block).filter((b) => b.type === 'block').flatMap(children)) visit(inner);
+        break;
+    }
+  };
+  for (const statement of children(root)) visit(statement);
+  topLevelNamesOf.set(root, names);
+  return names;
+}
+
+/** A file may bind one of `names` at its top level, or through star imports of its own (followed when linked). */
+function mayBind(root: Node, names: readonly string[]): boolean {
+  const bound = topLevelNames(root);
+  return names.some((n) => bound.has(n)) || children(root).some((s) => s.type === 'import_from_statement' && children(s).some((c) => c.type === 'wildcard_import'));
+}
