@@ -8,7 +8,7 @@ import { cpuModuleMeeting, moduleCallMeetings } from './values';
 import { instanceClass, type Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
 import {
-  ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
+  ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, POINTWISE_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER,
 } from './torchApi';
@@ -420,6 +420,8 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     ctx.events.tensorsReachConsumer(frame, tensors);
     const result = ex.tensorOperation(frame, call, tensors, /loss|cross_entropy|kl_div/.test(last) ? 'consumer' : 'op');
     if (isNonTensorResult(last)) return OTHER;
+    const operands = tensors.filter((t) => isTensorLike(t.value));
+    if (POINTWISE_FUNCTIONS.has(last) && operands.length && operands.every((t) => t.value.scalar)) return { ...result, scalar: true };
     if (INTEGER_RESULT_FUNCTIONS.has(last)) return { ...result, grad: 'no' };
     return VALUES_INDICES_FUNCTIONS.has(last) ? { ...result, grad: result.grad === 'no' ? 'no' : 'unknown' } : result;
   }
@@ -1080,6 +1082,9 @@ function evalMove(
     movesInputs: recv.movesInputs,
     gradlessOutput: recv.gradlessOutput,
     scalarOutput: recv.scalarOutput,
+    // `x.sum().cpu()` is still 0-dim: on the CPU it may meet tensors on any device.
+    scalar: kind === 'tensor' ? recv.scalar : undefined,
+    oneDim: kind === 'tensor' ? recv.oneDim : undefined,
     className: recv.className,
     deviceText: target.text,
     origin: { unit: frame.unit, node: call, what: `moved to ${target.text} here` },

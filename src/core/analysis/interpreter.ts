@@ -1021,7 +1021,8 @@ function elementOf(v: Value, i: number, n: number): Value {
   if (v.elements && v.elements.length === n) return v.elements[i];
   if (v.kind === 'tensor') {
     const batch = v.batch && !v.batch.container ? { ...v.batch, container: 'list' as const } : v.batch;
-    return { ...v, elements: undefined, factory: undefined, scalar: undefined, batch };
+    // An element of a 1-dim tensor (`for k in torch.arange(n)`) is 0-dim.
+    return { ...v, elements: undefined, factory: undefined, scalar: v.oneDim || undefined, oneDim: undefined, batch };
   }
   return UNKNOWN;
 }

@@ -208,6 +208,17 @@ export function lossReturnsScalar(className: string, reduction: string | undefin
 /** torch functions returning (values, indices): the indices never require grad. */
 export const VALUES_INDICES_FUNCTIONS = new Set(['max', 'min', 'sort', 'topk', 'kthvalue', 'mode', 'median', 'nanmedian', 'cummax', 'cummin', 'aminmax']);
 /** torch functions returning integer tensors, which never require grad. */
+/**
+ * torch functions that work element by element: given only 0-dim tensors (and numbers), the
+ * result is 0-dim too (`torch.pow(2, k)` with `k` from `for k in torch.arange(n)`), which
+ * PyTorch lets meet tensors on any device while it is on the CPU.
+ */
+export const POINTWISE_FUNCTIONS = new Set([
+  'pow', 'exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sqrt', 'rsqrt', 'square', 'abs', 'neg', 'reciprocal',
+  'sin', 'cos', 'tan', 'tanh', 'sigmoid', 'add', 'sub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod',
+  'clamp', 'clip', 'floor', 'ceil', 'round', 'trunc', 'sign', 'maximum', 'minimum',
+]);
+
 export const INTEGER_RESULT_FUNCTIONS = new Set(['argmax', 'argmin', 'argsort', 'argwhere', 'nonzero', 'bucketize', 'searchsorted', 'eq', 'ne', 'lt', 'gt', 'le', 'ge', 'isnan', 'isinf', 'isfinite', 'bincount', 'unique']);
 
 /** numpy functions that turn their tensor argument (or each tensor of a list) into an array first. */
