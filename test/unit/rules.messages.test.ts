@@ -33,6 +33,16 @@ describe('rule messages: where a value came from', () => {
     assert.deepEqual(related(f), [[8, '`probs.detach()` computed by `model(…)` here'], [6, '`model` moved to device here']]);
   });
 
+  it('DD001 on a CPU tensor indexed by GPU indices quotes the indexing error, not the operands one', () => {
+    const source = [...HEAD, 'labels = torch.randint(0, 4, (3,)).to(device)', 'table = torch.eye(4)', 'one_hot = table[labels]', 'summed = table + labels', ''].join('\n');
+    const found = coreFindings(source).filter((x) => x.code === 'DD001');
+    const indexed = found.find((f) => f.range.start.line + 1 === 9);
+    const added = found.find((f) => f.range.start.line + 1 === 10);
+    assert.ok(indexed && added, found.map((f) => `${f.range.start.line + 1}: ${f.message}`).join('\n'));
+    assert.ok(indexed.message.endsWith('PyTorch raises "indices should be either on cpu or on the same device as the indexed tensor (cpu)".'), indexed.message);
+    assert.ok(added.message.endsWith('PyTorch raises "Expected all tensors to be on the same device".'), added.message);
+  });
+
   it('DD002 names the model output a batch meets, the model call and the move', () => {
     const source = [...HEAD, 'loss_fn = nn.CrossEntropyLoss()', 'for xb, yb in DataLoader([]):', '    xb = xb.to(device)', '    outputs = model(xb)', '    loss = loss_fn(outputs, yb)', ''].join('\n');
     const [f] = coreFindings(source).filter((x) => x.code === 'DD002');

@@ -375,7 +375,7 @@ export class Expressions implements Evaluator {
       const idx = this.eval(frame, idxNode);
       const onAccel = (idx.kind === 'tensor' || (idx.kind === 'unknown' && idx.place !== UNTRACKED)) && hasAccel(idx.place) && !idx.scalar;
       if (onAccel && indexed.value.kind === 'tensor' && isExactlyCpu(indexed.value.place) && !indexed.value.scalar) {
-        this.ctx.events.tensorOperation(frame, subscript, [indexed, { node: idxNode, value: idx }], 'op');
+        this.ctx.events.tensorOperation(frame, subscript, [indexed, { node: idxNode, value: idx }], 'index');
       }
     }
   }

@@ -30,9 +30,10 @@ export type { ClassInfo, DeviceChoice, FunctionInfo };
 
 /**
  * A model or loss reached by tensors ("consumer": a batch that reaches one is the loop's
- * fault, DD002), or any other tensor operation ("op").
+ * fault, DD002), a CPU tensor indexed by accelerator indices ("index"), or any other tensor
+ * operation ("op").
  */
-export type OperationRole = 'consumer' | 'op';
+export type OperationRole = 'consumer' | 'op' | 'index';
 
 /** What the interpreter emits. Events arrive in evaluation order, the frame first. */
 export interface EngineEvents {

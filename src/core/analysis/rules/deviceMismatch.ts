@@ -10,7 +10,7 @@ import type { OperationRole, Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import { ACCEL, acceleratorSide, Arg, CpuBranch, EITHER, excludedByTests, hasAccel, isExactlyCpu, Located, UNTRACKED, Value } from '../values';
 import { runningBatch } from './shared/batches';
-import { accelPhrase, cpuModelHistory, onGpu, lineOf, SAME_DEVICE, shortText } from './shared/describe';
+import { accelPhrase, cpuModelHistory, INDEXED_ON_CPU, onGpu, lineOf, SAME_DEVICE, shortText } from './shared/describe';
 import { ruleMessage } from './shared/message';
 import { canReference, deviceTextFor, firstBindings, globalAbove, boundAbove } from './shared/deviceText';
 import { cpuModelGivenDeviceIds } from './shared/ddpDeviceIds';
@@ -344,7 +344,7 @@ function mismatch(c: RuleHost, frame: Frame, cpu: Arg, other: Arg, via: Operatio
     message: ruleMessage((q) => ({
       problem: `${q(cpu.node)} is on the CPU, ${q(other.node)} ${onGpu(other.value)}`,
       action: 'move it there',
-      why: `\`${otherName}\` ${accelPhrase(other.value)}${lineOf(other.value)}: ${SAME_DEVICE}`,
+      why: `\`${otherName}\` ${accelPhrase(other.value)}${lineOf(other.value)}: ${via === 'index' ? INDEXED_ON_CPU : SAME_DEVICE}`,
     })),
     related: [
       ...c.related(other.value.origin, `\`${otherName}\` ${other.value.origin?.what ?? 'placed here'}`),

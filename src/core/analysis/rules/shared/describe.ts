@@ -36,3 +36,6 @@ export function onGpu(v: Value): string {
 
 /** The error PyTorch raises when two operands are on different devices, as an explanation's end. */
 export const SAME_DEVICE = 'PyTorch raises "Expected all tensors to be on the same device".';
+
+/** What PyTorch raises when accelerator indices index a CPU tensor (`table[labels]`). */
+export const INDEXED_ON_CPU = 'PyTorch raises "indices should be either on cpu or on the same device as the indexed tensor (cpu)".';
