@@ -39,7 +39,7 @@ export const syncEveryStep: Rule = (host) => {
   const report = (frame: Frame, node: Node, startNode: Node | undefined, what: string, tensor: Node, value: Value) => {
     if (reported.has(node.id)) return; // a loop's steps, or a function's call sites, evaluate it again
     const loop = trainingLoopAround(node, frame.scopeNode);
-    if (!loop) return;
+    if (!loop || synchronizedBefore(field(loop, 'body')!, node)) return;
     reported.add(node.id);
     const known = byLoop.get(loop.id);
     // After the step's first read-back the GPU has drained; the others wait for little. One
@@ -159,6 +159,31 @@ function trainingLoopAround(node: Node, scope: Node): Node | undefined {
     }
   }
   return undefined;
+}
+
+/** `torch.cuda.synchronize()` (or the MPS/XPU/accelerator one), whatever the module is imported as. */
+const SYNCHRONIZE = /(^|\.)(cuda|mps|xpu|accelerator)\.synchronize$/;
+
+/**
+ * The step already waits for the GPU before `node`: an explicit synchronize that every
+ * iteration runs (a statement of the loop body itself, or under an `if` that only asks
+ * whether the GPU is in use), so the read-back after it waits for nothing.
+ */
+function synchronizedBefore(body: Node, node: Node): boolean {
+  return children(body).some((statement) => statement.startIndex < node.startIndex && synchronizes(statement));
+}
+
+function synchronizes(statement: Node): boolean {
+  if (statement.type === 'if_statement') {
+    const guard = field(statement, 'condition');
+    const consequence = field(statement, 'consequence');
+    // One test of the device alone (`if device.type == "cuda":`), not `step % 50 == 0 and ...`.
+    return !!guard && guard.type !== 'boolean_operator' && /cuda|device|gpu|accel/i.test(guard.text) && !!consequence && children(consequence).some(synchronizes);
+  }
+  if (statement.type !== 'expression_statement') return false;
+  const call = unparen(children(statement)[0] ?? statement);
+  const callee = call.type === 'call' ? field(call, 'function') : null;
+  return !!callee && SYNCHRONIZE.test(callee.text.replace(/\s+/g, ''));
 }
 
 /** Whether a loop body calls backward() or steps an optimizer itself, once per iteration (nested loops and functions excluded). */
