@@ -38,6 +38,12 @@ const CHECKPOINT_HANDLERS = /^(ignite\.handlers(\.checkpoint)?\.(Checkpoint|Mode
 const USER_OPTION = /^(args|opts?|config|cfg|hparams|flags|FLAGS)\.\w+$/;
 
 const LOADS = new Set(['torch.load', 'torch.serialization.load']);
+
+/**
+ * A data cache the program builds from its own data (Hugging Face's `cached_features_file`,
+ * `cached_train_...`): preprocessed features, not a checkpoint a GPU run saved.
+ */
+const DATA_CACHE = /cache/i;
 const SAVES = new Set(['torch.save', 'torch.serialization.save']);
 
 /** The device names a fix may write, most specific first; only ones bound to a device value qualify. */
@@ -146,6 +152,7 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   const byParameterOnly = !choice.availabilityCheck && !choice.deviceOption && why.startsWith('takes its device as the parameter');
   if (byParameterOnly && hardCodesCuda(frame)) return undefined;
   const path = args.positional[0] ?? args.keywords.get('f');
+  if (path && DATA_CACHE.test(path.text)) return undefined;
   // The same string path another module of the project saves to: this run wrote it (an early
   // stopper's best checkpoint), on this machine.
   if (path && facts.projectSavedPaths.has(normalized(path))) return undefined;
