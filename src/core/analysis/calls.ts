@@ -19,7 +19,7 @@ import { storedParameters, wrapperClasses, wrapperInstance } from './wrapperModu
 import { cpuTensorTransform, transformedTensor } from './transforms';
 import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenDevice, isFrameworkEntryPoint } from './frameworks';
 import { movedParamsOf } from './bodyFacts';
-import { isPretrainedModelLoad, pretrainedLoadPlaces } from './frameworkNames';
+import { isModelActionName, isPretrainedModelLoad, pretrainedLoadPlaces } from './frameworkNames';
 import { AVAILABILITY_CALLS } from './world';
 import { launchProgramFunction } from './launchers';
 import { RECEIVER, SELF_CLASS } from './callContexts';
@@ -94,7 +94,7 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
     ctx.events.tensorsReachConsumer(frame, operands);
     return ex.tensorOperation(frame, call, operands, 'consumer');
   }
-  if (!isModule && !(callee.kind === 'unknown' && MODEL_LIKE_NAME.test(calleeNode.text))) {
+  if (!isModule && !(callee.kind === 'unknown' && MODEL_LIKE_NAME.test(calleeNode.text) && !isModelActionName(calleeNode.text))) {
     if (!PURE_BUILTINS.has(calleeNode.text)) forgetMovableModules(frame, argValues);
     return UNKNOWN;
   }

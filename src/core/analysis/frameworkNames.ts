@@ -56,6 +56,13 @@ export function isModelFunctionName(calleeText: string): boolean {
   return MODEL_FUNCTION_NAME.test(calleeText.slice(calleeText.lastIndexOf('.') + 1));
 }
 
+/** `train_net(net_id, net)`, `evaluate_model(model, loader)`: a function that does something with a model, not one. */
+const MODEL_ACTION_NAME = /^(?:train|test|eval|evaluate|valid|validate|fit|run|save|finetune|fine_tune|pretrain|distill|update|print|show|plot|log|summari[sz]e|count|profile|benchmark)(?:_[a-z0-9]+)*_(?:model|net|network)$/i;
+
+export function isModelActionName(calleeText: string): boolean {
+  return MODEL_ACTION_NAME.test(calleeText.slice(calleeText.lastIndexOf('.') + 1));
+}
+
 /**
  * Hugging Face pipelines (`StableDiffusionPipeline.from_pretrained(...)`, `transformers.pipeline(...)`):
  * called with raw inputs (prompts, images, audio), they build and move the tensors to their

@@ -5,7 +5,7 @@ import type { Node } from '../python/pyNode';
 import { callArguments, children, dottedKey, field } from '../python/syntax';
 import type { ImportTable } from './imports';
 import { LOSS_LIKE_NAME, MODEL_LIKE_NAME, MODULE_EVIDENCE_METHODS, TENSOR_EVIDENCE_METHODS, WRAPPER_MODULES } from './torchApi';
-import { isModelFunctionName, takesModule } from './frameworkNames';
+import { isModelActionName, isModelFunctionName, takesModule } from './frameworkNames';
 
 export interface ScopeFacts {
   names: Set<string>;
@@ -146,7 +146,7 @@ function noteCall(
   const calleeKey = keyOf(callee);
   // What is passed to a model or a loss is a tensor; an imported `create_model(...)` or a
   // `reparameterize_model(model)` is a function that takes (and returns) a module.
-  const modelFunction = qualified !== undefined || isModelFunctionName(calleeKey ?? '');
+  const modelFunction = qualified !== undefined || isModelFunctionName(calleeKey ?? '') || isModelActionName(calleeKey ?? '');
   if (calleeKey && !modelFunction && (MODEL_LIKE_NAME.test(calleeKey) || LOSS_LIKE_NAME.test(calleeKey))) {
     for (const arg of callArguments(call).positional) note(keyOf(arg), 'tensor');
   }

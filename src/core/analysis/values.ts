@@ -459,3 +459,22 @@ export function onPathOf(v: Value, tests: ReadonlyMap<string, boolean> | undefin
   if (!path?.tests?.length || !tests) return v;
   return path.tests.every((t) => tests.get(t.text) === t.truth) ? path.value : v;
 }
+
+/** `device == "cpu"`, `str(device) == 'cpu'`, `device.type != "cpu"`, `"cpu" == device`: the name tested, and whether equality is asked. */
+const CPU_TEST = /^(?:str\()?([A-Za-z_][\w.]*?)(?:\.type)?\)?\s*(==|!=)\s*(['"])cpu\3$|^(['"])cpu\4\s*(==|!=)\s*(?:str\()?([A-Za-z_][\w.]*?)(?:\.type)?\)?$/;
+
+/**
+ * A value moved to a device variable (`x.to(device)`), read on a path where that variable was
+ * tested to be the CPU (inside `if device == "cpu":`, or the `else` of `!= "cpu"`): there it
+ * is on the CPU, whatever the variable may hold elsewhere.
+ */
+export function cpuOnThisPath(v: Value, tests: ReadonlyMap<string, boolean> | undefined): boolean {
+  if (!tests || !v.deviceText) return false;
+  for (const [text, truth] of tests) {
+    const m = CPU_TEST.exec(text.trim());
+    if (!m) continue;
+    const [name, op] = m[1] !== undefined ? [m[1], m[2]] : [m[6], m[5]];
+    if (name === v.deviceText && (op === '==') === truth) return true;
+  }
+  return false;
+}

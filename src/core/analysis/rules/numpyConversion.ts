@@ -5,7 +5,7 @@ import { field, unparen } from '../../python/syntax';
 import type { RuleFrame as Frame } from '../ruleApi';
 import { appendAfter, mapElements } from '../fixes';
 import type { NumpyConversionStyle, Rule, RuleHost } from '../ruleApi';
-import { EITHER, hasAccel, UNTRACKED, Value } from '../values';
+import { cpuOnThisPath, EITHER, hasAccel, UNTRACKED, Value } from '../values';
 import { accelPhrase, lineOf, onGpu, shortText } from './shared/describe';
 import { ruleMessage } from './shared/message';
 
@@ -25,7 +25,7 @@ export const numpyRequiresGrad: Rule = (host) => ({
 function checkNumpyConversion(c: RuleHost, reports: Conversion, frame: Frame, call: Node, recvNode: Node, recv: Value, style: NumpyConversionStyle): void {
   const tensorish = recv.kind === 'tensor' || (recv.kind === 'unknown' && recv.place !== UNTRACKED);
   if (!tensorish) return;
-  const onAccel = hasAccel(recv.place);
+  const onAccel = hasAccel(recv.place) && !cpuOnThisPath(recv, frame.tests);
   const grad = recv.grad === 'yes';
   if (!onAccel && !grad) return;
   const insert = `${grad ? '.detach()' : ''}${onAccel ? '.cpu()' : ''}`;
