@@ -720,7 +720,7 @@ function constructorValuesKept(cls: ClassInfo, buildsNoModuleState: (constructio
     const header = text.slice(0, text.indexOf(':\n') + 1 || text.length);
     for (const [, attr, rhs] of text.matchAll(/\bself\.(\w+)\s*(?<![=!<>+\-*/%&|^])=(?!=)\s*([^\n#]*)/g)) {
       const value = rhs.trim();
-      if (SCALAR_LITERAL.test(value) || onlyTestedAsFlag(cls, attr!)) continue;
+      if (SCALAR_LITERAL.test(value) || plainNumbers(value) || onlyTestedAsFlag(cls, attr!)) continue;
       const plainIf = CONSTRUCTION.test(value) ? buildsNoModuleState(value) : undefined;
       if (plainIf) {
         // What the built module keeps must be plain: here, the constructor's own arguments.
@@ -740,6 +740,16 @@ function constructorValuesKept(cls: ClassInfo, buildsNoModuleState: (constructio
 }
 
 const SCALAR_LITERAL = /^(-?\d[\d_.eE+-]*|True|False|None|"[^"]*"|'[^']*')$/;
+
+/**
+ * A list or tuple of number literals (`[0.5, 1.0]`), or a list built from `range` by
+ * arithmetic alone (`[2 ** i for i in range(3)]`): Python numbers, never a tensor to move.
+ */
+function plainNumbers(value: string): boolean {
+  if (/^[[(]\s*(?:-?\d[\d_.eE+-]*\s*(?:,\s*)?)*[\])]$/.test(value)) return true;
+  const m = /^\[(.+?)\s+for\s+\w+\s+in\s+range\([\w\s,+\-*]*\)\s*\]$/.exec(value);
+  return !!m && /^[\w\s*+\-/%().]*$/.test(m[1]!) && !/[A-Za-z_]\w*\s*\(/.test(m[1]!) && !/[A-Za-z_]\w*\./.test(m[1]!);
+}
 
 /**
  * `self.ignore_zero` that the class only ever tests (`if self.ignore_zero:`, `not
