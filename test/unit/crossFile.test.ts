@@ -152,6 +152,24 @@ describe('analysis across files: imports of project modules', () => {
     assert.deepEqual(codesAndLines(main('pretrained.pt'), ctx), [['DD013', 10]]);
   });
 
+  it('DD013: a helper found through the folder a lesson puts on sys.path saves the checkpoint the lesson loads', () => {
+    const HELPER = [
+      'import torch', '',
+      'def train_classifier(model, loader, best_model_save_path=None):', '    for x in loader:', '        model(x).sum().backward()',
+      '    if best_model_save_path:', '        torch.save(model.state_dict(), best_model_save_path)', '',
+    ].join('\n');
+    const lesson = (head: string[]) => [
+      ...head, 'import torch', 'from helper_train import train_classifier', '',
+      'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")',
+      'model = torch.nn.Linear(4, 1).to(device)',
+      "train_classifier(model, [], best_model_save_path='best-1.pt')",
+      "model.load_state_dict(torch.load('best-1.pt'))", '',
+    ].join('\n');
+    const ctx = project({ 'course/helper_train.py': HELPER }, 'course/cnn/lesson.py');
+    assert.deepEqual(codesAndLines(lesson(['import sys', 'sys.path.insert(0, "..")']), ctx), []);
+    assert.deepEqual(codesAndLines(lesson([]), ctx), [['DD013', 7]]);
+  });
+
   it('DD013: the file name a project module saves under, whatever folder each side spells, is the project\'s own file', () => {
     const STOPPER = [
       'import torch', '',

@@ -34,6 +34,25 @@ describe('project: createModuleResolver', () => {
     assert.strictEqual(resolvedPath(resolver, 'train.py', 'pkg.data'), at('pkg', 'data.py'));
   });
 
+  it('searches the folders a file puts on sys.path: insert first, append last, from a notebook\'s cells too', () => {
+    const files = {
+      'course/helper_train.py': 'def train(): pass\n',
+      'course/cnn/helper_train.py': '',
+      'course/cnn/lesson.py': 'import sys\nsys.path.insert(0, "..")\nfrom helper_train import train\n',
+      'course/cnn/plain.py': 'from helper_train import train\n',
+      'course/rnn/lesson.py': "import sys\nsys.path.append('../shared')\nfrom tools import x\n",
+      'course/shared/tools.py': '',
+    };
+    const { resolver } = resolverOver(files);
+    const from = (file: string, module: string) => resolver.resolve(at(...file.split('/')), module, 0, files[file as keyof typeof files])?.path;
+    assert.strictEqual(from('course/cnn/lesson.py', 'helper_train'), at('course', 'helper_train.py'));
+    assert.strictEqual(from('course/cnn/plain.py', 'helper_train'), at('course', 'cnn', 'helper_train.py'));
+    assert.strictEqual(from('course/rnn/lesson.py', 'tools'), at('course', 'shared', 'tools.py'));
+    const cells = 'import sys\nsys.path.insert(0, "..")';
+    assert.strictEqual(resolver.resolve(at('course', 'cnn', 'lesson.ipynb'), 'helper_train', 0, cells)?.path, at('course', 'helper_train.py'));
+    assert.strictEqual(resolvedPath(resolver, 'course/cnn/lesson.py', 'helper_train'), at('course', 'cnn', 'helper_train.py'), 'without its code, Python\'s order alone');
+  });
+
   it('prefers a module file over a package folder of the same name, as Python does', () => {
     const { resolver } = resolverOver({ 'train.py': '', 'utils.py': '', 'utils/__init__.py': '' });
     assert.strictEqual(resolvedPath(resolver, 'train.py', 'utils'), at('utils.py'));

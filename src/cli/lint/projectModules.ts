@@ -51,16 +51,17 @@ export class ProjectModules {
 }
 
 /**
- * Each import resolved once per run: which file `module` names from a folder does not change
- * while the command runs (--fix rewrites files, it adds none); the text is read anew.
+ * Each import resolved once per run: which file `module` names from a file does not change
+ * while the command runs (--fix rewrites files, it adds none); the text is read anew. Keyed
+ * by the importing file, not its folder: a file may put folders on sys.path itself.
  */
 function resolvedOnce(resolver: ModuleResolver, read: (file: string) => string | undefined): ModuleResolver {
   const found = new Map<string, string | undefined>();
   return {
-    resolve(fromPath, module, level) {
-      const key = `${path.dirname(fromPath)}\n${module}\n${level}`;
+    resolve(fromPath, module, level, fromSource) {
+      const key = `${fromPath}\n${module}\n${level}`;
       let file = found.get(key);
-      if (file === undefined && !found.has(key)) found.set(key, (file = resolver.resolve(fromPath, module, level)?.path));
+      if (file === undefined && !found.has(key)) found.set(key, (file = resolver.resolve(fromPath, module, level, fromSource)?.path));
       const source = file === undefined ? undefined : read(file);
       return file === undefined || source === undefined ? undefined : { path: file, source };
     },

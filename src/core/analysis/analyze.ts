@@ -53,7 +53,7 @@ class ProjectModuleLoader implements ModuleLoader {
     const dots = /^\.*/.exec(name)![0].length;
     let file;
     try {
-      file = this.project.modules.resolve(from.path ?? this.project.path, name.slice(dots), dots);
+      file = this.project.modules.resolve(from.path ?? this.project.path, name.slice(dots), dots, this.sourceOf(from));
     } catch {
       return undefined; // a front end's read failing is a module we cannot see, not a failed analysis
     }
@@ -61,6 +61,15 @@ class ProjectModuleLoader implements ModuleLoader {
     // An importer importing the analysed file back: linked to module 0, never parsed again.
     if (file.path === this.project.path) return { path: file.path };
     return { path: file.path, unit: this.unit(file.path, file.source, unitIndex, moduleIndex) };
+  }
+
+  private readonly sources = new Map<number, string>();
+
+  /** The importing module's code, once per module (a notebook's cells joined: its file is JSON). */
+  private sourceOf(from: ModuleInfo): string {
+    let text = this.sources.get(from.index);
+    if (text === undefined) this.sources.set(from.index, (text = from.units.map((u) => u.source).join('\n')));
+    return text;
   }
 
   importers(unitIndex: number, firstModuleIndex: number): Array<{ path: string; unit: Unit }> {

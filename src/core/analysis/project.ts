@@ -18,8 +18,10 @@ export interface ModuleResolver {
    * The file of `module` as imported from `fromPath` (absolute): `a.b` is `a/b.py` or
    * `a/b/__init__.py`; `level` counts a relative import's leading dots (`from ..x import y`
    * is module "x", level 2). Undefined when the module is not the project's (torch, numpy).
+   * `fromSource`: the importing file's code (a notebook's cells joined), for the folders it
+   * puts on sys.path; without it only Python's own search order applies.
    */
-  resolve(fromPath: string, module: string, level: number): ModuleFile | undefined;
+  resolve(fromPath: string, module: string, level: number, fromSource?: string): ModuleFile | undefined;
 }
 
 /** Where the analysed text lives and how to find what it imports. */
@@ -47,6 +49,14 @@ export type ReadFile = (absolutePath: string) => string | undefined;
  */
 export function createModuleResolver(roots: readonly string[], read: ReadFile): ModuleResolver {
   const hasInit = (dir: string) => read(path.join(dir, '__init__.py')) !== undefined;
+  // Per importing file, while its code stays the same (an edited document may add the line).
+  const added = new Map<string, { text: string; first: string[]; last: string[] }>();
+  const addedBy = (fromPath: string, fromSource: string | undefined) => {
+    const text = fromSource ?? '';
+    let found = added.get(fromPath);
+    if (found?.text !== text) added.set(fromPath, (found = { text, ...sysPathAdditions(fromPath, text) }));
+    return found;
+  };
   const find = (base: string, parts: readonly string[]): ModuleFile | undefined => {
     const stem = path.join(base, ...parts);
     for (const file of parts.length ? [stem + '.py', path.join(stem, '__init__.py')] : [path.join(stem, '__init__.py')]) {
@@ -56,7 +66,7 @@ export function createModuleResolver(roots: readonly string[], read: ReadFile): 
     return undefined;
   };
   return {
-    resolve(fromPath, module, level) {
+    resolve(fromPath, module, level, fromSource) {
       const parts = module ? module.split('.') : [];
       if (parts.some((p) => !/^[A-Za-z_]\w*$/.test(p))) return undefined;
       if (level > 0) {
@@ -69,7 +79,8 @@ export function createModuleResolver(roots: readonly string[], read: ReadFile): 
       let top = own;
       while (hasInit(top) && path.dirname(top) !== top) top = path.dirname(top);
       const searched = new Set<string>();
-      for (const base of [own, top, ...roots]) {
+      const extra = addedBy(fromPath, fromSource);
+      for (const base of [...extra.first, own, top, ...roots, ...extra.last]) {
         if (searched.has(base)) continue;
         searched.add(base);
         const found = find(base, parts);
@@ -78,4 +89,20 @@ export function createModuleResolver(roots: readonly string[], read: ReadFile): 
       return undefined;
     },
   };
+}
+
+/**
+ * Folders a file puts on sys.path itself: `sys.path.insert(0, "..")` (searched first),
+ * `sys.path.append("../helpers")` (searched last), as literals relative to the file's
+ * folder (a notebook's working folder, a script run from its own). The text may be a
+ * notebook's JSON, where the quotes are escaped.
+ */
+function sysPathAdditions(fromPath: string, text: string): { first: string[]; last: string[] } {
+  const first: string[] = [];
+  const last: string[] = [];
+  for (const m of text.matchAll(/sys\.path\.(insert\(\s*\d+\s*,|append\()\s*\\?["']([^"'\\\n]+)\\?["']\s*\)/g)) {
+    const folder = path.resolve(path.dirname(fromPath), m[2]!);
+    (m[1]!.startsWith('insert') ? first : last).push(folder);
+  }
+  return { first, last };
 }
