@@ -170,7 +170,7 @@ describe('analysis across files: imports of project modules', () => {
     assert.deepEqual(codesAndLines(lesson([]), ctx), [['DD013', 7]]);
   });
 
-  it('DD013: the file name a project module saves under, whatever folder each side spells, is the project\'s own file', () => {
+  it('DD013: data a project module saves under a file name, whatever folder each side spells, is no checkpoint; a checkpoint of that name may be another run\'s', () => {
     const STOPPER = [
       'import torch', '',
       'class EarlyStop:', '    def save(self, model, path):', "        torch.save(model.state_dict(), path + '/' + 'checkpoint.pth')", '',
@@ -186,7 +186,7 @@ describe('analysis across files: imports of project modules', () => {
       '    model.load_state_dict(torch.load(best_path))', '',
     ].join('\n');
     const ctx = project({ 'stopper.py': STOPPER });
-    assert.deepEqual(codesAndLines(main('checkpoint.pth'), ctx), []);
+    assert.deepEqual(codesAndLines(main('checkpoint.pth'), ctx), [['DD013', 10]]);
     assert.deepEqual(codesAndLines(main('data_stats.pth'), ctx), []);
     assert.deepEqual(codesAndLines(main('pretrained.pth'), ctx), [['DD013', 10]]);
   });

@@ -79,9 +79,11 @@ interface FileFacts {
    */
   projectSavedPaths: Set<string>;
   /**
-   * The file names (`data_stats.pth`, `checkpoint.pth`) that this file or the project's other
-   * modules write with torch.save, however the folder is spelled (`data_dir + '/data_stats.pth'`
-   * there, `path.join(data_path, 'data_stats.pth')` here; a name followed to its assignment).
+   * The file names (`data_stats.pth`, `splits.pth`) under which this file or the project's
+   * other modules save data, not checkpoints (savesData), however the folder is spelled
+   * (`data_dir + '/data_stats.pth'` there, `path.join(data_path, 'data_stats.pth')` here; a
+   * name followed to its assignment). A checkpoint of the same name may come from another
+   * machine (a resumed run), so its name silences nothing.
    */
   savedNames: Set<string>;
 }
@@ -156,7 +158,7 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   // The same string path another module of the project saves to: this run wrote it (an early
   // stopper's best checkpoint), on this machine.
   if (path && facts.projectSavedPaths.has(normalized(path))) return undefined;
-  // A file the project writes itself under this name: this run, or one on this machine, wrote it.
+  // A data file the project writes itself under this name (statistics, splits): CPU data.
   const name = path ? fileName(path) : undefined;
   if (name && facts.savedNames.has(name)) return undefined;
   let saves = '';
@@ -279,7 +281,7 @@ function factsIn(statement: Node, imports: ReturnType<ProgramView['importsAt']>)
         const args = callArguments(n);
         const path = args.positional[1] ?? args.keywords.get('f');
         if (path) facts.savedPaths.add(normalized(path));
-        const name = path ? fileName(path) : undefined;
+        const name = path && args.positional[0] && savesData(args.positional[0]) ? fileName(path) : undefined;
         if (name) facts.savedNames.add(name);
         if (path && isParameter(path)) facts.savesToCallersPath = true;
       }
@@ -313,6 +315,25 @@ function normalized(path: Node): string {
     else stack.push(...[...children(n)].reverse());
   }
   return parts.length ? `"${parts.join('|')}"` : path.text.replace(/\s+/g, '');
+}
+
+/** What a checkpoint holds: weights, a model, an optimizer, the epoch to resume from. */
+const CHECKPOINT_CONTENT = /state_dict|model|net\b|optimi[sz]er|checkpoint|ckpt|epoch|weight|params/i;
+
+/**
+ * The saved object is data (`{'mean': m, 'std': s}`, index splits), not a checkpoint: a
+ * GPU run saves its checkpoints with GPU tensors in them, but statistics and splits the
+ * project computes from its data files are CPU data. A name is followed to its assignment.
+ */
+function savesData(saved: Node): boolean {
+  let n = unparen(saved);
+  if (n.type === 'identifier') {
+    if (CHECKPOINT_CONTENT.test(n.text)) return false;
+    const assigned = assignmentBefore(n);
+    if (!assigned) return false;
+    n = unparen(assigned);
+  }
+  return !CHECKPOINT_CONTENT.test(n.text);
 }
 
 /**
