@@ -22,7 +22,7 @@ import type { RuleFrame as Frame } from '../ruleApi';
 import type { DeviceChoice, ProgramView, Rule, RuleHost } from '../ruleApi';
 import type { Fix } from '../types';
 import { shortText } from './shared/describe';
-import { bodyNodes } from './shared/moduleCode';
+import { lastAssignmentIn } from './shared/moduleCode';
 import { canReference } from './shared/deviceText';
 import { inGpuOnlyTest } from './shared/gpuOnlyTest';
 import { loadedOutsideDeviceFlow } from './shared/loadFlow';
@@ -366,14 +366,8 @@ function assignmentBefore(use: Node): Node | undefined {
   let scope: Node | null = use.parent;
   while (scope && scope.type !== 'function_definition' && scope.type !== 'module') scope = scope.parent;
   const body = scope?.type === 'function_definition' ? field(scope, 'body') : scope;
-  if (!body) return undefined;
-  let found: Node | undefined;
-  for (const n of bodyNodes(body)) {
-    if (n.startIndex >= use.startIndex) break;
-    const left = n.type === 'assignment' ? field(n, 'left') : null;
-    if (left?.type === 'identifier' && left.text === use.text) found = field(n, 'right') ?? undefined;
-  }
-  return found;
+  const assignment = body ? lastAssignmentIn(body, use.text, use) : undefined;
+  return assignment ? field(assignment, 'right') ?? undefined : undefined;
 }
 
 /** The scope's device variable (`device = torch.device(...)`), when one is bound and can be written here. */

@@ -89,10 +89,15 @@ export function statementOf(node: Node): Node | undefined {
   return n ?? undefined;
 }
 
-/** The right side of the last `name = ...` in the function body before `before` (in text order). */
+/** The last `name = ...` in the function body before `before` (in text order). */
 export function lastAssignmentBefore(fn: FunctionInfo, name: string, before: Node): Node | undefined {
+  return lastAssignmentIn(fn.body, name, before);
+}
+
+/** The last `name = ...` in a body (a function's, or a module's top level) before `before`. */
+export function lastAssignmentIn(body: Node, name: string, before: Node): Node | undefined {
   let found: Node | undefined;
-  for (const n of bodyNodes(fn.body)) {
+  for (const n of bodyNodes(body)) {
     if (n.startIndex >= before.startIndex) break;
     if (n.type !== 'assignment') continue;
     const left = field(n, 'left');
