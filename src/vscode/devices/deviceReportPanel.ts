@@ -30,6 +30,12 @@ export class DeviceReportPanel implements vscode.Disposable {
   private lastHistory: HistoryUpdate[] = [];
   private historyInFlight = false;
   private historyAskedAt = 0;
+  /**
+   * The page's script said 'ready' since the html was last set. Until then a posted body may
+   * arrive before the script listens and be lost, so none is sent and lastBodyKey stays the
+   * html's: 'ready' then sends whatever changed meanwhile.
+   */
+  private pageReady = false;
   private readonly subscription: vscode.Disposable;
 
   constructor(
@@ -86,13 +92,14 @@ export class DeviceReportPanel implements vscode.Disposable {
     if (!panel) return;
     const options = this.options();
     this.lastBodyKey = bodyKey(this.devices.snapshot, options);
+    this.pageReady = false;
     this.wasVisible = panel.visible;
     panel.webview.html = renderReportPage(this.devices.snapshot, options, pageResources(this.extension, panel, 'deviceReport.js', 'deviceReport.css'));
   }
 
   private update(): void {
     const panel = this.panel;
-    if (!panel?.visible) return;
+    if (!panel?.visible || !this.pageReady) return;
     const options = this.options();
     // Memory samples arrive every few seconds; rebuilding the page for them would lose the
     // reader's scroll position and selection, so they only update the meters.
@@ -128,7 +135,10 @@ export class DeviceReportPanel implements vscode.Disposable {
 
   private async received(message: unknown): Promise<void> {
     const type = typeof message === 'object' && message !== null ? (message as { type?: unknown }).type : undefined;
-    if (type === 'ready') return this.update();
+    if (type === 'ready') {
+      this.pageReady = true;
+      return this.update();
+    }
     if (typeof type !== 'string' || !Object.hasOwn(REPORT_ACTIONS, type)) {
       this.log.warn(`The device report view sent an unknown message: ${JSON.stringify(type)}`);
       return;
