@@ -119,6 +119,31 @@ describe('analysis across files: facts from the files that import the analysed o
     assert.deepEqual(coreFindings(helper, { project: projectOf(gpuOnly, 'checkpoints.py', ['demo.py']) }), []);
   });
 
+  it('DD005: a constructor\'s `device=\'cuda\'` default that the importer\'s construction overrides never runs; one that leaves it out is reported', () => {
+    const vae = [
+      'import torch',
+      'from torch import nn',
+      '',
+      'class CondVAE(nn.Module):',
+      '    def __init__(self, z_dim, device=\'cuda\'):',
+      '        super().__init__()',
+      '        self.z_dim = z_dim',
+      '        self.device = device',
+      '',
+      '    def sample(self, n):',
+      '        return torch.randn(n, self.z_dim, device=self.device)',
+      '',
+    ].join('\n');
+    const define = (args: string) => `from vae import CondVAE\n\ndef define(device):\n    return CondVAE(${args}).to(device)\n`;
+    const overriding = { 'vae.py': vae, 'define.py': define('8, device=device') };
+    assert.deepEqual(coreFindings(vae, { project: projectOf(overriding, 'vae.py', ['define.py']) }), []);
+    const positional = { 'vae.py': vae, 'define.py': define('8, device') };
+    assert.deepEqual(coreFindings(vae, { project: projectOf(positional, 'vae.py', ['define.py']) }), []);
+    const leftOut = { 'vae.py': vae, 'define.py': define('8') };
+    const findings = coreFindings(vae, { project: projectOf(leftOut, 'vae.py', ['define.py']) });
+    assert.deepEqual(findings.map((f) => [f.code, f.range.start.line + 1]), [['DD005', 5]], formatFindings(findings));
+  });
+
   it('never reports a finding inside the importer itself', () => {
     const broken = TRAIN.replace('torch.randn(2, 5, 16, device=device)', 'torch.randn(2, 5, 16)');
     const files = { 'model.py': 'import torch.nn as nn\nclass Tagger(nn.Linear):\n    pass\n', 'train.py': broken };

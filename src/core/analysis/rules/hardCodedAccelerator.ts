@@ -8,11 +8,11 @@
 // launcher, NCCL, CUDA streams or events) stay silent.
 import type { Node } from '../../python/pyNode';
 import { cudaHardcodeIn, isCudaLiteral, underDeviceCondition } from '../../python/cudaHardcode';
-import { callArguments, children, field, nodeRange } from '../../python/syntax';
+import { callArguments, children, field, nodeRange, stringLiteralValue } from '../../python/syntax';
 import type { DeviceChoice, ProgramView, RuleFrame as Frame, Rule, RuleHost, UnitFinding } from '../ruleApi';
 import { DISTRIBUTED_COLLECTIVES } from '../torchApi';
 import type { Fix, Range, TextEdit } from '../types';
-import { callerPosition, callsNamed, passesParameter } from './shared/callSites';
+import { calledAs, callerPosition, callsNamed, passesParameter } from './shared/callSites';
 import { shortText } from './shared/describe';
 import { inGpuOnlyTest } from './shared/gpuOnlyTest';
 import { HardcodeFixer, type CudaPlace, type PlaceFixes } from './shared/hardcodeFixes';
@@ -94,7 +94,8 @@ function defaultsEveryCallOverrides(program: ProgramView, choice: DeviceChoice):
     const fn = s.where === 'parameter default' ? program.functionDefinedBy(s.literal.parent?.parent?.parent ?? s.literal) : undefined;
     const param = s.where === 'parameter default' ? field(s.literal.parent ?? s.literal, 'name')?.text : undefined;
     if (!fn || !param || s.where !== 'parameter default') continue;
-    wanted.set(fn.name, [...(wanted.get(fn.name) ?? []), { id: s.literal.id, param, position: callerPosition(fn, param) }]);
+    const name = calledAs(program, fn);
+    wanted.set(name, [...(wanted.get(name) ?? []), { id: s.literal.id, param, position: callerPosition(fn, param) }]);
   }
   const out = new Set<number>();
   const calls = callsNamed(program, new Set(wanted.keys()));
@@ -175,7 +176,31 @@ function cudaVariable(host: RuleHost, frame: Frame, call: Node, qualified: strin
       if (right) bindings.push({ unit: unit.index, node: right });
     }
   }
-  return bindings.length === 1 && isCudaLiteral(bindings[0].node) ? bindings[0] : undefined;
+  if (bindings.length === 1) return isCudaLiteral(bindings[0].node) ? bindings[0] : undefined;
+  return bindings.length === 0 ? host.programFact(`DD005 the one literal bound to ${arg.text}`, (program) => oneLiteralBinding(program, arg.text)) : undefined;
+}
+
+/**
+ * Inside functions: the one string literal the file assigns to `name` or to an attribute
+ * `name` (`device = "cuda"` in `main()`, `args.device = "cuda"` before `train(args)`), when
+ * that is CUDA; other assignments may only alias it (`device = args.device`), not name
+ * another string (`device = "cpu"` elsewhere: a choice, not a hard-code).
+ */
+function oneLiteralBinding(program: ProgramView, name: string): { unit: number; node: Node } | undefined {
+  const literals: Array<{ unit: number; node: Node }> = [];
+  for (const unit of program.units) {
+    if (unit.module !== 0) continue;
+    const stack: Node[] = [unit.root];
+    while (stack.length) {
+      const n = stack.pop()!;
+      stack.push(...children(n));
+      const left = n.type === 'assignment' ? field(n, 'left') : null;
+      const target = left?.type === 'attribute' ? field(left, 'attribute')?.text : left?.text;
+      const right = field(n, 'right');
+      if (target === name && right && stringLiteralValue(right) !== undefined) literals.push({ unit: unit.index, node: right });
+    }
+  }
+  return literals.length === 1 && isCudaLiteral(literals[0]!.node) ? literals[0] : undefined;
 }
 
 /** How a place reads in a message (`brief`: without where it is, for the first sentence). */

@@ -22,6 +22,12 @@ export function callsNamed(program: ProgramView, names: ReadonlySet<string>): Ma
   return calls;
 }
 
+/** The name callers call `fn` by: its class's for a constructor (`Net(...)` runs `__init__`). */
+export function calledAs(program: ProgramView, fn: FunctionInfo): string {
+  const cls = fn.name === '__init__' && fn.className !== undefined ? program.classes.get(fn.className) : undefined;
+  return cls?.name ?? fn.name;
+}
+
 /** Where a caller passes `param` of `fn` positionally (callers do not pass `self`); Infinity: only by keyword. */
 export function callerPosition(fn: FunctionInfo, param: string): number {
   const params = fn.params.filter((p) => p.name !== fn.selfName);
