@@ -155,6 +155,8 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   if (byParameterOnly && hardCodesCuda(frame)) return undefined;
   const path = args.positional[0] ?? args.keywords.get('f');
   if (path && DATA_CACHE.test(path.text)) return undefined;
+  // `"ae_%s.pt" % device`: each machine reads the file a run on its own device wrote.
+  if (path && namesTheDevice(frame, path)) return undefined;
   // The same string path another module of the project saves to: this run wrote it (an early
   // stopper's best checkpoint), on this machine.
   if (path && facts.projectSavedPaths.has(normalized(path))) return undefined;
@@ -368,6 +370,18 @@ function assignmentBefore(use: Node): Node | undefined {
   const body = scope?.type === 'function_definition' ? field(scope, 'body') : scope;
   const assignment = body ? lastAssignmentIn(body, use.text, use) : undefined;
   return assignment ? field(assignment, 'right') ?? undefined : undefined;
+}
+
+/** A path built from the run's device (`f"ckpt_{device}.pt"`, `"%s.pt" % args.device`). */
+function namesTheDevice(frame: Frame, path: Node): boolean {
+  const stack: Node[] = [path];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.type === 'attribute' && DEVICE_NAMES.includes(n.text)) return true;
+    if (n.type === 'identifier' && (frame.env.get(n.text) ?? frame.outer?.get(n.text))?.kind === 'device') return true;
+    stack.push(...children(n));
+  }
+  return false;
 }
 
 /** The scope's device variable (`device = torch.device(...)`), when one is bound and can be written here. */
