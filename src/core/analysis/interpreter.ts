@@ -13,7 +13,7 @@ import { Frame, Summaries } from './frame';
 import { bindLoopTarget, replacesEveryItem } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { DATALOADER_CLASSES, MODULE_BASE_CLASSES, NO_GRAD_CONTEXTS } from './torchApi';
-import { concatenated, containedValues, CPU, hasAccel, isTensorLike, joinValues, NONE, Place, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { concatenated, containedValues, CPU, hasAccel, isTensorLike, joinValues, NONE, OTHER, Place, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { tensorTest, withoutTensor } from './typeTests';
 import { definedDefaultKey, evalCall } from './calls';
 import { CallContexts, CallResult, RECEIVER, SELF_CLASS } from './callContexts';
@@ -783,8 +783,13 @@ export class Interpreter implements RoundContext {
       cpuPathEnded ??= !!frame.ended;
       [frame.env, frame.ended, frame.acceleratorOnly] = [saved, ended, acceleratorOnly];
     };
+    // Names a module test left no module in one arm only (`else:` of `isinstance(net, nn.Module)`).
+    const armOnly: Array<{ name: string; marker: Value; original: Value | undefined }> = [];
     const finish = () => {
       if (branches.length) {
+        for (const { name, marker, original } of armOnly) {
+          for (const env of branches) if (env.get(name) === marker && original) env.set(name, original);
+        }
         frame.env = Env.joinAll(branches);
         markCpuArms(frame.env, branches, arms, frame.unit);
         // The other paths returned or raised: what follows runs on this one, its tests decided.
@@ -804,7 +809,13 @@ export class Interpreter implements RoundContext {
       if (!cond) return undefined;
       const v = this.ex.eval(frame, cond);
       byWorld = v.truth !== undefined && v.truthByAccelerator === true;
-      return v.truth ?? noneTestOutcome(cond, (n) => this.ex.eval(frame, n));
+      return v.truth ?? noneTestOutcome(cond, (n) => this.ex.eval(frame, n)) ?? plainFunctionTestOutcome(cond);
+    };
+    // `isinstance(net, nn.Module)` where `net` is a function the program defines: never a module.
+    const plainFunctionTestOutcome = (cond: Node): boolean | undefined => {
+      const test = tensorTest(cond, (n) => this.program.importsAt(frame.unit).qualify(n));
+      const tested = test?.module ? frame.env.get(test.name) : undefined;
+      return tested?.functionId !== undefined && tested.kind !== 'module' ? test!.notTensorWhen : undefined;
     };
     const clauses: Array<{ cond: Node | null; body: Node | null }> = [{ cond: field(stmt, 'condition'), body: field(stmt, 'consequence') }];
     let elseBody: Node | null | undefined;
@@ -839,9 +850,11 @@ export class Interpreter implements RoundContext {
       // Where `torch.is_tensor(x)` / `isinstance(x, torch.Tensor)` is false, x is no tensor.
       const test = tensorTest(cond, (n) => this.program.importsAt(frame.unit).qualify(n));
       const outside = frame.env;
-      if (test?.notTensorWhen) frame.env = withoutTensor(outside, test.name);
+      const marker = test?.module ? { ...OTHER } : OTHER;
+      if (test?.module) armOnly.push({ name: test.name, marker, original: outside.get(test.name) });
+      if (test?.notTensorWhen) frame.env = withoutTensor(outside, test.name, marker);
       otherwise(() => runBranch(body, clauseArm(stmt, cond, tracked ? undecided : undefined)), cond);
-      frame.env = test && !test.notTensorWhen ? withoutTensor(outside, test.name) : outside;
+      frame.env = test && !test.notTensorWhen ? withoutTensor(outside, test.name, marker) : outside;
       if (cond) undecided.push(cond);
     }
     if (elseBody !== undefined && elseClause) otherwise(() => runBranch(elseBody, clauseArm(elseClause, null, tracked ? undecided : undefined)));

@@ -47,7 +47,7 @@ export const LIKE_FACTORIES = new Set(
 
 /** nn classes without parameters or buffers: calling one never mismatches by itself. */
 const PLACELESS_MODULE_PATTERNS: RegExp[] = [
-  /Loss$/, /^(ReLU|ReLU6|GELU|SiLU|Sigmoid|Tanh|Softmax|Softmax2d|LogSoftmax|Softmin|LeakyReLU|ELU|SELU|CELU|Mish|Hardswish|Hardsigmoid|Hardtanh|Softplus|Softsign|Tanhshrink|Threshold|GLU|LogSigmoid|Hardshrink|Softshrink|RReLU)$/,
+  /Loss$/, /^NLLLoss2d$/, /^(ReLU|ReLU6|GELU|SiLU|Sigmoid|Tanh|Softmax|Softmax2d|LogSoftmax|Softmin|LeakyReLU|ELU|SELU|CELU|Mish|Hardswish|Hardsigmoid|Hardtanh|Softplus|Softsign|Tanhshrink|Threshold|GLU|LogSigmoid|Hardshrink|Softshrink|RReLU)$/,
   /^(Flatten|Unflatten|Identity|Dropout\w*|AlphaDropout|FeatureAlphaDropout|Upsample\w*|PixelShuffle|PixelUnshuffle|ChannelShuffle|ZeroPad\w*|ConstantPad\w*|ReflectionPad\w*|ReplicationPad\w*|CircularPad\w*|Fold|Unfold)$/,
   /^(MaxPool\dd|AvgPool\dd|AdaptiveAvgPool\dd|AdaptiveMaxPool\dd|LPPool\dd|FractionalMaxPool\dd|MaxUnpool\dd|CosineSimilarity|PairwiseDistance)$/,
 ];
