@@ -12,7 +12,7 @@ import {
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER,
 } from './torchApi';
-import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isTensorLike, NDARRAY, joinValues, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isTensorLike, NDARRAY, joinValues, outputPlaceOf, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
 import { placesOwnSubmodules } from './ownPlacement';
 import { storedParameters, wrapperClasses, wrapperInstance } from './wrapperModules';
@@ -157,7 +157,7 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
     // A known module, or an unknown object named as a model, has parameters and makes a graph;
     // another unknown object that is moved and called (a renderer, an augmentation) may have none.
     const trained = callee.kind === 'module' || MODEL_LIKE_NAME.test(calleeNode.text);
-    return value('tensor', callee.place, { grad: noGrad ? 'no' : trained && !callee.gradlessOutput ? 'yes' : 'unknown', deviceText: callee.deviceText, origin });
+    return value('tensor', outputPlaceOf(callee), { grad: noGrad ? 'no' : trained && !callee.gradlessOutput ? 'yes' : 'unknown', deviceText: callee.deviceText, origin });
   }
   const fromInputs = tensors.length ? resultOf(tensors, noGrad) : value('tensor');
   return { ...fromInputs, grad: noGrad ? 'no' : callee.kind === 'module' && !callee.gradlessOutput ? 'yes' : 'unknown' };
@@ -622,10 +622,13 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     evalArgs(ex, frame, args);
     return INTEGER;
   }
-  // `list(zip(users, items, ratings))`: rows of a row of each; `list(rows)` is those rows.
+  // `list(zip(users, items, ratings))`: rows of a row of each; `list(rows)` is those rows;
+  // `list(net.parameters())[0]` one of the model's parameters.
   if (name === 'zip' && !args.hasSplat && args.keywords.size === 0) return rowsOf(evalArgs(ex, frame, args).map((a) => a.value));
   const listed = (name === 'list' || name === 'tuple') && args.positional.length === 1 && !args.hasSplat ? unparen(args.positional[0]) : undefined;
-  if (listed && (listed.type === 'identifier' || (listed.type === 'call' && field(listed, 'function')?.text === 'zip'))) {
+  const listedCallee = listed?.type === 'call' ? field(listed, 'function') : undefined;
+  const listsParameters = listedCallee?.type === 'attribute' && /^(named_)?(parameters|buffers)$/.test(field(listedCallee, 'attribute')?.text ?? '');
+  if (listed && (listed.type === 'identifier' || listsParameters || (listed.type === 'call' && listedCallee?.text === 'zip'))) {
     const items = ex.eval(frame, listed);
     if (items.kind === 'other' && items.anyElement && !items.entries) return items;
     return UNKNOWN;

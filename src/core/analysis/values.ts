@@ -89,6 +89,12 @@ export interface Value {
   scalarOutput?: boolean;
   /** DataParallel / DistributedDataParallel: scatters its inputs to its devices itself. */
   movesInputs?: boolean;
+  /**
+   * A module that is such a wrapper on some paths only (`if dev.type == "cuda": net =
+   * nn.DataParallel(net).cuda()`): its inputs must be on `place` (the plain module's: the
+   * wrapper takes any), its outputs may be here (both paths' places).
+   */
+  outputPlace?: Place;
   /** A module whose output need not carry a graph (a torchmetrics metric): its output's grad is not known. */
   gradlessOutput?: boolean;
   /** Source text of the device this value was placed with (`device`, `"cuda"`), for fixes. */
@@ -242,9 +248,18 @@ function isPlaceholder(v: Value): boolean {
     !v.elements && !v.entries && !v.anyElement && !v.placedBy && !v.kwargsDevice && v.truth === undefined && v.tensorType === undefined;
 }
 
+/** Where a module's outputs are: its own place, unless it is a wrapper on some paths only. */
+export function outputPlaceOf(module: Value): Place {
+  return module.outputPlace ?? module.place;
+}
+
 /** Join at a control-flow merge: the least value describing both paths. */
 export function joinValues(a: Value, b: Value): Value {
   if (a === b) return a;
+  // `device=None`, then on a path `device = next(net.parameters()).device` of a CPU model:
+  // `x.to(None)` leaves a CPU batch where it is, so either way `x.to(device)` is on the CPU.
+  if (a.isNone && b.kind === 'device' && b.place === CPU) return { ...b, mayBeNone: true };
+  if (b.isNone && a.kind === 'device' && a.place === CPU) return { ...a, mayBeNone: true };
   // `total = 0` / `out = None`, then a loop or branch makes it a tensor: where it is used as
   // a tensor after the merge it is that tensor (None or a number would fail or be harmless there).
   if (isPlaceholder(a) && b.kind === 'tensor' && b.place !== UNTRACKED) return { ...b, mayBeNone: b.mayBeNone || a.isNone || undefined };
@@ -264,6 +279,16 @@ export function joinValues(a: Value, b: Value): Value {
   if (a.cpuWhen && a.cpuWhen.node === b.cpuWhen?.node) joined.cpuWhen = a.cpuWhen;
   if (a.torchClasses || b.torchClasses) joined.torchClasses = [...new Set([...(a.torchClasses ?? []), ...(b.torchClasses ?? [])])];
   if (a.placeless && b.placeless) joined.placeless = true;
+  if (a.movesInputs && b.movesInputs) joined.movesInputs = true;
+  else if (a.kind === 'module' && b.kind === 'module' && (a.movesInputs || b.movesInputs)) {
+    const [plain, wrapper] = a.movesInputs ? [b, a] : [a, b];
+    joined.place = plain.place;
+    // The plain module's inputs are the ones that can fail: say where it got its place.
+    joined.origin = plain.origin ?? joined.origin;
+    joined.deviceText = plain.deviceText ?? joined.deviceText;
+    joined.outputPlace = outputPlaceOf(plain) === UNTRACKED || outputPlaceOf(wrapper) === UNTRACKED
+      ? UNTRACKED : ((outputPlaceOf(plain) | outputPlaceOf(wrapper)) as Place);
+  }
   if (a.gradlessOutput && b.gradlessOutput) joined.gradlessOutput = true;
   if (a.scalarOutput && b.scalarOutput) joined.scalarOutput = true;
   if (a.factory && b.factory && a.factory.node.id === b.factory.node.id) joined.factory = a.factory;
@@ -318,7 +343,8 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
   return a.kind === b.kind && a.place === b.place && a.grad === b.grad && !!a.batch === !!b.batch &&
     a.deviceText === b.deviceText && a.className === b.className && !!a.isNone === !!b.isNone && !!a.mayBeNone === !!b.mayBeNone &&
     a.placedBy?.place === b.placedBy?.place && a.kwargsDevice?.place === b.kwargsDevice?.place && a.truth === b.truth && a.tensorType === b.tensorType &&
-    !!a.scalarOutput === !!b.scalarOutput && a.cpuWhen?.node === b.cpuWhen?.node && sameAttrs(a.attrs, b.attrs) &&
+    !!a.scalarOutput === !!b.scalarOutput && !!a.movesInputs === !!b.movesInputs && a.outputPlace === b.outputPlace &&
+    a.cpuWhen?.node === b.cpuWhen?.node && sameAttrs(a.attrs, b.attrs) &&
     sameItems(a, b);
 }
 
