@@ -282,7 +282,9 @@ export class Expressions implements Evaluator {
 
   private attributeValue(frame: Frame, node: Node, key: string | undefined, given: Value | undefined): Value {
     if (key) {
-      const known = frame.env.get(key) ?? (frame.fn?.selfName && key.startsWith(frame.fn.selfName + '.') ? this.lookup(frame, key) : undefined);
+      // `args.cuda` set by the enclosing function (or the module) is read as `use_cuda` would be.
+      const self = !!frame.fn?.selfName && key.startsWith(frame.fn.selfName + '.');
+      const known = frame.env.get(key) ?? (self ? this.lookup(frame, key) : frame.outer?.get(key));
       if (known && known !== UNKNOWN) return known;
     }
     const q = qualifyInScope(this.ctx.program, frame, node);
