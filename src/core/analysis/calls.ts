@@ -1,7 +1,7 @@
 // Calls: torch factories and functions, tensor and module methods, calls of models,
 // and calls of the program's own functions and classes (call-site propagation).
 import type { Node } from '../python/pyNode';
-import { callArguments, CallArguments, dottedKey, field, isFlatNumberList, isNumberLiteral, shortText, stringLiteralValue, unparen } from '../python/syntax';
+import { callArguments, CallArguments, children, dottedKey, field, isFlatNumberList, isNumberLiteral, shortText, stringLiteralValue, unparen } from '../python/syntax';
 import type { Evaluator, RoundContext } from './roundContext';
 import { evalDevice, toTarget } from './devices';
 import { cpuModuleMeeting, moduleCallMeetings } from './values';
@@ -622,6 +622,10 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     evalArgs(ex, frame, args);
     return INTEGER;
   }
+  if (name === 'map') {
+    const mapped = mapWithLambda(ex, frame, args);
+    if (mapped) return mapped;
+  }
   // `list(zip(users, items, ratings))`: rows of a row of each; `list(rows)` is those rows;
   // `list(net.parameters())[0]` one of the model's parameters.
   if (name === 'zip' && !args.hasSplat && args.keywords.size === 0) return rowsOf(evalArgs(ex, frame, args).map((a) => a.value));
@@ -644,6 +648,32 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     return isLoader ? value('tensor', CPU, { grad: 'no', origin: { unit: frame.unit, node: call, what: 'loaded on the CPU here' } }) : UNKNOWN;
   }
   return undefined;
+}
+
+/**
+ * `map(lambda t: t.to(device), (a, b))`: the lambda applied to each element, so that
+ * `a, b = map(...)` unpacks the moved tensors (a list or tuple written out, or a value whose
+ * elements are known; otherwise its any-element).
+ */
+function mapWithLambda(ex: Evaluator, frame: Frame, args: CallArguments): Value | undefined {
+  const [fn, seq] = args.positional;
+  if (args.positional.length !== 2 || args.hasSplat || args.keywords.size || fn?.type !== 'lambda' || !seq) return undefined;
+  const params = children(field(fn, 'parameters') ?? fn).filter((p) => p.type === 'identifier');
+  const body = field(fn, 'body');
+  if (params.length !== 1 || !body || (field(fn, 'parameters') && children(field(fn, 'parameters')!).length !== 1)) return undefined;
+  const apply = (element: Value): Value => {
+    const outside = frame.env;
+    frame.env = outside.clone();
+    frame.env.set(params[0]!.text, element);
+    try {
+      return ex.eval(frame, body);
+    } finally {
+      frame.env = outside;
+    }
+  };
+  const items = ex.eval(frame, seq);
+  if (items.elements) return value('other', UNTRACKED, { elements: items.elements.map(apply) });
+  return items.anyElement ? value('other', UNTRACKED, { anyElement: apply(items.anyElement) }) : UNKNOWN;
 }
 
 /**
