@@ -8,7 +8,7 @@
 import type { Node } from '../../python/pyNode';
 import { callArguments, children, dottedKey, field, nodeRange, unparen } from '../../python/syntax';
 import type { RuleFrame as Frame } from '../ruleApi';
-import type { Rule, UnitFinding } from '../ruleApi';
+import type { FunctionInfo, Rule, UnitFinding } from '../ruleApi';
 import { CPU, hasAccel, Value } from '../values';
 import { shortText } from './shared/describe';
 import { ruleMessage } from './shared/message';
@@ -39,7 +39,7 @@ export const syncEveryStep: Rule = (host) => {
   const report = (frame: Frame, node: Node, startNode: Node | undefined, what: string, tensor: Node, value: Value) => {
     if (reported.has(node.id)) return; // a loop's steps, or a function's call sites, evaluate it again
     const loop = trainingLoopAround(node, frame.scopeNode);
-    if (!loop || synchronizedBefore(field(loop, 'body')!, node)) return;
+    if (!loop || synchronizedBefore(field(loop, 'body')!, node, host.program.topFunctions)) return;
     reported.add(node.id);
     const known = byLoop.get(loop.id);
     // After the step's first read-back the GPU has drained; the others wait for little. One
@@ -167,23 +167,29 @@ const SYNCHRONIZE = /(^|\.)(cuda|mps|xpu|accelerator)\.synchronize$/;
 /**
  * The step already waits for the GPU before `node`: an explicit synchronize that every
  * iteration runs (a statement of the loop body itself, or under an `if` that only asks
- * whether the GPU is in use), so the read-back after it waits for nothing.
+ * whether the GPU is in use), so the read-back after it waits for nothing. A call of one of
+ * the file's own functions whose body is such a synchronize (`def sync(device): if
+ * device.type == "cuda": torch.cuda.synchronize(device)`) counts as one.
  */
-function synchronizedBefore(body: Node, node: Node): boolean {
-  return children(body).some((statement) => statement.startIndex < node.startIndex && synchronizes(statement));
+function synchronizedBefore(body: Node, node: Node, functions: ReadonlyMap<string, FunctionInfo>): boolean {
+  return children(body).some((statement) => statement.startIndex < node.startIndex && synchronizes(statement, functions));
 }
 
-function synchronizes(statement: Node): boolean {
+function synchronizes(statement: Node, functions: ReadonlyMap<string, FunctionInfo>, depth = 0): boolean {
   if (statement.type === 'if_statement') {
     const guard = field(statement, 'condition');
     const consequence = field(statement, 'consequence');
     // One test of the device alone (`if device.type == "cuda":`), not `step % 50 == 0 and ...`.
-    return !!guard && guard.type !== 'boolean_operator' && /cuda|device|gpu|accel/i.test(guard.text) && !!consequence && children(consequence).some(synchronizes);
+    return !!guard && guard.type !== 'boolean_operator' && /cuda|device|gpu|accel/i.test(guard.text) && !!consequence &&
+      children(consequence).some((s) => synchronizes(s, functions, depth));
   }
   if (statement.type !== 'expression_statement') return false;
   const call = unparen(children(statement)[0] ?? statement);
   const callee = call.type === 'call' ? field(call, 'function') : null;
-  return !!callee && SYNCHRONIZE.test(callee.text.replace(/\s+/g, ''));
+  if (!callee) return false;
+  if (SYNCHRONIZE.test(callee.text.replace(/\s+/g, ''))) return true;
+  const helper = callee.type === 'identifier' && depth === 0 ? functions.get(callee.text) : undefined;
+  return !!helper && children(helper.body).some((s) => synchronizes(s, functions, depth + 1));
 }
 
 /** Whether a loop body calls backward() or steps an optimizer itself, once per iteration (nested loops and functions excluded). */
