@@ -350,7 +350,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     const converted = first && !isTensorLike(first.value) ? containedValues(first.value) : [];
     if (first && converted.length === 0) ctx.events.numpyConversion(frame, call, first.node, first.value, 'function');
     for (const v of converted) if (v.kind === 'tensor') ctx.events.numpyConversion(frame, call, first.node, v, 'elements');
-    return OTHER;
+    return NDARRAY;
   }
   if (convertsArrayArguments(q)) {
     // `roc_curve(truth, scores)`, `plt.plot(losses)`, `plt.Rectangle((x0, y0), w, h)`: each
@@ -503,6 +503,8 @@ function distributionMethod(ctx: RoundContext, ex: Evaluator, frame: Frame, call
 
 /** A number, a string, a flag: a value that is no tensor, module or object and holds none. */
 function holdsNoTensor(v: Value | undefined): boolean {
+  // `[[10, 13], [16, 30]]`: a list of lists of numbers is as plain as a number.
+  if (v?.elements && v.kind === 'other' && !v.entries && !v.anyElement) return v.elements.every(holdsNoTensor);
   return v !== undefined && v.kind === 'other' && v.place === UNTRACKED && !v.className && v.classKey === undefined && v.functionId === undefined
     && !v.elements && !v.entries && !v.anyElement && !v.isNone;
 }
@@ -946,6 +948,11 @@ function evalMethodCallOnce(
     const all = [...containedValues(recv), ...items];
     frame.env.set(recvKey, { ...recv, elements: undefined, entries: undefined, anyElement: all.reduce((a, b) => joinValues(a, b)) });
     return OTHER;
+  }
+  // `np.array(anchors).reshape(-1, 2)`: NumPy's methods give NumPy values, never a tensor.
+  if (recv.ndarray) {
+    evalArgs(ex, frame, args);
+    return NDARRAY;
   }
   if (method === 'numpy') {
     // `.numpy(force=True)` detaches and copies to the host itself.

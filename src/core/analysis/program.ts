@@ -715,6 +715,7 @@ function annotationOf(param: Node): Node | undefined {
  */
 function constructorValuesKept(cls: ClassInfo, buildsNoModuleState: (construction: string) => string[] | undefined): string[] | undefined {
   const kept = new Set<string>();
+  const numbers = new Set<string>();
   for (const m of cls.methods.values()) {
     const text = m.node.text;
     const header = text.slice(0, text.indexOf(':\n') + 1 || text.length);
@@ -733,13 +734,29 @@ function constructorValuesKept(cls: ClassInfo, buildsNoModuleState: (constructio
         kept.add(value);
         continue;
       }
+      // `5 + num_classes`, `input_shape[0] * input_shape[1] / 416 ** 2`: arithmetic on the
+      // constructor's own arguments, which are then no modules (a module has no `+`): a module
+      // moves only its parameters, buffers and submodules, so such an argument needs no check
+      // where the class is built.
+      const operands = m.name === '__init__' ? arithmeticOperands(value) : undefined;
+      if (operands && operands.every((name) => m.params.some((p) => p.name === name && !p.variadic))) {
+        for (const name of operands) numbers.add(name);
+        continue;
+      }
       return undefined;
     }
   }
-  return [...kept];
+  return [...kept].filter((name) => !numbers.has(name));
 }
 
 const SCALAR_LITERAL = /^(-?\d[\d_.eE+-]*|True|False|None|"[^"]*"|'[^']*')$/;
+
+/** The names an arithmetic expression of names, numbers and indexes reads; undefined for anything else (a call, an attribute). */
+function arithmeticOperands(value: string): string[] | undefined {
+  if (!/^[\w\s+\-*/%().[\]]+$/.test(value) || /[A-Za-z_]\w*\s*\(/.test(value) || /[A-Za-z_]\w*\s*\./.test(value)) return undefined;
+  if (!/[+\-*/%]/.test(value)) return undefined;
+  return [...new Set(value.match(/\b[A-Za-z_]\w*\b/g) ?? [])];
+}
 
 /**
  * A list or tuple of number literals (`[0.5, 1.0]`), or a list built from `range` by
