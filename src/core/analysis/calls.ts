@@ -660,13 +660,15 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
 function mapWithLambda(ex: Evaluator, frame: Frame, args: CallArguments): Value | undefined {
   const [fn, seq] = args.positional;
   if (args.positional.length !== 2 || args.hasSplat || args.keywords.size || fn?.type !== 'lambda' || !seq) return undefined;
-  const params = children(field(fn, 'parameters') ?? fn).filter((p) => p.type === 'identifier');
+  // One plain parameter (`lambda t: ...`); not `lambda: ...`, `lambda *ts: ...` or defaults.
+  const params = children(field(fn, 'parameters') ?? fn.parent ?? fn);
+  const param = field(fn, 'parameters') && params.length === 1 && params[0]!.type === 'identifier' ? params[0]! : undefined;
   const body = field(fn, 'body');
-  if (params.length !== 1 || !body || (field(fn, 'parameters') && children(field(fn, 'parameters')!).length !== 1)) return undefined;
+  if (!param || !body) return undefined;
   const apply = (element: Value): Value => {
     const outside = frame.env;
     frame.env = outside.clone();
-    frame.env.set(params[0]!.text, element);
+    frame.env.set(param.text, element);
     try {
       return ex.eval(frame, body);
     } finally {
