@@ -283,6 +283,10 @@ export function joinValues(a: Value, b: Value): Value {
   else if (a.kind === 'module' && b.kind === 'module' && (a.movesInputs || b.movesInputs)) {
     const [plain, wrapper] = a.movesInputs ? [b, a] : [a, b];
     joined.place = plain.place;
+    // A plain module left on the CPU fails only for accelerator inputs, and only on its own
+    // paths, which the code may never take with them (a model rebuilt unmoved for export):
+    // like the wrapper, it is reported for no input.
+    if (plain.place === CPU) joined.movesInputs = true;
     // The plain module's inputs are the ones that can fail: say where it got its place.
     joined.origin = plain.origin ?? joined.origin;
     joined.deviceText = plain.deviceText ?? joined.deviceText;
