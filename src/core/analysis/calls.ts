@@ -160,11 +160,13 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
     return value('tensor', outputPlaceOf(callee), { grad: noGrad ? 'no' : trained && !callee.gradlessOutput ? 'yes' : 'unknown', deviceText: callee.deviceText, origin });
   }
   const fromInputs = tensors.length ? resultOf(tensors, noGrad) : value('tensor');
-  // A model of unknown place given CPU inputs: its output is on the CPU only if the model is
-  // (a DataParallel model gathers it on its first GPU), so where it is stays unknown. Given
-  // accelerator inputs, the output is there (or the call fails first).
+  // A model of unknown place given a loader's CPU batch: its output is on the CPU only if the
+  // model is (a DataParallel model gathers it on its first GPU), and an unmoved batch is
+  // DD002's finding, so where the output is stays unknown. Given accelerator inputs, the
+  // output is there (or the call fails first).
   const unknownModel = callee.kind === 'module' || MODEL_LIKE_NAME.test(calleeNode.text);
-  const place = unknownModel && isExactlyCpu(fromInputs.place) ? UNTRACKED : fromInputs.place;
+  const batchesOnly = tensors.length > 0 && tensors.every((a) => !!a.value.batch && frame.loops.includes(a.value.batch.loop));
+  const place = unknownModel && batchesOnly && isExactlyCpu(fromInputs.place) ? UNTRACKED : fromInputs.place;
   return { ...fromInputs, place, origin: place === UNTRACKED ? undefined : fromInputs.origin, grad: noGrad ? 'no' : callee.kind === 'module' && !callee.gradlessOutput ? 'yes' : 'unknown' };
 }
 
