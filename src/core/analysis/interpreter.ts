@@ -14,7 +14,7 @@ import { bindLoopTarget, replacesEveryItem } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { DATALOADER_CLASSES, MODULE_BASE_CLASSES, NO_GRAD_CONTEXTS } from './torchApi';
 import { concatenated, containedValues, CPU, hasAccel, isTensorLike, joinValues, NONE, OTHER, Place, UNKNOWN, UNTRACKED, Value, value } from './values';
-import { tensorTest, withoutTensor } from './typeTests';
+import { tensorTest, typeTestOutcome, withoutTensor, type TensorTest } from './typeTests';
 import { definedDefaultKey, evalCall } from './calls';
 import { CallContexts, CallResult, RECEIVER, SELF_CLASS } from './callContexts';
 import { withCallSiteCapture } from './callSiteCapture';
@@ -805,17 +805,11 @@ export class Interpreter implements RoundContext {
     // `transform` known here (a call site's argument), runs one way only.
     // Whether the decision may differ without an accelerator: code only that world runs.
     let byWorld = false;
-    const truthOf = (cond: Node | null): boolean | undefined => {
+    const truthOf = (cond: Node | null, test: TensorTest | undefined): boolean | undefined => {
       if (!cond) return undefined;
       const v = this.ex.eval(frame, cond);
       byWorld = v.truth !== undefined && v.truthByAccelerator === true;
-      return v.truth ?? noneTestOutcome(cond, (n) => this.ex.eval(frame, n)) ?? plainFunctionTestOutcome(cond);
-    };
-    // `isinstance(net, nn.Module)` where `net` is a function the program defines: never a module.
-    const plainFunctionTestOutcome = (cond: Node): boolean | undefined => {
-      const test = tensorTest(cond, (n) => this.program.importsAt(frame.unit).qualify(n));
-      const tested = test?.module ? frame.env.get(test.name) : undefined;
-      return tested?.functionId !== undefined && tested.kind !== 'module' ? test!.notTensorWhen : undefined;
+      return v.truth ?? noneTestOutcome(cond, (n) => this.ex.eval(frame, n)) ?? typeTestOutcome(test, frame.env);
     };
     const clauses: Array<{ cond: Node | null; body: Node | null }> = [{ cond: field(stmt, 'condition'), body: field(stmt, 'consequence') }];
     let elseBody: Node | null | undefined;
@@ -830,7 +824,9 @@ export class Interpreter implements RoundContext {
     const tracked = clauses.length <= MAX_TRACKED_CLAUSES;
     const otherwise = (run: () => void, also?: Node | null) => (tracked ? withTests(frame, undecided, also, run) : run());
     for (const [i, { cond, body }] of clauses.entries()) {
-      const truth = truthOf(cond);
+      // `torch.is_tensor(x)`, `isinstance(net, nn.Module)`: decided by net's value, or narrowing it (typeTests.ts).
+      const test = tensorTest(cond, (n) => this.program.importsAt(frame.unit).qualify(n));
+      const truth = truthOf(cond, test);
       if (truth === false) {
         if (byWorld) runShadow(body);
         continue;
@@ -848,7 +844,6 @@ export class Interpreter implements RoundContext {
         return finish();
       }
       // Where `torch.is_tensor(x)` / `isinstance(x, torch.Tensor)` is false, x is no tensor.
-      const test = tensorTest(cond, (n) => this.program.importsAt(frame.unit).qualify(n));
       const outside = frame.env;
       const marker = test?.module ? { ...OTHER } : OTHER;
       if (test?.module) armOnly.push({ name: test.name, marker, original: outside.get(test.name) });

@@ -35,6 +35,12 @@ export function tensorTest(cond: Node | null, qualify: (n: Node) => string | und
   return tested ? { ...tested, notTensorWhen: false } : undefined;
 }
 
+/** `isinstance(net, nn.Module)` where `net` is a function the program defines: never a module. */
+export function typeTestOutcome(test: TensorTest | undefined, env: Env): boolean | undefined {
+  const tested = test?.module ? env.get(test.name) : undefined;
+  return tested?.functionId !== undefined && tested.kind !== 'module' ? test!.notTensorWhen : undefined;
+}
+
 /** `env` with `name` bound to `marker`, a value that is no tensor nor module. */
 export function withoutTensor(env: Env, name: string, marker: Value = OTHER): Env {
   const narrowed = env.clone();
