@@ -118,6 +118,8 @@ function isGuarded(call: Node): boolean {
     const p = n.parent;
     // `for i in range(torch.cuda.device_count()):` runs no iteration without a GPU.
     if (p.type === 'for_statement' && field(p, 'body')?.id === n.id && GUARD.test(field(p, 'right')?.text ?? '')) return true;
+    // `[get_device_name(k) for k in range(torch.cuda.device_count())]`: the same loop, as a comprehension.
+    if (COMPREHENSIONS.has(p.type) && field(p, 'body')?.id === n.id && comprehensionIsGuarded(p)) return true;
     if (p.type === 'if_statement' || p.type === 'elif_clause' || p.type === 'while_statement' || p.type === 'conditional_expression') {
       const test = p.type === 'conditional_expression' ? children(p)[1] : field(p, 'condition');
       if (test && test.id !== n.id && GUARD.test(test.text)) return true;
@@ -130,6 +132,14 @@ function isGuarded(call: Node): boolean {
     if (p.type === 'function_definition' && /cuda|gpu/i.test(field(p, 'name')?.text ?? '')) return true;
   }
   return false;
+}
+
+const COMPREHENSIONS = new Set(['list_comprehension', 'set_comprehension', 'dictionary_comprehension', 'generator_expression']);
+
+/** A comprehension whose loops or filters test for CUDA (`for k in range(torch.cuda.device_count())`, `if torch.cuda.is_available()`). */
+function comprehensionIsGuarded(comprehension: Node): boolean {
+  return children(comprehension).some((clause) =>
+    (clause.type === 'for_in_clause' && GUARD.test(field(clause, 'right')?.text ?? '')) || (clause.type === 'if_clause' && GUARD.test(clause.text)));
 }
 
 /** `if not torch.cuda.is_available(): return` (or raise, exit) or `assert torch.cuda.is_available()` earlier in the block. */
