@@ -1,7 +1,7 @@
 // Calls: torch factories and functions, tensor and module methods, calls of models,
 // and calls of the program's own functions and classes (call-site propagation).
 import type { Node } from '../python/pyNode';
-import { callArguments, CallArguments, children, dottedKey, field, isFlatNumberList, isNumberLiteral, shortText, stringLiteralValue, unparen } from '../python/syntax';
+import { callArguments, CallArguments, children, dottedKey, field, isFlatNumberList, isNumberExpression, isNumberLiteral, shortText, stringLiteralValue, unparen } from '../python/syntax';
 import type { Evaluator, RoundContext } from './roundContext';
 import { evalDevice, toTarget } from './devices';
 import { cpuModuleMeeting, moduleCallMeetings } from './values';
@@ -73,6 +73,11 @@ function evalArgs(ex: Evaluator, frame: Frame, args: CallArguments): Arg[] {
   const out: Arg[] = args.positional.map((n) => ({ node: n, value: ex.eval(frame, n) }));
   for (const n of args.keywords.values()) out.push({ node: n, value: ex.eval(frame, n) });
   return out;
+}
+
+/** An expression's value that is no tensor, array or container: with a number in the arithmetic, a Python number. */
+function givesPythonNumber(v: Value): boolean {
+  return !isTensorLike(v) && !v.ndarray && v.elements === undefined && v.entries === undefined && v.anyElement === undefined;
 }
 
 /** Calling a value: a model (module call), a loss, or something unknown. A reducing loss gives a 0-dim tensor. */
@@ -323,7 +328,9 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     const like = LIKE_FACTORIES.has(q) ? argValues[0]?.value : copied;
     const device = givenDevice(ctx, ex, frame, call);
     const place = device ? device.place : like ? like.place : fromTensors ? UNTRACKED : defaultPlace(ctx, frame);
-    const scalar = q === 'torch.tensor' && args.positional.length > 0 && isNumberLiteral(args.positional[0]);
+    // `torch.tensor(0.03 / n)`: arithmetic with a number that gave no array or tensor is a number too.
+    const first = args.positional[0];
+    const scalar = q === 'torch.tensor' && !!first && (isNumberLiteral(first) || (isNumberExpression(first) && !!argValues[0] && givesPythonNumber(argValues[0].value)));
     const oneDim = ONE_DIM_FACTORIES.has(q) || (q === 'torch.tensor' && !!args.positional[0] && isFlatNumberList(args.positional[0]));
     return value('tensor', place, {
       grad: requiresGrad ? 'yes' : 'no',

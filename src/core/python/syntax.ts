@@ -78,6 +78,33 @@ export function isNumberLiteral(node: Node): boolean {
   return false;
 }
 
+const ARITHMETIC = /^(\+|-|\*|\/|\/\/|%|\*\*)$/;
+/** Builtins that always return a Python number. */
+const NUMBER_BUILTINS = new Set(['float', 'int', 'len']);
+
+/**
+ * `0.03 / n`, `float(x)`, `len(ds) * 2`, `loss.item()`: written as a Python number (a number
+ * literal in arithmetic, a builtin that converts, `.item()`). Only the text: the operands'
+ * values may still be arrays or tensors, which the caller checks.
+ */
+export function isNumberExpression(node: Node): boolean {
+  const n = unparen(node);
+  if (isNumberLiteral(n)) return true;
+  if (n.type === 'unary_operator') {
+    const arg = field(n, 'argument');
+    return !!arg && isNumberExpression(arg);
+  }
+  if (n.type === 'binary_operator' && ARITHMETIC.test(field(n, 'operator')?.text ?? '')) {
+    const left = field(n, 'left');
+    const right = field(n, 'right');
+    return (!!left && isNumberExpression(left)) || (!!right && isNumberExpression(right));
+  }
+  if (n.type !== 'call') return false;
+  const callee = field(n, 'function');
+  if (callee?.type === 'identifier') return NUMBER_BUILTINS.has(callee.text);
+  return callee?.type === 'attribute' && field(callee, 'attribute')?.text === 'item' && callArguments(n).positional.length === 0;
+}
+
 /** `[0.5, 1, -2]`: a list or tuple literal of number literals only (no nesting). */
 export function isFlatNumberList(node: Node): boolean {
   const n = unparen(node);
