@@ -54,10 +54,13 @@ describe('fix texts of the training rules (DD006, DD008, DD009, DD012)', () => {
     assert.ok(fixed.includes('total_loss += loss.detach()'), fixed);
   });
 
-  it('DD009 on an arithmetic expression wraps it before .item()', () => {
+  it('DD009 on an arithmetic expression wraps it before .item(), in the fix, its title and the message', () => {
     const source = onCpu(fixture('DD009', 'scaled_loss_sum.py'));
     const preferred = findingOf(source, 'DD009').fixes.find((f) => f.preferred)!;
     assert.strictEqual(preferred.title, 'Accumulate the number: (loss * data.size(0)).item()', 'the title reads as the fix writes');
+    const finding = findingOf(source, 'DD009');
+    assert.ok(finding.message.includes('`(loss * data.size(0)).item()`'), `the message reads as the fix writes: ${finding.message}`);
+    assert.ok(!finding.message.includes('data.size(0).item()'), finding.message);
     const fixed = applyFix(source, preferred);
     assert.ok(fixed.includes('loss_sum += (loss * data.size(0)).item()'), fixed);
   });

@@ -37,17 +37,20 @@ function checkAccumulation(c: RuleHost, frame: Frame, statement: Node, target: N
   // detached sum stays on the device and is read once, as PyTorch's performance guide advises.
   const onAccelerator = hasAccel(added.value.place);
   const keepsTensor = style === 'append' || onAccelerator || new RegExp(`(?<![\\w.])${escape(key)}\\.[A-Za-z_]`).test(scopeText);
-  const item: Fix = { title: `Accumulate the number: ${appendedText(unparen(added.node), addedText, '.item()')}`, edits: appendAfter(added.node, '.item()', frame.unit), preferred: !keepsTensor };
-  const detach: Fix = { title: `Accumulate without history: ${appendedText(unparen(added.node), addedText, '.detach()')}`, edits: appendAfter(added.node, '.detach()', frame.unit), preferred: keepsTensor };
+  // `cur_loss / n` is shown as `(cur_loss / n).detach()`, as the fix writes it.
+  const withItem = appendedText(unparen(added.node), addedText, '.item()');
+  const withDetach = appendedText(unparen(added.node), addedText, '.detach()');
+  const item: Fix = { title: `Accumulate the number: ${withItem}`, edits: appendAfter(added.node, '.item()', frame.unit), preferred: !keepsTensor };
+  const detach: Fix = { title: `Accumulate without history: ${withDetach}`, edits: appendAfter(added.node, '.detach()', frame.unit), preferred: keepsTensor };
   c.report({
     unit: frame.unit,
     code: 'DD009',
     node: added.node,
     message: ruleMessage((q) => ({
       problem: `${q(key)} keeps every step's autograd graph alive`,
-      action: `accumulate ${code(`${addedText}${keepsTensor ? '.detach()' : '.item()'}`, 40)}`,
+      action: `accumulate ${code(keepsTensor ? withDetach : withItem, 40)}`,
       why: `It keeps the autograd graph of \`${addedText}\` (it requires grad) from every iteration alive in ` +
-        `\`${key}\`: memory grows each step. Accumulate ${keepsTensor ? `\`${addedText}.detach()\` (or \`.item()\`)` : `\`${addedText}.item()\` (or \`.detach()\`)`}` +
+        `\`${key}\`: memory grows each step. Accumulate ${keepsTensor ? `\`${withDetach}\` (or \`.item()\`)` : `\`${withItem}\` (or \`.detach()\`)`}` +
         `${onAccelerator ? ' and read the total with .item() once after the loop (.item() every step waits for the accelerator)' : ''}.`,
     })),
     related: c.related(added.value.origin, `\`${addedText}\` ${added.value.origin?.what ?? 'computed here'}`),
