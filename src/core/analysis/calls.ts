@@ -763,8 +763,14 @@ function callFunction(
 function computedUnderNoGrad(frame: Frame, v: Value): Value {
   if (frame.noGrad === 0) return v;
   if (v.kind === 'tensor') return v.grad === 'yes' && !v.parameter ? { ...v, grad: 'no' } : v;
-  if (v.elements) return { ...v, elements: v.elements.map((e) => computedUnderNoGrad(frame, e)) };
-  return v;
+  // `return out, {"pre": out * 2}`: what a tuple, list or dict holds was computed under it too.
+  if (!v.elements && !v.entries && !v.anyElement) return v;
+  const under = (e: Value) => computedUnderNoGrad(frame, e);
+  const out: Value = { ...v };
+  if (v.elements) out.elements = v.elements.map(under);
+  if (v.entries) out.entries = new Map([...v.entries].map(([k, e]) => [k, under(e)]));
+  if (v.anyElement) out.anyElement = under(v.anyElement);
+  return out;
 }
 
 /** `Net(...)`: an instance of one of the program's classes; an nn.Module subclass starts on the CPU. */
