@@ -956,9 +956,10 @@ function evalMethodCallOnce(
     const movedKey = recvKey ?? (recv.kind === 'module' ? selfReturningBase(objNode) : undefined);
     return evalMove(ctx, ex, frame, call, objNode, movedKey, recv, method, discarded);
   }
-  // `model.generate(**inputs)` (Hugging Face) runs the model's forward on its inputs.
+  // `model.generate(**inputs)` (Hugging Face) runs the model's forward on its inputs, under
+  // torch.no_grad(): the token ids it returns carry no graph.
   if (method === 'generate' && (recv.kind === 'module' || (recv.kind === 'unknown' && recv.place !== UNTRACKED))) {
-    return evalValueCall(ctx, ex, frame, call, objNode, { ...recv, kind: 'module' }, args);
+    return evalValueCall(ctx, ex, frame, call, objNode, { ...recv, kind: 'module', gradlessOutput: true }, args);
   }
   // `self.history.append(x)` on an attribute whose value is not tracked: whatever has an `append` holds what it is given.
   const growable = recv.elements || recv.anyElement || (method === 'append' && recv.kind === 'unknown' && recv.place === UNTRACKED && !recv.className);
