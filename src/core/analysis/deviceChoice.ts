@@ -174,6 +174,11 @@ function statementChoice(program: Program, unit: number, statement: Node, scan: 
       choice.cudaOnly ??= 'asserts that a GPU is there';
       continue;
     }
+    // `if not torch.cuda.is_available(): print(...); sys.exit(1)`: the same requirement, written out.
+    if (node.type === 'if_statement' && stopsWithoutCuda(node, imports)) {
+      choice.cudaOnly ??= 'stops when no GPU is there';
+      continue;
+    }
     if (node.type === 'attribute' || node.type === 'identifier') noteName(node, imports, choice);
     else if (node.type === 'call') noteCall(program, unit, node, choice, scan);
     else if (node.type === 'parameters' || node.type === 'lambda_parameters') noteParameters(node, choice);
@@ -185,7 +190,11 @@ function statementChoice(program: Program, unit: number, statement: Node, scan: 
 /** An assert whose condition asks for CUDA (`torch.cuda.is_available()`, a device count), not its absence. */
 function assertsCuda(statement: Node, imports: ImportTable): boolean {
   const condition = children(statement)[0];
-  if (!condition || condition.type === 'not_operator') return false;
+  return !!condition && condition.type !== 'not_operator' && asksForCuda(condition, imports);
+}
+
+/** A condition that is true where CUDA is there (`torch.cuda.is_available()`, a device count), outside any `not`. */
+function asksForCuda(condition: Node, imports: ImportTable): boolean {
   const stack: Node[] = [condition];
   while (stack.length) {
     const node = stack.pop()!;
@@ -197,6 +206,33 @@ function assertsCuda(statement: Node, imports: ImportTable): boolean {
 }
 
 const CUDA_REQUIREMENTS = new Set(['torch.cuda.is_available', 'torch.cuda.device_count']);
+
+/** Calls that report: what a check for a missing GPU may do before it stops the program. */
+const REPORTS = /^(print|warnings\.warn|logging\.\w+|logger\.\w+|log\.\w+)$/;
+/** Calls that end the program, wherever they are called. */
+const EXITS = /^(sys\.exit|exit|quit|os\._exit)$/;
+
+/**
+ * `if not torch.cuda.is_available():` whose block only reports and then ends the program
+ * (`sys.exit(1)`, or a `raise` at top level), with no `else`: the program needs a GPU and
+ * says so; it chooses no device. A function that returns early guards only itself.
+ */
+function stopsWithoutCuda(statement: Node, imports: ImportTable): boolean {
+  const condition = field(statement, 'condition');
+  const body = field(statement, 'consequence');
+  if (!condition || !body || condition.type !== 'not_operator' || children(statement).some((c) => c.type === 'else_clause' || c.type === 'elif_clause')) return false;
+  const asked = field(condition, 'argument');
+  if (!asked || !asksForCuda(asked, imports)) return false;
+  const calleeOf = (s: Node) => {
+    const call = s.type === 'expression_statement' ? children(s)[0] : undefined;
+    return call?.type === 'call' ? field(call, 'function')?.text : undefined;
+  };
+  const topLevel = statement.parent?.type === 'module';
+  const statements = children(body).filter((s) => s.type !== 'comment' && s.type !== 'pass_statement');
+  const last = statements[statements.length - 1];
+  const ends = !!last && (EXITS.test(calleeOf(last) ?? '') || (topLevel && last.type === 'raise_statement'));
+  return ends && statements.slice(0, -1).every((s) => REPORTS.test(calleeOf(s) ?? ''));
+}
 
 function noteName(node: Node, imports: ImportTable, choice: DeviceChoice): void {
   // Only the whole dotted name: `torch.cuda` inside `torch.cuda.is_available` is not a use of its own.
