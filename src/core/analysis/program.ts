@@ -550,7 +550,7 @@ export class Program {
     return cls.baseNodes.every((base) => {
       const q = this.importsAt(cls.unit).qualify(base);
       if (q && MODULE_BASE_CLASSES.has(q)) {
-        const kept = constructorValuesKept(cls, holdsNoModule);
+        const kept = constructorValuesKept(cls, holdsNoModule, (value) => isPlainTensorText(value) || this.callsTensorMaker(cls.unit, value));
         if (kept && kept.length > 0 && cls.baseNodes.length === 1) cls.placelessGiven = kept;
         return kept !== undefined && kept.length === 0;
       }
@@ -558,6 +558,13 @@ export class Program {
       const local = this.baseClass(cls, base);
       return !!local && local.isModule && this.isPlacelessClass(local, seen);
     });
+  }
+
+  /** `gauss_kernel(channels=channels)`: a call of a function of the program that makes and returns a plain tensor. */
+  private callsTensorMaker(unit: number, value: string): boolean {
+    const call = /^([A-Za-z_]\w*)\s*\(/.exec(value);
+    const fn = call && parseConstruction(value) ? this.localFunction(unit, call[1]!) : undefined;
+    return !!fn && fn.className === undefined && returnsPlainTensor(fn);
   }
 
   /**
@@ -713,15 +720,29 @@ function annotationOf(param: Node): Node | undefined {
  * empty list when it holds only scalars, and undefined when it stores anything else
  * (`self.proj = build(...)` may hold a module or tensor).
  */
-function constructorValuesKept(cls: ClassInfo, buildsNoModuleState: (construction: string) => string[] | undefined): string[] | undefined {
+function constructorValuesKept(
+  cls: ClassInfo,
+  buildsNoModuleState: (construction: string) => string[] | undefined,
+  plainTensor: (value: string) => boolean = isPlainTensorText,
+): string[] | undefined {
   const kept = new Set<string>();
   const numbers = new Set<string>();
+  const plainAttributes = new Set<string>();
   for (const m of cls.methods.values()) {
     const text = m.node.text;
     const header = text.slice(0, text.indexOf(':\n') + 1 || text.length);
     for (const [, attr, rhs] of text.matchAll(/\bself\.(\w+)\s*(?<![=!<>+\-*/%&|^])=(?!=)\s*([^\n#]*)/g)) {
       const value = rhs.trim();
       if (SCALAR_LITERAL.test(value) || plainNumbers(value) || onlyTestedAsFlag(cls, attr!)) continue;
+      // `self.kernel = (torch.ones(1, 1, 3, 3) / 9).to(device)`, `self.w = np.eye(n)`, then
+      // `self.kernel_t = self.kernel.clone().T`: a plain tensor or array attribute is no
+      // parameter or buffer, so moving the module leaves it where it is (DD016 reports it
+      // where it meets tensors elsewhere); it gives the module no place.
+      const derivedFrom = /^self\.(\w+)\b/.exec(value)?.[1];
+      if (plainTensor(value) || (derivedFrom !== undefined && plainAttributes.has(derivedFrom))) {
+        plainAttributes.add(attr!);
+        continue;
+      }
       const plainIf = CONSTRUCTION.test(value) ? buildsNoModuleState(value) : undefined;
       if (plainIf) {
         // What the built module keeps must be plain: here, the constructor's own arguments.
@@ -750,6 +771,29 @@ function constructorValuesKept(cls: ClassInfo, buildsNoModuleState: (constructio
 }
 
 const SCALAR_LITERAL = /^(-?\d[\d_.eE+-]*|True|False|None|"[^"]*"|'[^']*')$/;
+
+/** A tensor made by a torch function or legacy constructor (not torch.nn, not a load that may give a module), or a NumPy array. */
+const PLAIN_TENSOR = /^\(*\s*(torch\.(?!(nn|load|jit|hub|compile)\b)([a-z_]\w*|(cuda\.)?[A-Z][a-z]*Tensor)|(np|numpy)\.[a-z_][\w.]*)\s*\(/;
+
+function isPlainTensorText(value: string): boolean {
+  return PLAIN_TENSOR.test(value);
+}
+
+/**
+ * `gauss_kernel(channels=3)` where the function makes a tensor and returns it (`kernel =
+ * torch.tensor(...)`, `kernel = kernel.to(device)`, `return kernel`): every return is a
+ * tensor or array the function made, or a name only ever bound to one.
+ */
+function returnsPlainTensor(fn: FunctionInfo): boolean {
+  const text = fn.node.text;
+  const bound = new Map<string, boolean>();
+  for (const [, name, op, rhs] of text.matchAll(/^[ \t]*([A-Za-z_]\w*)[ \t]*([+\-*/]?=)(?!=)[ \t]*([^\n#]*)/gm)) {
+    const plain = op !== '=' || isPlainTensorText(rhs!) || new RegExp(`^\\(*\\s*${name}\\b`).test(rhs!);
+    bound.set(name!, (bound.get(name!) ?? true) && plain);
+  }
+  const returns = [...text.matchAll(/^[ \t]*return\b[ \t]*([^\n#]*)/gm)].map((m) => m[1]!.trim());
+  return returns.length > 0 && returns.every((r) => isPlainTensorText(r) || bound.get(r) === true);
+}
 
 /** The names an arithmetic expression of names, numbers and indexes reads; undefined for anything else (a call, an attribute). */
 function arithmeticOperands(value: string): string[] | undefined {
