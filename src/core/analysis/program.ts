@@ -773,7 +773,7 @@ function constructorValuesKept(
 const SCALAR_LITERAL = /^(-?\d[\d_.eE+-]*|True|False|None|"[^"]*"|'[^']*')$/;
 
 /** A tensor made by a torch function or legacy constructor (not torch.nn, not a load that may give a module), or a NumPy array. */
-const PLAIN_TENSOR = /^\(*\s*(torch\.(?!(nn|load|jit|hub|compile)\b)([a-z_]\w*|(cuda\.)?[A-Z][a-z]*Tensor)|(np|numpy)\.[a-z_][\w.]*)\s*\(/;
+const PLAIN_TENSOR = /^\(*\s*(torch\.(?!(nn|load|jit|hub|compile)\b)([a-z_]\w*|(cuda\.)?([A-Z][a-z]*)?Tensor)|(np|numpy)\.[a-z_][\w.]*)\s*\(/;
 
 function isPlainTensorText(value: string): boolean {
   return PLAIN_TENSOR.test(value);
@@ -792,7 +792,9 @@ function returnsPlainTensor(fn: FunctionInfo): boolean {
     bound.set(name!, (bound.get(name!) ?? true) && plain);
   }
   const returns = [...text.matchAll(/^[ \t]*return\b[ \t]*([^\n#]*)/gm)].map((m) => m[1]!.trim());
-  return returns.length > 0 && returns.every((r) => isPlainTensorText(r) || bound.get(r) === true);
+  // `return kernel` or `return kernel.to(device)` of a name only ever bound to one.
+  const ofBound = (r: string) => bound.get(/^\(*\s*([A-Za-z_]\w*)\b/.exec(r)?.[1] ?? '') === true;
+  return returns.length > 0 && returns.every((r) => isPlainTensorText(r) || ofBound(r));
 }
 
 /** The names an arithmetic expression of names, numbers and indexes reads; undefined for anything else (a call, an attribute). */
@@ -857,7 +859,8 @@ function addsModuleState(fn: FunctionInfo, buildsNoModuleState: (construction: s
   const text = fn.node.text;
   if (ADDS_MODULE_STATE.test(text)) return true;
   for (const [, made] of text.matchAll(BUFFER_REGISTRATION)) if (!isScalarBuffer(made!, fn)) return true;
-  for (const [, construction] of text.matchAll(SELF_CONSTRUCTION)) if (!buildsNoModuleState(construction!)) return true;
+  // `self.scale = torch.Tensor([1.0])`: a legacy tensor constructor builds a tensor, not a submodule.
+  for (const [, construction] of text.matchAll(SELF_CONSTRUCTION)) if (!isPlainTensorText(construction!) && !buildsNoModuleState(construction!)) return true;
   return false;
 }
 
