@@ -620,12 +620,26 @@ export class Interpreter implements RoundContext {
     const callee = field(right, 'function');
     const q = callee && this.program.importsAt(frame.unit).qualify(callee);
     if (!q || q.startsWith('torch') || !/^[A-Z][A-Za-z0-9]*$/.test(q.slice(q.lastIndexOf('.') + 1))) return undefined;
-    if (/device|cuda|mps|gpu/i.test(right.text) || this.program.member(frame.unit, q)) return undefined;
+    if (/device|cuda|mps|gpu/i.test(right.text) || this.program.member(frame.unit, q) || this.givenAModel(frame, right)) return undefined;
     return {
       kind: 'module', place: CPU, grad: 'unknown',
       origin: { unit: frame.unit, node: right, what: 'created on the CPU here' },
       factory: { unit: frame.unit, node: right, scope: frame.id },
     };
+  }
+
+  /**
+   * `Trainer(model=make())`, `Runner(net)`: a constructor given a model (a keyword that names
+   * one, or a name bound to a module) builds what runs it, which may place it; its `.train()`
+   * is the trainer's, so it is no fresh module on the CPU.
+   */
+  private givenAModel(frame: Frame, call: Node): boolean {
+    const args = callArguments(call);
+    const isModule = (n: Node) => {
+      const key = dottedKey(unparen(n));
+      return key !== undefined && frame.env.get(key)?.kind === 'module';
+    };
+    return [...args.keywords].some(([name, v]) => /^(model|model_init|net|network|module)$/.test(name) || isModule(v)) || args.positional.some(isModule);
   }
 
   /** `a = b = value`: tree-sitter nests the second assignment as the right side. */
