@@ -19,6 +19,9 @@ const SCOPES = new Set(['function_definition', 'class_definition', 'lambda']);
 /** Methods that keep a tensor on its device: `loss.detach().item()`, `(pred == y).sum().item()`. */
 const SAME_PLACE_METHODS = new Set(['detach', 'sum', 'mean', 'float', 'double', 'half', 'squeeze', 'flatten', 'argmax', 'max', 'min', 'norm', 'abs', 'clone', 'contiguous', 'view', 'reshape', 'long', 'int']);
 
+/** Builtins that turn a one-element tensor into a Python value on the host. */
+const NUMBER_CASTS = new Set(['float', 'int', 'bool']);
+
 /** An optimizer (or a GradScaler driving one) stepping: `optimizer.step()`, `self.opt.step()`, `scaler.step(opt)`. */
 const OPTIMIZER_STEP = /(^|[\w.])(optim\w*|opt|\w*optimizer\w*|\w*_opt|scaler)\.step\s*\(/i;
 
@@ -71,7 +74,8 @@ export const syncEveryStep: Rule = (host) => {
       }
       if (qualified !== undefined || callee.type !== 'identifier' || frame.names.has(callee.text)) return;
       const args = callArguments(call);
-      if (callee.text === 'float' && args.positional.length === 1) {
+      // `float(loss)`, `int(correct)`, `bool(done)`: a Python number from a tensor reads it back.
+      if (NUMBER_CASTS.has(callee.text) && args.positional.length === 1) {
         const found = acceleratorTensor(frame, args.positional[0]);
         if (found) report(frame, call, undefined, `\`${shortText(call)}\``, args.positional[0], found);
       } else if (callee.text === 'print') {
@@ -119,11 +123,13 @@ function printedExpressions(arg: Node): Node[] {
 /** The value of `expr` when it is (or is computed on the device from) a tensor that is, or may be, on an accelerator. */
 function acceleratorTensor(frame: Frame, expr: Node): Value | undefined {
   let node = unparen(expr);
-  // `loss.detach()`, `pred.argmax(1)`: the receiver's device.
+  // `loss.detach()`, `pred.argmax(1)`: the receiver's device; `torch.argmax(out)`: its tensor's.
   while (node.type === 'call') {
     const callee = field(node, 'function');
     if (callee?.type !== 'attribute' || !SAME_PLACE_METHODS.has(field(callee, 'attribute')?.text ?? '')) return undefined;
-    node = unparen(field(callee, 'object') ?? node);
+    const object = unparen(field(callee, 'object') ?? node);
+    const first = callArguments(node).positional[0];
+    node = object.type === 'identifier' && object.text === 'torch' && first ? unparen(first) : object;
   }
   if (node.type === 'attribute' && field(node, 'attribute')?.text === 'data') node = unparen(field(node, 'object') ?? node);
   if (node.type === 'comparison_operator' || node.type === 'binary_operator') {
