@@ -62,13 +62,15 @@ export const syncEveryStep: Rule = (host) => {
     byLoop.set(loop.id, entry);
     host.report(finding);
   };
+  /** Whether a name of the frame's unit is the torch module (`torch`, `th` for `import torch as th`). */
+  const torchIn = (frame: Frame) => (name: string) => host.program.importsAt(frame.unit).qualifyName(name) === 'torch';
   return {
     call: (frame, call, qualified) => {
       const callee = field(call, 'function');
       if (!callee) return;
       if (callee.type === 'attribute' && field(callee, 'attribute')?.text === 'item' && callArguments(call).positional.length === 0) {
         const recv = field(callee, 'object');
-        const found = recv && acceleratorTensor(frame, recv);
+        const found = recv && acceleratorTensor(frame, recv, torchIn(frame));
         if (found) report(frame, call, field(callee, 'attribute') ?? undefined, `\`${shortText(call)}\``, recv, found);
         return;
       }
@@ -76,11 +78,11 @@ export const syncEveryStep: Rule = (host) => {
       const args = callArguments(call);
       // `float(loss)`, `int(correct)`, `bool(done)`: a Python number from a tensor reads it back.
       if (NUMBER_CASTS.has(callee.text) && args.positional.length === 1) {
-        const found = acceleratorTensor(frame, args.positional[0]);
+        const found = acceleratorTensor(frame, args.positional[0], torchIn(frame));
         if (found) report(frame, call, undefined, `\`${shortText(call)}\``, args.positional[0], found);
       } else if (callee.text === 'print') {
         for (const arg of args.positional.flatMap(printedExpressions)) {
-          const found = acceleratorTensor(frame, arg);
+          const found = acceleratorTensor(frame, arg, torchIn(frame));
           if (found) return report(frame, arg, undefined, '`print`', arg, found);
         }
       }
@@ -121,7 +123,7 @@ function printedExpressions(arg: Node): Node[] {
 }
 
 /** The value of `expr` when it is (or is computed on the device from) a tensor that is, or may be, on an accelerator. */
-function acceleratorTensor(frame: Frame, expr: Node): Value | undefined {
+function acceleratorTensor(frame: Frame, expr: Node, isTorch: (name: string) => boolean): Value | undefined {
   let node = unparen(expr);
   // `loss.detach()`, `pred.argmax(1)`: the receiver's device; `torch.argmax(out)`: its tensor's.
   while (node.type === 'call') {
@@ -129,12 +131,12 @@ function acceleratorTensor(frame: Frame, expr: Node): Value | undefined {
     if (callee?.type !== 'attribute' || !SAME_PLACE_METHODS.has(field(callee, 'attribute')?.text ?? '')) return undefined;
     const object = unparen(field(callee, 'object') ?? node);
     const first = callArguments(node).positional[0];
-    node = object.type === 'identifier' && object.text === 'torch' && first ? unparen(first) : object;
+    node = object.type === 'identifier' && isTorch(object.text) && first ? unparen(first) : object;
   }
   if (node.type === 'attribute' && field(node, 'attribute')?.text === 'data') node = unparen(field(node, 'object') ?? node);
   if (node.type === 'comparison_operator' || node.type === 'binary_operator') {
     for (const side of children(node)) {
-      const found = acceleratorTensor(frame, side);
+      const found = acceleratorTensor(frame, side, isTorch);
       if (found) return found;
     }
     return undefined;
