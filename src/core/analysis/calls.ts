@@ -12,7 +12,7 @@ import {
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER,
 } from './torchApi';
-import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isExactlyCpu, isTensorLike, NDARRAY, joinValues, outputPlaceOf, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, NDARRAY, joinValues, outputPlaceOf, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
 import { placesOwnSubmodules } from './ownPlacement';
 import { storedParameters, wrapperClasses, wrapperInstance } from './wrapperModules';
@@ -77,7 +77,7 @@ function evalArgs(ex: Evaluator, frame: Frame, args: CallArguments): Arg[] {
 
 /** An expression's value that is no tensor, array or container: with a number in the arithmetic, a Python number. */
 function givesPythonNumber(v: Value): boolean {
-  return !isTensorLike(v) && !v.ndarray && v.elements === undefined && v.entries === undefined && v.anyElement === undefined;
+  return !isTensorLike(v) && !v.ndarray && !isContainer(v);
 }
 
 /** Calling a value: a model (module call), a loss, or something unknown. A reducing loss gives a 0-dim tensor. */
@@ -764,7 +764,7 @@ function computedUnderNoGrad(frame: Frame, v: Value): Value {
   if (frame.noGrad === 0) return v;
   if (v.kind === 'tensor') return v.grad === 'yes' && !v.parameter ? { ...v, grad: 'no' } : v;
   // `return out, {"pre": out * 2}`: what a tuple, list or dict holds was computed under it too.
-  if (!v.elements && !v.entries && !v.anyElement) return v;
+  if (!isContainer(v)) return v;
   const under = (e: Value) => computedUnderNoGrad(frame, e);
   const out: Value = { ...v };
   if (v.elements) out.elements = v.elements.map(under);

@@ -723,7 +723,7 @@ function annotationOf(param: Node): Node | undefined {
 function constructorValuesKept(
   cls: ClassInfo,
   buildsNoModuleState: (construction: string) => string[] | undefined,
-  plainTensor: (value: string) => boolean = isPlainTensorText,
+  plainTensor: (value: string) => boolean,
 ): string[] | undefined {
   const kept = new Set<string>();
   const numbers = new Set<string>();

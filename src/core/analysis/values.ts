@@ -375,7 +375,7 @@ export function concatenated(a: Value, b: Value): Value | undefined {
   return value('other', UNTRACKED, items.length ? { anyElement: items.reduce((x, y) => joinValues(x, y)) } : { elements: [] });
 }
 
-function isContainer(v: Value): boolean {
+export function isContainer(v: Value): boolean {
   return v.elements !== undefined || v.entries !== undefined || v.anyElement !== undefined;
 }
 
