@@ -653,6 +653,11 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     if (items.kind === 'other' && items.anyElement && !items.entries) return items;
     return UNKNOWN;
   }
+  // `pbar = enumerate(loader)`, iterated later (loops.ts): the loader's batches, each with its index.
+  if (name === 'enumerate' && args.positional.length === 1 && !args.hasSplat && args.keywords.size === 0) {
+    const [loader] = evalArgs(ex, frame, args);
+    return loader && wrapsLoader(loader) ? { ...loader.value, kind: 'loader', enumerated: true } : UNKNOWN;
+  }
   if (name === 'next' || name === 'iter') {
     const inner = args.positional[0];
     const v = inner ? ex.eval(frame, inner) : UNKNOWN;
@@ -660,8 +665,9 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     if (name === 'iter') return isLoader ? { ...v, kind: 'loader' } : v.anyElement ? v : UNKNOWN;
     if (!isLoader && v.anyElement) return v.anyElement;
     // `next(iter(loader))`: one batch, on the CPU (or where the framework that made the loader puts it), outside any loop.
-    if (isLoader && v.placedBy) return value('tensor', v.placedBy.place, { grad: 'no', deviceText: v.placedBy.deviceText });
-    return isLoader ? value('tensor', CPU, { grad: 'no', origin: { unit: frame.unit, node: call, what: 'loaded on the CPU here' } }) : UNKNOWN;
+    const batch = !isLoader ? UNKNOWN : v.placedBy ? value('tensor', v.placedBy.place, { grad: 'no', deviceText: v.placedBy.deviceText })
+      : value('tensor', CPU, { grad: 'no', origin: { unit: frame.unit, node: call, what: 'loaded on the CPU here' } });
+    return isLoader && v.enumerated ? value('other', UNTRACKED, { elements: [INTEGER, batch] }) : batch;
   }
   return undefined;
 }

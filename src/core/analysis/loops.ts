@@ -25,8 +25,15 @@ export function bindLoopTarget(
   const bindings: Binding[] = [];
   let loaderText: string | undefined;
   let created: Located | undefined;
-  const visit = (target: Node, iterable: Node): void => {
+  // `enumerated`: the iterable is a variable holding `enumerate(loader)` whose index was bound already.
+  const visit = (target: Node, iterable: Node, enumerated = false): void => {
     const it = unparen(iterable);
+    if (!enumerated && loaderValue(frame, it, lookup)?.enumerated) {
+      const parts = tupleParts(target);
+      if (parts?.length !== 2) return void bindings.push({ target, kind: 'unknown' });
+      bindings.push({ target: parts[0], kind: 'index' });
+      return visit(parts[1], it, true);
+    }
     const wrapped = wrapperOf(ctx, frame, it);
     if (wrapped) {
       const args = callArguments(it).positional;

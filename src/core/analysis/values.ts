@@ -141,6 +141,8 @@ export interface Value {
    * loader whose batches it places: the framework's device (frameworks.ts).
    */
   placedBy?: PlacedBy;
+  /** A loader wrapped in `enumerate` (`pbar = tqdm(enumerate(loader))`): each item is an index and a batch. */
+  enumerated?: boolean;
   /** A keyword dict holding `device=` (`dict(device=d)`, `{"device": d}`), passed on by `**`. */
   kwargsDevice?: { place: Place; text: string };
   /** The value `None` (a `device=None` parameter no caller sets is the default device). */
@@ -303,6 +305,9 @@ export function joinValues(a: Value, b: Value): Value {
   if (a.placedBy && b.placedBy && a.placedBy.framework === b.placedBy.framework) {
     joined.placedBy = { ...a.placedBy, place: (a.placedBy.place | b.placedBy.place) as Place };
   }
+  // A loop over the join binds its targets one way: an enumerated loader joined with a plain one is neither.
+  if (a.enumerated && b.enumerated) joined.enumerated = true;
+  else if (joined.kind === 'loader' && (a.enumerated || b.enumerated)) joined.kind = 'unknown';
   if (a.kwargsDevice && b.kwargsDevice) joined.kwargsDevice = { ...a.kwargsDevice, place: (a.kwargsDevice.place | b.kwargsDevice.place) as Place };
   if (a.isNone && b.isNone) joined.isNone = true;
   if (a.mayBeNone || b.mayBeNone) joined.mayBeNone = true;
