@@ -473,7 +473,8 @@ export function attributeOf(recv: Value, attr: string, recvText: string): Value 
     if (attr === 'weight' || attr === 'bias') return value('tensor', recv.place, { grad: 'yes', origin: recv.origin, deviceText: recv.deviceText });
     if (attr === 'device') return value('device', recv.place, { deviceText: `${recvText}.device` });
   }
-  if (recv.kind === 'device' && attr === 'type') return OTHER;
+  // `device.type` ("cuda", "cpu") names the same place: `x.to(p.device.type)` is a move there.
+  if (recv.kind === 'device' && attr === 'type') return recv.place === UNTRACKED ? OTHER : { ...recv, deviceText: `${recvText}.type`, mayBeNone: undefined, isNone: undefined };
   return UNKNOWN;
 }
 
