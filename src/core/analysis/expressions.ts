@@ -354,10 +354,35 @@ export class Expressions implements Evaluator {
       // entries are where the model is, but some are integer tensors that never require grad.
       const grad = byKey && !recv.batch ? 'unknown' as const : recv.grad;
       // `times[i]` of a 1-dim tensor is 0-dim: it may meet tensors on any device.
-      const scalar = recv.oneDim && idx !== undefined && this.isInteger(frame, idx);
+      const scalar = idx !== undefined && ((recv.oneDim && this.isInteger(frame, idx)) || this.indexesAnElement(frame, children(node).slice(1)));
       return { ...recv, grad, factory: undefined, scalar: scalar || undefined, oneDim: undefined, elements: undefined, batch };
     }
     return UNKNOWN;
+  }
+
+  /**
+   * `table[i, 0]`, `boxes[b, best[k]]`: one integer per axis for two or more axes, the usual way
+   * to read one element of a table. The tensor's rank is not known, so the result may be 0-dim,
+   * which PyTorch lets meet tensors on any device: no evidence of a mismatch. A slice, a
+   * `None`, a list or a tensor of indices among them selects more than one element.
+   */
+  private indexesAnElement(frame: Frame, indices: readonly Node[]): boolean {
+    const parts = indices.length === 1 && unparen(indices[0]).type === 'tuple' ? children(unparen(indices[0])) : indices;
+    return parts.length >= 2 && parts.every((p) => this.isIndexNumber(frame, p));
+  }
+
+  /** An index that is one number: an int literal, or a name or element read that holds no tensor of several elements. */
+  private isIndexNumber(frame: Frame, node: Node): boolean {
+    const n = unparen(node);
+    if (this.isInteger(frame, n)) return true;
+    // `best[k]`: an element of a vector, read syntactically (evaluating it again would report its own indexing twice).
+    if (n.type === 'subscript') {
+      const inner = field(n, 'subscript');
+      return !!inner && (inner.type === 'integer' || inner.type === 'identifier');
+    }
+    if (n.type !== 'identifier' && n.type !== 'attribute') return false;
+    const v = this.eval(frame, n);
+    return !v.ndarray && !v.elements && !v.anyElement && (v.kind !== 'tensor' || !!v.scalar) && v.kind !== 'module' && v.kind !== 'loader';
   }
 
   /** A Python int: a literal, `len(...)`, a `range` loop's variable. */
