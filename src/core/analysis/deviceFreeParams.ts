@@ -83,10 +83,12 @@ function collectUses(root: Node, names: Set<string>, out: Map<string, Node[]>): 
   }
 }
 
+/** Not a read of the parameter's value: an attribute's or keyword's name, or a plain rebinding (`lengths = ...`). */
 function isNameOnly(id: Node): boolean {
   const p = id.parent;
   if (!p) return false;
-  return (p.type === 'attribute' && field(p, 'attribute') === id) || (p.type === 'keyword_argument' && field(p, 'name') === id);
+  return (p.type === 'attribute' && field(p, 'attribute') === id) || (p.type === 'keyword_argument' && field(p, 'name') === id)
+    || (p.type === 'assignment' && field(p, 'left') === id);
 }
 
 /**
@@ -112,6 +114,8 @@ function isDeviceFreeUse(use: Node, qualify: Qualify): boolean {
       continue;
     }
     if (p.type === 'attribute' && (method === 'shape' || method === 'device' || method === 'dtype')) return true;
+    // `if lengths is None:` reads no tensor.
+    if (p.type === 'comparison_operator' && children(p).length === 2 && children(p).some((c) => c.type === 'none')) return true;
     return isFreeArgument(expr, qualify);
   }
 }
