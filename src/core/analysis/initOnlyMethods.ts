@@ -37,13 +37,14 @@ function initOnlyMethods(program: Program): number[] {
   const mentions = new Map<string, Array<FunctionInfo | null>>();
   // Walked per top-level statement and kept while the statement is (statementMemo.ts): a
   // keystroke walks only the edited statement, not the whole file.
-  const walkKey = `init-only mentions ${[...candidates.keys()].sort().join(' ')}`;
+  const properties = new Set([...candidates].filter(([, fns]) => fns.some((fn) => fn.isProperty)).map(([name]) => name));
+  const walkKey = `init-only mentions ${[...candidates.keys()].map((name) => (properties.has(name) ? `@${name}` : name)).sort().join(' ')}`;
   for (const unit of program.units) {
     // A statement that names no candidate (by its names, kept per statement for every
     // program: the walk's key is this program's own) has no mention to walk for.
     // namesUsed does not look into imports, which may name one too.
     const mentioning = (statement: Node) => IMPORTS.has(statement.type) || intersects(namesUsed(statement), candidates);
-    for (const found of perStatement(unit.root, walkKey, (statement) => (mentioning(statement) ? mentionsIn(statement, candidates) : []))) {
+    for (const found of perStatement(unit.root, walkKey, (statement) => (mentioning(statement) ? mentionsIn(statement, candidates, properties) : []))) {
       for (const m of found) {
         let list = mentions.get(m.name);
         if (!list) mentions.set(m.name, (list = []));
@@ -78,13 +79,13 @@ interface Mention {
 }
 
 /** The mentions of candidate names under `root` (without recursion: deeply nested code must not overflow the stack; their order does not matter). */
-function mentionsIn(root: Node, candidates: ReadonlyMap<string, unknown>): Mention[] {
+function mentionsIn(root: Node, candidates: ReadonlyMap<string, unknown>, properties: ReadonlySet<string>): Mention[] {
   const out: Mention[] = [];
   const stack: Node[] = [root];
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (node.type === 'identifier') {
-      if (candidates.has(node.text) && !isDefinitionName(node)) out.push(callMention(node));
+      if (candidates.has(node.text) && !isDefinitionName(node)) out.push(callMention(node, properties.has(node.text)));
       continue;
     }
     for (const child of node.namedChildren) stack.push(child);
@@ -92,13 +93,17 @@ function mentionsIn(root: Node, candidates: ReadonlyMap<string, unknown>): Menti
   return out;
 }
 
-/** `node` as a mention: with its enclosing method and receiver when it is called as `recv.name(...)`. */
-function callMention(node: Node): Mention {
+/**
+ * `node` as a mention: with its enclosing method and receiver when it is called as
+ * `recv.name(...)`, or for a property read as `recv.name`.
+ */
+function callMention(node: Node, property: boolean): Mention {
   const attribute = node.parent;
   if (attribute?.type !== 'attribute' || field(attribute, 'attribute') !== node) return { name: node.text };
   const call = attribute.parent;
-  if (call?.type !== 'call' || field(call, 'function') !== attribute) return { name: node.text };
-  let def: Node | null = call.parent;
+  const runs = property ? call?.type !== 'call' || field(call, 'function') !== attribute : call?.type === 'call' && field(call, 'function') === attribute;
+  if (!runs) return { name: node.text };
+  let def: Node | null = attribute.parent;
   while (def && def.type !== 'function_definition') def = def.parent;
   const receiver = field(attribute, 'object');
   if (!def || receiver?.type !== 'identifier') return { name: node.text };

@@ -43,6 +43,8 @@ export interface FunctionInfo {
   /** Name of the instance parameter (`self`) for ordinary methods. */
   selfName?: string;
   noGrad: boolean;
+  /** A `@property` (or cached one): `self.name` runs it, without a call. */
+  isProperty?: boolean;
   body: Node;
 }
 
@@ -477,6 +479,7 @@ export class Program {
       className: cls?.key,
       selfName: cls && !isStatic && !isClassMethod && params.length > 0 && !params[0].variadic ? params[0].name : undefined,
       noGrad: decoratorNames.some((d) => d === 'torch.no_grad' || d === 'torch.inference_mode'),
+      ...(decoratorNames.some((d) => d === 'property' || d === 'functools.cached_property') ? { isProperty: true } : {}),
       body,
     };
     this.functions.push(info);

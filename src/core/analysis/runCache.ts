@@ -305,7 +305,7 @@ export function programShape(program: Program): string {
   }
   for (const f of program.functions) {
     const params = f.params.map((p) => `${p.variadic ? '*' : ''}${p.name}${p.defaultNode ? `=${p.defaultNode.text}` : ''}`).join(',');
-    parts.push(`fn ${f.id} ${f.unit} ${f.name}(${params}) ${f.parent} ${f.className ?? ''} ${f.selfName ?? ''} ${f.noGrad}`);
+    parts.push(`fn ${f.id} ${f.unit} ${f.name}(${params}) ${f.parent} ${f.className ?? ''} ${f.selfName ?? ''} ${f.noGrad} ${!!f.isProperty}`);
   }
   for (const c of program.classes.values()) {
     parts.push(`class ${c.key} ${c.unit} (${c.baseNodes.map((b) => b.text).join(',')}) ${c.isModule} ${!!c.placeless} ${!!c.lightning} ${[...c.methods.keys()].join(',')}`);
