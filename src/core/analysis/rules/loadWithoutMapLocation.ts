@@ -168,7 +168,7 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   if (facts.savesThroughLibrary && !(path && USER_OPTION.test(path.text))) return undefined;
   if (choice.savesCheckpoints) {
     // Through a helper of the project only: which paths it writes is not known here.
-    if (facts.savedPaths.size === 0 || facts.savesToCallersPath || !path || facts.savedPaths.has(normalized(path))) return undefined;
+    if (facts.savedPaths.size === 0 || facts.savesToCallersPath || !path || savedThere(facts.savedPaths, normalized(path))) return undefined;
     saves = ` This program saves checkpoints too (line ${choice.savesCheckpoints.startPosition.row + 1}), ` +
       `but not to \`${shortText(path)}\`: that one may come from another machine.`;
   }
@@ -317,6 +317,34 @@ function normalized(path: Node): string {
     else stack.push(...[...children(n)].reverse());
   }
   return parts.length ? `"${parts.join('|')}"` : path.text.replace(/\s+/g, '');
+}
+
+/**
+ * Whether a save wrote the loaded path: the same text, or a save path with fields filled in
+ * at run time (`"net-{}-{}.pt".format(epoch, step)`, `f"net-{epoch}.pt"`, `"net-%d.pt" % epoch`)
+ * that the loaded literal (`"net-2-2000.pt"`) is one filling of.
+ */
+function savedThere(saved: ReadonlySet<string>, loaded: string): boolean {
+  if (saved.has(loaded)) return true;
+  const literal = /^"([^"]*)"$/.exec(loaded)?.[1];
+  if (literal === undefined || /\{|%/.test(literal)) return false;
+  const text = literal.split('|').join('/');
+  for (const path of saved) {
+    const parts = /^"([^"]*)"$/.exec(path)?.[1]?.split('|');
+    if (!parts || !parts.some((part) => FIELD.test(part))) continue;
+    // A file name that is all fields but its extension (`f"{name}.pt"`) could be any file.
+    if (parts[parts.length - 1].split(FIELD).join('').replace(/\.\w+$/, '').length < 2) continue;
+    const pattern = parts.map((part) => part.split(FIELD).map(escapeRegExp).join('.*')).join('.*');
+    if (new RegExp(`(^|/)${pattern}$`).test(text)) return true;
+  }
+  return false;
+}
+
+/** A field of a format string, filled in when it runs: `{}`, `{epoch:03d}`, `%d`, `%.2f`. */
+const FIELD = /\{[^}]*\}|%[-#0 +]*\d*(?:\.\d+)?[sdifgexr]/;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** What a checkpoint holds: weights, a model, an optimizer, the epoch to resume from. */
