@@ -151,6 +151,46 @@ describe('analysis across files: facts from the files that import the analysed o
     assert.deepEqual(findings, []);
   });
 
+  it('an importer\'s class that keeps an instance of the analysed file\'s class runs all its methods: DD001 in noise.py from agent.py\'s act()', () => {
+    const noise = [
+      'import torch',
+      '',
+      'class GaussianNoise:',
+      '    def __init__(self, std):',
+      '        self.std = std',
+      '',
+      '    def perturb(self, action):',
+      '        return action + torch.randn(action.shape) * self.std',
+      '',
+    ].join('\n');
+    const agent = [
+      'import torch',
+      'import torch.nn as nn',
+      'from noise import GaussianNoise',
+      '',
+      'class Agent:',
+      '    def __init__(self, device):',
+      '        self.actor = nn.Linear(4, 2).to(device)',
+      '        self.noise = GaussianNoise(0.1)',
+      '        self.device = device',
+      '',
+      '    def act(self, state):',
+      '        action = self.actor(state.to(self.device))',
+      '        return self.noise.perturb(action)',
+      '',
+      'def unrelated_builder(width):',
+      '    return nn.Linear(width, width)',
+      '',
+      'DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")',
+      'AGENT = Agent(DEVICE)',
+      '',
+    ].join('\n');
+    const files = { 'noise.py': noise, 'agent.py': agent };
+    assert.deepEqual(coreFindings(noise, { project: projectOf(files, 'noise.py', []) }), []);
+    const findings = coreFindings(noise, { project: projectOf(files, 'noise.py', ['agent.py']) });
+    assert.deepEqual(findings.map((f) => [f.code, f.range.start.line + 1]), [['DD001', 8]], formatFindings(findings));
+  });
+
   it('the index finds importers by their import lines, those that move to a device first', () => {
     const files: Record<string, string> = {
       'model.py': MODEL,

@@ -23,6 +23,7 @@ import { deviceContextPlace, enterFrameworkScope } from './frameworks';
 import { deviceChoiceOf } from './deviceChoice';
 import { programFact, programFactNow, type FactCompute } from './programFacts';
 import { bodyFact, type BodyFact } from './bodyFacts';
+import { namesUsed } from './moduleDemand';
 import { GlobalsAtCalls, Read, Recording, RoundKind, RunCache, RunEntry, sameDeep, Tape, WatchedEnv, type Write } from './runCache';
 
 /** Where a round's runs are kept and taped; without one, every scope is interpreted. */
@@ -153,17 +154,33 @@ export class Interpreter implements RoundContext {
 
   /**
    * Whether a round runs `fn` on its own, not only where it is called. The analysed file's
-   * and its importers' functions always run (they report, or place what the analysed file
-   * defines). A function of a module the analysed file imports is run for what its run
+   * functions always run (they report). An importer's function runs when it names what it
+   * imports from the analysed file (it may place what that file defines); the rest of an
+   * importer is interpreted where its module code calls it, as it is called: an importer
+   * such as a model zoo's file of three hundred model builders is there for the few places
+   * that use the analysed file. A function of a module the analysed file imports is run for what its run
    * leaves behind, and only when someone reads that: an `__init__` or a method that sets
    * instance attributes (the class's attribute summary), or one that the last round called
    * without interpreting it for the call (its return summary). Everything else of it is
    * interpreted per call site (callInContext), as it is called.
    */
   private runsEagerly(fn: FunctionInfo): boolean {
-    if (fn.module === 0 || this.program.importerModules.has(fn.module)) return true;
+    if (fn.module === 0) return true;
     if (fn.parent !== -1) return this.finals.has(fn.parent);
+    if (this.program.importerModules.has(fn.module)) return this.usesAnalysedFile(fn);
     return fn.name === '__init__' || this.previous.plainCalls.has(fn.id) || bodyFact(fn, 'setsSelf') === true;
+  }
+
+  /**
+   * An importer's function names what the importer takes from the analysed file; a method
+   * counts when any method of its class does (`self.noise = Noise(cfg)` in `__init__`,
+   * `self.noise.perturb(a)` in another method).
+   */
+  private usesAnalysedFile(fn: FunctionInfo): boolean {
+    const names = this.program.namesOfAnalysedFile(fn.module);
+    if (names.size === 0) return false;
+    const cls = fn.className ? this.program.classes.get(fn.className) : undefined;
+    return (cls ? [...cls.methods.values()] : [fn]).some((f) => namesAny(namesUsed(f.node), names));
   }
 
   /** A function's run: replayed when it is the same tree reading the same values, else interpreted (and taped). */
@@ -1136,4 +1153,9 @@ function filledContainers(block: Node): readonly string[] {
   }
   FILLED.set(block, (keys = [...found]));
   return keys;
+}
+
+function namesAny(used: ReadonlySet<string>, names: ReadonlySet<string>): boolean {
+  for (const name of names) if (used.has(name)) return true;
+  return false;
 }

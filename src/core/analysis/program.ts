@@ -136,6 +136,26 @@ export class Program {
   private readonly classesByNode = new Map<number, ClassInfo>();
   /** Modules that import the analysed file (ModuleLoader.importers): roots of what a round runs, like the analysed file. */
   readonly importerModules = new Set<number>();
+  private readonly analysedFileNames = new Map<number, ReadonlySet<string>>();
+
+  /**
+   * The names module `module`'s imports bind to the analysed file or to something it defines
+   * (`Net` of `from model import Net`, `model` of `import model`).
+   */
+  namesOfAnalysedFile(module: number): ReadonlySet<string> {
+    let names = this.analysedFileNames.get(module);
+    if (names) return names;
+    const info = this.modules[module];
+    const prefixes = [...info.linked].filter(([, index]) => index === 0).map(([name]) => name);
+    const found = new Set<string>();
+    for (const name of info.imports.names()) {
+      const q = info.imports.qualifyName(name);
+      if (q && prefixes.some((p) => q === p || q.startsWith(`${p}.`))) found.add(name);
+    }
+    this.analysedFileNames.set(module, (names = found));
+    return names;
+  }
+
 
   /** `torch.set_default_device(...)` anywhere: factories without `device=` are not known to be on the CPU. */
   readonly setsDefaultDevice: boolean;
