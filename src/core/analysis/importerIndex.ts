@@ -65,7 +65,8 @@ export class ImporterIndex {
     const resolve = (qualified: string) => {
       const dots = /^\.*/.exec(qualified)![0].length;
       try {
-        const file = this.resolver.resolve(importer, qualified.slice(dots), dots);
+        // With the importer's code, for the folders it puts on sys.path, as its own analysis resolves them.
+        const file = this.resolver.resolve(importer, qualified.slice(dots), dots, text);
         if (file) found.add(file.path);
       } catch {
         // An unreadable module is one we cannot see, not a failed lint.
