@@ -39,11 +39,13 @@ export class ModuleFileReader {
   constructor(private readonly options: ModuleFileReaderOptions) {}
 
   /**
-   * The text of the `.py` file at `file` (absolute), or undefined: not a `.py` name, missing,
-   * a folder, unreadable, not UTF-8, or more than `maxBytes` bytes (0 or absent: no limit).
+   * The text of the `.py` file (or notebook, whose imports make it an importer) at `file`
+   * (absolute), or undefined: another name, missing, a folder, unreadable, not UTF-8, or
+   * more than `maxBytes` bytes (0 or absent: no limit).
    */
   read(file: string, maxBytes?: number): string | undefined {
-    if (path.extname(file) !== '.py') return undefined;
+    const extension = path.extname(file);
+    if (extension !== '.py' && extension !== '.ipynb') return undefined;
     const cached = this.cache.get(file);
     if (cached !== undefined && !this.options.revalidate) return cached ? this.withinLimit(cached, maxBytes) : undefined;
     const stat = this.stat(file);

@@ -151,6 +151,27 @@ describe('analysis across files: facts from the files that import the analysed o
     assert.deepEqual(findings, []);
   });
 
+  it('a notebook that imports a helper module is one of its importers: DD003 in plots.py, naming the notebook\'s cell and line', () => {
+    const plots = ['import torch', '', 'def hidden_states(model, points):', '    return model(points).detach().numpy()', ''].join('\n');
+    const cells = [
+      'import torch\nimport torch.nn as nn\nfrom plots import hidden_states\n',
+      '%matplotlib inline\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\nmodel = nn.Linear(2, 2).to(device)\n',
+      'print(hidden_states(model, torch.randn(5, 2).to(device)))\n',
+    ];
+    const notebook = JSON.stringify({ cells: cells.map((c) => ({ cell_type: 'code', metadata: {}, outputs: [], source: c.split(/(?<=\n)/) })), metadata: {}, nbformat: 4, nbformat_minor: 5 });
+    const files: Record<string, string> = { 'plots.py': plots, 'Lesson.ipynb': notebook, 'broken.ipynb': '{"cells": [', 'notes.ipynb': '{"cells": []}' };
+    const read = (p: string) => files[path.relative(ROOT, p)];
+    const index = new ImporterIndex(Object.keys(files).map(at), createModuleResolver([ROOT], read), read);
+    const importers = index.importersOf(at('plots.py'));
+    assert.deepEqual(importers.map((f) => [path.relative(ROOT, f.path), f.cells?.length]), [['Lesson.ipynb', 3]]);
+    const project: ProjectContext = { path: at('plots.py'), modules: createModuleResolver([ROOT], read), importers: () => importers };
+    const findings = coreFindings(plots, { project });
+    assert.deepEqual(findings.map((f) => [f.code, f.range.start.line + 1]), [['DD003', 4]], formatFindings(findings));
+    const inNotebook = findings[0]!.related.filter((r) => r.path === at('Lesson.ipynb'));
+    assert.deepEqual(inNotebook.map((r) => [r.cellIndex, r.range.start.line + 1]), [[1, 3]]);
+    assert.match(findings[0]!.message, /line 3 of cell 2 of Lesson\.ipynb/);
+  });
+
   it('an importer\'s class that keeps an instance of the analysed file\'s class runs all its methods: DD001 in noise.py from agent.py\'s act()', () => {
     const noise = [
       'import torch',

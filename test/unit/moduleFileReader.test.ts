@@ -11,7 +11,7 @@ describe('moduleFileReader', () => {
   beforeEach(() => (tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dd-module-reader-')))));
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  it('reads .py files only, and answers undefined for anything missing, a folder, binary or not UTF-8', () => {
+  it('reads .py files and notebooks only (a notebook may import a module), and answers undefined for anything missing, a folder, binary or not UTF-8', () => {
     const reader = new ModuleFileReader({ revalidate: true });
     fs.writeFileSync(path.join(tmp, 'ok.py'), '\uFEFFx = 1\n');
     fs.writeFileSync(path.join(tmp, 'notes.txt'), 'x');
@@ -19,6 +19,8 @@ describe('moduleFileReader', () => {
     fs.writeFileSync(path.join(tmp, 'latin1.py'), Buffer.from([0x23, 0xe9, 0x0a]));
     fs.mkdirSync(path.join(tmp, 'folder.py'));
     assert.strictEqual(reader.read(path.join(tmp, 'ok.py')), 'x = 1\n', 'the byte-order mark is not part of the text');
+    fs.writeFileSync(path.join(tmp, 'lesson.ipynb'), '{"cells": []}');
+    assert.strictEqual(reader.read(path.join(tmp, 'lesson.ipynb')), '{"cells": []}');
     for (const name of ['notes.txt', 'nul.py', 'latin1.py', 'folder.py', 'missing.py', 'missing/deeper.py']) {
       assert.strictEqual(reader.read(path.join(tmp, name)), undefined, name);
     }

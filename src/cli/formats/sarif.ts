@@ -85,6 +85,8 @@ function sarifResult(file: LintedFile, found: LocatedFinding, locator: Locator, 
         // Another file of the project: its lines and columns as the analysis counted them (1-based).
         ? { artifactLocation: artifactLocation(rel.path, cwd), region: otherFileRegion(rel.range) }
         : physical(rel.range, rel.cellIndex ?? cellIndex),
+      // In a notebook of the project that imports this file: lines counted in that code cell.
+      ...(rel.path !== undefined && rel.cellIndex !== undefined ? { properties: { cell: rel.cellIndex + 1 } } : {}),
     }));
   }
   const fixes = sarifFixes(file, finding, locator, artifact);

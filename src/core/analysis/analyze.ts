@@ -72,16 +72,20 @@ class ProjectModuleLoader implements ModuleLoader {
     return text;
   }
 
-  importers(unitIndex: number, firstModuleIndex: number): Array<{ path: string; unit: Unit }> {
+  importers(unitIndex: number, firstModuleIndex: number): Array<{ path: string; units: Unit[] }> {
     let files: readonly ModuleFile[];
     try {
       files = this.project.importers?.() ?? [];
     } catch {
       return [];
     }
+    // Numbered by Program.link as it adds them; a notebook's cells are parsed (and shared) one by one.
     return files
       .filter((f) => f.path !== this.project.path && f.source.length <= MAX_MODULE_BYTES)
-      .map((f, i) => ({ path: f.path, unit: this.unit(f.path, f.source, unitIndex + i, firstModuleIndex + i) }));
+      .map((f, i) => ({
+        path: f.path,
+        units: f.cells ? f.cells.map((cell, c) => this.unit(`${f.path}#cell${c}`, cell, unitIndex, firstModuleIndex + i)) : [this.unit(f.path, f.source, unitIndex, firstModuleIndex + i)],
+      }));
   }
 
   private unit(path: string, source: string, index: number, module: number): Unit {
@@ -240,7 +244,7 @@ function otherFileWording(message: string, related: readonly RelatedLocation[], 
   for (const r of related) {
     if (r.path === undefined) continue;
     const line = r.range.start.line + 1;
-    const name = basename(r.path);
+    const name = r.cellIndex === undefined ? basename(r.path) : `cell ${r.cellIndex + 1} of ${basename(r.path)}`;
     // A step of where a value came from is said as its related message is ("`model` moved to
     // device on line 6"): that phrase names this place, whatever else says line 6.
     const phrase = `${r.message.replace(/ here$/, '')} on line ${line}`;

@@ -1,9 +1,11 @@
 // Which files of the project import a given file, so that its analysis sees how it is used
 // ("facts in both directions"): model.py's classes are moved to the GPU in train.py, which
 // imports it. Built when first asked from each candidate .py file's import lines (read, not
-// parsed: only module names matter), resolved the way the analysis resolves them. The front
-// end names the candidates: the CLI the files it lints, the editor the open documents.
+// parsed: only module names matter), resolved the way the analysis resolves them; a notebook
+// (.ipynb) is a candidate by its code cells, as its kernel runs them one after another. The
+// front end names the candidates: the CLI the files it lints, the editor the open documents.
 import type { ModuleFile, ModuleResolver } from './project';
+import { notebookCells } from './notebook';
 
 /** At most this many importers run with a file's analysis: each adds its own interpretation. */
 const MAX_IMPORTERS = 3;
@@ -33,9 +35,11 @@ export class ImporterIndex {
    */
   importersOf(file: string, read = this.read): ModuleFile[] {
     const importers = (this.byImported ??= this.build()).get(file) ?? [];
-    const withText = importers.flatMap((p) => {
-      const source = read(p);
-      return source === undefined ? [] : [{ path: p, source }];
+    const withText = importers.flatMap((p): ModuleFile[] => {
+      const text = read(p);
+      if (!p.endsWith('.ipynb')) return text === undefined ? [] : [{ path: p, source: text }];
+      const notebook = this.notebook(p, text);
+      return notebook ? [{ path: p, source: notebook.source, cells: notebook.cells }] : [];
     });
     return withText
       .map((f, i) => ({ f, i, moves: MOVES.test(f.source) }))
@@ -47,8 +51,9 @@ export class ImporterIndex {
   private build(): Map<string, string[]> {
     const index = new Map<string, string[]>();
     for (const importer of this.files) {
-      if (!importer.endsWith('.py')) continue;
-      const text = this.scan(importer);
+      if (!importer.endsWith('.py') && !importer.endsWith('.ipynb')) continue;
+      const scanned = this.scan(importer);
+      const text = importer.endsWith('.ipynb') ? this.notebook(importer, scanned)?.source : scanned;
       if (text === undefined) continue;
       for (const imported of this.importedFiles(importer, text)) {
         if (imported === importer) continue;
@@ -58,6 +63,20 @@ export class ImporterIndex {
       }
     }
     return index;
+  }
+
+  /** The last notebook read, per path: each analysis asks for its importers again. */
+  private readonly notebooks = new Map<string, { json: string; code?: { source: string; cells: string[] } }>();
+
+  /** A notebook's code cells and their joined text; undefined when it is not nbformat JSON. */
+  private notebook(file: string, json: string | undefined): { source: string; cells: string[] } | undefined {
+    if (json === undefined) return undefined;
+    let read = this.notebooks.get(file);
+    if (read?.json !== json) {
+      const cells = notebookCells(json);
+      this.notebooks.set(file, (read = { json, code: cells && { source: cells.join('\n'), cells } }));
+    }
+    return read.code;
   }
 
   private importedFiles(importer: string, text: string): Set<string> {

@@ -126,3 +126,26 @@ function scanLine(line: string, from: LineState): ScannedLine {
 function isPlainAssign(text: string, i: number): boolean {
   return text[i + 1] !== '=' && !'=!<>:+-*/%&|^@~'.includes(text[i - 1] ?? ' ');
 }
+
+/**
+ * A notebook file's code cells, in order, IPython syntax blanked: what its kernel runs, for
+ * reading its imports and running it with a module it imports. Undefined for text that is
+ * not nbformat JSON.
+ */
+export function notebookCells(json: string): string[] | undefined {
+  let document: unknown;
+  try {
+    document = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  const cells = (document as { cells?: unknown } | null)?.cells;
+  if (!Array.isArray(cells)) return undefined;
+  const code: string[] = [];
+  for (const cell of cells as Array<{ cell_type?: unknown; source?: unknown }>) {
+    if (cell?.cell_type !== 'code') continue;
+    const source = typeof cell.source === 'string' ? cell.source : Array.isArray(cell.source) ? cell.source.filter((l): l is string => typeof l === 'string').join('') : '';
+    code.push(blankIPythonSyntax(source));
+  }
+  return code;
+}

@@ -100,7 +100,7 @@ export interface ModuleLoader {
    * code runs (muted) with the analysed file's, so facts flow back from where its classes
    * and functions are used (`Net` moved to the GPU in train.py).
    */
-  importers?(unitIndex: number, firstModuleIndex: number): Array<{ path: string; unit: Unit }>;
+  importers?(unitIndex: number, firstModuleIndex: number): Array<{ path: string; units: Unit[] }>;
 }
 
 /** What a qualified name (`model.Net`, `.utils.train`, `config.device`) is in the project. */
@@ -155,7 +155,6 @@ export class Program {
     this.analysedFileNames.set(module, (names = found));
     return names;
   }
-
 
   /** `torch.set_default_device(...)` anywhere: factories without `device=` are not known to be on the CPU. */
   readonly setsDefaultDevice: boolean;
@@ -226,12 +225,13 @@ export class Program {
     const work: Array<{ module: number; names: 'all' | Iterable<string> }> = [{ module: 0, names: 'all' }];
     for (const importer of loader.importers?.(this.units.length, this.modules.length) ?? []) {
       if (byPath.has(importer.path) || this.modules.length >= MAX_MODULES) continue;
-      const unit = { ...importer.unit, index: this.units.length, module: this.modules.length };
-      this.units.push(unit);
-      const info = this.addModule([unit], importer.path, 1);
+      // A notebook importer is a unit per code cell, as the analysed notebook is.
+      const units = importer.units.map((u) => ({ ...u, index: this.units.length, module: this.modules.length })).map((u, i) => ({ ...u, index: u.index + i }));
+      this.units.push(...units);
+      const info = this.addModule(units, importer.path, 1);
       byPath.set(importer.path, info.index);
       this.importerModules.add(info.index);
-      work.push({ module: info.index, names: namesUsed(unit.root) });
+      work.push({ module: info.index, names: new Set(units.flatMap((u) => [...namesUsed(u.root)])) });
     }
     const starred = new Set<number>();
     while (work.length > 0) {

@@ -10,6 +10,8 @@ export interface ModuleFile {
   /** Absolute path, as the front end names files. */
   path: string;
   source: string;
+  /** A notebook's code cells (IPython syntax blanked), whose joined text `source` is. */
+  cells?: readonly string[];
 }
 
 /** Finds the project's own modules; called synchronously during an analysis. */

@@ -93,8 +93,11 @@ export class RuleDispatcher {
   /** A place in a unit: a cell of the analysed notebook, or a line of another file of the project. */
   private located(unit: number, range: RelatedLocation['range'], message: string): RelatedLocation {
     const module = this.program.units[unit]?.module ?? 0;
-    const path = module === 0 ? undefined : this.program.modules[module]?.path;
-    return path === undefined ? { range, message, cellIndex: unit } : { range, message, path };
+    const info = module === 0 ? undefined : this.program.modules[module];
+    if (info?.path === undefined) return { range, message, cellIndex: unit };
+    // A notebook that imports the analysed file: a unit per code cell.
+    const cell = info.path.endsWith('.ipynb') ? info.units.findIndex((u) => u.index === unit) : -1;
+    return cell >= 0 ? { range, message, path: info.path, cellIndex: cell } : { range, message, path: info.path };
   }
 
   /** The round's findings, less the generic ones a refining rule reported on the same operand or its cause. */
