@@ -1166,6 +1166,10 @@ function evalMove(
   }
   // A mapping batch (`model(**batch)`, a Hugging Face BatchEncoding) moves its tensors in place.
   if (kind === 'unknown' && recv.batch && recvKey) frame.env.set(recvKey, { ...moved, batch: undefined });
+  // `model.cpu()` as a statement, on a value of unknown kind (a `torch.hub.load` model): written
+  // for its effect, so taken as a module moved in place. Were it a tensor, that statement would
+  // do nothing, and the uses after it are not known to be where it was.
+  else if (kind === 'unknown' && discarded && recvKey && recv.place !== UNTRACKED) frame.env.set(recvKey, moved);
   // The class's own methods (forward) see their submodules and parameters where instances go.
   if (kind === 'module' && recv.className) {
     for (const cls of ctx.program.classLineage(recv.className)) ctx.next.addClassPlace(cls, moved);
