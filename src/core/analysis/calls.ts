@@ -1016,6 +1016,10 @@ function evalMethodCallOnce(
   if (method === 'requires_grad_' && recvKey) frame.env.set(recvKey, { ...recv, grad: 'yes' });
   if (NON_TENSOR_METHODS.has(method)) return OTHER;
   const operands = argValues.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
+  // `kind = mat.type()`: the name of mat's tensor type ('torch.cuda.FloatTensor'), which says its device.
+  if (method === 'type' && args.positional.length === 0 && args.keywords.size === 0) {
+    return recv.kind === 'tensor' && recv.place !== UNTRACKED ? value('other', UNTRACKED, { tensorType: recv.place }) : OTHER;
+  }
   if (method === 'type' && args.positional[0]) {
     // Legacy `x.type(torch.cuda.FloatTensor)` moves; `x.type(torch.FloatTensor)` brings back to the CPU.
     const q = ctx.program.importsAt(frame.unit).qualify(args.positional[0]) ?? '';
