@@ -27,6 +27,9 @@ function isDtypeExpression(ctx: RoundContext, frame: Frame, node: Node): boolean
   return false;
 }
 
+/** A program's options object (argparse's `args`, a config): its `.device` is a device setting, not a tensor's device. */
+const OPTIONS_OBJECT = /^(self\.)?(args|opts?|options|config|conf|cfg|hparams|hps?|params|flags|FLAGS|settings|arguments)$/i;
+
 /** Evaluates a device expression; an unknown variable may be either place (ANALYZER.md). */
 export function evalDevice(ctx: RoundContext, frame: Frame, node: Node, evaluate: Evaluate): Place {
   const n = unparen(node);
@@ -50,6 +53,13 @@ export function evalDevice(ctx: RoundContext, frame: Frame, node: Node, evaluate
   // `x.to(model.device)` where the model's place is unknown: wherever the model is, which
   // never mismatches it; not "maybe an accelerator".
   if (v.kind === 'device' && v.place === UNTRACKED) return UNTRACKED;
+  // `x.to(start.device)` where nothing is known of `start`: the same, unless `start` is the
+  // program's options (`args.device`, `cfg.device`) or the instance itself (`self.device`, set
+  // from a constructor argument), which name a device the run chooses.
+  if (v.kind === 'unknown' && n.type === 'attribute' && field(n, 'attribute')?.text === 'device') {
+    const receiver = field(n, 'object');
+    if (receiver && receiver.text !== frame.fn?.selfName && !OPTIONS_OBJECT.test(receiver.text)) return UNTRACKED;
+  }
   // PyTorch reads an int device as the ordinal of an accelerator (`x.to(local_rank)`).
   if (v.kind === 'other' && v.integer && !v.isNone) return ACCEL;
   if (v.kind === 'other') {
