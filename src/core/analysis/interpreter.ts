@@ -158,8 +158,8 @@ export class Interpreter implements RoundContext {
    * imports from the analysed file (it may place what that file defines); the rest of an
    * importer is interpreted where its module code calls it, as it is called: an importer
    * such as a model zoo's file of three hundred model builders is there for the few places
-   * that use the analysed file. A function of a module the analysed file imports is run for what its run
-   * leaves behind, and only when someone reads that: an `__init__` or a method that sets
+   * that use the analysed file. A function of a module the analysed file imports is run for
+   * what its run leaves behind, and only when someone reads that: an `__init__` or a method that sets
    * instance attributes (the class's attribute summary), or one that the last round called
    * without interpreting it for the call (its return summary). Everything else of it is
    * interpreted per call site (callInContext), as it is called.

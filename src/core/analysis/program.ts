@@ -226,7 +226,7 @@ export class Program {
     for (const importer of loader.importers?.(this.units.length, this.modules.length) ?? []) {
       if (byPath.has(importer.path) || this.modules.length >= MAX_MODULES) continue;
       // A notebook importer is a unit per code cell, as the analysed notebook is.
-      const units = importer.units.map((u) => ({ ...u, index: this.units.length, module: this.modules.length })).map((u, i) => ({ ...u, index: u.index + i }));
+      const units = importer.units.map((u, i) => ({ ...u, index: this.units.length + i, module: this.modules.length }));
       this.units.push(...units);
       const info = this.addModule(units, importer.path, 1);
       byPath.set(importer.path, info.index);
