@@ -30,6 +30,13 @@ function isDtypeExpression(ctx: RoundContext, frame: Frame, node: Node): boolean
 /** A program's options object (argparse's `args`, a config): its `.device` is a device setting, not a tensor's device. */
 const OPTIONS_OBJECT = /^(self\.)?(args|opts?|options|config|conf|cfg|hparams|hps?|params|flags|FLAGS|settings|arguments)$/i;
 
+/** The scope uses an attribute of `key` as a module or a tensor (`trainer.model.eval()`): `key` is an object holding them. */
+function holdsModelsOrTensors(frame: Frame, key: string): boolean {
+  const prefix = `${key}.`;
+  for (const used of frame.evidence.keys()) if (used.startsWith(prefix)) return true;
+  return false;
+}
+
 /** Evaluates a device expression; an unknown variable may be either place (ANALYZER.md). */
 export function evalDevice(ctx: RoundContext, frame: Frame, node: Node, evaluate: Evaluate): Place {
   const n = unparen(node);
@@ -54,11 +61,12 @@ export function evalDevice(ctx: RoundContext, frame: Frame, node: Node, evaluate
   // never mismatches it; not "maybe an accelerator".
   if (v.kind === 'device' && v.place === UNTRACKED) return UNTRACKED;
   // `x.to(start.device)` where nothing is known of `start`: the same, unless `start` is the
-  // program's options (`args.device`, `cfg.device`) or the instance itself (`self.device`, set
-  // from a constructor argument), which name a device the run chooses.
+  // program's options (`args.device`, `cfg.device`), the instance itself (`self.device`, set
+  // from a constructor argument) or another object that holds a model or tensors
+  // (`trainer.device` beside `trainer.model(...)`), whose device is a setting the run chooses.
   if (v.kind === 'unknown' && n.type === 'attribute' && field(n, 'attribute')?.text === 'device') {
     const receiver = field(n, 'object');
-    if (receiver && receiver.text !== frame.fn?.selfName && !OPTIONS_OBJECT.test(receiver.text)) return UNTRACKED;
+    if (receiver && receiver.text !== frame.fn?.selfName && !OPTIONS_OBJECT.test(receiver.text) && !holdsModelsOrTensors(frame, receiver.text)) return UNTRACKED;
   }
   // PyTorch reads an int device as the ordinal of an accelerator (`x.to(local_rank)`).
   if (v.kind === 'other' && v.integer && !v.isNone) return ACCEL;
