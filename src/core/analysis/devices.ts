@@ -28,7 +28,7 @@ function isDtypeExpression(ctx: RoundContext, frame: Frame, node: Node): boolean
 }
 
 /** A program's options object (argparse's `args`, a config): its `.device` is a device setting, not a tensor's device. */
-const OPTIONS_OBJECT = /^(self\.)?(args|opts?|options|config|conf|cfg|hparams|hps?|params|flags|FLAGS|settings|arguments)$/i;
+const OPTIONS_OBJECT = /^(args|opts?|options|config|conf|cfg|hparams|hps?|params|flags|FLAGS|settings|arguments)$/i;
 
 /** The scope uses an attribute of `key` as a module or a tensor (`trainer.model.eval()`): `key` is an object holding them. */
 function holdsModelsOrTensors(frame: Frame, key: string): boolean {
@@ -60,13 +60,14 @@ export function evalDevice(ctx: RoundContext, frame: Frame, node: Node, evaluate
   // `x.to(model.device)` where the model's place is unknown: wherever the model is, which
   // never mismatches it; not "maybe an accelerator".
   if (v.kind === 'device' && v.place === UNTRACKED) return UNTRACKED;
-  // `x.to(start.device)` where nothing is known of `start`: the same, unless `start` is the
-  // program's options (`args.device`, `cfg.device`), the instance itself (`self.device`, set
-  // from a constructor argument) or another object that holds a model or tensors
+  // `x.to(start.device)` where nothing is known of the variable `start`: the same, unless `start`
+  // is the program's options (`args.device`, `cfg.device`), the instance itself (`self.device`,
+  // set from a constructor argument) or another object that holds a model or tensors
   // (`trainer.device` beside `trainer.model(...)`), whose device is a setting the run chooses.
+  // A model another object keeps (`trainer.model.device`) is where that object put it.
   if (v.kind === 'unknown' && n.type === 'attribute' && field(n, 'attribute')?.text === 'device') {
     const receiver = field(n, 'object');
-    if (receiver && receiver.text !== frame.fn?.selfName && !OPTIONS_OBJECT.test(receiver.text) && !holdsModelsOrTensors(frame, receiver.text)) return UNTRACKED;
+    if (receiver?.type === 'identifier' && receiver.text !== frame.fn?.selfName && !OPTIONS_OBJECT.test(receiver.text) && !holdsModelsOrTensors(frame, receiver.text)) return UNTRACKED;
   }
   // PyTorch reads an int device as the ordinal of an accelerator (`x.to(local_rank)`).
   if (v.kind === 'other' && v.integer && !v.isNone) return ACCEL;
