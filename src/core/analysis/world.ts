@@ -69,6 +69,18 @@ const DEVICE_FLAG_NAME = /(^|_)(cuda|gpus?|mps|cpu|accel(erator)?)($|_)|^on_gpu$
 const MAX_FLAGS = 1;
 
 const AVAILABILITY_TEXT = /\b(cuda|mps|xpu|accelerator)\.is_available\s*\(/;
+/**
+ * A test of where a tensor or module is (`x.device.type == "mps"`, `t.is_cuda`), not of the
+ * run's settings (`args.device == "cuda"`, `self.device.type`, which the program chose).
+ */
+function testsWhereAValueIs(text: string): boolean {
+  for (const m of text.matchAll(/([\w.]+)\.(device|is_cuda|is_mps)\b/g)) {
+    if (!SETTINGS_HOLDER.test(m[1]!.split('.')[0]!)) return true;
+  }
+  return false;
+}
+
+const SETTINGS_HOLDER = /^(self|args|opts?|options|config|conf|cfg|hparams|hps?|params|flags|FLAGS|settings|arguments)$/i;
 
 /**
  * The world variables a program's text tests: availability anywhere, and up to MAX_FLAGS
@@ -125,7 +137,8 @@ function flagsIn(statement: Node): { counts: Map<string, number>; derived: Set<s
       case 'assignment': {
         const key = field(n, 'left') && dottedKey(field(n, 'left')!);
         const right = field(n, 'right');
-        if (key && right && AVAILABILITY_TEXT.test(right.text)) derived.add(key);
+        // `x_is_mps = x.device.type == "mps"`: where a value is, not how the run is set up.
+        if (key && right && (AVAILABILITY_TEXT.test(right.text) || testsWhereAValueIs(right.text))) derived.add(key);
         break;
       }
     }
