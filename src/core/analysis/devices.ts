@@ -3,7 +3,7 @@ import type { Node } from '../python/pyNode';
 import { callArguments, field, isNumberLiteral, stringLiteralValue, unparen } from '../python/syntax';
 import type { RoundContext } from './roundContext';
 import type { Frame } from './frame';
-import { DTYPE_NAMES, isAcceleratorDeviceString } from './torchApi';
+import { DTYPE_NAMES, OPTIONS_HOLDER_NAME, isAcceleratorDeviceString } from './torchApi';
 import { ACCEL, CPU, EITHER, Place, UNTRACKED, Value, value } from './values';
 
 export type DeviceTarget = { kind: 'dtype' } | { kind: 'device'; place: Place; text: string };
@@ -26,9 +26,6 @@ function isDtypeExpression(ctx: RoundContext, frame: Frame, node: Node): boolean
   if (n.type === 'identifier' || n.type === 'attribute') return /dtype$/i.test(n.text);
   return false;
 }
-
-/** A program's options object (argparse's `args`, a config): its `.device` is a device setting, not a tensor's device. */
-const OPTIONS_OBJECT = /^(args|opts?|options|config|conf|cfg|hparams|hps?|params|flags|FLAGS|settings|arguments)$/i;
 
 /** The scope uses an attribute of `key` as a module or a tensor (`trainer.model.eval()`): `key` is an object holding them. */
 function holdsModelsOrTensors(frame: Frame, key: string): boolean {
@@ -67,7 +64,7 @@ export function evalDevice(ctx: RoundContext, frame: Frame, node: Node, evaluate
   // A model another object keeps (`trainer.model.device`) is where that object put it.
   if (v.kind === 'unknown' && n.type === 'attribute' && field(n, 'attribute')?.text === 'device') {
     const receiver = field(n, 'object');
-    if (receiver?.type === 'identifier' && receiver.text !== frame.fn?.selfName && !OPTIONS_OBJECT.test(receiver.text) && !holdsModelsOrTensors(frame, receiver.text)) return UNTRACKED;
+    if (receiver?.type === 'identifier' && receiver.text !== frame.fn?.selfName && !OPTIONS_HOLDER_NAME.test(receiver.text) && !holdsModelsOrTensors(frame, receiver.text)) return UNTRACKED;
   }
   // PyTorch reads an int device as the ordinal of an accelerator (`x.to(local_rank)`).
   if (v.kind === 'other' && v.integer && !v.isNone) return ACCEL;

@@ -8,7 +8,7 @@ import { perStatement } from '../python/statementMemo';
 import { field } from '../python/syntax';
 import type { FunctionInfo, Program } from './program';
 import type { RoundContext } from './roundContext';
-import { IMPORTS, namesUsed } from './moduleDemand';
+import { IMPORTS, namesUsed, usesAnyOf } from './moduleDemand';
 
 const CONSTRUCTOR = '__init__';
 
@@ -43,7 +43,7 @@ function initOnlyMethods(program: Program): number[] {
     // A statement that names no candidate (by its names, kept per statement for every
     // program: the walk's key is this program's own) has no mention to walk for.
     // namesUsed does not look into imports, which may name one too.
-    const mentioning = (statement: Node) => IMPORTS.has(statement.type) || intersects(namesUsed(statement), candidates);
+    const mentioning = (statement: Node) => IMPORTS.has(statement.type) || usesAnyOf(namesUsed(statement), candidates);
     for (const found of perStatement(unit.root, walkKey, (statement) => (mentioning(statement) ? mentionsIn(statement, candidates, properties) : []))) {
       for (const m of found) {
         let list = mentions.get(m.name);
@@ -114,13 +114,4 @@ function callMention(node: Node, property: boolean): Mention {
 function selfCaller(program: Program, mention: Mention): FunctionInfo | null {
   const caller = mention.callerDefinition ? program.functionDefinedBy(mention.callerDefinition) : undefined;
   return caller?.selfName && mention.receiver === caller.selfName ? caller : null;
-}
-
-function intersects(names: ReadonlySet<string>, candidates: ReadonlyMap<string, unknown>): boolean {
-  if (names.size <= candidates.size) {
-    for (const name of names) if (candidates.has(name)) return true;
-  } else {
-    for (const name of candidates.keys()) if (names.has(name)) return true;
-  }
-  return false;
 }

@@ -23,7 +23,6 @@ import { deviceContextPlace, enterFrameworkScope } from './frameworks';
 import { deviceChoiceOf } from './deviceChoice';
 import { programFact, programFactNow, type FactCompute } from './programFacts';
 import { bodyFact, type BodyFact } from './bodyFacts';
-import { namesUsed } from './moduleDemand';
 import { GlobalsAtCalls, Read, Recording, RoundKind, RunCache, RunEntry, sameDeep, Tape, WatchedEnv, type Write } from './runCache';
 
 /** Where a round's runs are kept and taped; without one, every scope is interpreted. */
@@ -167,20 +166,8 @@ export class Interpreter implements RoundContext {
   private runsEagerly(fn: FunctionInfo): boolean {
     if (fn.module === 0) return true;
     if (fn.parent !== -1) return this.finals.has(fn.parent);
-    if (this.program.importerModules.has(fn.module)) return this.usesAnalysedFile(fn);
+    if (this.program.importerModules.has(fn.module)) return this.program.usesAnalysedFile(fn);
     return fn.name === '__init__' || this.previous.plainCalls.has(fn.id) || bodyFact(fn, 'setsSelf') === true;
-  }
-
-  /**
-   * An importer's function names what the importer takes from the analysed file; a method
-   * counts when any method of its class does (`self.noise = Noise(cfg)` in `__init__`,
-   * `self.noise.perturb(a)` in another method).
-   */
-  private usesAnalysedFile(fn: FunctionInfo): boolean {
-    const names = this.program.namesOfAnalysedFile(fn.module);
-    if (names.size === 0) return false;
-    const cls = fn.className ? this.program.classes.get(fn.className) : undefined;
-    return (cls ? [...cls.methods.values()] : [fn]).some((f) => namesAny(namesUsed(f.node), names));
   }
 
   /** A function's run: replayed when it is the same tree reading the same values, else interpreted (and taped). */
@@ -1153,9 +1140,4 @@ function filledContainers(block: Node): readonly string[] {
   }
   FILLED.set(block, (keys = [...found]));
   return keys;
-}
-
-function namesAny(used: ReadonlySet<string>, names: ReadonlySet<string>): boolean {
-  for (const name of names) if (used.has(name)) return true;
-  return false;
 }

@@ -17,6 +17,16 @@ export function namesUsed(root: Node): ReadonlySet<string> {
   return used;
 }
 
+/** Whether `used` holds any of `names` (a set, or a map's keys); walks the smaller of the two. */
+export function usesAnyOf(used: ReadonlySet<string>, names: { has(name: string): boolean; keys(): Iterable<string>; readonly size: number }): boolean {
+  if (used.size <= names.size) {
+    for (const name of used) if (names.has(name)) return true;
+  } else {
+    for (const name of names.keys()) if (used.has(name)) return true;
+  }
+  return false;
+}
+
 function walkNamesUsed(root: Node): Set<string> {
   const used = new Set<string>();
   const stack: Node[] = [root];

@@ -4,7 +4,7 @@
 import type { Node } from '../python/pyNode';
 import { children, field } from '../python/syntax';
 import { ImportTable } from './imports';
-import { demandedOf, moduleCandidates, namesUsed } from './moduleDemand';
+import { demandedOf, moduleCandidates, namesUsed, usesAnyOf } from './moduleDemand';
 import { isLightningModuleBase, markLightningClasses } from './frameworkNames';
 import { scopeFacts, ScopeFacts } from './scopeScan';
 import { isPlacelessModuleClass, MODULE_BASE_CLASSES } from './torchApi';
@@ -137,6 +137,22 @@ export class Program {
   /** Modules that import the analysed file (ModuleLoader.importers): roots of what a round runs, like the analysed file. */
   readonly importerModules = new Set<number>();
   private readonly analysedFileNames = new Map<number, ReadonlySet<string>>();
+  private readonly analysedFileUsers = new Map<FunctionInfo, boolean>();
+
+  /**
+   * An importer's function names what the importer takes from the analysed file; a method
+   * counts when any method of its class does (`self.noise = Noise(cfg)` in `__init__`,
+   * `self.noise.perturb(a)` in another method).
+   */
+  usesAnalysedFile(fn: FunctionInfo): boolean {
+    let uses = this.analysedFileUsers.get(fn);
+    if (uses !== undefined) return uses;
+    const names = this.namesOfAnalysedFile(fn.module);
+    const cls = fn.className ? this.classes.get(fn.className) : undefined;
+    uses = names.size > 0 && (cls ? [...cls.methods.values()] : [fn]).some((f) => usesAnyOf(namesUsed(f.node), names));
+    this.analysedFileUsers.set(fn, uses);
+    return uses;
+  }
 
   /**
    * The names module `module`'s imports bind to the analysed file or to something it defines

@@ -191,6 +191,8 @@ export const MODEL_LIKE_NAME = /(^|[._])(model|net|network|encoder|decoder|class
  * Names that say "a data loader" when nothing better is known: `train_loader`,
  * `self.dataloader`, and the `train_dl` / `valid_dl` / `dl` of fastai-style code.
  */
+/** A program's options object (argparse's `args`, a config): its attributes are settings the user chose, not tensors. */
+export const OPTIONS_HOLDER_NAME = /^(args|opts?|options|config|conf|cfg|hparams|hps?|params|flags|FLAGS|settings|arguments)$/i;
 export const LOADER_LIKE_NAME = /(loader|(^|[._])(\w+_)?dl)$/i;
 export const LOSS_LIKE_NAME = /(loss|criterion)(_fn|_func|_function)?$/i;
 

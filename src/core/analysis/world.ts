@@ -10,6 +10,7 @@
 import { perStatement } from '../python/statementMemo';
 import type { Node } from '../python/pyNode';
 import { children, dottedKey, field, unparen } from '../python/syntax';
+import { OPTIONS_HOLDER_NAME } from './torchApi';
 
 /** The variable every availability check reads. */
 export const ACCELERATOR = 'accelerator';
@@ -75,12 +76,11 @@ const AVAILABILITY_TEXT = /\b(cuda|mps|xpu|accelerator)\.is_available\s*\(/;
  */
 function testsWhereAValueIs(text: string): boolean {
   for (const m of text.matchAll(/([\w.]+)\.(device|is_cuda|is_mps)\b/g)) {
-    if (!SETTINGS_HOLDER.test(m[1]!.split('.')[0]!)) return true;
+    const holder = m[1]!.split('.')[0]!;
+    if (holder !== 'self' && !OPTIONS_HOLDER_NAME.test(holder)) return true;
   }
   return false;
 }
-
-const SETTINGS_HOLDER = /^(self|args|opts?|options|config|conf|cfg|hparams|hps?|params|flags|FLAGS|settings|arguments)$/i;
 
 /**
  * The world variables a program's text tests: availability anywhere, and up to MAX_FLAGS

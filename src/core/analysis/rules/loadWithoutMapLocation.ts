@@ -29,13 +29,16 @@ import { loadedOutsideDeviceFlow } from './shared/loadFlow';
 import { torchAtLeast } from './shared/torchVersion';
 import { pickledObjectIn } from './shared/weightsOnly';
 import { ACCEL } from '../values';
-import { hasTensorlessState } from '../torchApi';
+import { OPTIONS_HOLDER_NAME, hasTensorlessState } from '../torchApi';
 
 /** Library handlers that save a program's checkpoints to paths of their own making. */
 const CHECKPOINT_HANDLERS = /^(ignite\.handlers(\.checkpoint)?\.(Checkpoint|ModelCheckpoint|DiskSaver)|(pytorch_)?lightning(\.pytorch)?\.callbacks(\.model_checkpoint)?\.ModelCheckpoint)$/;
 
 /** A path the user gives on the command line or in a config: `args.model`, `opt.netG`, `cfg.weights`. */
-const USER_OPTION = /^(args|opts?|config|cfg|hparams|flags|FLAGS)\.\w+$/;
+function isUserOption(path: Node): boolean {
+  const m = /^(\w+)\.\w+$/.exec(path.text);
+  return !!m && OPTIONS_HOLDER_NAME.test(m[1]!);
+}
 
 const LOADS = new Set(['torch.load', 'torch.serialization.load']);
 
@@ -165,7 +168,7 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   if (name && facts.savedNames.has(name)) return undefined;
   let saves = '';
   // Ignite's or Lightning's handler writes them, to paths not known here: only a path the user names (`args.model`) is another file.
-  if (facts.savesThroughLibrary && !(path && USER_OPTION.test(path.text))) return undefined;
+  if (facts.savesThroughLibrary && !(path && isUserOption(path))) return undefined;
   if (choice.savesCheckpoints) {
     // Through a helper of the project only: which paths it writes is not known here.
     if (facts.savedPaths.size === 0 || facts.savesToCallersPath || !path || savedThere(facts.savedPaths, normalized(path))) return undefined;
