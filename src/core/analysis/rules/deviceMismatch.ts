@@ -3,7 +3,7 @@
 // are left to DD002, which fixes the whole loop at once: they are handed over as
 // `batchReachedAccelerator` events, not reported.
 import type { Node } from '../../python/pyNode';
-import { field, unparen } from '../../python/syntax';
+import { children, field, unparen } from '../../python/syntax';
 import type { RuleFrame as Frame } from '../ruleApi';
 import { addDeviceKeyword, appendMove } from '../fixes';
 import type { OperationRole, Rule, RuleHost } from '../ruleApi';
@@ -178,7 +178,40 @@ function onlyCpuDevicesHere(frame: Frame): boolean {
  */
 function movedInLoop(batch: NonNullable<Value['batch']>): boolean {
   const body = field(batch.loop.node, 'body');
-  return !!body && new RegExp(`\\b${batch.name}\\s*\\.\\s*(to|cuda)\\s*\\(`).test(body.text);
+  if (!body) return false;
+  // Its parts count (`mixture, lengths = data`, then `if args.cuda: mixture = mixture.cuda()`).
+  const names = new Set([batch.name, ...namesUnpackedFrom(body, batch.name)]);
+  return descendants(body).some((n) => {
+    if (n.type !== 'call') return false;
+    const callee = field(n, 'function');
+    const receiver = callee?.type === 'attribute' ? field(callee, 'object') : undefined;
+    return receiver?.type === 'identifier' && names.has(receiver.text) && /^(to|cuda)$/.test(field(callee!, 'attribute')?.text ?? '');
+  });
+}
+
+/** The names a loop body assigns from `name` itself (`a, b = name`, `x = name[0]`). */
+function namesUnpackedFrom(body: Node, name: string): string[] {
+  const out: string[] = [];
+  for (const n of descendants(body)) {
+    if (n.type !== 'assignment') continue;
+    const right = field(n, 'right');
+    const source = right?.type === 'subscript' ? field(right, 'value') : right;
+    if (source?.type !== 'identifier' || source.text !== name) continue;
+    for (const target of descendants(field(n, 'left')!)) if (target.type === 'identifier') out.push(target.text);
+  }
+  return out;
+}
+
+/** A node and everything under it. */
+function descendants(root: Node): Node[] {
+  const out: Node[] = [];
+  const stack = [root];
+  while (stack.length) {
+    const n = stack.pop()!;
+    out.push(n);
+    stack.push(...children(n));
+  }
+  return out;
 }
 
 function checkModuleCall(c: RuleHost, frame: Frame, calleeNode: Node, callee: Value, args: Arg[]): void {
