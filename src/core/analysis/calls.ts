@@ -783,6 +783,7 @@ function computedUnderNoGrad(frame: Frame, v: Value): Value {
 function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, cls: ClassInfo, args: CallArguments): Value {
   const init = ctx.program.methodOf(cls.key, '__init__');
   if (init) ctx.next.markPlainCall(init.id);
+  if (cls.isLoader) return instantiateLoader(ctx, ex, frame, call, cls, init, args);
   const site = init ? recordCallSite(ctx, ex, frame, init, args, 1) : undefined;
   if (!init) evalArgs(ex, frame, args);
   // `TopK(2)` of a class that only keeps its constructor's arguments: given plain values, it holds nothing.
@@ -805,6 +806,19 @@ function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node,
  * layer built with `device=` is. A constructor that only keeps it (`self.device = device`)
  * places nothing: the instance starts on the CPU.
  */
+/**
+ * `AudioLoader(dataset, batch_size=1)` of a DataLoader subclass: a loader as DataLoader's own,
+ * placed by the dataset or `collate_fn` it is given; a class whose methods move tensors
+ * (its own collation) puts them where the analysis does not follow.
+ */
+function instantiateLoader(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, cls: ClassInfo, init: FunctionInfo | undefined, args: CallArguments): Value {
+  const argValues = evalArgs(ex, frame, args);
+  if (init) recordCallSite(ctx, ex, frame, init, args, 1, argValues);
+  const moves = [...cls.methods.values()].some((m) => ctx.bodyFact(m, 'movesTensors') === true);
+  const placedBy = moves ? { framework: 'collate_fn', place: UNTRACKED, deviceText: 'its device' } : collatePlacement(ctx, call, argValues);
+  return value('loader', UNTRACKED, { origin: { unit: frame.unit, node: call, what: 'loader created here' }, className: cls.key, ...(placedBy ? { placedBy } : {}) });
+}
+
 function constructorDevice(ctx: RoundContext, init: FunctionInfo, bound: ReadonlyMap<string, Value>): { place: Place; text?: string } | undefined {
   for (const name of movedParamsOf(ctx.bodyFact(init, 'placingParams'))) {
     const v = bound.get(name);

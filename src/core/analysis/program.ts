@@ -7,7 +7,7 @@ import { ImportTable } from './imports';
 import { demandedOf, moduleCandidates, namesUsed, usesAnyOf } from './moduleDemand';
 import { isLightningModuleBase, markLightningClasses } from './frameworkNames';
 import { scopeFacts, ScopeFacts } from './scopeScan';
-import { isPlacelessModuleClass, MODULE_BASE_CLASSES } from './torchApi';
+import { DATALOADER_CLASSES, isPlacelessModuleClass, MODULE_BASE_CLASSES } from './torchApi';
 
 export interface Unit {
   index: number;
@@ -58,6 +58,11 @@ export interface ClassInfo {
   baseNodes: Node[];
   methods: Map<string, FunctionInfo>;
   isModule: boolean;
+  /**
+   * A subclass of torch's DataLoader that leaves iteration to it (no `__iter__`/`__next__` of
+   * its own): its batches are what DataLoader's are.
+   */
+  isLoader?: boolean;
   /**
    * A Module without parameters or buffers of its own: a subclass of a loss or an activation
    * (`class MaskedLoss(nn.CrossEntropyLoss)`) that adds none. Calling it never mismatches by itself.
@@ -191,6 +196,7 @@ export class Program {
     this.addModule(units, path, 0);
     if (loader) this.link(loader);
     for (const cls of this.classes.values()) cls.isModule = this.subclassesModule(cls, new Set());
+    for (const cls of this.classes.values()) if (!cls.isModule && this.subclassesLoader(cls, new Set())) cls.isLoader = true;
     for (const cls of this.classes.values()) if (cls.isModule) cls.placeless = this.isPlacelessClass(cls, new Set());
     markLightningClasses(this.classes, (n) => this.imports.qualify(n));
     const setsDefault = /\bset_default_(device|tensor_type)\s*\(/;
@@ -654,6 +660,17 @@ export class Program {
       if (base.text === 'object') return true;
       const local = this.baseClass(cls, base);
       return !!local && !local.isModule && this.isPlainClass(local, seen);
+    });
+  }
+
+  private subclassesLoader(cls: ClassInfo, seen: Set<string>): boolean {
+    if (seen.has(cls.key) || cls.methods.has('__iter__') || cls.methods.has('__next__')) return false;
+    seen.add(cls.key);
+    return cls.baseNodes.some((base) => {
+      const q = this.importsAt(cls.unit).qualify(base);
+      if (q && DATALOADER_CLASSES.has(q)) return true;
+      const local = this.baseClass(cls, base);
+      return !!local && this.subclassesLoader(local, seen);
     });
   }
 
