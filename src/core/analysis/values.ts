@@ -294,6 +294,9 @@ export function joinValues(a: Value, b: Value): Value {
     joined.deviceText = plain.deviceText ?? joined.deviceText;
     joined.outputPlace = outputPlaceOf(plain) === UNTRACKED || outputPlaceOf(wrapper) === UNTRACKED
       ? UNTRACKED : ((outputPlaceOf(plain) | outputPlaceOf(wrapper)) as Place);
+  } else if (a.kind === 'module' && b.kind === 'module' && (a.outputPlace !== undefined || b.outputPlace !== undefined)) {
+    // Still a wrapper on some paths when a third path adds another plain module (DDP, a GPU, DataParallel).
+    joined.outputPlace = outputPlaceOf(a) === UNTRACKED || outputPlaceOf(b) === UNTRACKED ? UNTRACKED : ((outputPlaceOf(a) | outputPlaceOf(b)) as Place);
   }
   if (a.gradlessOutput && b.gradlessOutput) joined.gradlessOutput = true;
   if (a.scalarOutput && b.scalarOutput) joined.scalarOutput = true;

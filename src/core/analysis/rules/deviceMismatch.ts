@@ -239,7 +239,10 @@ function checkModuleCall(c: RuleHost, frame: Frame, calleeNode: Node, callee: Va
     const input = args.find((a) => isOnAccelerator(a.value) && a.value.kind !== 'module');
     if (input) cpuOnOnePath(c, frame, model, input, callee.cpuWhen);
   }
-  if (isOnAccelerator(callee)) cpuOnSomePath(c, frame, args, model);
+  // A wrapper on some paths (DataParallel) takes CPU inputs: an input the code leaves on the
+  // CPU on one path only is, as in the ImageNet example's `if args.gpu is not None:`, the
+  // wrapper's path, which the analysis cannot tell apart from the plain module's.
+  if (isOnAccelerator(callee) && callee.outputPlace === undefined) cpuOnSomePath(c, frame, args, model);
   for (const a of args) if (isCpuOperand(a.value)) mismatch(c, frame, a, model, 'consumer');
 }
 
