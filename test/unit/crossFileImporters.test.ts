@@ -144,6 +144,56 @@ describe('analysis across files: facts from the files that import the analysed o
     assert.deepEqual(findings.map((f) => [f.code, f.range.start.line + 1]), [['DD005', 5]], formatFindings(findings));
   });
 
+  it('one option, two holders: `self.on_gpu = flags.on_gpu` in trainer.py and `if flags.on_gpu:` in main.py, which moves the model, are one world flag', () => {
+    const trainer = [
+      'import torch',
+      '',
+      'def masked_mse(target, estimate, lengths):',
+      '    keep = target.new_ones(target.shape)',
+      '    for i in range(target.size(0)):',
+      '        keep[i, lengths[i]:] = 0',
+      '    return (((estimate * keep) - target) ** 2).mean()',
+      '',
+      'class Trainer:',
+      '    def __init__(self, net, opt, flags):',
+      '        self.net = net',
+      '        self.opt = opt',
+      '        self.on_gpu = flags.on_gpu',
+      '',
+      '    def epoch(self, loader):',
+      '        for x, lengths, y in loader:',
+      '            if self.on_gpu:',
+      '                x, lengths, y = x.cuda(), lengths.cuda(), y.cuda()',
+      '            loss = masked_mse(y, self.net(x), lengths)',
+      '            loss.backward()',
+      '',
+    ].join('\n');
+    const main = (moved: string) => [
+      'import argparse',
+      'import torch',
+      'import torch.nn as nn',
+      'from trainer import Trainer',
+      '',
+      'def main(flags):',
+      '    net = nn.Linear(8, 8)',
+      `    if ${moved}:`,
+      '        net.cuda()',
+      '    Trainer(net, torch.optim.SGD(net.parameters(), lr=0.1), flags).epoch([])',
+      '',
+      'parser = argparse.ArgumentParser()',
+      'parser.add_argument("--on_gpu", type=int, default=1)',
+      'parser.add_argument("--gpu_model", type=int, default=1)',
+      'main(parser.parse_args())',
+      '',
+    ].join('\n');
+    const same = { 'trainer.py': trainer, 'main.py': main('flags.on_gpu') };
+    assert.deepEqual(coreFindings(trainer, { project: projectOf(same, 'trainer.py', ['main.py']) }), []);
+    // Another option moves the model: with --on_gpu and without --gpu_model the net stays on the CPU.
+    const other = { 'trainer.py': trainer, 'main.py': main('flags.gpu_model') };
+    const findings = coreFindings(trainer, { project: projectOf(other, 'trainer.py', ['main.py']) });
+    assert.deepEqual(findings.map((f) => f.code), ['DD001'], formatFindings(findings));
+  });
+
   it('never reports a finding inside the importer itself', () => {
     const broken = TRAIN.replace('torch.randn(2, 5, 16, device=device)', 'torch.randn(2, 5, 16)');
     const files = { 'model.py': 'import torch.nn as nn\nclass Tagger(nn.Linear):\n    pass\n', 'train.py': broken };

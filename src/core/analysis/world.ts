@@ -41,9 +41,16 @@ export class WorldState {
     return this.read(ACCELERATOR);
   }
 
-  /** A device flag's truth in this world, when `key` is one. */
+  /**
+   * A device flag's truth in this world, when `key` is one. An option keeps its identity
+   * across the objects that carry it: `self.on_gpu = flags.on_gpu` in a trainer and
+   * `if flags.on_gpu:` in the script that built the model are one flag.
+   */
   flag(key: string): boolean | undefined {
-    return this.read(key);
+    if (this.world.values.has(key)) return this.read(key);
+    const option = optionName(key);
+    const same = option === undefined ? undefined : [...this.world.values.keys()].find((v) => optionName(v) === option);
+    return this.read(same ?? key);
   }
 
   private read(name: string): boolean | undefined {
@@ -52,6 +59,12 @@ export class WorldState {
     this.onRead?.(name, v);
     return v;
   }
+}
+
+/** `args.cuda`, `self.cuda`, `opt.cuda`: the option `cuda` (undefined for any other key). */
+function optionName(key: string): string | undefined {
+  const m = /^(\w+)\.(\w+)$/.exec(key);
+  return m && (m[1] === 'self' || OPTIONS_HOLDER_NAME.test(m[1]!)) ? m[2] : undefined;
 }
 
 /** No world variables: `is_available()` and flags stay undecided, as when the program never tests them. */
