@@ -42,7 +42,7 @@ export const syncEveryStep: Rule = (host) => {
   const report = (frame: Frame, node: Node, startNode: Node | undefined, what: string, tensor: Node, value: Value) => {
     if (reported.has(node.id)) return; // a loop's steps, or a function's call sites, evaluate it again
     const loop = trainingLoopAround(node, frame.scopeNode);
-    if (!loop || synchronizedBefore(field(loop, 'body')!, node, host.program.topFunctions)) return;
+    if (!loop || synchronizedBefore(field(loop, 'body')!, node, host.program.topFunctions) || stepNeedsIt(node, loop)) return;
     reported.add(node.id);
     const known = byLoop.get(loop.id);
     // After the step's first read-back the GPU has drained; the others wait for little. One
@@ -167,6 +167,68 @@ function trainingLoopAround(node: Node, scope: Node): Node | undefined {
     }
   }
   return undefined;
+}
+
+/** Calls that only report or collect a value: a read-back for them can wait for N steps. */
+const REPORTING_CALLS = /^(print|log\w*|info|debug|warning|warn|append|extend|add|add_\w+|write\w*|set_postfix\w*|set_description\w*|update|format|str|repr|round|float|int|len|mean|sum|max|min|save|savetxt|dump|put|record|push|insert)$/;
+
+/**
+ * The read-back's value drives the next step: it is assigned (`action = q.argmax(1).cpu().numpy()`),
+ * passed to a call that is not reporting (`next_obs, reward, done, _ = env.step(action)`), and
+ * what that call gives comes back round to the top of the loop (`obs = next_obs`, read before
+ * the read-back). The host needs it to go on, so reading it every N steps is no option.
+ */
+function stepNeedsIt(node: Node, loop: Node): boolean {
+  const body = field(loop, 'body');
+  let statement: Node = node;
+  while (statement.type !== 'expression_statement' && statement.parent && statement.id !== loop.id && !SCOPES.has(statement.type)) statement = statement.parent;
+  const read = assignedNames(statement);
+  if (!body || read.size === 0) return false;
+  const after = descendantsOf(body).filter((n) => n.type === 'expression_statement' && n.startIndex >= statement.endIndex).sort((a, b) => a.startIndex - b.startIndex);
+  const results = new Set<string>();
+  for (const later of after) {
+    const right = assignedValue(later);
+    if (!right) continue;
+    const consumes = descendantsOf(right).some((n) => n.type === 'call' && !isReporting(n) && callArgumentsNamed(n, read));
+    const carries = right.type === 'identifier' && results.has(right.text);
+    if (consumes || carries) for (const name of assignedNames(later)) results.add(name);
+  }
+  if (results.size === 0) return false;
+  return descendantsOf(body).some((n) => n.type === 'identifier' && n.endIndex <= statement.startIndex && results.has(n.text));
+}
+
+function isReporting(call: Node): boolean {
+  const callee = field(call, 'function');
+  const name = callee?.type === 'attribute' ? field(callee, 'attribute')?.text : callee?.text;
+  return !name || REPORTING_CALLS.test(name);
+}
+
+function callArgumentsNamed(call: Node, names: ReadonlySet<string>): boolean {
+  const args = callArguments(call);
+  return [...args.positional, ...args.keywords.values()].some((a) => names.has(unparen(a).text));
+}
+
+function assignedValue(statement: Node): Node | undefined {
+  const assignment = statement.type === 'expression_statement' ? unparen(children(statement)[0] ?? statement) : undefined;
+  return assignment?.type === 'assignment' ? field(assignment, 'right') ?? undefined : undefined;
+}
+
+/** The names an assignment statement binds (`a, (b, c) = ...`); none for any other statement. */
+function assignedNames(statement: Node): Set<string> {
+  const assignment = statement.type === 'expression_statement' ? unparen(children(statement)[0] ?? statement) : undefined;
+  const left = assignment?.type === 'assignment' ? field(assignment, 'left') : undefined;
+  return new Set(left ? descendantsOf(left).filter((n) => n.type === 'identifier').map((n) => n.text) : []);
+}
+
+function descendantsOf(root: Node): Node[] {
+  const out: Node[] = [];
+  const stack = [root];
+  while (stack.length) {
+    const n = stack.pop()!;
+    out.push(n);
+    for (const c of children(n)) if (!SCOPES.has(c.type)) stack.push(c);
+  }
+  return out;
 }
 
 /** `torch.cuda.synchronize()` (or the MPS/XPU/accelerator one), whatever the module is imported as. */
