@@ -1,8 +1,7 @@
 // Findings tied to the documents they live in: every edit and related location gets a
 // URI, so that notebook fixes land in the right cell. Stored per document for code actions.
 import type { Diagnostic, Range } from 'vscode-languageserver';
-import type { CellFinding, Finding, Fix } from '../core/analysis';
-import { withCellWording } from './cellWording';
+import { withCellWording, type CellFinding, type Finding, type Fix } from '../core/analysis';
 import type { ServerSettings } from './settings';
 import { toLspDiagnostic, UriLocator } from './toLspDiagnostic';
 

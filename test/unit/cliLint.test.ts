@@ -187,6 +187,13 @@ describe('cli: lint pipeline', function () {
   });
 
   describe('through runCli with the device analyzer', () => {
+    it('a notebook message names the cell of a place in another cell ("in cell 3, line 10"), as the editor does', async () => {
+      fs.copyFileSync(path.join(__dirname, '..', 'fixtures', 'notebooks', 'device_across_cells.ipynb'), path.join(project, 'across.ipynb'));
+      const io = memoryIo(project);
+      await runCli(['lint', '--no-cache', '--select', 'DD001', 'across.ipynb'], io);
+      assert.match(io.out, /^across\.ipynb:cell 5:.*DD001 .*moved to device in cell 3, line 10\)/m, io.out);
+    });
+
     async function cli(argv: string[], cwd = project) {
       const io = memoryIo(cwd);
       const status = await runCli(argv, io);

@@ -6,7 +6,7 @@
 // file checked: its findings are reported as the file stands, with the reason.
 import * as fs from 'fs';
 import * as path from 'path';
-import { analyzeNotebook, analyzeSource, initPythonParser } from '../../core/analysis';
+import { analyzeNotebook, analyzeSource, initPythonParser, withCellWording } from '../../core/analysis';
 import type { AnalysisCache, Analyzer } from './analysisCache';
 import { discardParserAfter, isParserReady, ParserCrashedError, parserReloads } from '../../core/python/parser';
 import type { AnalyzeOptions, SkippedStatement } from '../../core/analysis/types';
@@ -207,7 +207,7 @@ function checkFile(check: FileCheck, bytes: Buffer): LintedFile | undefined {
   checkSize(notebook.sources, settings, ' of code cells');
   const cellNumbers = notebook.codeCellPositions.map((position) => position + 1);
   const analyze: AnalyzeSources = (sources) =>
-    analyzer.analyzeNotebook(sources, skipped.recording(options, sources)).map(({ finding, cellIndex }) => ({ finding, cellIndex }));
+    analyzer.analyzeNotebook(sources, skipped.recording(options, sources)).map((found) => ({ finding: withCellWording(found, cellNumbers), cellIndex: found.cellIndex }));
   let result = check.run(notebook.sources, analyze);
   if (result.refused.length > 0) notes.push(`fix not applied: it would leave a syntax error (${describeRefused(result.refused, cellNumbers)})`);
   if (result.sources.some((source, i) => source !== notebook.sources[i]) && !writeNotebook(check, notebook, result.sources, decoded)) {

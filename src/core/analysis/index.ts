@@ -9,4 +9,5 @@ export { createModuleResolver } from './project';
 export { ModuleTrees } from './moduleTrees';
 export { ImporterIndex } from './importerIndex';
 export { nameOtherPlacesLines } from './otherPlaceLines';
+export { withCellWording } from './cellWording';
 export type { ModuleFile, ModuleResolver, ProjectContext, ReadFile } from './project';

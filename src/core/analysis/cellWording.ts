@@ -1,9 +1,10 @@
 // A notebook finding in the words a reader of the notebook needs: "line 13" in a message or a
 // related location means line 13 of some cell, and for a place in another cell the editor
-// showed it bare, so it read as this cell's line 13 (issue 28 item 3). Places in other cells
+// and the CLI showed it bare, so it read as this cell's line 13 (issue 28 item 3). Places in other cells
 // are said as "cell 17, line 13", with the cell's number in the notebook (markdown cells
 // counted, as the editor and the CLI number them).
-import { nameOtherPlacesLines, type CellFinding, type Finding } from '../core/analysis';
+import { nameOtherPlacesLines } from './otherPlaceLines';
+import type { CellFinding, Finding } from './types';
 
 /** `cellNumbers[i]`: the notebook position (1-based) of the i-th code cell analysed. */
 export function withCellWording(found: CellFinding, cellNumbers: readonly number[]): Finding {
