@@ -5,7 +5,7 @@
 // Anything that might synchronize (a host copy, a print, a call it does not know) keeps it
 // silent: precision first.
 import type { Node } from '../../python/pyNode';
-import { dottedKey, field, unparen } from '../../python/syntax';
+import { children, dottedKey, field, unparen } from '../../python/syntax';
 import type { RuleFrame as Frame } from '../ruleApi';
 import { insertAt } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
@@ -55,7 +55,7 @@ function checkClockRead(c: RuleHost, frame: Frame, end: Node, seen: Node[], work
   const scope = frame.scopeNode;
   if (timesWithEvents(scope)) return;
   const start = seen.filter((n) => n.endIndex <= end.startIndex && measuresFrom(end, n, scope)).pop();
-  if (!start) return;
+  if (!start || durationNeverRead(end, scope)) return;
   const launched = work.filter((w) => w.unit === frame.unit && w.node.startIndex >= start.endIndex && w.node.endIndex <= end.startIndex && within(w.node, scope));
   if (launched.length === 0 || maySynchronize(scope, start.endIndex, end.startIndex, new Set(launched.map((w) => w.node.id)))) return;
   const last = launched.reduce((a, b) => (b.node.startIndex > a.node.startIndex ? b : a));
@@ -92,18 +92,66 @@ function measuresFrom(end: Node, start: Node, scope: Node): boolean {
   return !!endName && subtracts(scope, endName, startName);
 }
 
-/** `end - start` written anywhere in the scope: searched once per scope and pair (a scope can be a whole script). */
-const subtractions = new WeakMap<Node, Map<string, boolean>>();
+/**
+ * `end - start` in code the scope can run, by its operands' text: walked once per scope (a
+ * scope can be a whole script). A subtraction under `if False:` (timing prints switched off)
+ * measures nothing.
+ */
+const subtractions = new WeakMap<Node, Set<string>>();
 
 function subtracts(scope: Node, endName: string, startName: string): boolean {
-  let byPair = subtractions.get(scope);
-  if (!byPair) subtractions.set(scope, (byPair = new Map()));
-  const pair = `${endName}\u0000${startName}`;
-  let found = byPair.get(pair);
-  if (found === undefined) {
-    byPair.set(pair, (found = new RegExp(`(?<![\\w.])${escape(endName)}\\s*-\\s*${escape(startName)}(?!\\w)`).test(scope.text)));
+  let pairs = subtractions.get(scope);
+  if (!pairs) subtractions.set(scope, (pairs = subtractionsIn(scope)));
+  return pairs.has(`${endName}\u0000${startName}`);
+}
+
+function subtractionsIn(scope: Node): Set<string> {
+  const pairs = new Set<string>();
+  const stack: Node[] = [scope];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.type === 'binary_operator' && field(n, 'operator')?.text === '-') {
+      const left = field(n, 'left');
+      const right = field(n, 'right');
+      const [l, r] = [left && dottedKey(unparen(left)), right && dottedKey(unparen(right))];
+      if (l && r) pairs.add(`${l}\u0000${r}`);
+    }
+    for (const c of children(n)) if (!isDeadBranch(n, c)) stack.push(c);
   }
-  return found;
+  return pairs;
+}
+
+/** The body of `if False:` / `if 0:`, which never runs. */
+function isDeadBranch(parent: Node, child: Node): boolean {
+  if (parent.type !== 'if_statement' || field(parent, 'consequence')?.id !== child.id) return false;
+  const test = unparen(field(parent, 'condition') ?? parent);
+  return test.type === 'false' || (test.type === 'integer' && Number(test.text) === 0);
+}
+
+/**
+ * `elapsed = time.time() - start` and `elapsed` is read nowhere else in the scope (nor under
+ * `if False:`-switched prints only): a duration nobody reads measures nothing wrongly.
+ */
+function durationNeverRead(end: Node, scope: Node): boolean {
+  const statement = statementOf(end);
+  const assignment = statement?.type === 'expression_statement' ? unparen(children(statement)[0] ?? statement) : undefined;
+  const left = assignment?.type === 'assignment' ? field(assignment, 'left') : undefined;
+  const name = left && dottedKey(unparen(left));
+  if (!statement || !name) return false;
+  const stack: Node[] = [scope];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.id === statement.id) continue;
+    if ((n.type === 'identifier' || n.type === 'attribute') && dottedKey(n) === name && !isAssignedTo(n)) return false;
+    for (const c of children(n)) if (!isDeadBranch(n, c)) stack.push(c);
+  }
+  return true;
+}
+
+/** `n` is the whole target of an assignment (`t = ...`), not a read. */
+function isAssignedTo(n: Node): boolean {
+  const parent = n.parent;
+  return (parent?.type === 'assignment' || parent?.type === 'augmented_assignment') && field(parent, 'left')?.id === n.id && parent.type === 'assignment';
 }
 
 /** `t0 = time.time()`: the name the clock value is stored in. */
