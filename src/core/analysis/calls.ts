@@ -399,6 +399,11 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     return INPUT_SCATTERING_WRAPPERS.has(q) ? { ...model, kind: 'module', movesInputs: true } : model;
   }
   if (TENSOR_DATASETS.has(q) && !args.hasSplat) return rowsOf(argValues.map((a) => a.value));
+  // `TensorDataset(*[t.to(device) for t in arrays])`: every column is one of the list's items.
+  if (TENSOR_DATASETS.has(q) && argValues.length === 0 && args.splats.length === 1) {
+    const column = ex.eval(frame, args.splats[0]!).anyElement;
+    if (column && isTensorLike(column)) return rowsOf([column]);
+  }
   if (DATALOADER_CLASSES.has(q)) {
     const placedBy = collatePlacement(ctx, call, argValues);
     return value('loader', UNTRACKED, { origin: { unit: frame.unit, node: call, what: 'loader created here' }, ...(placedBy ? { placedBy } : {}) });

@@ -3,11 +3,12 @@
 // lambda) that moves what it builds. Such a loader's batches are where its collate function
 // puts them, not batches the loop must move (DD002 would tell the user to move them again).
 import type { Node } from '../python/pyNode';
-import { callArguments, unparen } from '../python/syntax';
+import { callArguments, field, unparen } from '../python/syntax';
 import { evalDevice } from './devices';
 import type { Frame } from './frame';
 import type { Evaluator, RoundContext } from './roundContext';
-import { Arg, datasetPlacement, PlacedBy, UNTRACKED, Value, value } from './values';
+import { Arg, datasetPlacement, hasAccel, isTensorLike, PlacedBy, UNTRACKED, Value, value } from './values';
+import type { FunctionInfo } from './program';
 import { MOVES_TENSORS } from './bodyFacts';
 
 /** `partial(fn, ..., device=d)`: a callable bound to a device (kept as the value's `kwargsDevice`). */
@@ -28,13 +29,45 @@ export function collatePlacement(ctx: RoundContext, call: Node, argValues: reado
   if (!node) {
     // The default collation stacks the dataset's rows where they are (values.ts datasetPlacement).
     const dataset = args.positional[0] ?? args.keywords.get('dataset');
-    return datasetPlacement(argValues.find((a) => a.node === dataset)?.value);
+    const v = argValues.find((a) => a.node === dataset)?.value;
+    return datasetPlacement(v) ?? ownDatasetPlacement(ctx, v);
   }
   const collate = argValues.find((a) => a.node === node)?.value;
   if (collate?.kwargsDevice) return { framework: 'collate_fn', place: collate.kwargsDevice.place, deviceText: collate.kwargsDevice.text };
-  const fn = collate?.functionId !== undefined ? ctx.program.functions[collate.functionId] : undefined;
+  const fn = collate?.functionId !== undefined ? ctx.program.functions[collate.functionId] : boundMethod(ctx, call, node, argValues);
   const moves = fn ? ctx.bodyFact(fn, 'movesTensors') === true : unparen(node).type === 'lambda' && MOVES_TENSORS.test(node.text);
   // It moves them somewhere the analysis does not follow: no known place, no finding.
   if (moves) return { framework: 'collate_fn', place: UNTRACKED, deviceText: 'its device' };
   return undefined;
+}
+
+/**
+ * A Dataset class of the program whose items may already be on a device: a method moves
+ * tensors (`__getitem__` returning `x.to(device)`, `__init__` moving the whole set once), or
+ * it keeps tensors its caller placed on an accelerator. Its batches are where it put them,
+ * which the analysis does not follow: no known place, no finding.
+ */
+function ownDatasetPlacement(ctx: RoundContext, dataset: Value | undefined): PlacedBy | undefined {
+  const cls = dataset?.className ? ctx.program.classes.get(dataset.className) : undefined;
+  if (!cls) return undefined;
+  const methods = new Set([...cls.methods.values(), ...['__init__', '__getitem__'].map((m) => ctx.program.methodOf(cls.key, m))]);
+  const moves = [...methods].some((m) => m !== undefined && ctx.bodyFact(m, 'movesTensors') === true);
+  const keepsPlaced = [...(ctx.previous.classAttrsOf(cls.key)?.values() ?? [])].some((a) => isTensorLike(a) && a.place !== UNTRACKED && hasAccel(a.place));
+  return moves || keepsPlaced ? { framework: 'dataset', place: UNTRACKED, deviceText: 'its device' } : undefined;
+}
+
+/**
+ * `DataLoader(ds, collate_fn=ds.collate_fn)`: the method of the program's class that the
+ * dataset is an instance of.
+ */
+function boundMethod(ctx: RoundContext, call: Node, node: Node, argValues: readonly Arg[]): FunctionInfo | undefined {
+  const n = unparen(node);
+  const receiver = n.type === 'attribute' ? field(n, 'object') : undefined;
+  const name = n.type === 'attribute' ? field(n, 'attribute')?.text : undefined;
+  if (!receiver || !name) return undefined;
+  const args = callArguments(call);
+  const dataset = args.positional[0] ?? args.keywords.get('dataset');
+  if (!dataset || unparen(dataset).text !== receiver.text) return undefined;
+  const owner = argValues.find((a) => a.node === dataset)?.value;
+  return owner?.className ? ctx.program.methodOf(owner.className, name) : undefined;
 }

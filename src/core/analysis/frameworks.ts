@@ -207,9 +207,9 @@ export function convertsModel(calleeText: string, callee: Value, args: Arg[], fr
 // ---- batches of loaders a framework placed -------------------------------------------
 
 /** A batch element from a loader the framework placed: on its device, not a batch to move. */
-export function placedBatch(frame: Frame, loaderNode: Node, loaderText: string): Value | undefined {
+export function placedBatch(frame: Frame, loaderNode: Node, loaderText: string, loader?: Value): Value | undefined {
   const key = dottedKey(loaderNode);
-  const v = key ? frame.env.get(key) ?? frame.outer?.get(key) : undefined;
+  const v = loader ?? (key ? frame.env.get(key) ?? frame.outer?.get(key) : undefined);
   const by = v?.kind === 'loader' ? v.placedBy : undefined;
   if (!by) return undefined;
   return value('tensor', by.place, {

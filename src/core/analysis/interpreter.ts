@@ -922,7 +922,7 @@ export class Interpreter implements RoundContext {
     const body = field(stmt, 'body');
     if (!left || !right || !body) return;
     const iterated = this.ex.eval(frame, right);
-    const loop = bindLoopTarget(this, frame, stmt, left, right, (key) => this.ex.lookup(frame, key));
+    const loop = bindLoopTarget(this, frame, stmt, left, right, (key) => this.ex.lookup(frame, key), iterated);
     if (loop) frame.loops.push(loop.info);
     // `for out in outputs:` over a list the program filled: each item is what went in.
     // `for row in boxes:` over a tensor: each row is a tensor where `boxes` is, with its grad.

@@ -20,7 +20,7 @@ type Binding = { target: Node; kind: 'batch' | 'index' | 'unknown'; placed?: Val
 
 /** `lookup` reads a variable as expressions do (a method's `self.loader` is the class's attribute). */
 export function bindLoopTarget(
-  ctx: RoundContext, frame: Frame, stmt: Node, left: Node, right: Node, lookup: (key: string) => Value,
+  ctx: RoundContext, frame: Frame, stmt: Node, left: Node, right: Node, lookup: (key: string) => Value, iterated?: Value,
 ): BoundLoop | undefined {
   const bindings: Binding[] = [];
   let loaderText: string | undefined;
@@ -53,7 +53,8 @@ export function bindLoopTarget(
       loaderText ??= it.text;
       const start = bindings.length;
       collectNames(target, bindings);
-      const placed = placedBatch(frame, it, it.text);
+      // `for x, y in DataLoader(...)`: the loader is the loop's own iterable, in no variable.
+      const placed = placedBatch(frame, it, it.text, it.id === unparen(right).id && iterated?.kind === 'loader' ? iterated : undefined);
       if (placed) for (const b of bindings.slice(start)) if (b.kind === 'batch') b.placed = placed;
       if (loaderValue(frame, it, lookup)?.graph) for (const b of bindings.slice(start)) if (b.kind === 'batch') b.graph = true;
       return;

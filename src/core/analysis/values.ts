@@ -465,13 +465,18 @@ export function rowsOf(columns: readonly Value[]): Value {
  * Where a DataLoader's default collation puts the batches of `dataset` when it is rows of
  * tensors the program placed (`TensorDataset(x.to(d), y.to(d))`, `list(zip(gpu_a, gpu_b))`):
  * stacking rows keeps their device, so the batches are already there. Undefined unless every
- * column is a tensor known to be on an accelerator (a CPU dataset's batches are to be moved).
+ * column is a tensor placed on a device (a CPU dataset's batches are to be moved).
  */
 export function datasetPlacement(dataset: Value | undefined): PlacedBy | undefined {
   const row = dataset?.kind === 'other' && !dataset.entries ? dataset.anyElement : undefined;
   const columns = row && isTensorLike(row) ? [row] : row?.elements;
-  if (!columns?.length || columns.some((c) => (c.kind !== 'tensor' && c.kind !== 'unknown') || c.place !== ACCEL)) return undefined;
-  return { framework: 'dataset', place: ACCEL, deviceText: columns.find((c) => c.deviceText)?.deviceText ?? 'its device' };
+  // A column moved to a device the analysis does not know (`t.to(device)`, `device` from a star
+  // import) is there as much as one known to be on an accelerator.
+  const placed = (c: Value) => (c.place === UNTRACKED ? c.deviceText !== undefined : hasAccel(c.place));
+  if (!columns?.length || columns.some((c) => (c.kind !== 'tensor' && c.kind !== 'unknown') || !placed(c))) return undefined;
+  // Columns that may be on an accelerator (a device chosen at run time) give batches that may be.
+  const place = columns.some((c) => c.place === UNTRACKED) ? UNTRACKED : columns.reduce((p, c) => (p | c.place) as Place, 0 as Place);
+  return { framework: 'dataset', place, deviceText: columns.find((c) => c.deviceText)?.deviceText ?? 'its device' };
 }
 
 /**
