@@ -194,6 +194,30 @@ describe('analysis across files: facts from the files that import the analysed o
     assert.deepEqual(findings.map((f) => f.code), ['DD001'], formatFindings(findings));
   });
 
+  it('a module moved under `if args.cuda:` in its importer, with its input moved under the same test: forward sees one place, no finding in model.py', () => {
+    const model = ['import torch.nn as nn', '', 'class Net(nn.Module):', '    def __init__(self):', '        super().__init__()', '        self.lin = nn.Linear(4, 2)', '', '    def forward(self, x):', '        return self.lin(x)', ''].join('\n');
+    const run = [
+      'import argparse',
+      'import torch',
+      'from model import Net',
+      '',
+      'parser = argparse.ArgumentParser()',
+      'parser.add_argument("--no-cuda", action="store_true")',
+      'args = parser.parse_args()',
+      'args.cuda = not args.no_cuda and torch.cuda.is_available()',
+      'net = Net()',
+      'data = torch.randn(8, 4)',
+      'if args.cuda:',
+      '    net.cuda()',
+      '    data = data.cuda()',
+      'print(net(data).sum().item())',
+      '',
+    ].join('\n');
+    const files = { 'model.py': model, 'run.py': run };
+    const findings = coreFindings(model, { project: projectOf(files, 'model.py', ['run.py']) });
+    assert.deepEqual(findings, [], formatFindings(findings));
+  });
+
   it('never reports a finding inside the importer itself', () => {
     const broken = TRAIN.replace('torch.randn(2, 5, 16, device=device)', 'torch.randn(2, 5, 16)');
     const files = { 'model.py': 'import torch.nn as nn\nclass Tagger(nn.Linear):\n    pass\n', 'train.py': broken };

@@ -411,7 +411,9 @@ export class Interpreter implements RoundContext {
       let v = params?.get(p.name) ?? (p.defaultNode?.type === 'none' && !params ? NONE : UNKNOWN);
       if (v.kind === 'unknown' && p.annotation && !v.isNone) v = this.annotatedKind(fn, p.annotation, v);
       if (placed && placed.place !== UNTRACKED && v.kind === 'tensor' && p.name !== fn.selfName) {
-        v = { ...v, place: placed.place, deviceText: placed.deviceText, origin: placed.origin };
+        // The caller's path where it left the input on the CPU (`cpuWhen`) is the caller's to
+        // report, at its call: here the input is where the instance is, on every path.
+        v = { ...v, place: placed.place, deviceText: placed.deviceText, origin: placed.origin, cpuWhen: undefined };
       }
       env.set(p.name, reportedAtCalls && v.place !== 0 ? { ...v, param: p.name } : v);
     }
