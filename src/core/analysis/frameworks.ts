@@ -154,6 +154,13 @@ export function isFrameworkEntryPoint(q: string): boolean {
 }
 
 /**
+ * Calls that hand their arguments back as they are, patched in place: apex's
+ * `model, optimizer = amp.initialize(model, optimizer, opt_level="O1")` (one argument
+ * back when given one).
+ */
+const ARGUMENT_RETURNING = new Set(['apex.amp.initialize', 'apex.amp.frontend.initialize']);
+
+/**
  * Qualified calls the frameworks answer: `Accelerator()`, `Fabric()`, timm's loaders,
  * converters that keep a module's place, and other libraries' model factories.
  */
@@ -163,7 +170,8 @@ export function frameworkCall(ctx: RoundContext, ex: Evaluator, frame: Frame, ca
   const keeps = PLACE_KEEPING_CONVERTERS.has(q);
   const factory = !q.startsWith('torch.') && (isModelFunctionName(q) || /^timm\.(models\.)?create_model$/.test(q));
   const pipeline = isPipelineConstructor(q);
-  if (!framework && !isLoader && !keeps && !factory && !pipeline) return undefined;
+  const returnsArguments = ARGUMENT_RETURNING.has(q);
+  if (!framework && !isLoader && !keeps && !factory && !pipeline && !returnsArguments) return undefined;
   const args = callArguments(call);
   const argValues: Arg[] = args.positional.map((n) => ({ node: n, value: ex.eval(frame, n) }));
   for (const n of args.keywords.values()) ex.eval(frame, n);
@@ -174,6 +182,7 @@ export function frameworkCall(ctx: RoundContext, ex: Evaluator, frame: Frame, ca
   if (isLoader) return timmLoader(ctx, ex, frame, args);
   if (pipeline) return value('module', UNTRACKED, { movesInputs: true });
   if (keeps) return argValues[0] ? strip(argValues[0].value) : OTHER;
+  if (returnsArguments) return argValues.length === 1 ? argValues[0]!.value : value('other', UNTRACKED, { elements: argValues.map((a) => a.value) });
   forgetPlaces(frame, argValues);
   return value('module');
 }

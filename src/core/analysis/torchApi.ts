@@ -81,12 +81,14 @@ export function isModelZooConstructor(qualified: string): boolean {
 export const INPUT_SCATTERING_WRAPPERS = new Set([
   'torch.nn.DataParallel', 'torch.nn.parallel.DataParallel', 'torch.nn.parallel.DistributedDataParallel',
   'torch.nn.parallel.distributed.DistributedDataParallel',
+  'apex.parallel.DistributedDataParallel', 'apex.parallel.distributed.DistributedDataParallel',
 ]);
 
 export const WRAPPER_MODULES = new Set([
   'torch.nn.parallel.distributed.DistributedDataParallel',
   'torch.nn.DataParallel', 'torch.nn.parallel.DataParallel', 'torch.nn.parallel.DistributedDataParallel',
   'torch.compile', 'torch.jit.script', 'torch.jit.trace',
+  'apex.parallel.DistributedDataParallel', 'apex.parallel.distributed.DistributedDataParallel',
 ]);
 
 /** torch.nn.Module under the names an import may give it. */
