@@ -146,6 +146,16 @@ const PLACE_KEEPING_CONVERTERS = new Set([
 ]);
 
 /**
+ * Calls that wrap their (module) argument in place, adding layers where its layers are:
+ * moving the model they were given, before or after, moves the result (PEFT's adapters).
+ */
+const IN_PLACE_WRAPPERS = new Set([
+  'peft.get_peft_model', 'peft.mapping.get_peft_model', 'peft.mapping_func.get_peft_model',
+  'peft.PeftModel.from_pretrained', 'peft.peft_model.PeftModel.from_pretrained',
+  'peft.prepare_model_for_kbit_training', 'peft.utils.other.prepare_model_for_kbit_training',
+]);
+
+/**
  * `Accelerator()`, `Fabric()`, timm's loaders: answered by what the framework does even in
  * the framework's own repository, where the name resolves to the project's implementation.
  */
@@ -170,7 +180,7 @@ export function frameworkCall(ctx: RoundContext, ex: Evaluator, frame: Frame, ca
   const keeps = PLACE_KEEPING_CONVERTERS.has(q);
   const factory = !q.startsWith('torch.') && (isModelFunctionName(q) || /^timm\.(models\.)?create_model$/.test(q));
   const pipeline = isPipelineConstructor(q);
-  const returnsArguments = ARGUMENT_RETURNING.has(q);
+  const returnsArguments = ARGUMENT_RETURNING.has(q) || IN_PLACE_WRAPPERS.has(q);
   if (!framework && !isLoader && !keeps && !factory && !pipeline && !returnsArguments) return undefined;
   const args = callArguments(call);
   const argValues: Arg[] = args.positional.map((n) => ({ node: n, value: ex.eval(frame, n) }));
@@ -182,6 +192,7 @@ export function frameworkCall(ctx: RoundContext, ex: Evaluator, frame: Frame, ca
   if (isLoader) return timmLoader(ctx, ex, frame, args);
   if (pipeline) return value('module', UNTRACKED, { movesInputs: true });
   if (keeps) return argValues[0] ? strip(argValues[0].value) : OTHER;
+  if (IN_PLACE_WRAPPERS.has(q)) return argValues[0]?.value ?? value('module');
   if (returnsArguments) return argValues.length === 1 ? argValues[0]!.value : value('other', UNTRACKED, { elements: argValues.map((a) => a.value) });
   forgetPlaces(frame, argValues);
   return value('module');
