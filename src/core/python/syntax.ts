@@ -14,6 +14,18 @@ export function children(node: Node): readonly Node[] {
   return node.codeChildren;
 }
 
+/** A node and every node under it, walking into a child only when `enter(child)` allows. */
+export function descendants(root: Node, enter: (child: Node) => boolean = () => true): Node[] {
+  const out: Node[] = [];
+  const stack = [root];
+  while (stack.length) {
+    const n = stack.pop()!;
+    out.push(n);
+    for (const c of children(n)) if (enter(c)) stack.push(c);
+  }
+  return out;
+}
+
 export function field(node: Node, name: string): Node | null {
   return node.childForFieldName(name);
 }

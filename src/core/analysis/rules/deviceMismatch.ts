@@ -3,7 +3,7 @@
 // are left to DD002, which fixes the whole loop at once: they are handed over as
 // `batchReachedAccelerator` events, not reported.
 import type { Node } from '../../python/pyNode';
-import { children, field, unparen } from '../../python/syntax';
+import { descendants, field, unparen } from '../../python/syntax';
 import type { RuleFrame as Frame } from '../ruleApi';
 import { addDeviceKeyword, appendMove } from '../fixes';
 import type { OperationRole, Rule, RuleHost } from '../ruleApi';
@@ -198,18 +198,6 @@ function namesUnpackedFrom(body: Node, name: string): string[] {
     const source = right?.type === 'subscript' ? field(right, 'value') : right;
     if (source?.type !== 'identifier' || source.text !== name) continue;
     for (const target of descendants(field(n, 'left')!)) if (target.type === 'identifier') out.push(target.text);
-  }
-  return out;
-}
-
-/** A node and everything under it. */
-function descendants(root: Node): Node[] {
-  const out: Node[] = [];
-  const stack = [root];
-  while (stack.length) {
-    const n = stack.pop()!;
-    out.push(n);
-    stack.push(...children(n));
   }
   return out;
 }

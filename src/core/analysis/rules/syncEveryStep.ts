@@ -6,7 +6,7 @@
 // `loss.detach()` on the device and reading it once, are the author's choices.
 // `.numpy()` on an accelerator tensor is DD003's error; `.cpu().numpy()` is reported at `.cpu()`.
 import type { Node } from '../../python/pyNode';
-import { callArguments, children, dottedKey, field, nodeRange, unparen } from '../../python/syntax';
+import { callArguments, children, descendants, dottedKey, field, nodeRange, unparen } from '../../python/syntax';
 import type { RuleFrame as Frame } from '../ruleApi';
 import type { FunctionInfo, Rule, UnitFinding } from '../ruleApi';
 import { CPU, hasAccel, Value } from '../values';
@@ -15,6 +15,7 @@ import { ruleMessage } from './shared/message';
 
 const LOOPS = new Set(['for_statement', 'while_statement']);
 const SCOPES = new Set(['function_definition', 'class_definition', 'lambda']);
+const inScope = (n: Node) => !SCOPES.has(n.type);
 
 /** Methods that keep a tensor on its device: `loss.detach().item()`, `(pred == y).sum().item()`. */
 const SAME_PLACE_METHODS = new Set(['detach', 'sum', 'mean', 'float', 'double', 'half', 'squeeze', 'flatten', 'argmax', 'max', 'min', 'norm', 'abs', 'clone', 'contiguous', 'view', 'reshape', 'long', 'int']);
@@ -184,17 +185,17 @@ function stepNeedsIt(node: Node, loop: Node): boolean {
   while (statement.type !== 'expression_statement' && statement.parent && statement.id !== loop.id && !SCOPES.has(statement.type)) statement = statement.parent;
   const read = assignedNames(statement);
   if (!body || read.size === 0) return false;
-  const after = descendantsOf(body).filter((n) => n.type === 'expression_statement' && n.startIndex >= statement.endIndex).sort((a, b) => a.startIndex - b.startIndex);
+  const after = descendants(body, inScope).filter((n) => n.type === 'expression_statement' && n.startIndex >= statement.endIndex).sort((a, b) => a.startIndex - b.startIndex);
   const results = new Set<string>();
   for (const later of after) {
     const right = assignedValue(later);
     if (!right) continue;
-    const consumes = descendantsOf(right).some((n) => n.type === 'call' && !isReporting(n) && callArgumentsNamed(n, read));
+    const consumes = descendants(right, inScope).some((n) => n.type === 'call' && !isReporting(n) && callArgumentsNamed(n, read));
     const carries = right.type === 'identifier' && results.has(right.text);
     if (consumes || carries) for (const name of assignedNames(later)) results.add(name);
   }
   if (results.size === 0) return false;
-  return descendantsOf(body).some((n) => n.type === 'identifier' && n.endIndex <= statement.startIndex && results.has(n.text));
+  return descendants(body, inScope).some((n) => n.type === 'identifier' && n.endIndex <= statement.startIndex && results.has(n.text));
 }
 
 function isReporting(call: Node): boolean {
@@ -217,18 +218,7 @@ function assignedValue(statement: Node): Node | undefined {
 function assignedNames(statement: Node): Set<string> {
   const assignment = statement.type === 'expression_statement' ? unparen(children(statement)[0] ?? statement) : undefined;
   const left = assignment?.type === 'assignment' ? field(assignment, 'left') : undefined;
-  return new Set(left ? descendantsOf(left).filter((n) => n.type === 'identifier').map((n) => n.text) : []);
-}
-
-function descendantsOf(root: Node): Node[] {
-  const out: Node[] = [];
-  const stack = [root];
-  while (stack.length) {
-    const n = stack.pop()!;
-    out.push(n);
-    for (const c of children(n)) if (!SCOPES.has(c.type)) stack.push(c);
-  }
-  return out;
+  return new Set(left ? descendants(left, inScope).filter((n) => n.type === 'identifier').map((n) => n.text) : []);
 }
 
 /** `torch.cuda.synchronize()` (or the MPS/XPU/accelerator one), whatever the module is imported as. */

@@ -148,10 +148,10 @@ function durationNeverRead(end: Node, scope: Node): boolean {
   return true;
 }
 
-/** `n` is the whole target of an assignment (`t = ...`), not a read. */
+/** `n` is the whole target of a plain assignment (`t = ...`), not a read (`t += ...` reads it). */
 function isAssignedTo(n: Node): boolean {
   const parent = n.parent;
-  return (parent?.type === 'assignment' || parent?.type === 'augmented_assignment') && field(parent, 'left')?.id === n.id && parent.type === 'assignment';
+  return parent?.type === 'assignment' && field(parent, 'left')?.id === n.id;
 }
 
 /** `t0 = time.time()`: the name the clock value is stored in. */
