@@ -3,9 +3,12 @@
 // generator. Named facts, so that a taped run depends on the fact and not on every
 // character of the body (runCache.ts): typing in a collate_fn that still moves its batches
 // changes nothing for the loop that uses it.
+import type { Node } from '../python/pyNode';
+import { callArguments, descendants, field, unparen } from '../python/syntax';
 import type { FunctionInfo } from './program';
+import { DTYPE_NAMES } from './torchApi';
 
-export type BodyFact = 'movesTensors' | 'movedParams' | 'generator' | 'setsSelf' | 'submoduleInputs' | 'placingParams';
+export type BodyFact = 'movesTensors' | 'placesOnDevice' | 'movedParams' | 'generator' | 'setsSelf' | 'submoduleInputs' | 'placingParams';
 
 /** A collate function (or lambda) that moves what it returns. */
 export const MOVES_TENSORS = /\.(to|cuda)\s*\(|\bdevice\s*=/;
@@ -25,6 +28,7 @@ function readBodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string {
   const text = fn.body.text;
   switch (fact) {
     case 'movesTensors': return MOVES_TENSORS.test(text);
+    case 'placesOnDevice': return MOVES_TENSORS.test(text) && descendants(fn.body).some(placesOnDevice);
     case 'generator': return /\byield\b/.test(text);
     // The parameters whose `.to(` / `.cuda(` / `.cpu(` the body calls, in order, as one string.
     case 'movedParams': return fn.params.filter((p) => new RegExp(`\\b${p.name}\\.(to|cuda|cpu)\\(`).test(text)).map((p) => p.name).join(' ');
@@ -47,4 +51,26 @@ function readBodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string {
 /** `movedParams`, `submoduleInputs` or `placingParams` as a set. */
 export function movedParamsOf(value: boolean | string): Set<string> {
   return new Set(typeof value === 'string' && value !== '' ? value.split(' ') : []);
+}
+
+/**
+ * A call that puts a tensor on a device: `.cuda()`, `.to(device)`, `device=` given to a
+ * factory. Not a cast (`.to(torch.float)`, `.to(x.dtype)`, `.to(memory_format=...)`).
+ */
+function placesOnDevice(n: Node): boolean {
+  if (n.type !== 'call') return false;
+  const args = callArguments(n);
+  if (args.keywords.has('device')) return unparen(args.keywords.get('device')!).type !== 'none';
+  const callee = field(n, 'function');
+  const method = callee?.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
+  if (method === 'cuda') return true;
+  if (method !== 'to') return false;
+  const first = args.positional[0];
+  return !!first && !isDtype(unparen(first));
+}
+
+function isDtype(n: Node): boolean {
+  if (n.type !== 'identifier' && n.type !== 'attribute') return false;
+  const last = n.text.slice(n.text.lastIndexOf('.') + 1);
+  return /dtype$/i.test(last) || (n.type === 'attribute' && DTYPE_NAMES.has(last));
 }

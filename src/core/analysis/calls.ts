@@ -819,7 +819,7 @@ function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node,
 function instantiateLoader(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, cls: ClassInfo, init: FunctionInfo | undefined, args: CallArguments): Value {
   const argValues = evalArgs(ex, frame, args);
   if (init) recordCallSite(ctx, ex, frame, init, args, 1, argValues);
-  const moves = [...cls.methods.values()].some((m) => ctx.bodyFact(m, 'movesTensors') === true);
+  const moves = [...cls.methods.values()].some((m) => ctx.bodyFact(m, 'placesOnDevice') === true);
   const placedBy = moves ? { framework: 'collate_fn', place: UNTRACKED, deviceText: 'its device' } : collatePlacement(ctx, call, argValues);
   return value('loader', UNTRACKED, { origin: { unit: frame.unit, node: call, what: 'loader created here' }, className: cls.key, ...(placedBy ? { placedBy } : {}) });
 }

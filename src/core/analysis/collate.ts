@@ -51,7 +51,7 @@ function ownDatasetPlacement(ctx: RoundContext, dataset: Value | undefined): Pla
   const cls = dataset?.className ? ctx.program.classes.get(dataset.className) : undefined;
   if (!cls) return undefined;
   const methods = new Set([...cls.methods.values(), ...['__init__', '__getitem__'].map((m) => ctx.program.methodOf(cls.key, m))]);
-  const moves = [...methods].some((m) => m !== undefined && ctx.bodyFact(m, 'movesTensors') === true);
+  const moves = [...methods].some((m) => m !== undefined && ctx.bodyFact(m, 'placesOnDevice') === true);
   const keepsPlaced = [...(ctx.previous.classAttrsOf(cls.key)?.values() ?? [])].some((a) => isTensorLike(a) && a.place !== UNTRACKED && hasAccel(a.place));
   return moves || keepsPlaced ? { framework: 'dataset', place: UNTRACKED, deviceText: 'its device' } : undefined;
 }
