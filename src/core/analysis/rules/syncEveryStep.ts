@@ -252,17 +252,31 @@ function synchronizes(statement: Node, functions: ReadonlyMap<string, FunctionIn
   return !!helper && children(helper.body).some((s) => synchronizes(s, functions, depth + 1));
 }
 
-/** Whether a loop body calls backward() or steps an optimizer itself, once per iteration (nested loops and functions excluded). */
+/**
+ * Whether a loop body trains, once per iteration (nested loops and functions excluded): it
+ * steps an optimizer, or calls backward() (its own, or a hand-written one) and something that
+ * steps or updates (a helper, a scheduler, `w -= lr * grad`). backward() alone computes gradients for their own sake (a saliency map, Grad-CAM),
+ * whose per-sample read-backs are the point.
+ */
 function trains(body: Node): boolean {
+  let backward = false;
+  let updates = false;
   const stack: Node[] = [body];
   while (stack.length) {
     const n = stack.pop()!;
     if (n.type === 'call') {
       const callee = field(n, 'function');
-      const method = callee?.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
-      if (method === 'backward' || (method === 'step' && OPTIMIZER_STEP.test(`${callee!.text}(`))) return true;
+      const method = callee?.type === 'attribute' ? field(callee, 'attribute')?.text : callee?.text;
+      if (method === 'step' && OPTIMIZER_STEP.test(`${callee!.text}(`)) return true;
+      if (method === 'backward' || method === 'manual_backward') backward = true;
+      else if (method && STEPS.test(method)) updates = true;
+    } else if (n.type === 'augmented_assignment' && /^\s*-=/.test(n.text.slice((field(n, 'left')?.endIndex ?? n.startIndex) - n.startIndex))) {
+      updates = true; // a hand-written gradient step: `w -= lr * grad_w`
     }
     for (const c of children(n)) if (!LOOPS.has(c.type) && !SCOPES.has(c.type)) stack.push(c);
   }
-  return false;
+  return backward && updates;
 }
+
+/** A call that takes a training step: `step()`, `train_step(...)`, `update(...)`, `model.optimize()`, `w.sub_(...)`. */
+const STEPS = /step|updat|optimi[sz]e|apply_gradients|^(sub|add)_$/i;
