@@ -495,7 +495,8 @@ export function attributeOf(recv: Value, attr: string, recvText: string): Value 
   }
   if (recv.kind === 'module') {
     if (attr === 'module' || attr === '_orig_mod') return recv;
-    if (attr === 'weight' || attr === 'bias') return value('tensor', recv.place, { grad: 'yes', origin: recv.origin, deviceText: recv.deviceText });
+    // `conv.weight`, and a recurrent layer's `weight_ih_l0` / `bias_hh_l0`: parameters where the module is.
+    if (/^(weight|bias)(_\w+)?$/.test(attr)) return value('tensor', recv.place, { grad: 'yes', origin: recv.origin, deviceText: recv.deviceText });
     if (attr === 'device') return value('device', recv.place, { deviceText: `${recvText}.device` });
   }
   // `device.type` ("cuda", "cpu") names the same place: `x.to(p.device.type)` is a move there.
