@@ -16,7 +16,7 @@
 // never preferred, with the warning that it runs the pickled code.
 import type { Node } from '../../python/pyNode';
 import { perStatement } from '../../python/statementMemo';
-import { callArguments, children, field, unparen } from '../../python/syntax';
+import { callArguments, children, descendants, field, unparen } from '../../python/syntax';
 import { insertAt } from '../fixes';
 import type { RuleFrame as Frame } from '../ruleApi';
 import type { DeviceChoice, ProgramView, Rule, RuleHost } from '../ruleApi';
@@ -157,12 +157,14 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   const byParameterOnly = !choice.availabilityCheck && !choice.deviceOption && why.startsWith('takes its device as the parameter');
   if (byParameterOnly && hardCodesCuda(frame)) return undefined;
   const path = args.positional[0] ?? args.keywords.get('f');
+  // The path by name and by what the name holds (`best = folder + '/best.pth'`).
+  const shapes = path ? [...new Set([path, assignedValue(path, call)].map(normalized))] : [];
   if (path && DATA_CACHE.test(path.text)) return undefined;
   // `"ae_%s.pt" % device`: each machine reads the file a run on its own device wrote.
   if (path && namesTheDevice(frame, path)) return undefined;
   // The same string path another module of the project saves to: this run wrote it (an early
   // stopper's best checkpoint), on this machine.
-  if (path && facts.projectSavedPaths.has(normalized(path))) return undefined;
+  if (shapes.some((shape) => facts.projectSavedPaths.has(shape))) return undefined;
   // A data file the project writes itself under this name (statistics, splits): CPU data.
   const name = path ? fileName(path) : undefined;
   if (name && facts.savedNames.has(name)) return undefined;
@@ -171,7 +173,7 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   if (facts.savesThroughLibrary && !(path && isUserOption(path))) return undefined;
   if (choice.savesCheckpoints) {
     // Through a helper of the project only: which paths it writes is not known here.
-    if (facts.savedPaths.size === 0 || facts.savesToCallersPath || !path || savedThere(facts.savedPaths, normalized(path))) return undefined;
+    if (facts.savedPaths.size === 0 || facts.savesToCallersPath || !path || shapes.some((shape) => savedThere(facts.savedPaths, shape))) return undefined;
     saves = ` This program saves checkpoints too (line ${choice.savesCheckpoints.startPosition.row + 1}), ` +
       `but not to \`${shortText(path)}\`: that one may come from another machine.`;
   }
@@ -285,7 +287,7 @@ function factsIn(statement: Node, imports: ReturnType<ProgramView['importsAt']>)
       if (SAVES.has(q)) {
         const args = callArguments(n);
         const path = args.positional[1] ?? args.keywords.get('f');
-        if (path) facts.savedPaths.add(normalized(path));
+        if (path) for (const p of [path, assignedValue(path, n)]) facts.savedPaths.add(normalized(p));
         const name = path && args.positional[0] && savesData(args.positional[0]) ? fileName(path) : undefined;
         if (name) facts.savedNames.add(name);
         if (path && isParameter(path)) facts.savesToCallersPath = true;
@@ -311,6 +313,25 @@ function isParameter(node: Node): boolean {
  * `f"{out}/e{n}.pt"`, are one family of files; a path without any string (`args.resume`,
  * `PATH`) is its text.
  */
+/**
+ * `best = folder + '/best.pth'` then `torch.load(best)`: the path is what the name was last
+ * given before the load in the same scope (a path is compared by what it is, not by the
+ * name that holds it). Anything else is itself.
+ */
+function assignedValue(path: Node, call: Node): Node {
+  if (path.type !== 'identifier') return path;
+  let scope: Node | null = call.parent;
+  while (scope && scope.type !== 'function_definition' && scope.type !== 'module') scope = scope.parent;
+  if (!scope) return path;
+  let found: Node | undefined;
+  for (const n of descendants(scope, (c) => c.type !== 'function_definition' && c.type !== 'class_definition')) {
+    if (n.type !== 'assignment' || n.endIndex > call.startIndex || field(n, 'left')?.text !== path.text) continue;
+    const right = field(n, 'right');
+    if (right && (!found || n.startIndex > found.startIndex)) found = right;
+  }
+  return found ?? path;
+}
+
 function normalized(path: Node): string {
   const parts: string[] = [];
   const stack: Node[] = [path];
