@@ -61,10 +61,15 @@ export class WorldState {
   }
 }
 
+/** `self` or an options object (`args`, `cfg`): what it carries are the run's settings. */
+function holdsSettings(name: string): boolean {
+  return name === 'self' || OPTIONS_HOLDER_NAME.test(name);
+}
+
 /** `args.cuda`, `self.cuda`, `opt.cuda`: the option `cuda` (undefined for any other key). */
 function optionName(key: string): string | undefined {
   const m = /^(\w+)\.(\w+)$/.exec(key);
-  return m && (m[1] === 'self' || OPTIONS_HOLDER_NAME.test(m[1]!)) ? m[2] : undefined;
+  return m && holdsSettings(m[1]!) ? m[2] : undefined;
 }
 
 /** No world variables: `is_available()` and flags stay undecided, as when the program never tests them. */
@@ -90,7 +95,7 @@ const AVAILABILITY_TEXT = /\b(cuda|mps|xpu|accelerator)\.is_available\s*\(/;
 function testsWhereAValueIs(text: string): boolean {
   for (const m of text.matchAll(/([\w.]+)\.(device|is_cuda|is_mps)\b/g)) {
     const holder = m[1]!.split('.')[0]!;
-    if (holder !== 'self' && !OPTIONS_HOLDER_NAME.test(holder)) return true;
+    if (!holdsSettings(holder)) return true;
   }
   return false;
 }
