@@ -16,10 +16,13 @@ async function historyDates(panel: Frame): Promise<string[]> {
   return panel.locator('table.history tbody tr td:first-child').allInnerTexts();
 }
 
-/** The history row marked "shown" (1-based), or 0. */
+/**
+ * The history row marked as shown (1-based), or 0. Read from the row's aria-current, not its
+ * text: a webview frame that is not laid out yet (VS Code swaps in a new frame when the html is
+ * set again) gives innerText without cell separators, "n = 512shown", and a word match misses it.
+ */
 async function shownRow(panel: Frame): Promise<number> {
-  const rows = await panel.locator('table.history tbody tr').allInnerTexts();
-  return rows.findIndex((r) => /\bshown\b/.test(r)) + 1;
+  return panel.locator('table.history tbody tr').evaluateAll((rows) => rows.findIndex((r) => r.getAttribute('aria-current') === 'true') + 1);
 }
 
 async function runWasm(wb: Session['workbench'], size: string): Promise<void> {
