@@ -14,6 +14,7 @@ import {
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, NDARRAY, joinValues, outputPlaceOf, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
+import { moveWalkedContainer } from './containerMoves';
 import { placesOwnSubmodules } from './ownPlacement';
 import { storedParameters, wrapperClasses, wrapperInstance } from './wrapperModules';
 import { cpuTensorTransform, transformedTensor } from './transforms';
@@ -394,10 +395,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
       .filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
     ctx.events.moduleCall(frame, call, argValues[0].node, { ...argValues[0].value, kind: 'module' }, inputs);
   }
-  if (WRAPPER_MODULES.has(q)) {
-    const model = argValues[0]?.value ?? UNKNOWN;
-    return INPUT_SCATTERING_WRAPPERS.has(q) ? { ...model, kind: 'module', movesInputs: true } : model;
-  }
+  if (WRAPPER_MODULES.has(q)) return wrapped(q, argValues[0]?.value);
   if (TENSOR_DATASETS.has(q) && !args.hasSplat) return rowsOf(argValues.map((a) => a.value));
   // `TensorDataset(*[t.to(device) for t in arrays])`: every column is one of the list's items.
   if (TENSOR_DATASETS.has(q) && argValues.length === 0 && args.splats.length === 1) {
@@ -784,11 +782,23 @@ function computedUnderNoGrad(frame: Frame, v: Value): Value {
   return out;
 }
 
+/** `DataParallel(model)`, `torch.compile(model)`: the module given, where it is; a scattering wrapper moves the inputs. */
+function wrapped(wrapper: string, model: Value | undefined): Value {
+  const inner = model ?? UNKNOWN;
+  return INPUT_SCATTERING_WRAPPERS.has(wrapper) ? { ...inner, kind: 'module', movesInputs: true } : inner;
+}
+
 /** `Net(...)`: an instance of one of the program's classes; an nn.Module subclass starts on the CPU. */
 function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, cls: ClassInfo, args: CallArguments): Value {
   const init = ctx.program.methodOf(cls.key, '__init__');
   if (init) ctx.next.markPlainCall(init.id);
   if (cls.isLoader) return instantiateLoader(ctx, ex, frame, call, cls, init, args);
+  if (cls.wraps) {
+    const argValues = evalArgs(ex, frame, args);
+    if (init) recordCallSite(ctx, ex, frame, init, args, 1, argValues);
+    const given = args.keywords.get('module');
+    return wrapped(cls.wraps, (given ? argValues.find((a) => a.node === given) : argValues[0])?.value);
+  }
   const site = init ? recordCallSite(ctx, ex, frame, init, args, 1) : undefined;
   if (!init) evalArgs(ex, frame, args);
   // `TopK(2)` of a class that only keeps its constructor's arguments: given plain values, it holds nothing.
@@ -1187,6 +1197,8 @@ function evalMove(
     moveAliases(frame, recvKey, recv, moved);
     moveHeldModules(frame, recvKey, recv, moved);
   }
+  // Also of an item whose kind is not known: only the modules the container holds are moved.
+  if (kind !== 'tensor' && !recv.placeless) moveWalkedContainer(frame, objNode, moved, isContainer);
   // A mapping batch (`model(**batch)`, a Hugging Face BatchEncoding) moves its tensors in place.
   if (kind === 'unknown' && recv.batch && recvKey) frame.env.set(recvKey, { ...moved, batch: undefined });
   // `model.cpu()` as a statement, on a value of unknown kind (a `torch.hub.load` model): written

@@ -1,7 +1,7 @@
 // Abstract evaluation of Python expressions: what each expression's value is, and
 // the events the rules look at (module calls, tensor operations, .numpy()).
 import type { Node } from '../python/pyNode';
-import { callArguments, children, dottedKey, field, stringLiteralValue, unparen } from '../python/syntax';
+import { callArguments, children, descendants, dottedKey, field, stringLiteralValue, unparen } from '../python/syntax';
 import { evalCall } from './calls';
 import { Evaluator, MAX_EXPRESSION_DEPTH, RoundContext } from './roundContext';
 import type { OperationRole } from './ruleApi';
@@ -163,7 +163,12 @@ export class Expressions implements Evaluator {
       const body = field(node, 'body');
       return body ? this.eval(frame, body.type === 'pair' ? field(body, 'value') ?? body : body) : UNKNOWN;
     } finally {
+      const inner = frame.env;
       frame.env = saved;
+      // What the element changed of the names around it is an effect that stays: a module moved
+      // in place (`[m.to(device) for m in nets.values()]`), a `:=`. Its own loop names go.
+      const own = comprehensionTargets(node);
+      for (const key of inner.ownKeys()) if (!own.has(key) && saved.has(key) && inner.get(key) !== saved.get(key)) saved.update(key, inner.get(key)!);
     }
   }
 
@@ -515,4 +520,16 @@ function splitsText(node: Node): boolean {
   if (method !== 'split' && method !== 'rsplit') return false;
   const first = callArguments(node).positional[0] ?? callArguments(node).keywords.get('sep');
   return first === undefined || stringLiteralValue(first) !== undefined;
+}
+
+/** The names a comprehension's `for` clauses bind. */
+function comprehensionTargets(node: Node): Set<string> {
+  const names = new Set<string>();
+  for (const clause of children(node)) {
+    const left = clause.type === 'for_in_clause' ? field(clause, 'left') : null;
+    if (!left) continue;
+    if (left.type === 'identifier') names.add(left.text);
+    else for (const d of descendants(left)) if (d.type === 'identifier') names.add(d.text);
+  }
+  return names;
 }

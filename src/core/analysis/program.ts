@@ -7,7 +7,7 @@ import { ImportTable } from './imports';
 import { demandedOf, moduleCandidates, namesUsed, usesAnyOf } from './moduleDemand';
 import { isLightningModuleBase, markLightningClasses } from './frameworkNames';
 import { scopeFacts, ScopeFacts } from './scopeScan';
-import { DATALOADER_CLASSES, isPlacelessModuleClass, MODULE_BASE_CLASSES } from './torchApi';
+import { DATALOADER_CLASSES, isPlacelessModuleClass, MODULE_BASE_CLASSES, WRAPPER_MODULES } from './torchApi';
 
 export interface Unit {
   index: number;
@@ -63,6 +63,11 @@ export interface ClassInfo {
    * its own): its batches are what DataLoader's are.
    */
   isLoader?: boolean;
+  /**
+   * The torch wrapper a subclass extends (`class MyDataParallel(nn.DataParallel)`, which only
+   * adds attribute forwarding): an instance is the module it is given, as the wrapper's is.
+   */
+  wraps?: string;
   /**
    * A Module without parameters or buffers of its own: a subclass of a loss or an activation
    * (`class MaskedLoss(nn.CrossEntropyLoss)`) that adds none. Calling it never mismatches by itself.
@@ -198,6 +203,7 @@ export class Program {
     for (const cls of this.classes.values()) cls.isModule = this.subclassesModule(cls, new Set());
     for (const cls of this.classes.values()) if (!cls.isModule && this.subclassesLoader(cls, new Set())) cls.isLoader = true;
     for (const cls of this.classes.values()) if (cls.isModule) cls.placeless = this.isPlacelessClass(cls, new Set());
+    for (const cls of this.classes.values()) if (cls.isModule) cls.wraps = this.wrapperExtended(cls, new Set());
     markLightningClasses(this.classes, (n) => this.imports.qualify(n));
     const setsDefault = /\bset_default_(device|tensor_type)\s*\(/;
     this.defaultDeviceFollowsModuleCode = this.setsDefaultDevice
@@ -672,6 +678,19 @@ export class Program {
       const local = this.baseClass(cls, base);
       return !!local && this.subclassesLoader(local, seen);
     });
+  }
+
+  private wrapperExtended(cls: ClassInfo, seen: Set<string>): string | undefined {
+    if (seen.has(cls.key)) return undefined;
+    seen.add(cls.key);
+    for (const base of cls.baseNodes) {
+      const q = this.importsAt(cls.unit).qualify(base);
+      if (q && WRAPPER_MODULES.has(q)) return q;
+      const local = this.baseClass(cls, base);
+      const extended = local && this.wrapperExtended(local, seen);
+      if (extended) return extended;
+    }
+    return undefined;
   }
 
   private subclassesModule(cls: ClassInfo, seen: Set<string>): boolean {

@@ -6,7 +6,7 @@ import type { Node } from '../python/pyNode';
 import { children, field, isNumberLiteral, unparen } from '../python/syntax';
 import type { ClassInfo, FunctionInfo, Program } from './program';
 import { MODULE_BASE_CLASSES } from './torchApi';
-import { hasAccel, joinValues, UNTRACKED, Value, value } from './values';
+import { containedValues, hasAccel, isContainer, joinValues, UNTRACKED, Value, value } from './values';
 
 /** Text that gives a module state of its own: parameters, buffers, registered or built submodules, a move. */
 const OWN_STATE = /\b(Uninitialized)?Parameter\s*\(|\bregister_(buffer|parameter|module)\s*\(|\badd_module\s*\(|\bsetattr\s*\(|\.(to|cuda)\s*\(/;
@@ -28,11 +28,19 @@ export function wrapperClasses(program: Program): Map<string, string[]> {
 /**
  * The module an instance of a wrapper class is, built with `bound` (its `__init__`
  * parameters' values at this call): where the modules it keeps are, when they are all
- * placed and on an accelerator; undefined otherwise (the caller makes a new module as usual).
+ * placed and on an accelerator; of no known place when one of them is not known; undefined
+ * otherwise (the caller makes a new module as usual).
  */
 export function wrapperInstance(cls: ClassInfo, kept: readonly string[], bound: ReadonlyMap<string, Value>, at: { unit: number; node: Node }): Value | undefined {
-  const modules = kept.map((name) => bound.get(name)).filter((v): v is Value => !!v && (v.kind === 'module' || v.kind === 'unknown') && !v.placeless);
-  if (modules.length === 0 || modules.some((v) => v.place === UNTRACKED)) return undefined;
+  // A dict or list of modules kept as it is (`self.parts = parts`) counts as its modules.
+  const held = (v: Value): Value[] => (v.kind === 'module' || v.kind === 'unknown' ? [v] : isContainer(v) ? containedValues(v).filter((e) => e.kind === 'module') : []);
+  const given = kept.map((name) => bound.get(name)).flatMap((v) => (v ? held(v) : [])).filter((v) => !v.placeless);
+  // A value of unknown kind and place may be a setting (`scale`): it says where the wrapper is
+  // only when no module does, and then that it is not known (`Sampler(model.net)` of a model
+  // built where the analysis does not see), never that it is a new module on the CPU.
+  const modules = given.some((v) => v.kind === 'module') ? given.filter((v) => v.kind === 'module' || v.place !== UNTRACKED) : given;
+  if (modules.length === 0) return undefined;
+  if (modules.some((v) => v.place === UNTRACKED)) return value('module', UNTRACKED, { className: cls.key });
   const joined = modules.reduce((a, b) => joinValues(a, b));
   // Around CPU modules it is a new CPU module as any other (reported, and fixed, where it is built).
   if (!hasAccel(joined.place)) return undefined;
@@ -57,8 +65,10 @@ function keptParameters(program: Program, cls: ClassInfo, init: FunctionInfo): s
     if (OWN_STATE.test(m.node.text)) return undefined;
     for (const [target, stored] of selfAssignments(m)) {
       if (isNumberLiteral(stored) || ['string', 'none'].includes(stored.type)) continue;
-      if (m !== init || stored.type !== 'identifier' || !params.has(stored.text) || target.type !== 'attribute') return undefined;
-      kept.push(stored.text);
+      // `self.fn = net.forward`, `self.body = net.backbone`: a part of the module given is where it is.
+      const given = stored.type === 'attribute' ? field(stored, 'object') : stored;
+      if (m !== init || given?.type !== 'identifier' || !params.has(given.text) || target.type !== 'attribute') return undefined;
+      kept.push(given.text);
     }
   }
   return kept;
