@@ -81,6 +81,17 @@ describe('analysis across files: imports of project modules', () => {
     assert.deepEqual(coreFindings(own, { project: project({ 'train.py': own, 'models.py': models }) }).map((f) => f.range.start.line + 1), [10]);
   });
 
+  it('follows a chain of star imports to the torch a package re-exports, and a helper that moves each of its *args', () => {
+    // utils/__init__.py star-imports utils/torch_helpers.py, which imports torch: `from utils import *` binds torch.
+    const helpers = 'import torch\n\ndef to_device(device, *args):\n    return [x.to(device) for x in args]\n';
+    const files = { 'utils/__init__.py': 'from utils.torch_helpers import *\nfrom utils.misc import *\n', 'utils/torch_helpers.py': helpers, 'utils/misc.py': 'import os\n' };
+    const train = ['from utils import *', '', 'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")', 'net = torch.nn.Linear(4, 2)',
+      'critic = torch.nn.Linear(4, 1)', 'to_device(device, net, critic)', 'x = torch.randn(3, 4).to(device)', 'print(net(x), critic(x))', 'other = torch.nn.Linear(4, 2)', 'print(other(x))', ''].join('\n');
+    const findings = coreFindings(train, { project: project({ 'train.py': train, ...files }) });
+    // The modules to_device moved are not reported; the one it was not given is.
+    assert.deepEqual(findings.map((f) => [f.code, f.range.start.line + 1]), [['DD001', 9]], formatFindings(findings));
+  });
+
   it('follows `import config as cfg`, `import pkg.models as m` and relative imports inside a package', () => {
     const train = 'import torch\nimport config as cfg\nimport pkg.models as m\nnet = m.Net()\nnet.to(cfg.device)\nnet(torch.ones(2, 10))\n';
     const files = { 'config.py': CONFIG_CUDA, 'pkg/__init__.py': '', 'pkg/models.py': 'from .layers import Net\n', 'pkg/layers.py': MODEL };

@@ -24,6 +24,10 @@ export function bodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string {
   return v;
 }
 
+function movesIt(name: string, text: string): boolean {
+  return new RegExp(`\\b${name}\\.(to|cuda|cpu)\\(`).test(text);
+}
+
 function readBodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string {
   const text = fn.body.text;
   switch (fact) {
@@ -31,7 +35,8 @@ function readBodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string {
     case 'placesOnDevice': return MOVES_TENSORS.test(text) && descendants(fn.body).some(placesOnDevice);
     case 'generator': return /\byield\b/.test(text);
     // The parameters whose `.to(` / `.cuda(` / `.cpu(` the body calls, in order, as one string.
-    case 'movedParams': return fn.params.filter((p) => new RegExp(`\\b${p.name}\\.(to|cuda|cpu)\\(`).test(text)).map((p) => p.name).join(' ');
+    // Also one whose items a loop moves: `for m in models: m.to(device)`, `[x.to(d) for x in args]`.
+    case 'movedParams': return fn.params.filter((p) => movesIt(p.name, text) || [...text.matchAll(new RegExp(`\\bfor\\s+(\\w+)\\s+in\\s+${p.name}\\b`, 'g'))].some((m) => movesIt(m[1], text))).map((p) => p.name).join(' ');
     // The parameters a method hands to one of its own layers first (`self.embed(captions)`), as one string.
     case 'submoduleInputs': return fn.selfName ? fn.params.filter((p) => new RegExp(`\\b${fn.selfName}\\.\\w+\\(\\s*${p.name}\\s*[,)]`).test(text)).map((p) => p.name).join(' ') : '';
     // The parameters the body hands on as a device (`attempt_load(w, device=device)`,

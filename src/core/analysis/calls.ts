@@ -886,7 +886,8 @@ function recordCallSite(ctx: RoundContext, ex: Evaluator, frame: Frame, fn: Func
   // The function's own body says whether it moves a parameter in place.
   const moved = movedParamsOf(ctx.bodyFact(fn, 'movedParams'));
   const movedParams = new Set(params.filter((p) => moved.has(p.name)).map((p) => p.name));
-  const paramOf = (i: number, keyword?: string) => keyword ?? params[i]?.name;
+  const rest = params.findIndex((p) => p.rest);
+  const paramOf = (i: number, keyword?: string) => keyword ?? (rest >= 0 && i >= rest ? params[rest].name : params[i]?.name);
   forgetMovableModules(frame, [
     ...args.positional.map((node, i) => ({ node, value: positional[i], param: paramOf(i) })),
     ...[...args.keywords].map(([k, node]) => ({ node, value: keywords.get(k)!, param: k })),

@@ -25,6 +25,8 @@ export interface ParamInfo {
   defaultNode?: Node;
   /** *args / **kwargs / keyword-only after a bare `*`: not matched positionally. */
   variadic: boolean;
+  /** `*args`: it takes every positional argument from its position on. */
+  rest?: boolean;
   /** The type annotation's expression (`torch.Tensor` in `x: torch.Tensor`), when written. */
   annotation?: Node;
 }
@@ -247,6 +249,25 @@ export class Program {
    * own code uses or an importer takes from it (moduleDemand.ts).
    */
   private link(loader: ModuleLoader): void {
+    this.linkModules(loader);
+    // `from utils import *` where utils/__init__.py star-imports utils/torch.py, which
+    // imports torch: a star import binds what its module binds once that module's own star
+    // imports were read, which the breadth-first walk does after it. Bound again until
+    // nothing is added (a binding never replaces one).
+    for (let changed = true, rounds = 0; changed && rounds < this.modules.length; rounds++) {
+      changed = false;
+      for (const { from, star, target } of this.starredLinks) {
+        const before = [...from.imports.names()].length;
+        from.imports.bindStarred(this.starBindings(star, this.modules[target]));
+        if ([...from.imports.names()].length !== before) changed = true;
+      }
+    }
+  }
+
+  /** Each star import followed: the importing module, the imported name, the module it is. */
+  private readonly starredLinks: Array<{ from: ModuleInfo; star: string; target: number }> = [];
+
+  private linkModules(loader: ModuleLoader): void {
     const byPath = new Map<string, number>();
     if (this.modules[0].path) byPath.set(this.modules[0].path, 0);
     const followed = new Map<number, Set<string>>();
@@ -316,6 +337,7 @@ export class Program {
       }
       if (target === undefined || target === from.index) continue;
       from.imports.bindStarred(this.starBindings(star, this.modules[target]));
+      this.starredLinks.push({ from, star, target });
       work.push({ module: target, names: wanted ?? 'all' });
     }
     return undefined;
@@ -574,7 +596,7 @@ export class Program {
         if (n?.type === 'identifier') params.push({ name: n.text, variadic: keywordOnly, annotation: annotationOf(p) });
         else if (n) params.push({ name: n.text.replace(/^\*+/, ''), variadic: true });
       } else if (p.type === 'list_splat_pattern' || p.type === 'dictionary_splat_pattern') {
-        params.push({ name: p.text.replace(/^\*+/, ''), variadic: true });
+        params.push({ name: p.text.replace(/^\*+/, ''), variadic: true, ...(p.type === 'list_splat_pattern' ? { rest: true } : {}) });
         keywordOnly = true;
       } else if (p.type === 'keyword_separator') {
         keywordOnly = true;
