@@ -41,7 +41,12 @@ export class Expressions implements Evaluator {
         const inner = children(node)[0];
         return inner ? this.eval(frame, inner) : UNKNOWN;
       }
-      case 'string': case 'concatenated_string': return deviceFromString(node) ?? OTHER;
+      case 'string': case 'concatenated_string':
+        // `f"loss {t.numpy()}"` runs what it interpolates.
+        for (const part of node.type === 'string' ? [node] : children(node)) {
+          for (const piece of children(part)) if (piece.type === 'interpolation' && piece.namedChildCount > 0) this.eval(frame, field(piece, 'expression') ?? children(piece)[0]!);
+        }
+        return deviceFromString(node) ?? OTHER;
       case 'integer': return INTEGER;
       case 'float': case 'true': case 'false': return OTHER;
       case 'none': return NONE;
