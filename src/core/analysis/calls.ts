@@ -1023,6 +1023,16 @@ function evalMethodCallOnce(
     evalArgs(ex, frame, args);
     return value('tensor', UNTRACKED);
   }
+  // `next(self.parameters()).device` in a module's method: where the class's instances are,
+  // as its submodules are (attributeOn), not a device the analysis knows nothing of.
+  const ownModule = recv.kind === 'other' && recv.className ? ctx.program.classes.get(recv.className) : undefined;
+  if (ownModule?.isModule && /^(named_)?(parameters|buffers)$/.test(method)) {
+    evalArgs(ex, frame, args);
+    const placed = ctx.previous.classPlace(ownModule.key);
+    // A class never moved anywhere: where its weights are is not known here (as attributeOn says).
+    const parameters = parametersOf(value('module', placed?.place ?? UNTRACKED, { deviceText: placed?.deviceText, origin: placed?.origin }), method);
+    if (parameters) return parameters;
+  }
   if (recv.kind !== 'tensor' && recv.kind !== 'module' && !(recv.kind === 'unknown' && recv.place !== UNTRACKED)) {
     // `self.model(x)`, `trainer.loss_fn(out, y)`: calling an attribute that holds a model or loss.
     return evalValueCall(ctx, ex, frame, call, callee, ex.attributeOn(frame, callee, ownClass ? undefined : recv), args);
