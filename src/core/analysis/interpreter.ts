@@ -693,12 +693,27 @@ export class Interpreter implements RoundContext {
     frame.env.update(objKey, { ...obj, attrs: new Map(obj.attrs ?? []).set(attr, v) });
   }
 
+  /**
+   * `cell.weight_ih.data = self.gru.weight_ih_l0.data`: a module whose weights are made
+   * tensors that are somewhere is there (WaveRNN builds a GRUCell sharing a moved GRU's weights).
+   */
+  private sharedWeights(frame: Frame, target: Node, v: Value): void {
+    if (target.type !== 'attribute' || field(target, 'attribute')?.text !== 'data' || v.kind !== 'tensor' || v.place === UNTRACKED) return;
+    const weight = unparen(field(target, 'object') ?? target);
+    const owner = weight.type === 'attribute' ? field(weight, 'object') : null;
+    const ownerKey = owner ? dottedKey(unparen(owner)) : undefined;
+    const module = ownerKey ? frame.env.get(ownerKey) : undefined;
+    if (!ownerKey || module?.kind !== 'module' || module.placeless) return;
+    frame.env.set(ownerKey, { ...module, place: v.place, deviceText: v.deviceText, origin: v.origin });
+  }
+
   assign(frame: Frame, target: Node, v: Value): void {
     const t = unparen(target);
     const key = dottedKey(t);
     if (key) {
       if (t.type === 'attribute') this.setObjectAttribute(frame, t, v);
       frame.env.set(key, v);
+      this.sharedWeights(frame, t, v);
       return;
     }
     if (t.type === 'subscript') {
