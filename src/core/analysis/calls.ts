@@ -8,7 +8,7 @@ import { cpuModuleMeeting, moduleCallMeetings } from './values';
 import { instanceClass, type Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
 import {
-  ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, POINTWISE_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
+  ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, GRADIENT_NORM_FUNCTIONS, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, POINTWISE_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER,
 } from './torchApi';
@@ -432,6 +432,14 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   // Placed by its loader (`device_map="auto"`): a module, where the analysis cannot say.
   if (isPretrainedModelLoad(q)) return value('module', UNTRACKED);
   if (isModelZooConstructor(q)) return createdModule(ctx, frame, call, undefined, isMetricConstructor(q) ? { gradlessOutput: true } : {});
+  if (GRADIENT_NORM_FUNCTIONS.has(q)) {
+    // `norm = clip_grad_norm_(model.parameters(), 1.0)`: `np.isnan(norm)` converts a GPU tensor.
+    const given = argValues[0]?.value;
+    const weight = given && (isTensorLike(given) ? given : given.anyElement);
+    return weight && isTensorLike(weight) && weight.place !== UNTRACKED
+      ? value('tensor', weight.place, { grad: 'no', scalar: true, deviceText: weight.deviceText, origin: { unit: frame.unit, node: call, what: 'the gradient norm, computed where the parameters are, here' } })
+      : value('tensor', UNTRACKED, { grad: 'no', scalar: true });
+  }
   if (isTensorFunction(q)) {
     const tensors = flattenTensorArgs(withoutAnyDeviceArguments(argValues, args, [q]), q);
     ctx.events.tensorsReachConsumer(frame, tensors);

@@ -223,6 +223,12 @@ export const POINTWISE_FUNCTIONS = new Set([
   'clamp', 'clip', 'floor', 'ceil', 'round', 'trunc', 'sign', 'maximum', 'minimum',
 ]);
 
+/** Functions returning the total gradient norm of the parameters given: a 0-dim tensor where they are, without grad. */
+export const GRADIENT_NORM_FUNCTIONS = new Set([
+  'torch.nn.utils.clip_grad_norm_', 'torch.nn.utils.clip_grad.clip_grad_norm_', 'torch.nn.utils.clip_grad_norm',
+  'torch.nn.utils.get_total_norm', 'torch.nn.utils.clip_grad.get_total_norm',
+]);
+
 export const INTEGER_RESULT_FUNCTIONS = new Set(['argmax', 'argmin', 'argsort', 'argwhere', 'nonzero', 'bucketize', 'searchsorted', 'eq', 'ne', 'lt', 'gt', 'le', 'ge', 'isnan', 'isinf', 'isfinite', 'bincount', 'unique']);
 
 /** numpy functions that turn their tensor argument (or each tensor of a list) into an array first. */
