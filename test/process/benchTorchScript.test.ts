@@ -95,9 +95,12 @@ describe('bench.py', function () {
     const samples: number[] = result.timesSec;
     assert.ok(perBlock > 1, `a 64×64 product is far shorter than a 20 ms block, so blocks hold many (got ${perBlock})`);
     assert.ok(samples.length >= 5 && samples.length <= 100, `between the fewest and the most blocks (got ${samples.length})`);
-    // Every sample is its block's time / its products: the blocks together spent about the budget.
+    // Every sample is its block's time / its products: the blocks together spent about the
+    // budget, or stopped at bench.py's MAX_BLOCKS first. A calibration block slowed by a busy
+    // machine sizes the blocks too small, and then the hundredth block ends the run early.
     const spent = samples.reduce((sum, t) => sum + t * perBlock, 0);
-    assert.ok(spent >= budget && spent < budget + 0.5, `the blocks spent ${spent} s of a ${budget} s budget`);
+    const MAX_BLOCKS = 100;
+    assert.ok((spent >= budget || samples.length === MAX_BLOCKS) && spent < budget + 0.5, `the blocks spent ${spent} s of a ${budget} s budget in ${samples.length} blocks`);
     const block = ['sync', 'clock', ...Array(perBlock).fill('matmul'), 'sync', 'clock'];
     const events = recordedEvents(stderr);
     const timed = events.slice(events.length - samples.length * block.length);
