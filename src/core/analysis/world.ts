@@ -109,15 +109,19 @@ export function worldVariables(roots: readonly { root: Node; source: string; mod
   const availability = roots.some((u) => AVAILABILITY_TEXT.test(u.source));
   const counts = new Map<string, number>();
   const derived = new Set<string>();
+  const setByHand = new Set<string>();
   for (const { root } of roots.filter((u) => !u.module)) {
     for (const found of perStatement(root, 'world flags', flagsIn)) {
       for (const [key, n] of found.counts) counts.set(key, (counts.get(key) ?? 0) + n);
       for (const key of found.derived) derived.add(key);
+      for (const key of found.setByHand) setByHand.add(key);
     }
   }
   // A function's parameter (`def evaluate(model, use_cuda=True)`) holds what its callers
-  // pass, whose truth their own world decides.
-  const flags = [...counts].filter(([key]) => !derived.has(key)).sort((a, b) => b[1] - a[1]).slice(0, MAX_FLAGS).map(([key]) => key);
+  // pass, whose truth their own world decides. A name that is also set to True or False by
+  // hand somewhere (a test's own `on_gpu = False` beside the module's availability check)
+  // stays a flag: where it holds an availability check, that decides it anyway.
+  const flags = [...counts].filter(([key]) => !derived.has(key) || setByHand.has(key)).sort((a, b) => b[1] - a[1]).slice(0, MAX_FLAGS).map(([key]) => key);
   return [...(availability ? [ACCELERATOR] : []), ...flags];
 }
 
@@ -126,9 +130,10 @@ export function worldVariables(roots: readonly { root: Node; source: string; mod
  * expression's test, an operand of `not`/`and`/`or`) whose last part names a device; and
  * the names assigned from an availability check, which each world decides already.
  */
-function flagsIn(statement: Node): { counts: Map<string, number>; derived: Set<string> } {
+function flagsIn(statement: Node): { counts: Map<string, number>; derived: Set<string>; setByHand: Set<string> } {
   const counts = new Map<string, number>();
   const derived = new Set<string>();
+  const setByHand = new Set<string>();
   const stack: Node[] = [statement];
   while (stack.length) {
     const n = stack.pop()!;
@@ -157,12 +162,13 @@ function flagsIn(statement: Node): { counts: Map<string, number>; derived: Set<s
         const right = field(n, 'right');
         // `x_is_mps = x.device.type == "mps"`: where a value is, not how the run is set up.
         if (key && right && (AVAILABILITY_TEXT.test(right.text) || testsWhereAValueIs(right.text))) derived.add(key);
+        if (key && (right?.type === 'true' || right?.type === 'false')) setByHand.add(key);
         break;
       }
     }
     for (const c of children(n)) stack.push(c);
   }
-  return { counts, derived };
+  return { counts, derived, setByHand };
 }
 
 function noteTested(node: Node | null | undefined, counts: Map<string, number>): void {
