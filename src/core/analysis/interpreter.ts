@@ -695,11 +695,19 @@ export class Interpreter implements RoundContext {
 
   /**
    * `cell.weight_ih.data = self.gru.weight_ih_l0.data`: a module whose weights are made
-   * tensors that are somewhere is there (WaveRNN builds a GRUCell sharing a moved GRU's weights).
+   * tensors that are somewhere is there (WaveRNN builds a GRUCell sharing a moved GRU's
+   * weights); `t.data = t.data.cuda()` moves the tensor t itself.
    */
   private sharedWeights(frame: Frame, target: Node, v: Value): void {
     if (target.type !== 'attribute' || field(target, 'attribute')?.text !== 'data' || v.kind !== 'tensor' || v.place === UNTRACKED) return;
     const weight = unparen(field(target, 'object') ?? target);
+    // `tok.data = tok.data.cuda()`: the tensor itself now holds data there.
+    const tensorKey = dottedKey(weight);
+    const tensor = tensorKey ? frame.env.get(tensorKey) : undefined;
+    if (tensorKey && tensor?.kind === 'tensor') {
+      frame.env.set(tensorKey, { ...tensor, place: v.place, deviceText: v.deviceText, origin: v.origin });
+      return;
+    }
     const owner = weight.type === 'attribute' ? field(weight, 'object') : null;
     const ownerKey = owner ? dottedKey(unparen(owner)) : undefined;
     const module = ownerKey ? frame.env.get(ownerKey) : undefined;
