@@ -92,6 +92,19 @@ describe('analysis across files: imports of project modules', () => {
     assert.deepEqual(findings.map((f) => [f.code, f.range.start.line + 1]), [['DD001', 9]], formatFindings(findings));
   });
 
+  it('an option set to availability in the analysed file decides the same option read in an imported function', () => {
+    // evaluate.py sets params.cuda = torch.cuda.is_available(); the generator in data.py moves its
+    // batches under `if params.cuda:` of the object it is given: the same choice as the model's.
+    const data = 'import torch\n\ndef batches(params, n):\n    for _ in range(n):\n        x = torch.randint(0, 10, (4, 7))\n        if params.cuda:\n            x = x.cuda()\n        yield x\n';
+    const train = ['import torch', 'import torch.nn as nn', 'from data import batches', '', 'class Params:', '    pass', '', 'params = Params()',
+      'params.cuda = torch.cuda.is_available()', 'net = nn.Embedding(10, 3).cuda() if params.cuda else nn.Embedding(10, 3)',
+      'for xb in batches(params, 3):', '    print(net(xb).sum())', ''].join('\n');
+    assert.deepEqual(codesAndLines(train, project({ 'train.py': train, 'data.py': data })), []);
+    // A generator that never moves its batches still leaves them on the CPU.
+    const unmoved = data.replace('        if params.cuda:\n            x = x.cuda()\n', '');
+    assert.deepEqual(codesAndLines(train, project({ 'train.py': train, 'data.py': unmoved })).map(([code]) => code), ['DD001']);
+  });
+
   it('follows `import config as cfg`, `import pkg.models as m` and relative imports inside a package', () => {
     const train = 'import torch\nimport config as cfg\nimport pkg.models as m\nnet = m.Net()\nnet.to(cfg.device)\nnet(torch.ones(2, 10))\n';
     const files = { 'config.py': CONFIG_CUDA, 'pkg/__init__.py': '', 'pkg/models.py': 'from .layers import Net\n', 'pkg/layers.py': MODEL };

@@ -15,7 +15,7 @@ import type { KeptModule } from './moduleTrees';
 import { nameOtherPlacesLines, type OtherPlaceLine } from './otherPlaceLines';
 import { RuleDispatcher } from './ruleDispatcher';
 import type { UnitFinding } from './ruleApi';
-import { ACCELERATOR, sameRun, worldCondition, worldsOf, WorldState, worldVariables, type World } from './world';
+import { ACCELERATOR, sameRun, worldCondition, worldsOfProgram, WorldState, type World } from './world';
 import { enabledRules, isSuppressedByNoqa } from './suppression';
 import { basename } from 'path';
 import type { AnalyzeOptions, CellFinding, Finding, Fix, Range, RelatedLocation, TextEdit } from './types';
@@ -141,7 +141,7 @@ function interpret(units: Unit[], isNotebook: boolean, options: AnalyzeOptions, 
 function interpretProgram(program: Program, runs: RunCache, enabled: ReadonlySet<RuleCode>, torchVersion?: string): UnitFinding[] {
   if (!program.imports.importsTorch) return [];
   runs.selectRules(enabled);
-  const worlds = worldsOf(worldVariables(program.units));
+  const worlds = worldsOfProgram(program.units);
   const done: Array<{ world: World; consulted: ReadonlySet<string>; findings: UnitFinding[] }> = [];
   const seenIn = new Map<string, { finding: UnitFinding; worlds: World[] }>();
   for (const world of worlds) {

@@ -107,16 +107,7 @@ function testsWhereAValueIs(text: string): boolean {
  */
 export function worldVariables(roots: readonly { root: Node; source: string; module?: number }[]): string[] {
   const availability = roots.some((u) => AVAILABILITY_TEXT.test(u.source));
-  const counts = new Map<string, number>();
-  const derived = new Set<string>();
-  const setByHand = new Set<string>();
-  for (const { root } of roots.filter((u) => !u.module)) {
-    for (const found of perStatement(root, 'world flags', flagsIn)) {
-      for (const [key, n] of found.counts) counts.set(key, (counts.get(key) ?? 0) + n);
-      for (const key of found.derived) derived.add(key);
-      for (const key of found.setByHand) setByHand.add(key);
-    }
-  }
+  const { counts, derived, setByHand } = flagsOfProgram(roots);
   // A function's parameter (`def evaluate(model, use_cuda=True)`) holds what its callers
   // pass, whose truth their own world decides. A name that is also set to True or False by
   // hand somewhere (a test's own `on_gpu = False` beside the module's availability check)
@@ -125,15 +116,58 @@ export function worldVariables(roots: readonly { root: Node; source: string; mod
   return [...(availability ? [ACCELERATOR] : []), ...flags];
 }
 
+function flagsOfProgram(roots: readonly { root: Node; module?: number }[]): FlagsFound {
+  const all: FlagsFound = { counts: new Map(), derived: new Set(), setByHand: new Set(), availability: new Set() };
+  for (const { root } of roots.filter((u) => !u.module)) {
+    for (const found of perStatement(root, 'world flags', flagsIn)) {
+      for (const [key, n] of found.counts) all.counts.set(key, (all.counts.get(key) ?? 0) + n);
+      for (const key of found.derived) all.derived.add(key);
+      for (const key of found.setByHand) all.setByHand.add(key);
+      for (const key of found.availability) all.availability.add(key);
+    }
+  }
+  return all;
+}
+
+/**
+ * The worlds, each also deciding the options the analysed file sets to availability itself
+ * (`params.cuda = torch.cuda.is_available()`): a function of another file that reads
+ * `params.cuda` from the object it is given reads that world's availability.
+ */
+export function worldsOfProgram(roots: readonly { root: Node; source: string; module?: number }[]): World[] {
+  const worlds = worldsOf(worldVariables(roots));
+  const options = [...flagsOfProgram(roots).availability];
+  if (options.length === 0) return worlds;
+  return worlds.map((w) => {
+    const available = w.values.get(ACCELERATOR);
+    if (available === undefined) return w;
+    const values = new Map(w.values);
+    for (const key of options) if (!values.has(key)) values.set(key, available);
+    return { values };
+  });
+}
+
+interface FlagsFound {
+  counts: Map<string, number>;
+  derived: Set<string>;
+  setByHand: Set<string>;
+  /** Options (`params.cuda`) set to an availability check and nothing more. */
+  availability: Set<string>;
+}
+
+/** `torch.cuda.is_available()` and its kin, alone. */
+const AVAILABILITY_ALONE = /^torch\.(cuda|mps|xpu|accelerator|backends\.mps)\.is_available\(\)$/;
+
 /**
  * Dotted names tested as booleans (an `if`/`elif`/`while` condition, a conditional
  * expression's test, an operand of `not`/`and`/`or`) whose last part names a device; and
  * the names assigned from an availability check, which each world decides already.
  */
-function flagsIn(statement: Node): { counts: Map<string, number>; derived: Set<string>; setByHand: Set<string> } {
+function flagsIn(statement: Node): FlagsFound {
   const counts = new Map<string, number>();
   const derived = new Set<string>();
   const setByHand = new Set<string>();
+  const availability = new Set<string>();
   const stack: Node[] = [statement];
   while (stack.length) {
     const n = stack.pop()!;
@@ -163,12 +197,13 @@ function flagsIn(statement: Node): { counts: Map<string, number>; derived: Set<s
         // `x_is_mps = x.device.type == "mps"`: where a value is, not how the run is set up.
         if (key && right && (AVAILABILITY_TEXT.test(right.text) || testsWhereAValueIs(right.text))) derived.add(key);
         if (key && (right?.type === 'true' || right?.type === 'false')) setByHand.add(key);
+        if (key && optionName(key) !== undefined && right && AVAILABILITY_ALONE.test(right.text.replace(/\s+/g, ''))) availability.add(key);
         break;
       }
     }
     for (const c of children(n)) stack.push(c);
   }
-  return { counts, derived, setByHand };
+  return { counts, derived, setByHand, availability };
 }
 
 function noteTested(node: Node | null | undefined, counts: Map<string, number>): void {
