@@ -111,7 +111,11 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   const layerInputs = laterInputsForLayers(ctx, callee);
   // One its forward only packs as lengths (or reads into Python) meets nothing (deviceFreeParams.ts).
   const free = forwardFreeArguments(ctx.program, callee, args);
-  const inputs = argValues.filter((a, i) => (!a.value.batch || i === 0 || i >= args.positional.length || layerInputs.has(i)) && !free.has(a.node));
+  // A callable of unknown kind that was moved (`loss_fn = CTCLoss().cuda()` of another package):
+  // what its later arguments must be is its own API's (warp-ctc takes labels and lengths on the
+  // CPU); its first input and its keyword inputs (`model(input_ids=…)`) are what meet its weights.
+  const unknownApi = callee.kind === 'unknown';
+  const inputs = argValues.filter((a, i) => (unknownApi ? i === 0 || i >= args.positional.length : (!a.value.batch || i === 0 || i >= args.positional.length || layerInputs.has(i))) && !free.has(a.node));
   ctx.events.tensorsReachConsumer(frame, inputs);
   // `model(**batch)`, `model(*inputs)`: what is unpacked is an input too.
   const unpacked: Arg[] = [];

@@ -286,8 +286,10 @@ export const PROBING_SUMMARIES = new Set(['torchsummary.summary', 'torchsummary.
  * the function's qualified name, or the module class's (`torch.nn.CTCLoss`).
  */
 export const ANY_DEVICE_ARGUMENTS: ReadonlyMap<string, { positions: readonly number[]; keywords: readonly string[] }> = new Map([
-  ['torch.nn.CTCLoss', { positions: [2, 3], keywords: ['input_lengths', 'target_lengths'] }],
-  ['torch.nn.functional.ctc_loss', { positions: [2, 3], keywords: ['input_lengths', 'target_lengths'] }],
+  // Targets too: cuDNN's CTC wants int32 targets on the CPU, the native CUDA kernel wants them
+  // on the GPU (pytorch/pytorch#22234, #21680), and which runs depends on dtypes and shapes.
+  ['torch.nn.CTCLoss', { positions: [1, 2, 3], keywords: ['targets', 'input_lengths', 'target_lengths'] }],
+  ['torch.nn.functional.ctc_loss', { positions: [1, 2, 3], keywords: ['targets', 'input_lengths', 'target_lengths'] }],
 ]);
 
 /**
