@@ -21,14 +21,13 @@ import { basename } from 'path';
 import type { AnalyzeOptions, CellFinding, Finding, Fix, Range, RelatedLocation, TextEdit } from './types';
 
 /**
- * Rounds of whole-program interpretation; each feeds call sites to the next. The first is
- * muted (no rule listens: its inputs are empty summaries, nothing it sees is final); every
- * later one reports, and its findings stand when its outputs equal its inputs (the summaries
- * settled, so it was the final round), or when it is the last: this many rounds after the
- * first. Real code settles in the second round (nothing flows between functions) or not
- * within two (call-site states change returns), a few never (chains of helpers).
+ * Rounds of whole-program interpretation; each feeds call sites to the next. Muted rounds
+ * (no rule listens) run until a round's outputs equal its inputs, at most this many; then
+ * one round reports, reading the last muted round's inputs when they were final, else its
+ * outputs. Real code settles after 2 muted rounds (nothing flows between functions) or
+ * not within 2 (call-site states change returns), a few never (chains of helpers).
  */
-const ROUNDS_AFTER_FIRST = 3;
+const MUTED_ROUNDS = 3;
 
 /** A unit of the recovered tree and text (recovery.ts): same lines and columns as the original source. */
 function makeUnit(index: number, parsed: RecoveredParse, registry: NodeRegistry, module = 0, kept?: KeptPlainTree): Unit {
@@ -180,9 +179,9 @@ function findingKey(f: UnitFinding): string {
 }
 
 /**
- * Rounds replay the runs whose reads did not change (runCache.ts), within this analysis and
- * from the document's earlier ones; a reporting round replays a reporting round's run that
- * reported nothing, or whose findings are on the lines they were made on.
+ * Muted rounds replay the runs whose reads did not change (runCache.ts), within this
+ * analysis and from the document's earlier ones; the reporting round skips the runs that
+ * reported nothing last time and read the same again.
  */
 function interpretInWorld(program: Program, runs: RunCache, enabled: ReadonlySet<RuleCode>, world: WorldState, torchVersion?: string): UnitFinding[] {
   const report = (summaries: Summaries): { findings: UnitFinding[]; next: Summaries } => {
@@ -198,22 +197,23 @@ function interpretInWorld(program: Program, runs: RunCache, enabled: ReadonlySet
     return interpreter.next;
   };
   let inputs = new Summaries();
+  let outputs: Summaries;
   // A program without functions makes no summaries, mostly: its first round reports at
   // once, and is final when it made none (a second would read the same empty summaries).
   if (program.functions.length === 0) {
     const first = report(inputs);
     if (first.next.isEmpty()) return first.findings;
-    inputs = first.next;
+    outputs = first.next;
   } else {
-    inputs = muted(inputs);
+    outputs = muted(inputs);
   }
-  // A round whose outputs equal its inputs is the final one: it reported what the analysis
-  // reports, and a separate muted round to find that out would interpret everything again.
-  for (let round = 1; ; round++) {
-    const { findings, next } = report(inputs);
-    if (round === ROUNDS_AFTER_FIRST || next.equals(inputs)) return findings;
-    inputs = next;
+  let settled = false;
+  for (let round = 2; round <= MUTED_ROUNDS && !settled; round++) {
+    inputs = outputs;
+    outputs = muted(inputs);
+    settled = outputs.equals(inputs);
   }
+  return report(settled ? inputs : outputs).findings;
 }
 
 function toFinding(f: UnitFinding, keepCells: boolean): Finding {
