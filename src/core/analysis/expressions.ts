@@ -19,6 +19,9 @@ import { GRAPH_NON_TENSOR_ATTRIBUTES } from './torchApi';
 
 const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
 
+/** A device flag that turns the accelerator off when true (`no_cuda`, `cpu`, `disable_gpu`, `use_cpu`). */
+const NEGATIVE_DEVICE_FLAG = /(^|_)(no|not|disable|without|cpu)($|_)/i;
+
 export class Expressions implements Evaluator {
   private depth = 0;
 
@@ -72,7 +75,8 @@ export class Expressions implements Evaluator {
       case 'not_operator': {
         const arg = field(node, 'argument');
         const v = arg ? this.eval(frame, arg) : UNKNOWN;
-        return v.truth === undefined ? UNKNOWN : value('other', UNTRACKED, { truth: !v.truth, truthByAccelerator: v.truthByAccelerator });
+        if (v.truth === undefined) return UNKNOWN;
+        return value('other', UNTRACKED, { truth: !v.truth, truthByAccelerator: v.truthByAccelerator, acceleratorWhen: v.acceleratorWhen === undefined ? undefined : !v.acceleratorWhen });
       }
       case 'boolean_operator': return this.evalBoolean(frame, node);
       case 'await': {
@@ -119,14 +123,18 @@ export class Expressions implements Evaluator {
       ? (a === false || b === false ? false : a === true && b === true ? true : undefined)
       : (a === true || b === true ? true : a === false && b === false ? false : undefined);
     const truthByAccelerator = l.truthByAccelerator || r.truthByAccelerator;
-    return truth === undefined ? UNKNOWN : value('other', UNTRACKED, { truth, truthByAccelerator });
+    if (truth === undefined) return UNKNOWN;
+    // `args.cuda and x` true: both are, so the run uses the accelerator; `args.no_cuda or x`
+    // false: neither is. Any other outcome says nothing of the flag.
+    const saysAccelerator = (isAnd ? truth : !truth) && (l.acceleratorWhen === truth || r.acceleratorWhen === truth);
+    return value('other', UNTRACKED, { truth, truthByAccelerator, acceleratorWhen: saysAccelerator ? truth : undefined });
   }
 
   /** A device flag's truth in this world (world.ts), when the program does not already say. */
   private withFlag(key: string, v: Value): Value {
     if (v.truth !== undefined) return v;
     const truth = this.ctx.world.flag(key);
-    return truth === undefined ? v : { ...v, truth };
+    return truth === undefined ? v : { ...v, truth, acceleratorWhen: !NEGATIVE_DEVICE_FLAG.test(key.slice(key.lastIndexOf('.') + 1)) };
   }
 
   /** `{"x": t, **rest}`: string keys keep their values; other keys and unpacked dicts are any element. */

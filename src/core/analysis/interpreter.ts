@@ -848,10 +848,16 @@ export class Interpreter implements RoundContext {
     // `transform` known here (a call site's argument), runs one way only.
     // Whether the decision may differ without an accelerator: code only that world runs.
     let byWorld = false;
+    // A device flag decided so that the run uses the accelerator (`if args.cuda:` true, `if
+    // not args.cuda:` false): a run whose user asked for the GPU has one, so what the branch
+    // taken (or, for a false test, the clauses after it) does runs only where one is.
+    let flagAccelerates = false;
+    let laterAccelerated = frame.acceleratorOnly;
     const truthOf = (cond: Node | null, test: TensorTest | undefined): boolean | undefined => {
       if (!cond) return undefined;
       const v = this.ex.eval(frame, cond);
       byWorld = v.truth !== undefined && v.truthByAccelerator === true;
+      flagAccelerates = v.truth !== undefined && v.acceleratorWhen === v.truth;
       return v.truth ?? noneTestOutcome(cond, (n) => this.ex.eval(frame, n)) ?? typeTestOutcome(test, frame.env);
     };
     const clauses: Array<{ cond: Node | null; body: Node | null }> = [{ cond: field(stmt, 'condition'), body: field(stmt, 'consequence') }];
@@ -872,6 +878,7 @@ export class Interpreter implements RoundContext {
       const truth = truthOf(cond, test);
       if (truth === false) {
         if (byWorld) runShadow(body);
+        if (flagAccelerates) laterAccelerated = true;
         continue;
       }
       if (truth === true) {
@@ -879,7 +886,7 @@ export class Interpreter implements RoundContext {
           branches.push(frame.env);
           arms.push(clauseArm(stmt, cond, tracked ? undecided : undefined));
         }
-        otherwise(() => runBranch(body, clauseArm(stmt, cond, tracked ? undecided : undefined), byWorld || frame.acceleratorOnly));
+        otherwise(() => runBranch(body, clauseArm(stmt, cond, tracked ? undecided : undefined), byWorld || flagAccelerates || laterAccelerated));
         if (byWorld) {
           for (const later of clauses.slice(i + 1)) runShadow(later.body);
           runShadow(elseBody);
@@ -891,11 +898,11 @@ export class Interpreter implements RoundContext {
       const marker = test?.module ? { ...OTHER } : OTHER;
       if (test?.module) armOnly.push({ name: test.name, marker, original: outside.get(test.name) });
       if (test?.notTensorWhen) frame.env = withoutTensor(outside, test.name, marker);
-      otherwise(() => runBranch(body, clauseArm(stmt, cond, tracked ? undecided : undefined)), cond);
+      otherwise(() => runBranch(body, clauseArm(stmt, cond, tracked ? undecided : undefined), laterAccelerated), cond);
       frame.env = test && !test.notTensorWhen ? withoutTensor(outside, test.name, marker) : outside;
       if (cond) undecided.push(cond);
     }
-    if (elseBody !== undefined && elseClause) otherwise(() => runBranch(elseBody, clauseArm(elseClause, null, tracked ? undecided : undefined)));
+    if (elseBody !== undefined && elseClause) otherwise(() => runBranch(elseBody, clauseArm(elseClause, null, tracked ? undecided : undefined), laterAccelerated));
     // `if __name__ == "__main__":` always runs when the file is a script.
     const cond = clauses[0].cond;
     const alwaysRuns = !!cond && /^__name__\s*==\s*['"]__main__['"]$/.test(cond.text);

@@ -153,6 +153,11 @@ export interface Value {
   truth?: boolean;
   /** That truth may differ between a world with an accelerator and one without (not only a flag's). */
   truthByAccelerator?: boolean;
+  /**
+   * The truth at which the run uses an accelerator, for a device flag the world decides:
+   * true for `args.cuda`, false for `args.no_cuda` or `args.cpu` (and flipped by `not`).
+   */
+  acceleratorWhen?: boolean;
   /** A transform whose call returns a new CPU tensor (`transforms.ToTensor()`, a Compose holding one). */
   makesCpuTensor?: boolean;
   /**
@@ -317,6 +322,7 @@ export function joinValues(a: Value, b: Value): Value {
   if (a.truth !== undefined && a.truth === b.truth) {
     joined.truth = a.truth;
     if (a.truthByAccelerator || b.truthByAccelerator) joined.truthByAccelerator = true;
+    if (a.acceleratorWhen !== undefined && a.acceleratorWhen === b.acceleratorWhen) joined.acceleratorWhen = a.acceleratorWhen;
   }
   if (a.parameter && b.parameter) joined.parameter = true;
   if (a.distribution && b.distribution) joined.distribution = true;

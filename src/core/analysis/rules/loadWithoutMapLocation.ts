@@ -49,6 +49,9 @@ const LOADS = new Set(['torch.load', 'torch.serialization.load']);
 const DATA_CACHE = /cache/i;
 const SAVES = new Set(['torch.save', 'torch.serialization.save']);
 
+/** A file of settings or a vocabulary (`training_args.bin`, `hparams.pt`, `vocab.pth`): pickled Python objects, no tensors. */
+const SETTINGS_FILE = /(^|[/\\_.-])(args|arguments|hparams|hyperparams|settings|options|vocab|vocabulary)\.\w+$/i;
+
 /** The device names a fix may write, most specific first; only ones bound to a device value qualify. */
 const DEVICE_NAMES = ['device', 'DEVICE', 'dev', 'self.device', 'args.device', 'opt.device', 'cfg.device', 'config.device'];
 
@@ -158,8 +161,9 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   if (byParameterOnly && hardCodesCuda(frame)) return undefined;
   const path = args.positional[0] ?? args.keywords.get('f');
   // The path by name and by what the name holds (`best = folder + '/best.pth'`).
-  const shapes = path ? [...new Set([path, assignedValue(path, call)].map(normalized))] : [];
+  const shapes = path ? [...new Set([path, ...filesBehind(path), assignedValue(path, call)].map(normalized))] : [];
   if (path && DATA_CACHE.test(path.text)) return undefined;
+  if (shapes.some((shape) => shape.startsWith('"') && SETTINGS_FILE.test(shape.slice(0, -1)))) return undefined;
   // `"ae_%s.pt" % device`: each machine reads the file a run on its own device wrote.
   if (path && namesTheDevice(frame, path)) return undefined;
   // The same string path another module of the project saves to: this run wrote it (an early
@@ -287,7 +291,7 @@ function factsIn(statement: Node, imports: ReturnType<ProgramView['importsAt']>)
       if (SAVES.has(q)) {
         const args = callArguments(n);
         const path = args.positional[1] ?? args.keywords.get('f');
-        if (path) for (const p of [path, assignedValue(path, n)]) facts.savedPaths.add(normalized(p));
+        if (path) for (const p of [path, assignedValue(path, n)]) for (const q of [p, ...filesBehind(p)]) facts.savedPaths.add(normalized(q));
         const name = path && args.positional[0] && savesData(args.positional[0]) ? fileName(path) : undefined;
         if (name) facts.savedNames.add(name);
         if (path && isParameter(path)) facts.savesToCallersPath = true;
@@ -296,6 +300,39 @@ function factsIn(statement: Node, imports: ReturnType<ProgramView['importsAt']>)
     stack.push(...children(n));
   }
   return facts;
+}
+
+/** Callables that open a file by the path they are given first. */
+const OPENERS = /^(open|io\.open|gzip\.open|bz2\.open|lzma\.open|fsspec\.open|smart_open\.open|Path|pathlib\.Path)$/;
+
+/**
+ * The path a save or load argument stands for, when it is not the path itself: the file
+ * `open(ckpt, "wb")` opens, the one a `with open(ckpt) as fh:` around it bound to `fh`, or the
+ * one argument of a helper of the program's own (`ensure_dir(path)` hands back what it makes
+ * ready). Each is compared beside the argument's own text.
+ */
+function filesBehind(argument: Node): Node[] {
+  const n = unparen(argument);
+  if (n.type === 'call') {
+    const callee = field(n, 'function');
+    const args = callArguments(n);
+    const first = args.positional[0];
+    if (!callee || !first || args.hasSplat) return [];
+    if (OPENERS.test(callee.text) || (callee.type === 'identifier' && args.positional.length === 1 && args.keywords.size === 0)) return [first];
+    return [];
+  }
+  if (n.type !== 'identifier') return [];
+  for (let up = n.parent; up && up.type !== 'function_definition' && up.type !== 'module'; up = up.parent) {
+    if (up.type !== 'with_statement') continue;
+    for (const item of descendants(up, (c) => c.type !== 'block')) {
+      if (item.type !== 'as_pattern' || field(item, 'alias')?.text !== n.text) continue;
+      const opened = unparen(children(item)[0] ?? item);
+      const callee = opened.type === 'call' ? field(opened, 'function') : null;
+      const file = callee && OPENERS.test(callee.text) ? callArguments(opened).positional[0] : undefined;
+      if (file) return [file];
+    }
+  }
+  return [];
 }
 
 /** A bare name that its enclosing function takes as a parameter. */
