@@ -971,12 +971,33 @@ function evalMethodCall(
   return isIntegerCast(field(callee, 'attribute')?.text ?? '', dtypes) ? { ...result, grad: 'no' } : result;
 }
 
+/**
+ * The program's method that `super().name` or `super(Cls, self).name` names in a method of
+ * one of the program's classes: the first base class of the method's class that has it.
+ */
+function superMethod(ctx: RoundContext, frame: Frame, objNode: Node, method: string): { fn: FunctionInfo; selfName: string; instance: string } | undefined {
+  const own = frame.fn;
+  if (objNode.type !== 'call' || field(objNode, 'function')?.text !== 'super' || !own?.selfName || !own.className) return undefined;
+  const base = ctx.program.classLineage(own.className)[1];
+  const fn = base ? ctx.program.methodOf(base, method) : undefined;
+  if (!fn?.selfName) return undefined;
+  return { fn, selfName: own.selfName, instance: instanceClass(frame) ?? own.className };
+}
+
 function evalMethodCallOnce(
   ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, callee: Node, args: CallArguments, discarded: boolean,
 ): Value {
   const objNode = field(callee, 'object');
   const method = field(callee, 'attribute')?.text ?? '';
   if (!objNode) return UNKNOWN;
+  const inherited = superMethod(ctx, frame, objNode, method);
+  if (inherited) {
+    // `super().__init__(...)`: the base class's method runs for this very instance (its
+    // `self.build()` is the subclass's override), and what it leaves on `self` is here after.
+    const own = frame.env.get(RECEIVER);
+    const receiver = own ? { node: objNode, value: { ...own, param: RECEIVER } } : undefined;
+    return callFunction(ctx, ex, frame, call, inherited.fn, args, 1, undefined, undefined, receiver, { key: inherited.selfName, className: inherited.instance });
+  }
   const recvKey = dottedKey(objNode);
   // On `self`: the instance's class, which in a base-class method called for a subclass is the subclass.
   const ownClass = frame.fn?.selfName && recvKey === frame.fn.selfName ? instanceClass(frame) : undefined;

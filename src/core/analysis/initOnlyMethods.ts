@@ -106,11 +106,14 @@ function callMention(node: Node, property: boolean): Mention {
   let def: Node | null = attribute.parent;
   while (def && def.type !== 'function_definition') def = def.parent;
   const receiver = field(attribute, 'object');
-  if (!def || receiver?.type !== 'identifier') return { name: node.text };
-  return { name: node.text, callerDefinition: def, receiver: receiver.text };
+  // `self.body.feature_size()` while `self` is built: a part the module is being built from,
+  // which is moved (if at all) with the module once it is built.
+  const own = receiver?.type === 'attribute' && field(receiver, 'object')?.type === 'identifier' ? field(receiver, 'object')! : receiver;
+  if (!def || own?.type !== 'identifier') return { name: node.text };
+  return { name: node.text, callerDefinition: def, receiver: own.text };
 }
 
-/** The method a mention is a `self.name(...)` call from (its own `self`), or null for any other mention. */
+/** The method a mention is a `self.name(...)` or `self.part.name(...)` call from (its own `self`), or null for any other mention. */
 function selfCaller(program: Program, mention: Mention): FunctionInfo | null {
   const caller = mention.callerDefinition ? program.functionDefinedBy(mention.callerDefinition) : undefined;
   return caller?.selfName && mention.receiver === caller.selfName ? caller : null;

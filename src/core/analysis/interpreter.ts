@@ -123,6 +123,8 @@ export class Interpreter implements RoundContext {
       const enclosing = fn.parent === -1 ? undefined : this.finals.get(fn.parent);
       const outer = !enclosing ? globals : this.tape ? new WatchedEnv(enclosing, this.tape, (name) => ({ kind: 'enclosing', fn: fn.parent, name })) : enclosing;
       this.finals.set(fn.id, this.functionScope(fn, outer));
+      // A subclass without its own `__init__` is built by this one, calling its overrides.
+      for (const cls of inheritorsBuiltBy(this.program, fn)) this.runFunction(fn, outer, cls);
     }
   }
 
@@ -394,7 +396,12 @@ export class Interpreter implements RoundContext {
     return { returned, returnedParam: joined?.param, params, meetings: frame.meetings!, selfWrites: selfWritesOf(fn, frame.env) };
   }
 
-  private runFunction(fn: FunctionInfo, outer: Env): Env {
+  /**
+   * `fn`'s own run. `selfClass`: the instance is of that subclass (it inherits `fn`), so
+   * `self.build()` is its override, and what `fn` leaves on `self` is that class's. Such a run
+   * is not taped: the tape knows a run by its tree, which is the base class's.
+   */
+  private runFunction(fn: FunctionInfo, outer: Env, selfClass?: string): Env {
     const facts = this.program.factsOf(fn.body, fn.unit);
     const names = new Set([...facts.names, ...fn.params.map((p) => p.name)]);
     const env = new Env();
@@ -417,7 +424,7 @@ export class Interpreter implements RoundContext {
       }
       env.set(p.name, reportedAtCalls && v.place !== 0 ? { ...v, param: p.name } : v);
     }
-    if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: fn.className });
+    if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: selfClass ?? fn.className });
     enterFrameworkScope(this.program, fn, env);
     const frame: Frame = {
       id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad || this.previous.onlyUnderNoGrad(fn.id) ? 1 : 0, defaultDevices: [], loops: [], muted: fn.module === 0 ? 0 : 1,
@@ -425,7 +432,7 @@ export class Interpreter implements RoundContext {
       deviceAware: facts.deviceAware || fn.params.some((p) => /device/i.test(p.name)),
     };
     this.execBlock(frame, fn.body);
-    this.recordSelfAttributes(frame);
+    this.recordSelfAttributes(frame, selfClass);
     return frame.env;
   }
 
@@ -447,8 +454,9 @@ export class Interpreter implements RoundContext {
    * test method's: unittest and pytest run each test on a fresh instance (after `setUp`), so
    * `self.model.cuda()` in `test_sample` is not where `test_forward` finds the model.
    */
-  private recordSelfAttributes(frame: Frame): void {
-    const { selfName, className } = frame.fn ?? {};
+  private recordSelfAttributes(frame: Frame, selfClass?: string): void {
+    const { selfName } = frame.fn ?? {};
+    const className = selfClass ?? frame.fn?.className;
     if (!selfName || !className || this.isTestMethod(frame.fn!)) return;
     const prefix = selfName + '.';
     for (const key of frame.env.keys()) {
@@ -1139,6 +1147,28 @@ function withTests(frame: Frame, untrue: readonly Node[], also: Node | null | un
 }
 
 /** The attributes a method's run left on its `self` (one level: `self.gen`, not `self.gen.weight`). */
+/**
+ * The program's classes that `init` (a base class's `__init__`) builds although they are not
+ * its own: they inherit it, and override a method it calls on `self` (`self.build()`), so
+ * their instances end up with what the override made, moved or not by the rest of `init`.
+ */
+function inheritorsBuiltBy(program: Program, init: FunctionInfo): string[] {
+  if (init.name !== '__init__' || !init.className || !init.selfName) return [];
+  return programFact(program, 'classes built by an inherited __init__', inheritedInits).get(init.id) ?? [];
+}
+
+function inheritedInits(program: Program): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const cls of program.classes.values()) {
+    const init = program.methodOf(cls.key, '__init__');
+    if (!init?.selfName || init.className === cls.key || cls.methods.has('__init__')) continue;
+    const called = new Set([...init.node.text.matchAll(new RegExp(`\\b${init.selfName}\\.(\\w+)\\s*\\(`, 'g'))].map((m) => m[1]!));
+    const overrides = [...called].some((name) => program.methodOf(cls.key, name)?.className === cls.key);
+    if (overrides) out.set(init.id, [...out.get(init.id) ?? [], cls.key]);
+  }
+  return out;
+}
+
 function selfWritesOf(fn: FunctionInfo, env: Env): Map<string, Value> | undefined {
   if (!fn.selfName) return undefined;
   const prefix = `${fn.selfName}.`;
