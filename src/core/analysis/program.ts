@@ -828,8 +828,10 @@ function constructorValuesKept(
   for (const m of cls.methods.values()) {
     const text = m.node.text;
     const header = text.slice(0, text.indexOf(':\n') + 1 || text.length);
-    for (const [, attr, rhs] of text.matchAll(/\bself\.(\w+)\s*(?<![=!<>+\-*/%&|^])=(?!=)\s*([^\n#]*)/g)) {
-      const value = rhs.trim();
+    for (const match of text.matchAll(/\bself\.(\w+)\s*(?<![=!<>+\-*/%&|^])=(?!=)\s*([^\n#]*)/g)) {
+      const [, attr, rhs] = match;
+      // A value written over several lines (`nn.BCEWithLogitsLoss(\n reduction="none")`) is read whole.
+      const value = callText(text, match.index! + match[0].length - rhs!.length).trim();
       if (SCALAR_LITERAL.test(value) || plainNumbers(value) || onlyTestedAsFlag(cls, attr!)) continue;
       // `self.kernel = (torch.ones(1, 1, 3, 3) / 9).to(device)`, `self.w = np.eye(n)`, then
       // `self.kernel_t = self.kernel.clone().T`: a plain tensor or array attribute is no
@@ -947,8 +949,36 @@ function isScalarBuffer(made: string, fn: FunctionInfo): boolean {
   return !!param?.defaultNode && /^-?[\d.]+(e-?\d+)?$/.test(param.defaultNode.text);
 }
 
-/** `self.proj = nn.Linear(...)`: a construction stored on `self`, to the end of its line. */
-const SELF_CONSTRUCTION = /\bself\.\w+\s*=\s*([\w.]*\b[A-Z]\w*\s*\([^\n#]*)/g;
+/** `self.proj = nn.Linear(...)`: a construction stored on `self` (its call read on by callText). */
+const SELF_CONSTRUCTION = /\bself\.\w+\s*=\s*([\w.]*\b[A-Z]\w*\s*\()/g;
+
+/**
+ * The call that starts at `start` (at its callee) to its closing parenthesis, on one line: a
+ * call written over several lines (`nn.BCEWithLogitsLoss(\n reduction="none")`) is the same
+ * construction. Comments inside are dropped; without a closing parenthesis, the rest of the line.
+ */
+function callText(text: string, start: number): string {
+  let depth = 0;
+  let quote = '';
+  let out = '';
+  for (let i = start; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote) {
+      if (c === '\\') { out += c + (text[i + 1] ?? ''); i++; continue; }
+      if (c === quote) quote = '';
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '#') { while (i + 1 < text.length && text[i + 1] !== '\n') i++; continue; }
+    else if ('([{'.includes(c)) depth++;
+    else if (')]}'.includes(c) && --depth === 0) return out + c;
+    else if (c === '\n') {
+      if (depth === 0) return out;
+      out += ' ';
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
 const CONSTRUCTION = /^[\w.]*\b[A-Z]\w*\s*\(/;
 
 /** Whether a method's text gives its module state; `buildsNoModuleState` clears a construction of a stateless class. */
@@ -957,7 +987,10 @@ function addsModuleState(fn: FunctionInfo, buildsNoModuleState: (construction: s
   if (ADDS_MODULE_STATE.test(text)) return true;
   for (const [, made] of text.matchAll(BUFFER_REGISTRATION)) if (!isScalarBuffer(made!, fn)) return true;
   // `self.scale = torch.Tensor([1.0])`: a legacy tensor constructor builds a tensor, not a submodule.
-  for (const [, construction] of text.matchAll(SELF_CONSTRUCTION)) if (!isPlainTensorText(construction!) && !buildsNoModuleState(construction!)) return true;
+  for (const m of text.matchAll(SELF_CONSTRUCTION)) {
+    const construction = callText(text, m.index! + m[0].length - m[1]!.length);
+    if (!isPlainTensorText(construction) && !buildsNoModuleState(construction)) return true;
+  }
   return false;
 }
 
