@@ -17,6 +17,9 @@ import { shortText } from './shared/describe';
 import { inGpuOnlyTest } from './shared/gpuOnlyTest';
 import { HardcodeFixer, type CudaPlace, type PlaceFixes } from './shared/hardcodeFixes';
 
+/** Methods a class defines to move itself, as torch.nn.Module's do. */
+const MOVE_METHODS = new Set(['cuda', 'to', 'gpu', 'to_device', 'to_cuda']);
+
 /** How many of the other places the message lists by line (all are related locations). */
 const LISTED = 5;
 
@@ -46,6 +49,9 @@ export const hardCodedAccelerator: Rule = (host) => {
       const choice = host.deviceChoice();
       const found = cudaHardcodeIn(call, qualified);
       if (callsQuiet(choice) || inGpuOnlyTest(call) || underDeviceCondition(call) || feedsCollective(host, frame, call)) return;
+      // `def cuda(self): self.criterion.cuda()`: the class's own move, which its callers make
+      // when they choose to; the choice is theirs, not this method's.
+      if (frame.fn?.selfName && MOVE_METHODS.has(frame.fn.name)) return;
       if (found) add({ kind: 'call', unit: frame.unit, call, hardcode: found });
       else {
         const literal = cudaVariable(host, frame, call, qualified);

@@ -15,6 +15,7 @@ import type { Fix } from '../types';
 import { cudaGuardFix } from './shared/cudaGuardFix';
 import { shortText } from './shared/describe';
 import { inGpuOnlyTest } from './shared/gpuOnlyTest';
+import { ACCEL } from '../values';
 
 /** Memory readers that answer 0 without CUDA: no crash, but the printed figure means nothing. */
 const READS_ZERO = new Set(['memory_allocated', 'max_memory_allocated', 'memory_reserved', 'max_memory_reserved']);
@@ -48,6 +49,7 @@ function checkCudaCall(host: RuleHost, frame: Frame, call: Node, readsZero: bool
   if (!choice.runTimeChoice || choice.cudaOnly || frame.acceleratorOnly || isGuarded(call) || inGpuOnlyTest(call)) return;
   // Whole-file facts through host.programFact: a run that reads them still replays after an edit.
   if (inEventTimingHarness(host, frame) || host.programFact('DD011 device bound to a CUDA literal', deviceIsCudaLiteral)) return;
+  if (namedForCuda(frame) || (choice.deviceParameter && parameterIsAccelerator(frame, choice.deviceParameter.text))) return;
   const fix = guardFix(host, frame, call);
   host.report({
     unit: frame.unit,
@@ -63,6 +65,24 @@ function checkCudaCall(host: RuleHost, frame: Frame, call: Node, readsZero: bool
     related: [],
     fixes: fix ? [fix] : [],
   });
+}
+
+/**
+ * The function or class around the call says it is CUDA's in its name (`CUDAPrefetcher`,
+ * `gpu_collate`): GPU-only by design, whatever device parameter it also takes.
+ */
+function namedForCuda(frame: Frame): boolean {
+  const names = [frame.fn?.name, frame.fn?.className?.split('#')[0]];
+  return names.some((name) => !!name && /(^|_|[a-z])(cuda|gpu)/i.test(name));
+}
+
+/**
+ * The device parameter holds an accelerator at every call the program makes (`Loader(batches,
+ * torch.device("cuda", 0))`): the callers chose the GPU, so the code only runs where one is.
+ */
+function parameterIsAccelerator(frame: Frame, name: string): boolean {
+  const v = frame.env.get(name);
+  return v?.kind === 'device' && v.place === ACCEL;
 }
 
 /**
