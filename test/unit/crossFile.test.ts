@@ -105,6 +105,20 @@ describe('analysis across files: imports of project modules', () => {
     assert.deepEqual(codesAndLines(train, project({ 'train.py': train, 'data.py': unmoved })).map(([code]) => code), ['DD001']);
   });
 
+  it('a model looked up by name in a project file of modules (`nets.__dict__[name](...)`) is built on the CPU; not in a file of other classes', () => {
+    const nets = ['import torch.nn as nn', '', 'class Small(nn.Module):', '    def __init__(self, width=8):', '        super().__init__()',
+      '        self.fc = nn.Linear(4, width)', '', '    def forward(self, x):', '        return self.fc(x)', '', 'def small_x2(**kwargs):',
+      '    return Small(**kwargs)', ''].join('\n');
+    const train = ['import torch', 'import nets', '', 'def build(name):', '    return nets.__dict__[name](width=16)', '',
+      'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")', 'net = build("small_x2")',
+      'print(net(torch.randn(2, 4, device=device)))', ''].join('\n');
+    assert.deepEqual(codesAndLines(train, project({ 'train.py': train, 'nets.py': nets })), [['DD001', 9]]);
+    assert.deepEqual(codesAndLines(train.replace('net = build("small_x2")', 'net = build("small_x2").to(device)'), project({ 'train.py': train, 'nets.py': nets })), []);
+    // A file that also defines a plain class (a dataset, a config) may hand back anything by name.
+    const mixed = `${nets}\nclass Settings:\n    width = 8\n`;
+    assert.deepEqual(codesAndLines(train, project({ 'train.py': train, 'nets.py': mixed })), []);
+  });
+
   it('follows `import config as cfg`, `import pkg.models as m` and relative imports inside a package', () => {
     const train = 'import torch\nimport config as cfg\nimport pkg.models as m\nnet = m.Net()\nnet.to(cfg.device)\nnet(torch.ones(2, 10))\n';
     const files = { 'config.py': CONFIG_CUDA, 'pkg/__init__.py': '', 'pkg/models.py': 'from .layers import Net\n', 'pkg/layers.py': MODEL };

@@ -50,12 +50,49 @@ export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
     if (launchProgramFunction(ctx, ex, frame, qualified, args, (fn, a, skip) => callFunction(ctx, ex, frame, call, fn, a, skip))) return OTHER;
     return evalTorchCall(ctx, ex, frame, call, qualified, args);
   }
+  const byName = memberLookedUpByName(ctx, frame, callee);
+  if (byName) {
+    const built = constructionByName(ctx, ex, frame, call, byName, args);
+    if (built) return built;
+  }
   if (callee.type === 'attribute') return evalMethodCall(ctx, ex, frame, call, callee, args, discarded);
   if (callee.type === 'identifier') {
     const local = evalLocalCall(ctx, ex, frame, call, callee.text, args);
     if (local) return local;
   }
   return evalValueCall(ctx, ex, frame, call, callee, ex.eval(frame, callee), args);
+}
+
+/**
+ * The module whose member a callee names at run time: `models.__dict__[args.arch]`,
+ * `vars(models)[name]`, `getattr(models, args.arch)` (the qualified name of `models`).
+ */
+function memberLookedUpByName(ctx: RoundContext, frame: Frame, callee: Node): string | undefined {
+  const c = unparen(callee);
+  let holder: Node | null | undefined;
+  if (c.type === 'subscript') {
+    const of = unparen(field(c, 'value') ?? c);
+    if (of.type === 'attribute' && field(of, 'attribute')?.text === '__dict__') holder = field(of, 'object');
+    else if (of.type === 'call' && field(of, 'function')?.text === 'vars') holder = callArguments(of).positional[0];
+  } else if (c.type === 'call' && field(c, 'function')?.text === 'getattr') {
+    const given = callArguments(c);
+    if (given.positional.length === 2) holder = given.positional[0];
+  }
+  return holder ? qualifyInScope(ctx.program, frame, holder) : undefined;
+}
+
+/**
+ * `models.__dict__[args.arch](...)`: a model zoo's builder (torchvision.models), or a member of
+ * a project module whose classes are all nn.Modules (the model file of a registry by name):
+ * a module built on the CPU here, of a class not known. Anything else is not decided here.
+ */
+function constructionByName(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, holder: string, args: CallArguments): Value | undefined {
+  const zoo = isModelZooConstructor(`${holder}.model_by_name`);
+  const member = zoo ? undefined : ctx.program.member(frame.unit, holder);
+  const classes = member?.kind === 'module' ? [...ctx.program.modules[member.module]!.classes.values()] : [];
+  if (!zoo && !(classes.every((cls) => cls.isModule) && classes.some((cls) => !cls.placeless))) return undefined;
+  evalArgs(ex, frame, args);
+  return createdModule(ctx, frame, call);
 }
 
 /**
@@ -88,6 +125,13 @@ function evalValueCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
 }
 
 function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, calleeNode: Node, callee: Value, args: CallArguments): Value {
+  // `ARCHS[args.arch](...)`: one of the program's module classes, chosen at run time.
+  if (callee.buildsModule) {
+    const cls = callee.classKey ? ctx.program.classes.get(callee.classKey) : undefined;
+    if (cls) return instantiate(ctx, ex, frame, call, cls, args);
+    evalArgs(ex, frame, args);
+    return createdModule(ctx, frame, call);
+  }
   const argValues = evalArgs(ex, frame, args);
   if (callee.makesCpuTensor) return transformedTensor(frame, call, shortText(calleeNode));
   if (convertsModel(calleeNode.text, callee, argValues, frame)) return value('module');

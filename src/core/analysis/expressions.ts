@@ -16,8 +16,14 @@ import { usesAsSubmodule } from './submoduleUse';
 import { runsOnlyDuringInit } from './initOnlyMethods';
 import { qualifyInScope } from './shadowedImports';
 import { GRAPH_NON_TENSOR_ATTRIBUTES } from './torchApi';
+import type { ClassInfo } from './program';
 
 const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
+
+/** A class named as a value: a module class of the program is one a call of it builds. */
+function classReference(cls: ClassInfo): Value {
+  return value('other', UNTRACKED, { classKey: cls.key, buildsModule: (cls.isModule && !cls.placeless) || undefined });
+}
 
 /** A device flag that turns the accelerator off when true (`no_cuda`, `cpu`, `disable_gpu`, `use_cpu`). */
 const NEGATIVE_DEVICE_FLAG = /(^|_)(no|not|disable|without|cpu)($|_)/i;
@@ -252,7 +258,9 @@ export class Expressions implements Evaluator {
     const outer = frame.outer?.get(key);
     if (outer) return outer;
     if (!key.includes('.')) {
-      if (this.ctx.program.localClass(frame.unit, key) || this.ctx.program.localFunction(frame.unit, key)) return OTHER;
+      const cls = this.ctx.program.localClass(frame.unit, key);
+      if (cls) return classReference(cls);
+      if (this.ctx.program.localFunction(frame.unit, key)) return OTHER;
       const q = this.ctx.program.importsAt(frame.unit).qualifyName(key);
       if (q) return this.imported(frame, q) ?? UNKNOWN;
     }
@@ -264,6 +272,7 @@ export class Expressions implements Evaluator {
     const member = this.ctx.program.member(frame.unit, qualified);
     if (!member) return legacyTensorType(qualified);
     if (member.kind === 'value') return this.ctx.moduleValue(member.module, member.name);
+    if (member.kind === 'class') return classReference(member.cls);
     return OTHER;
   }
 
@@ -359,7 +368,7 @@ export class Expressions implements Evaluator {
       if (key !== undefined) return recv.entries?.get(key) ?? recv.anyElement ?? UNKNOWN;
       // `losses[k]` with a key not written out: any of the entries, when all are tensors.
       const held = [...(recv.entries?.values() ?? [])];
-      if (!recv.anyElement && held.length && held.every((v) => v.kind === 'tensor')) return held.reduce((a, b) => joinValues(a, b));
+      if (!recv.anyElement && held.length && (held.every((v) => v.kind === 'tensor') || held.every((v) => v.buildsModule))) return held.reduce((a, b) => joinValues(a, b));
       return recv.anyElement ?? UNKNOWN;
     }
     // `loss.data[0]` on a 0-dim tensor (a full reduction): PyTorch 0.3 gave a Python number,

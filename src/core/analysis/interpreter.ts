@@ -533,7 +533,7 @@ export class Interpreter implements RoundContext {
         if (d && (d.type === 'identifier' || d.type === 'attribute')) frame.env.set(definedDefaultKey(fn.id, p.name), this.ex.eval(frame, d));
       }
     }
-    else if (cls) frame.env.set(name, { kind: 'other', place: 0, grad: 'unknown', classKey: cls.key });
+    else if (cls) frame.env.set(name, { kind: 'other', place: 0, grad: 'unknown', classKey: cls.key, buildsModule: (cls.isModule && !cls.placeless) || undefined });
   }
 
   private execExpressionStatement(frame: Frame, stmt: Node): void {

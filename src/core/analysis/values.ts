@@ -158,6 +158,12 @@ export interface Value {
    * true for `args.cuda`, false for `args.no_cuda` or `args.cpu` (and flipped by `not`).
    */
   acceleratorWhen?: boolean;
+  /**
+   * A module class of the program named as a value (`Net`, `MODELS["net"]`, `ARCHS[args.arch]`):
+   * calling it builds a module on the CPU, of the class `classKey` names while one is known
+   * (a join of several classes keeps this mark and no key).
+   */
+  buildsModule?: boolean;
   /** A transform whose call returns a new CPU tensor (`transforms.ToTensor()`, a Compose holding one). */
   makesCpuTensor?: boolean;
   /**
@@ -324,6 +330,7 @@ export function joinValues(a: Value, b: Value): Value {
     if (a.truthByAccelerator || b.truthByAccelerator) joined.truthByAccelerator = true;
     if (a.acceleratorWhen !== undefined && a.acceleratorWhen === b.acceleratorWhen) joined.acceleratorWhen = a.acceleratorWhen;
   }
+  if (a.buildsModule && b.buildsModule) joined.buildsModule = true;
   if (a.parameter && b.parameter) joined.parameter = true;
   if (a.distribution && b.distribution) joined.distribution = true;
   if (a.makesCpuTensor && b.makesCpuTensor) joined.makesCpuTensor = true;
