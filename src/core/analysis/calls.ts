@@ -9,7 +9,7 @@ import { instanceClass, type Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, GRADIENT_NORM_FUNCTIONS, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, POINTWISE_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
-  TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
+  TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, functionalLossReturnsScalar, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, NDARRAY, joinValues, outputPlaceOf, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
@@ -48,7 +48,10 @@ export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
     if (member?.kind === 'function') return callFunction(ctx, ex, frame, call, member.fn, args);
     if (member?.kind === 'value') return evalValueCall(ctx, ex, frame, call, callee, ex.eval(frame, callee), args);
     if (launchProgramFunction(ctx, ex, frame, qualified, args, (fn, a, skip) => callFunction(ctx, ex, frame, call, fn, a, skip))) return OTHER;
-    return evalTorchCall(ctx, ex, frame, call, qualified, args);
+    const out = evalTorchCall(ctx, ex, frame, call, qualified, args);
+    const reduction = args.keywords.get('reduction');
+    const reduced = out.kind === 'tensor' && functionalLossReturnsScalar(qualified, reduction && (stringLiteralValue(reduction) ?? '?'), args.keywords.get('reduce')?.text);
+    return reduced ? { ...out, scalar: true } : out;
   }
   const byName = memberLookedUpByName(ctx, frame, callee);
   if (byName) {

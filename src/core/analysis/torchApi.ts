@@ -209,6 +209,21 @@ export function lossReturnsScalar(className: string, reduction: string | undefin
   return reduction === undefined || reduction === 'mean' || reduction === 'sum';
 }
 
+/** torch.nn.functional's losses: with their default reduction (mean) they return a 0-dim tensor, as the loss modules do. */
+const FUNCTIONAL_LOSSES = new Set([
+  'mse_loss', 'l1_loss', 'smooth_l1_loss', 'huber_loss', 'cross_entropy', 'nll_loss', 'binary_cross_entropy',
+  'binary_cross_entropy_with_logits', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss', 'hinge_embedding_loss',
+  'margin_ranking_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'multi_margin_loss', 'soft_margin_loss',
+  'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'cosine_embedding_loss', 'ctc_loss',
+]);
+
+/** `F.mse_loss(a, b)` returns 0-dim unless `reduction="none"` (or the old `reduce=False`). */
+export function functionalLossReturnsScalar(qualified: string, reduction: string | undefined, reduce: string | undefined): boolean {
+  const m = /^torch\.nn\.functional\.(\w+)$/.exec(qualified);
+  if (!m || !FUNCTIONAL_LOSSES.has(m[1]!) || reduce === 'False') return false;
+  return reduction === undefined || reduction === 'mean' || reduction === 'sum';
+}
+
 /** torch functions returning (values, indices): the indices never require grad. */
 export const VALUES_INDICES_FUNCTIONS = new Set(['max', 'min', 'sort', 'topk', 'kthvalue', 'mode', 'median', 'nanmedian', 'cummax', 'cummin', 'aminmax']);
 /** torch functions returning integer tensors, which never require grad. */
