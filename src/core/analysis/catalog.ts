@@ -78,7 +78,7 @@ const CATALOG = [
     summary: '`.to(device, non_blocking=True)` on batches of a `DataLoader` without `pin_memory=True`' },
   { code: 'DD013', name: 'load-without-map-location', severity: 'warning', implemented: true,
     summary: '`torch.load` without `map_location` where the checkpoint may come from another machine or GPU; with PyTorch ≥ 2.6, a pickled model under `weights_only=True`' },
-  { code: 'DD014', group: 'performance', name: 'data-parallel', severity: 'information', implemented: true,
+  { code: 'DD014', needsAccelerator: true, group: 'performance', name: 'data-parallel', severity: 'information', implemented: true,
     summary: '`nn.DataParallel` instead of `DistributedDataParallel`' },
   { code: 'DD015', needsAccelerator: true, refines: 'DD001', name: 'tensor-created-in-forward', severity: 'warning', implemented: true,
     summary: 'a tensor made without `device=` in a module\'s `forward` meets its inputs or parameters' },
