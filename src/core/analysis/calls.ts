@@ -1289,7 +1289,7 @@ function evalMove(
     moveHeldModules(frame, recvKey, recv, moved);
   }
   // Also of an item whose kind is not known: only the modules the container holds are moved.
-  if (kind !== 'tensor' && !recv.placeless) moveWalkedContainer(frame, objNode, moved, isContainer);
+  if (kind !== 'tensor' && !recv.placeless) moveWalkedContainer(frame, objNode, moved);
   // A mapping batch (`model(**batch)`, a Hugging Face BatchEncoding) moves its tensors in place.
   if (kind === 'unknown' && recv.batch && recvKey) frame.env.set(recvKey, { ...moved, batch: undefined });
   // `model.cpu()` as a statement, on a value of unknown kind (a `torch.hub.load` model): written

@@ -5,7 +5,7 @@
 import type { Node } from '../python/pyNode';
 import { children, field, unparen } from '../python/syntax';
 import type { Frame } from './frame';
-import type { Value } from './values';
+import { isContainer, type Value } from './values';
 
 const COMPREHENSIONS = new Set(['list_comprehension', 'set_comprehension', 'generator_expression', 'dictionary_comprehension']);
 
@@ -68,7 +68,7 @@ export function withModulesMoved(container: Value, moved: Value): Value {
 }
 
 /** Moves the modules of the container a move of `receiver` walks, in the frame's own names. */
-export function moveWalkedContainer(frame: Frame, receiver: Node, moved: Value, isContainer: (v: Value) => boolean): void {
+export function moveWalkedContainer(frame: Frame, receiver: Node, moved: Value): void {
   const name = walkedContainer(receiver);
   const container = name === undefined ? undefined : frame.env.get(name);
   if (name !== undefined && container && isContainer(container)) frame.env.set(name, withModulesMoved(container, moved));
