@@ -265,13 +265,16 @@ function cpuTensorForwardMakes(ctx: RoundContext, callee: Value): Value | undefi
  * is, parameters with grad; `for name, p in model.named_parameters()` and
  * `next(model.parameters())` see them.
  */
+/** `parameters()`, `named_buffers()`: the methods that iterate over a module's tensors. */
+const WEIGHT_ITERATORS = /^(named_)?(parameters|buffers)$/;
+
 function parametersOf(model: Value, method: string): Value | undefined {
   if (method === 'state_dict' && !model.placeless) {
     // A dict of detached tensors where the model is (its keys are names): `sd[name].numpy()`.
     const tensor = value('tensor', model.place, { grad: 'no', deviceText: model.deviceText, origin: model.origin });
     return value('other', UNTRACKED, { entries: new Map(), anyElement: tensor });
   }
-  if (!/^(named_)?(parameters|buffers)$/.test(method) || model.placeless) return undefined;
+  if (!WEIGHT_ITERATORS.test(method) || model.placeless) return undefined;
   const tensor = value('tensor', model.place, {
     grad: method.endsWith('parameters') ? 'yes' : 'unknown', deviceText: model.deviceText, origin: model.origin,
   });
@@ -1106,7 +1109,7 @@ function evalMethodCallOnce(
   // `next(self.parameters()).device` in a module's method: where the class's instances are,
   // as its submodules are (attributeOn), not a device the analysis knows nothing of.
   const ownModule = recv.kind === 'other' && recv.className ? ctx.program.classes.get(recv.className) : undefined;
-  if (ownModule?.isModule && /^(named_)?(parameters|buffers)$/.test(method)) {
+  if (ownModule?.isModule && WEIGHT_ITERATORS.test(method)) {
     evalArgs(ex, frame, args);
     const placed = ctx.previous.classPlace(ownModule.key);
     // A class never moved anywhere: where its weights are is not known here (as attributeOn says).
