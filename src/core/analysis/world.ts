@@ -105,9 +105,9 @@ function testsWhereAValueIs(text: string): boolean {
  * device flags of the analysed file itself (`module` 0): an imported module's own flag
  * would split the world of every file that imports it.
  */
-export function worldVariables(roots: readonly { root: Node; source: string; module?: number }[]): string[] {
+function worldVariables(roots: readonly { root: Node; source: string; module?: number }[], found: FlagsFound): string[] {
   const availability = roots.some((u) => AVAILABILITY_TEXT.test(u.source));
-  const { counts, derived, setByHand } = flagsOfProgram(roots);
+  const { counts, derived, setByHand } = found;
   // A function's parameter (`def evaluate(model, use_cuda=True)`) holds what its callers
   // pass, whose truth their own world decides. A name that is also set to True or False by
   // hand somewhere (a test's own `on_gpu = False` beside the module's availability check)
@@ -135,8 +135,9 @@ function flagsOfProgram(roots: readonly { root: Node; module?: number }[]): Flag
  * `params.cuda` from the object it is given reads that world's availability.
  */
 export function worldsOfProgram(roots: readonly { root: Node; source: string; module?: number }[]): World[] {
-  const worlds = worldsOf(worldVariables(roots));
-  const options = [...flagsOfProgram(roots).availability];
+  const found = flagsOfProgram(roots);
+  const worlds = worldsOf(worldVariables(roots, found));
+  const options = [...found.availability];
   if (options.length === 0) return worlds;
   return worlds.map((w) => {
     const available = w.values.get(ACCELERATOR);
