@@ -107,23 +107,24 @@ function testsWhereAValueIs(text: string): boolean {
  */
 function worldVariables(roots: readonly { root: Node; source: string; module?: number }[], found: FlagsFound): string[] {
   const availability = roots.some((u) => AVAILABILITY_TEXT.test(u.source));
-  const { counts, derived, setByHand } = found;
+  const { counts, derived, setByHand, decidedByBranch } = found;
   // A function's parameter (`def evaluate(model, use_cuda=True)`) holds what its callers
   // pass, whose truth their own world decides. A name that is also set to True or False by
   // hand somewhere (a test's own `on_gpu = False` beside the module's availability check)
   // stays a flag: where it holds an availability check, that decides it anyway.
-  const flags = [...counts].filter(([key]) => !derived.has(key) || setByHand.has(key)).sort((a, b) => b[1] - a[1]).slice(0, MAX_FLAGS).map(([key]) => key);
+  const flags = [...counts].filter(([key]) => !derived.has(key) || (setByHand.has(key) && !decidedByBranch.has(key))).sort((a, b) => b[1] - a[1]).slice(0, MAX_FLAGS).map(([key]) => key);
   return [...(availability ? [ACCELERATOR] : []), ...flags];
 }
 
 function flagsOfProgram(roots: readonly { root: Node; module?: number }[]): FlagsFound {
-  const all: FlagsFound = { counts: new Map(), derived: new Set(), setByHand: new Set(), availability: new Set() };
+  const all: FlagsFound = { counts: new Map(), derived: new Set(), setByHand: new Set(), availability: new Set(), decidedByBranch: new Set() };
   for (const { root } of roots.filter((u) => !u.module)) {
     for (const found of perStatement(root, 'world flags', flagsIn)) {
       for (const [key, n] of found.counts) all.counts.set(key, (all.counts.get(key) ?? 0) + n);
       for (const key of found.derived) all.derived.add(key);
       for (const key of found.setByHand) all.setByHand.add(key);
       for (const key of found.availability) all.availability.add(key);
+      for (const key of found.decidedByBranch) all.decidedByBranch.add(key);
     }
   }
   return all;
@@ -154,6 +155,8 @@ interface FlagsFound {
   setByHand: Set<string>;
   /** Options (`params.cuda`) set to an availability check and nothing more. */
   availability: Set<string>;
+  /** Names set to True or False in a branch of an availability test: decided by it, whatever else sets them by hand. */
+  decidedByBranch: Set<string>;
 }
 
 /** `torch.cuda.is_available()` and its kin, alone. */
@@ -169,6 +172,7 @@ function flagsIn(statement: Node): FlagsFound {
   const derived = new Set<string>();
   const setByHand = new Set<string>();
   const availability = new Set<string>();
+  const decidedByBranch = new Set<string>();
   const stack: Node[] = [statement];
   while (stack.length) {
     const n = stack.pop()!;
@@ -197,14 +201,50 @@ function flagsIn(statement: Node): FlagsFound {
         const right = field(n, 'right');
         // `x_is_mps = x.device.type == "mps"`: where a value is, not how the run is set up.
         if (key && right && (AVAILABILITY_TEXT.test(right.text) || testsWhereAValueIs(right.text))) derived.add(key);
-        if (key && (right?.type === 'true' || right?.type === 'false')) setByHand.add(key);
+        if (key && (right?.type === 'true' || right?.type === 'false')) {
+          // `use_gpu = True` in the branch of `if torch.cuda.is_available():`: the availability
+          // test decides it, as `use_gpu = torch.cuda.is_available()` would.
+          // True where it is available (False in the `else`): the availability itself. False
+          // under `if not torch.cuda.is_available():` only says what a machine without one
+          // does; with one, the value set by hand (a user's setting) still decides.
+          const branch = availabilityBranch(n);
+          if (branch !== undefined && branch !== 'other' && (branch === 'available') === (right!.type === 'true')) {
+            decidedByBranch.add(key);
+            availability.add(key);
+          }
+          else setByHand.add(key);
+        }
         if (key && optionName(key) !== undefined && right && AVAILABILITY_ALONE.test(right.text.replace(/\s+/g, ''))) availability.add(key);
         break;
       }
     }
     for (const c of children(n)) stack.push(c);
   }
-  return { counts, derived, setByHand, availability };
+  for (const key of decidedByBranch) derived.add(key);
+  return { counts, derived, setByHand, availability, decidedByBranch };
+}
+
+/**
+ * Whether the statement sits in a branch of an `if` (or `elif`) that tests for an
+ * accelerator: 'available' directly in the body of `if torch.cuda.is_available():`,
+ * 'unavailable' directly in its `else`, 'other' in any other branch of such a test.
+ */
+function availabilityBranch(node: Node): 'available' | 'unavailable' | 'other' | undefined {
+  let direct = true;
+  for (let up = node.parent, below: Node = node; up && up.type !== 'function_definition' && up.type !== 'class_definition'; below = up, up = up.parent) {
+    if (up.type === 'if_statement' || up.type === 'elif_clause') {
+      const cond = field(up, 'condition');
+      if (cond && AVAILABILITY_TEXT.test(cond.text)) {
+        const alone = up.type === 'if_statement' && AVAILABILITY_ALONE.test(cond.text.replace(/\s+/g, ''));
+        if (!direct || !alone) return 'other';
+        if (field(up, 'consequence')?.id === below.id) return 'available';
+        return below.type === 'else_clause' ? 'unavailable' : 'other';
+      }
+    }
+    // The assignment's own statement and block lead up to the branch; anything else nests it deeper.
+    if (!['expression_statement', 'block', 'else_clause'].includes(up.type)) direct = false;
+  }
+  return undefined;
 }
 
 function noteTested(node: Node | null | undefined, counts: Map<string, number>): void {
