@@ -267,12 +267,19 @@ function cpuTensorForwardMakes(ctx: RoundContext, callee: Value): Value | undefi
  */
 /** `parameters()`, `named_buffers()`: the methods that iterate over a module's tensors. */
 const WEIGHT_ITERATORS = /^(named_)?(parameters|buffers)$/;
+/** `children()`, `named_modules()`: the methods that iterate over its submodules. */
+const SUBMODULE_ITERATORS = /^(named_)?(children|modules)$/;
 
 function parametersOf(model: Value, method: string): Value | undefined {
   if (method === 'state_dict' && !model.placeless) {
     // A dict of detached tensors where the model is (its keys are names): `sd[name].numpy()`.
     const tensor = value('tensor', model.place, { grad: 'no', deviceText: model.deviceText, origin: model.origin });
     return value('other', UNTRACKED, { entries: new Map(), anyElement: tensor });
+  }
+  if (SUBMODULE_ITERATORS.test(method) && !model.placeless) {
+    // `list(net.children())[:-1]`: the very submodules, where the model is.
+    const part = value('module', model.place, { deviceText: model.deviceText, origin: model.origin });
+    return value('other', UNTRACKED, { anyElement: method.startsWith('named_') ? value('other', UNTRACKED, { elements: [OTHER, part] }) : part });
   }
   if (!WEIGHT_ITERATORS.test(method) || model.placeless) return undefined;
   const tensor = value('tensor', model.place, {
@@ -462,6 +469,8 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   }
   if (/^torch\.optim\.[A-Z]/.test(q)) return value('optimizer');
   if (/^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(q)) {
+    const holding = MODULE_CONTAINERS.has(last) ? heldModulesPlace(ex, frame, call, args, argValues) : undefined;
+    if (holding) return holding;
     if (!isPlacelessModuleClass(last)) return createdModule(ctx, frame, call, givenDevice(ctx, ex, frame, call));
     // `nn.CrossEntropyLoss(weight=w)`, `BCEWithLogitsLoss(pos_weight=p)`: the loss holds
     // that tensor as a buffer, so it is where the tensor is (and moves with .to()).
@@ -521,6 +530,30 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   // Another library's loader yields its own batch types.
   if (!q.startsWith('torch.') && /Loader$/.test(last)) return value('other');
   return UNKNOWN;
+}
+
+/** torch.nn's containers: they hold the modules they are given, wherever those are. */
+const MODULE_CONTAINERS = new Set(['Sequential', 'ModuleList', 'ModuleDict']);
+
+/**
+ * `nn.Sequential(encoder, head)`, `nn.Sequential(*list(net.children())[:-1])`: a container of
+ * modules built elsewhere is where they are (the join of their places); one of a place not
+ * known is not known. Undefined when it is given no module built elsewhere: then it is
+ * built here, on the CPU, as its freshly made layers are.
+ */
+function heldModulesPlace(ex: Evaluator, frame: Frame, call: Node, args: CallArguments, argValues: Arg[]): Value | undefined {
+  const given = [...argValues.map((a) => a.value), ...args.splats.map((n) => ex.eval(frame, n))];
+  const modules = given.flatMap((v) => (v.kind === 'module' ? [v] : containedValues(v).filter((e) => e.kind === 'module')));
+  const builtElsewhere = (m: Value) => m.origin !== undefined && (m.origin.unit !== frame.unit || !isInside(m.origin.node, call));
+  if (modules.length === 0 || !modules.some(builtElsewhere)) return undefined;
+  const placed = modules.filter((m) => !m.placeless);
+  if (placed.length === 0) return undefined;
+  const joined = placed.reduce((a, b) => joinValues(a, b));
+  return value('module', joined.place, { deviceText: joined.deviceText, origin: joined.origin, factory: { unit: frame.unit, node: call, scope: frame.id } });
+}
+
+function isInside(node: Node, outer: Node): boolean {
+  return node.startIndex >= outer.startIndex && node.endIndex <= outer.endIndex;
 }
 
 /** torchsummary's summary: the model meets a probe input made on its `device` argument ("cuda" unless told). */
@@ -712,7 +745,7 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   if (name === 'zip' && !args.hasSplat && args.keywords.size === 0) return rowsOf(evalArgs(ex, frame, args).map((a) => a.value));
   const listed = (name === 'list' || name === 'tuple') && args.positional.length === 1 && !args.hasSplat ? unparen(args.positional[0]) : undefined;
   const listedCallee = listed?.type === 'call' ? field(listed, 'function') : undefined;
-  const listsParameters = listedCallee?.type === 'attribute' && /^(named_)?(parameters|buffers)$/.test(field(listedCallee, 'attribute')?.text ?? '');
+  const listsParameters = listedCallee?.type === 'attribute' && /^(named_)?(parameters|buffers|children|modules)$/.test(field(listedCallee, 'attribute')?.text ?? '');
   if (listed && (listed.type === 'identifier' || listsParameters || (listed.type === 'call' && listedCallee?.text === 'zip'))) {
     const items = ex.eval(frame, listed);
     if (items.kind === 'other' && items.anyElement && !items.entries) return items;
@@ -1305,3 +1338,4 @@ function evalMove(
   }
   return recv.placeless ? recv : moved;
 }
+
