@@ -19,15 +19,20 @@ function explicitlyPlaced(v: Value): boolean {
  * (previous round) is explicitly placed, and no instance is moved with `.to()`, which
  * would move them all to one device.
  */
-export function placesOwnSubmodules(ctx: RoundContext, classKey: string | undefined): boolean {
+export function placesOwnSubmodules(ctx: RoundContext, classKey: string | undefined, seen: ReadonlySet<string> = new Set()): boolean {
   const cls = classKey ? ctx.program.classes.get(classKey) : undefined;
-  if (!cls?.isModule || ctx.previous.classPlace(cls.key) !== undefined) return false;
+  if (!cls?.isModule || seen.has(cls.key) || ctx.previous.classPlace(cls.key) !== undefined) return false;
   const lineage = ctx.program.classLineage(cls.key);
   // `self.to(device)` in a method (DeepCTR's BaseModel.__init__): the instance moves as a
   // whole, its explicitly placed layers with the rest.
   const selfMoving = ctx.programFact('module classes that move themselves', classesMovingThemselves);
   if (lineage.some((key) => selfMoving.has(key))) return false;
-  return lineage.some((name) => [...ctx.previous.classAttrsOf(name)?.values() ?? []].some(explicitlyPlaced));
+  // A submodule of a class that places its own (an encoder moving its layers in `__init__`)
+  // is placed where its construction put it, and so is what holds it.
+  const inner = new Set([...seen, cls.key]);
+  const placedPart = (v: Value) => explicitlyPlaced(v) ||
+    (v.kind === 'module' && !!v.className && v.className !== cls.key && placesOwnSubmodules(ctx, v.className, inner));
+  return lineage.some((name) => [...ctx.previous.classAttrsOf(name)?.values() ?? []].some(placedPart));
 }
 
 /** Keys of the classes one of whose methods moves `self` (`self.to(device)`): read once per program, not per attribute read. */
