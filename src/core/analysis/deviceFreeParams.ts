@@ -28,7 +28,7 @@ export function forwardFreeArguments(program: Program, callee: Value, args: Call
   const forward = callee.kind === 'module' ? program.methodOf(callee.className, 'forward') : undefined;
   if (!forward?.selfName || args.hasSplat) return NONE;
   const imports = program.importsAt(forward.unit);
-  const free = deviceFreeParams(forward, imports, (n) => imports.qualify(n));
+  const free = deviceFreeParams(forward, imports, (n) => imports.qualify(n), partForward(program));
   if (free.size === 0) return NONE;
   const params = forward.params.slice(1);
   const out = new Set<Node>();
@@ -48,21 +48,79 @@ const KNOWN = new WeakMap<Node, WeakMap<object, Set<string>>>();
  * leaves the device of what the caller passed without effect. `imports` keys the cache: the
  * same definition under other imports may call other functions.
  */
-export function deviceFreeParams(fn: FunctionInfo, imports: object, qualify: Qualify): ReadonlySet<string> {
+export function deviceFreeParams(fn: FunctionInfo, imports: object, qualify: Qualify, part?: PartMethod): ReadonlySet<string> {
   let byImports = KNOWN.get(fn.node);
   if (!byImports) KNOWN.set(fn.node, (byImports = new WeakMap()));
   let found = byImports.get(imports);
-  if (!found) byImports.set(imports, (found = readDeviceFreeParams(fn, qualify)));
+  if (!found) {
+    // Set before reading: a method reached again through its parts (a cycle) frees nothing.
+    byImports.set(imports, (found = new Set()));
+    for (const name of readDeviceFreeParams(fn, qualify, part)) found.add(name);
+  }
   return found;
 }
 
-function readDeviceFreeParams(fn: FunctionInfo, qualify: Qualify): Set<string> {
+/**
+ * The method of the program's module class kept as `self.<attr>` in `fn`'s class that
+ * `self.<attr>(...)` (its forward) or `self.<attr>.<method>(...)` runs.
+ */
+export type PartMethod = (fn: FunctionInfo, attr: string, method: string) => { fn: FunctionInfo; imports: object; qualify: Qualify } | undefined;
+
+/** A submodule's method, by the class its owner's methods build it from (`self.wordrep = WordRep(...)`). */
+function partForward(program: Program): PartMethod {
+  return (fn, attr, method) => {
+    const owner = fn.className ? program.classes.get(fn.className) : undefined;
+    if (!owner) return undefined;
+    for (const m of owner.methods.values()) {
+      const built = new RegExp(`\\bself\\.${attr}\\s*=\\s*([A-Za-z_]\\w*)\\s*\\(`).exec(m.node.text)?.[1];
+      const cls = built ? program.localClass(m.unit, built) ?? memberClass(program, m.unit, built) : undefined;
+      const target = cls?.isModule ? program.methodOf(cls.key, method) : undefined;
+      if (!target) continue;
+      const imports = program.importsAt(target.unit);
+      return { fn: target, imports, qualify: (n: Node) => imports.qualify(n) };
+    }
+    return undefined;
+  };
+}
+
+function memberClass(program: Program, unit: number, name: string) {
+  const q = program.importsAt(unit).qualifyName(name);
+  const member = q ? program.member(unit, q) : undefined;
+  return member?.kind === 'class' ? member.cls : undefined;
+}
+
+function readDeviceFreeParams(fn: FunctionInfo, qualify: Qualify, part?: PartMethod): Set<string> {
   const names = new Set(fn.params.filter((p) => !p.variadic && p.name !== fn.selfName).map((p) => p.name));
   const uses = new Map<string, Node[]>();
   collectUses(fn.body, names, uses);
   const free = new Set<string>();
-  for (const [name, nodes] of uses) if (nodes.every((n) => isDeviceFreeUse(n, qualify))) free.add(name);
+  for (const [name, nodes] of uses) if (nodes.every((n) => isDeviceFreeUse(n, qualify) || passedToFreePart(fn, n, part))) free.add(name);
   return free;
+}
+
+/**
+ * `self.wordrep(words, lengths)` where WordRep's forward takes `lengths` on any device (it
+ * reads them into NumPy): handed on to a submodule at a parameter that is free there.
+ */
+function passedToFreePart(fn: FunctionInfo, use: Node, part?: PartMethod): boolean {
+  if (!part || !fn.selfName) return false;
+  const list = use.parent;
+  const call = list?.type === 'argument_list' ? list.parent : undefined;
+  const callee = call?.type === 'call' ? field(call, 'function') : undefined;
+  if (!call || callee?.type !== 'attribute') return false;
+  const object = field(callee, 'object');
+  const name = field(callee, 'attribute')?.text;
+  let attr: string | undefined;
+  let method = 'forward';
+  if (object?.type === 'identifier' && object.text === fn.selfName) attr = name;
+  else if (object?.type === 'attribute' && field(object, 'object')?.text === fn.selfName) [attr, method] = [field(object, 'attribute')?.text, name ?? 'forward'];
+  const target = attr ? part(fn, attr, method) : undefined;
+  if (!target?.fn.selfName) return false;
+  const args = callArguments(call);
+  const i = args.positional.findIndex((n) => n === use);
+  if (i < 0 || args.hasSplat) return false;
+  const param = target.fn.params.slice(1)[i];
+  return !!param && !param.variadic && deviceFreeParams(target.fn, target.imports, target.qualify, part).has(param.name);
 }
 
 /** Each identifier in `node` that reads one of `names` (not an attribute's name, not a keyword's). */
