@@ -15,6 +15,7 @@ import { RECEIVER } from './callContexts';
 import { usesAsSubmodule } from './submoduleUse';
 import { runsOnlyDuringInit } from './initOnlyMethods';
 import { qualifyInScope } from './shadowedImports';
+import { NEGATIVE_DEVICE_FLAG } from './world';
 import { GRAPH_NON_TENSOR_ATTRIBUTES } from './torchApi';
 import type { ClassInfo } from './program';
 
@@ -24,9 +25,6 @@ const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@
 function classReference(cls: ClassInfo): Value {
   return value('other', UNTRACKED, { classKey: cls.key, buildsModule: (cls.isModule && !cls.placeless) || undefined });
 }
-
-/** A device flag that turns the accelerator off when true (`no_cuda`, `cpu`, `disable_gpu`, `use_cpu`). */
-const NEGATIVE_DEVICE_FLAG = /(^|_)(no|not|disable|without|cpu)($|_)/i;
 
 export class Expressions implements Evaluator {
   private depth = 0;
@@ -458,6 +456,8 @@ export class Expressions implements Evaluator {
     const operator = args.length === 2 ? node.text.slice(operands[0].endIndex - node.startIndex, operands[1].startIndex - node.startIndex).trim() : '';
     const device = deviceComparison(operator, operands, (n) => this.eval(frame, n));
     if (device !== undefined) return value('other', UNTRACKED, { truth: device, truthByAccelerator: true });
+    const flag = flagComparison(operator, operands, args.map((a) => a.value));
+    if (flag) return flag;
     if (!/^(==|!=|<|>|<=|>=)$/.test(operator)) return UNKNOWN;
     return { ...this.tensorOperation(frame, node, args), grad: 'no' };
   }
@@ -474,6 +474,28 @@ export class Expressions implements Evaluator {
     const onlyBatches = meetings.every((m) => m.cpu.value.batch && frame.loops.includes(m.cpu.value.batch.loop));
     return meetings.length && !onlyBatches ? { ...result, place: UNTRACKED, origin: undefined, deviceText: undefined } : result;
   }
+}
+
+/**
+ * `args.cuda > 0`, `use_gpu == True`, `args.cuda is False`: a device flag the world decides,
+ * compared with 0, 1 or a boolean, is that flag or its negation.
+ */
+function flagComparison(operator: string, operands: readonly Node[], values: readonly Value[]): Value | undefined {
+  if (operands.length !== 2) return undefined;
+  const [flag, literal] = [values[0]!, operands[1]!];
+  if (flag.truth === undefined || flag.acceleratorWhen === undefined) return undefined;
+  const constant = literal.type === 'true' || literal.text === '1' ? 1 : literal.type === 'false' || literal.text === '0' ? 0 : undefined;
+  if (constant === undefined) return undefined;
+  // The comparisons that hold exactly when the flag is set.
+  const same = constant === 0 ? ['>', '!=', 'is not'] : ['==', '>=', 'is'];
+  const opposite = constant === 0 ? ['==', '<=', 'is'] : ['!=', '<', 'is not'];
+  const keeps = same.includes(operator) ? true : opposite.includes(operator) ? false : undefined;
+  if (keeps === undefined) return undefined;
+  return value('other', UNTRACKED, {
+    truth: keeps ? flag.truth : !flag.truth,
+    truthByAccelerator: flag.truthByAccelerator,
+    acceleratorWhen: keeps ? flag.acceleratorWhen : !flag.acceleratorWhen,
+  });
 }
 
 /**

@@ -18,7 +18,7 @@ import { tensorTest, typeTestOutcome, withoutTensor, type TensorTest } from './t
 import { definedDefaultKey, evalCall } from './calls';
 import { CallContexts, CallResult, RECEIVER, SELF_CLASS } from './callContexts';
 import { withCallSiteCapture } from './callSiteCapture';
-import { UNDECIDED_WORLD, type WorldState } from './world';
+import { UNDECIDED_WORLD, deviceFlagPolarity, type WorldState } from './world';
 import { deviceContextPlace, enterFrameworkScope } from './frameworks';
 import { deviceChoiceOf } from './deviceChoice';
 import { programFact, programFactNow, type FactCompute } from './programFacts';
@@ -906,7 +906,11 @@ export class Interpreter implements RoundContext {
       const marker = test?.module ? { ...OTHER } : OTHER;
       if (test?.module) armOnly.push({ name: test.name, marker, original: outside.get(test.name) });
       if (test?.notTensorWhen) frame.env = withoutTensor(outside, test.name, marker);
-      otherwise(() => runBranch(body, clauseArm(stmt, cond, tracked ? undecided : undefined), laterAccelerated), cond);
+      // `if args.cuda:` that no world decides: its body still runs only where the user asked
+      // for the GPU (and for `if args.no_cuda:`, what comes after it).
+      const polarity = deviceFlagPolarity(cond);
+      otherwise(() => runBranch(body, clauseArm(stmt, cond, tracked ? undecided : undefined), laterAccelerated || polarity === true), cond);
+      if (polarity === false) laterAccelerated = true;
       frame.env = test && !test.notTensorWhen ? withoutTensor(outside, test.name, marker) : outside;
       if (cond) undecided.push(cond);
     }

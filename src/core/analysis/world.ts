@@ -84,6 +84,43 @@ export const AVAILABILITY_CALLS = new Set([
 /** Flags named for a device choice: `use_cuda`, `args.no_cuda`, `opt.gpu`, `train_on_gpu`, `self.use_mps`. */
 const DEVICE_FLAG_NAME = /(^|_)(cuda|gpus?|mps|cpu|accel(erator)?)($|_)|^on_gpu$/i;
 
+/** A device flag that turns the accelerator off when true (`no_cuda`, `cpu`, `disable_gpu`, `use_cpu`). */
+export const NEGATIVE_DEVICE_FLAG = /(^|_)(no|not|disable|without|cpu)($|_)/i;
+
+/**
+ * Whether a condition being true means the run uses an accelerator, read from its text: a
+ * device flag (`args.cuda`, `use_gpu` true; `args.no_cuda`, `args.cpu` false), also compared
+ * with 0, 1 or a boolean (`args.cuda > 0`), negated, or one operand of an `and`. Undefined
+ * for anything else.
+ */
+export function deviceFlagPolarity(condition: Node | null | undefined): boolean | undefined {
+  if (!condition) return undefined;
+  const n = unparen(condition);
+  if (n.type === 'not_operator') {
+    const inner = deviceFlagPolarity(field(n, 'argument'));
+    return inner === undefined ? undefined : !inner;
+  }
+  if (n.type === 'boolean_operator' && /^\s*and\b/.test(n.text.slice((field(n, 'left')?.endIndex ?? n.startIndex) - n.startIndex))) {
+    return deviceFlagPolarity(field(n, 'left')) === true || deviceFlagPolarity(field(n, 'right')) === true ? true : undefined;
+  }
+  if (n.type === 'comparison_operator') {
+    const [left, right] = children(n);
+    if (!left || !right || children(n).length !== 2) return undefined;
+    const operator = n.text.slice(left.endIndex - n.startIndex, right.startIndex - n.startIndex).trim();
+    const constant = right.type === 'true' || right.text === '1' ? 1 : right.type === 'false' || right.text === '0' ? 0 : undefined;
+    const flag = deviceFlagPolarity(left);
+    if (constant === undefined || flag === undefined) return undefined;
+    const same = constant === 0 ? ['>', '!=', 'is not'] : ['==', '>=', 'is'];
+    const opposite = constant === 0 ? ['==', '<=', 'is'] : ['!=', '<', 'is not'];
+    return same.includes(operator) ? flag : opposite.includes(operator) ? !flag : undefined;
+  }
+  if (n.type !== 'identifier' && n.type !== 'attribute') return undefined;
+  const key = dottedKey(n);
+  const last = key?.slice(key.lastIndexOf('.') + 1);
+  if (!key || !last || key.startsWith('torch.') || last === 'is_cuda' || !DEVICE_FLAG_NAME.test(last)) return undefined;
+  return !NEGATIVE_DEVICE_FLAG.test(last);
+}
+
 /** Undecidable flags split worlds; more than this many are joined as before (world count 2^n). */
 const MAX_FLAGS = 1;
 
