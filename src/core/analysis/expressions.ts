@@ -8,7 +8,7 @@ import type { OperationRole } from './ruleApi';
 import { deviceFromString } from './devices';
 import { operationMeetings } from './values';
 import { instanceClass, type Frame } from './frame';
-import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, INTEGER, isExactlyCpu, isTensorLike, joinValues, legacyTensorType, NDARRAY, NONE, onPathOf, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, joinValues, legacyTensorType, NDARRAY, NONE, onPathOf, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
 import { ownPlaceOf, placesOwnSubmodules } from './ownPlacement';
 import { RECEIVER } from './callContexts';
@@ -17,9 +17,19 @@ import { runsOnlyDuringInit } from './initOnlyMethods';
 import { qualifyInScope } from './shadowedImports';
 import { NEGATIVE_DEVICE_FLAG } from './world';
 import { GRAPH_NON_TENSOR_ATTRIBUTES } from './torchApi';
-import type { ClassInfo } from './program';
+import type { ClassInfo, Program } from './program';
+import { withModulesMoved } from './containerMoves';
 
 const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
+
+/** Keys of the module classes one of whose methods registers a submodule by name (`self.add_module(name, m)`). */
+function classesRegisteringByName(program: Program): Set<string> {
+  const out = new Set<string>();
+  for (const cls of program.classes.values()) {
+    if (cls.isModule && [...cls.methods.values()].some((m) => !!m.selfName && new RegExp(`\\b${m.selfName}\\.(add_module|register_module)\\s*\\(`).test(m.node.text))) out.add(cls.key);
+  }
+  return out;
+}
 
 /** A class named as a value: a module class of the program is one a call of it builds. */
 function classReference(cls: ClassInfo): Value {
@@ -281,6 +291,12 @@ export class Expressions implements Evaluator {
       .map((name) => this.ctx.previous.classAttr(name, attr))
       .find((found) => found !== undefined);
     if (!v) return UNKNOWN;
+    // `self.heads = [Head(n) ...]` each registered with `self.add_module(...)`: a plain list of
+    // submodules that `.to()` moves with the instance.
+    if (cls?.isModule && isContainer(v) && !unmoved && this.ctx.programFact('module classes registering submodules by name', classesRegisteringByName).has(cls.key)) {
+      const placed = this.ctx.previous.classPlace(cls.key);
+      return withModulesMoved(v, placed ?? value('module', UNTRACKED));
+    }
     // Inside an nn.Module the submodules and parameters follow the instance: they are where
     // the program moves its instances (`Net().to(device)`), unknown when it never does.
     if (cls?.isModule && (v.kind === 'module' || (v.kind === 'unknown' && usesAsSubmodule(cls, attr)) || v.parameter)) {
