@@ -6,16 +6,26 @@ import { unparen } from '../../python/syntax';
 import type { RuleFrame as Frame } from '../ruleApi';
 import { insertAt, startOf } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
-import { Kind, placeName, Value } from '../values';
+import { ACCEL, Kind, Place, placeName, Value } from '../values';
 import { shortText } from './shared/describe';
 import { ruleMessage } from './shared/message';
 import { MovedCopyUses } from './shared/movedCopyUses';
 
 export const discardedMove: Rule = (host) => {
   const uses = new MovedCopyUses();
+  // The destination of the move just made: the engine tells the move before its discarding.
+  let lastMove: { call: Node; to: Place } | undefined;
   return {
-    valueMoved: (_frame, _call, _recvNode, recv, to) => uses.moved(recv, to),
-    discardedMove: (frame, call, recvNode, recv, kind) => checkDiscardedMove(host, uses, frame, call, recvNode, recv, kind),
+    valueMoved: (_frame, call, _recvNode, recv, to) => {
+      lastMove = { call, to };
+      uses.moved(recv, to);
+    },
+    discardedMove: (frame, call, recvNode, recv, kind) => {
+      // `x.to(device)` of a tensor already there returns x itself: discarding it loses nothing.
+      const to = lastMove?.call === call ? lastMove.to : undefined;
+      if (to !== undefined && alreadyThere(recv, to)) return;
+      checkDiscardedMove(host, uses, frame, call, recvNode, recv, kind);
+    },
     tensorOperation: (_frame, _node, args) => uses.operation(args.map((a) => a.value)),
     moduleCall: (_frame, _call, _calleeNode, callee, args) => uses.operation([{ ...callee, kind: 'module' }, ...args.map((a) => a.value)]),
     numpyConversion: (_frame, _call, _recvNode, recv) => uses.convertedOnHost(recv),
@@ -26,6 +36,15 @@ export const discardedMove: Rule = (host) => {
 };
 
 const ASSIGNABLE = new Set(['identifier', 'attribute', 'subscript']);
+
+/**
+ * The tensor is on the accelerator and the move sends it there. Not the CPU: "on the CPU" is
+ * also what the analysis says of a value it saw no move of (an RPC model's output), where the
+ * discarded `.to(out.device)` may be the bug.
+ */
+function alreadyThere(recv: Value, to: Place): boolean {
+  return recv.place === ACCEL && to === ACCEL;
+}
 
 /** The last top-level expression of a notebook cell is displayed, not discarded. */
 function isCellResult(call: Node): boolean {
