@@ -15,7 +15,7 @@ import { RECEIVER } from './callContexts';
 import { usesAsSubmodule } from './submoduleUse';
 import { runsOnlyDuringInit } from './initOnlyMethods';
 import { qualifyInScope } from './shadowedImports';
-import { NEGATIVE_DEVICE_FLAG } from './world';
+import { comparisonKeepsFlag, NEGATIVE_DEVICE_FLAG } from './world';
 import { GRAPH_NON_TENSOR_ATTRIBUTES } from './torchApi';
 import type { ClassInfo, Program } from './program';
 import { withModulesMoved } from './containerMoves';
@@ -500,12 +500,7 @@ function flagComparison(operator: string, operands: readonly Node[], values: rea
   if (operands.length !== 2) return undefined;
   const [flag, literal] = [values[0]!, operands[1]!];
   if (flag.truth === undefined || flag.acceleratorWhen === undefined) return undefined;
-  const constant = literal.type === 'true' || literal.text === '1' ? 1 : literal.type === 'false' || literal.text === '0' ? 0 : undefined;
-  if (constant === undefined) return undefined;
-  // The comparisons that hold exactly when the flag is set.
-  const same = constant === 0 ? ['>', '!=', 'is not'] : ['==', '>=', 'is'];
-  const opposite = constant === 0 ? ['==', '<=', 'is'] : ['!=', '<', 'is not'];
-  const keeps = same.includes(operator) ? true : opposite.includes(operator) ? false : undefined;
+  const keeps = comparisonKeepsFlag(operator, literal);
   if (keeps === undefined) return undefined;
   return value('other', UNTRACKED, {
     truth: keeps ? flag.truth : !flag.truth,

@@ -107,18 +107,28 @@ export function deviceFlagPolarity(condition: Node | null | undefined): boolean 
     const [left, right] = children(n);
     if (!left || !right || children(n).length !== 2) return undefined;
     const operator = n.text.slice(left.endIndex - n.startIndex, right.startIndex - n.startIndex).trim();
-    const constant = right.type === 'true' || right.text === '1' ? 1 : right.type === 'false' || right.text === '0' ? 0 : undefined;
     const flag = deviceFlagPolarity(left);
-    if (constant === undefined || flag === undefined) return undefined;
-    const same = constant === 0 ? ['>', '!=', 'is not'] : ['==', '>=', 'is'];
-    const opposite = constant === 0 ? ['==', '<=', 'is'] : ['!=', '<', 'is not'];
-    return same.includes(operator) ? flag : opposite.includes(operator) ? !flag : undefined;
+    const keeps = comparisonKeepsFlag(operator, right);
+    return flag === undefined || keeps === undefined ? undefined : keeps === flag;
   }
   if (n.type !== 'identifier' && n.type !== 'attribute') return undefined;
   const key = dottedKey(n);
   const last = key?.slice(key.lastIndexOf('.') + 1);
   if (!key || !last || key.startsWith('torch.') || last === 'is_cuda' || !DEVICE_FLAG_NAME.test(last)) return undefined;
   return !NEGATIVE_DEVICE_FLAG.test(last);
+}
+
+/**
+ * `flag > 0`, `flag == True`, `flag is False`: whether the comparison holds exactly when the
+ * flag is set (true), exactly when it is not (false), or neither (undefined: another operator
+ * or an operand other than 0, 1, True or False).
+ */
+export function comparisonKeepsFlag(operator: string, constantNode: Node): boolean | undefined {
+  const constant = constantNode.type === 'true' || constantNode.text === '1' ? 1 : constantNode.type === 'false' || constantNode.text === '0' ? 0 : undefined;
+  if (constant === undefined) return undefined;
+  const same = constant === 0 ? ['>', '!=', 'is not'] : ['==', '>=', 'is'];
+  const opposite = constant === 0 ? ['==', '<=', 'is'] : ['!=', '<', 'is not'];
+  return same.includes(operator) ? true : opposite.includes(operator) ? false : undefined;
 }
 
 /** Undecidable flags split worlds; more than this many are joined as before (world count 2^n). */
