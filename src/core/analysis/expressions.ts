@@ -19,6 +19,7 @@ import { comparisonKeepsFlag, NEGATIVE_DEVICE_FLAG } from './world';
 import { GRAPH_NON_TENSOR_ATTRIBUTES } from './torchApi';
 import type { ClassInfo, Program } from './program';
 import { withModulesMoved } from './containerMoves';
+import { readAsOneElement } from './oneElement';
 
 const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
 
@@ -475,7 +476,15 @@ export class Expressions implements Evaluator {
     const flag = flagComparison(operator, operands, args.map((a) => a.value));
     if (flag) return flag;
     if (!/^(==|!=|<|>|<=|>=)$/.test(operator)) return UNKNOWN;
-    return { ...this.tensorOperation(frame, node, args), grad: 'no' };
+    return { ...this.tensorOperation(frame, node, readAsOneElement(node) ? args.map((a) => this.elementRead(frame, a)) : args), grad: 'no' };
+  }
+
+  /** `labels[i]` in a comparison read as one element: one integer index gave one element, a 0-dim tensor. */
+  private elementRead(frame: Frame, arg: Arg): Arg {
+    const n = unparen(arg.node);
+    const index = n.type === 'subscript' ? field(n, 'subscript') : undefined;
+    if (arg.value.kind !== 'tensor' || !index || children(n).length !== 2 || !this.isIndexNumber(frame, index)) return arg;
+    return { node: arg.node, value: { ...arg.value, scalar: true } };
   }
 
   /** A torch function, an operator or a parameterless module over tensor arguments. */
