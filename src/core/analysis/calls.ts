@@ -12,7 +12,7 @@ import {
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, functionalLossReturnsScalar, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER,
 } from './torchApi';
-import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, NDARRAY, joinValues, outputPlaceOf, NONE, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, NDARRAY, joinValues, outputPlaceOf, NONE, NUMBER, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
 import { moveWalkedContainer } from './containerMoves';
 import { placesOwnSubmodules } from './ownPlacement';
@@ -392,7 +392,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     const place = device ? device.place : like ? like.place : fromTensors ? UNTRACKED : defaultPlace(ctx, frame);
     // `torch.tensor(0.03 / n)`: arithmetic with a number that gave no array or tensor is a number too.
     const first = args.positional[0];
-    const scalar = q === 'torch.tensor' && !!first && (isNumberLiteral(first) || (isNumberExpression(first) && !!argValues[0] && givesPythonNumber(argValues[0].value)));
+    const scalar = q === 'torch.tensor' && !!first && (isNumberLiteral(first) || ((isNumberExpression(first) || !!argValues[0]?.value.number) && !!argValues[0] && givesPythonNumber(argValues[0].value)));
     const oneDim = ONE_DIM_FACTORIES.has(q) || (q === 'torch.tensor' && !!args.positional[0] && isFlatNumberList(args.positional[0]));
     return value('tensor', place, {
       grad: requiresGrad ? 'yes' : 'no',
@@ -420,6 +420,8 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     if (first?.kind !== 'tensor') return OTHER;
     return { ...first, batch: undefined, factory: undefined, grad: keepsGraph ? first.grad : 'no' };
   }
+  // `np.log(0.01)`, `math.sqrt(d)`: a function of numbers alone gives one number, no array.
+  if ((NUMPY_CONVERTERS.has(q) || q.startsWith('math.')) && argValues.length && argValues.every((a) => a.value.number)) return NUMBER;
   if (NUMPY_CONVERTERS.has(q)) {
     const first = argValues[0];
     // `np.array([t1, t2])`, `np.mean(losses)`: each tensor in the list is converted.

@@ -8,7 +8,7 @@ import type { OperationRole } from './ruleApi';
 import { deviceFromString } from './devices';
 import { operationMeetings } from './values';
 import { instanceClass, type Frame } from './frame';
-import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, joinValues, legacyTensorType, NDARRAY, NONE, onPathOf, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, joinValues, legacyTensorType, NDARRAY, NONE, NUMBER, onPathOf, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
 import { ownPlaceOf, placesOwnSubmodules } from './ownPlacement';
 import { RECEIVER } from './callContexts';
@@ -66,7 +66,8 @@ export class Expressions implements Evaluator {
         }
         return deviceFromString(node) ?? OTHER;
       case 'integer': return INTEGER;
-      case 'float': case 'true': case 'false': return OTHER;
+      case 'float': return NUMBER;
+      case 'true': case 'false': return OTHER;
       case 'none': return NONE;
       case 'call': return evalCall(this.ctx, this, frame, node, false);
       case 'attribute': return this.evalAttribute(frame, node);

@@ -70,6 +70,8 @@ export interface Value {
   cpuWhen?: CpuBranch;
   /** A 1-dim tensor (`torch.linspace(...)`, `torch.tensor([1.0, 2.0])`): `t[i]` with an integer `i` is 0-dim. */
   oneDim?: boolean;
+  /** A Python or NumPy number, one element and no array (`0.01`, `np.log(0.01)`, `math.sqrt(d)`): `torch.tensor` of it is 0-dim. */
+  number?: boolean;
   /** A Python int (`3`, `int(os.environ["LOCAL_RANK"])`, a parameter annotated `int`): as a device, an accelerator's ordinal. */
   integer?: boolean;
   /**
@@ -197,7 +199,9 @@ export interface PlacedBy {
 export const UNKNOWN: Value = Object.freeze({ kind: 'unknown', place: UNTRACKED, grad: 'unknown' }) as Value;
 export const OTHER: Value = Object.freeze({ kind: 'other', place: UNTRACKED, grad: 'unknown' }) as Value;
 /** A Python int whose value is not followed: `x.to(rank)` with it is the accelerator `rank`. */
-export const INTEGER: Value = Object.freeze({ kind: 'other', place: UNTRACKED, grad: 'unknown', integer: true }) as Value;
+export const INTEGER: Value = Object.freeze({ kind: 'other', place: UNTRACKED, grad: 'unknown', integer: true, number: true }) as Value;
+/** A Python or NumPy number that is not (known to be) an int: see `Value.number`. */
+export const NUMBER: Value = Object.freeze({ kind: 'other', place: UNTRACKED, grad: 'unknown', number: true }) as Value;
 /** A NumPy array: see `Value.ndarray`. */
 export const NDARRAY: Value = Object.freeze({ kind: 'other', place: UNTRACKED, grad: 'unknown', ndarray: true }) as Value;
 export const NONE: Value = Object.freeze({ kind: 'other', place: UNTRACKED, grad: 'unknown', isNone: true }) as Value;
@@ -288,6 +292,7 @@ export function joinValues(a: Value, b: Value): Value {
   };
   if (a.scalar && b.scalar) joined.scalar = true;
   if (a.integer && b.integer) joined.integer = true;
+  if (a.number && b.number) joined.number = true;
   if (a.oneDim && b.oneDim) joined.oneDim = true;
   if (a.cpuWhen && a.cpuWhen.node === b.cpuWhen?.node) joined.cpuWhen = a.cpuWhen;
   if (a.torchClasses || b.torchClasses) joined.torchClasses = [...new Set([...(a.torchClasses ?? []), ...(b.torchClasses ?? [])])];
