@@ -12,7 +12,7 @@ import {
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, functionalLossReturnsScalar, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER,
 } from './torchApi';
-import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, NDARRAY, joinValues, outputPlaceOf, NONE, NUMBER, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, NDARRAY, joinValues, outputPlaceOf, NONE, NUMBER, programClassesOf, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
 import { moveWalkedContainer } from './containerMoves';
 import { placesOwnSubmodules } from './ownPlacement';
@@ -233,13 +233,15 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
  * name stays out (`forward(self, x, lengths)` may hand lengths to a helper of its own).
  */
 function laterInputsForLayers(ctx: RoundContext, callee: Value): Set<number> {
-  const forward = callee.kind === 'module' ? ctx.program.methodOf(callee.className, 'forward') : undefined;
-  if (!forward?.selfName) return new Set();
-  const fed = movedParamsOf(ctx.bodyFact(forward, 'submoduleInputs'));
   const positions = new Set<number>();
-  for (const [i, p] of forward.params.slice(1).entries()) {
-    if (p.variadic) break;
-    if (i > 0 && fed.has(p.name) && !LENGTH_LIKE.test(p.name)) positions.add(i);
+  for (const className of callee.kind === 'module' ? programClassesOf(callee) : []) {
+    const forward = ctx.program.methodOf(className, 'forward');
+    if (!forward?.selfName) continue;
+    const fed = movedParamsOf(ctx.bodyFact(forward, 'submoduleInputs'));
+    for (const [i, p] of forward.params.slice(1).entries()) {
+      if (p.variadic) break;
+      if (i > 0 && fed.has(p.name) && !LENGTH_LIKE.test(p.name)) positions.add(i);
+    }
   }
   return positions;
 }
@@ -303,7 +305,13 @@ function elementArgs(a: Arg): Arg[] {
  * so tensors that forward creates without a device are seen meeting them.
  */
 function recordForwardInputs(ctx: RoundContext, callee: Value, args: CallArguments, argValues: Arg[]): void {
-  const forward = callee.kind === 'module' ? ctx.program.methodOf(callee.className, 'forward') : undefined;
+  if (callee.kind !== 'module') return;
+  if (!callee.className) {
+    // A model chosen between classes of the program: each forward may run on these inputs.
+    for (const className of callee.classChoices ?? []) recordForwardInputs(ctx, { ...callee, className, classChoices: undefined }, args, argValues);
+    return;
+  }
+  const forward = ctx.program.methodOf(callee.className, 'forward');
   if (!forward?.selfName) return;
   ctx.next.markPlainCall(forward.id);
   const keywordNames = [...args.keywords.keys()];
@@ -1317,6 +1325,7 @@ function evalMove(
     scalar: kind === 'tensor' ? recv.scalar : undefined,
     oneDim: kind === 'tensor' ? recv.oneDim : undefined,
     className: recv.className,
+    classChoices: recv.classChoices,
     deviceText: target.text,
     origin: { unit: frame.unit, node: call, what: `moved to ${target.text} here` },
     ...(recv.holds ? { holds: recv.holds } : {}),

@@ -8,7 +8,7 @@ import { callArguments, children, field, unparen } from '../python/syntax';
 import type { CallArguments } from '../python/syntax';
 import type { FunctionInfo, Program } from './program';
 import { argumentsOnAnyDevice } from './torchApi';
-import type { Value } from './values';
+import { programClassesOf, type Value } from './values';
 
 /** Methods whose result is on the CPU (or no tensor) wherever the receiver is. */
 const LEAVES_DEVICE = new Set(['cpu', 'tolist', 'item', 'size', 'dim', 'numel']);
@@ -25,8 +25,15 @@ type Qualify = (callee: Node) => string | undefined;
  * Python: their device is no mismatch with the model's.
  */
 export function forwardFreeArguments(program: Program, callee: Value, args: CallArguments): ReadonlySet<Node> {
-  const forward = callee.kind === 'module' ? program.methodOf(callee.className, 'forward') : undefined;
-  if (!forward?.selfName || args.hasSplat) return NONE;
+  const classes = callee.kind === 'module' ? programClassesOf(callee) : [];
+  if (!classes.length || args.hasSplat) return NONE;
+  // A model chosen between classes: an argument is free when every forward leaves it so.
+  return classes.map((c) => freeArgumentsOf(program, c, args)).reduce((a, b) => new Set([...a].filter((n) => b.has(n))));
+}
+
+function freeArgumentsOf(program: Program, className: string, args: CallArguments): ReadonlySet<Node> {
+  const forward = program.methodOf(className, 'forward');
+  if (!forward?.selfName) return NONE;
   const imports = program.importsAt(forward.unit);
   const free = deviceFreeParams(forward, imports, (n) => imports.qualify(n), partForward(program));
   if (free.size === 0) return NONE;

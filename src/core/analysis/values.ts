@@ -129,6 +129,8 @@ export interface Value {
   graph?: boolean;
   /** An instance of a class defined in the analysed program. */
   className?: string;
+  /** A module that is an instance of one of these classes of the program, chosen at run time (`Tagger() if tags else Classifier()`). */
+  classChoices?: readonly string[];
   /** A `def` of the program, by FunctionInfo id: what a call of this name runs at this point. */
   functionId?: number;
   /** A `class` of the program (the class object, not an instance), by ClassInfo key. */
@@ -319,6 +321,9 @@ export function joinValues(a: Value, b: Value): Value {
   if (a.factory && b.factory && a.factory.node.id === b.factory.node.id) joined.factory = a.factory;
   if (a.batch && b.batch && a.batch.loop === b.batch.loop && a.batch.name === b.batch.name) joined.batch = a.batch;
   if (a.className && a.className === b.className) joined.className = a.className;
+  else if (a.kind === 'module' && b.kind === 'module' && programClassesOf(a).length && programClassesOf(b).length) {
+    joined.classChoices = [...new Set([...programClassesOf(a), ...programClassesOf(b)])];
+  }
   if (a.functionId !== undefined && a.functionId === b.functionId) joined.functionId = a.functionId;
   if (a.classKey && a.classKey === b.classKey) joined.classKey = a.classKey;
   if (a.placedBy && b.placedBy && a.placedBy.framework === b.placedBy.framework) {
@@ -367,11 +372,16 @@ export function joinValues(a: Value, b: Value): Value {
   return joined;
 }
 
+/** The program's classes a module value may be an instance of: its class, or the classes a join of instances chose between. */
+export function programClassesOf(v: Value): readonly string[] {
+  return v.className ? [v.className] : v.classChoices ?? [];
+}
+
 export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
   if (a === b) return true;
   if (!a || !b) return false;
   return a.kind === b.kind && a.place === b.place && a.grad === b.grad && !!a.batch === !!b.batch &&
-    a.deviceText === b.deviceText && a.className === b.className && !!a.isNone === !!b.isNone && !!a.mayBeNone === !!b.mayBeNone &&
+    a.deviceText === b.deviceText && a.className === b.className && a.classChoices?.join() === b.classChoices?.join() && !!a.isNone === !!b.isNone && !!a.mayBeNone === !!b.mayBeNone &&
     a.placedBy?.place === b.placedBy?.place && a.kwargsDevice?.place === b.kwargsDevice?.place && a.truth === b.truth && a.tensorType === b.tensorType &&
     !!a.scalarOutput === !!b.scalarOutput && !!a.movesInputs === !!b.movesInputs && a.outputPlace === b.outputPlace &&
     a.cpuWhen?.node === b.cpuWhen?.node && sameAttrs(a.attrs, b.attrs) &&
