@@ -3,7 +3,7 @@
 import type { Node } from '../python/pyNode';
 import { callArguments, CallArguments, children, dottedKey, field, isFlatNumberList, isNumberExpression, isNumberLiteral, shortText, stringLiteralValue, unparen } from '../python/syntax';
 import type { Evaluator, RoundContext } from './roundContext';
-import { evalDevice, toTarget } from './devices';
+import { evalDevice, toTarget, type DeviceTarget } from './devices';
 import { cpuModuleMeeting, moduleCallMeetings } from './values';
 import { instanceClass, type Frame } from './frame';
 import type { ClassInfo, FunctionInfo } from './program';
@@ -1113,10 +1113,17 @@ function evalMethodCallOnce(
     frame.env.set(`${recvKey}.${registered.name}`, registered.value);
     return NONE;
   }
-  if (method === 'to' || method === 'cuda' || method === 'cpu') {
+  // `net.type(torch.cuda.FloatTensor)`, `net.type(dtype)` with such a type: Module.type casts the weights in place, moving them.
+  const typeTarget = method === 'type' && recv.kind === 'module' && args.positional.length === 1 ? legacyTypeTarget(ctx, ex, frame, args.positional[0]!) : undefined;
+  if (method === 'to' || method === 'cuda' || method === 'cpu' || typeTarget) {
     // `model.eval().to(device)`: the module method returned the module, which moves in place.
     const movedKey = recvKey ?? (recv.kind === 'module' ? selfReturningBase(objNode) : undefined);
-    return evalMove(ctx, ex, frame, call, objNode, movedKey, recv, method, discarded);
+    const moved = evalMove(ctx, ex, frame, call, objNode, movedKey, recv, method, discarded, typeTarget);
+    if (!typeTarget?.text.endsWith("'s device")) return moved;
+    // A name holding a tensor type is no device to write in a fix (`.to(Tensor)` would not move).
+    const placed = { ...moved, deviceText: undefined };
+    if (movedKey && frame.env.get(movedKey) === moved) frame.env.set(movedKey, placed);
+    return placed;
   }
   // `model.generate(**inputs)` (Hugging Face) runs the model's forward on its inputs, under
   // torch.no_grad(): the token ids it returns carry no graph.
@@ -1285,13 +1292,22 @@ function moveHeldModules(frame: Frame, movedKey: string, recv: Value, moved: Val
   }
 }
 
+/** A legacy tensor type as a place: `torch.cuda.FloatTensor`, `torch.FloatTensor`, or a name holding one per path. */
+function legacyTypeTarget(ctx: RoundContext, ex: Evaluator, frame: Frame, node: Node): Extract<DeviceTarget, { kind: 'device' }> | undefined {
+  const q = ctx.program.importsAt(frame.unit).qualify(node) ?? '';
+  if (/^torch\.cuda\.\w+Tensor$/.test(q)) return { kind: 'device', place: ACCEL, text: '"cuda"' };
+  if (/^torch\.\w+Tensor$/.test(q)) return { kind: 'device', place: CPU, text: '"cpu"' };
+  const typed = ex.eval(frame, node).tensorType;
+  return typed === undefined ? undefined : { kind: 'device', place: typed, text: `\`${node.text}\`'s device` };
+}
+
 /** `.to(...)`, `.cuda()`, `.cpu()`: a new tensor, or a module moved in place. */
 function evalMove(
   ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, objNode: Node, recvKey: string | undefined,
-  recv: Value, method: string, discarded: boolean,
+  recv: Value, method: string, discarded: boolean, given?: DeviceTarget,
 ): Value {
-  const target = method === 'to' ? toTarget(ctx, frame, call, (f, n) => ex.eval(f, n))
-    : { kind: 'device' as const, place: method === 'cuda' ? ACCEL : CPU, text: method === 'cuda' ? '"cuda"' : '"cpu"' };
+  const target = given ?? (method === 'to' ? toTarget(ctx, frame, call, (f, n) => ex.eval(f, n))
+    : { kind: 'device' as const, place: method === 'cuda' ? ACCEL : CPU, text: method === 'cuda' ? '"cuda"' : '"cpu"' });
   const evidence = recvKey && !recv.foreign ? frame.evidence.get(recvKey) : undefined;
   const kind = recv.kind === 'unknown' && evidence !== 'both' && evidence ? evidence : recv.kind;
   ctx.events.valueMoved(frame, call, objNode, recv, target.kind === 'dtype' ? UNTRACKED : target.place);
