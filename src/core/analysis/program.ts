@@ -619,7 +619,8 @@ export class Program {
 
   private decidePlaceless(cls: ClassInfo, seen: Set<string>): boolean {
     const holdsNoModule = (construction: string): string[] | undefined => this.buildsNoModuleState(cls, construction, seen);
-    if ([...cls.methods.values()].some((m) => addsModuleState(m, holdsNoModule))) return false;
+    const holders = new Set([...cls.methods.values()].flatMap((m) => [...m.node.text.matchAll(HOLDER_ASSIGNMENT)].map((h) => h[1]!)));
+    if ([...cls.methods.values()].some((m) => addsModuleState(m, holdsNoModule, holders))) return false;
     return cls.baseNodes.every((base) => {
       const q = this.importsAt(cls.unit).qualify(base);
       if (q && MODULE_BASE_CLASSES.has(q)) {
@@ -659,6 +660,10 @@ export class Program {
       // given no weight tensor, holds nothing.
       const torchName = this.importsAt(cls.unit).qualifyName(callee.split('.')[0]!);
       const qualified = torchName && `${torchName}${callee.includes('.') ? callee.slice(callee.indexOf('.')) : ''}`;
+      // `nn.ModuleList()`, `nn.ModuleList([Part(k) for k in sizes])`: a holder holds what it is given.
+      if (qualified && MODULE_HOLDERS.test(qualified) && !call.splat && call.keywords.size === 0) {
+        return this.heldBuildNoModuleState(cls, call.positional, seen);
+      }
       const weighted = [...call.keywords.keys()].some((k) => /weight/.test(k)) || call.splat || call.positional.some((a) => !SCALAR_LITERAL.test(a));
       return qualified && /^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(qualified) && !weighted &&
         isPlacelessModuleClass(qualified.slice(qualified.lastIndexOf('.') + 1)) ? [] : undefined;
@@ -676,6 +681,24 @@ export class Program {
       if (arg === undefined || SCALAR_LITERAL.test(arg)) continue;
       if (!/^[A-Za-z_]\w*$/.test(arg)) return undefined;
       names.push(arg);
+    }
+    return names;
+  }
+
+  /**
+   * What a module holder is given (`[A(), B(k)]`, `[Part(n) for n in sizes]`, or nothing):
+   * the names that must be plain for none of it to give state, or undefined when some of it
+   * may (a name holding modules, a call of unknown kind).
+   */
+  private heldBuildNoModuleState(cls: ClassInfo, items: readonly string[], seen: Set<string>): string[] | undefined {
+    const held = heldConstructions(items);
+    if (!held) return undefined;
+    const names: string[] = [];
+    for (const construction of held.constructions) {
+      const needed = this.buildsNoModuleState(cls, construction, seen);
+      if (!needed) return undefined;
+      // A comprehension's own variable (`Part(n) for n in sizes`) is no name the caller gives.
+      names.push(...needed.filter((n) => !held.bound.has(n)));
     }
     return names;
   }
@@ -981,10 +1004,70 @@ function callText(text: string, start: number): string {
 }
 const CONSTRUCTION = /^[\w.]*\b[A-Z]\w*\s*\(/;
 
+/** torch's module holders: what they hold is what gives them state. */
+const MODULE_HOLDERS = /^torch\.nn\.(modules\.container\.)?(ModuleList|Sequential|ModuleDict)$/;
+
+/** `self.parts = nn.ModuleList(`: the name of a holder a method builds. */
+const HOLDER_ASSIGNMENT = /\bself\.(\w+)\s*=\s*(?:[\w.]*\.)?(?:ModuleList|Sequential|ModuleDict)\s*\(/g;
+
+/** `self.layers.add_module(`, `self.layers.insert(`, `self.heads.update(`, `self.heads[k] =`: other ways to fill a holder. */
+const HOLDER_OTHER_FILL = /\bself\.(\w+)(?:\.(?:add_module|register_module|insert|update|__setitem__)\s*\(|\s*\[[^\]\n]*\]\s*=(?!=))/g;
+
+/** `self.parts.append(`, `self.parts.extend(`, `self.parts += [`: an addition to an attribute, up to its opening bracket. */
+const HOLDER_ADDITION = /\bself\.(\w+)(?:\.(?:append|extend)\s*\(|\s*\+=\s*\[)/g;
+
+/**
+ * The constructions a holder's argument texts list (`[A(), B(k)]`, `[Part(n) for n in
+ * sizes]`, `Part(n)`), or undefined when one is not a construction of a class.
+ */
+function heldConstructions(items: readonly string[]): { constructions: string[]; bound: Set<string> } | undefined {
+  const constructions: string[] = [];
+  const bound = new Set<string>();
+  for (const item of items) {
+    const listed = /^\[(.*)\]$/s.exec(item.trim());
+    const inner = listed ? listed[1]!.trim() : item.trim();
+    const comprehension = /^(.*?)\s+for\s+([\w\s,()]+?)\s+in\s+/s.exec(inner);
+    for (const name of comprehension?.[2]!.match(/\w+/g) ?? []) bound.add(name);
+    for (const part of comprehension ? [comprehension[1]!.trim()] : listed ? splitTopLevel(inner) : [inner]) {
+      if (!CONSTRUCTION.test(part)) return undefined;
+      constructions.push(part);
+    }
+  }
+  return { constructions, bound };
+}
+
+/** Top-level comma-separated parts of an argument text (`A(1, 2), B()` → two). */
+function splitTopLevel(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if ('([{'.includes(c)) depth++;
+    else if (')]}'.includes(c)) depth--;
+    else if (c === ',' && depth === 0) {
+      parts.push(text.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start).trim());
+  return parts.filter(Boolean);
+}
+
 /** Whether a method's text gives its module state; `buildsNoModuleState` clears a construction of a stateless class. */
-function addsModuleState(fn: FunctionInfo, buildsNoModuleState: (construction: string) => string[] | undefined): boolean {
+function addsModuleState(fn: FunctionInfo, buildsNoModuleState: (construction: string) => string[] | undefined, holders: ReadonlySet<string>): boolean {
   const text = fn.node.text;
   if (ADDS_MODULE_STATE.test(text)) return true;
+  // `self.layers.add_module(name, m)`, `self.heads[key] = m`: filled in a way not read here.
+  for (const m of text.matchAll(HOLDER_OTHER_FILL)) if (holders.has(m[1]!)) return true;
+  // `self.parts.append(Part(n))`, `self.parts += [Part(n)]` to one of the class's holders: what is added must hold nothing too.
+  for (const m of text.matchAll(HOLDER_ADDITION)) {
+    if (!holders.has(m[1]!)) continue;
+    const bracket = m.index! + m[0].length - 1;
+    const added = callText(text, bracket).slice(1, -1).trim();
+    const held = heldConstructions(text[bracket] === '[' ? [`[${added}]`] : [added]);
+    if (!held || !held.constructions.every((c) => !!buildsNoModuleState(c))) return true;
+  }
   for (const [, made] of text.matchAll(BUFFER_REGISTRATION)) if (!isScalarBuffer(made!, fn)) return true;
   // `self.scale = torch.Tensor([1.0])`: a legacy tensor constructor builds a tensor, not a submodule.
   for (const m of text.matchAll(SELF_CONSTRUCTION)) {
