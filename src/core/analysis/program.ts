@@ -894,8 +894,12 @@ function constructorValuesKept(
 
 const SCALAR_LITERAL = /^(-?\d[\d_.eE+-]*|True|False|None|"[^"]*"|'[^']*')$/;
 
-/** A tensor made by a torch function or legacy constructor (not torch.nn, not a load that may give a module), or a NumPy array. */
-const PLAIN_TENSOR = /^\(*\s*(torch\.(?!(nn|load|jit|hub|compile)\b)([a-z_]\w*|(cuda\.)?([A-Z][a-z]*)?Tensor)|(np|numpy)\.[a-z_][\w.]*)\s*\(/;
+/**
+ * A tensor made by a torch function or legacy constructor (not torch.nn, not a load that
+ * may give a module), one looked up by name (`getattr(torch, window)(n)`, read up to its
+ * first call: torch's own namespace builds no nn.Module), or a NumPy array.
+ */
+const PLAIN_TENSOR = /^\(*\s*(torch\.(?!(nn|load|jit|hub|compile)\b)([a-z_]\w*|(cuda\.)?([A-Z][a-z]*)?Tensor)|(np|numpy)\.[a-z_][\w.]*)\s*\(|^getattr\(\s*torch\s*,\s*\w+\s*\)/;
 
 function isPlainTensorText(value: string): boolean {
   return PLAIN_TENSOR.test(value);
