@@ -623,6 +623,11 @@ function distributionMethod(ctx: RoundContext, ex: Evaluator, frame: Frame, call
   });
 }
 
+/** `weight = torch.ones(n)` (or `weight: Tensor = ...`) as a statement of the function's text. */
+function rebindsName(text: string, name: string): boolean {
+  return new RegExp(`^\\s*${name}\\s*(:[^=\\n]*)?=(?!=)`, 'm').test(text);
+}
+
 /** A number, a string, a flag: a value that is no tensor, module or object and holds none. */
 function holdsNoTensor(v: Value | undefined): boolean {
   // `[[10, 13], [16, 30]]`: a list of lists of numbers is as plain as a number.
@@ -907,7 +912,9 @@ function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node,
   const site = init ? recordCallSite(ctx, ex, frame, init, args, 1) : undefined;
   if (!init) evalArgs(ex, frame, args);
   // `TopK(2)` of a class that only keeps its constructor's arguments: given plain values, it holds nothing.
-  const holdsNothing = cls.placeless || (site !== undefined && cls.placelessGiven?.every((p) => holdsNoTensor(site.bound.get(p))));
+  // `weight=None` left as given (not rebound to a tensor in `__init__`) is as plain as a number.
+  const plain = (p: string) => holdsNoTensor(site!.bound.get(p)) || (!!site!.bound.get(p)?.isNone && !!init && !rebindsName(field(init.node, 'body')?.text ?? init.node.text, p));
+  const holdsNothing = cls.placeless || (site !== undefined && cls.placelessGiven?.every(plain));
   if (cls.isModule && holdsNothing) return value('module', UNTRACKED, { placeless: true, className: cls.key });
   // A model-parallel class is on no single device: its submodules are where it put them.
   if (placesOwnSubmodules(ctx, cls.key)) return value('module', UNTRACKED, { className: cls.key });

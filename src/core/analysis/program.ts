@@ -664,9 +664,11 @@ export class Program {
       if (qualified && MODULE_HOLDERS.test(qualified) && !call.splat && call.keywords.size === 0) {
         return this.heldBuildNoModuleState(cls, call.positional, seen);
       }
-      const weighted = [...call.keywords.keys()].some((k) => /weight/.test(k)) || call.splat || call.positional.some((a) => !SCALAR_LITERAL.test(a));
+      // `nn.NLLLoss(weight=weight)` with the constructor's own `weight=None`: state only when given a tensor.
+      const weights = [...call.keywords].filter(([k]) => /weight/.test(k)).map(([, v]) => v.trim());
+      const weighted = weights.some((v) => !/^[A-Za-z_]\w*$/.test(v) && v !== 'None') || call.splat || call.positional.some((a) => !SCALAR_LITERAL.test(a));
       return qualified && /^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(qualified) && !weighted &&
-        isPlacelessModuleClass(qualified.slice(qualified.lastIndexOf('.') + 1)) ? [] : undefined;
+        isPlacelessModuleClass(qualified.slice(qualified.lastIndexOf('.') + 1)) ? weights.filter((v) => v !== 'None') : undefined;
     }
     if (!built.isModule) return this.isPlainClass(built, new Set()) ? [] : undefined;
     // A class without state holds nothing, whatever it is given (`FocalLoss(**kwargs)`).
