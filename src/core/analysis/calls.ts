@@ -10,7 +10,7 @@ import type { ClassInfo, FunctionInfo } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, GRADIENT_NORM_FUNCTIONS, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, POINTWISE_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, functionalLossReturnsScalar, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
-  isIntegerCast, isPlacelessModuleClass, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER,
+  isIntegerCast, isPlacelessModuleClass, normalizationWithoutState, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, NDARRAY, joinValues, outputPlaceOf, NONE, NUMBER, programClassesOf, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
@@ -481,6 +481,8 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   if (/^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(q)) {
     const holding = MODULE_CONTAINERS.has(last) ? heldModulesPlace(ex, frame, call, args, argValues) : undefined;
     if (holding) return holding;
+    const withoutState = normalizationWithoutState(last, (k) => args.keywords.get(k)?.text, args.positional.length) && !args.hasSplat;
+    if (withoutState) return value('module', UNTRACKED, { placeless: true, torchClasses: [`torch.nn.${last}`] });
     if (!isPlacelessModuleClass(last)) return createdModule(ctx, frame, call, givenDevice(ctx, ex, frame, call));
     // `nn.CrossEntropyLoss(weight=w)`, `BCEWithLogitsLoss(pos_weight=p)`: the loss holds
     // that tensor as a buffer, so it is where the tensor is (and moves with .to()).

@@ -7,7 +7,7 @@ import { ImportTable } from './imports';
 import { demandedOf, moduleCandidates, namesUsed, usesAnyOf } from './moduleDemand';
 import { isLightningModuleBase, markLightningClasses } from './frameworkNames';
 import { scopeFacts, ScopeFacts } from './scopeScan';
-import { DATALOADER_CLASSES, isPlacelessModuleClass, MODULE_BASE_CLASSES, WRAPPER_MODULES } from './torchApi';
+import { DATALOADER_CLASSES, isPlacelessModuleClass, MODULE_BASE_CLASSES, normalizationWithoutState, WRAPPER_MODULES } from './torchApi';
 
 export interface Unit {
   index: number;
@@ -667,8 +667,9 @@ export class Program {
       // `nn.NLLLoss(weight=weight)` with the constructor's own `weight=None`: state only when given a tensor.
       const weights = [...call.keywords].filter(([k]) => /weight/.test(k)).map(([, v]) => v.trim());
       const weighted = weights.some((v) => !/^[A-Za-z_]\w*$/.test(v) && v !== 'None') || call.splat || call.positional.some((a) => !SCALAR_LITERAL.test(a));
-      return qualified && /^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(qualified) && !weighted &&
-        isPlacelessModuleClass(qualified.slice(qualified.lastIndexOf('.') + 1)) ? weights.filter((v) => v !== 'None') : undefined;
+      const torchClass = qualified && /^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(qualified) ? qualified.slice(qualified.lastIndexOf('.') + 1) : undefined;
+      if (torchClass && !call.splat && normalizationWithoutState(torchClass, (k) => call.keywords.get(k), call.positional.length)) return [];
+      return torchClass && !weighted && isPlacelessModuleClass(torchClass) ? weights.filter((v) => v !== 'None') : undefined;
     }
     if (!built.isModule) return this.isPlainClass(built, new Set()) ? [] : undefined;
     // A class without state holds nothing, whatever it is given (`FocalLoss(**kwargs)`).

@@ -57,6 +57,26 @@ export function isPlacelessModuleClass(className: string): boolean {
 }
 
 /**
+ * Normalization layers built without affine weights and without running statistics hold
+ * no tensor and behave the same in train and eval mode (`nn.LayerNorm(d,
+ * elementwise_affine=False)`, `nn.InstanceNorm2d(c)` by default, `nn.GroupNorm(g, c,
+ * affine=False)`, `nn.LocalResponseNorm(k)`). `keyword` gives an argument's text by name,
+ * `positional` how many were passed by position (one that could be a flag counts as state).
+ */
+export function normalizationWithoutState(className: string, keyword: (name: string) => string | undefined, positional: number): boolean {
+  const off = (name: string, byDefault: boolean) => {
+    const text = keyword(name);
+    return text === undefined ? byDefault : text.trim() === 'False';
+  };
+  if (/^(LocalResponseNorm|CrossMapLRN2d)$/.test(className)) return true;
+  if (className === 'LayerNorm') return positional <= 2 && off('elementwise_affine', false);
+  if (className === 'GroupNorm') return positional <= 3 && off('affine', false);
+  if (/^InstanceNorm[123]d$/.test(className)) return positional <= 3 && off('affine', true) && off('track_running_stats', true);
+  if (/^BatchNorm[123]d$/.test(className)) return positional <= 3 && off('affine', false) && off('track_running_stats', false);
+  return false;
+}
+
+/**
  * torchmetrics metrics that keep their state in tensors made at construction, on the CPU:
  * `Accuracy()(preds, target)` with GPU inputs fails in update ("Expected all tensors to be on
  * the same device"; the maintainers: move the metric, torchmetrics#1047). Not the metrics

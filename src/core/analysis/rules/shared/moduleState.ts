@@ -5,9 +5,9 @@
 // nothing; the rules about where modules are built and kept (DD018, DD019) ask this.
 // Whatever the class does that this cannot read counts as state: the rules stay as before.
 import type { Node } from '../../../python/pyNode';
-import { children, field, isNumberLiteral, unparen } from '../../../python/syntax';
+import { callArguments, children, field, isNumberLiteral, unparen } from '../../../python/syntax';
 import type { ClassInfo, FunctionInfo, ProgramView as Program, RuleHost } from '../../ruleApi';
-import { MODULE_BASE_CLASSES } from '../../torchApi';
+import { MODULE_BASE_CLASSES, normalizationWithoutState } from '../../torchApi';
 import { bodyNodes, isSelfAttribute } from './moduleCode';
 import { nnModuleClass, torchModuleState, type ModuleState } from './nnNames';
 
@@ -25,7 +25,11 @@ const REGISTERS_STATE = /\b(Uninitialized)?Parameter\s*\(|\bregister_(buffer|par
  */
 export function builtModuleState(host: RuleHost, call: Node, qualified: string | undefined): ModuleState | undefined {
   const name = nnModuleClass(qualified);
-  if (name) return torchModuleState(name);
+  if (name) {
+    const args = callArguments(call);
+    const withoutState = !args.hasSplat && normalizationWithoutState(name, (k) => args.keywords.get(k)?.text, args.positional.length);
+    return withoutState ? 'none' : torchModuleState(name);
+  }
   const callee = field(call, 'function');
   const cls = callee?.type === 'identifier' ? host.program.classes.get(callee.text) : undefined;
   if (!cls?.isModule) return undefined;
