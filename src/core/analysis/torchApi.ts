@@ -384,6 +384,13 @@ export function hasTensorlessState(qualified: string): boolean {
 /** Wrappers that yield what they wrap (progress bars, `iter`): a loop over one is a loop over its loader. */
 export const PROGRESS_WRAPPERS: ReadonlySet<string> = new Set(['tqdm', 'tqdm.tqdm', 'tqdm.auto.tqdm', 'tqdm.notebook.tqdm', 'tqdm.rich.tqdm', 'rich.progress.track', 'track', 'iter']);
 
+/**
+ * Other libraries' batch iterators that build each batch on the `device=` they are given
+ * (torchtext's legacy `BucketIterator(ds, batch_size, device=d)`), yielding their own batch
+ * objects: no loader of CPU tensors.
+ */
+export const LIBRARY_BATCH_ITERATORS = /^torchtext\.(legacy\.)?data\.(iterator\.)?(Iterator|BucketIterator|BPTTIterator)$/;
+
 /** torch_geometric's loaders: each batch is a graph (Data/Batch) on the CPU, moved with `batch.to(device)` in place. */
 export const GRAPH_LOADER = /^torch_geometric\.(loader|data)\.(\w+)?(DataLoader|Loader)$/;
 
