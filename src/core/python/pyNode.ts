@@ -125,11 +125,14 @@ export class Node {
     return this.placement.absolute((this.relativeEnd ??= this.placement.relative(this.end)));
   }
 
-  /** Named children without comments (tree-sitter keeps comments as named nodes). */
+  /**
+   * Named children without comments and backslash line continuations (tree-sitter keeps
+   * both as named nodes wherever they occur: `return a, b,\` then `c` has four children).
+   */
   get codeChildren(): readonly Node[] {
     if (this.cachedCode === undefined) {
       const named = this.namedChildren;
-      this.cachedCode = named.some((c) => c.type === 'comment') ? named.filter((c) => c.type !== 'comment') : named;
+      this.cachedCode = named.some(isExtra) ? named.filter((c) => !isExtra(c)) : named;
     }
     return this.cachedCode;
   }
@@ -465,4 +468,9 @@ function lineBreaks(text: string): number {
   let n = 0;
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
   return n;
+}
+
+/** Nodes tree-sitter puts anywhere in the tree that carry no code: a comment, a `\` at a line's end. */
+function isExtra(node: Node): boolean {
+  return node.type === 'comment' || node.type === 'line_continuation';
 }
