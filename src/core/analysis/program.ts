@@ -755,8 +755,9 @@ export class Program {
 
   /**
    * A class whose bases the analysis cannot see (`from models import BaseVAE` where that
-   * module is not followed, a star import) but that is written as a module: it has a
-   * `forward` and its `__init__` builds torch.nn layers on `self`. Its layers then follow
+   * module is not followed, a star import, another library's module class) but that is
+   * written as a module: it has a `forward` and its `__init__` builds torch.nn layers on
+   * `self` or registers buffers or parameters. Its layers and buffers then follow
    * the instance, as a torch.nn subclass's do, instead of staying where they were built.
    */
   private moduleByItsOwnCode(cls: ClassInfo): boolean {
@@ -766,6 +767,8 @@ export class Program {
     const unseen = (base: Node) => !this.baseClass(cls, base) && !BUILTIN_BASES.has(base.text) && !/^torch\./.test(imports.qualify(base) ?? '');
     if (!cls.baseNodes.every(unseen)) return false;
     const self = init.selfName;
+    // `self.register_buffer(...)`, `self.register_parameter(...)`: nn.Module's own API.
+    if (new RegExp(`\\b${self}\\.register_(buffer|parameter)\\s*\\(`).test(init.body.text)) return true;
     const stack: Node[] = [init.body];
     while (stack.length > 0) {
       const n = stack.pop()!;
