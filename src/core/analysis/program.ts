@@ -576,23 +576,10 @@ export class Program {
     // of its own: its name is bound where the `class` statement runs, not in the module.
     const local = parent === -1 ? name : `${name}#${parent}`;
     const cls: ClassInfo = { name, key: module === 0 ? local : `${local}@${module}`, unit, module, node, baseNodes, methods: new Map(), isModule: false };
-    // A notebook redefines `class Net` two cells on: each definition is its own class (an
-    // instance is of the one in effect where it is built), and the name keeps the latest.
-    const earlier = this.classes.get(cls.key);
-    if (earlier) this.rekeyRedefined(earlier);
     this.classesByNode.set(node.id, cls);
     this.classes.set(cls.key, cls);
     if (parent === -1) this.modules[module].classes.set(name, cls);
     this.indexBlock(unit, body, parent, cls);
-  }
-
-  /** An earlier definition of a class whose name another `class` statement takes over: a key of its own, by its line. */
-  private rekeyRedefined(cls: ClassInfo): void {
-    const key = `${cls.name}~${cls.node.startPosition.row + 1}${cls.key.slice(cls.name.length)}`;
-    this.classes.delete(cls.key);
-    cls.key = key;
-    this.classes.set(key, cls);
-    for (const m of cls.methods.values()) m.className = key;
   }
 
   private parseParams(paramsNode: Node | null): ParamInfo[] {

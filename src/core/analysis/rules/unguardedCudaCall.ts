@@ -72,7 +72,7 @@ function checkCudaCall(host: RuleHost, frame: Frame, call: Node, readsZero: bool
  * `gpu_collate`): GPU-only by design, whatever device parameter it also takes.
  */
 function namedForCuda(frame: Frame): boolean {
-  const names = [frame.fn?.name, frame.fn?.className?.split(/[#~@]/)[0]];
+  const names = [frame.fn?.name, frame.fn?.className?.split('#')[0]];
   return names.some((name) => !!name && /(^|_|[a-z])(cuda|gpu)/i.test(name));
 }
 
