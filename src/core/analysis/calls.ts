@@ -147,7 +147,10 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
     ctx.events.tensorsReachConsumer(frame, operands);
     return ex.tensorOperation(frame, call, operands, 'consumer');
   }
-  if (!isModule && !(callee.kind === 'unknown' && MODEL_LIKE_NAME.test(calleeNode.text) && !isModelActionName(calleeNode.text))) {
+  // An unknown callee named like a model (`self.net(x)`) is a forward pass only when given
+  // inputs: `self._restore_model()` with none builds or loads one.
+  const givesInputs = args.positional.length > 0 || args.keywords.size > 0 || args.splats.length > 0;
+  if (!isModule && !(callee.kind === 'unknown' && givesInputs && MODEL_LIKE_NAME.test(calleeNode.text) && !isModelActionName(calleeNode.text))) {
     if (!PURE_BUILTINS.has(calleeNode.text)) forgetMovableModules(frame, argValues);
     return UNKNOWN;
   }

@@ -49,8 +49,11 @@ export function takesModule(qualified: string): boolean {
   return MODULE_TAKING_TORCH.test(qualified);
 }
 
-/** `create_model`, `build_model`, `reparameterize_model`: a function that returns a module, not a model being called. */
-const MODEL_FUNCTION_NAME = /^(?:[a-z]+_)*(?:create|build|get|make|load|convert|reparameteri[sz]e|fuse|prepare|init|initialize|setup|wrap|unwrap|export|quantize|compile|instantiate|construct|clone|copy|freeze|replace|patch|apply|restore|optimize|prune|deepcopy|to)(?:_[a-z0-9]+)*_model$/i;
+/**
+ * `create_model`, `build_model`, `reparameterize_model`, a private `_load_pickled_model`,
+ * `build_net`: a function that returns a module, not a model being called.
+ */
+const MODEL_FUNCTION_NAME = /^_*(?:[a-z]+_)*(?:create|build|get|make|load|convert|reparameteri[sz]e|fuse|prepare|init|initialize|setup|wrap|unwrap|export|quantize|compile|instantiate|construct|clone|copy|freeze|replace|patch|apply|restore|optimize|prune|deepcopy|to)(?:_[a-z0-9]+)*_(?:model|net|network)$/i;
 
 export function isModelFunctionName(calleeText: string): boolean {
   return MODEL_FUNCTION_NAME.test(calleeText.slice(calleeText.lastIndexOf('.') + 1));

@@ -218,7 +218,7 @@ function forgetPlaces(frame: Frame, args: Arg[]): void {
 
 /** `reparameterize_model(model)` through an unknown name: a converter returning a module of unknown place. */
 export function convertsModel(calleeText: string, callee: Value, args: Arg[], frame: Frame): boolean {
-  if (callee.kind !== 'unknown' || callee.place !== UNTRACKED || !/_model$/.test(calleeText)) return false;
+  if (callee.kind !== 'unknown' || callee.place !== UNTRACKED || !/_(model|net|network)$/.test(calleeText)) return false;
   if (!isModelFunctionName(calleeText) && args[0]?.value.kind !== 'module') return false;
   forgetPlaces(frame, args);
   return true;
