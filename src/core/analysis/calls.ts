@@ -36,6 +36,7 @@ export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   // `class DeepGP(DeepGP):` after importing DeepGP: from there on the name is the program's class.
   const qualified = qualifyInScope(ctx.program, frame, callee);
   ctx.events.call(frame, call, qualified);
+  noteCallbacks(ctx, frame, args);
   const tokenized = tensorMapping(ex, frame, call, args);
   if (tokenized) return tokenized;
   if (qualified && AVAILABILITY_CALLS.has(qualified)) {
@@ -96,6 +97,22 @@ function constructionByName(ctx: RoundContext, ex: Evaluator, frame: Frame, call
   if (!zoo && !(classes.every((cls) => cls.isModule) && classes.some((cls) => !cls.placeless))) return undefined;
   evalArgs(ex, frame, args);
   return createdModule(ctx, frame, call);
+}
+
+/**
+ * `explainer.explain_instance(image, classifier_fn=score)` in module code: a function of the
+ * program handed to a call is taken to run during that call (as one called there would),
+ * so its own run reads the globals of this moment, not only those the module ends with
+ * (a later cell that rebinds `net` to another model does not reach back into it).
+ */
+function noteCallbacks(ctx: RoundContext, frame: Frame, args: CallArguments): void {
+  if (frame.fn) return;
+  for (const node of [...args.positional, ...args.keywords.values()]) {
+    if (node.type !== 'identifier') continue;
+    const id = frame.env.get(node.text)?.functionId;
+    const fn = id !== undefined ? ctx.program.functions[id] : undefined;
+    if (fn && fn.parent === -1 && !fn.className) ctx.callbackPassed(fn);
+  }
 }
 
 /**

@@ -338,6 +338,10 @@ export class Interpreter implements RoundContext {
     return v;
   }
 
+  callbackPassed(fn: FunctionInfo): void {
+    if (this.moduleEnvs[fn.module] === undefined) this.noteGlobalsAtCall(fn);
+  }
+
   /** `fn` called with these parameter values (a parametric summary; see callContexts.ts). */
   callInContext(fn: FunctionInfo, args: ReadonlyMap<string, Value>, caller?: Frame, call?: Node): CallResult | undefined {
     // A nested function called by its enclosing function reads that frame's variables as they are now.

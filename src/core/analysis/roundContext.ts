@@ -21,6 +21,8 @@ export interface RoundContext {
   events: AnalysisEvents;
   /** A module-level variable of a module of the program (its final state), for importers. */
   moduleValue(module: number, name: string): Value | undefined;
+  /** A top-level function of the program handed to a call in module code: it is taken to run there, with the globals of that moment. */
+  callbackPassed(fn: FunctionInfo): void;
   /** What `fn` does when called with these parameter values; undefined when it cannot say (recursion, depth). */
   callInContext(fn: FunctionInfo, args: ReadonlyMap<string, Value>, caller?: Frame, call?: Node): CallResult | undefined;
   /** A fact of another function's text (bodyFacts.ts; a taped read: runCache.ts). */
