@@ -1102,20 +1102,8 @@ function parseConstruction(text: string): { callee: string; positional: string[]
   if (close < 0 || text.slice(close + 1).trim() !== '') return undefined;
   const positional: string[] = [];
   const keywords = new Map<string, string>();
-  let start = open + 1;
-  depth = 0;
-  const parts: string[] = [];
-  for (let i = open + 1; i <= close; i++) {
-    const c = text[i]!;
-    if ('([{'.includes(c)) depth++;
-    else if (')]}'.includes(c)) depth--;
-    if ((c === ',' && depth === 0) || i === close) {
-      parts.push(text.slice(start, i).trim());
-      start = i + 1;
-    }
-  }
   let splat = false;
-  for (const part of parts.filter(Boolean)) {
+  for (const part of splitTopLevel(text.slice(open + 1, close))) {
     const kw = /^([A-Za-z_]\w*)\s*=(?!=)\s*(.+)$/s.exec(part);
     if (kw) keywords.set(kw[1]!, kw[2]!.trim());
     else if (part.startsWith('*')) splat = true;
