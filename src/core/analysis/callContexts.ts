@@ -46,6 +46,12 @@ export const RECEIVER = '<receiver>';
  */
 export const SELF_CLASS = '<self class>';
 
+/**
+ * The argument that says a method runs for an instance still being built (`self._features(x)`
+ * called from `__init__`): its layers are where they were made, not where instances go later.
+ */
+export const BUILDING = '<building>';
+
 /** Nested calls are followed this deep; deeper ones use the joined summary. */
 export const MAX_CONTEXT_DEPTH = 4;
 /** Distinct (function, arguments) pairs interpreted per round, at most. */

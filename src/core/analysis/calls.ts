@@ -23,7 +23,8 @@ import { movedParamsOf } from './bodyFacts';
 import { isModelActionName, isPretrainedModelLoad, pretrainedLoadPlaces } from './frameworkNames';
 import { AVAILABILITY_CALLS } from './world';
 import { launchProgramFunction } from './launchers';
-import { RECEIVER, SELF_CLASS } from './callContexts';
+import { BUILDING, RECEIVER, SELF_CLASS } from './callContexts';
+import { isBuilding } from './initOnlyMethods';
 import { calledSubmodule } from './submoduleCalls';
 import { forwardFreeArguments } from './deviceFreeParams';
 import { qualifyInScope } from './shadowedImports';
@@ -852,7 +853,7 @@ function movesItself(ctx: RoundContext, className: string | undefined): boolean 
  */
 function callFunction(
   ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, fn: FunctionInfo, args: CallArguments, skip = 0, evaluated?: Arg[], module?: Arg, receiver?: Arg,
-  onSelf?: { key: string; className: string },
+  onSelf?: { key: string; className: string; building?: boolean },
 ): Value {
   const site = recordCallSite(ctx, ex, frame, fn, args, skip, evaluated);
   const placedReceiver = receiver && fn.selfName && receiver.value.kind === 'module' && !receiver.value.placeless &&
@@ -860,6 +861,7 @@ function callFunction(
   const bound = new Map(site.bound);
   if (placedReceiver) bound.set(RECEIVER, placedReceiver.value);
   if (onSelf && onSelf.className !== fn.className) bound.set(SELF_CLASS, value('other', UNTRACKED, { className: onSelf.className }));
+  if (onSelf?.building && fn.selfName) bound.set(BUILDING, OTHER);
   const result = ctx.callInContext(fn, bound, frame, call);
   if (!result) {
     ctx.next.markPlainCall(fn.id);
@@ -1132,7 +1134,7 @@ function evalMethodCallOnce(
     // it meets there is that call's receiver's to move).
     const own = ownClass ? frame.env.get(RECEIVER) : undefined;
     const receiver = own ? { node: objNode, value: { ...own, param: RECEIVER } } : ownClass ? undefined : { node: objNode, value: recv };
-    const onSelf = ownClass && recvKey ? { key: recvKey, className: ownClass } : undefined;
+    const onSelf = ownClass && recvKey ? { key: recvKey, className: ownClass, building: isBuilding(ctx, frame) } : undefined;
     return callFunction(ctx, ex, frame, call, userMethod, args, userMethod.selfName ? 1 : 0, undefined, undefined, receiver, onSelf);
   }
   if (recv.distribution && DISTRIBUTION_TENSOR_METHODS.has(method)) return distributionMethod(ctx, ex, frame, call, objNode, recv, method, args);

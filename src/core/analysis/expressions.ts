@@ -13,7 +13,7 @@ import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
 import { ownPlaceOf, placesOwnSubmodules } from './ownPlacement';
 import { RECEIVER } from './callContexts';
 import { usesAsSubmodule } from './submoduleUse';
-import { runsOnlyDuringInit } from './initOnlyMethods';
+import { isBuilding } from './initOnlyMethods';
 import { qualifyInScope } from './shadowedImports';
 import { comparisonKeepsFlag, NEGATIVE_DEVICE_FLAG } from './world';
 import { GRAPH_NON_TENSOR_ATTRIBUTES } from './torchApi';
@@ -257,7 +257,7 @@ export class Expressions implements Evaluator {
     if (frame.fn?.selfName && key.startsWith(frame.fn.selfName + '.') && selfClass) {
       // While the module is being built (`__init__` and the helpers only it calls) it has
       // not been moved yet: its layers are where they were built, whoever receives it later.
-      const building = runsOnlyDuringInit(this.ctx, frame.fn);
+      const building = isBuilding(this.ctx, frame);
       const v = this.classAttribute(selfClass, key.slice(frame.fn.selfName.length + 1), building);
       // A method followed for one call: the instance's layers are where that call's receiver is.
       const receiver = building ? undefined : frame.env.get(RECEIVER);

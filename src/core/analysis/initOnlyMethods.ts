@@ -8,11 +8,21 @@ import { perStatement } from '../python/statementMemo';
 import { field } from '../python/syntax';
 import type { FunctionInfo, Program } from './program';
 import type { RoundContext } from './roundContext';
+import type { Frame } from './frame';
+import { BUILDING } from './callContexts';
 import { IMPORTS, namesUsed, usesAnyOf } from './moduleDemand';
 
 const CONSTRUCTOR = '__init__';
 
 /** `fn` runs only during its module's construction (see above). */
+/**
+ * `frame` runs a module's method while the instance is being built: `__init__`, a helper only
+ * it calls, or a method `__init__` calls on `self` followed for that call.
+ */
+export function isBuilding(ctx: RoundContext, frame: Frame): boolean {
+  return frame.env.has(BUILDING) || (!!frame.fn && runsOnlyDuringInit(ctx, frame.fn));
+}
+
 export function runsOnlyDuringInit(ctx: RoundContext, fn: FunctionInfo): boolean {
   if (!fn.selfName || !fn.className || !ctx.program.classes.get(fn.className)?.isModule) return false;
   // A taped read: an edit elsewhere that calls the helper after the move runs it again.

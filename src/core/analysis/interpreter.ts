@@ -16,7 +16,7 @@ import { DATALOADER_CLASSES, MODULE_BASE_CLASSES, NO_GRAD_CONTEXTS } from './tor
 import { concatenated, containedValues, CPU, hasAccel, isTensorLike, joinValues, NONE, OTHER, Place, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { tensorTest, typeTestOutcome, withoutTensor, type TensorTest } from './typeTests';
 import { definedDefaultKey, evalCall } from './calls';
-import { CallContexts, CallResult, RECEIVER, SELF_CLASS } from './callContexts';
+import { BUILDING, CallContexts, CallResult, RECEIVER, SELF_CLASS } from './callContexts';
 import { withCallSiteCapture } from './callSiteCapture';
 import { UNDECIDED_WORLD, deviceFlagPolarity, type WorldState } from './world';
 import { deviceContextPlace, enterFrameworkScope } from './frameworks';
@@ -382,6 +382,8 @@ export class Interpreter implements RoundContext {
     if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: args.get(SELF_CLASS)?.className ?? fn.className });
     const receiver = fn.selfName ? args.get(RECEIVER) : undefined;
     if (receiver) env.set(RECEIVER, receiver);
+    const building = fn.selfName ? args.get(BUILDING) : undefined;
+    if (building) env.set(BUILDING, building);
     const facts = this.program.factsOf(fn.body, fn.unit);
     const frame: Frame = {
       id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, defaultDevices: [], loops: [], muted: 1,
