@@ -26,7 +26,7 @@ import { launchProgramFunction } from './launchers';
 import { BUILDING, RECEIVER, SELF_CLASS } from './callContexts';
 import { isBuilding } from './initOnlyMethods';
 import { calledSubmodule } from './submoduleCalls';
-import { forwardFreeArguments } from './deviceFreeParams';
+import { forwardFreeArguments, freeForwardParams } from './deviceFreeParams';
 import { qualifyInScope } from './shadowedImports';
 
 
@@ -178,7 +178,9 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   // that the forward of the model's class hands to one of its layers (`self.embed(captions)`).
   const layerInputs = laterInputsForLayers(ctx, callee);
   // One its forward only packs as lengths (or reads into Python) meets nothing (deviceFreeParams.ts).
-  const free = forwardFreeArguments(ctx.program, callee, args);
+  // A taped read: an edit of forward (`x = x.to(device)` typed or removed) replays no stale answer.
+  const free = forwardFreeArguments(ctx.program, callee, args, (_, className) =>
+    new Set(ctx.programFact(`device-free forward parameters of ${className}`, (p) => [...freeForwardParams(p, className)].join(' ')).split(' ').filter(Boolean)));
   // A callable of unknown kind that was moved (`loss_fn = CTCLoss().cuda()` of another package):
   // what its later arguments must be is its own API's (warp-ctc takes labels and lengths on the
   // CPU); its first input and its keyword inputs (`model(input_ids=…)`) are what meet its weights.

@@ -19,23 +19,58 @@ const READS_INTO_PYTHON = new Set(['len', 'int']);
 
 type Qualify = (callee: Node) => string | undefined;
 
+/** Functions that make a tensor from the data they are given, where `device=` says (else the CPU). */
+const TENSOR_FROM_DATA = new Set(['torch.as_tensor', 'torch.tensor', 'torch.Tensor', 'torch.FloatTensor', 'torch.LongTensor', 'torch.from_numpy']);
+
+/** A torch dtype (`torch.float32`, `torch.long`): `.to(torch.float32)` changes no place. */
+const DTYPE = /^torch\.(?:float|double|half|bfloat16|int|long|short|bool|uint8|int8|int16|int32|int64|float16|float32|float64|complex64|complex128|cfloat|cdouble)$/;
+
+/**
+ * `x.to(device)`, `x.to(other)`, `x.cuda()`: the call puts the tensor on a device of the code's
+ * choosing, so where the caller's tensor was decides nothing from there on. `x.to(torch.float32)`
+ * or `x.to(dtype)` chooses none.
+ */
+function choosesDevice(method: string, call: Node, qualify: Qualify): boolean {
+  if (method === 'cuda') return true;
+  if (method !== 'to') return false;
+  const args = callArguments(call);
+  if (args.keywords.has('device')) return true;
+  const first = args.positional[0];
+  if (!first || args.hasSplat) return false;
+  if (first.type === 'string') return true;
+  if (first.type === 'identifier' && /dtype/i.test(first.text)) return false;
+  return !DTYPE.test(qualify(first) ?? '');
+}
+
 /**
  * The arguments of a call of one of the program's modules that its class's forward only hands
  * to an API taking them on any device (pack_padded_sequence's CPU lengths) or reads into
  * Python: their device is no mismatch with the model's.
  */
-export function forwardFreeArguments(program: Program, callee: Value, args: CallArguments): ReadonlySet<Node> {
+export function forwardFreeArguments(program: Program, callee: Value, args: CallArguments, freeOf: FreeForwardParams = freeForwardParams): ReadonlySet<Node> {
   const classes = callee.kind === 'module' ? programClassesOf(callee) : [];
   if (!classes.length || args.hasSplat) return NONE;
   // A model chosen between classes: an argument is free when every forward leaves it so.
-  return classes.map((c) => freeArgumentsOf(program, c, args)).reduce((a, b) => new Set([...a].filter((n) => b.has(n))));
+  return classes.map((c) => freeArgumentsOf(program, c, args, freeOf)).reduce((a, b) => new Set([...a].filter((n) => b.has(n))));
 }
 
-function freeArgumentsOf(program: Program, className: string, args: CallArguments): ReadonlySet<Node> {
+/** The device-free parameters of a class's forward; the interpreter passes a taped read of it. */
+export type FreeForwardParams = (program: Program, className: string) => ReadonlySet<string>;
+
+/** The parameters of `className`'s forward that may arrive on any device (none when it has no forward). */
+export function freeForwardParams(program: Program, className: string): ReadonlySet<string> {
+  const forward = program.methodOf(className, 'forward');
+  if (!forward?.selfName) return NONE_NAMES;
+  const imports = program.importsAt(forward.unit);
+  return deviceFreeParams(forward, imports, (n) => imports.qualify(n), partForward(program));
+}
+
+const NONE_NAMES: ReadonlySet<string> = new Set();
+
+function freeArgumentsOf(program: Program, className: string, args: CallArguments, freeOf: FreeForwardParams): ReadonlySet<Node> {
   const forward = program.methodOf(className, 'forward');
   if (!forward?.selfName) return NONE;
-  const imports = program.importsAt(forward.unit);
-  const free = deviceFreeParams(forward, imports, (n) => imports.qualify(n), partForward(program));
+  const free = freeOf(program, className);
   if (free.size === 0) return NONE;
   const params = forward.params.slice(1);
   const out = new Set<Node>();
@@ -101,8 +136,22 @@ function readDeviceFreeParams(fn: FunctionInfo, qualify: Qualify, part?: PartMet
   const uses = new Map<string, Node[]>();
   collectUses(fn.body, names, uses);
   const free = new Set<string>();
-  for (const [name, nodes] of uses) if (nodes.every((n) => isDeviceFreeUse(n, qualify) || passedToFreePart(fn, n, part))) free.add(name);
+  for (const [name, nodes] of uses) {
+    // After `x = x.to(device)` as a statement of the body itself, `x` names another value.
+    const rebound = reboundAt(fn.body, name);
+    const own = rebound === undefined ? nodes : nodes.filter((n) => n.startIndex < rebound);
+    if (own.every((n) => isDeviceFreeUse(n, qualify) || passedToFreePart(fn, n, part))) free.add(name);
+  }
   return free;
+}
+
+/** Where the first statement of `body` itself (not a branch or loop) that assigns `name` ends. */
+function reboundAt(body: Node, name: string): number | undefined {
+  for (const statement of children(body)) {
+    const assignment = statement.type === 'expression_statement' ? children(statement)[0] : undefined;
+    if (assignment?.type === 'assignment' && field(assignment, 'left')?.type === 'identifier' && field(assignment, 'left')!.text === name) return statement.endIndex;
+  }
+  return undefined;
 }
 
 /**
@@ -173,12 +222,19 @@ function isDeviceFreeUse(use: Node, qualify: Qualify): boolean {
     const method = p.type === 'attribute' && field(p, 'object') === expr ? field(p, 'attribute')?.text : undefined;
     const methodCall = method !== undefined && p.parent?.type === 'call' && field(p.parent, 'function') === p ? p.parent : undefined;
     if (methodCall && method !== undefined) {
-      if (LEAVES_DEVICE.has(method)) return true;
+      if (LEAVES_DEVICE.has(method) || choosesDevice(method, methodCall, qualify)) return true;
       if (!PASSES_THROUGH.has(method)) return false;
       expr = methodCall;
       continue;
     }
     if (p.type === 'attribute' && (method === 'shape' || method === 'device' || method === 'dtype')) return true;
+    // `torch.as_tensor(x, dtype=torch.float32).to(device)`: the wrapper's result is followed.
+    const wrapper = p.type === 'argument_list' && p.parent?.type === 'call' && callArguments(p.parent).positional[0] === expr ? p.parent : undefined;
+    if (wrapper && TENSOR_FROM_DATA.has(qualify(field(wrapper, 'function')!) ?? '')) {
+      if (callArguments(wrapper).keywords.has('device')) return true;
+      expr = wrapper;
+      continue;
+    }
     // `if lengths is None:` reads no tensor.
     if (p.type === 'comparison_operator' && children(p).length === 2 && children(p).some((c) => c.type === 'none')) return true;
     return isFreeArgument(expr, qualify);
