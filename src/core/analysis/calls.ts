@@ -6,7 +6,7 @@ import type { Evaluator, RoundContext } from './roundContext';
 import { evalDevice, toTarget, type DeviceTarget } from './devices';
 import { cpuModuleMeeting, moduleCallMeetings } from './values';
 import { instanceClass, type Frame } from './frame';
-import type { ClassInfo, FunctionInfo } from './program';
+import type { ClassInfo, FunctionInfo, Program } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, GRADIENT_NORM_FUNCTIONS, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, POINTWISE_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, functionalLossReturnsScalar, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
@@ -160,7 +160,7 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   if (callee.placeless || (!isModule && LOSS_LIKE_NAME.test(calleeNode.text))) {
     // A loss module of the program without state (`class FocalLoss(nn.Module)`) runs its
     // forward on these inputs where they are: what forward makes on the CPU meets them there.
-    if (callee.placeless && callee.className) recordForwardInputs(ctx, callee, args, argValues);
+    if (callee.placeless && callee.className) recordForwardInputs(ctx, callee, args, argValues, frame.noGrad > 0);
     const operands = withoutAnyDeviceArguments(argValues, args, callee.torchClasses ?? []);
     ctx.events.tensorsReachConsumer(frame, operands);
     return ex.tensorOperation(frame, call, operands, 'consumer');
@@ -215,7 +215,7 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
       : undefined;
     return { ...out, grad: frame.noGrad > 0 ? 'no' : out.grad, factory: undefined, batch: undefined, origin };
   }
-  recordForwardInputs(ctx, callee, args, argValues);
+  recordForwardInputs(ctx, callee, args, argValues, frame.noGrad > 0);
   const noGrad = frame.noGrad > 0;
   const model = { node: calleeNode, value: callee };
   const meetings = callee.place !== UNTRACKED ? moduleCallMeetings(model, tensors) : [];
@@ -237,7 +237,8 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
     // A known module, or an unknown object named as a model, has parameters and makes a graph;
     // another unknown object that is moved and called (a renderer, an augmentation) may have none.
     const trained = callee.kind === 'module' || MODEL_LIKE_NAME.test(calleeNode.text);
-    return value('tensor', outputPlaceOf(callee), { grad: noGrad ? 'no' : trained && !callee.gradlessOutput ? 'yes' : 'unknown', deviceText: callee.deviceText, origin });
+    const output = value('tensor', outputPlaceOf(callee), { grad: noGrad ? 'no' : trained && !callee.gradlessOutput ? 'yes' : 'unknown', deviceText: callee.deviceText, origin });
+    return shapedLikeForwardReturn(ctx, callee, output) ?? output;
   }
   const fromInputs = tensors.length ? resultOf(tensors, noGrad) : value('tensor');
   // A model of unknown place given a loader's CPU batch: its output is on the CPU only if the
@@ -247,7 +248,8 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   const unknownModel = callee.kind === 'module' || MODEL_LIKE_NAME.test(calleeNode.text);
   const batchesOnly = tensors.length > 0 && tensors.every((a) => !!a.value.batch && frame.loops.includes(a.value.batch.loop));
   const place = unknownModel && batchesOnly && isExactlyCpu(fromInputs.place) ? UNTRACKED : fromInputs.place;
-  return { ...fromInputs, place, origin: place === UNTRACKED ? undefined : fromInputs.origin, grad: noGrad ? 'no' : callee.kind === 'module' && !callee.gradlessOutput ? 'yes' : 'unknown' };
+  const output: Value = { ...fromInputs, place, origin: place === UNTRACKED ? undefined : fromInputs.origin, grad: noGrad ? 'no' : callee.kind === 'module' && !callee.gradlessOutput ? 'yes' : 'unknown' };
+  return shapedLikeForwardReturn(ctx, callee, output) ?? output;
 }
 
 /**
@@ -283,6 +285,54 @@ function cpuTensorForwardMakes(ctx: RoundContext, callee: Value): Value | undefi
   const made = out?.origin?.node;
   if (!forward || !out || out.kind !== 'tensor' || out.place !== CPU || out.scalar || !made || made.type !== 'call') return undefined;
   return out.origin!.unit === forward.unit && forward.node.startIndex <= made.startIndex && made.endIndex <= forward.node.endIndex ? out : undefined;
+}
+
+/**
+ * The output of a call of a program module, shaped as its forward's return summary says:
+ * `return action, log_prob` gives two tensors where the output is, each with the
+ * graph forward gave it (a `sample()` has none); a tensor or distribution that forward built
+ * from `.cpu()` copies stays on the CPU. Undefined where the summary says nothing more than
+ * "a tensor": then `output` (a tensor where the module is) stands.
+ */
+function shapedLikeForwardReturn(ctx: RoundContext, callee: Value, output: Value): Value | undefined {
+  if (callee.kind !== 'module' || !callee.className) return undefined;
+  // A class defined again (a notebook's next version) shares one name: which forward ran is not known.
+  if (ctx.programFact('classes defining forward more than once', classesRedefiningForward).has(callee.className)) return undefined;
+  const forward = ctx.program.methodOf(callee.className, 'forward');
+  const returned = forward ? ctx.previous.returnOf(forward.id) : undefined;
+  if (!forward || !returned) return undefined;
+  // Made in forward by a move or a distribution, not by a factory without `device=`: a factory's
+  // tensor meeting the module's place is DD015's finding inside forward, and what forward does
+  // to it next (`.type(U.type())`) may put it where the inputs are.
+  const madeInForward = (v: Value) => {
+    const made = v.origin?.node;
+    if (!made || v.origin!.unit !== forward.unit || made.startIndex < forward.node.startIndex || made.endIndex > forward.node.endIndex) return false;
+    const callee = made.type === 'call' ? field(made, 'function') : undefined;
+    return !callee || !DEVICE_FACTORIES.has(ctx.program.importsAt(forward.unit).qualify(callee) ?? '');
+  };
+  const shaped = (v: Value): Value => {
+    if (!(isTensorLike(v) || v.distribution) || v.kind === 'module') return output;
+    if (isExactlyCpu(v.place) && !v.scalar && madeInForward(v)) return { ...v, grad: output.grad === 'no' ? 'no' : v.grad };
+    const grad = v.grad === 'no' ? 'no' : output.grad;
+    return v.distribution ? { ...v, place: output.place, deviceText: output.deviceText, origin: output.origin, grad } : { ...output, grad };
+  };
+  if (returned.elements && !returned.entries && !returned.anyElement && returned.elements.length > 0 && !isTensorLike(returned)) {
+    return value('other', UNTRACKED, { elements: returned.elements.map(shaped) });
+  }
+  if (!(isTensorLike(returned) || returned.distribution) || returned.kind === 'module') return undefined;
+  const one = shaped(returned);
+  return one === output ? undefined : one;
+}
+
+function classesRedefiningForward(program: Program): Set<string> {
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  for (const fn of program.functions) {
+    if (fn.name !== 'forward' || !fn.className) continue;
+    if (seen.has(fn.className)) twice.add(fn.className);
+    seen.add(fn.className);
+  }
+  return twice;
 }
 
 /**
@@ -327,16 +377,18 @@ function elementArgs(a: Arg): Arg[] {
  * when the model's place is known (the call fails otherwise, and that is reported here),
  * so tensors that forward creates without a device are seen meeting them.
  */
-function recordForwardInputs(ctx: RoundContext, callee: Value, args: CallArguments, argValues: Arg[]): void {
+function recordForwardInputs(ctx: RoundContext, callee: Value, args: CallArguments, argValues: Arg[], noGrad: boolean): void {
   if (callee.kind !== 'module') return;
   if (!callee.className) {
     // A model chosen between classes of the program: each forward may run on these inputs.
-    for (const className of callee.classChoices ?? []) recordForwardInputs(ctx, { ...callee, className, classChoices: undefined }, args, argValues);
+    for (const className of callee.classChoices ?? []) recordForwardInputs(ctx, { ...callee, className, classChoices: undefined }, args, argValues, noGrad);
     return;
   }
   const forward = ctx.program.methodOf(callee.className, 'forward');
   if (!forward?.selfName) return;
   ctx.next.markPlainCall(forward.id);
+  // `model(x)` runs forward as a call does: with gradients on unless the caller turned them off.
+  ctx.next.markGradCall(forward.id, noGrad);
   const keywordNames = [...args.keywords.keys()];
   // forward's submodules are where the class's instances go (all of them, joined): its
   // inputs are taken to be there too, so two instances on two devices never make forward
@@ -1224,7 +1276,8 @@ function evalMethodCallOnce(
   const operands = argValues.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
   // `kind = mat.type()`: the name of mat's tensor type ('torch.cuda.FloatTensor'), which says its device.
   if (method === 'type' && args.positional.length === 0 && args.keywords.size === 0) {
-    return recv.kind === 'tensor' && recv.place !== UNTRACKED ? value('other', UNTRACKED, { tensorType: recv.place }) : OTHER;
+    // Of a tensor whose place is not known (a forward's input), so is the type's: `.type(U.type())` puts a tensor where U is.
+    return recv.kind === 'tensor' || recv.kind === 'unknown' ? value('other', UNTRACKED, { tensorType: recv.place }) : OTHER;
   }
   if (method === 'type' && args.positional[0]) {
     // Legacy `x.type(torch.cuda.FloatTensor)` moves; `x.type(torch.FloatTensor)` brings back to the CPU.
