@@ -348,12 +348,24 @@ export class Expressions implements Evaluator {
    * submodules itself, where it put them.
    */
   private instanceAttribute(recv: Value, attr: string): Value | undefined {
+    if (recv.kind === 'other' && recv.className) return this.plainInstanceAttribute(recv.className, attr);
     const cls = recv.kind === 'module' && recv.className ? this.ctx.program.classes.get(recv.className) : undefined;
     if (!cls?.isModule) return undefined;
     const v = this.ctx.program.classLineage(cls.key).map((name) => this.ctx.previous.classAttr(name, attr)).find((found) => found !== undefined);
     if (!v || !((v.kind === 'module' && !v.placeless) || v.parameter)) return undefined;
     if (placesOwnSubmodules(this.ctx, cls.key)) return ownPlaceOf(v);
     return { ...v, place: recv.place, deviceText: recv.deviceText, origin: recv.origin, factory: undefined };
+  }
+
+  /**
+   * `agent.actor` of an instance of a plain class of the program (an agent, a trainer): the
+   * module its methods left there, where they left it: nothing moves it with the instance.
+   */
+  private plainInstanceAttribute(className: string, attr: string): Value | undefined {
+    const cls = this.ctx.program.classes.get(className);
+    if (!cls || cls.isModule) return undefined;
+    const v = this.ctx.program.classLineage(cls.key).map((name) => this.ctx.previous.classAttr(name, attr)).find((found) => found !== undefined);
+    return v && v.kind === 'module' && !v.placeless && v.place !== UNTRACKED ? v : undefined;
   }
 
   /**
