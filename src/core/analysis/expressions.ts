@@ -27,7 +27,8 @@ const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@
 function classesRegisteringByName(program: Program): Set<string> {
   const out = new Set<string>();
   for (const cls of program.classes.values()) {
-    if (cls.isModule && [...cls.methods.values()].some((m) => !!m.selfName && new RegExp(`\\b${m.selfName}\\.(add_module|register_module)\\s*\\(`).test(m.node.text))) out.add(cls.key);
+    // `self.add_module(name, m)`, `setattr(self, f"head{k}", m)`: registered under a name made at run time.
+    if (cls.isModule && [...cls.methods.values()].some((m) => !!m.selfName && new RegExp(`\\b${m.selfName}\\.(add_module|register_module|__setattr__)\\s*\\(|\\bsetattr\\s*\\(\\s*${m.selfName}\\s*,`).test(m.node.text))) out.add(cls.key);
   }
   return out;
 }
