@@ -84,10 +84,33 @@ function attributesState(program: Program, cls: ClassInfo, fn: FunctionInfo, see
     const left = field(n, 'left');
     if (!left || !writesSelf(left, fn.selfName)) continue;
     const right = field(n, 'right');
+    if (n.type === 'assignment' && neverAModule(program, cls, unparen(left))) continue;
     state = stronger(state, right && unparen(left).type === 'attribute' ? storedState(program, cls, fn, right, seen) : 'state');
     if (state === 'state') return state;
   }
   return state;
+}
+
+/**
+ * `self.k = k` where every `.k` read in the file (none at all, or `(self.k - 1) // 2`) is an
+ * operand of arithmetic, and the class reads none of its attributes by name: no module (a
+ * module has no `-`), so nothing that moving or registering would change.
+ */
+function neverAModule(program: Program, cls: ClassInfo, target: Node): boolean {
+  const attr = target.type === 'attribute' ? field(target, 'attribute')?.text : undefined;
+  if (!attr || /\bgetattr\s*\(|__dict__|\bvars\s*\(/.test(cls.node.text)) return false;
+  const read = new RegExp(`\\.${attr}\\b(?!\\s*(?<![=!<>+\\-*/%&|^])=(?!=))`, 'g');
+  // Every unit of the class's file: a notebook's other cells read it too.
+  for (const u of program.units) {
+    if (u.module !== cls.module) continue;
+    for (const m of u.source.matchAll(read)) {
+      const before = u.source.slice(Math.max(0, m.index! - 40), m.index!).replace(/[\w.]+$/, '');
+      const after = u.source.slice(m.index! + m[0].length, m.index! + m[0].length + 3);
+      // `self.fc(x)`, `self.k.weight`, `self.k[0]`: used as what it is, whatever stands around it.
+      if (/^\s*[(.[]/.test(after) || (!/[-+*/%]\s*$/.test(before) && !/^\s*[-+*/%]/.test(after))) return false;
+    }
+  }
+  return true;
 }
 
 function writesSelf(target: Node, selfName: string): boolean {
