@@ -79,7 +79,10 @@ function cudaFactsIn(statement: Node, unit: number, imports: ImportTable): CudaF
     } else if (node.type === 'default_parameter' || node.type === 'typed_default_parameter') {
       const name = field(node, 'name');
       const value = field(node, 'value');
-      if (name && DEVICE_PARAMETER.test(name.text) && isCudaLiteral(value)) facts.staticCuda.push({ where: 'parameter default', unit, literal: value });
+      // `device="cuda"`, and `device=torch.device("cuda")` (the whole default stands for it).
+      const built = value?.type === 'call' && field(value, 'function') ? cudaHardcodeIn(value, imports.qualify(field(value, 'function')!)) : undefined;
+      const cuda = isCudaLiteral(value) || (built?.kind === 'literal' && built.deviceCall);
+      if (name && DEVICE_PARAMETER.test(name.text) && value && cuda) facts.staticCuda.push({ where: 'parameter default', unit, literal: value });
     }
     const inner = SCOPES.has(node.type) ? node.type : scope;
     for (const c of children(node)) if (c.type !== 'comment') stack.push({ node: c, scope: c.type === 'block' ? inner : scope });
