@@ -1095,6 +1095,8 @@ const PURE_TENSOR_METHODS = new Set([
 /** The i-th of n values unpacked from v. Tensors unpack into tensors on the same place. */
 function elementOf(v: Value, i: number, n: number): Value {
   if (v.elements && v.elements.length === n) return v.elements[i];
+  // `X, y = [t.to(device) for t in batch]`: every item is what the comprehension makes.
+  if (v.anyElement && !v.elements && !v.entries && v.kind === 'other') return v.anyElement;
   if (v.kind === 'tensor') {
     const batch = v.batch && !v.batch.container ? { ...v.batch, container: 'list' as const } : v.batch;
     // An element of a 1-dim tensor (`for k in torch.arange(n)`) is 0-dim.
