@@ -597,6 +597,8 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     if (isNonTensorResult(last)) return OTHER;
     const operands = tensors.filter((t) => isTensorLike(t.value));
     if (POINTWISE_FUNCTIONS.has(last) && operands.length && operands.every((t) => t.value.scalar)) return { ...result, scalar: true };
+    // `torch.max(x)`, `torch.sum(x)`: a reduction over every element is 0-dim, as `x.max()` is.
+    if (FULL_REDUCTIONS.has(last) && q === `torch.${last}` && args.positional.length === 1 && !args.hasSplat && !args.keywords.has('dim') && !args.keywords.has('axis')) return { ...result, scalar: true };
     if (INTEGER_RESULT_FUNCTIONS.has(last)) return { ...result, grad: 'no' };
     return VALUES_INDICES_FUNCTIONS.has(last) ? { ...result, grad: result.grad === 'no' ? 'no' : 'unknown' } : result;
   }
