@@ -324,6 +324,17 @@ function shapedLikeForwardReturn(ctx: RoundContext, callee: Value, output: Value
   return one === output ? undefined : one;
 }
 
+const FREEZES_WEIGHTS = /\.requires_grad\s*=\s*False\b|\brequires_grad_\s*\(\s*(?:requires_grad\s*=\s*)?False\s*\)/;
+
+function classesFreezingThemselves(program: Program): Set<string> {
+  const out = new Set<string>();
+  for (const cls of program.classes.values()) {
+    const init = cls.isModule ? cls.methods.get('__init__') : undefined;
+    if (init && FREEZES_WEIGHTS.test(init.node.text) && /\bself\.(?:parameters|requires_grad_|named_parameters)\s*\(|\bself\b[^\n]*\.parameters\s*\(/.test(init.node.text)) out.add(cls.key);
+  }
+  return out;
+}
+
 function classesRedefiningForward(program: Program): Set<string> {
   const seen = new Set<string>();
   const twice = new Set<string>();
@@ -1004,7 +1015,10 @@ function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node,
   if (wrapper) return wrapper;
   if (!cls.isModule) return value('other', UNTRACKED, { className: cls.key });
   const placedBy = init && site ? constructorDevice(ctx, init, site.bound) : undefined;
-  return createdModule(ctx, frame, call, placedBy, { className: cls.key, holds: site && heldModules(ctx, cls, site.bound) });
+  // A class that may freeze its own weights (`p.requires_grad = False` over `self.parameters()`,
+  // `self.requires_grad_(False)`, maybe under a constructor flag): its output need not have a graph.
+  const freezes = ctx.programFact('module classes that may freeze their own weights', classesFreezingThemselves).has(cls.key);
+  return createdModule(ctx, frame, call, placedBy, { className: cls.key, holds: site && heldModules(ctx, cls, site.bound), ...(freezes ? { gradlessOutput: true } : {}) });
 }
 
 /**
