@@ -854,6 +854,7 @@ function constructorValuesKept(
   const kept = new Set<string>();
   const numbers = new Set<string>();
   const plainAttributes = new Set<string>();
+  const plainText = new Set<string>();
   for (const m of cls.methods.values()) {
     const text = m.node.text;
     const header = text.slice(0, text.indexOf(':\n') + 1 || text.length);
@@ -862,6 +863,11 @@ function constructorValuesKept(
       // A value written over several lines (`nn.BCEWithLogitsLoss(\n reduction="none")`) is read whole.
       const value = callText(text, match.index! + match[0].length - rhs!.length).trim();
       if (SCALAR_LITERAL.test(value) || plainNumbers(value) || onlyTestedAsFlag(cls, attr!)) continue;
+      // `self.name = self.__class__.__name__`, then `self.config = {"name": self.name}`: text.
+      if (CLASS_NAME_TEXT.test(value) || plainMapping(value, plainText)) {
+        plainText.add(attr!);
+        continue;
+      }
       // `self.kernel = (torch.ones(1, 1, 3, 3) / 9).to(device)`, `self.w = np.eye(n)`, then
       // `self.kernel_t = self.kernel.clone().T`: a plain tensor or array attribute is no
       // parameter or buffer, so moving the module leaves it where it is (DD016 reports it
@@ -899,6 +905,23 @@ function constructorValuesKept(
 }
 
 const SCALAR_LITERAL = /^(-?\d[\d_.eE+-]*|True|False|None|"[^"]*"|'[^']*')$/;
+
+/** `type(self).__name__`, `self.__class__.__name__`: the class's name, a string. */
+const CLASS_NAME_TEXT = /^(?:type\(\s*self\s*\)|self\.__class__)\.__name__$/;
+
+/** `{"name": self.name, "alpha": 0.1}`: a dict literal of literals and attributes already found plain. */
+function plainMapping(value: string, plain: ReadonlySet<string>): boolean {
+  const m = /^\{(.*)\}$/s.exec(value);
+  if (!m) return false;
+  const items = m[1]!.split(',').map((i) => i.trim()).filter(Boolean);
+  return items.every((item) => {
+    const kv = /^("[^"]*"|'[^']*')\s*:\s*(.+)$/.exec(item);
+    if (!kv) return false;
+    const v = kv[2]!.trim();
+    const attr = /^self\.(\w+)$/.exec(v)?.[1];
+    return SCALAR_LITERAL.test(v) || (attr !== undefined && plain.has(attr));
+  });
+}
 
 /**
  * A tensor made by a torch function or legacy constructor (not torch.nn, not a load that
