@@ -537,11 +537,22 @@ function flagComparison(operator: string, operands: readonly Node[], values: rea
  * `self.device == cpu_device`: decided where both sides' places are exact in this world.
  */
 function deviceComparison(operator: string, operands: readonly Node[], evaluate: (n: Node) => Value): boolean | undefined {
+  const among = operator === 'in' ? true : /^not\s+in$/.test(operator) ? false : undefined;
+  if (among !== undefined && operands.length === 2) return deviceAmong(operands[0]!, operands[1]!, evaluate, among);
   const equal = operator === '==' || operator === 'is' ? true : operator === '!=' || operator === 'is not' ? false : undefined;
   if (equal === undefined || operands.length !== 2) return undefined;
   const places = operands.map((n) => exactDevicePlace(n, evaluate));
   if (places[0] === undefined || places[1] === undefined) return undefined;
   return (places[0] === places[1]) === equal;
+}
+
+/** `device not in ["cpu"]`, `dev in ("cuda", "cuda:0")`: decided when the device and every listed one are exact. */
+function deviceAmong(item: Node, collection: Node, evaluate: (n: Node) => Value, among: boolean): boolean | undefined {
+  const list = unparen(collection);
+  if (!['list', 'tuple', 'set'].includes(list.type)) return undefined;
+  const listed = children(list).map((n) => deviceFromString(n)?.place);
+  const place = listed.length > 0 && listed.every((p) => p !== undefined) ? exactDevicePlace(item, evaluate) : undefined;
+  return place === undefined ? undefined : listed.includes(place) === among;
 }
 
 /** CPU or ACCEL for a device-like operand whose place is exact here; undefined otherwise. */
