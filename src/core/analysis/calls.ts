@@ -307,8 +307,8 @@ function shapedLikeForwardReturn(ctx: RoundContext, callee: Value, output: Value
   const madeInForward = (v: Value) => {
     const made = v.origin?.node;
     if (!made || v.origin!.unit !== forward.unit || made.startIndex < forward.node.startIndex || made.endIndex > forward.node.endIndex) return false;
-    const callee = made.type === 'call' ? field(made, 'function') : undefined;
-    return !callee || !DEVICE_FACTORIES.has(ctx.program.importsAt(forward.unit).qualify(callee) ?? '');
+    const maker = made.type === 'call' ? field(made, 'function') : undefined;
+    return !maker || !DEVICE_FACTORIES.has(ctx.program.importsAt(forward.unit).qualify(maker) ?? '');
   };
   const shaped = (v: Value): Value => {
     if (!(isTensorLike(v) || v.distribution) || v.kind === 'module') return output;
