@@ -51,6 +51,8 @@ export function evalDevice(ctx: RoundContext, frame: Frame, node: Node, evaluate
     return pa === UNTRACKED || pb === UNTRACKED ? EITHER : ((pa | pb) as Place);
   }
   const v = evaluate(frame, n);
+  // Not known yet (the first round): no guess, the next round says where.
+  if (v.pending) return UNTRACKED;
   // `device=device` where it is None (a parameter no caller sets): the default device, as `device=None`.
   if (v.isNone) return UNTRACKED;
   if ((v.kind === 'device' || v.kind === 'tensor' || v.kind === 'module') && v.place !== UNTRACKED) return v.place;

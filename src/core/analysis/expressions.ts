@@ -8,7 +8,7 @@ import type { OperationRole } from './ruleApi';
 import { deviceFromString } from './devices';
 import { operationMeetings } from './values';
 import { instanceClass, type Frame } from './frame';
-import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, joinValues, legacyTensorType, NDARRAY, NONE, NUMBER, onPathOf, OTHER, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, joinValues, legacyTensorType, NDARRAY, NONE, NUMBER, onPathOf, OTHER, PENDING, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
 import { ownPlaceOf, placesOwnSubmodules } from './ownPlacement';
 import { RECEIVER } from './callContexts';
@@ -20,6 +20,7 @@ import { GRAPH_NON_TENSOR_ATTRIBUTES } from './torchApi';
 import type { ClassInfo, Program } from './program';
 import { withModulesMoved } from './containerMoves';
 import { readAsOneElement } from './oneElement';
+import { classAssignedAttributes } from './assignedAttributes';
 
 const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
 
@@ -365,7 +366,10 @@ export class Expressions implements Evaluator {
   private plainInstanceAttribute(className: string, attr: string): Value | undefined {
     const cls = this.ctx.program.classes.get(className);
     if (!cls || cls.isModule) return undefined;
-    const v = this.ctx.program.classLineage(cls.key).map((name) => this.ctx.previous.classAttr(name, attr)).find((found) => found !== undefined);
+    const lineage = this.ctx.program.classLineage(cls.key);
+    const v = lineage.map((name) => this.ctx.previous.classAttr(name, attr)).find((found) => found !== undefined);
+    // Not summarised yet (the first round): what the class puts there is known next round.
+    if (!v && lineage.some((name) => this.ctx.programFact('attributes classes assign', classAssignedAttributes).has(`${name}.${attr}`))) return PENDING;
     return v && v.kind === 'module' && !v.placeless && v.place !== UNTRACKED ? v : undefined;
   }
 

@@ -11,7 +11,8 @@ import { joinValues, LoaderLoop, Place, sameValue, Value } from './values';
 /**
  * Rounds read the previous round's summaries and write the next one's through the methods
  * below (never the maps directly), so that a run's reads and writes can be taped
- * (runCache.ts): a function whose reads are unchanged is not interpreted again.
+ * (runCache.ts): a function whose reads are unchanged is not interpreted again. A pending
+ * value (not known yet) is never written: the next round would read it as if something had been.
  */
 export class Summaries {
   /** Set by the round that reads or writes these summaries; undefined outside one. */
@@ -105,6 +106,7 @@ export class Summaries {
   }
 
   addParam(fn: number, name: string, v: Value): void {
+    if (v.pending) return;
     this.tape?.write({ kind: 'param', fn, name, value: v });
     let m = this.params.get(fn);
     if (!m) this.params.set(fn, (m = new Map()));
@@ -113,6 +115,7 @@ export class Summaries {
   }
 
   addReturn(fn: number, value: Value): void {
+    if (value.pending) return;
     this.tape?.write({ kind: 'return', fn, value });
     const v = untagged(value);
     const old = this.returns.get(fn);
@@ -120,12 +123,14 @@ export class Summaries {
   }
 
   addClassPlace(cls: string, moved: Value): void {
+    if (moved.pending) return;
     this.tape?.write({ kind: 'place', cls, value: moved });
     const old = this.classPlaces.get(cls);
     this.classPlaces.set(cls, old ? joinValues(old, moved) : moved);
   }
 
   addClassAttr(cls: string, attr: string, value: Value): void {
+    if (value.pending) return;
     this.tape?.write({ kind: 'attr', cls, attr, value });
     const v = untagged(value);
     let m = this.classAttrs.get(cls);

@@ -189,6 +189,12 @@ export interface Value {
    * `__init__`): the very values its construction received, which move when it moves.
    */
   holds?: readonly Value[];
+  /**
+   * Not known yet: an attribute the class's methods assign, read before a round summarised
+   * it. Nothing is guessed from it (no "may be an accelerator"), and a join ignores it: what
+   * the next round knows replaces it, rather than a first-round guess travelling down a chain of calls.
+   */
+  pending?: boolean;
 }
 
 /** Who places a value, on which device, and how code names that device (`fabric.device`). */
@@ -199,6 +205,7 @@ export interface PlacedBy {
 }
 
 export const UNKNOWN: Value = Object.freeze({ kind: 'unknown', place: UNTRACKED, grad: 'unknown' }) as Value;
+export const PENDING: Value = Object.freeze({ kind: 'unknown', place: UNTRACKED, grad: 'unknown', pending: true }) as Value;
 export const OTHER: Value = Object.freeze({ kind: 'other', place: UNTRACKED, grad: 'unknown' }) as Value;
 /** A Python int whose value is not followed: `x.to(rank)` with it is the accelerator `rank`. */
 export const INTEGER: Value = Object.freeze({ kind: 'other', place: UNTRACKED, grad: 'unknown', integer: true, number: true }) as Value;
@@ -274,7 +281,8 @@ export function outputPlaceOf(module: Value): Place {
 
 /** Join at a control-flow merge: the least value describing both paths. */
 export function joinValues(a: Value, b: Value): Value {
-  if (a === b) return a;
+  if (a === b || b.pending) return a;
+  if (a.pending) return b;
   // `device=None`, then on a path `device = next(net.parameters()).device` of a CPU model:
   // `x.to(None)` leaves a CPU batch where it is, so either way `x.to(device)` is on the CPU.
   if (a.isNone && b.kind === 'device' && b.place === CPU) return { ...b, mayBeNone: true };

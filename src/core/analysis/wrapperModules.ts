@@ -92,7 +92,7 @@ export function storedParameters(program: Program): Map<string, string[]> {
 }
 
 /** `self.x = value` statements of a method, as (target, value) pairs; an unreadable target gives (target, target). */
-function selfAssignments(fn: FunctionInfo): Array<[Node, Node]> {
+export function selfAssignments(fn: FunctionInfo): Array<[Node, Node]> {
   const self = fn.selfName;
   if (!self) return [];
   const out: Array<[Node, Node]> = [];
