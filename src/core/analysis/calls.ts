@@ -28,6 +28,7 @@ import { isBuilding } from './initOnlyMethods';
 import { calledSubmodule } from './submoduleCalls';
 import { forwardFreeArguments, freeForwardParams } from './deviceFreeParams';
 import { qualifyInScope } from './shadowedImports';
+import { definesInPlaceMove } from './inPlaceMoves';
 
 
 export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, discarded: boolean): Value {
@@ -1415,7 +1416,7 @@ function evalMove(
   const kind = recv.kind === 'unknown' && evidence !== 'both' && evidence ? evidence : recv.kind;
   ctx.events.valueMoved(frame, call, objNode, recv, target.kind === 'dtype' ? UNTRACKED : target.place);
   // A graph batch moves in place, as a module does: its `.to()` as a statement is no mistake.
-  if (discarded) ctx.events.discardedMove(frame, call, objNode, recv, recv.graph ? 'module' : kind);
+  if (discarded) ctx.events.discardedMove(frame, call, objNode, recv, recv.graph ? 'module' : kind === 'tensor' && recv.kind === 'unknown' && ctx.programFact('a class moves itself in place', definesInPlaceMove) ? 'unknown' : kind);
   if (target.kind === 'dtype') return recv;
   // `data.to(device, 'x', 'y')` (torch_geometric) moves those attributes of the graph in place.
   const someAttributes = method === 'to' && callArguments(call).positional.slice(1).some((n) => stringLiteralValue(n) !== undefined);
