@@ -9,7 +9,7 @@ import { instanceClass, type Frame } from './frame';
 import type { ClassInfo, FunctionInfo, Program } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, GRADIENT_NORM_FUNCTIONS, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, POINTWISE_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
-  TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isMetricConstructor, functionalLossReturnsScalar, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
+  TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isParameterFreeLibraryModule, isMetricConstructor, functionalLossReturnsScalar, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, normalizationWithoutState, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER, LIBRARY_BATCH_ITERATORS,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, NDARRAY, PENDING, joinValues, outputPlaceOf, NONE, NUMBER, programClassesOf, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
@@ -569,6 +569,9 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   if (/^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(q)) {
     const holding = MODULE_CONTAINERS.has(last) ? heldModulesPlace(ex, frame, call, args, argValues) : undefined;
     if (holding) return holding;
+    // `nn.Sequential(nn.ReplicationPad2d(4), RandomCrop(84))`: holding only modules without
+    // parameters, the container has none either; it runs where its input is.
+    if (MODULE_CONTAINERS.has(last) && holdsOnlyPlaceless(ex, frame, args, argValues)) return value('module', UNTRACKED, { placeless: true, torchClasses: [`torch.nn.${last}`] });
     const withoutState = normalizationWithoutState(last, (k) => args.keywords.get(k)?.text, args.positional.length) && !args.hasSplat;
     if (withoutState) return value('module', UNTRACKED, { placeless: true, torchClasses: [`torch.nn.${last}`] });
     if (!isPlacelessModuleClass(last)) return createdModule(ctx, frame, call, givenDevice(ctx, ex, frame, call));
@@ -594,6 +597,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   }
   // Placed by its loader (`device_map="auto"`): a module, where the analysis cannot say.
   if (isPretrainedModelLoad(q)) return value('module', UNTRACKED);
+  if (isParameterFreeLibraryModule(q)) return value('module', UNTRACKED, { placeless: true });
   if (isModelZooConstructor(q)) return createdModule(ctx, frame, call, undefined, isMetricConstructor(q) ? { gradlessOutput: true } : {});
   if (GRADIENT_NORM_FUNCTIONS.has(q)) {
     // `norm = clip_grad_norm_(model.parameters(), 1.0)`: `np.isnan(norm)` converts a GPU tensor.
@@ -652,6 +656,15 @@ function heldModulesPlace(ex: Evaluator, frame: Frame, call: Node, args: CallArg
   if (placed.length === 0) return undefined;
   const joined = placed.reduce((a, b) => joinValues(a, b));
   return value('module', joined.place, { deviceText: joined.deviceText, origin: joined.origin, factory: { unit: frame.unit, node: call, scope: frame.id } });
+}
+
+/** Every module the container is given is one without parameters (and it is given some, all in view). */
+function holdsOnlyPlaceless(ex: Evaluator, frame: Frame, args: CallArguments, argValues: Arg[]): boolean {
+  if (args.keywords.size > 0) return false;
+  const values = [...argValues.map((a) => a.value), ...args.splats.map((n) => ex.eval(frame, n))];
+  // A list whose items are not known (filled elsewhere) counts as itself, no module.
+  const given = values.flatMap((v) => (v.kind !== 'module' && isContainer(v) && containedValues(v).length > 0 ? containedValues(v) : [v]));
+  return given.length > 0 && given.every((v) => v.kind === 'module' && v.placeless === true);
 }
 
 function isInside(node: Node, outer: Node): boolean {

@@ -52,6 +52,16 @@ const PLACELESS_MODULE_PATTERNS: RegExp[] = [
   /^(MaxPool\dd|AvgPool\dd|AdaptiveAvgPool\dd|AdaptiveMaxPool\dd|LPPool\dd|FractionalMaxPool\dd|MaxUnpool\dd|CosineSimilarity|PairwiseDistance)$/,
 ];
 
+/**
+ * Modules of other libraries that hold no parameters or buffers: kornia's augmentations
+ * (random crops, flips, color jitter) run on their input's device. A row per library.
+ */
+const PARAMETER_FREE_LIBRARY_MODULES: RegExp[] = [/^kornia\.augmentation\.(?:\w+\.)?[A-Z]\w*$/];
+
+export function isParameterFreeLibraryModule(qualified: string): boolean {
+  return PARAMETER_FREE_LIBRARY_MODULES.some((re) => re.test(qualified));
+}
+
 export function isPlacelessModuleClass(className: string): boolean {
   return PLACELESS_MODULE_PATTERNS.some((re) => re.test(className));
 }
