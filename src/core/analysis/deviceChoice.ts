@@ -238,10 +238,24 @@ function noteName(node: Node, imports: ImportTable, choice: DeviceChoice): void 
   // Only the whole dotted name: `torch.cuda` inside `torch.cuda.is_available` is not a use of its own.
   if (node.parent?.type === 'attribute' && field(node.parent, 'object')?.id === node.id) return;
   const q = imports.qualify(node);
-  if (q && AVAILABILITY_CHECKS.has(q)) choice.availabilityCheck ??= node;
+  if (q && AVAILABILITY_CHECKS.has(q) && !onlyReported(node, imports)) choice.availabilityCheck ??= node;
   if (q && DISTRIBUTED_WRAPPERS.test(q)) choice.distributed ??= node;
   if (q && MPS_CHECKS.test(q)) choice.asksMps ??= node;
   if (q && DATA_PARALLEL.test(q)) choice.dataParallel ??= node;
+}
+
+/**
+ * `print("GPUs:", torch.cuda.device_count())`: an environment report decides nothing. The
+ * name is only an argument (or part of one) of a call that reports, within its statement.
+ */
+function onlyReported(node: Node, imports: ImportTable): boolean {
+  for (let n = node.parent; n && !n.type.endsWith('statement'); n = n.parent) {
+    if (n.type === 'call' && n.id !== node.parent?.id) {
+      const callee = field(n, 'function');
+      if (callee && REPORTS.test(imports.qualify(callee) ?? callee.text)) return true;
+    }
+  }
+  return false;
 }
 
 function noteCall(program: Program, unit: number, call: Node, choice: DeviceChoice, scan: { askedProject: boolean }): void {
