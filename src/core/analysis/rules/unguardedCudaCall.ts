@@ -147,7 +147,7 @@ function isGuarded(call: Node): boolean {
     if (p.type === 'else_clause' && p.parent && GUARD.test(field(p.parent, 'condition')?.text ?? '')) return true;
     if (p.type === 'boolean_operator' && field(p, 'right')?.id === n.id && GUARD.test(field(p, 'left')?.text ?? '')) return true;
     if (p.type === 'try_statement' && field(p, 'body')?.id === n.id && children(p).some((c) => c.type === 'except_clause')) return true;
-    if ((p.type === 'block' || p.type === 'module') && exitsEarlyBefore(p, n)) return true;
+    if ((p.type === 'block' || p.type === 'module') && (exitsEarlyBefore(p, n) || needsCudaBefore(p, n))) return true;
     // A helper named for the GPU (`log_gpu_memory`) is the caller's to guard.
     if (p.type === 'function_definition' && /cuda|gpu/i.test(field(p, 'name')?.text ?? '')) return true;
   }
@@ -171,6 +171,37 @@ function exitsEarlyBefore(block: Node, statement: Node): boolean {
       const body = field(s, 'consequence');
       if (body && /^\s*(return|raise|continue|break|sys\.exit|exit|quit)\b/m.test(body.text)) return true;
     }
+  }
+  return false;
+}
+
+/**
+ * An earlier statement of the block needs CUDA on every path (`warm = torch.ones(8).cuda()`,
+ * `torch.cuda.FloatTensor(1)`): the code from there on is GPU-only (a timing cell), and
+ * without CUDA it stops there first, so a guard here would change nothing.
+ */
+function needsCudaBefore(block: Node, statement: Node): boolean {
+  for (const s of children(block)) {
+    if (s.id === statement.id) return false;
+    if (s.type === 'expression_statement' && UNCONDITIONAL_CUDA.test(s.text) && hasUnconditionalCudaCall(s)) return true;
+  }
+  return false;
+}
+
+const UNCONDITIONAL_CUDA = /\.cuda\(|cuda\.\w*Tensor\(/;
+const CONDITIONAL = new Set(['conditional_expression', 'boolean_operator', 'lambda', ...COMPREHENSIONS]);
+
+function hasUnconditionalCudaCall(statement: Node): boolean {
+  const stack: Node[] = [statement];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (CONDITIONAL.has(n.type)) continue;
+    if (n.type === 'call') {
+      const callee = field(n, 'function');
+      const name = callee?.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
+      if (name === 'cuda' || (name && /Tensor$/.test(name) && /\bcuda\.\w*Tensor$/.test(callee!.text))) return true;
+    }
+    stack.push(...children(n));
   }
   return false;
 }
