@@ -572,6 +572,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     // `nn.Sequential(nn.ReplicationPad2d(4), RandomCrop(84))`: holding only modules without
     // parameters, the container has none either; it runs where its input is.
     if (MODULE_CONTAINERS.has(last) && holdsOnlyPlaceless(ex, frame, args, argValues)) return value('module', UNTRACKED, { placeless: true, torchClasses: [`torch.nn.${last}`] });
+    if (MODULE_CONTAINERS.has(last) && argValues.length === 0 && args.splats.length === 0) return createdModule(ctx, frame, call, givenDevice(ctx, ex, frame, call), { emptyContainer: true });
     const withoutState = normalizationWithoutState(last, (k) => args.keywords.get(k)?.text, args.positional.length) && !args.hasSplat;
     if (withoutState) return value('module', UNTRACKED, { placeless: true, torchClasses: [`torch.nn.${last}`] });
     if (!isPlacelessModuleClass(last)) return createdModule(ctx, frame, call, givenDevice(ctx, ex, frame, call));
@@ -640,6 +641,8 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
 
 /** torch.nn's containers: they hold the modules they are given, wherever those are. */
 const MODULE_CONTAINERS = new Set(['Sequential', 'ModuleList', 'ModuleDict']);
+/** The methods that put a module into a container (`nn.Sequential().add_module(...)`, `nn.ModuleList().append(...)`). */
+const FILLS_CONTAINER = new Set(['add_module', 'register_module', 'append', 'extend', 'insert', 'update']);
 
 /**
  * `nn.Sequential(encoder, head)`, `nn.Sequential(*list(net.children())[:-1])`: a container of
@@ -1246,6 +1249,12 @@ function evalMethodCallOnce(
   if (method === 'generate' && (recv.kind === 'module' || (recv.kind === 'unknown' && recv.place !== UNTRACKED))) {
     return evalValueCall(ctx, ex, frame, call, objNode, { ...recv, kind: 'module', gradlessOutput: true }, args);
   }
+  // `net.add_module("fc", nn.Linear(...))` on a container built empty: from now on a move moves what it holds.
+  if (recv.emptyContainer && recvKey && FILLS_CONTAINER.has(method)) {
+    evalArgs(ex, frame, args);
+    frame.env.set(recvKey, { ...recv, emptyContainer: undefined });
+    return method === 'add_module' || method === 'register_module' ? NONE : { ...recv, emptyContainer: undefined };
+  }
   // `self.history.append(x)` on an attribute whose value is not tracked: whatever has an `append` holds what it is given.
   const growable = recv.elements || recv.anyElement || (method === 'append' && recv.kind === 'unknown' && recv.place === UNTRACKED && !recv.className);
   if ((method === 'append' || method === 'extend') && recvKey && growable) {
@@ -1425,6 +1434,8 @@ function evalMove(
 ): Value {
   const target = given ?? (method === 'to' ? toTarget(ctx, frame, call, (f, n) => ex.eval(f, n))
     : { kind: 'device' as const, place: method === 'cuda' ? ACCEL : CPU, text: method === 'cuda' ? '"cuda"' : '"cpu"' });
+  // `nn.Sequential().cuda()`: nothing in it yet, nothing moves; what is added later is made where it is made.
+  if (recv.emptyContainer && recv.kind === 'module') return recv;
   const evidence = recvKey && !recv.foreign ? frame.evidence.get(recvKey) : undefined;
   const kind = recv.kind === 'unknown' && evidence !== 'both' && evidence ? evidence : recv.kind;
   ctx.events.valueMoved(frame, call, objNode, recv, target.kind === 'dtype' ? UNTRACKED : target.place);

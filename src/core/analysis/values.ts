@@ -195,6 +195,11 @@ export interface Value {
    * the next round knows replaces it, rather than a first-round guess travelling down a chain of calls.
    */
   pending?: boolean;
+  /**
+   * An `nn.Sequential()` or `nn.ModuleList()` built empty and not filled since: moving it
+   * moves nothing, and the layers added later (`add_module`, `append`) stay where they are made.
+   */
+  emptyContainer?: boolean;
 }
 
 /** Who places a value, on which device, and how code names that device (`fabric.device`). */
