@@ -7,6 +7,7 @@ import { ImportTable } from './imports';
 import { demandedOf, moduleCandidates, namesUsed, usesAnyOf } from './moduleDemand';
 import { isLightningModuleBase, markLightningClasses } from './frameworkNames';
 import { scopeFacts, ScopeFacts } from './scopeScan';
+import { keptOnlyAsNumber } from './numberAttributes';
 import { DATALOADER_CLASSES, isPlacelessModuleClass, MODULE_BASE_CLASSES, normalizationWithoutState, WRAPPER_MODULES } from './torchApi';
 
 export interface Unit {
@@ -624,7 +625,7 @@ export class Program {
     return cls.baseNodes.every((base) => {
       const q = this.importsAt(cls.unit).qualify(base);
       if (q && MODULE_BASE_CLASSES.has(q)) {
-        const kept = constructorValuesKept(cls, holdsNoModule, (value) => isPlainTensorText(value) || this.callsTensorMaker(cls.unit, value));
+        const kept = constructorValuesKept(cls, holdsNoModule, (value) => isPlainTensorText(value) || this.callsTensorMaker(cls, value));
         if (kept && kept.length > 0 && cls.baseNodes.length === 1) cls.placelessGiven = kept;
         return kept !== undefined && kept.length === 0;
       }
@@ -634,11 +635,15 @@ export class Program {
     });
   }
 
-  /** `gauss_kernel(channels=channels)`: a call of a function of the program that makes and returns a plain tensor. */
-  private callsTensorMaker(unit: number, value: string): boolean {
-    const call = /^([A-Za-z_]\w*)\s*\(/.exec(value);
-    const fn = call && parseConstruction(value) ? this.localFunction(unit, call[1]!) : undefined;
-    return !!fn && fn.className === undefined && returnsPlainTensor(fn);
+  /**
+   * `gauss_kernel(channels=channels)`, `self.mask_correlated_samples(n)`: a call of a function
+   * of the program, or of a method of the class, that makes and returns a plain tensor.
+   */
+  private callsTensorMaker(cls: ClassInfo, value: string): boolean {
+    const call = /^(self\.)?([A-Za-z_]\w*)\s*\(/.exec(value);
+    if (!call || !parseConstruction(value)) return false;
+    const fn = call[1] ? this.methodOf(cls.key, call[2]!) : this.localFunction(cls.unit, call[2]!);
+    return !!fn && (call[1] !== undefined || fn.className === undefined) && returnsPlainTensor(fn);
   }
 
   /**
@@ -886,7 +891,9 @@ function constructorValuesKept(
       }
       if (/^[A-Za-z_]\w*$/.test(value) && new RegExp(`\\b${value}\\s*(:\\s*(int|float|bool|str)\\b|=\\s*(-?\\d|True\\b|False\\b|["']|[[(]\\s*(-?\\d|["'])))`).test(header)) continue;
       if (m.name === '__init__' && m.params.some((p) => p.name === value && !p.variadic)) {
-        kept.add(value);
+        // Read only as an operand of arithmetic in the class (`N = 2 * self.batch_size`): no
+        // module, whatever is passed (what another statement needs of it still counts).
+        if (!keptOnlyAsNumber(cls.node.text, [cls.node.text], attr!, false)) kept.add(value);
         continue;
       }
       // `5 + num_classes`, `input_shape[0] * input_shape[1] / 416 ** 2`: arithmetic on the
@@ -925,10 +932,10 @@ function plainMapping(value: string, plain: ReadonlySet<string>): boolean {
 
 /**
  * A tensor made by a torch function or legacy constructor (not torch.nn, not a load that
- * may give a module), one looked up by name (`getattr(torch, window)(n)`, read up to its
+ * may give a module), negated or not (`~torch.eye(n, dtype=torch.bool)`), one looked up by name (`getattr(torch, window)(n)`, read up to its
  * first call: torch's own namespace builds no nn.Module), or a NumPy array.
  */
-const PLAIN_TENSOR = /^\(*\s*(torch\.(?!(nn|load|jit|hub|compile)\b)([a-z_]\w*|(cuda\.)?([A-Z][a-z]*)?Tensor)|(np|numpy)\.[a-z_][\w.]*)\s*\(|^getattr\(\s*torch\s*,\s*\w+\s*\)/;
+const PLAIN_TENSOR = /^[\s(~-]*(torch\.(?!(nn|load|jit|hub|compile)\b)([a-z_]\w*|(cuda\.)?([A-Z][a-z]*)?Tensor)|(np|numpy)\.[a-z_][\w.]*)\s*\(|^getattr\(\s*torch\s*,\s*\w+\s*\)/;
 
 function isPlainTensorText(value: string): boolean {
   return PLAIN_TENSOR.test(value);

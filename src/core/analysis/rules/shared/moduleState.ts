@@ -8,6 +8,7 @@ import type { Node } from '../../../python/pyNode';
 import { callArguments, children, field, isNumberLiteral, unparen } from '../../../python/syntax';
 import type { ClassInfo, FunctionInfo, ProgramView as Program, RuleHost } from '../../ruleApi';
 import { MODULE_BASE_CLASSES, normalizationWithoutState } from '../../torchApi';
+import { keptOnlyAsNumber } from '../../numberAttributes';
 import { bodyNodes, isSelfAttribute } from './moduleCode';
 import { nnModuleClass, torchModuleState, type ModuleState } from './nnNames';
 
@@ -91,26 +92,11 @@ function attributesState(program: Program, cls: ClassInfo, fn: FunctionInfo, see
   return state;
 }
 
-/**
- * `self.k = k` where every `.k` read in the file (none at all, or `(self.k - 1) // 2`) is an
- * operand of arithmetic, and the class reads none of its attributes by name: no module (a
- * module has no `-`), so nothing that moving or registering would change.
- */
+/** `self.k = k` where every `.k` read in the class's file is a number's (numberAttributes.ts). */
 function neverAModule(program: Program, cls: ClassInfo, target: Node): boolean {
   const attr = target.type === 'attribute' ? field(target, 'attribute')?.text : undefined;
-  if (!attr || /\bgetattr\s*\(|__dict__|\bvars\s*\(/.test(cls.node.text)) return false;
-  const read = new RegExp(`\\.${attr}\\b(?!\\s*(?<![=!<>+\\-*/%&|^])=(?!=))`, 'g');
   // Every unit of the class's file: a notebook's other cells read it too.
-  for (const u of program.units) {
-    if (u.module !== cls.module) continue;
-    for (const m of u.source.matchAll(read)) {
-      const before = u.source.slice(Math.max(0, m.index! - 40), m.index!).replace(/[\w.]+$/, '');
-      const after = u.source.slice(m.index! + m[0].length, m.index! + m[0].length + 3);
-      // `self.fc(x)`, `self.k.weight`, `self.k[0]`: used as what it is, whatever stands around it.
-      if (/^\s*[(.[]/.test(after) || (!/[-+*/%]\s*$/.test(before) && !/^\s*[-+*/%]/.test(after))) return false;
-    }
-  }
-  return true;
+  return !!attr && keptOnlyAsNumber(cls.node.text, program.units.filter((u) => u.module === cls.module).map((u) => u.source), attr, true);
 }
 
 function writesSelf(target: Node, selfName: string): boolean {
