@@ -28,6 +28,7 @@ import { inGpuOnlyTest } from './shared/gpuOnlyTest';
 import { loadedOutsideDeviceFlow } from './shared/loadFlow';
 import { torchAtLeast } from './shared/torchVersion';
 import { pickledObjectIn } from './shared/weightsOnly';
+import { argumentsKeptAs, instanceAttributePath } from './shared/constructorPaths';
 import { ACCEL } from '../values';
 import { OPTIONS_HOLDER_NAME, hasTensorlessState } from '../torchApi';
 
@@ -98,6 +99,8 @@ interface FileFacts {
 interface StatementFacts extends Omit<FileFacts, 'tensorlessReceivers' | 'projectSavedPaths'> {
   localRank: boolean;
   processGroup: boolean;
+  /** `Class.attr` for each save to `self.attr` in a method (constructorPaths.ts). */
+  savedSelfAttributes: Set<string>;
   /** Names assigned a tensorless-state constructor, names assigned anything else, and `.load_state_dict` receivers. */
   tensorlessState: Set<string>;
   otherState: Set<string>;
@@ -233,6 +236,7 @@ function readFacts(program: ProgramView, deviceChoice: DeviceChoice): FileFacts 
   const [tensorless, other, receivers] = [new Set<string>(), new Set<string>(), new Set<string>()];
   let localRank = false;
   let processGroup = !!deviceChoice.distributed;
+  const savedSelfAttributes = new Set<string>();
   for (const unit of program.modules[0].units) {
     const imports = program.importsAt(unit.index);
     for (const found of perStatement(unit.root, `DD013 ${imports.signature()}`, (statement) => factsIn(statement, imports))) {
@@ -246,7 +250,12 @@ function readFacts(program: ProgramView, deviceChoice: DeviceChoice): FileFacts 
       for (const text of found.tensorlessState) tensorless.add(text);
       for (const text of found.otherState) other.add(text);
       for (const text of found.stateReceivers) receivers.add(text);
+      for (const key of found.savedSelfAttributes) savedSelfAttributes.add(key);
     }
+  }
+  // `Trainer(net, ckpt_file)` whose method saves to `self.ckpt_path`: it saves to `ckpt_file`.
+  for (const { argument, call } of argumentsKeptAs(program, savedSelfAttributes)) {
+    for (const p of [argument, assignedValue(argument, call)]) for (const q of [p, ...filesBehind(p)]) facts.savedPaths.add(normalized(q));
   }
   facts.ddp = localRank && processGroup;
   for (const module of program.modules.slice(1)) {
@@ -267,7 +276,7 @@ function factsIn(statement: Node, imports: ReturnType<ProgramView['importsAt']>)
   const facts: StatementFacts = {
     ddp: false, savedPaths: new Set<string>(), savedNames: new Set<string>(), savesToCallersPath: false, savesThroughLibrary: false, rankTexts: new Set<string>(),
     tensorlessState: new Set<string>(), otherState: new Set<string>(), stateReceivers: new Set<string>(),
-    localRank: false, processGroup: false,
+    localRank: false, processGroup: false, savedSelfAttributes: new Set<string>(),
   };
   const stack: Node[] = [statement];
   while (stack.length) {
@@ -291,7 +300,13 @@ function factsIn(statement: Node, imports: ReturnType<ProgramView['importsAt']>)
       if (SAVES.has(q)) {
         const args = callArguments(n);
         const path = args.positional[1] ?? args.keywords.get('f');
-        if (path) for (const p of [path, assignedValue(path, n)]) for (const q of [p, ...filesBehind(p)]) facts.savedPaths.add(normalized(q));
+        if (path) {
+          for (const p of [path, assignedValue(path, n)]) for (const q of [p, ...filesBehind(p)]) facts.savedPaths.add(normalized(q));
+          for (const q of [path, ...filesBehind(path)]) {
+            const kept = instanceAttributePath(q);
+            if (kept) facts.savedSelfAttributes.add(kept);
+          }
+        }
         const name = path && args.positional[0] && savesData(args.positional[0]) ? fileName(path) : undefined;
         if (name) facts.savedNames.add(name);
         if (path && isParameter(path)) facts.savesToCallersPath = true;
