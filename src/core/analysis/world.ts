@@ -66,9 +66,12 @@ function holdsSettings(name: string): boolean {
   return name === 'self' || OPTIONS_HOLDER_NAME.test(name);
 }
 
-/** `args.cuda`, `self.cuda`, `opt.cuda`: the option `cuda` (undefined for any other key). */
+/**
+ * `args.cuda`, `self.cuda`, `opt.cuda`, `self.opts.cuda` (the options an instance keeps): the
+ * option `cuda` (undefined for any other key).
+ */
 function optionName(key: string): string | undefined {
-  const m = /^(\w+)\.(\w+)$/.exec(key);
+  const m = /^(?:self\.(?=\w+\.\w+$))?(\w+)\.(\w+)$/.exec(key);
   return m && holdsSettings(m[1]!) ? m[2] : undefined;
 }
 
