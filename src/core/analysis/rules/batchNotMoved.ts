@@ -2,7 +2,8 @@
 // loss that is (or may be) on an accelerator and are never moved. One finding per loop,
 // fixed by moving the batch at the top of the loop body. Which consumers are on an
 // accelerator is DD001's analysis; it tells this rule through `batchReachedAccelerator`.
-import { field, nodeRange } from '../../python/syntax';
+import type { Node } from '../../python/pyNode';
+import { descendants, dottedKey, field, nodeRange } from '../../python/syntax';
 import type { RuleFrame as Frame } from '../ruleApi';
 import { insertFirstInBlock } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
@@ -102,7 +103,10 @@ class LoopTracker {
   }
 
   private fixes(frame: Frame, loop: LoaderLoop, names: string[], s: LoopState, model: Arg): Fix[] {
-    const dev = deviceTextFor(frame, model) ?? this.deviceParameter(frame);
+    // Written at the top of the loop body: a name the body binds later (`output = model(x)`)
+    // does not exist yet in the first iteration.
+    const found = deviceTextFor(frame, model);
+    const dev = (found && !boundInLoop(loop.node, found) ? found : undefined) ?? producerDevice(frame, loop, model) ?? this.deviceParameter(frame);
     const body = field(loop.node, 'body');
     if (!dev || !body || names.length === 0) return [];
     const unit = this.host.program.units[loop.unit];
@@ -117,5 +121,25 @@ class LoopTracker {
     const edit = insertFirstInBlock(body, statements, unit.lines, unit.eol, loop.unit);
     return edit ? [{ title: `Move ${names.join(', ')} to ${dev} at the start of the loop`, edits: [edit], preferred: true }] : [];
   }
+}
+
+/** The loop (its targets or its body) binds the name `text` starts with. */
+function boundInLoop(loop: Node, text: string): boolean {
+  const root = /^[A-Za-z_]\w*/.exec(text)?.[0];
+  if (!root) return false;
+  for (const n of descendants(loop, (c) => c.type !== 'function_definition' && c.type !== 'class_definition' && c.type !== 'lambda')) {
+    const target = n.type === 'assignment' || n.type === 'augmented_assignment' ? field(n, 'left') : n.type === 'for_statement' ? field(n, 'left') : null;
+    if (target && descendants(target).some((d) => d.type === 'identifier' && d.text === root && d.parent?.type !== 'attribute')) return true;
+  }
+  return false;
+}
+
+/** `output = model(x)` in the loop: the device of `model`, the module that made the output the batch meets. */
+function producerDevice(frame: Frame, loop: LoaderLoop, consumer: Arg): string | undefined {
+  const made = consumer.value.origin?.node;
+  const callee = made?.type === 'call' ? field(made, 'function') : undefined;
+  const key = callee ? dottedKey(callee) : undefined;
+  if (!key || consumer.value.kind !== 'tensor' || boundInLoop(loop.node, key) || !canReference(frame, key)) return undefined;
+  return `next(${key}.parameters()).device`;
 }
 

@@ -48,8 +48,12 @@ export function deviceTextFor(frame: Frame, other: Arg): string | undefined {
   const literalOnOnePath = other.value.place === EITHER && !!text && /^["'\d]/.test(text);
   // Text from a move the parser could not read whole (`.to(dev ice)`) is not copied into other code.
   const fromBrokenCode = !!other.value.origin?.node.hasError;
+  // The text is the move's (`nn.Linear(4, 3).to(dev)` in `build()`), at the end of the chain of
+  // steps (`output` computed by `model(…)`, which was moved): whether its names exist here is asked there.
+  let moved = other.value.origin;
+  while (moved?.from) moved = moved.from;
   if (text && !literalOnOnePath && !fromBrokenCode && !reboundElsewhere(frame, text, other.value.place)
-    && canReference(frame, text, other.value.origin?.node)) return text;
+    && canReference(frame, text, moved?.node)) return text;
   const key = dottedKey(other.node);
   if (!key || !canReference(frame, key)) return undefined;
   if (other.value.kind === 'module') return `next(${key}.parameters()).device`;
