@@ -133,3 +133,6 @@ export interface RuleHost {
 
 /** A rule: called once per interpretation round, returns the handlers of the events it subscribes to. */
 export type Rule = (host: RuleHost) => Partial<AnalysisEvents>;
+
+/** Shared with the engine's placeless test: a kept attribute read only as a number is no module (numberAttributes.ts). */
+export { keptOnlyAsNumber } from './numberAttributes';

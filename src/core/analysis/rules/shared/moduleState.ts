@@ -7,8 +7,8 @@
 import type { Node } from '../../../python/pyNode';
 import { callArguments, children, field, isNumberLiteral, unparen } from '../../../python/syntax';
 import type { ClassInfo, FunctionInfo, ProgramView as Program, RuleHost } from '../../ruleApi';
+import { keptOnlyAsNumber } from '../../ruleApi';
 import { MODULE_BASE_CLASSES, normalizationWithoutState } from '../../torchApi';
-import { keptOnlyAsNumber } from '../../numberAttributes';
 import { bodyNodes, isSelfAttribute } from './moduleCode';
 import { nnModuleClass, torchModuleState, type ModuleState } from './nnNames';
 
