@@ -145,13 +145,19 @@ function readDeviceFreeParams(fn: FunctionInfo, qualify: Qualify, part?: PartMet
   return free;
 }
 
-/** Where the first statement of `body` itself (not a branch or loop) that assigns `name` ends. */
+/** Where the first statement of `body` itself (not a branch or loop) that assigns `name` (alone or unpacked: `out, lens = ...`) ends. */
 function reboundAt(body: Node, name: string): number | undefined {
   for (const statement of children(body)) {
     const assignment = statement.type === 'expression_statement' ? children(statement)[0] : undefined;
-    if (assignment?.type === 'assignment' && field(assignment, 'left')?.type === 'identifier' && field(assignment, 'left')!.text === name) return statement.endIndex;
+    const left = assignment?.type === 'assignment' ? field(assignment, 'left') : null;
+    if (left && assigns(left, name)) return statement.endIndex;
   }
   return undefined;
+}
+
+function assigns(target: Node, name: string): boolean {
+  if (target.type === 'identifier') return target.text === name;
+  return ['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'parenthesized_expression'].includes(target.type) && children(target).some((c) => assigns(c, name));
 }
 
 /**
@@ -197,12 +203,12 @@ function collectUses(root: Node, names: Set<string>, out: Map<string, Node[]>): 
   }
 }
 
-/** Not a read of the parameter's value: an attribute's or keyword's name, or a plain rebinding (`lengths = ...`). */
+/** Not a read of the parameter's value: an attribute's or keyword's name, or a rebinding (`lengths = ...`, `out, lengths = ...`). */
 function isNameOnly(id: Node): boolean {
   const p = id.parent;
   if (!p) return false;
   return (p.type === 'attribute' && field(p, 'attribute') === id) || (p.type === 'keyword_argument' && field(p, 'name') === id)
-    || (p.type === 'assignment' && field(p, 'left') === id);
+    || (p.type === 'assignment' && field(p, 'left') === id) || isUnpackedInto(id);
 }
 
 /**
@@ -262,3 +268,11 @@ function isFreeArgument(expr: Node, qualify: Qualify): boolean {
   const i = args.positional.findIndex((n) => unparen(n) === unparen(expr));
   return i >= 0 && !args.hasSplat && free.positions.includes(i);
 }
+
+/** `out, lengths = pad_packed_sequence(...)`: the name is one of the targets an assignment unpacks into. */
+function isUnpackedInto(id: Node): boolean {
+  let n: Node = id;
+  while (n.parent && ['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'parenthesized_expression'].includes(n.parent.type)) n = n.parent;
+  return n !== id && n.parent?.type === 'assignment' && field(n.parent, 'left') === n;
+}
+
