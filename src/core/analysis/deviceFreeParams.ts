@@ -7,7 +7,7 @@ import type { Node } from '../python/pyNode';
 import { callArguments, children, field, unparen } from '../python/syntax';
 import type { CallArguments } from '../python/syntax';
 import type { FunctionInfo, Program } from './program';
-import { argumentsOnAnyDevice } from './torchApi';
+import { argumentsOnAnyDevice, INPUT_SCATTERING_WRAPPERS } from './torchApi';
 import { programClassesOf, type Value } from './values';
 
 /** Methods whose result is on the CPU (or no tensor) wherever the receiver is. */
@@ -106,7 +106,7 @@ export function deviceFreeParams(fn: FunctionInfo, imports: object, qualify: Qua
  * The method of the program's module class kept as `self.<attr>` in `fn`'s class that
  * `self.<attr>(...)` (its forward) or `self.<attr>.<method>(...)` runs.
  */
-export type PartMethod = (fn: FunctionInfo, attr: string, method: string) => { fn: FunctionInfo; imports: object; qualify: Qualify } | undefined;
+export type PartMethod = (fn: FunctionInfo, attr: string, method: string) => { fn: FunctionInfo; imports: object; qualify: Qualify } | 'scatters' | undefined;
 
 /** A submodule's method, by the class its owner's methods build it from (`self.wordrep = WordRep(...)`). */
 function partForward(program: Program): PartMethod {
@@ -114,6 +114,9 @@ function partForward(program: Program): PartMethod {
     const owner = fn.className ? program.classes.get(fn.className) : undefined;
     if (!owner) return undefined;
     for (const m of owner.methods.values()) {
+      // `self.encoder = nn.DataParallel(self.encoder)`: the wrapper scatters what it is given onto its GPUs.
+      const assigned = [...m.node.text.matchAll(new RegExp(`\\bself\\.${attr}\\s*=\\s*([A-Za-z_][\\w.]*)\\s*\\(`, 'g'))].map((a) => a[1]!);
+      if (method === 'forward' && assigned.some((callee) => INPUT_SCATTERING_WRAPPERS.has(qualifiedDotted(program, m.unit, callee) ?? ''))) return 'scatters';
       const built = new RegExp(`\\bself\\.${attr}\\s*=\\s*([A-Za-z_]\\w*)\\s*\\(`).exec(m.node.text)?.[1];
       const cls = built ? program.localClass(m.unit, built) ?? memberClass(program, m.unit, built) : undefined;
       const target = cls?.isModule ? program.methodOf(cls.key, method) : undefined;
@@ -123,6 +126,13 @@ function partForward(program: Program): PartMethod {
     }
     return undefined;
   };
+}
+
+/** `nn.DataParallel` as its module names it: `torch.nn.DataParallel`. */
+function qualifiedDotted(program: Program, unit: number, dotted: string): string | undefined {
+  const [head, ...rest] = dotted.split('.');
+  const q = program.importsAt(unit).qualifyName(head!);
+  return q === undefined ? undefined : [q, ...rest].join('.');
 }
 
 function memberClass(program: Program, unit: number, name: string) {
@@ -177,6 +187,7 @@ function passedToFreePart(fn: FunctionInfo, use: Node, part?: PartMethod): boole
   if (object?.type === 'identifier' && object.text === fn.selfName) attr = name;
   else if (object?.type === 'attribute' && field(object, 'object')?.text === fn.selfName) [attr, method] = [field(object, 'attribute')?.text, name ?? 'forward'];
   const target = attr ? part(fn, attr, method) : undefined;
+  if (target === 'scatters') return true;
   if (!target?.fn.selfName) return false;
   const args = callArguments(call);
   const i = args.positional.findIndex((n) => n === use);
