@@ -8,6 +8,7 @@ import { callArguments, children, field, unparen } from '../python/syntax';
 import type { CallArguments } from '../python/syntax';
 import type { FunctionInfo, Program } from './program';
 import { argumentsOnAnyDevice, INPUT_SCATTERING_WRAPPERS } from './torchApi';
+import { collectTargets, UNPACKING_TARGETS } from './scopeScan';
 import { programClassesOf, type Value } from './values';
 
 /** Methods whose result is on the CPU (or no tensor) wherever the receiver is. */
@@ -160,14 +161,15 @@ function reboundAt(body: Node, name: string): number | undefined {
   for (const statement of children(body)) {
     const assignment = statement.type === 'expression_statement' ? children(statement)[0] : undefined;
     const left = assignment?.type === 'assignment' ? field(assignment, 'left') : null;
-    if (left && assigns(left, name)) return statement.endIndex;
+    if (left && bindsName(left, name)) return statement.endIndex;
   }
   return undefined;
 }
 
-function assigns(target: Node, name: string): boolean {
-  if (target.type === 'identifier') return target.text === name;
-  return ['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'parenthesized_expression'].includes(target.type) && children(target).some((c) => assigns(c, name));
+function bindsName(target: Node, name: string): boolean {
+  const names = new Set<string>();
+  collectTargets(target, names);
+  return names.has(name);
 }
 
 /**
@@ -283,7 +285,7 @@ function isFreeArgument(expr: Node, qualify: Qualify): boolean {
 /** `out, lengths = pad_packed_sequence(...)`: the name is one of the targets an assignment unpacks into. */
 function isUnpackedInto(id: Node): boolean {
   let n: Node = id;
-  while (n.parent && ['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'parenthesized_expression'].includes(n.parent.type)) n = n.parent;
+  while (n.parent && UNPACKING_TARGETS.has(n.parent.type)) n = n.parent;
   return n !== id && n.parent?.type === 'assignment' && field(n.parent, 'left') === n;
 }
 

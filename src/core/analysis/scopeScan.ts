@@ -162,10 +162,14 @@ function noteCall(
   for (const arg of callArguments(call).positional) note(keyOf(arg), 'tensor');
 }
 
-function collectTargets(node: Node | null, into: Set<string>): void {
+/** The node types an assignment unpacks into (`a, b = ...`, `[x, *rest] = ...`). */
+export const UNPACKING_TARGETS = new Set(['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'parenthesized_expression', 'list_splat_pattern']);
+
+/** The names an assignment or loop target binds. */
+export function collectTargets(node: Node | null, into: Set<string>): void {
   if (!node) return;
   if (node.type === 'identifier') into.add(node.text);
-  else if (['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'parenthesized_expression', 'list_splat_pattern'].includes(node.type)) {
+  else if (UNPACKING_TARGETS.has(node.type)) {
     for (const c of children(node)) collectTargets(c, into);
   }
 }

@@ -254,9 +254,7 @@ function readFacts(program: ProgramView, deviceChoice: DeviceChoice): FileFacts 
     }
   }
   // `Trainer(net, ckpt_file)` whose method saves to `self.ckpt_path`: it saves to `ckpt_file`.
-  for (const { argument, call } of argumentsKeptAs(program, savedSelfAttributes)) {
-    for (const p of [argument, assignedValue(argument, call)]) for (const q of [p, ...filesBehind(p)]) facts.savedPaths.add(normalized(q));
-  }
+  for (const { argument, call } of argumentsKeptAs(program, savedSelfAttributes)) addSavedPaths(facts.savedPaths, argument, call);
   facts.ddp = localRank && processGroup;
   for (const module of program.modules.slice(1)) {
     for (const unit of module.units) {
@@ -301,7 +299,7 @@ function factsIn(statement: Node, imports: ReturnType<ProgramView['importsAt']>)
         const args = callArguments(n);
         const path = args.positional[1] ?? args.keywords.get('f');
         if (path) {
-          for (const p of [path, assignedValue(path, n)]) for (const q of [p, ...filesBehind(p)]) facts.savedPaths.add(normalized(q));
+          addSavedPaths(facts.savedPaths, path, n);
           for (const q of [path, ...filesBehind(path)]) {
             const kept = instanceAttributePath(q);
             if (kept) facts.savedSelfAttributes.add(kept);
@@ -315,6 +313,11 @@ function factsIn(statement: Node, imports: ReturnType<ProgramView['importsAt']>)
     stack.push(...children(n));
   }
   return facts;
+}
+
+/** A save's path argument as compared with loads: its text, the value its name was last given before `call`, and the file each opens. */
+function addSavedPaths(into: Set<string>, path: Node, call: Node): void {
+  for (const p of [path, assignedValue(path, call)]) for (const q of [p, ...filesBehind(p)]) into.add(normalized(q));
 }
 
 /** Callables that open a file by the path they are given first. */
