@@ -29,8 +29,25 @@ async function historyRows(frame: Frame): Promise<number> {
 }
 
 /** Other load on the machine: busy loops on every core while a sweep runs, so its repeats spread. */
-function cpuHogs(count = 2): ChildProcess[] {
-  return Array.from({ length: count }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+// Each hog is busy, then asleep, for random spells of about 150 ms (exponential): a benchmark
+// block (about 0.2 s) shares the cores with it or has them alone, so the repeats of a size
+// disagree. Steady busy loops slow every block alike, and a CI machine's scheduler then left
+// every IQR under 10 % of the median.
+const BURSTY_HOG = `
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+const spellMs = () => -Math.log(1 - Math.random()) * 150;
+for (;;) {
+  const end = Date.now() + spellMs();
+  while (Date.now() < end);
+  Atomics.wait(sleeper, 0, 0, spellMs());
+}`;
+
+const STEADY_HOG = 'for (;;) {}';
+
+/** Two busy processes: steady ones slow every block alike, bursty ones spread a size's repeats. */
+function cpuHogs(kind: 'steady' | 'bursty', count = 2): ChildProcess[] {
+  const code = kind === 'steady' ? STEADY_HOG : BURSTY_HOG;
+  return Array.from({ length: count }, () => spawn(process.execPath, ['-e', code], { stdio: 'ignore' }));
 }
 
 /** The runs table as cells: engine, device, dtype, n, median (ms), GFLOP/s, % of peak, min / max, IQR, … */
@@ -220,7 +237,7 @@ describe('status bar, device report and matmul benchmark (trusted folder, real P
     this.timeout(420_000);
     const wb = session.workbench;
     await closeQuickPicks(wb);
-    const hogs = cpuHogs();
+    const hogs = cpuHogs('bursty');
     let panel: Frame | undefined;
     try {
       await wb.runCommand('Device Doctor: Run Matmul Benchmark');
@@ -263,7 +280,7 @@ describe('status bar, device report and matmul benchmark (trusted folder, real P
     await wb.chooseQuickPick('float32');
     // Loaded only once the picks are made (a fresh-clone CI run lost the dtype pick under
     // the busy loops): n = 2048 then takes long enough to be caught in flight.
-    const hogs = cpuHogs();
+    const hogs = cpuHogs('steady');
     try {
       const toast = wb.notification(/· n = 2048 · /);
       // Fails at once, not at the test's timeout, when the sweep ends before n = 2048.
