@@ -16,12 +16,17 @@ function explicitlyPlaced(v: Value): boolean {
 
 /**
  * Does this nn.Module class place its submodules itself? Some attribute a method left
- * (previous round) is explicitly placed, and no instance is moved with `.to()`, which
- * would move them all to one device.
+ * (previous round) is explicitly placed, the program constructs an instance, and no
+ * instance is moved with `.to()`, which would move them all to one device.
  */
 export function placesOwnSubmodules(ctx: RoundContext, classKey: string | undefined, seen: ReadonlySet<string> = new Set()): boolean {
   const cls = classKey ? ctx.program.classes.get(classKey) : undefined;
   if (!cls?.isModule || seen.has(cls.key) || ctx.previous.classPlace(cls.key) !== undefined) return false;
+  // Unplaced submodules stay where the instance was built only if the program builds one:
+  // a class no code in sight constructs (model.py linted without its trainer, or beside
+  // importers that use other classes) may well be moved as a whole by its caller.
+  const init = ctx.program.methodOf(cls.key, '__init__');
+  if (!init || !ctx.previous.everCalled(init.id)) return false;
   const lineage = ctx.program.classLineage(cls.key);
   // `self.to(device)` in a method (DeepCTR's BaseModel.__init__): the instance moves as a
   // whole, its explicitly placed layers with the rest.
