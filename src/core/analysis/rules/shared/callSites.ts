@@ -5,17 +5,25 @@ import type { Node } from '../../../python/pyNode';
 import { callArguments, children, field } from '../../../python/syntax';
 import type { FunctionInfo, ProgramView } from '../../ruleApi';
 
-/** Every call in the program whose callee is `name` or `something.name`, by name. */
+/**
+ * Every call in the program whose callee is `name` or `something.name` and is the program's
+ * own: a callee an import names counts only when it names a project module's member, so
+ * torch's `nn.Linear(...)` is no call of the project's class `Linear`.
+ */
 export function callsNamed(program: ProgramView, names: ReadonlySet<string>): Map<string, Node[]> {
   const calls = new Map<string, Node[]>();
   if (names.size === 0) return calls;
   for (const unit of program.units) {
+    const imports = program.importsAt(unit.index);
     const stack: Node[] = [unit.root];
     while (stack.length) {
       const n = stack.pop()!;
       const callee = n.type === 'call' ? field(n, 'function') : null;
       const name = callee?.type === 'identifier' ? callee.text : callee?.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
-      if (name && names.has(name)) calls.set(name, [...(calls.get(name) ?? []), n]);
+      if (name && names.has(name)) {
+        const qualified = imports.qualify(callee!);
+        if (qualified === undefined || program.member(unit.index, qualified)) calls.set(name, [...(calls.get(name) ?? []), n]);
+      }
       stack.push(...children(n));
     }
   }
