@@ -83,13 +83,6 @@ export class Summaries {
     return v;
   }
 
-  /** Some call of `fn` was seen (a class's `__init__`: the program constructs an instance). */
-  everCalled(fn: number): boolean {
-    const v = this.contextCalls.has(fn) || this.plainCalls.has(fn);
-    this.tape?.read({ kind: 'called', fn }, v);
-    return v;
-  }
-
   /** Every call of `fn` the program makes runs under no_grad (and there is one): its body does too. */
   onlyUnderNoGrad(fn: number): boolean {
     const v = this.noGradCalls.has(fn) && !this.gradCalls.has(fn);

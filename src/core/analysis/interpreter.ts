@@ -279,7 +279,6 @@ export class Interpreter implements RoundContext {
       case 'place': return s.classPlaces.get(r.cls);
       case 'attrs': return s.classAttrs.get(r.cls);
       case 'atCalls': return s.contextCalls.has(r.fn) && !s.plainCalls.has(r.fn);
-      case 'called': return s.contextCalls.has(r.fn) || s.plainCalls.has(r.fn);
       case 'noGradOnly': return s.noGradCalls.has(r.fn) && !s.gradCalls.has(r.fn);
       case 'global': return this.finalModuleEnvs[r.module]?.get(r.name);
       case 'callGlobal': {

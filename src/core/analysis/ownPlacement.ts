@@ -4,7 +4,9 @@
 // own construction put it, not where "the instance" is (it is on no single device), and
 // forward moves the data from one submodule to the next.
 import { bodyFact, movedParamsOf } from './bodyFacts';
-import type { FunctionInfo, Program } from './program';
+import type { Node } from '../python/pyNode';
+import { children } from '../python/syntax';
+import type { ClassInfo, FunctionInfo, Program } from './program';
 import type { RoundContext } from './roundContext';
 import { CPU, UNTRACKED, Value } from './values';
 
@@ -16,17 +18,12 @@ function explicitlyPlaced(v: Value): boolean {
 
 /**
  * Does this nn.Module class place its submodules itself? Some attribute a method left
- * (previous round) is explicitly placed, the program constructs an instance, and no
- * instance is moved with `.to()`, which would move them all to one device.
+ * (previous round) is explicitly placed, the program names the class outside its own
+ * body, and no instance is moved with `.to()`, which would move them all to one device.
  */
 export function placesOwnSubmodules(ctx: RoundContext, classKey: string | undefined, seen: ReadonlySet<string> = new Set()): boolean {
   const cls = classKey ? ctx.program.classes.get(classKey) : undefined;
   if (!cls?.isModule || seen.has(cls.key) || ctx.previous.classPlace(cls.key) !== undefined) return false;
-  // Unplaced submodules stay where the instance was built only if the program builds one:
-  // a class no code in sight constructs (model.py linted without its trainer, or beside
-  // importers that use other classes) may well be moved as a whole by its caller.
-  const init = ctx.program.methodOf(cls.key, '__init__');
-  if (!init || !ctx.previous.everCalled(init.id)) return false;
   const lineage = ctx.program.classLineage(cls.key);
   // `self.to(device)` in a method (DeepCTR's BaseModel.__init__): the instance moves as a
   // whole, its explicitly placed layers with the rest.
@@ -37,7 +34,32 @@ export function placesOwnSubmodules(ctx: RoundContext, classKey: string | undefi
   const inner = new Set([...seen, cls.key]);
   const placedPart = (v: Value) => explicitlyPlaced(v) ||
     (v.kind === 'module' && !!v.className && v.className !== cls.key && placesOwnSubmodules(ctx, v.className, inner));
-  return lineage.some((name) => [...ctx.previous.classAttrsOf(name)?.values() ?? []].some(placedPart));
+  if (!lineage.some((name) => [...ctx.previous.classAttrsOf(name)?.values() ?? []].some(placedPart))) return false;
+  // Its unplaced submodules stay where the instance was built only if the program uses the
+  // class (builds it, hands it to `rpc.remote`): one that no code in sight names (model.py
+  // linted without its trainer, or beside importers that use other classes) may well be
+  // moved as a whole by its caller.
+  return ctx.programFact('module classes named outside their own body', classesNamedOutsideThemselves).has(cls.key);
+}
+
+/** Keys of the module classes whose name the program's text uses outside their own `class` statement. */
+function classesNamedOutsideThemselves(program: Program): Set<string> {
+  const byName = new Map<string, ClassInfo[]>();
+  for (const cls of program.classes.values()) if (cls.isModule) byName.set(cls.name, [...(byName.get(cls.name) ?? []), cls]);
+  const out = new Set<string>();
+  for (const unit of program.units) {
+    const stack: Node[] = [unit.root];
+    while (stack.length) {
+      const n = stack.pop()!;
+      if (n.type === 'identifier') {
+        for (const cls of byName.get(n.text) ?? []) {
+          const inside = cls.unit === unit.index && n.startIndex >= cls.node.startIndex && n.endIndex <= cls.node.endIndex;
+          if (!inside) out.add(cls.key);
+        }
+      } else stack.push(...children(n));
+    }
+  }
+  return out;
 }
 
 /** Keys of the classes one of whose methods moves `self` (`self.to(device)`): read once per program, not per attribute read. */

@@ -24,8 +24,6 @@ export type Read =
   | { kind: 'place'; cls: string }
   | { kind: 'attrs'; cls: string }
   | { kind: 'atCalls'; fn: number }
-  /** Whether any call of the function was seen (Summaries.everCalled). */
-  | { kind: 'called'; fn: number }
   /** Whether every call of the function runs under no_grad (Summaries.onlyUnderNoGrad). */
   | { kind: 'noGradOnly'; fn: number }
   | { kind: 'global'; module: number; name: string }
@@ -64,7 +62,7 @@ export interface Recording {
 
 function readKey(r: Read): string {
   switch (r.kind) {
-    case 'params': case 'return': case 'atCalls': case 'called': case 'noGradOnly': case 'body': return `${r.kind}:${r.fn}`;
+    case 'params': case 'return': case 'atCalls': case 'noGradOnly': case 'body': return `${r.kind}:${r.fn}`;
     case 'deviceChoice': return 'deviceChoice';
     case 'programFact': return `programFact:${r.key}`;
     case 'bodyFact': return `bodyFact:${r.fn}:${r.fact}`;
