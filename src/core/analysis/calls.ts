@@ -939,6 +939,7 @@ function movesItself(ctx: RoundContext, className: string | undefined): boolean 
 function callFunction(
   ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, fn: FunctionInfo, args: CallArguments, skip = 0, evaluated?: Arg[], module?: Arg, receiver?: Arg,
   onSelf?: { key: string; className: string; building?: boolean },
+  onInstance?: { key: string; value: Value },
 ): Value {
   const site = recordCallSite(ctx, ex, frame, fn, args, skip, evaluated);
   const placedReceiver = receiver && fn.selfName && receiver.value.kind === 'module' && !receiver.value.placeless &&
@@ -955,6 +956,7 @@ function callFunction(
   ctx.next.markContextCall(fn.id);
   // `self.init_model()` that moved `self.gen`: this method's instance has it moved from here on.
   if (onSelf) for (const [attr, v] of result.selfWrites ?? []) frame.env.set(`${onSelf.key}.${attr}`, v);
+  if (onInstance) movedOnInstance(frame, onInstance, result.selfWrites);
   for (const m of result.meetings) {
     // The method's own layers met an accelerator on the CPU: the receiver is what to move.
     const arg = m.param === RECEIVER ? placedReceiver : site.args.find((a) => a.param === m.param);
@@ -1031,7 +1033,7 @@ function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node,
   const kept = cls.isModule && site ? ctx.programFact('wrapper module classes', wrapperClasses).get(cls.key) : undefined;
   const wrapper = kept && site ? wrapperInstance(cls, kept, site.bound, { unit: frame.unit, node: call }) : undefined;
   if (wrapper) return wrapper;
-  if (!cls.isModule) return value('other', UNTRACKED, { className: cls.key });
+  if (!cls.isModule) return value('other', UNTRACKED, { className: cls.key, holds: site && heldModules(ctx, cls, site.bound) });
   const placedBy = init && site ? constructorDevice(ctx, init, site.bound) : undefined;
   // A class that may freeze its own weights (`p.requires_grad = False` over `self.parameters()`,
   // `self.requires_grad_(False)`, maybe under a constructor flag): its output need not have a graph.
@@ -1223,7 +1225,8 @@ function evalMethodCallOnce(
     const own = ownClass ? frame.env.get(RECEIVER) : undefined;
     const receiver = own ? { node: objNode, value: { ...own, param: RECEIVER } } : ownClass ? undefined : { node: objNode, value: recv };
     const onSelf = ownClass && recvKey ? { key: recvKey, className: ownClass, building: isBuilding(ctx, frame) } : undefined;
-    return callFunction(ctx, ex, frame, call, userMethod, args, userMethod.selfName ? 1 : 0, undefined, undefined, receiver, onSelf);
+    const onInstance = !ownClass && recvKey && recv.kind === 'other' && recv.className ? { key: recvKey, value: recv } : undefined;
+    return callFunction(ctx, ex, frame, call, userMethod, args, userMethod.selfName ? 1 : 0, undefined, undefined, receiver, onSelf, onInstance);
   }
   if (recv.distribution && DISTRIBUTION_TENSOR_METHODS.has(method)) return distributionMethod(ctx, ex, frame, call, objNode, recv, method, args);
   // `self.register_buffer("scale", t)` in a method: state the module keeps and moves with itself, like a parameter.
@@ -1408,6 +1411,26 @@ const ELEMENTWISE_METHODS = new Set([
 function moveAliases(frame: Frame, movedKey: string, recv: Value, moved: Value): void {
   if (Object.isFrozen(recv)) return; // a shared constant (UNKNOWN), not one object
   for (const key of frame.env.keys()) if (key !== movedKey && frame.env.get(key) === recv) frame.env.set(key, moved);
+}
+
+/**
+ * `trainer.prepare()` whose body moves `self.model` in place (or hands it to code that may):
+ * the instance's module is moved, and so is the one its construction was given, under every
+ * name of it (`Trainer(net)`: `net`). Only moves and forgettings are taken: what else the
+ * method left on `self` is its class's summary, less than the caller knows of this instance.
+ */
+function movedOnInstance(frame: Frame, instance: { key: string; value: Value }, writes: ReadonlyMap<string, Value> | undefined): void {
+  const moved = [...writes ?? []].filter(([, v]) => v.kind === 'module' && !v.placeless && (v.origin?.what.startsWith('moved') || (v.place === UNTRACKED && !v.origin)));
+  if (moved.length === 0) return;
+  for (const [attr, v] of moved) frame.env.set(`${instance.key}.${attr}`, v);
+  const held = instance.value.holds ?? [];
+  // One module kept and one moved: it is that one. Otherwise which went where is not known.
+  const [only] = moved;
+  for (const h of held) {
+    const now = held.length === 1 && moved.length === 1 ? { ...h, place: only[1].place, deviceText: only[1].deviceText, origin: only[1].origin }
+      : { ...h, place: UNTRACKED, origin: undefined, deviceText: undefined, factory: undefined };
+    moveAliases(frame, instance.key, h, now);
+  }
 }
 
 /** `learner.to(device)` moves the model `Learner(model)` keeps, under every name of it. */

@@ -75,14 +75,15 @@ function keptParameters(program: Program, cls: ClassInfo, init: FunctionInfo): s
 }
 
 /**
- * The `__init__` parameters each module class of the program stores on `self` as they are
+ * The `__init__` parameters each class of the program stores on `self` as they are
  * (`self.model = model`): given a module, nn.Module registers it as a submodule, so moving the
- * instance moves it. A program fact, as wrapperClasses.
+ * instance moves it; a plain class (a trainer) keeps that very module, which its methods may
+ * move. A program fact, as wrapperClasses.
  */
 export function storedParameters(program: Program): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const cls of program.classes.values()) {
-    const init = cls.isModule ? program.methodOf(cls.key, '__init__') : undefined;
+    const init = program.methodOf(cls.key, '__init__');
     if (!init) continue;
     const params = new Set(init.params.map((p) => p.name));
     const stored = selfAssignments(init).filter(([target, v]) => target.type === 'attribute' && v.type === 'identifier' && params.has(v.text)).map(([, v]) => v.text);
