@@ -124,7 +124,12 @@ export class Env {
     for (let e: Env | undefined = this; e && e !== base; e = e.parent) for (const k of e.own.keys()) into.add(k);
   }
 
-  /** Both paths merge: a key bound on only one path is unknown afterwards. */
+  /**
+   * Both paths merge. A name bound on only one path is that path's value afterwards: on the
+   * other, reading it raises NameError (or UnboundLocalError), so no read sees it unbound.
+   * An attribute key (`self.model`) bound on one path is unknown: the other path's object
+   * may have it from elsewhere.
+   */
   static join(a: Env, b: Env): Env {
     if (a === b) return a;
     const ofA = a.ancestors();
@@ -140,7 +145,7 @@ export class Env {
       const va = a.get(k);
       const vb = b.get(k);
       if (va === undefined && vb === undefined) continue;
-      out.set(k, va && vb ? joinValues(va, vb) : UNKNOWN);
+      out.set(k, va && vb ? joinValues(va, vb) : k.includes('.') ? UNKNOWN : (va ?? vb)!);
     }
     return out;
   }
