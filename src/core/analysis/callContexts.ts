@@ -95,7 +95,7 @@ export class CallContexts {
 
 /** What of a value can change what a function does with it (its origin only changes messages). */
 function valueKey(v: Value): string {
-  const flags = `${v.scalar ? 's' : ''}${v.placeless ? 'p' : ''}${v.movesInputs ? 'm' : ''}${v.outputPlace !== undefined ? `o${v.outputPlace}` : ''}${v.batch ? 'b' : ''}`;
+  const flags = `${v.scalar ? 's' : ''}${v.placeless ? 'p' : ''}${v.movesInputs ? 'm' : ''}${v.plainOnCpu ? 'c' : ''}${v.outputPlace !== undefined ? `o${v.outputPlace}` : ''}${v.batch ? 'b' : ''}`;
   const elements = v.elements ? `[${v.elements.map(valueKey).join(',')}]` : '';
   // What a container holds decides where a loader over it puts batches (values.ts datasetPlacement).
   const items = v.anyElement && !v.entries ? `{${valueKey(v.anyElement)}}` : '';

@@ -1485,7 +1485,8 @@ function evalMove(
     place: target.place,
     grad: recv.grad,
     placeless: recv.placeless,
-    movesInputs: recv.movesInputs,
+    // A wrapper on some paths over a module left on the CPU on the others: moved, that module's inputs must follow.
+    movesInputs: recv.movesInputs && !recv.plainOnCpu,
     gradlessOutput: recv.gradlessOutput,
     scalarOutput: recv.scalarOutput,
     // `x.sum().cpu()` is still 0-dim: on the CPU it may meet tensors on any device.

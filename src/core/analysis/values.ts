@@ -92,6 +92,12 @@ export interface Value {
   /** DataParallel / DistributedDataParallel: scatters its inputs to its devices itself. */
   movesInputs?: boolean;
   /**
+   * `movesInputs` only because the paths that did not wrap it left the plain module on the
+   * CPU (`net = Net(); if multi_gpu: net = nn.DataParallel(net)`): moving it (`net.to(device)`)
+   * puts that plain module on the device, and then its inputs must follow.
+   */
+  plainOnCpu?: boolean;
+  /**
    * A module that is such a wrapper on some paths only (`if dev.type == "cuda": net =
    * nn.DataParallel(net).cuda()`): its inputs must be on `place` (the plain module's: the
    * wrapper takes any), its outputs may be here (both paths' places).
@@ -312,14 +318,20 @@ export function joinValues(a: Value, b: Value): Value {
   if (a.cpuWhen && a.cpuWhen.node === b.cpuWhen?.node) joined.cpuWhen = a.cpuWhen;
   if (a.torchClasses || b.torchClasses) joined.torchClasses = [...new Set([...(a.torchClasses ?? []), ...(b.torchClasses ?? [])])];
   if (a.placeless && b.placeless) joined.placeless = true;
-  if (a.movesInputs && b.movesInputs) joined.movesInputs = true;
+  if (a.movesInputs && b.movesInputs) {
+    joined.movesInputs = true;
+    if (a.plainOnCpu || b.plainOnCpu) joined.plainOnCpu = true;
+  }
   else if (a.kind === 'module' && b.kind === 'module' && (a.movesInputs || b.movesInputs)) {
     const [plain, wrapper] = a.movesInputs ? [b, a] : [a, b];
     joined.place = plain.place;
     // A plain module left on the CPU fails only for accelerator inputs, and only on its own
     // paths, which the code may never take with them (a model rebuilt unmoved for export):
     // like the wrapper, it is reported for no input.
-    if (plain.place === CPU) joined.movesInputs = true;
+    if (plain.place === CPU) {
+      joined.movesInputs = true;
+      joined.plainOnCpu = true;
+    }
     // The plain module's inputs are the ones that can fail: say where it got its place.
     joined.origin = plain.origin ?? joined.origin;
     joined.deviceText = plain.deviceText ?? joined.deviceText;
@@ -396,7 +408,7 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
   return a.kind === b.kind && a.place === b.place && a.grad === b.grad && !!a.batch === !!b.batch &&
     a.deviceText === b.deviceText && a.className === b.className && a.classChoices?.join() === b.classChoices?.join() && !!a.isNone === !!b.isNone && !!a.mayBeNone === !!b.mayBeNone &&
     a.placedBy?.place === b.placedBy?.place && a.kwargsDevice?.place === b.kwargsDevice?.place && a.truth === b.truth && a.tensorType === b.tensorType &&
-    !!a.scalarOutput === !!b.scalarOutput && !!a.movesInputs === !!b.movesInputs && a.outputPlace === b.outputPlace &&
+    !!a.scalarOutput === !!b.scalarOutput && !!a.movesInputs === !!b.movesInputs && !!a.plainOnCpu === !!b.plainOnCpu && a.outputPlace === b.outputPlace &&
     a.cpuWhen?.node === b.cpuWhen?.node && sameAttrs(a.attrs, b.attrs) &&
     sameItems(a, b);
 }
