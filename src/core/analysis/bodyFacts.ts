@@ -8,7 +8,7 @@ import { callArguments, descendants, field, unparen } from '../python/syntax';
 import type { FunctionInfo } from './program';
 import { DTYPE_NAMES } from './torchApi';
 
-export type BodyFact = 'movesTensors' | 'placesOnDevice' | 'movedParams' | 'generator' | 'setsSelf' | 'submoduleInputs' | 'placingParams';
+export type BodyFact = 'movesTensors' | 'placesOnDevice' | 'movedParams' | 'generator' | 'setsSelf' | 'layerInputs' | 'placingParams';
 
 /** A collate function (or lambda) that moves what it returns. */
 export const MOVES_TENSORS = /\.(to|cuda)\s*\(|\bdevice\s*=/;
@@ -37,8 +37,9 @@ function readBodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string {
     // The parameters whose `.to(` / `.cuda(` / `.cpu(` the body calls, in order, as one string.
     // Also one whose items a loop moves: `for m in models: m.to(device)`, `[x.to(d) for x in args]`.
     case 'movedParams': return fn.params.filter((p) => movesIt(p.name, text) || [...text.matchAll(new RegExp(`\\bfor\\s+(\\w+)\\s+in\\s+${p.name}\\b`, 'g'))].some((m) => movesIt(m[1], text))).map((p) => p.name).join(' ');
-    // The parameters a method hands to one of its own layers first (`self.embed(captions)`), as one string.
-    case 'submoduleInputs': return fn.selfName ? fn.params.filter((p) => new RegExp(`\\b${fn.selfName}\\.\\w+\\(\\s*${p.name}\\s*[,)]`).test(text)).map((p) => p.name).join(' ') : '';
+    // Where a method hands its parameters to its own layers, as one string of
+    // `attr:position:param` (`self.lstm(x, state)`: `lstm:0:x lstm:1:state`).
+    case 'layerInputs': return fn.selfName ? layerInputsOf(fn, fn.selfName) : '';
     // The parameters the body hands on as a device (`attempt_load(w, device=device)`,
     // `torch.load(f, map_location=dev)`, `self.to(device)`), as one string: a constructor
     // that places what it builds there. Not `self.device = device`, which only keeps it.
@@ -53,7 +54,25 @@ function readBodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string {
   }
 }
 
-/** `movedParams`, `submoduleInputs` or `placingParams` as a set. */
+/** The calls `self.<attr>(...)` in a method's body given one of its parameters as it is. */
+function layerInputsOf(fn: FunctionInfo, self: string): string {
+  const params = new Set(fn.params.map((p) => p.name));
+  const found: string[] = [];
+  const nested = (c: Node) => c.type !== 'function_definition' && c.type !== 'lambda' && c.type !== 'class_definition';
+  for (const n of descendants(fn.body, nested)) {
+    const callee = n.type === 'call' ? field(n, 'function') : null;
+    const object = callee?.type === 'attribute' ? field(callee, 'object') : null;
+    const attr = object?.type === 'identifier' && object.text === self ? field(callee!, 'attribute')?.text : undefined;
+    if (!attr) continue;
+    callArguments(n).positional.forEach((arg, position) => {
+      const bare = unparen(arg);
+      if (bare.type === 'identifier' && params.has(bare.text)) found.push(`${attr}:${position}:${bare.text}`);
+    });
+  }
+  return found.join(' ');
+}
+
+/** `movedParams`, `layerInputs` or `placingParams` as a set. */
 export function movedParamsOf(value: boolean | string): Set<string> {
   return new Set(typeof value === 'string' && value !== '' ? value.split(' ') : []);
 }

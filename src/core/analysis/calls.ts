@@ -12,10 +12,11 @@ import {
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isParameterFreeLibraryModule, isMetricConstructor, functionalLossReturnsScalar, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, normalizationWithoutState, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER, LIBRARY_BATCH_ITERATORS,
 } from './torchApi';
-import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, NDARRAY, PENDING, joinValues, outputPlaceOf, NONE, NUMBER, programClassesOf, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, NDARRAY, PENDING, joinValues, outputPlaceOf, NONE, NUMBER, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collatePlacement, partialWithDevice } from './collate';
 import { moveWalkedContainer } from './containerMoves';
 import { placesOwnSubmodules } from './ownPlacement';
+import { laterInputsForLayers } from './layerInputs';
 import { storedParameters, wrapperClasses, wrapperInstance } from './wrapperModules';
 import { cpuTensorTransform, transformedTensor } from './transforms';
 import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenDevice, isFrameworkEntryPoint } from './frameworks';
@@ -253,27 +254,6 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   const output: Value = { ...fromInputs, place, origin: place === UNTRACKED ? undefined : fromInputs.origin, grad: noGrad ? 'no' : callee.kind === 'module' && !callee.gradlessOutput ? 'yes' : 'unknown' };
   return shapedLikeForwardReturn(ctx, callee, output) ?? output;
 }
-
-/**
- * The positions of a module call's arguments (after the first) that its class's forward
- * passes first to one of its own layers: those must be where the layers are. A length-like
- * name stays out (`forward(self, x, lengths)` may hand lengths to a helper of its own).
- */
-function laterInputsForLayers(ctx: RoundContext, callee: Value): Set<number> {
-  const positions = new Set<number>();
-  for (const className of callee.kind === 'module' ? programClassesOf(callee) : []) {
-    const forward = ctx.program.methodOf(className, 'forward');
-    if (!forward?.selfName) continue;
-    const fed = movedParamsOf(ctx.bodyFact(forward, 'submoduleInputs'));
-    for (const [i, p] of forward.params.slice(1).entries()) {
-      if (p.variadic) break;
-      if (i > 0 && fed.has(p.name) && !LENGTH_LIKE.test(p.name)) positions.add(i);
-    }
-  }
-  return positions;
-}
-
-const LENGTH_LIKE = /len|size|count/i;
 
 /**
  * A module of the program on an accelerator whose forward returns a tensor it made itself on
