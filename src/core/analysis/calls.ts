@@ -153,7 +153,9 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
     const cls = callee.classKey ? ctx.program.classes.get(callee.classKey) : undefined;
     if (cls) return instantiate(ctx, ex, frame, call, cls, args);
     evalArgs(ex, frame, args);
-    return createdModule(ctx, frame, call);
+    // `MODELS[name](...)`: an instance of one of these classes, which one decided at run time.
+    const choices = callee.classChoices?.filter((key) => ctx.program.classes.get(key)?.isModule);
+    return createdModule(ctx, frame, call, undefined, choices?.length ? { classChoices: choices } : {});
   }
   const argValues = evalArgs(ex, frame, args);
   if (callee.pending) return PENDING;

@@ -135,7 +135,10 @@ export interface Value {
   graph?: boolean;
   /** An instance of a class defined in the analysed program. */
   className?: string;
-  /** A module that is an instance of one of these classes of the program, chosen at run time (`Tagger() if tags else Classifier()`). */
+  /**
+   * A module that is an instance of one of these classes of the program, chosen at run time
+   * (`Tagger() if tags else Classifier()`); on a class reference (`buildsModule`), the classes it may be.
+   */
   classChoices?: readonly string[];
   /** A `def` of the program, by FunctionInfo id: what a call of this name runs at this point. */
   functionId?: number;
@@ -171,7 +174,7 @@ export interface Value {
   /**
    * A module class of the program named as a value (`Net`, `MODELS["net"]`, `ARCHS[args.arch]`):
    * calling it builds a module on the CPU, of the class `classKey` names while one is known
-   * (a join of several classes keeps this mark and no key).
+   * (a join of several classes keeps this mark and no key, and lists them in `classChoices`).
    */
   buildsModule?: boolean;
   /** A transform whose call returns a new CPU tensor (`transforms.ToTensor()`, a Compose holding one). */
@@ -351,6 +354,8 @@ export function joinValues(a: Value, b: Value): Value {
   }
   if (a.functionId !== undefined && a.functionId === b.functionId) joined.functionId = a.functionId;
   if (a.classKey && a.classKey === b.classKey) joined.classKey = a.classKey;
+  // `{"informer": Informer, "stack": InformerStack}[name]`: one of these classes, chosen at run time.
+  else if (a.buildsModule && b.buildsModule) joined.classChoices = [...new Set([...classKeysOf(a), ...classKeysOf(b)])];
   if (a.placedBy && b.placedBy && a.placedBy.framework === b.placedBy.framework) {
     joined.placedBy = { ...a.placedBy, place: (a.placedBy.place | b.placedBy.place) as Place };
   }
@@ -400,6 +405,11 @@ export function joinValues(a: Value, b: Value): Value {
 /** The program's classes a module value may be an instance of: its class, or the classes a join of instances chose between. */
 export function programClassesOf(v: Value): readonly string[] {
   return v.className ? [v.className] : v.classChoices ?? [];
+}
+
+/** The program classes a class reference may be (`Net`, or a join of several). */
+function classKeysOf(v: Value): readonly string[] {
+  return v.classKey ? [v.classKey] : v.classChoices ?? [];
 }
 
 export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
