@@ -286,7 +286,7 @@ describe('analysis across files: facts from the files that import the analysed o
     assert.deepEqual(findings.map((f) => [f.code, f.range.start.line + 1]), [['DD001', 8]], formatFindings(findings));
   });
 
-  it('the index finds importers by their import lines, those that move to a device first', () => {
+  it('the index finds importers by their import lines, those that move to a device first where they take as many names', () => {
     const files: Record<string, string> = {
       'model.py': MODEL,
       'train.py': TRAIN,
@@ -300,6 +300,19 @@ describe('analysis across files: facts from the files that import the analysed o
     const index = new ImporterIndex(Object.keys(files).map(at), createModuleResolver([ROOT], read), read);
     assert.deepEqual(index.importersOf(at('model.py')).map((f) => path.relative(ROOT, f.path)), ['train.py', 'app.py', 'plot.py']);
     assert.deepEqual(index.importersOf(at('other.py')), []);
+  });
+
+  it('the index prefers the importers that take the most of the file\'s names, then those that move to a device, then file order', () => {
+    const files: Record<string, string> = {
+      'tools.py': 'def to_device(b, d):\n    return b.to(d)\n\ndef log(x):\n    print(x)\n\ndef synth(b):\n    return b.numpy()\n',
+      'a_model.py': 'from tools import log\nlog(1)\n',
+      'b_data.py': 'import torch\nfrom tools import to_device\nx = to_device(torch.zeros(2), "cuda")\nx.cuda()\n',
+      'c_eval.py': 'import tools as t\nt.to_device(1, 2)\nt.synth(2)\n',
+      'd_train.py': 'from tools import to_device, log, synth\n',
+    };
+    const read = (p: string) => files[path.relative(ROOT, p)];
+    const index = new ImporterIndex(Object.keys(files).map(at), createModuleResolver([ROOT], read), read);
+    assert.deepEqual(index.importersOf(at('tools.py')).map((f) => path.relative(ROOT, f.path)), ['d_train.py', 'c_eval.py', 'b_data.py']);
   });
 
   it('in the editor, an open document that imports the file is an importer, and is recorded as read', () => {

@@ -12,11 +12,12 @@ const MAX_IMPORTERS = 3;
 
 const FROM_IMPORT = /^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+([^#\n]*)/gm;
 const PLAIN_IMPORT = /^[ \t]*import[ \t]+([^#\n;]+)/gm;
-/** An importer that moves something to a device says the most about the file it imports. */
+/** An importer that moves something to a device says more about the file it imports. */
 const MOVES = /\.(to|cuda)\s*\(|\bdevice\b/;
 
 export class ImporterIndex {
-  private byImported?: Map<string, string[]>;
+  /** Per imported file, its importers, each with how many of its names the importer takes. */
+  private byImported?: Map<string, Array<{ importer: string; names: number }>>;
 
   /**
    * `read` gives the importers' texts the analysis runs; `scan` and `resolver` the texts
@@ -30,36 +31,38 @@ export class ImporterIndex {
   ) {}
 
   /**
-   * The linted files that import `file`, those that move to a device first, at most a few.
+   * The linted files that import `file`, at most a few: those that take the most of its
+   * names first (a trainer that calls its `to_device`, `log` and `synth_one_sample` says more
+   * than a model file that takes one helper), then those that move to a device, then by order.
    * `read`: this analysis' reader, where one index serves many analyses (the editor's cache).
    */
   importersOf(file: string, read = this.read): ModuleFile[] {
     const importers = (this.byImported ??= this.build()).get(file) ?? [];
-    const withText = importers.flatMap((p): ModuleFile[] => {
+    const withText = importers.flatMap(({ importer: p, names }) => {
       const text = read(p);
-      if (!p.endsWith('.ipynb')) return text === undefined ? [] : [{ path: p, source: text }];
+      if (!p.endsWith('.ipynb')) return text === undefined ? [] : [{ f: { path: p, source: text } as ModuleFile, names }];
       const notebook = this.notebook(p, text);
-      return notebook ? [{ path: p, source: notebook.source, cells: notebook.cells }] : [];
+      return notebook ? [{ f: { path: p, source: notebook.source, cells: notebook.cells } as ModuleFile, names }] : [];
     });
     return withText
-      .map((f, i) => ({ f, i, moves: MOVES.test(f.source) }))
-      .sort((a, b) => Number(b.moves) - Number(a.moves) || a.i - b.i)
+      .map((x, i) => ({ ...x, i, moves: MOVES.test(x.f.source) }))
+      .sort((a, b) => b.names - a.names || Number(b.moves) - Number(a.moves) || a.i - b.i)
       .slice(0, MAX_IMPORTERS)
       .map((x) => x.f);
   }
 
-  private build(): Map<string, string[]> {
-    const index = new Map<string, string[]>();
+  private build(): Map<string, Array<{ importer: string; names: number }>> {
+    const index = new Map<string, Array<{ importer: string; names: number }>>();
     for (const importer of this.files) {
       if (!importer.endsWith('.py') && !importer.endsWith('.ipynb')) continue;
       const scanned = this.scan(importer);
       const text = importer.endsWith('.ipynb') ? this.notebook(importer, scanned)?.source : scanned;
       if (text === undefined) continue;
-      for (const imported of this.importedFiles(importer, text)) {
+      for (const [imported, names] of this.importedFiles(importer, text)) {
         if (imported === importer) continue;
         const list = index.get(imported);
-        if (!list) index.set(imported, [importer]);
-        else if (!list.includes(importer)) list.push(importer);
+        if (!list) index.set(imported, [{ importer, names: names.size }]);
+        else if (!list.some((e) => e.importer === importer)) list.push({ importer, names: names.size });
       }
     }
     return index;
@@ -79,33 +82,41 @@ export class ImporterIndex {
     return read.code;
   }
 
-  private importedFiles(importer: string, text: string): Set<string> {
-    const found = new Set<string>();
-    const resolve = (qualified: string) => {
+  /** The project files `importer` imports, each with the names it takes from it (`from m import a, b`; `m.a`, `m.b` of `import m`). */
+  private importedFiles(importer: string, text: string): Map<string, Set<string>> {
+    const found = new Map<string, Set<string>>();
+    const resolve = (qualified: string, names: () => Iterable<string>) => {
       const dots = /^\.*/.exec(qualified)![0].length;
       try {
         // With the importer's code, for the folders it puts on sys.path, as its own analysis resolves them.
         const file = this.resolver.resolve(importer, qualified.slice(dots), dots, text);
-        if (file) found.add(file.path);
+        if (!file) return;
+        const taken = found.get(file.path) ?? new Set<string>();
+        for (const name of names()) taken.add(name);
+        found.set(file.path, taken);
       } catch {
         // An unreadable module is one we cannot see, not a failed lint.
       }
     };
     for (const m of text.matchAll(FROM_IMPORT)) {
       const module = m[1]!;
-      resolve(module);
-      // `from pkg import model` may import the submodule model.py.
-      for (const name of m[2]!.replace(/[()\\]/g, ' ').split(',')) {
-        const bare = name.trim().split(/\s+/)[0];
-        if (bare && /^\w+$/.test(bare)) resolve(module.endsWith('.') ? `${module}${bare}` : `${module}.${bare}`);
-      }
+      const bares = m[2]!.replace(/[()\\]/g, ' ').split(',').map((name) => name.trim().split(/\s+/)[0]).filter((b): b is string => !!b && /^(\w+|\*)$/.test(b));
+      resolve(module, () => bares);
+      // `from pkg import model` may import the submodule model.py: what is used of it is `model.x`.
+      for (const bare of bares) if (bare !== '*') resolve(module.endsWith('.') ? `${module}${bare}` : `${module}.${bare}`, () => attributesUsed(text, bare));
     }
     for (const m of text.matchAll(PLAIN_IMPORT)) {
       for (const part of m[1]!.split(',')) {
-        const name = part.trim().split(/\s+/)[0];
-        if (name && /^[\w.]+$/.test(name)) resolve(name);
+        const [name, as, alias] = part.trim().split(/\s+/);
+        if (name && /^[\w.]+$/.test(name)) resolve(name, () => attributesUsed(text, as === 'as' && alias ? alias : name));
       }
     }
     return found;
   }
+}
+
+/** The distinct attributes `text` reads of `name` (`tools.log(...)`, `tools.to_device(...)`: log, to_device). */
+function attributesUsed(text: string, name: string): Set<string> {
+  const escaped = name.replace(/\./g, '\\.');
+  return new Set([...text.matchAll(new RegExp(`\\b${escaped}\\.(\\w+)`, 'g'))].map((m) => m[1]!));
 }
