@@ -14,6 +14,7 @@ import { bindLoopTarget, replacesEveryItem } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { DATALOADER_CLASSES, MODULE_BASE_CLASSES, NO_GRAD_CONTEXTS } from './torchApi';
 import { concatenated, containedValues, CPU, hasAccel, isTensorLike, joinValues, NONE, OTHER, Place, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { DEVICE_PARAMETER } from './cudaFacts';
 import { tensorTest, typeTestOutcome, withoutTensor, type TensorTest } from './typeTests';
 import { definedDefaultKey, evalCall } from './calls';
 import { BUILDING, CallContexts, CallResult, RECEIVER, SELF_CLASS } from './callContexts';
@@ -421,7 +422,9 @@ export class Interpreter implements RoundContext {
     const placed = fn.name === 'forward' && fn.className ? this.previous.classPlace(fn.className) : undefined;
     for (const p of fn.params) {
       // A `device=None` parameter that no call in the program sets is None: the default device.
-      let v = params?.get(p.name) ?? (p.defaultNode?.type === 'none' && !params ? NONE : UNKNOWN);
+      // Another one (`logger=None`) is what callers out of sight pass: not known, so that
+      // `if logger is not None:` runs its body.
+      let v = params?.get(p.name) ?? (p.defaultNode?.type === 'none' && !params && DEVICE_PARAMETER.test(p.name) ? NONE : UNKNOWN);
       if (v.kind === 'unknown' && p.annotation && !v.isNone) v = this.annotatedKind(fn, p.annotation, v);
       if (placed && placed.place !== UNTRACKED && v.kind === 'tensor' && p.name !== fn.selfName) {
         // The caller's path where it left the input on the CPU (`cpuWhen`) is the caller's to
