@@ -291,9 +291,7 @@ export class Expressions implements Evaluator {
   /** `self.x` read in a method: the join of what every method left in it (previous round). */
   private classAttribute(className: string, attr: string, unmoved = false): Value {
     const cls = this.ctx.program.classes.get(className);
-    const v = this.ctx.program.classLineage(className)
-      .map((name) => this.ctx.previous.classAttr(name, attr))
-      .find((found) => found !== undefined);
+    const v = this.ctx.previous.lineageAttr(this.ctx.program.classLineage(className), attr);
     if (!v) return UNKNOWN;
     // `self.heads = [Head(n) ...]` each registered with `self.add_module(...)`: a plain list of
     // submodules that `.to()` moves with the instance.
@@ -353,7 +351,7 @@ export class Expressions implements Evaluator {
     if (recv.kind === 'other' && recv.className) return this.plainInstanceAttribute(recv.className, attr);
     const cls = recv.kind === 'module' && recv.className ? this.ctx.program.classes.get(recv.className) : undefined;
     if (!cls?.isModule) return undefined;
-    const v = this.ctx.program.classLineage(cls.key).map((name) => this.ctx.previous.classAttr(name, attr)).find((found) => found !== undefined);
+    const v = this.ctx.previous.lineageAttr(this.ctx.program.classLineage(cls.key), attr);
     if (!v || !((v.kind === 'module' && !v.placeless) || v.parameter)) return undefined;
     if (placesOwnSubmodules(this.ctx, cls.key)) return ownPlaceOf(v);
     return { ...v, place: recv.place, deviceText: recv.deviceText, origin: recv.origin, factory: undefined };
@@ -367,7 +365,7 @@ export class Expressions implements Evaluator {
     const cls = this.ctx.program.classes.get(className);
     if (!cls || cls.isModule) return undefined;
     const lineage = this.ctx.program.classLineage(cls.key);
-    const v = lineage.map((name) => this.ctx.previous.classAttr(name, attr)).find((found) => found !== undefined);
+    const v = this.ctx.previous.lineageAttr(lineage, attr);
     // Not summarised yet (the first round): what the class puts there is known next round.
     if (!v && lineage.some((name) => this.ctx.programFact('attributes classes assign', classAssignedAttributes).has(`${name}.${attr}`))) return PENDING;
     return v && v.kind === 'module' && !v.placeless && v.place !== UNTRACKED ? v : undefined;

@@ -63,6 +63,11 @@ export class Summaries {
     return v;
   }
 
+  /** `self.attr` of a class as its lineage has it: the nearest class (itself, then its bases) whose methods left one. */
+  lineageAttr(lineage: readonly string[], attr: string): Value | undefined {
+    return lineage.map((cls) => this.classAttr(cls, attr)).find((found) => found !== undefined);
+  }
+
   /** Every attribute of the class's summary (undefined when no method left one). */
   classAttrsOf(cls: string): ReadonlyMap<string, Value> | undefined {
     const v = this.classAttrs.get(cls);

@@ -31,11 +31,6 @@ function layerCallsOf(ctx: RoundContext, forward: FunctionInfo): LayerCall[] {
   });
 }
 
-/** The layer `self.<attr>` of a class, as its methods left it (previous round). */
-function layerOf(ctx: RoundContext, className: string, attr: string): Value | undefined {
-  return ctx.program.classLineage(className).map((name) => ctx.previous.classAttr(name, attr)).find((v) => v !== undefined);
-}
-
 /** Does forward of `className` hand its input at `index` (after `self`) to a layer? */
 function feedsLayer(ctx: RoundContext, className: string, index: number, depth: number): boolean {
   const forward = ctx.program.methodOf(className, 'forward');
@@ -44,7 +39,7 @@ function feedsLayer(ctx: RoundContext, className: string, index: number, depth: 
   return layerCallsOf(ctx, forward).some((call) => {
     if (call.param !== param.name) return false;
     if (call.position === 0) return true;
-    const layer = layerOf(ctx, className, call.attr);
+    const layer = ctx.previous.lineageAttr(ctx.program.classLineage(className), call.attr);
     if (!layer || layer.kind !== 'module' || layer.placeless) return false;
     // A torch layer's later arguments are its own API's (a loss's target, an RNN's state):
     // followed only into the program's own modules.

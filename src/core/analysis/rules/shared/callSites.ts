@@ -8,12 +8,13 @@ import type { FunctionInfo, ProgramView } from '../../ruleApi';
 /**
  * Every call in the program whose callee is `name` or `something.name` and is the program's
  * own: a callee an import names counts only when it names a project module's member, so
- * torch's `nn.Linear(...)` is no call of the project's class `Linear`.
+ * torch's `nn.Linear(...)` is no call of the project's class `Linear`. `units`: where to
+ * look (the analysed file's own units, say); every unit of the program by default.
  */
-export function callsNamed(program: ProgramView, names: ReadonlySet<string>): Map<string, Node[]> {
+export function callsNamed(program: ProgramView, names: ReadonlySet<string>, units = program.units): Map<string, Node[]> {
   const calls = new Map<string, Node[]>();
   if (names.size === 0) return calls;
-  for (const unit of program.units) {
+  for (const unit of units) {
     const imports = program.importsAt(unit.index);
     const stack: Node[] = [unit.root];
     while (stack.length) {

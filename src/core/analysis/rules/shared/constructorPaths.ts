@@ -2,7 +2,8 @@
 // the path the method writes is the one the construction passed. DD013 compares a load's path
 // with the paths the program saves; these are the arguments behind such attributes.
 import type { Node } from '../../../python/pyNode';
-import { callArguments, descendants, field, unparen } from '../../../python/syntax';
+import { callArguments, field, unparen } from '../../../python/syntax';
+import { callsNamed } from './callSites';
 import type { ProgramView } from '../../ruleApi';
 
 /** `Class.attr` when `path` is `self.attr` read in a method of a class (the instance's own attribute). */
@@ -44,14 +45,9 @@ export function argumentsKeptAs(program: ProgramView, saved: ReadonlySet<string>
     }
   }
   const out: Array<{ argument: Node; call: Node }> = [];
-  if (wanted.size === 0) return out;
-  for (const unit of program.modules[0]!.units) {
-    for (const call of descendants(unit.root)) {
-      if (call.type !== 'call') continue;
-      const callee = field(call, 'function');
-      const className = callee?.type === 'identifier' ? callee.text : callee?.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
-      const param = className ? wanted.get(className) : undefined;
-      if (!param) continue;
+  for (const [className, calls] of callsNamed(program, new Set(wanted.keys()), program.modules[0]?.units ?? [])) {
+    const param = wanted.get(className)!;
+    for (const call of calls) {
       const args = callArguments(call);
       const argument = args.keywords.get(param.name) ?? (args.hasSplat ? undefined : args.positional[param.position]);
       if (argument) out.push({ argument, call });
