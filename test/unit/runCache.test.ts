@@ -247,6 +247,36 @@ describe('replayed runs (runCache.ts)', () => {
     assert.ok(ran >= 2, `ran ${ran}: the module scope and make`);
   });
 
+  it('a class that places one layer is judged again when an edit names it outside its body (a fact kept per statement)', () => {
+    const model = [
+      'import torch',
+      'import torch.nn as nn',
+      '',
+      'class Translator(nn.Module):',
+      '    def __init__(self, vocab, hidden):',
+      '        super().__init__()',
+      '        self.rnn = nn.LSTM(vocab, hidden)',
+      '        self.project = nn.Linear(hidden, vocab).cuda()',
+      '',
+      '    def forward(self, tokens):',
+      '        h0 = torch.zeros(1, tokens.size(1), 8)',
+      '        out, _ = self.rnn(tokens, (h0, h0))',
+      '        return self.project(out)',
+      '',
+    ].join('\n');
+    const doc = new Document();
+    const silent = doc.analyze(model);
+    assert.deepStrictEqual(silent, analyzeSource(model));
+    // Built here and never moved: its LSTM stays on the CPU while its projection is on the GPU.
+    const built = `${model}\nnet = Translator(10, 8)\nprint(net(torch.ones(3, 2, 10)))\n`;
+    const found = doc.analyze(built);
+    assert.deepStrictEqual(found, analyzeSource(built));
+    const mismatch = (fs: typeof found) => fs.some((f) => f.code === 'DD001' && f.range.start.line === 12);
+    assert.ok(mismatch(found) && !mismatch(silent), JSON.stringify({ found, silent }));
+    // And the use removed again: the fact follows the edit back.
+    assert.deepStrictEqual(doc.analyze(model), silent);
+  });
+
   it('a run that called an edited function runs again (the callee body is a read)', () => {
     const text = 'import torch\n\ndef place(t):\n    return t.cuda()\n\ndef step():\n    x = place(torch.ones(2))\n    return x.numpy()\n';
     const doc = new Document();

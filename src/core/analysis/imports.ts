@@ -23,7 +23,7 @@ export class ImportTable {
 
   /** Every name this table binds and what it means: equal tables qualify every name alike. */
   signature(): string {
-    return (this.signatureText ??= `${[...this.aliases].map(([k, v]) => `${k}=${v}`).join(';')}|${[...this.plainImports].join(';')}`);
+    return (this.signatureText ??= interned(`${[...this.aliases].map(([k, v]) => `${k}=${v}`).join(';')}|${[...this.plainImports].join(';')}`));
   }
 
   /** Collects every import statement (module level and inside functions and blocks). */
@@ -137,3 +137,18 @@ function importStatementsIn(statement: Node): Node[] {
   }
   return found;
 }
+
+/**
+ * One string object per signature text: memos compare a statement's kept signature with `===`,
+ * and two equal strings of kilobytes (each keystroke's table makes a new one) compare in full.
+ */
+function interned(text: string): string {
+  const known = SIGNATURES.get(text);
+  if (known !== undefined) return known;
+  if (SIGNATURES.size >= KEPT_SIGNATURES) SIGNATURES.delete(SIGNATURES.keys().next().value!);
+  SIGNATURES.set(text, text);
+  return text;
+}
+
+const SIGNATURES = new Map<string, string>();
+const KEPT_SIGNATURES = 256;

@@ -10,17 +10,46 @@
  */
 export function keptOnlyAsNumber(classText: string, texts: readonly string[], attr: string, unread: boolean): boolean {
   if (/\bgetattr\s*\(|__dict__|\bvars\s*\(/.test(classText)) return false;
-  const read = new RegExp(`\\.${attr}\\b(?!\\s*(?<![=!<>+\\-*/%&|^])=(?!=))`, 'g');
   let reads = 0;
   for (const text of texts) {
-    for (const m of text.matchAll(read)) {
-      const before = text.slice(Math.max(0, m.index! - 40), m.index!).replace(/[\w.]+$/, '');
-      const after = text.slice(m.index! + m[0].length, m.index! + m[0].length + 3);
-      // `self.fc(x)`, `self.k.weight`, `self.k[0]`: used as what it is, whatever stands around it.
-      if (/^\s*[(.[]/.test(after)) return false;
-      if (!/([-+*/%<>]|[=!<>]=)\s*$/.test(before) && !/^\s*([-+*/%<>]|[=!]=)/.test(after)) return false;
-      reads++;
-    }
+    const found = attributeReadsOf(text).get(attr);
+    if (found === USED_AS_ITSELF) return false;
+    reads += found ?? 0;
   }
   return unread || reads > 0;
 }
+
+/** An attribute read somewhere as what it is (`self.fc(x)`, `self.k.weight`), not as a number. */
+const USED_AS_ITSELF = -1;
+
+/**
+ * Every `.attr` read of `text` at once, by attribute: how many are operands of arithmetic or
+ * comparisons, or USED_AS_ITSELF. One pass per text: a class of a large file asks for each
+ * attribute it keeps, and a scan of the whole text per attribute was a tenth of a keystroke.
+ */
+function attributeReadsOf(text: string): Map<string, number> {
+  let found = READS_BY_TEXT.get(text);
+  if (found) {
+    READS_BY_TEXT.delete(text);
+    READS_BY_TEXT.set(text, found);
+    return found;
+  }
+  found = new Map();
+  // `.attr` not assigned to (`.attr = v`; `.attr == v` and `.attr += v` are reads).
+  for (const m of text.matchAll(/\.(\w+)\b(?!\s*(?<![=!<>+\-*/%&|^])=(?!=))/g)) {
+    const attr = m[1]!;
+    if (found.get(attr) === USED_AS_ITSELF) continue;
+    const before = text.slice(Math.max(0, m.index! - 40), m.index!).replace(/[\w.]+$/, '');
+    const after = text.slice(m.index! + m[0].length, m.index! + m[0].length + 3);
+    // `self.fc(x)`, `self.k.weight`, `self.k[0]`: used as what it is, whatever stands around it.
+    const asItself = /^\s*[(.[]/.test(after) || (!/([-+*/%<>]|[=!<>]=)\s*$/.test(before) && !/^\s*([-+*/%<>]|[=!]=)/.test(after));
+    found.set(attr, asItself ? USED_AS_ITSELF : (found.get(attr) ?? 0) + 1);
+  }
+  if (READS_BY_TEXT.size >= KEPT_TEXTS) READS_BY_TEXT.delete(READS_BY_TEXT.keys().next().value!);
+  READS_BY_TEXT.set(text, found);
+  return found;
+}
+
+/** The texts read last (files, classes), most recently used last. */
+const READS_BY_TEXT = new Map<string, Map<string, number>>();
+const KEPT_TEXTS = 256;

@@ -5,7 +5,8 @@
 // forward moves the data from one submodule to the next.
 import { bodyFact, movedParamsOf } from './bodyFacts';
 import type { Node } from '../python/pyNode';
-import { children } from '../python/syntax';
+import { children, field } from '../python/syntax';
+import { perStatement } from '../python/statementMemo';
 import type { ClassInfo, FunctionInfo, Program } from './program';
 import type { RoundContext } from './roundContext';
 import { CPU, UNTRACKED, Value } from './values';
@@ -48,18 +49,39 @@ function classesNamedOutsideThemselves(program: Program): Set<string> {
   for (const cls of program.classes.values()) if (cls.isModule) byName.set(cls.name, [...(byName.get(cls.name) ?? []), cls]);
   const out = new Set<string>();
   for (const unit of program.units) {
-    const stack: Node[] = [unit.root];
-    while (stack.length) {
-      const n = stack.pop()!;
-      if (n.type === 'identifier') {
-        for (const cls of byName.get(n.text) ?? []) {
-          const inside = cls.unit === unit.index && n.startIndex >= cls.node.startIndex && n.endIndex <= cls.node.endIndex;
-          if (!inside) out.add(cls.key);
-        }
-      } else stack.push(...children(n));
+    for (const uses of perStatement(unit.root, 'names and the same-named classes around them', namesUsed)) {
+      for (const [name, use] of uses) {
+        for (const cls of byName.get(name) ?? []) if (use === OUTSIDE_ANY || use.some((around) => !around.includes(cls.node))) out.add(cls.key);
+      }
     }
   }
   return out;
+}
+
+/** A name used where no class of that name encloses it. */
+const OUTSIDE_ANY = 'outside any';
+
+/**
+ * Each identifier of a top-level statement, with the `class` statements of the same name
+ * around each of its uses (kept per statement: a keystroke walks only the edited one).
+ */
+function namesUsed(statement: Node): Map<string, typeof OUTSIDE_ANY | Node[][]> {
+  const uses = new Map<string, typeof OUTSIDE_ANY | Node[][]>();
+  const stack: Array<[Node, readonly Node[]]> = [[statement, []]];
+  while (stack.length) {
+    const [n, classes] = stack.pop()!;
+    if (n.type === 'identifier') {
+      const around = classes.filter((c) => field(c, 'name')?.text === n.text);
+      const known = uses.get(n.text);
+      if (around.length === 0) uses.set(n.text, OUTSIDE_ANY);
+      else if (known === undefined) uses.set(n.text, [around]);
+      else if (known !== OUTSIDE_ANY && !known.some((k) => k.length === around.length && k.every((c, i) => c === around[i]))) known.push(around);
+      continue;
+    }
+    const inner = n.type === 'class_definition' ? [...classes, n] : classes;
+    for (const c of children(n)) stack.push([c, inner]);
+  }
+  return uses;
 }
 
 /** Keys of the classes one of whose methods moves `self` (`self.to(device)`): read once per program, not per attribute read. */

@@ -93,9 +93,12 @@ export function storedParameters(program: Program): Map<string, string[]> {
 }
 
 /** `self.x = value` statements of a method, as (target, value) pairs; an unreadable target gives (target, target). */
-export function selfAssignments(fn: FunctionInfo): Array<[Node, Node]> {
+export function selfAssignments(fn: FunctionInfo): ReadonlyArray<[Node, Node]> {
   const self = fn.selfName;
   if (!self) return [];
+  // Per body: every program of a lint run, and every keystroke's, asks again for the same methods.
+  const known = SELF_ASSIGNMENTS.get(fn.body);
+  if (known?.self === self) return known.out;
   const out: Array<[Node, Node]> = [];
   const stack: Node[] = [fn.body];
   while (stack.length) {
@@ -108,5 +111,8 @@ export function selfAssignments(fn: FunctionInfo): Array<[Node, Node]> {
     }
     stack.push(...children(n));
   }
+  SELF_ASSIGNMENTS.set(fn.body, { self, out });
   return out;
 }
+
+const SELF_ASSIGNMENTS = new WeakMap<Node, { self: string; out: ReadonlyArray<[Node, Node]> }>();
