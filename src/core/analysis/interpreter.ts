@@ -115,7 +115,7 @@ export class Interpreter implements RoundContext {
     }
     for (const [m, byFunction] of this.globalsAtCalls.entries()) {
       for (const [id, calls] of byFunction ?? []) {
-        this.callGlobals.set(id, Env.joinAll(calls.more ? [...calls.envs, this.finalModuleEnvs[m]] : calls.envs));
+        this.callGlobals.set(id, joinedGlobals(calls, this.finalModuleEnvs[m]));
       }
     }
     for (const fn of this.program.functionsRun) {
@@ -1217,4 +1217,14 @@ function filledContainers(block: Node): readonly string[] {
   }
   FILLED.set(block, (keys = [...found]));
   return keys;
+}
+
+/** The globals a function's own run reads: the join of those at its module-time calls (kept on `calls`). */
+function joinedGlobals(calls: GlobalsAtCalls, final: Env): Env {
+  const last = calls.more ? final : undefined;
+  if (!calls.joined || calls.joinedWith !== last) {
+    calls.joined = Env.joinAll(last ? [...calls.envs, last] : calls.envs);
+    calls.joinedWith = last;
+  }
+  return calls.joined;
 }

@@ -206,6 +206,12 @@ export interface GlobalsAtCalls {
   envs: Env[];
   /** More calls than kept: the function may also see the globals as they end. */
   more: boolean;
+  /**
+   * Their join (with `joinedWith`, the module's final globals, when `more`), made once: a
+   * replayed module scope gives the same environments to every round and keystroke.
+   */
+  joined?: Env;
+  joinedWith?: Env;
 }
 
 /**
