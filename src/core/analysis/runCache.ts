@@ -62,19 +62,46 @@ export interface Recording {
 
 function readKey(r: Read): string {
   switch (r.kind) {
-    case 'params': case 'return': case 'atCalls': case 'noGradOnly': case 'body': return `${r.kind}:${r.fn}`;
+    case 'params': case 'return': case 'atCalls': case 'noGradOnly': case 'body': return keyOf(r.kind, r.fn);
     case 'deviceChoice': return 'deviceChoice';
-    case 'programFact': return `programFact:${r.key}`;
-    case 'bodyFact': return `bodyFact:${r.fn}:${r.fact}`;
-    case 'attr': return `attr:${r.cls}:${r.attr}`;
-    case 'place': return `place:${r.cls}`;
-    case 'attrs': return `attrs:${r.cls}`;
-    case 'global': return `global:${r.module}:${r.name}`;
-    case 'callGlobal': return `callGlobal:${r.fn}:${r.name}`;
-    case 'enclosing': return `enclosing:${r.fn}:${r.name}`;
-    case 'world': return `world:${r.name}`;
+    case 'programFact': return keyOf('programFact', r.key);
+    case 'bodyFact': return keyOf('bodyFact', r.fn, r.fact);
+    case 'attr': return keyOf('attr', r.cls, r.attr);
+    case 'place': return keyOf('place', r.cls);
+    case 'attrs': return keyOf('attrs', r.cls);
+    case 'global': return keyOf('global', r.module, r.name);
+    case 'callGlobal': return keyOf('callGlobal', r.fn, r.name);
+    case 'enclosing': return keyOf('enclosing', r.fn, r.name);
+    case 'world': return keyOf('world', r.name);
   }
 }
+
+/**
+ * `kind:a[:b]`, one string per key: a run reads the same few keys thousands of times (each
+ * lookup of an availability flag is a read), and building and hashing a new string for each
+ * was the tape's main cost.
+ */
+function keyOf(kind: string, a: string | number, b?: string): string {
+  let byA = KEYS.get(kind);
+  if (!byA) KEYS.set(kind, (byA = new Map()));
+  let byB = byA.get(a);
+  if (!byB) byA.set(a, (byB = new Map()));
+  const last = b ?? '';
+  let key = byB.get(last);
+  if (key === undefined) {
+    if (++keysMade > MAX_KEYS) {
+      KEYS.clear();
+      keysMade = 0;
+    }
+    byB.set(last, (key = b === undefined ? `${kind}:${a}` : `${kind}:${a}:${b}`));
+  }
+  return key;
+}
+
+const KEYS = new Map<string, Map<string | number, Map<string, string>>>();
+/** The keys grow with every name and function a process reads (a language server runs for days): forgotten past this many. */
+const MAX_KEYS = 200_000;
+let keysMade = 0;
 
 /** The recordings of the runs in progress, innermost last; a finished one is folded into the one around it. */
 export class Tape {
