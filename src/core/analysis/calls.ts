@@ -13,7 +13,7 @@ import {
   isIntegerCast, isPlacelessModuleClass, normalizationWithoutState, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER, LIBRARY_BATCH_ITERATORS,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, NDARRAY, PENDING, joinValues, outputPlaceOf, NONE, NUMBER, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
-import { collatePlacement, partialWithDevice } from './collate';
+import { collateColumnPlacements, collatePlacement, partialWithDevice } from './collate';
 import { moveWalkedContainer } from './containerMoves';
 import { placesOwnSubmodules } from './ownPlacement';
 import { laterInputsForLayers } from './layerInputs';
@@ -545,7 +545,8 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   }
   if (DATALOADER_CLASSES.has(q)) {
     const placedBy = collatePlacement(ctx, call, argValues);
-    return value('loader', UNTRACKED, { origin: { unit: frame.unit, node: call, what: 'loader created here' }, ...(placedBy ? { placedBy } : {}) });
+    const columnsPlacedBy = placedBy ? undefined : collateColumnPlacements(call, argValues);
+    return value('loader', UNTRACKED, { origin: { unit: frame.unit, node: call, what: 'loader created here' }, ...(placedBy ? { placedBy } : {}), ...(columnsPlacedBy ? { columnsPlacedBy } : {}) });
   }
   if (/^torch\.optim\.[A-Z]/.test(q)) return value('optimizer');
   if (/^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(q)) {

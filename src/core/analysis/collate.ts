@@ -7,7 +7,7 @@ import { callArguments, field, unparen } from '../python/syntax';
 import { evalDevice } from './devices';
 import type { Frame } from './frame';
 import type { Evaluator, RoundContext } from './roundContext';
-import { Arg, datasetPlacement, hasAccel, isTensorLike, PlacedBy, UNTRACKED, Value, value } from './values';
+import { Arg, datasetColumnPlacements, datasetPlacement, hasAccel, isTensorLike, PlacedBy, UNTRACKED, Value, value } from './values';
 import type { FunctionInfo } from './program';
 import { MOVES_TENSORS } from './bodyFacts';
 
@@ -39,6 +39,14 @@ export function collatePlacement(ctx: RoundContext, call: Node, argValues: reado
   // It moves them somewhere the analysis does not follow: no known place, no finding.
   if (moves) return { framework: 'collate_fn', place: UNTRACKED, deviceText: 'its device' };
   return undefined;
+}
+
+/** Without a `collate_fn`: per column of the dataset's rows, where batches put it (values.ts datasetColumnPlacements). */
+export function collateColumnPlacements(call: Node, argValues: readonly Arg[]): Array<PlacedBy | undefined> | undefined {
+  const args = callArguments(call);
+  if (args.keywords.has('collate_fn')) return undefined;
+  const dataset = args.positional[0] ?? args.keywords.get('dataset');
+  return datasetColumnPlacements(argValues.find((a) => a.node === dataset)?.value);
 }
 
 /**

@@ -228,10 +228,23 @@ export function convertsModel(calleeText: string, callee: Value, args: Arg[], fr
 
 /** A batch element from a loader the framework placed: on its device, not a batch to move. */
 export function placedBatch(frame: Frame, loaderNode: Node, loaderText: string, loader?: Value): Value | undefined {
+  const by = loaderNamed(frame, loaderNode, loader)?.placedBy;
+  return by && batchPlacedBy(frame, loaderNode, loaderText, by);
+}
+
+/** Per column of the loader's rows, the batch part it places, when it places some of them (values.ts columnsPlacedBy). */
+export function placedBatchColumns(frame: Frame, loaderNode: Node, loaderText: string, loader?: Value): Array<Value | undefined> | undefined {
+  // Also a loader joined with a value of unknown kind on another path (values.ts joinValues).
+  return loaderNamed(frame, loaderNode, loader, true)?.columnsPlacedBy?.map((by) => by && batchPlacedBy(frame, loaderNode, loaderText, by));
+}
+
+function loaderNamed(frame: Frame, loaderNode: Node, loader?: Value, orUnknown = false): Value | undefined {
   const key = dottedKey(loaderNode);
   const v = loader ?? (key ? frame.env.get(key) ?? frame.outer?.get(key) : undefined);
-  const by = v?.kind === 'loader' ? v.placedBy : undefined;
-  if (!by) return undefined;
+  return v?.kind === 'loader' || (orUnknown && v?.kind === 'unknown') ? v : undefined;
+}
+
+function batchPlacedBy(frame: Frame, loaderNode: Node, loaderText: string, by: PlacedBy): Value {
   return value('tensor', by.place, {
     grad: 'no', deviceText: by.deviceText, origin: { unit: frame.unit, node: loaderNode, what: `loaded on ${by.deviceText} by ${loaderText}` },
   });

@@ -5,7 +5,7 @@ import { callArguments, children, dottedKey, field, unparen } from '../python/sy
 import type { RoundContext } from './roundContext';
 import type { Frame } from './frame';
 import { CPU, LoaderLoop, Located, OTHER, UNKNOWN, Value, value } from './values';
-import { keywordBatchNames, placedBatch } from './frameworks';
+import { keywordBatchNames, placedBatch, placedBatchColumns } from './frameworks';
 import { LOADER_LIKE_NAME, PROGRESS_WRAPPERS } from './torchApi';
 
 
@@ -52,9 +52,21 @@ export function bindLoopTarget(
       created ??= loaderCreation(frame, it, lookup);
       loaderText ??= it.text;
       const start = bindings.length;
-      collectNames(target, bindings);
       // `for x, y in DataLoader(...)`: the loader is the loop's own iterable, in no variable.
-      const placed = placedBatch(frame, it, it.text, it.id === unparen(right).id && iterated?.kind === 'loader' ? iterated : undefined);
+      const own = it.id === unparen(right).id && iterated?.kind === 'loader' ? iterated : undefined;
+      const placed = placedBatch(frame, it, it.text, own);
+      const columns = placed ? undefined : placedBatchColumns(frame, it, it.text, own);
+      const parts = tupleParts(target);
+      if (columns && parts?.length === columns.length) {
+        // `for x, y in DataLoader(TensorDataset(x_cpu, y_gpu))`: each name is its column's part.
+        parts.forEach((part, i) => {
+          const from = bindings.length;
+          collectNames(part, bindings);
+          for (const b of bindings.slice(from)) if (b.kind === 'batch' && columns[i]) b.placed = columns[i];
+        });
+      } else {
+        collectNames(target, bindings);
+      }
       if (placed) for (const b of bindings.slice(start)) if (b.kind === 'batch') b.placed = placed;
       if (loaderValue(frame, it, lookup)?.graph) for (const b of bindings.slice(start)) if (b.kind === 'batch') b.graph = true;
       return;

@@ -154,6 +154,11 @@ export interface Value {
    * loader whose batches it places: the framework's device (frameworks.ts).
    */
   placedBy?: PlacedBy;
+  /**
+   * A loader over rows of tensor columns some of which the program placed
+   * (`TensorDataset(x, y.to(d))`): per column, where its part of each batch is (undefined: the CPU).
+   */
+  columnsPlacedBy?: ReadonlyArray<PlacedBy | undefined>;
   /** A loader wrapped in `enumerate` (`pbar = tqdm(enumerate(loader))`): each item is an index and a batch. */
   enumerated?: boolean;
   /** A keyword dict holding `device=` (`dict(device=d)`, `{"device": d}`), passed on by `**`. */
@@ -359,6 +364,12 @@ export function joinValues(a: Value, b: Value): Value {
   if (a.placedBy && b.placedBy && a.placedBy.framework === b.placedBy.framework) {
     joined.placedBy = { ...a.placedBy, place: (a.placedBy.place | b.placedBy.place) as Place };
   }
+  // A loader on one path and a value the analysis knows nothing of on the other (a library's
+  // `make_private(data_loader=...)` handing back its own loader over the same dataset): the
+  // columns are where the known loader puts them.
+  const silent = (v: Value) => v.kind === 'unknown' && !v.className && !v.placedBy && !v.columnsPlacedBy;
+  if (a.columnsPlacedBy && (b.columnsPlacedBy ? columnPlaces(a) === columnPlaces(b) : silent(b))) joined.columnsPlacedBy = a.columnsPlacedBy;
+  else if (b.columnsPlacedBy && silent(a)) joined.columnsPlacedBy = b.columnsPlacedBy;
   // A loop over the join binds its targets one way: an enumerated loader joined with a plain one is neither.
   if (a.enumerated && b.enumerated) joined.enumerated = true;
   else if (joined.kind === 'loader' && (a.enumerated || b.enumerated)) joined.kind = 'unknown';
@@ -417,7 +428,7 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
   if (!a || !b) return false;
   return a.kind === b.kind && a.place === b.place && a.grad === b.grad && !!a.batch === !!b.batch &&
     a.deviceText === b.deviceText && a.className === b.className && a.classChoices?.join() === b.classChoices?.join() && !!a.isNone === !!b.isNone && !!a.mayBeNone === !!b.mayBeNone &&
-    a.placedBy?.place === b.placedBy?.place && a.kwargsDevice?.place === b.kwargsDevice?.place && a.truth === b.truth && a.tensorType === b.tensorType &&
+    a.placedBy?.place === b.placedBy?.place && columnPlaces(a) === columnPlaces(b) && a.kwargsDevice?.place === b.kwargsDevice?.place && a.truth === b.truth && a.tensorType === b.tensorType &&
     !!a.scalarOutput === !!b.scalarOutput && !!a.movesInputs === !!b.movesInputs && !!a.plainOnCpu === !!b.plainOnCpu && a.outputPlace === b.outputPlace &&
     a.cpuWhen?.node === b.cpuWhen?.node && sameAttrs(a.attrs, b.attrs) &&
     sameItems(a, b);
@@ -531,15 +542,42 @@ export function rowsOf(columns: readonly Value[]): Value {
  * column is a tensor placed on a device (a CPU dataset's batches are to be moved).
  */
 export function datasetPlacement(dataset: Value | undefined): PlacedBy | undefined {
-  const row = dataset?.kind === 'other' && !dataset.entries ? dataset.anyElement : undefined;
-  const columns = row && isTensorLike(row) ? [row] : row?.elements;
-  // A column moved to a device the analysis does not know (`t.to(device)`, `device` from a star
-  // import) is there as much as one known to be on an accelerator.
-  const placed = (c: Value) => (c.place === UNTRACKED ? c.deviceText !== undefined : hasAccel(c.place));
-  if (!columns?.length || columns.some((c) => (c.kind !== 'tensor' && c.kind !== 'unknown') || !placed(c))) return undefined;
+  const columns = columnsOf(dataset);
+  if (!columns?.length || columns.some((c) => (c.kind !== 'tensor' && c.kind !== 'unknown') || !placedColumn(c))) return undefined;
   // Columns that may be on an accelerator (a device chosen at run time) give batches that may be.
   const place = columns.some((c) => c.place === UNTRACKED) ? UNTRACKED : columns.reduce((p, c) => (p | c.place) as Place, 0 as Place);
   return { framework: 'dataset', place, deviceText: columns.find((c) => c.deviceText)?.deviceText ?? 'its device' };
+}
+
+/**
+ * Per column of a dataset of rows, where the default collation puts that part of each batch,
+ * when some columns but not all are tensors the program placed (`TensorDataset(x, y.to(d))`):
+ * a loop unpacking the batch into as many names has the placed ones already there.
+ */
+export function datasetColumnPlacements(dataset: Value | undefined): Array<PlacedBy | undefined> | undefined {
+  const columns = columnsOf(dataset);
+  if (!columns || columns.length < 2 || columns.some((c) => c.kind !== 'tensor' && c.kind !== 'unknown')) return undefined;
+  const placed = columns.map((c) => (placedColumn(c) ? { framework: 'dataset', place: c.place, deviceText: c.deviceText ?? 'its device' } : undefined));
+  return placed.some((p) => p) && placed.some((p) => !p) ? placed : undefined;
+}
+
+/** The columns of a dataset of rows (`zip(a, b)`, `TensorDataset(a, b)`): one tensor, or each element of a row. */
+function columnsOf(dataset: Value | undefined): readonly Value[] | undefined {
+  const row = dataset?.kind === 'other' && !dataset.entries ? dataset.anyElement : undefined;
+  return row && isTensorLike(row) ? [row] : row?.elements;
+}
+
+/**
+ * A column on an accelerator, or moved to a device the analysis does not know (`t.to(device)`,
+ * `device` from a star import), which is there as much as one known to be on an accelerator.
+ */
+function placedColumn(c: Value): boolean {
+  return c.place === UNTRACKED ? c.deviceText !== undefined : hasAccel(c.place);
+}
+
+/** The places of a loader's columns, as one comparable text. */
+function columnPlaces(v: Value): string | undefined {
+  return v.columnsPlacedBy?.map((p) => (p ? p.place : '-')).join(',');
 }
 
 /**
