@@ -350,6 +350,7 @@ export class Interpreter implements RoundContext {
     // During its module's scope a call reads the globals of that moment, afterwards their
     // final state: two different summaries, never shared (nor taped as the same run).
     const live = this.moduleEnvs[fn.module] === undefined;
+    if (caller) this.publishGlobals(caller);
     if (live) this.noteGlobalsAtCall(fn);
     // Whether it can be followed at all depends on its body (a generator cannot).
     this.bodyFact(fn, 'generator');
@@ -372,6 +373,24 @@ export class Interpreter implements RoundContext {
     return result;
   }
 
+  /**
+   * `global device` in a function the module's code is calling (`main()` under `if __name__`):
+   * what the function has bound to those names so far is the module's, for the functions it
+   * calls now and for the module's code after it returns. Bound in the function's own
+   * environment as it runs (so `if`s join it), published at each call it makes and at its end.
+   */
+  private publishGlobals(frame: Frame): void {
+    const fn = frame.fn;
+    if (!fn || frame.id !== fn.id || this.moduleEnvs[fn.module] !== undefined) return;
+    const names = declaredGlobals(fn.body);
+    const module = this.liveModuleFrames[fn.module];
+    if (!names.size || !module) return;
+    for (const name of names) {
+      const v = frame.env.get(name);
+      if (v) module.env.set(name, v);
+    }
+  }
+
   private interpretCall(fn: FunctionInfo, args: ReadonlyMap<string, Value>, closure: Env | undefined): CallResult {
     this.tape?.read({ kind: 'body', fn: fn.id }, fn.node);
     const outer = closure ?? this.moduleEnvs[fn.module] ?? this.liveModuleFrames[fn.module]?.env ?? new Env();
@@ -391,6 +410,7 @@ export class Interpreter implements RoundContext {
       names: facts.names, evidence: facts.evidence, scopeNode: fn.node, deviceAware: facts.deviceAware, returns: [], meetings: [],
     };
     this.execBlock(frame, fn.body);
+    this.publishGlobals(frame);
     const params = new Map<string, Value>();
     for (const p of fn.params) {
       const v = frame.env.get(p.name);
@@ -1228,3 +1248,24 @@ function joinedGlobals(calls: GlobalsAtCalls, final: Env): Env {
   }
   return calls.joined;
 }
+
+/** The names a function body declares `global` (not those of functions or classes nested in it). */
+function declaredGlobals(body: Node): ReadonlySet<string> {
+  const known = DECLARED_GLOBALS.get(body);
+  if (known) return known;
+  const names = new Set<string>();
+  const stack: Node[] = [body];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.type === 'global_statement') {
+      for (const c of children(n)) if (c.type === 'identifier') names.add(c.text);
+    } else if (n.type !== 'function_definition' && n.type !== 'class_definition' && n.type !== 'lambda') {
+      stack.push(...children(n));
+    }
+  }
+  DECLARED_GLOBALS.set(body, names);
+  return names;
+}
+
+const DECLARED_GLOBALS = new WeakMap<Node, ReadonlySet<string>>();
+
