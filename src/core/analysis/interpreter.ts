@@ -2,7 +2,7 @@
 // loops run twice (the first pass only gathers state), and scopes for the module and
 // each function of the program.
 import type { Node } from '../python/pyNode';
-import { callArguments, children, dottedKey, field, stringLiteralValue, unparen } from '../python/syntax';
+import { bodyNodes, callArguments, children, dottedKey, field, stringLiteralValue, unparen } from '../python/syntax';
 import type { RoundContext } from './roundContext';
 import type { AnalysisEvents } from './ruleApi';
 import type { UnitFinding } from './types';
@@ -1254,15 +1254,7 @@ function declaredGlobals(body: Node): ReadonlySet<string> {
   const known = DECLARED_GLOBALS.get(body);
   if (known) return known;
   const names = new Set<string>();
-  const stack: Node[] = [body];
-  while (stack.length) {
-    const n = stack.pop()!;
-    if (n.type === 'global_statement') {
-      for (const c of children(n)) if (c.type === 'identifier') names.add(c.text);
-    } else if (n.type !== 'function_definition' && n.type !== 'class_definition' && n.type !== 'lambda') {
-      stack.push(...children(n));
-    }
-  }
+  for (const n of bodyNodes(body)) if (n.type === 'global_statement') for (const c of children(n)) if (c.type === 'identifier') names.add(c.text);
   DECLARED_GLOBALS.set(body, names);
   return names;
 }

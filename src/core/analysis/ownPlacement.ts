@@ -49,7 +49,7 @@ function classesNamedOutsideThemselves(program: Program): Set<string> {
   for (const cls of program.classes.values()) if (cls.isModule) byName.set(cls.name, [...(byName.get(cls.name) ?? []), cls]);
   const out = new Set<string>();
   for (const unit of program.units) {
-    for (const uses of perStatement(unit.root, 'names and the same-named classes around them', namesUsed)) {
+    for (const uses of perStatement(unit.root, 'names and the same-named classes around them', classNameUses)) {
       for (const [name, use] of uses) {
         for (const cls of byName.get(name) ?? []) if (use === OUTSIDE_ANY || use.some((around) => !around.includes(cls.node))) out.add(cls.key);
       }
@@ -65,7 +65,7 @@ const OUTSIDE_ANY = 'outside any';
  * Each identifier of a top-level statement, with the `class` statements of the same name
  * around each of its uses (kept per statement: a keystroke walks only the edited one).
  */
-function namesUsed(statement: Node): Map<string, typeof OUTSIDE_ANY | Node[][]> {
+function classNameUses(statement: Node): Map<string, typeof OUTSIDE_ANY | Node[][]> {
   const uses = new Map<string, typeof OUTSIDE_ANY | Node[][]>();
   const stack: Array<[Node, readonly Node[]]> = [[statement, []]];
   while (stack.length) {

@@ -367,9 +367,8 @@ export function joinValues(a: Value, b: Value): Value {
   // A loader on one path and a value the analysis knows nothing of on the other (a library's
   // `make_private(data_loader=...)` handing back its own loader over the same dataset): the
   // columns are where the known loader puts them.
-  const silent = (v: Value) => v.kind === 'unknown' && !v.className && !v.placedBy && !v.columnsPlacedBy;
-  if (a.columnsPlacedBy && (b.columnsPlacedBy ? columnPlaces(a) === columnPlaces(b) : silent(b))) joined.columnsPlacedBy = a.columnsPlacedBy;
-  else if (b.columnsPlacedBy && silent(a)) joined.columnsPlacedBy = b.columnsPlacedBy;
+  if (a.columnsPlacedBy && (b.columnsPlacedBy ? columnPlaces(a) === columnPlaces(b) : saysNothing(b))) joined.columnsPlacedBy = a.columnsPlacedBy;
+  else if (b.columnsPlacedBy && saysNothing(a)) joined.columnsPlacedBy = b.columnsPlacedBy;
   // A loop over the join binds its targets one way: an enumerated loader joined with a plain one is neither.
   if (a.enumerated && b.enumerated) joined.enumerated = true;
   else if (joined.kind === 'loader' && (a.enumerated || b.enumerated)) joined.kind = 'unknown';
@@ -573,6 +572,11 @@ function columnsOf(dataset: Value | undefined): readonly Value[] | undefined {
  */
 function placedColumn(c: Value): boolean {
   return c.place === UNTRACKED ? c.deviceText !== undefined : hasAccel(c.place);
+}
+
+/** A value of unknown kind that says nothing of where anything is. */
+function saysNothing(v: Value): boolean {
+  return v.kind === 'unknown' && !v.className && !v.placedBy && !v.columnsPlacedBy;
 }
 
 /** The places of a loader's columns, as one comparable text. */

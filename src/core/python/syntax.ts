@@ -176,3 +176,20 @@ export function shortText(node: Node, max = 40): string {
   const text = node.text.replace(/\s+/g, ' ');
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+const NESTED_SCOPES = new Set(['function_definition', 'class_definition', 'decorated_definition', 'lambda']);
+
+/**
+ * Every node of a function body in source order, nested definitions excluded (their names
+ * and `self` are another scope's). An explicit stack: nested generators cost each node its depth.
+ */
+export function* bodyNodes(block: Node): Generator<Node> {
+  const stack: Node[] = [...children(block)].reverse();
+  while (stack.length > 0) {
+    const c = stack.pop()!;
+    if (NESTED_SCOPES.has(c.type)) continue;
+    yield c;
+    const inner = children(c);
+    for (let i = inner.length - 1; i >= 0; i--) stack.push(inner[i]!);
+  }
+}

@@ -2,7 +2,7 @@
 // what a class assigns to `self.<attr>`. Read by the rules about code inside modules
 // (DD015, DD016) and by DD001, which leaves those findings to them.
 import type { Node } from '../../../python/pyNode';
-import { children, field, unparen } from '../../../python/syntax';
+import { bodyNodes, children, field, unparen } from '../../../python/syntax';
 import type { ClassInfo, FunctionInfo, ProgramView as Program } from '../../ruleApi';
 
 export interface ModuleMethod {
@@ -25,22 +25,7 @@ export function moduleMethodAt(program: Program, node: Node): ModuleMethod | und
   return fn && cls?.isModule && fn.selfName ? { fn, cls } : undefined;
 }
 
-const NESTED_SCOPES = new Set(['function_definition', 'class_definition', 'decorated_definition', 'lambda']);
-
-/**
- * Every node of a function body in source order, nested definitions excluded (their `self`
- * is another). An explicit stack: nested generators cost each node its depth.
- */
-export function* bodyNodes(block: Node): Generator<Node> {
-  const stack: Node[] = [...children(block)].reverse();
-  while (stack.length > 0) {
-    const c = stack.pop()!;
-    if (NESTED_SCOPES.has(c.type)) continue;
-    yield c;
-    const inner = children(c);
-    for (let i = inner.length - 1; i >= 0; i--) stack.push(inner[i]!);
-  }
-}
+export { bodyNodes };
 
 /** `self.attr` (exactly that attribute of the method's instance name). */
 export function isSelfAttribute(node: Node, selfName: string, attr?: string): boolean {
