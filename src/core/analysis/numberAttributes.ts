@@ -45,11 +45,18 @@ function attributeReadsOf(text: string): Map<string, number> {
     const asItself = /^\s*[(.[]/.test(after) || (!/([-+*/%<>]|[=!<>]=)\s*$/.test(before) && !/^\s*([-+*/%<>]|[=!]=)/.test(after));
     found.set(attr, asItself ? USED_AS_ITSELF : (found.get(attr) ?? 0) + 1);
   }
-  if (READS_BY_TEXT.size >= KEPT_TEXTS) READS_BY_TEXT.delete(READS_BY_TEXT.keys().next().value!);
   READS_BY_TEXT.set(text, found);
+  keptCharacters += text.length;
+  // Each keystroke's file is a new text: keep the last few megabytes, not every version.
+  for (const old of READS_BY_TEXT.keys()) {
+    if (keptCharacters <= KEPT_CHARACTERS || old === text) break;
+    READS_BY_TEXT.delete(old);
+    keptCharacters -= old.length;
+  }
   return found;
 }
 
 /** The texts read last (files, classes), most recently used last. */
 const READS_BY_TEXT = new Map<string, Map<string, number>>();
-const KEPT_TEXTS = 256;
+const KEPT_CHARACTERS = 4_000_000;
+let keptCharacters = 0;
