@@ -228,4 +228,21 @@ describe('analysis across files: imports of project modules', () => {
     assert.deepEqual(codesAndLines(main('data_stats.pth'), ctx), []);
     assert.deepEqual(codesAndLines(main('pretrained.pth'), ctx), [['DD013', 10]]);
   });
+
+  it('DD013: a script whose only save is a project helper caching its corpus still loads a model another run may have saved on a GPU', () => {
+    const DATA = (saved: string) => [
+      'import os', 'import torch', '',
+      'def load_corpus(root):', "    cache = os.path.join(root, 'corpus.pt')", '    if os.path.exists(cache):', '        return torch.load(cache)',
+      '    corpus = {"tokens": list(range(10))}', `    torch.save(${saved}, cache)`, '    return corpus', '',
+    ].join('\n');
+    const EVALUATE = [
+      'import argparse', 'import os', 'import torch', 'from data import load_corpus', '',
+      'parser = argparse.ArgumentParser()', "parser.add_argument('--cuda', action='store_true')", "parser.add_argument('--out', default='out')",
+      'args = parser.parse_args()', 'device = torch.device("cuda" if args.cuda else "cpu")', 'corpus = load_corpus(args.out)',
+      "with open(os.path.join(args.out, 'model.pt'), 'rb') as f:", '    model = torch.load(f)', 'model = model.to(device)', '',
+    ].join('\n');
+    assert.deepEqual(codesAndLines(EVALUATE, project({ 'data.py': DATA('corpus') }, 'evaluate.py')), [['DD013', 13]]);
+    // A helper that saves a model is a checkpoint this program writes, to paths not known here: silent, as before.
+    assert.deepEqual(codesAndLines(EVALUATE, project({ 'data.py': DATA('model_state') }, 'evaluate.py')), []);
+  });
 });

@@ -178,7 +178,11 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   let saves = '';
   // Ignite's or Lightning's handler writes them, to paths not known here: only a path the user names (`args.model`) is another file.
   if (facts.savesThroughLibrary && !(path && isUserOption(path))) return undefined;
-  if (choice.savesCheckpoints) {
+  // Saving only through the project's helpers, each of which saves data (a tokenised corpus
+  // cached by `get_corpus()`), is no checkpoint this run wrote.
+  const savesOnlyData = () => facts.savedPaths.size === 0 && !facts.savesToCallersPath && loadsAModel(call) &&
+    host.programFact('DD013 helpers the file calls save only data', helpersSaveOnlyData);
+  if (choice.savesCheckpoints && !savesOnlyData()) {
     // Through a helper of the project only: which paths it writes is not known here.
     if (facts.savedPaths.size === 0 || facts.savesToCallersPath || !path || shapes.some((shape) => savedThere(facts.savedPaths, shape))) return undefined;
     saves = ` This program saves checkpoints too (line ${choice.savesCheckpoints.startPosition.row + 1}), ` +
@@ -434,6 +438,42 @@ const CHECKPOINT_CONTENT = /state_dict|model|net\b|optimi[sz]er|checkpoint|ckpt|
  * GPU run saves its checkpoints with GPU tensors in them, but statistics and splits the
  * project computes from its data files are CPU data. A name is followed to its assignment.
  */
+/**
+ * The project functions the analysed file calls that save with torch.save: there is one, and
+ * every save in them writes data (savesData), none a model, state or checkpoint.
+ */
+function helpersSaveOnlyData(program: ProgramView): boolean {
+  let saving = false;
+  for (const unit of program.modules[0]!.units) {
+    const imports = program.importsAt(unit.index);
+    for (const n of descendants(unit.root)) {
+      const callee = n.type === 'call' ? field(n, 'function') : null;
+      const q = callee ? imports.qualify(callee) : undefined;
+      const member = q && !q.startsWith('torch.') ? program.member(unit.index, q) : undefined;
+      if (member?.kind !== 'function') continue;
+      const helperImports = program.importsAt(member.fn.unit);
+      for (const c of descendants(member.fn.body)) {
+        const saved = c.type === 'call' && SAVES.has(helperImports.qualify(field(c, 'function') ?? c) ?? '') ? callArguments(c).positional[0] : undefined;
+        if (!saved) continue;
+        if (!savesData(saved)) return false;
+        saving = true;
+      }
+    }
+  }
+  return saving;
+}
+
+/**
+ * The load reads a model or its state, not the data a helper may have cached: its result is
+ * bound to such a name (`model = torch.load(f)`) or handed to `.load_state_dict(...)`.
+ */
+function loadsAModel(call: Node): boolean {
+  const up = call.parent?.type === 'argument_list' ? call.parent.parent : call.parent;
+  if (up?.type === 'call' && stateReceiver(up)) return true;
+  const left = up?.type === 'assignment' && field(up, 'right')?.id === call.id ? field(up, 'left') : undefined;
+  return !!left && left.type === 'identifier' && CHECKPOINT_CONTENT.test(left.text);
+}
+
 function savesData(saved: Node): boolean {
   let n = unparen(saved);
   if (n.type === 'identifier') {
