@@ -4,7 +4,7 @@
 // character of the body (runCache.ts): typing in a collate_fn that still moves its batches
 // changes nothing for the loop that uses it.
 import type { Node } from '../python/pyNode';
-import { callArguments, descendants, field, unparen } from '../python/syntax';
+import { bodyNodes, callArguments, descendants, field, unparen } from '../python/syntax';
 import type { FunctionInfo } from './program';
 import { DTYPE_NAMES } from './torchApi';
 
@@ -58,8 +58,7 @@ function readBodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string {
 function layerInputsOf(fn: FunctionInfo, self: string): string {
   const params = new Set(fn.params.map((p) => p.name));
   const found: string[] = [];
-  const nested = (c: Node) => c.type !== 'function_definition' && c.type !== 'lambda' && c.type !== 'class_definition';
-  for (const n of descendants(fn.body, nested)) {
+  for (const n of bodyNodes(fn.body)) {
     const callee = n.type === 'call' ? field(n, 'function') : null;
     const object = callee?.type === 'attribute' ? field(callee, 'object') : null;
     const attr = object?.type === 'identifier' && object.text === self ? field(callee!, 'attribute')?.text : undefined;
