@@ -27,6 +27,7 @@ import { launchProgramFunction } from './launchers';
 import { BUILDING, RECEIVER, SELF_CLASS } from './callContexts';
 import { isBuilding } from './initOnlyMethods';
 import { calledSubmodule } from './submoduleCalls';
+import { holdsNoWeights } from './weightlessModules';
 import { forwardFreeArguments, freeForwardParams } from './deviceFreeParams';
 import { qualifyInScope } from './shadowedImports';
 import { definesInPlaceMove } from './inPlaceMoves';
@@ -241,7 +242,7 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
       : undefined;
     // A known module, or an unknown object named as a model, has parameters and makes a graph;
     // another unknown object that is moved and called (a renderer, an augmentation) may have none.
-    const trained = callee.kind === 'module' || MODEL_LIKE_NAME.test(calleeNode.text);
+    const trained = (callee.kind === 'module' && !holdsNoWeights(ctx, callee.className)) || MODEL_LIKE_NAME.test(calleeNode.text);
     const output = value('tensor', outputPlaceOf(callee), { grad: noGrad ? 'no' : trained && !callee.gradlessOutput ? 'yes' : 'unknown', deviceText: callee.deviceText, origin });
     return shapedLikeForwardReturn(ctx, callee, output) ?? output;
   }
@@ -253,7 +254,7 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   const unknownModel = callee.kind === 'module' || MODEL_LIKE_NAME.test(calleeNode.text);
   const batchesOnly = tensors.length > 0 && tensors.every((a) => !!a.value.batch && frame.loops.includes(a.value.batch.loop));
   const place = unknownModel && batchesOnly && isExactlyCpu(fromInputs.place) ? UNTRACKED : fromInputs.place;
-  const output: Value = { ...fromInputs, place, origin: place === UNTRACKED ? undefined : fromInputs.origin, grad: noGrad ? 'no' : callee.kind === 'module' && !callee.gradlessOutput ? 'yes' : 'unknown' };
+  const output: Value = { ...fromInputs, place, origin: place === UNTRACKED ? undefined : fromInputs.origin, grad: noGrad ? 'no' : callee.kind === 'module' && !callee.gradlessOutput && !holdsNoWeights(ctx, callee.className) ? 'yes' : 'unknown' };
   return shapedLikeForwardReturn(ctx, callee, output) ?? output;
 }
 

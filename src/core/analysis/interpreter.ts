@@ -20,6 +20,7 @@ import { definedDefaultKey, evalCall } from './calls';
 import { BUILDING, CallContexts, CallResult, RECEIVER, SELF_CLASS } from './callContexts';
 import { withCallSiteCapture } from './callSiteCapture';
 import { UNDECIDED_WORLD, deviceFlagPolarity, type WorldState } from './world';
+import { alwaysMovesToCuda } from './hardCudaMoves';
 import { deviceContextPlace, enterFrameworkScope } from './frameworks';
 import { deviceChoiceOf } from './deviceChoice';
 import { programFact, programFactNow, type FactCompute } from './programFacts';
@@ -577,6 +578,7 @@ export class Interpreter implements RoundContext {
       else if (expr.type === 'yield') this.execYield(frame, expr);
       else this.ex.eval(frame, expr);
     }
+    if (!frame.shadow && !frame.acceleratorOnly && alwaysMovesToCuda(stmt)) frame.acceleratorOnly = true;
   }
 
   /**

@@ -811,6 +811,26 @@ export class Program {
     return facts;
   }
 
+  /**
+   * Whether the class and each base it has in the program derive from torch.nn.Module itself
+   * and nothing else: no torch layer (`nn.Linear`) and no class the analysis cannot see, so
+   * whatever weights it has are the ones its own methods put on `self`.
+   */
+  derivesOnlyFromModule(classKey: string): boolean {
+    const seen = new Set<string>();
+    const check = (cls: ClassInfo): boolean => {
+      if (seen.has(cls.key)) return true;
+      seen.add(cls.key);
+      return cls.baseNodes.length > 0 && cls.baseNodes.every((base) => {
+        const local = this.baseClass(cls, base);
+        if (local) return check(local);
+        return MODULE_BASE_CLASSES.has(this.importsAt(cls.unit).qualify(base) ?? '');
+      });
+    };
+    const cls = this.classes.get(classKey);
+    return !!cls && check(cls);
+  }
+
   /** The class and its base classes defined in the program, nearest first (ClassInfo keys). */
   classLineage(classKey: string): string[] {
     const out: string[] = [];

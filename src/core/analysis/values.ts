@@ -389,7 +389,12 @@ export function joinValues(a: Value, b: Value): Value {
     joined.elements = a.elements.map((e, i) => joinValues(e, b.elements![i]));
   }
   // A list before and after appending to it in a loop: it holds what was appended.
-  if (isContainer(a) && isContainer(b) && !(joined.elements && !a.anyElement && !b.anyElement)) {
+  // Two dicts whose keys are written out (`best = {"epoch": 0, "loss": 0}` before a loop and
+  // after `best["loss"] = loss`): still a dict of those keys, each the join of what the paths
+  // put there; a key only one path sets holds what that path put (reading it on the other
+  // raises KeyError). Folding them into "any element" made `best["epoch"]` the loss tensor.
+  const dicts = !!a.entries && !!b.entries && !a.elements && !b.elements && !a.anyElement && !b.anyElement;
+  if (isContainer(a) && isContainer(b) && !dicts && !(joined.elements && !a.anyElement && !b.anyElement)) {
     const items = [...containedValues(a), ...containedValues(b)];
     if (items.length) joined.anyElement = items.reduce((x, y) => joinValues(x, y));
     else joined.elements = [];
@@ -407,7 +412,9 @@ export function joinValues(a: Value, b: Value): Value {
     for (const [k, v] of a.entries) {
       const w = b.entries.get(k);
       if (w) joined.entries.set(k, joinValues(v, w));
+      else if (dicts) joined.entries.set(k, v);
     }
+    if (dicts) for (const [k, w] of b.entries) if (!a.entries.has(k)) joined.entries.set(k, w);
   }
   return joined;
 }

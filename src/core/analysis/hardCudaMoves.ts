@@ -1,0 +1,61 @@
+// A statement that always moves something to CUDA (`net = nn.DataParallel(net).cuda()`,
+// `x = x.to("cuda:0")`), straight down its scope: on a machine without CUDA it raises, so the
+// code after it runs only where an accelerator is (Frame.acceleratorOnly), as after an
+// availability test whose other path left the scope. A move inside a conditional expression,
+// a lambda or a comprehension may not run; one inside a loop, a `try` or a `with` whose
+// exit may swallow the error does not end the CPU path either.
+import type { Node } from '../python/pyNode';
+import { children, field, stringLiteralValue, unparen } from '../python/syntax';
+
+const MAY_NOT_RUN = new Set([
+  'conditional_expression', 'lambda', 'boolean_operator', 'list_comprehension', 'dictionary_comprehension',
+  'set_comprehension', 'generator_expression', 'function_definition', 'class_definition',
+]);
+const SCOPE_ENDS = new Set(['function_definition', 'class_definition', 'module']);
+const LEAVES_CPU_PATH_OPEN = new Set(['for_statement', 'while_statement', 'try_statement', 'with_statement', 'match_statement']);
+
+const KNOWN = new WeakMap<Node, boolean>();
+
+export function alwaysMovesToCuda(statement: Node): boolean {
+  let known = KNOWN.get(statement);
+  if (known === undefined) KNOWN.set(statement, (known = straightDownItsScope(statement) && hasHardCudaMove(statement)));
+  return known;
+}
+
+function straightDownItsScope(statement: Node): boolean {
+  for (let up = statement.parent; up && !SCOPE_ENDS.has(up.type); up = up.parent) {
+    if (LEAVES_CPU_PATH_OPEN.has(up.type)) return false;
+  }
+  return true;
+}
+
+function hasHardCudaMove(statement: Node): boolean {
+  const stack: Node[] = [statement];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (MAY_NOT_RUN.has(n.type)) continue;
+    if (n.type === 'call' && isHardCudaMove(n)) return true;
+    for (const c of children(n)) stack.push(c);
+  }
+  return false;
+}
+
+/** `.cuda(...)`, or `.to("cuda")` / `.to(torch.device("cuda:1"))` with the device written out. */
+function isHardCudaMove(call: Node): boolean {
+  const callee = field(call, 'function');
+  if (callee?.type !== 'attribute') return false;
+  const method = field(callee, 'attribute')?.text;
+  if (method === 'cuda') return true;
+  if (method !== 'to') return false;
+  const first = children(field(call, 'arguments') ?? call)[0];
+  return !!first && names(unparen(first));
+}
+
+function names(device: Node): boolean {
+  if (device.type === 'call' && /^(torch\.)?device$/.test(field(device, 'function')?.text ?? '')) {
+    const inner = children(field(device, 'arguments') ?? device)[0];
+    return !!inner && names(unparen(inner));
+  }
+  const text = device.type === 'string' ? stringLiteralValue(device) : undefined;
+  return text !== undefined && /^cuda(:\d+)?$/.test(text);
+}
