@@ -137,6 +137,24 @@ function evalArgs(ex: Evaluator, frame: Frame, args: CallArguments): Arg[] {
   return out;
 }
 
+/**
+ * `model.decode(z)`, `vocoder.inference(c=mel)` on a model whose class the analysis does not
+ * follow (a library's, one built by name): given tensors where the model is, and nothing
+ * elsewhere, its method computes there, and what it returns is there too. Without a tensor
+ * argument (`model.get_config()`) or with one elsewhere, nothing is said.
+ */
+function computedWhereTheModelIs(ex: Evaluator, frame: Frame, call: Node, objNode: Node, model: Value, argValues: Arg[], args: CallArguments): Value | undefined {
+  if (model.place !== ACCEL && model.place !== CPU) return undefined;
+  const given = [...argValues.map((a) => a.value), ...args.splats.flatMap((n) => containedValues(ex.eval(frame, n)))]
+    .flatMap((v) => (isTensorLike(v) && v.kind !== 'module' ? [v] : containedValues(v).filter((e) => isTensorLike(e) && e.kind !== 'module')));
+  if (given.length === 0 || !given.every((v) => v.place === model.place)) return undefined;
+  const name = shortText(objNode);
+  const origin = model.origin
+    ? { unit: frame.unit, node: call, what: `computed by \`${shortText(field(call, 'function') ?? call)}(…)\` here`, from: { ...model.origin, what: `\`${name}\` ${model.origin.what}` } }
+    : undefined;
+  return value('tensor', model.place, { grad: frame.noGrad > 0 ? 'no' : 'unknown', deviceText: model.deviceText, origin });
+}
+
 /** An expression's value that is no tensor, array or container: with a number in the arithmetic, a Python number. */
 function givesPythonNumber(v: Value): boolean {
   return !isTensorLike(v) && !v.ndarray && !isContainer(v);
@@ -1242,6 +1260,15 @@ function evalMethodCallOnce(
     frame.env.set(recvKey, { ...recv, emptyContainer: undefined });
     return method === 'add_module' || method === 'register_module' ? NONE : { ...recv, emptyContainer: undefined };
   }
+  // `batch.update(c=c)` on a dict the code built: it holds what it is given under those keys
+  // (another mapping whose keys are not known leaves none of them known).
+  if (method === 'update' && recvKey && recv.entries && !args.hasSplat && args.positional.length <= 1) {
+    const other = args.positional[0] ? ex.eval(frame, args.positional[0]) : undefined;
+    const entries = other && !other.entries ? undefined : new Map([...recv.entries, ...(other?.entries ?? [])]);
+    for (const [k, n] of args.keywords) entries?.set(k, ex.eval(frame, n));
+    frame.env.set(recvKey, { ...recv, entries });
+    return NONE;
+  }
   // `self.history.append(x)` on an attribute whose value is not tracked: whatever has an `append` holds what it is given.
   const growable = recv.elements || recv.anyElement || (method === 'append' && recv.kind === 'unknown' && recv.place === UNTRACKED && !recv.className);
   if ((method === 'append' || method === 'extend') && recvKey && growable) {
@@ -1292,12 +1319,12 @@ function evalMethodCallOnce(
     if (method === 'forward') return evalValueCall(ctx, ex, frame, call, objNode, recv, args);
     const submodule = calledSubmodule(ex, frame, callee, recv, method);
     if (submodule) return evalValueCall(ctx, ex, frame, call, callee, submodule, args);
-    return UNKNOWN;
+    return computedWhereTheModelIs(ex, frame, call, objNode, recv, argValues, args) ?? UNKNOWN;
   }
   if (!tensorRecv) return UNKNOWN;
   // An object known only by its place (a library's model moved with `.to()`): a method no
-  // tensor has (`model.test(...)`) says nothing of its result.
-  if (recv.kind === 'unknown' && !isTensorMethod(method)) return UNKNOWN;
+  // tensor has (`model.test(...)`) says nothing of its result, unless its inputs are there too.
+  if (recv.kind === 'unknown' && !isTensorMethod(method)) return computedWhereTheModelIs(ex, frame, call, objNode, recv, argValues, args) ?? UNKNOWN;
   if (method === 'requires_grad_' && recvKey) frame.env.set(recvKey, { ...recv, grad: 'yes' });
   if (NON_TENSOR_METHODS.has(method)) return OTHER;
   const operands = argValues.filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');

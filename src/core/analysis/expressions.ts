@@ -15,7 +15,7 @@ import { RECEIVER } from './callContexts';
 import { usesAsSubmodule } from './submoduleUse';
 import { isBuilding } from './initOnlyMethods';
 import { qualifyInScope } from './shadowedImports';
-import { comparisonKeepsFlag, NEGATIVE_DEVICE_FLAG } from './world';
+import { comparisonKeepsFlag, NEGATIVE_DEVICE_FLAG, oneDeviceComparison } from './world';
 import { GRAPH_NON_TENSOR_ATTRIBUTES } from './torchApi';
 import type { ClassInfo, Program } from './program';
 import { withModulesMoved } from './containerMoves';
@@ -94,7 +94,7 @@ export class Expressions implements Evaluator {
         const arg = field(node, 'argument');
         const v = arg ? this.eval(frame, arg) : UNKNOWN;
         if (v.truth === undefined) return UNKNOWN;
-        return value('other', UNTRACKED, { truth: !v.truth, truthByAccelerator: v.truthByAccelerator, acceleratorWhen: v.acceleratorWhen === undefined ? undefined : !v.acceleratorWhen });
+        return value('other', UNTRACKED, { truth: !v.truth, truthByAccelerator: v.truthByAccelerator, truthByOneDevice: v.truthByOneDevice, acceleratorWhen: v.acceleratorWhen === undefined ? undefined : !v.acceleratorWhen });
       }
       case 'boolean_operator': return this.evalBoolean(frame, node);
       case 'await': {
@@ -141,11 +141,12 @@ export class Expressions implements Evaluator {
       ? (a === false || b === false ? false : a === true && b === true ? true : undefined)
       : (a === true || b === true ? true : a === false && b === false ? false : undefined);
     const truthByAccelerator = l.truthByAccelerator || r.truthByAccelerator;
+    const truthByOneDevice = l.truthByOneDevice || r.truthByOneDevice;
     if (truth === undefined) return UNKNOWN;
     // `args.cuda and x` true: both are, so the run uses the accelerator; `args.no_cuda or x`
     // false: neither is. Any other outcome says nothing of the flag.
     const saysAccelerator = (isAnd ? truth : !truth) && (l.acceleratorWhen === truth || r.acceleratorWhen === truth);
-    return value('other', UNTRACKED, { truth, truthByAccelerator, acceleratorWhen: saysAccelerator ? truth : undefined });
+    return value('other', UNTRACKED, { truth, truthByAccelerator, truthByOneDevice, acceleratorWhen: saysAccelerator ? truth : undefined });
   }
 
   /** A device flag's truth in this world (world.ts), when the program does not already say. */
@@ -352,9 +353,14 @@ export class Expressions implements Evaluator {
     const cls = recv.kind === 'module' && recv.className ? this.ctx.program.classes.get(recv.className) : undefined;
     if (!cls?.isModule) return undefined;
     const v = this.ctx.previous.lineageAttr(this.ctx.program.classLineage(cls.key), attr);
-    if (!v || !((v.kind === 'module' && !v.placeless) || v.parameter)) return undefined;
-    if (placesOwnSubmodules(this.ctx, cls.key)) return ownPlaceOf(v);
-    return { ...v, place: recv.place, deviceText: recv.deviceText, origin: recv.origin, factory: undefined };
+    // `model.encoder(x)` where `self.encoder = model_fun()` came from a registry: the class
+    // calls it as a submodule, so it is registered and sits where the instance is, as
+    // inside the class's own methods (classAttribute).
+    const submodule = v?.kind === 'unknown' && v.place === UNTRACKED && usesAsSubmodule(cls, attr);
+    if (!v || !((v.kind === 'module' && !v.placeless) || v.parameter || submodule)) return undefined;
+    if (placesOwnSubmodules(this.ctx, cls.key)) return submodule ? undefined : ownPlaceOf(v);
+    // Where the instance was built is where a move puts its submodules with it.
+    return { ...v, kind: submodule ? 'module' : v.kind, place: recv.place, deviceText: recv.deviceText, origin: recv.origin, factory: recv.factory, submoduleOfFactory: !!recv.factory || undefined };
   }
 
   /**
@@ -491,6 +497,8 @@ export class Expressions implements Evaluator {
     if (device !== undefined) return value('other', UNTRACKED, { truth: device, truthByAccelerator: true });
     const flag = flagComparison(operator, operands, args.map((a) => a.value));
     if (flag) return flag;
+    const oneDevice = oneDeviceComparison(operator, operands, (callee) => this.ctx.program.importsAt(frame.unit).qualify(callee));
+    if (oneDevice !== undefined) return value('other', UNTRACKED, { truth: oneDevice, truthByOneDevice: true });
     if (!/^(==|!=|<|>|<=|>=)$/.test(operator)) return UNKNOWN;
     return { ...this.tensorOperation(frame, node, readAsOneElement(node) ? args.map((a) => this.elementRead(frame, a)) : args), grad: 'no' };
   }

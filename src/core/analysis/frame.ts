@@ -206,6 +206,12 @@ export interface Frame {
    */
   shadow?: number;
   /**
+   * >0 while code runs that only a run on several devices or processes reaches (`if
+   * args.n_gpu > 1:`, world.ts oneDeviceComparison): every rule hears it, and what it returns
+   * or binds is forgotten, as in the shadow.
+   */
+  sidePath?: number;
+  /**
    * This code runs only where an accelerator is available: inside the accelerator branch of
    * an availability test, or after one whose other path left the scope (world.ts).
    */

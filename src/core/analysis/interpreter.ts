@@ -524,8 +524,8 @@ export class Interpreter implements RoundContext {
           return;
         }
         const returned = this.ex.eval(frame, v);
-        if (frame.shadow) {
-          // what only a machine without an accelerator returns is not this world's result
+        if (frame.shadow || frame.sidePath) {
+          // what only a machine without an accelerator (or with several) returns is not this world's result
         } else if (frame.returns) frame.returns.push(returned);
         else this.next.addReturn(frame.fn.id, returned);
         frame.ended = true;
@@ -604,7 +604,7 @@ export class Interpreter implements RoundContext {
     if (!frame.fn) return;
     const items = /^yield\s+from\b/.test(node.text) ? containedValues(v) : [v];
     const produced = items.length ? value('other', UNTRACKED, { anyElement: items.reduce((a, b) => joinValues(a, b)) }) : UNKNOWN;
-    if (frame.shadow) return;
+    if (frame.shadow || frame.sidePath) return;
     if (frame.returns) frame.returns.push(produced);
     else this.next.addReturn(frame.fn.id, produced);
   }
@@ -854,15 +854,20 @@ export class Interpreter implements RoundContext {
     // accelerator. The first such block is the one a machine without one takes: when it
     // leaves the scope, what follows the `if` runs only where an accelerator is.
     let cpuPathEnded: boolean | undefined;
-    const runShadow = (block: Node | null | undefined) => {
+    // `cpuPath` false: a block only a run on several devices takes (world.ts
+    // oneDeviceComparison). Every rule hears it (such a machine has accelerators), and, as in
+    // the shadow, what it binds and returns is not this run's.
+    const runShadow = (block: Node | null | undefined, cpuPath = true) => {
       if (!block) return;
       const [saved, ended, acceleratorOnly] = [frame.env, frame.ended, frame.acceleratorOnly];
       frame.env = saved.clone();
-      frame.shadow = (frame.shadow ?? 0) + 1;
-      frame.acceleratorOnly = false;
+      if (cpuPath) frame.shadow = (frame.shadow ?? 0) + 1;
+      else frame.sidePath = (frame.sidePath ?? 0) + 1;
+      frame.acceleratorOnly = !cpuPath;
       this.execBlock(frame, block);
-      frame.shadow--;
-      cpuPathEnded ??= !!frame.ended;
+      if (cpuPath) frame.shadow!--;
+      else frame.sidePath!--;
+      if (cpuPath) cpuPathEnded ??= !!frame.ended;
       [frame.env, frame.ended, frame.acceleratorOnly] = [saved, ended, acceleratorOnly];
     };
     // Names a module test left no module in one arm only (`else:` of `isinstance(net, nn.Module)`).
@@ -887,6 +892,7 @@ export class Interpreter implements RoundContext {
     // `transform` known here (a call site's argument), runs one way only.
     // Whether the decision may differ without an accelerator: code only that world runs.
     let byWorld = false;
+    let byOneDevice = false;
     // A device flag decided so that the run uses the accelerator (`if args.cuda:` true, `if
     // not args.cuda:` false): a run whose user asked for the GPU has one, so what the branch
     // taken (or, for a false test, the clauses after it) does runs only where one is.
@@ -896,6 +902,7 @@ export class Interpreter implements RoundContext {
       if (!cond) return undefined;
       const v = this.ex.eval(frame, cond);
       byWorld = v.truth !== undefined && v.truthByAccelerator === true;
+      byOneDevice = !byWorld && v.truth !== undefined && v.truthByOneDevice === true;
       flagAccelerates = v.truth !== undefined && v.acceleratorWhen === v.truth;
       return v.truth ?? noneTestOutcome(cond, (n) => this.ex.eval(frame, n)) ?? typeTestOutcome(test, frame.env);
     };
@@ -916,7 +923,7 @@ export class Interpreter implements RoundContext {
       const test = tensorTest(cond, (n) => this.program.importsAt(frame.unit).qualify(n));
       const truth = truthOf(cond, test);
       if (truth === false) {
-        if (byWorld) runShadow(body);
+        if (byWorld || byOneDevice) runShadow(body, byWorld);
         if (flagAccelerates) laterAccelerated = true;
         continue;
       }
@@ -926,9 +933,9 @@ export class Interpreter implements RoundContext {
           arms.push(clauseArm(stmt, cond, tracked ? undecided : undefined));
         }
         otherwise(() => runBranch(body, clauseArm(stmt, cond, tracked ? undecided : undefined), byWorld || flagAccelerates || laterAccelerated));
-        if (byWorld) {
-          for (const later of clauses.slice(i + 1)) runShadow(later.body);
-          runShadow(elseBody);
+        if (byWorld || byOneDevice) {
+          for (const later of clauses.slice(i + 1)) runShadow(later.body, byWorld);
+          runShadow(elseBody, byWorld);
         }
         return finish();
       }

@@ -171,6 +171,10 @@ export interface Value {
   truth?: boolean;
   /** That truth may differ between a world with an accelerator and one without (not only a flag's). */
   truthByAccelerator?: boolean;
+  /** A submodule read from outside its instance (`model.encoder`): its `factory` is the instance's, which a move takes with it. */
+  submoduleOfFactory?: boolean;
+  /** That truth is the one-device assumption's (world.ts oneDeviceComparison): the other branch only a multi-device run takes. */
+  truthByOneDevice?: boolean;
   /**
    * The truth at which the run uses an accelerator, for a device flag the world decides:
    * true for `args.cuda`, false for `args.no_cuda` or `args.cpu` (and flipped by `not`).
@@ -378,6 +382,7 @@ export function joinValues(a: Value, b: Value): Value {
   if (a.truth !== undefined && a.truth === b.truth) {
     joined.truth = a.truth;
     if (a.truthByAccelerator || b.truthByAccelerator) joined.truthByAccelerator = true;
+    if (a.truthByOneDevice || b.truthByOneDevice) joined.truthByOneDevice = true;
     if (a.acceleratorWhen !== undefined && a.acceleratorWhen === b.acceleratorWhen) joined.acceleratorWhen = a.acceleratorWhen;
   }
   if (a.buildsModule && b.buildsModule) joined.buildsModule = true;

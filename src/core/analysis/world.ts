@@ -339,3 +339,54 @@ export function worldCondition(seen: readonly World[], all: readonly World[], ne
   }
   return parts.length === 0 ? undefined : `With ${parts.join(' and ')}`;
 }
+
+/**
+ * Counts of devices or processes: `torch.cuda.device_count()`, `dist.get_world_size()`, and
+ * names such as `args.n_gpu`, `h.num_gpus`, `world_size`, `len(opt.gpu_ids)`.
+ */
+const DEVICE_COUNT_CALLS = new Set([
+  'torch.cuda.device_count', 'torch.accelerator.device_count', 'torch.xpu.device_count', 'torch.mps.device_count',
+  'torch.distributed.get_world_size',
+]);
+const DEVICE_COUNT_NAME = /^(n_?gpus?|num_?gpus?|gpu_?num|gpu_?count|n_?devices|num_?devices|device_?count|world_?size|n_?procs|num_?process(es)?)$/i;
+const DEVICE_LIST_NAME = /^(gpus|gpu_?ids|device_?ids|devices)$/i;
+
+function countsDevices(node: Node, qualify: (callee: Node) => string | undefined): boolean {
+  const n = unparen(node);
+  if (n.type === 'call') {
+    const callee = field(n, 'function');
+    if (!callee) return false;
+    if (callee.text === 'len') {
+      const key = dottedKey(unparen(children(field(n, 'arguments') ?? n)[0] ?? n));
+      return !!key && DEVICE_LIST_NAME.test(key.slice(key.lastIndexOf('.') + 1));
+    }
+    return DEVICE_COUNT_CALLS.has(qualify(callee) ?? '');
+  }
+  if (n.type !== 'identifier' && n.type !== 'attribute') return false;
+  const key = dottedKey(n);
+  return !!key && !key.startsWith('torch.') && DEVICE_COUNT_NAME.test(key.slice(key.lastIndexOf('.') + 1));
+}
+
+/**
+ * `if args.n_gpu > 1:`, `torch.cuda.device_count() > 1`, `world_size >= 2`: the program is
+ * interpreted as one process on at most one device, the run a user debugs first, so a count
+ * compared with one or two is decided (false for "more than one"). Left undecided, the
+ * multi-device branch (`model = nn.DataParallel(model)`, a DDP wrap that also moves) joined
+ * with the plain path hid the plain path's mistakes: a model never moved there looked
+ * possibly moved. Undefined for any other comparison.
+ */
+export function oneDeviceComparison(operator: string, operands: readonly Node[], qualify: (callee: Node) => string | undefined): boolean | undefined {
+  if (operands.length !== 2) return undefined;
+  const [left, right] = operands as [Node, Node];
+  const countLeft = countsDevices(left, qualify);
+  const countRight = !countLeft && countsDevices(right, qualify);
+  if (!countLeft && !countRight) return undefined;
+  const literal = unparen(countLeft ? right : left).text;
+  if (literal !== '1' && literal !== '2') return undefined;
+  // Read as `count OP literal`: a literal on the left flips the operator.
+  const flipped: Record<string, string> = { '<': '>', '>': '<', '<=': '>=', '>=': '<=' };
+  const op = countLeft ? operator : flipped[operator];
+  const many = literal === '1' ? { '>': true, '<=': false } : { '>=': true, '<': false };
+  const saysMany = (many as Record<string, boolean | undefined>)[op ?? ''];
+  return saysMany === undefined ? undefined : !saysMany;
+}

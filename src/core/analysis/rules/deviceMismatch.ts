@@ -295,6 +295,9 @@ function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
   const inputName = shortText(input.node);
   const dev = deviceTextFor(frame, input);
   const created = model.value.factory;
+  // A submodule met from outside (`model.encoder(x)`) was built with its instance: that is what to move.
+  const holder = model.value.submoduleOfFactory && model.node.type === 'attribute' ? field(model.node, 'object') : undefined;
+  const built = holder ?? model.node;
   // A submodule built in __init__ and called in forward (a model-parallel stage): a quoted
   // device ("cuda:1") means the same in the scope that built it.
   // One built by module code and met in a function: moved where it is built, if the device
@@ -303,7 +306,7 @@ function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
   const fixable = !!created && ((created.scope === frame.id && (!dev || boundAbove(frame, dev, created, bindings()))) || /^["']/.test(dev ?? '') ||
     (created.scope === -1 && !!dev && globalAbove(frame, dev, created, bindings())));
   const fixes: Fix[] = dev && created && fixable
-    ? [{ title: `Move \`${shortText(model.node, 30)}\` to ${dev} where it is created`, edits: appendMove(created.node, dev, created.unit), preferred: true }]
+    ? [{ title: `Move \`${shortText(built, 30)}\` to ${dev} where it is created`, edits: appendMove(created.node, dev, created.unit), preferred: true }]
     : [];
   if (created && fixes.length) {
     // The mistake is the missing .to() where the model is built: say it there, once for
@@ -315,7 +318,7 @@ function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
       node: created.node,
       subject: model.node,
       message: ruleMessage((q) => ({
-        problem: `${q(model.node)} is created on the CPU and never moved`,
+        problem: `${q(built)} is created on the CPU and never moved`,
         action: `move it to ${q(dev ?? 'device')} here`,
         why: `\`${name}(…)\` on line ${model.node.startPosition.row + 1} gets \`${inputName}\`, which ${accelPhrase(input.value)}${lineOf(input.value)}: ${SAME_DEVICE}`,
       })),
