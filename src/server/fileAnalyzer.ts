@@ -4,7 +4,7 @@
 // and is reloaded (parser.ts), kept trees are dead: ParsedDocument parses their text again.
 // Only the documents analysed last keep their state (recentDocuments.ts): the others are
 // parsed and analysed whole again when they are next analysed.
-import { analyzeNotebook, analyzeSplicedTree, analyzeTree, RunCache } from '../core/analysis';
+import { analyzeNotebook, analyzeSplicedTree, analyzeTree, marimoScript, RunCache, withoutFixesNamingOtherCells } from '../core/analysis';
 import type { AnalyzeOptions, CellFinding, Finding } from '../core/analysis';
 import { ParsedDocument, TextChange } from '../core/python/document';
 import { ParserCrashedError } from '../core/python/parser';
@@ -91,8 +91,11 @@ export class FileAnalyzer implements DocumentAnalyzer {
    * `projectFiles` from the request: `spec` gives the file's project, if it has one.
    */
   analyzeFile(uri: string, text: string, options: AnalyzeOptions, spec?: ProjectSpec): AnalysisResult<Finding> {
-    const { parsed, plain, runs, spliced } = this.parsedFor(uri, text);
-    const analyze = (opts: AnalyzeOptions) => spliced ? analyzeSplicedTree(spliced, parsed.text, opts, plain, runs) : analyzeTree(parsed.tree, parsed.text, opts, plain, runs);
+    // A marimo notebook is analysed as the script its cells make (same positions, marimo.ts).
+    const notebook = marimoScript(text);
+    const { parsed, plain, runs, spliced } = this.parsedFor(uri, notebook?.script ?? text);
+    const analyzeScript = (opts: AnalyzeOptions) => spliced ? analyzeSplicedTree(spliced, parsed.text, opts, plain, runs) : analyzeTree(parsed.tree, parsed.text, opts, plain, runs);
+    const analyze = (opts: AnalyzeOptions) => (notebook ? withoutFixesNamingOtherCells(analyzeScript(opts), notebook) : analyzeScript(opts));
     if (!spec) return { findings: analyze(options) };
     // The analysed text is the newest of this file, for any module it imports that imports it back.
     this.projectFiles.setOpen(spec.path, text);

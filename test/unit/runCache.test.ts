@@ -3,7 +3,7 @@
 // interpreting again: the same findings as a fresh analysis after every edit, and a run
 // that reads a changed value (a global, a parameter's state, an edited callee) runs again.
 import * as assert from 'assert';
-import { analyzeSource, analyzeTree, initPythonParser, RULES } from '../../src/core/analysis';
+import { analyzeSource, analyzeTree, initPythonParser, marimoScript, RULES, withoutFixesNamingOtherCells } from '../../src/core/analysis';
 import { RunCache, sameDeep } from '../../src/core/analysis/runCache';
 import { scanScope, scopeFacts } from '../../src/core/analysis/scopeScan';
 import { ImportTable } from '../../src/core/analysis/imports';
@@ -19,9 +19,13 @@ class Document {
   readonly runs = new RunCache();
 
   analyze(text: string) {
-    const tree = parsePython(text);
+    // A marimo notebook is analysed as the script its cells make, as the server does.
+    const notebook = marimoScript(text);
+    const script = notebook?.script ?? text;
+    const tree = parsePython(script);
     try {
-      return analyzeTree(tree, text, {}, this.kept, this.runs);
+      const findings = analyzeTree(tree, script, {}, this.kept, this.runs);
+      return notebook ? withoutFixesNamingOtherCells(findings, notebook) : findings;
     } finally {
       tree.delete();
     }

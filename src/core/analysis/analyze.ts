@@ -9,6 +9,7 @@ import { Summaries } from './frame';
 import { RunCache, Tape } from './runCache';
 import { Interpreter } from './interpreter';
 import { blankIPythonSyntax } from './notebook';
+import { marimoScript, withoutFixesNamingOtherCells } from './marimo';
 import { ModuleInfo, ModuleLoader, Program, Unit } from './program';
 import type { ModuleFile, ProjectContext } from './project';
 import type { KeptModule } from './moduleTrees';
@@ -307,6 +308,15 @@ export function analyzeSplicedTree(root: Node, source: string, options: AnalyzeO
  * tree is kept for the files that import it.
  */
 export function analyzeSource(source: string, options: AnalyzeOptions = {}): Finding[] {
+  const notebook = marimoScript(source);
+  if (notebook) {
+    const tree = parsePython(notebook.script);
+    try {
+      return withoutFixesNamingOtherCells(analyzeTree(tree, notebook.script, options), notebook);
+    } finally {
+      tree.delete();
+    }
+  }
   const project = options.project;
   const shared = project?.trees?.get(project.path, source);
   if (shared) return analyzeUnit(unitOf(0, 0, shared.root, shared.source), shared.skipped, options, new NodeRegistry(), new RunCache());

@@ -3,6 +3,7 @@ export * from './types';
 export { RULES, ruleInfo, ruleDocsUrl, isRuleCode, DOCS_BASE_URL } from './catalog';
 export type { RuleInfo } from './catalog';
 export { analyzeSource, analyzeSplicedTree, analyzeTree, analyzeNotebook } from './analyze';
+export { marimoScript, withoutFixesNamingOtherCells } from './marimo';
 export { RunCache } from './runCache';
 export { initPythonParser } from '../python/parser';
 export { createModuleResolver } from './project';
