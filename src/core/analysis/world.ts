@@ -348,7 +348,7 @@ const DEVICE_COUNT_CALLS = new Set([
   'torch.cuda.device_count', 'torch.accelerator.device_count', 'torch.xpu.device_count', 'torch.mps.device_count',
   'torch.distributed.get_world_size',
 ]);
-const DEVICE_COUNT_NAME = /^(n_?gpus?|num_?gpus?|gpu_?num|gpu_?count|n_?devices|num_?devices|device_?count|world_?size|n_?procs|num_?process(es)?)$/i;
+const DEVICE_COUNT_NAME = /^(gpus|n_?gpus?|num_?gpus?|gpu_?num|gpu_?count|n_?devices|num_?devices|device_?count|world_?size|n_?procs|num_?process(es)?)$/i;
 const DEVICE_LIST_NAME = /^(gpus|gpu_?ids|device_?ids|devices)$/i;
 
 function countsDevices(node: Node, qualify: (callee: Node) => string | undefined): boolean {
