@@ -6,7 +6,7 @@ import { Env } from './env';
 import type { ParamMeeting } from './callContexts';
 import type { FunctionInfo } from './program';
 import type { Tape } from './runCache';
-import { joinValues, LoaderLoop, Place, sameValue, Value } from './values';
+import { joinValues, LoaderLoop, mayHoldWeights, Place, sameValue, Value } from './values';
 
 /**
  * Rounds read the previous round's summaries and write the next one's through the methods
@@ -74,6 +74,30 @@ export class Summaries {
     this.tape?.read({ kind: 'attrs', cls }, v);
     return v;
   }
+
+  /**
+   * Whether the class's summary keeps on `self` something that may hold weights (values.ts
+   * `mayHoldWeights`); undefined when no method left anything. Taped as one yes/no read, not
+   * as the whole attribute map: a module call asks it, and comparing every attribute of the
+   * class again on each replay made keystrokes a fifth slower.
+   */
+  classKeepsWeights(cls: string): boolean | undefined {
+    const known = this.keepsWeightsOf(cls);
+    this.tape?.read({ kind: 'keepsWeights', cls }, known);
+    return known;
+  }
+
+  /** classKeepsWeights without taping (a replay's check of the read). */
+  keepsWeightsOf(cls: string): boolean | undefined {
+    if (this.keepsWeights.has(cls)) return this.keepsWeights.get(cls);
+    const attrs = this.classAttrs.get(cls);
+    const known = attrs ? [...attrs.values()].some(mayHoldWeights) : undefined;
+    this.keepsWeights.set(cls, known);
+    return known;
+  }
+
+  /** Read only once the round that wrote these summaries is over (a replay or the next round). */
+  private readonly keepsWeights = new Map<string, boolean | undefined>();
 
   classPlace(cls: string): Value | undefined {
     const v = this.classPlaces.get(cls);

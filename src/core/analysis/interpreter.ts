@@ -280,6 +280,7 @@ export class Interpreter implements RoundContext {
       case 'attr': return s.classAttrs.get(r.cls)?.get(r.attr);
       case 'place': return s.classPlaces.get(r.cls);
       case 'attrs': return s.classAttrs.get(r.cls);
+      case 'keepsWeights': return s.keepsWeightsOf(r.cls);
       case 'atCalls': return s.contextCalls.has(r.fn) && !s.plainCalls.has(r.fn);
       case 'noGradOnly': return s.noGradCalls.has(r.fn) && !s.gradCalls.has(r.fn);
       case 'global': return this.finalModuleEnvs[r.module]?.get(r.name);

@@ -23,6 +23,8 @@ export type Read =
   | { kind: 'attr'; cls: string; attr: string }
   | { kind: 'place'; cls: string }
   | { kind: 'attrs'; cls: string }
+  /** Whether a class keeps something that may hold weights (Summaries.classKeepsWeights). */
+  | { kind: 'keepsWeights'; cls: string }
   | { kind: 'atCalls'; fn: number }
   /** Whether every call of the function runs under no_grad (Summaries.onlyUnderNoGrad). */
   | { kind: 'noGradOnly'; fn: number }
@@ -69,6 +71,7 @@ function readKey(r: Read): string {
     case 'attr': return keyOf('attr', r.cls, r.attr);
     case 'place': return keyOf('place', r.cls);
     case 'attrs': return keyOf('attrs', r.cls);
+    case 'keepsWeights': return keyOf('keepsWeights', r.cls);
     case 'global': return keyOf('global', r.module, r.name);
     case 'callGlobal': return keyOf('callGlobal', r.fn, r.name);
     case 'enclosing': return keyOf('enclosing', r.fn, r.name);

@@ -638,3 +638,10 @@ export function cpuOnThisPath(v: Value, tests: ReadonlyMap<string, boolean> | un
   }
   return false;
 }
+
+/** A value kept on `self` that may hold weights: a module, an nn.Parameter, or a value not known (weightlessModules.ts). */
+export function mayHoldWeights(v: Value): boolean {
+  if (v.kind === 'module' || v.kind === 'unknown') return true;
+  if (v.parameter && v.grad !== 'no') return true;
+  return containedValues(v).some(mayHoldWeights);
+}

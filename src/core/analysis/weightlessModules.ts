@@ -5,26 +5,27 @@
 // inputs do. Taken for any module before, its output was "requires grad" and `.numpy()` on
 // it a false DD010.
 import type { RoundContext } from './roundContext';
-import { containedValues, type Value } from './values';
 
 export function holdsNoWeights(ctx: RoundContext, className: string | undefined): boolean {
   const cls = className ? ctx.program.classes.get(className) : undefined;
-  if (!cls?.isModule || !ctx.program.derivesOnlyFromModule(cls.key)) return false;
+  if (!cls?.isModule || !derivesOnlyFromModule(ctx, cls.key)) return false;
   let anyKept = false;
   for (const key of ctx.program.classLineage(cls.key)) {
-    const attrs = ctx.previous.classAttrsOf(key);
-    if (!attrs) continue;
-    for (const v of attrs.values()) {
-      anyKept = true;
-      if (mayBeWeights(v)) return false;
-    }
+    const keeps = ctx.previous.classKeepsWeights(key);
+    if (keeps) return false;
+    if (keeps === false) anyKept = true;
   }
   // Nothing summarised yet (the first round, or a class that keeps nothing): not known.
   return anyKept;
 }
 
-function mayBeWeights(v: Value): boolean {
-  if (v.kind === 'module' || v.kind === 'unknown') return true;
-  if (v.parameter && v.grad !== 'no') return true;
-  return containedValues(v).some(mayBeWeights);
+/** Per program (its classes and their bases do not change while it is analysed). */
+const DERIVES = new WeakMap<object, Map<string, boolean>>();
+
+function derivesOnlyFromModule(ctx: RoundContext, classKey: string): boolean {
+  let byClass = DERIVES.get(ctx.program);
+  if (!byClass) DERIVES.set(ctx.program, (byClass = new Map()));
+  let derives = byClass.get(classKey);
+  if (derives === undefined) byClass.set(classKey, (derives = ctx.program.derivesOnlyFromModule(classKey)));
+  return derives;
 }
