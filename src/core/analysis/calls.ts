@@ -545,7 +545,10 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   }
   if (q === 'torch.nn.Parameter' || q === 'torch.nn.parameter.Parameter') {
     const data = argValues[0]?.value;
-    return value('tensor', data?.place ?? UNTRACKED, { grad: 'yes', origin: data?.origin, deviceText: data?.deviceText, parameter: true });
+    // `nn.Parameter(stats, requires_grad=False)`: a frozen statistic that moves with the module and carries no graph.
+    const requiresGrad = args.keywords.get('requires_grad') ?? args.positional[1];
+    const frozen = requiresGrad?.type === 'false';
+    return value('tensor', data?.place ?? UNTRACKED, { grad: frozen ? 'no' : 'yes', origin: data?.origin, deviceText: data?.deviceText, parameter: true });
   }
   const inputsNode = modelRunnerInputs(q, args);
   if (inputsNode && argValues[0] && (argValues[0].value.kind === 'module' || argValues[0].value.place !== UNTRACKED)) {
