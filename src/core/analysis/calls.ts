@@ -145,7 +145,9 @@ function evalArgs(ex: Evaluator, frame: Frame, args: CallArguments): Arg[] {
  */
 function computedWhereTheModelIs(ex: Evaluator, frame: Frame, call: Node, objNode: Node, model: Value, argValues: Arg[], args: CallArguments): Value | undefined {
   if (model.place !== ACCEL && model.place !== CPU) return undefined;
-  const given = [...argValues.map((a) => a.value), ...args.splats.flatMap((n) => containedValues(ex.eval(frame, n)))]
+  // `**batch` by name only: evaluating a call again would run it (and its events) twice.
+  const splatted = args.splats.filter((n) => n.type === 'identifier' || n.type === 'attribute').flatMap((n) => containedValues(ex.eval(frame, n)));
+  const given = [...argValues.map((a) => a.value), ...splatted]
     .flatMap((v) => (isTensorLike(v) && v.kind !== 'module' ? [v] : containedValues(v).filter((e) => isTensorLike(e) && e.kind !== 'module')));
   if (given.length === 0 || !given.every((v) => v.place === model.place)) return undefined;
   const name = shortText(objNode);

@@ -381,12 +381,15 @@ export function oneDeviceComparison(operator: string, operands: readonly Node[],
   const countLeft = countsDevices(left, qualify);
   const countRight = !countLeft && countsDevices(right, qualify);
   if (!countLeft && !countRight) return undefined;
-  const literal = unparen(countLeft ? right : left).text;
-  if (literal !== '1' && literal !== '2') return undefined;
   // Read as `count OP literal`: a literal on the left flips the operator.
-  const flipped: Record<string, string> = { '<': '>', '>': '<', '<=': '>=', '>=': '<=' };
-  const op = countLeft ? operator : flipped[operator];
-  const many = literal === '1' ? { '>': true, '<=': false } : { '>=': true, '<': false };
-  const saysMany = (many as Record<string, boolean | undefined>)[op ?? ''];
+  const op = countLeft ? operator : FLIPPED[operator];
+  const saysMany = op === undefined ? undefined : SAYS_MANY[unparen(countLeft ? right : left).text]?.[op];
   return saysMany === undefined ? undefined : !saysMany;
 }
+
+const FLIPPED: Readonly<Record<string, string>> = { '<': '>', '>': '<', '<=': '>=', '>=': '<=' };
+/** Whether `count OP literal` says "more than one", for the comparisons that say either way. */
+const SAYS_MANY: Readonly<Record<string, Readonly<Record<string, boolean>>>> = {
+  1: { '>': true, '<=': false },
+  2: { '>=': true, '<': false },
+};
