@@ -1,11 +1,13 @@
 // A statement that always moves something to CUDA (`net = nn.DataParallel(net).cuda()`,
-// `x = x.to("cuda:0")`), straight down its scope: on a machine without CUDA it raises, so the
-// code after it runs only where an accelerator is (Frame.acceleratorOnly), as after an
-// availability test whose other path left the scope. A move inside a conditional expression,
+// `x = x.to("cuda:0")`, or another accelerator written out), straight down its scope: on a
+// machine without one it raises, so the code after it runs only where an accelerator is
+// (Frame.acceleratorOnly), as after an availability test whose other path left the scope. A move inside a conditional expression,
 // a lambda or a comprehension may not run; one inside a loop, a `try` or a `with` whose
 // exit may swallow the error does not end the CPU path either.
 import type { Node } from '../python/pyNode';
-import { children, field, stringLiteralValue, unparen } from '../python/syntax';
+import { children, field, unparen } from '../python/syntax';
+import { deviceFromString } from './devices';
+import { ACCEL } from './values';
 
 const MAY_NOT_RUN = new Set([
   'conditional_expression', 'lambda', 'boolean_operator', 'list_comprehension', 'dictionary_comprehension',
@@ -40,22 +42,14 @@ function hasHardCudaMove(statement: Node): boolean {
   return false;
 }
 
-/** `.cuda(...)`, or `.to("cuda")` / `.to(torch.device("cuda:1"))` with the device written out. */
+/** `.cuda(...)`, or `.to("cuda")` / `.to(torch.device("cuda:1"))` with an accelerator written out (devices.ts deviceFromString). */
 function isHardCudaMove(call: Node): boolean {
   const callee = field(call, 'function');
   if (callee?.type !== 'attribute') return false;
   const method = field(callee, 'attribute')?.text;
   if (method === 'cuda') return true;
   if (method !== 'to') return false;
-  const first = children(field(call, 'arguments') ?? call)[0];
-  return !!first && names(unparen(first));
-}
-
-function names(device: Node): boolean {
-  if (device.type === 'call' && /^(torch\.)?device$/.test(field(device, 'function')?.text ?? '')) {
-    const inner = children(field(device, 'arguments') ?? device)[0];
-    return !!inner && names(unparen(inner));
-  }
-  const text = device.type === 'string' ? stringLiteralValue(device) : undefined;
-  return text !== undefined && /^cuda(:\d+)?$/.test(text);
+  let device = unparen(children(field(call, 'arguments') ?? call)[0] ?? call);
+  if (device.type === 'call' && /^(torch\.)?device$/.test(field(device, 'function')?.text ?? '')) device = unparen(children(field(device, 'arguments') ?? device)[0] ?? device);
+  return deviceFromString(device)?.place === ACCEL;
 }

@@ -862,12 +862,11 @@ export class Interpreter implements RoundContext {
       if (!block) return;
       const [saved, ended, acceleratorOnly] = [frame.env, frame.ended, frame.acceleratorOnly];
       frame.env = saved.clone();
-      if (cpuPath) frame.shadow = (frame.shadow ?? 0) + 1;
-      else frame.sidePath = (frame.sidePath ?? 0) + 1;
+      const depth = cpuPath ? 'shadow' : 'sidePath';
+      frame[depth] = (frame[depth] ?? 0) + 1;
       frame.acceleratorOnly = !cpuPath;
       this.execBlock(frame, block);
-      if (cpuPath) frame.shadow!--;
-      else frame.sidePath!--;
+      frame[depth]!--;
       if (cpuPath) cpuPathEnded ??= !!frame.ended;
       [frame.env, frame.ended, frame.acceleratorOnly] = [saved, ended, acceleratorOnly];
     };
