@@ -1,10 +1,14 @@
 // The files cross-file analysis reads, on the side that analyses (the worker thread; the
 // main thread in unit tests): open documents' current text first (an unsaved edit counts),
 // then the disk, each file cached by (mtimeMs, size). Nothing is indexed up front: a module
-// is looked for only when an analysed file imports it, so a workspace of thousands of files
-// costs nothing until then. Reading is allowed in untrusted workspaces: nothing is executed.
-import { createModuleResolver, ImporterIndex, ModuleTrees, type ProjectContext } from '../core/analysis';
+// is looked for only when an analysed file imports it, and the workspace folder that holds
+// a file is walked for the files that import it only when its analysis asks for them, so a
+// workspace of thousands of files costs nothing until then. Reading is allowed in untrusted
+// workspaces: nothing is executed.
+import * as fs from 'fs';
+import { createModuleResolver, ImporterIndex, MAX_IMPORTER_CANDIDATES, ModuleTrees, type ProjectContext } from '../core/analysis';
 import { ModuleFileReader } from '../node/moduleFileReader';
+import { isInsideFolder, pythonFilesUnder } from '../node/pythonFiles';
 import type { ModuleUse, OverlayUpdate, ProjectSpec } from './analysisMessages';
 
 /** One analysis' project, and what it read once the analysis is over. */
@@ -49,6 +53,8 @@ export class ProjectFiles {
   private readonly importerIndexes = new Map<string, KeptIndex>();
   /** How many importer indexes were built (for tests). */
   importerIndexBuilds = 0;
+  /** The Python files of each workspace folder walked, until a file is created or deleted there. */
+  private readonly folderFiles = new Map<string, string[]>();
 
   setOpen(path: string, text: string): void {
     if (this.open.get(path) === text) return;
@@ -69,8 +75,14 @@ export class ProjectFiles {
   /** A watcher saw these files change on disk: their next read goes to the disk. */
   changedOnDisk(paths: readonly string[]): void {
     for (const path of paths) this.disk.forget(path);
-    // A module created or deleted may change what an open document's import resolves to.
+    // A module created or deleted may change what an open document's import resolves to;
+    // a file's new text, whom it imports.
     if (paths.length > 0) this.importerIndexes.clear();
+    // A folder is walked again only when a file was created or deleted in it, not at every save.
+    for (const [root, files] of this.folderFiles) {
+      const listed = new Set(files);
+      if (paths.some((p) => isInsideFolder(p, root) && listed.has(p) !== fs.existsSync(p))) this.folderFiles.delete(root);
+    }
   }
 
   /** How many open documents' texts are held (for tests). */
@@ -101,8 +113,9 @@ export class ProjectFiles {
   }
 
   /**
-   * The open documents other than `spec.path`, indexed by what they import: built again only
-   * when one of them, or the set of them, changed (or the disk did, changedOnDisk).
+   * The open documents other than `spec.path`, and the Python files of the workspace folder
+   * that holds it, indexed by what they import: built again only when an open document, or
+   * the set of them, changed (or the disk did, changedOnDisk).
    */
   private importerIndex(spec: ProjectSpec): ImporterIndex {
     const others = [...this.versions].filter(([p]) => p !== spec.path);
@@ -111,12 +124,22 @@ export class ProjectFiles {
     if (kept?.key === key) return kept.index;
     // Built from the texts without recording them: only the importers an analysis runs count as read.
     const quiet = (file: string) => this.read(file, spec.maxModuleBytes);
-    const index = new ImporterIndex(others.map(([p]) => p), createModuleResolver(spec.roots, quiet), quiet);
+    const candidates = () => [...new Set([...others.map(([p]) => p), ...this.filesBeside(spec)])].filter((p) => p !== spec.path);
+    const index = new ImporterIndex(candidates, createModuleResolver(spec.roots, quiet), quiet);
     this.importerIndexBuilds++;
     this.importerIndexes.delete(spec.path);
     this.importerIndexes.set(spec.path, { key, index });
     if (this.importerIndexes.size > MAX_KEPT_INDEXES) this.importerIndexes.delete(this.importerIndexes.keys().next().value!);
     return index;
+  }
+
+  /** The Python files of the workspace folders that hold `spec.path` (walked once until the disk changes). */
+  private filesBeside(spec: ProjectSpec): string[] {
+    return spec.roots.filter((root) => isInsideFolder(spec.path, root)).flatMap((root) => {
+      let files = this.folderFiles.get(root);
+      if (!files) this.folderFiles.set(root, (files = pythonFilesUnder([root], MAX_IMPORTER_CANDIDATES)));
+      return files;
+    });
   }
 
   private read(file: string, maxBytes: number): string | undefined {

@@ -101,4 +101,27 @@ describe('cli: lint passes each file its project', () => {
     await lint(['train.py']);
     assert.deepStrictEqual(seen[0].model, { path: path.join(tmp, 'model', '__init__.py'), source: 'pkg\n' });
   });
+
+  it('runs a file with the files that import it from the folders that hold it, also when only the file is named', async () => {
+    const importers: string[][] = [];
+    const withImporters: Analyzer = {
+      analyzeSource: (_source, options) => {
+        importers.push((options.project?.importers?.() ?? []).map((f) => path.relative(tmp, f.path)));
+        return [];
+      },
+      analyzeNotebook: () => [],
+    };
+    fs.mkdirSync(path.join(tmp, 'pkg'));
+    fs.mkdirSync(path.join(tmp, 'elsewhere'));
+    fs.writeFileSync(path.join(tmp, 'pkg', 'model.py'), 'class Net: pass\n');
+    fs.writeFileSync(path.join(tmp, 'train.py'), 'from pkg.model import Net\n');
+    fs.writeFileSync(path.join(tmp, 'pkg', 'other.py'), 'import os\n');
+    const lintWith = (argv: string[], cwd: string) => runLintCommand(lintOptions(argv), memoryIo(cwd), withImporters);
+    await lintWith(['pkg/model.py'], tmp);
+    assert.deepStrictEqual(importers, [['train.py']], 'train.py, not named, is under the current directory that holds model.py');
+    importers.length = 0;
+    // From a folder that does not hold the file, only the file's own folder is looked through.
+    await lintWith([path.join(tmp, 'pkg', 'model.py')], path.join(tmp, 'elsewhere'));
+    assert.deepStrictEqual(importers, [[]]);
+  });
 });

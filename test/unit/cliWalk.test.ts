@@ -2,7 +2,8 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { collectFiles, isLintedFileName } from '../../src/cli/lint/walk';
+import { collectFiles } from '../../src/cli/lint/walk';
+import { isLintedFileName } from '../../src/node/pythonFiles';
 
 describe('cli: finding files to lint', () => {
   let tmp: string;

@@ -3,6 +3,8 @@
 // parameter is placed by its caller in another file. Related places in those files name
 // the file, in the location and in the message.
 import { strict as assert } from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { createModuleResolver, ImporterIndex, initPythonParser } from '../../src/core/analysis';
 import type { ProjectContext } from '../../src/core/analysis';
@@ -359,5 +361,32 @@ describe('analysis across files: facts from the files that import the analysed o
     project.changedOnDisk([at('model.py')]);
     importersOfModel();
     assert.equal(project.importerIndexBuilds, 4);
+  });
+
+  it('in the editor, a file on disk in the workspace folder that imports the file is an importer too, and one created later is found after the watcher reports it', () => {
+    const folder = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dd-importers-')));
+    try {
+      fs.writeFileSync(path.join(folder, 'model.py'), MODEL);
+      fs.mkdirSync(path.join(folder, 'scripts'));
+      fs.writeFileSync(path.join(folder, 'scripts', 'notes.py'), 'print(1)\n');
+      const project = new ProjectFiles();
+      project.setOpen(path.join(folder, 'model.py'), MODEL);
+      const spec = { path: path.join(folder, 'model.py'), roots: [folder], maxModuleBytes: 1_000_000 };
+      const analyse = () => {
+        const session = project.begin(spec);
+        const findings = coreFindings(MODEL, { project: session.context });
+        return { codes: findings.map((f) => f.code), importers: session.context.importers!().map((f) => path.relative(folder, f.path)) };
+      };
+      assert.deepEqual(analyse(), { codes: [], importers: [] }, 'nothing in the folder imports model.py yet');
+      // train.py, never opened, moves the model to the GPU: DD015 in model.py once the watcher says it exists.
+      fs.writeFileSync(path.join(folder, 'scripts', 'train.py'), TRAIN.replace('from model import', 'import sys\nsys.path.insert(0, "..")\nfrom model import'));
+      project.changedOnDisk([path.join(folder, 'scripts', 'train.py')]);
+      assert.deepEqual(analyse(), { codes: ['DD015'], importers: ['scripts/train.py'] });
+      // A workspace folder that does not hold the file is not walked for it.
+      const outside = { ...spec, roots: [path.join(folder, 'scripts')] };
+      assert.deepEqual(project.begin(outside).context.importers!(), []);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -4,8 +4,9 @@
 // was given and the current directory. Each module file is read at most once per run.
 import * as fs from 'fs';
 import * as path from 'path';
-import { createModuleResolver, ImporterIndex, ModuleTrees, type ModuleResolver, type ProjectContext } from '../../core/analysis';
+import { createModuleResolver, ImporterIndex, MAX_IMPORTER_CANDIDATES, ModuleTrees, type ModuleResolver, type ProjectContext } from '../../core/analysis';
 import { ModuleFileReader } from '../../node/moduleFileReader';
+import { isInsideFolder, pythonFilesUnder } from '../../node/pythonFiles';
 
 /** The folders imports are also searched from: each given folder itself, a given file's folder, then `cwd`. */
 export function projectRoots(paths: readonly string[], cwd: string): string[] {
@@ -33,11 +34,16 @@ export class ProjectModules {
   private readonly importers: ImporterIndex;
 
   /** `maxBytes`: a module file over --max-bytes is not read, like a linted file over it is not parsed. */
-  /** `files`: the files this run lints, whose imports say who imports whom. */
+  /**
+   * `files`: the files this run lints. Whose imports say who imports whom: these, and the
+   * Python files under each root that holds one of them (walked when a file's importers are
+   * first asked for), so that `lint model.py` knows that train.py moves `Net`.
+   */
   constructor(roots: readonly string[], maxBytes: number | undefined, files: readonly string[] = []) {
     const read = (file: string) => this.reader.read(file, maxBytes);
     this.resolver = resolvedOnce(createModuleResolver(roots, read), read);
-    this.importers = new ImporterIndex(files, this.resolver, read);
+    const holding = roots.filter((root) => files.some((file) => isInsideFolder(file, root)));
+    this.importers = new ImporterIndex(() => [...new Set([...files, ...pythonFilesUnder(holding, MAX_IMPORTER_CANDIDATES)])], this.resolver, read);
   }
 
   contextFor(file: string): ProjectContext {

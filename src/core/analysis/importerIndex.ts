@@ -3,12 +3,20 @@
 // imports it. Built when first asked from each candidate .py file's import lines (read, not
 // parsed: only module names matter), resolved the way the analysis resolves them; a notebook
 // (.ipynb) is a candidate by its code cells, as its kernel runs them one after another. The
-// front end names the candidates: the CLI the files it lints, the editor the open documents.
+// front end names the candidates: the CLI the files it lints and the Python files of the
+// folders that hold them, the editor the open documents.
 import type { ModuleFile, ModuleResolver } from './project';
 import { notebookCells } from './notebook';
 
 /** At most this many importers run with a file's analysis: each adds its own interpretation. */
 const MAX_IMPORTERS = 3;
+
+/**
+ * At most this many files of a project are read for their imports (a front end walks the
+ * project for them): a run or an editor that has one file of it still sees how the rest of
+ * the project uses that file, as a run over the whole folder does.
+ */
+export const MAX_IMPORTER_CANDIDATES = 5000;
 
 const FROM_IMPORT = /^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+([^#\n]*)/gm;
 const PLAIN_IMPORT = /^[ \t]*import[ \t]+([^#\n;]+)/gm;
@@ -23,15 +31,16 @@ export class ImporterIndex {
    * `read` gives the importers' texts the analysis runs; `scan` and `resolver` the texts
    * the index is built from (an editor records what `read` read, as what the analysis used).
    */
+  /** `files`: the candidates, or how to list them (called once, when first asked). */
   constructor(
-    private readonly files: readonly string[],
+    private readonly files: readonly string[] | (() => readonly string[]),
     private readonly resolver: ModuleResolver,
     private readonly read: (file: string) => string | undefined,
     private readonly scan: (file: string) => string | undefined = read,
   ) {}
 
   /**
-   * The linted files that import `file`, at most a few: those that take the most of its
+   * The candidate files that import `file`, at most a few: those that take the most of its
    * names first (a trainer that calls its `to_device`, `log` and `synth_one_sample` says more
    * than a model file that takes one helper), then those that move to a device, then by order.
    * `read`: this analysis' reader, where one index serves many analyses (the editor's cache).
@@ -53,7 +62,7 @@ export class ImporterIndex {
 
   private build(): Map<string, Array<{ importer: string; names: number }>> {
     const index = new Map<string, Array<{ importer: string; names: number }>>();
-    for (const importer of this.files) {
+    for (const importer of typeof this.files === 'function' ? this.files() : this.files) {
       if (!importer.endsWith('.py') && !importer.endsWith('.ipynb')) continue;
       const scanned = this.scan(importer);
       const text = importer.endsWith('.ipynb') ? this.notebook(importer, scanned)?.source : scanned;
