@@ -33,7 +33,9 @@ export function placesOwnSubmodules(ctx: RoundContext, classKey: string | undefi
   // A submodule of a class that places its own (an encoder moving its layers in `__init__`)
   // is placed where its construction put it, and so is what holds it.
   const inner = new Set([...seen, cls.key]);
-  const placedPart = (v: Value) => explicitlyPlaced(v) ||
+  // Parts built on the CPU by name (`device="cpu"`, a `device` parameter's default) are where
+  // any module starts: such a class is one module on the CPU until something moves it.
+  const placedPart = (v: Value) => (explicitlyPlaced(v) && v.place !== CPU) ||
     (v.kind === 'module' && !!v.className && v.className !== cls.key && placesOwnSubmodules(ctx, v.className, inner));
   if (!lineage.some((name) => [...ctx.previous.classAttrsOf(name)?.values() ?? []].some(placedPart))) return false;
   // Its unplaced submodules stay where the instance was built only if the program uses the
