@@ -16,7 +16,7 @@ export interface BoundLoop {
 }
 
 /** `placed`: a batch element of a loader a framework placed (frameworks.ts): not one to move. */
-type Binding = { target: Node; kind: 'batch' | 'index' | 'unknown'; placed?: Value; graph?: boolean };
+type Binding = { target: Node; kind: 'batch' | 'index' | 'unknown'; placed?: Value; graph?: boolean; mayBeObject?: true };
 
 /** `lookup` reads a variable as expressions do (a method's `self.loader` is the class's attribute). */
 export function bindLoopTarget(
@@ -66,6 +66,13 @@ export function bindLoopTarget(
         });
       } else {
         collectNames(target, bindings);
+        // The loop's whole element (`for batch in loader:`) is what the loader collates: a
+        // tensor when a DataLoader of this program collates by default; otherwise it may be
+        // an object whose `.to()` moves it in place and returns it (a PyG or DeepSNAP graph
+        // batch, a tokenizer's BatchEncoding).
+        if (unparen(target).type === 'identifier' && !collatesByDefault(ctx, loaderCreation(frame, it, lookup))) {
+          for (const b of bindings.slice(start)) b.mayBeObject = true;
+        }
       }
       if (placed) for (const b of bindings.slice(start)) if (b.kind === 'batch') b.placed = placed;
       if (loaderValue(frame, it, lookup)?.graph) for (const b of bindings.slice(start)) if (b.kind === 'batch') b.graph = true;
@@ -84,7 +91,7 @@ export function bindLoopTarget(
       for (const b of bindings) {
         const kind = keywordBatches.has(b.target.text) ? 'unknown' as const : 'tensor' as const;
         const v = b.placed ? { ...b.placed, kind } : (b.kind === 'batch'
-          ? value(kind, CPU, { grad: 'no', batch: { loop: info, name: b.target.text }, graph: b.graph, origin: { unit: frame.unit, node: right, what: `loaded on the CPU from ${loaderText}` } })
+          ? value(kind, CPU, { grad: 'no', batch: { loop: info, name: b.target.text, ...(b.mayBeObject ? { mayBeObject: true } : {}) }, graph: b.graph, origin: { unit: frame.unit, node: right, what: `loaded on the CPU from ${loaderText}` } })
           : b.kind === 'index' ? OTHER : UNKNOWN);
         ctx.assign(frame, b.target, v);
       }
@@ -108,6 +115,15 @@ function loaderCreation(frame: Frame, node: Node, lookup: (key: string) => Value
   const key = dottedKey(node);
   const v = key ? frame.env.get(key) ?? frame.outer?.get(key) ?? lookup(key) : undefined;
   return v?.kind === 'loader' && v.origin?.node.type === 'call' ? v.origin : undefined;
+}
+
+/** `DataLoader(dataset, ...)` of torch, with no `collate_fn` (nor `**options` that may hold one). */
+function collatesByDefault(ctx: RoundContext, created: Located | undefined): boolean {
+  if (!created || created.node.type !== 'call') return false;
+  const callee = field(created.node, 'function');
+  if (!callee || ctx.program.importsAt(created.unit).qualify(callee) !== 'torch.utils.data.DataLoader') return false;
+  const args = callArguments(created.node);
+  return !args.keywords.has('collate_fn') && !args.hasSplat;
 }
 
 /** The loader value a loop's iterable names, if it is a variable holding one. */

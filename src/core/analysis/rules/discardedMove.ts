@@ -68,6 +68,8 @@ function isWholeStatement(call: Node): boolean {
 function checkDiscardedMove(c: RuleHost, uses: MovedCopyUses, frame: Frame, call: Node, recvNode: Node, recv: Value, kind: Kind): void {
   const target = unparen(recvNode);
   if (kind !== 'tensor' || recv.placeless || !ASSIGNABLE.has(target.type)) return;
+  // A collated batch that may be a graph batch or a BatchEncoding: its `.to()` moves it in place.
+  if (recv.batch?.mayBeObject) return;
   if (c.program.isNotebook && isCellResult(call)) return;
   const name = shortText(target);
   const callText = shortText(call, 50);
