@@ -6,7 +6,7 @@
 // workspace of thousands of files costs nothing until then. Reading is allowed in untrusted
 // workspaces: nothing is executed.
 import * as fs from 'fs';
-import { createModuleResolver, ImporterIndex, MAX_IMPORTER_CANDIDATES, ModuleTrees, type ProjectContext } from '../core/analysis';
+import { createModuleResolver, ImporterIndex, ImportScans, MAX_IMPORTER_CANDIDATES, ModuleTrees, type ProjectContext } from '../core/analysis';
 import { ModuleFileReader } from '../node/moduleFileReader';
 import { isInsideFolder, pythonFilesUnder } from '../node/pythonFiles';
 import type { ModuleUse, OverlayUpdate, ProjectSpec } from './analysisMessages';
@@ -55,6 +55,8 @@ export class ProjectFiles {
   importerIndexBuilds = 0;
   /** The Python files of each workspace folder walked, until a file is created or deleted there. */
   private readonly folderFiles = new Map<string, string[]>();
+  /** What each candidate imports, shared by the indexes: a rebuilt index reads only changed files. */
+  private readonly importScans = new ImportScans();
 
   setOpen(path: string, text: string): void {
     if (this.open.get(path) === text) return;
@@ -81,7 +83,9 @@ export class ProjectFiles {
     // A folder is walked again only when a file was created or deleted in it, not at every save.
     for (const [root, files] of this.folderFiles) {
       const listed = new Set(files);
-      if (paths.some((p) => isInsideFolder(p, root) && listed.has(p) !== fs.existsSync(p))) this.folderFiles.delete(root);
+      if (!paths.some((p) => isInsideFolder(p, root) && listed.has(p) !== fs.existsSync(p))) continue;
+      this.folderFiles.delete(root);
+      this.importScans.clear();
     }
   }
 
@@ -125,7 +129,8 @@ export class ProjectFiles {
     // Built from the texts without recording them: only the importers an analysis runs count as read.
     const quiet = (file: string) => this.read(file, spec.maxModuleBytes);
     const candidates = () => [...new Set([...others.map(([p]) => p), ...this.filesBeside(spec)])].filter((p) => p !== spec.path);
-    const index = new ImporterIndex(candidates, createModuleResolver(spec.roots, quiet), quiet);
+    const resolving = JSON.stringify([spec.roots, spec.maxModuleBytes]);
+    const index = new ImporterIndex(candidates, createModuleResolver(spec.roots, quiet), quiet, quiet, this.importScans, resolving);
     this.importerIndexBuilds++;
     this.importerIndexes.delete(spec.path);
     this.importerIndexes.set(spec.path, { key, index });

@@ -6,7 +6,7 @@ import { strict as assert } from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { createModuleResolver, ImporterIndex, initPythonParser } from '../../src/core/analysis';
+import { createModuleResolver, ImporterIndex, ImportScans, initPythonParser } from '../../src/core/analysis';
 import type { ProjectContext } from '../../src/core/analysis';
 import { ProjectFiles } from '../../src/server/projectFiles';
 import { coreFindings, formatFindings } from './helpers/analysis';
@@ -388,5 +388,23 @@ describe('analysis across files: facts from the files that import the analysed o
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }
+  });
+
+  it('indexes that share their scans read again only the files whose text changed', () => {
+    const files: Record<string, string> = { 'tools.py': 'def f(): pass\n', 'a.py': 'import tools\ntools.f()\n', 'b.py': 'from tools import f\n' };
+    const read = (p: string) => files[path.relative(ROOT, p)];
+    const inner = createModuleResolver([ROOT], read);
+    const asked: string[] = [];
+    const counting = { resolve: (from: string, module: string, level: number, source?: string) => (asked.push(path.relative(ROOT, from)), inner.resolve(from, module, level, source)) };
+    const scans = new ImportScans();
+    const importersOfTools = () => new ImporterIndex(Object.keys(files).map(at), counting, read, read, scans, 'roots').importersOf(at('tools.py')).map((f) => path.relative(ROOT, f.path));
+    assert.deepEqual(importersOfTools(), ['a.py', 'b.py']);
+    assert.ok(asked.includes('a.py') && asked.includes('b.py'));
+    asked.length = 0;
+    assert.deepEqual(importersOfTools(), ['a.py', 'b.py']);
+    assert.deepEqual(asked, [], 'nothing changed: no import is resolved again');
+    files['b.py'] = 'import os\n';
+    assert.deepEqual(importersOfTools(), ['a.py']);
+    assert.deepEqual([...new Set(asked)], ['b.py'], 'only the edited file is read for its imports');
   });
 });

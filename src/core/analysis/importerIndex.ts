@@ -23,6 +23,29 @@ const PLAIN_IMPORT = /^[ \t]*import[ \t]+([^#\n;]+)/gm;
 /** An importer that moves something to a device says more about the file it imports. */
 const MOVES = /\.(to|cuda)\s*\(|\bdevice\b/;
 
+/**
+ * What each candidate file imports from the project, by its text: kept by a front end whose
+ * indexes are rebuilt often (the editor's, one per analysed file, again after each save), so
+ * only a file whose text changed is read for its imports again. Clear it when a file is
+ * created or deleted: an import may then resolve elsewhere.
+ */
+export class ImportScans {
+  private readonly byFile = new Map<string, { text: string; resolving: string; imported: Map<string, Set<string>> }>();
+
+  /** `resolving`: what else decides where an import resolves (the search roots, the size limit). */
+  scanned(file: string, text: string, resolving: string, scan: () => Map<string, Set<string>>): Map<string, Set<string>> {
+    const kept = this.byFile.get(file);
+    if (kept?.text === text && kept.resolving === resolving) return kept.imported;
+    const imported = scan();
+    this.byFile.set(file, { text, resolving, imported });
+    return imported;
+  }
+
+  clear(): void {
+    this.byFile.clear();
+  }
+}
+
 export class ImporterIndex {
   /** Per imported file, its importers, each with how many of its names the importer takes. */
   private byImported?: Map<string, Array<{ importer: string; names: number }>>;
@@ -37,6 +60,8 @@ export class ImporterIndex {
     private readonly resolver: ModuleResolver,
     private readonly read: (file: string) => string | undefined,
     private readonly scan: (file: string) => string | undefined = read,
+    private readonly scans = new ImportScans(),
+    private readonly resolving = '',
   ) {}
 
   /**
@@ -67,7 +92,7 @@ export class ImporterIndex {
       const scanned = this.scan(importer);
       const text = importer.endsWith('.ipynb') ? this.notebook(importer, scanned)?.source : scanned;
       if (text === undefined) continue;
-      for (const [imported, names] of this.importedFiles(importer, text)) {
+      for (const [imported, names] of this.scans.scanned(importer, text, this.resolving, () => this.importedFiles(importer, text))) {
         if (imported === importer) continue;
         const list = index.get(imported);
         if (!list) index.set(imported, [{ importer, names: names.size }]);

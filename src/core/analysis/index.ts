@@ -8,7 +8,7 @@ export { RunCache } from './runCache';
 export { initPythonParser } from '../python/parser';
 export { createModuleResolver } from './project';
 export { ModuleTrees } from './moduleTrees';
-export { ImporterIndex, MAX_IMPORTER_CANDIDATES } from './importerIndex';
+export { ImporterIndex, ImportScans, MAX_IMPORTER_CANDIDATES } from './importerIndex';
 export { nameOtherPlacesLines } from './otherPlaceLines';
 export { withCellWording } from './cellWording';
 export type { ModuleFile, ModuleResolver, ProjectContext, ReadFile } from './project';
