@@ -245,4 +245,31 @@ describe('analysis across files: imports of project modules', () => {
     // A helper that saves a model is a checkpoint this program writes, to paths not known here: silent, as before.
     assert.deepEqual(codesAndLines(EVALUATE, project({ 'data.py': DATA('model_state') }, 'evaluate.py')), []);
   });
+
+  it('DD005: a self-test of a project op that refuses CPU tensors is GPU code by design; the same test of a plain op is reported', () => {
+    const check = [
+      'import torch',
+      'from fused import fused_scale',
+      '',
+      'def check():',
+      '    sample = torch.randn(2, 4).cuda()',
+      '    print((fused_scale(sample, 2.0) - sample * 2.0).abs().max())',
+      '',
+      'check()',
+      '',
+    ].join('\n');
+    const guarded = (guard: string) => [
+      'import torch',
+      '',
+      'def fused_scale(t, factor):',
+      ...guard.split('\n').map((line) => `    ${line}`),
+      '    return t * factor',
+      '',
+    ].join('\n');
+    for (const guard of ['if not t.is_cuda:\n    raise NotImplementedError("GPU kernel only")', 'assert t.is_cuda, "GPU kernel only"', 'if t.device.type != "cuda":\n    raise RuntimeError("GPU kernel only")']) {
+      assert.deepEqual(codesAndLines(check, project({ 'fused.py': guarded(guard) }, 'check.py')), [], guard);
+    }
+    assert.deepEqual(codesAndLines(check, project({ 'fused.py': guarded('if t.is_cuda:\n    raise RuntimeError("CPU only")') }, 'check.py')), [['DD005', 5]]);
+    assert.deepEqual(codesAndLines(check, project({ 'fused.py': guarded('pass') }, 'check.py')), [['DD005', 5]]);
+  });
 });

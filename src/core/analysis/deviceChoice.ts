@@ -8,6 +8,7 @@ import type { Node } from '../python/pyNode';
 import { isCudaLiteral } from '../python/cudaHardcode';
 import { callArguments, children, field, stringLiteralValue } from '../python/syntax';
 import { DEVICE_PARAMETER, GPU_SWITCH, readCudaFacts, type StaticCuda } from './cudaFacts';
+import { importsCudaOnlyKernels } from './cudaOnlyKernels';
 import type { ImportTable } from './imports';
 import type { Program } from './program';
 import { noticedProgram } from './runCache';
@@ -114,6 +115,7 @@ function readDeviceChoice(program: Program): DeviceChoice {
   const facts = readCudaFacts(program);
   if (facts.staticCuda.length) choice.staticCuda = facts.staticCuda;
   if (facts.cudaMachinery) choice.cudaMachinery = facts.cudaMachinery;
+  choice.cudaMachinery ??= importsCudaOnlyKernels(program);
   if (facts.cudaAnyway) choice.cudaAnyway = facts.cudaAnyway;
   if (!choice.cudaAnyway) choice.runTimeChoice ??= choice.gpuSwitchChoice;
   if (choice.availabilityCheck) choice.runTimeChoice = 'checks whether an accelerator is available';
