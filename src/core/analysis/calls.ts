@@ -6,6 +6,7 @@ import type { Evaluator, RoundContext } from './roundContext';
 import { evalDevice, toTarget, type DeviceTarget } from './devices';
 import { cpuModuleMeeting, moduleCallMeetings } from './values';
 import { instanceClass, type Frame } from './frame';
+import { Env } from './env';
 import type { ClassInfo, FunctionInfo, Program } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, GRADIENT_NORM_FUNCTIONS, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, POINTWISE_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
@@ -180,6 +181,7 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   }
   const argValues = evalArgs(ex, frame, args);
   if (callee.pending) return PENDING;
+  if (callee.lambdas) return callLambdas(ex, frame, callee.lambdas, args, argValues) ?? UNKNOWN;
   if (callee.makesCpuTensor) return transformedTensor(frame, call, shortText(calleeNode));
   if (convertsModel(calleeNode.text, callee, argValues, frame)) return value('module');
   const isModule = callee.kind === 'module' || (callee.kind === 'unknown' && callee.place !== UNTRACKED);
@@ -926,6 +928,70 @@ function mapWithLambda(ex: Evaluator, frame: Frame, args: CallArguments): Value 
   const items = ex.eval(frame, seq);
   if (items.elements) return value('other', UNTRACKED, { elements: items.elements.map(apply) });
   return items.anyElement ? value('other', UNTRACKED, { anyElement: apply(items.anyElement) }) : UNKNOWN;
+}
+
+/** Lambdas applied inside lambdas, at most: a lambda that returns itself applied must end. */
+const MAX_LAMBDA_DEPTH = 4;
+let lambdaDepth = 0;
+
+/**
+ * `makers[kind]()` of `makers = {"flat": lambda: torch.randn(n, w, device=dev), ...}`, `act(x)`
+ * of `act = lambda t: t.relu()`: each lambda's body with the call's arguments bound, joined.
+ * Only where its free names mean what they meant where it was written: called in the scope
+ * that evaluated it (its variables as they are now), or written at module level. Undefined
+ * when a parameter or argument is of a form not followed (`*args`, a keyword it lacks).
+ */
+function callLambdas(ex: Evaluator, frame: Frame, lambdas: NonNullable<Value['lambdas']>, args: CallArguments, argValues: readonly Arg[]): Value | undefined {
+  if ((lambdas.scope !== frame.id && !lambdas.moduleLevel) || args.hasSplat || lambdaDepth >= MAX_LAMBDA_DEPTH) return undefined;
+  const results: Value[] = [];
+  // `lambda model: train_epoch(model, it)` moving the model in place: the caller's argument, as a call of a def moves it.
+  const modulesAfter = new Map<string, Value[]>();
+  for (const node of lambdas.nodes) {
+    const bound = lambdaBindings(ex, frame, node, args, argValues);
+    const body = field(node, 'body');
+    if (!bound || !body) return undefined;
+    const outside = frame.env;
+    // Called where it was made: its body reads that scope's variables; made at module level
+    // and called in a function: only the module's (the function's locals are not its own).
+    frame.env = lambdas.scope === frame.id ? outside.clone() : new Env();
+    for (const [name, { value: v }] of bound) frame.env.set(name, v);
+    lambdaDepth++;
+    try {
+      results.push(ex.eval(frame, body));
+      for (const [name, { value: before, node: argNode }] of bound) {
+        const key = argNode && before.kind === 'module' ? dottedKey(argNode) : undefined;
+        if (key) modulesAfter.set(key, [...(modulesAfter.get(key) ?? []), frame.env.get(name) ?? before]);
+      }
+    } finally {
+      lambdaDepth--;
+      frame.env = outside;
+    }
+  }
+  for (const [key, after] of modulesAfter) {
+    const joined = after.reduce((a, b) => joinValues(a, b));
+    if (joined !== frame.env.get(key)) frame.env.set(key, joined);
+  }
+  return results.reduce((a, b) => joinValues(a, b));
+}
+
+/** The lambda's parameters bound to the call's arguments (defaults where left out), with the argument each came from; undefined for other forms. */
+function lambdaBindings(ex: Evaluator, frame: Frame, node: Node, args: CallArguments, argValues: readonly Arg[]): Map<string, { value: Value; node?: Node }> | undefined {
+  const params = field(node, 'parameters');
+  const bound = new Map<string, { value: Value; node?: Node }>();
+  const given = new Map([...args.keywords.keys()].map((k, i) => [k, argValues[args.positional.length + i]] as const));
+  let position = 0;
+  for (const p of params ? children(params) : []) {
+    const name = p.type === 'identifier' ? p : p.type === 'default_parameter' ? field(p, 'name') : null;
+    if (!name || name.type !== 'identifier') return undefined;
+    const arg = position < args.positional.length ? argValues[position] : given.get(name.text);
+    position++;
+    const defaultNode = p.type === 'default_parameter' ? field(p, 'value') : null;
+    const v = arg?.value ?? (defaultNode ? ex.eval(frame, defaultNode) : undefined);
+    if (!v) return undefined;
+    given.delete(name.text);
+    bound.set(name.text, { value: v, node: arg?.node });
+  }
+  return position >= args.positional.length && given.size === 0 ? bound : undefined;
 }
 
 /**

@@ -117,8 +117,10 @@ export class Expressions implements Evaluator {
         return value('other', UNTRACKED, { anyElement: element });
       }
       case 'dictionary': return this.evalDictionary(frame, node);
+      // A value that calls run (calls.ts callLambdas): `makers[kind]()`, `act(x)`.
+      case 'lambda': return value('other', UNTRACKED, { lambdas: { nodes: [node], scope: frame.id, moduleLevel: !frame.fn } });
       default:
-        // Lambdas, dictionaries, f-strings: not tracked (silence is safe).
+        // F-strings, sets, slices: not tracked (silence is safe).
         return UNKNOWN;
     }
   }
@@ -403,9 +405,11 @@ export class Expressions implements Evaluator {
     if (recv.entries || recv.anyElement) {
       const key = idx?.type === 'string' ? stringLiteralValue(idx) : undefined;
       if (key !== undefined) return recv.entries?.get(key) ?? recv.anyElement ?? UNKNOWN;
-      // `losses[k]` with a key not written out: any of the entries, when all are tensors.
+      // `losses[k]` with a key not written out: any of the entries, when all are tensors
+      // (or all classes that build a module, or all lambdas: `makers[kind]()` runs one of them).
       const held = [...(recv.entries?.values() ?? [])];
-      if (!recv.anyElement && held.length && (held.every((v) => v.kind === 'tensor') || held.every((v) => v.buildsModule))) return held.reduce((a, b) => joinValues(a, b));
+      const alike = held.every((v) => v.kind === 'tensor') || held.every((v) => v.buildsModule) || held.every((v) => v.lambdas);
+      if (!recv.anyElement && held.length && alike) return held.reduce((a, b) => joinValues(a, b));
       return recv.anyElement ?? UNKNOWN;
     }
     // `loss.data[0]` on a 0-dim tensor (a full reduction): PyTorch 0.3 gave a Python number,

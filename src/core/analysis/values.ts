@@ -143,6 +143,12 @@ export interface Value {
   classChoices?: readonly string[];
   /** A `def` of the program, by FunctionInfo id: what a call of this name runs at this point. */
   functionId?: number;
+  /**
+   * `lambda t: t.to(device)`: the lambda expressions this may be (several after a join, as a
+   * dict of them read at an unknown key), and the scope whose variables their bodies read:
+   * the frame that evaluated them (`scope`), or module level (`moduleLevel`).
+   */
+  lambdas?: { nodes: readonly Node[]; scope: number; moduleLevel: boolean };
   /** A `class` of the program (the class object, not an instance), by ClassInfo key. */
   classKey?: string;
   /**
@@ -363,6 +369,9 @@ export function joinValues(a: Value, b: Value): Value {
     joined.classChoices = [...new Set([...programClassesOf(a), ...programClassesOf(b)])];
   }
   if (a.functionId !== undefined && a.functionId === b.functionId) joined.functionId = a.functionId;
+  if (a.lambdas && b.lambdas && a.lambdas.scope === b.lambdas.scope) {
+    joined.lambdas = { ...a.lambdas, nodes: [...new Set([...a.lambdas.nodes, ...b.lambdas.nodes])] };
+  }
   if (a.classKey && a.classKey === b.classKey) joined.classKey = a.classKey;
   // `{"informer": Informer, "stack": InformerStack}[name]`: one of these classes, chosen at run time.
   else if (a.buildsModule && b.buildsModule) joined.classChoices = [...new Set([...classKeysOf(a), ...classKeysOf(b)])];
@@ -442,8 +451,13 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
     a.deviceText === b.deviceText && a.className === b.className && a.classChoices?.join() === b.classChoices?.join() && !!a.isNone === !!b.isNone && !!a.mayBeNone === !!b.mayBeNone &&
     a.placedBy?.place === b.placedBy?.place && columnPlaces(a) === columnPlaces(b) && a.kwargsDevice?.place === b.kwargsDevice?.place && a.truth === b.truth && a.tensorType === b.tensorType &&
     !!a.scalarOutput === !!b.scalarOutput && !!a.movesInputs === !!b.movesInputs && !!a.plainOnCpu === !!b.plainOnCpu && a.outputPlace === b.outputPlace &&
-    a.cpuWhen?.node === b.cpuWhen?.node && sameAttrs(a.attrs, b.attrs) &&
+    a.cpuWhen?.node === b.cpuWhen?.node && sameAttrs(a.attrs, b.attrs) && sameLambdas(a, b) &&
     sameItems(a, b);
+}
+
+function sameLambdas(a: Value, b: Value): boolean {
+  if (!a.lambdas || !b.lambdas) return !a.lambdas === !b.lambdas;
+  return a.lambdas.scope === b.lambdas.scope && a.lambdas.nodes.length === b.lambdas.nodes.length && a.lambdas.nodes.every((n, i) => n === b.lambdas!.nodes[i]);
 }
 
 /** What a container holds: a list whose items moved between two rounds is another value. */
