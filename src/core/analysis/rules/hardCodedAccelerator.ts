@@ -43,12 +43,17 @@ export const hardCodedAccelerator: Rule = (host) => {
   // Walks the whole program: only where a CUDA default is there to judge.
   const overridden = statics.some((s) => s.kind === 'parameter default')
     ? host.programFact('DD005 device defaults every call overrides', defaultsEveryCallOverrides) : new Set<number>();
-  for (const s of statics) if (s.kind !== 'parameter default' || !overridden.has(s.literal.id)) add(s);
+  const unread = statics.some((s) => s.kind === 'parameter default')
+    ? host.programFact('DD005 device defaults of parameters never read', defaultsOfUnreadParameters) : new Set<number>();
+  for (const s of statics) {
+    // A class body runs the defaults of its methods' parameters at import: one never read makes a device object only.
+    if (s.kind === 'call' ? !inUnreadParameterDefault(s.call) : s.kind !== 'parameter default' || (!overridden.has(s.literal.id) && !unread.has(s.literal.id))) add(s);
+  }
   return {
     call: (frame, call, qualified) => {
       const choice = host.deviceChoice();
       const found = cudaHardcodeIn(call, qualified);
-      if (callsQuiet(choice) || inGpuOnlyTest(call) || underDeviceCondition(call) || feedsCollective(host, frame, call)) return;
+      if (callsQuiet(choice) || inGpuOnlyTest(call) || underDeviceCondition(call) || feedsCollective(host, frame, call) || inUnreadParameterDefault(call)) return;
       // `def cuda(self): self.criterion.cuda()`: the class's own move, which its callers make
       // when they choose to; the choice is theirs, not this method's.
       if (frame.fn?.selfName && MOVE_METHODS.has(frame.fn.name)) return;
@@ -113,6 +118,48 @@ function defaultsEveryCallOverrides(program: ProgramView, choice: DeviceChoice):
     }
   }
   return out;
+}
+
+/**
+ * The CUDA defaults (by the default's node id) of parameters their function never reads
+ * (`def __init__(self, width, where=torch.device("cuda:0"))`, kept for old callers): the
+ * default makes a device object, which needs no GPU, and nothing ever runs on it.
+ */
+function defaultsOfUnreadParameters(_program: ProgramView, choice: DeviceChoice): Set<number> {
+  const out = new Set<number>();
+  for (const s of choice.staticCuda ?? []) {
+    if (s.where !== 'parameter default') continue;
+    if (inUnreadParameterDefault(s.literal)) out.add(s.literal.id);
+  }
+  return out;
+}
+
+/** `node` is (inside) the default of a parameter its function never reads: `where=torch.device("cuda:0")`. */
+function inUnreadParameterDefault(node: Node): boolean {
+  let parameter: Node | null = node;
+  while (parameter && parameter.type !== 'default_parameter' && parameter.type !== 'typed_default_parameter') {
+    if (parameter.type === 'block' || parameter.type === 'function_definition' || parameter.type === 'lambda') return false;
+    parameter = parameter.parent;
+  }
+  const definition = parameter?.parent?.parent;
+  const name = parameter ? field(parameter, 'name') : null;
+  const body = definition?.type === 'function_definition' ? field(definition, 'body') : null;
+  return !!name && name.type === 'identifier' && !!body && !readsName(body, name.text);
+}
+
+/** An identifier reads `name` somewhere in `root` (not an attribute's or a keyword's name). */
+function readsName(root: Node, name: string): boolean {
+  const stack: Node[] = [root];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.type === 'identifier' && n.text === name) {
+      const p = n.parent;
+      const nameOnly = (p?.type === 'attribute' && field(p, 'attribute') === n) || (p?.type === 'keyword_argument' && field(p, 'name') === n);
+      if (!nameOnly) return true;
+    }
+    stack.push(...children(n));
+  }
+  return false;
 }
 
 /**
