@@ -80,12 +80,14 @@ export class ProjectFiles {
     // A module created or deleted may change what an open document's import resolves to;
     // a file's new text, whom it imports.
     if (paths.length > 0) this.importerIndexes.clear();
-    // A folder is walked again only when a file was created or deleted in it, not at every save.
-    for (const [root, files] of this.folderFiles) {
-      const listed = new Set(files);
-      if (!paths.some((p) => isInsideFolder(p, root) && listed.has(p) !== fs.existsSync(p))) continue;
-      this.folderFiles.delete(root);
-      this.importScans.clear();
+    // A folder is walked again only when a file was created or deleted in it, not at every
+    // save; where any import resolves may change then, wherever the file is.
+    const listed = new Set([...this.folderFiles.values()].flat());
+    const createdOrDeleted = paths.filter((p) => listed.has(p) !== fs.existsSync(p));
+    if (createdOrDeleted.length === 0) return;
+    this.importScans.clear();
+    for (const root of [...this.folderFiles.keys()]) {
+      if (createdOrDeleted.some((p) => isInsideFolder(p, root))) this.folderFiles.delete(root);
     }
   }
 

@@ -13,7 +13,7 @@ import {
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isParameterFreeLibraryModule, isMetricConstructor, functionalLossReturnsScalar, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, normalizationWithoutState, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER, LIBRARY_BATCH_ITERATORS,
 } from './torchApi';
-import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, NDARRAY, PENDING, joinValues, outputPlaceOf, NONE, NUMBER, OTHER, Place, resultOf, rowsOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, NDARRAY, PENDING, joinValues, outputPlaceOf, NONE, NUMBER, OTHER, Place, resultOf, rowsOf, sameValue, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collateColumnPlacements, collatePlacement, partialWithDevice } from './collate';
 import { moveWalkedContainer } from './containerMoves';
 import { placesOwnSubmodules } from './ownPlacement';
@@ -945,7 +945,7 @@ function callLambdas(ex: Evaluator, frame: Frame, lambdas: NonNullable<Value['la
   if ((lambdas.scope !== frame.id && !lambdas.moduleLevel) || args.hasSplat || lambdaDepth >= MAX_LAMBDA_DEPTH) return undefined;
   const results: Value[] = [];
   // `lambda model: train_epoch(model, it)` moving the model in place: the caller's argument, as a call of a def moves it.
-  const modulesAfter = new Map<string, Value[]>();
+  const modulesAfter = new Map<string, { before: Value; after: Value[] }>();
   for (const node of lambdas.nodes) {
     const bound = lambdaBindings(ex, frame, node, args, argValues);
     const body = field(node, 'body');
@@ -960,16 +960,19 @@ function callLambdas(ex: Evaluator, frame: Frame, lambdas: NonNullable<Value['la
       results.push(ex.eval(frame, body));
       for (const [name, { value: before, node: argNode }] of bound) {
         const key = argNode && before.kind === 'module' ? dottedKey(argNode) : undefined;
-        if (key) modulesAfter.set(key, [...(modulesAfter.get(key) ?? []), frame.env.get(name) ?? before]);
+        if (!key) continue;
+        const kept = modulesAfter.get(key) ?? { before, after: [] };
+        kept.after.push(frame.env.get(name) ?? before);
+        modulesAfter.set(key, kept);
       }
     } finally {
       lambdaDepth--;
       frame.env = outside;
     }
   }
-  for (const [key, after] of modulesAfter) {
-    const joined = after.reduce((a, b) => joinValues(a, b));
-    if (joined !== frame.env.get(key)) frame.env.set(key, joined);
+  // Only a module some lambda moved: one none touched keeps the caller's binding as it was.
+  for (const [key, { before, after }] of modulesAfter) {
+    if (after.some((v) => !sameValue(v, before))) frame.env.set(key, after.reduce((a, b) => joinValues(a, b)));
   }
   return results.reduce((a, b) => joinValues(a, b));
 }

@@ -111,8 +111,10 @@ export interface Value {
   origin?: Origin;
   /** Created by a torch factory that accepts `device=` (DD001's preferred fix). */
   factory?: Located & { scope: number };
-  /** A batch element yielded by a loader loop and not moved since. */
-  /** `mayBeObject`: the loop's whole element, of a loader whose collation the program does not show to be torch's default. */
+  /**
+   * A batch element yielded by a loader loop and not moved since. `mayBeObject`: the loop's
+   * whole element, of a loader whose collation the program does not show to be torch's default.
+   */
   batch?: { loop: LoaderLoop; name: string; container?: 'dict' | 'list'; mayBeObject?: true };
   /** Elements of a tuple or list display, for unpacking. */
   elements?: Value[];

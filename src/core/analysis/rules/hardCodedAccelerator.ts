@@ -53,10 +53,11 @@ export const hardCodedAccelerator: Rule = (host) => {
     call: (frame, call, qualified) => {
       const choice = host.deviceChoice();
       const found = cudaHardcodeIn(call, qualified);
-      if (callsQuiet(choice) || inGpuOnlyTest(call) || underDeviceCondition(call) || feedsCollective(host, frame, call) || inUnreadParameterDefault(call)) return;
+      if (callsQuiet(choice) || inGpuOnlyTest(call) || underDeviceCondition(call) || feedsCollective(host, frame, call)) return;
       // `def cuda(self): self.criterion.cuda()`: the class's own move, which its callers make
       // when they choose to; the choice is theirs, not this method's.
       if (frame.fn?.selfName && MOVE_METHODS.has(frame.fn.name)) return;
+      if (inUnreadParameterDefault(call)) return;
       if (found) add({ kind: 'call', unit: frame.unit, call, hardcode: found });
       else {
         const literal = cudaVariable(host, frame, call, qualified);
