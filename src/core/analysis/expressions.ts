@@ -419,7 +419,8 @@ export class Expressions implements Evaluator {
     if (recv.kind === 'tensor') {
       const byKey = !!index && unparen(index).type === 'string';
       const container = byKey ? 'dict' as const : 'list' as const;
-      const batch = recv.batch && !recv.batch.container ? { ...recv.batch, container } : recv.batch;
+      // A part of the collated element, not the whole that may move in place (interpreter.ts elementOf).
+      const batch = recv.batch && !recv.batch.container ? { loop: recv.batch.loop, name: recv.batch.name, container } : recv.batch;
       // `outputs[0]["labels"]`: a string key means a mapping of outputs, not a tensor; its
       // entries are where the model is, but some are integer tensors that never require grad.
       const grad = byKey && !recv.batch ? 'unknown' as const : recv.grad;

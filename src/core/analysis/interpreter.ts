@@ -1130,7 +1130,10 @@ function elementOf(v: Value, i: number, n: number): Value {
   // `X, y = [t.to(device) for t in batch]`: every item is what the comprehension makes.
   if (v.anyElement && !v.elements && !v.entries && v.kind === 'other') return v.anyElement;
   if (v.kind === 'tensor') {
-    const batch = v.batch && !v.batch.container ? { ...v.batch, container: 'list' as const } : v.batch;
+    // A part of the collated element (`x, y = batch`) is a tensor or a batch object of the
+    // collate function's (DETR's NestedTensor, whose `.to()` returns a copy): not the whole
+    // element that may move in place.
+    const batch = v.batch && !v.batch.container ? { loop: v.batch.loop, name: v.batch.name, container: 'list' as const } : v.batch;
     // An element of a 1-dim tensor (`for k in torch.arange(n)`) is 0-dim.
     return { ...v, elements: undefined, factory: undefined, scalar: v.oneDim || undefined, oneDim: undefined, batch };
   }
