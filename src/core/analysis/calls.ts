@@ -13,7 +13,7 @@ import {
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isParameterFreeLibraryModule, isMetricConstructor, functionalLossReturnsScalar, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, normalizationWithoutState, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER, LIBRARY_BATCH_ITERATORS,
 } from './torchApi';
-import { ACCEL, Arg, containedValues, CPU, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, NDARRAY, PENDING, joinValues, outputPlaceOf, NONE, NUMBER, OTHER, Place, resultOf, rowsOf, sameValue, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, containedValues, CPU, functionIdsOf, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, NDARRAY, PENDING, joinValues, outputPlaceOf, NONE, NUMBER, OTHER, Place, resultOf, rowsOf, sameValue, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collateColumnPlacements, collatePlacement, partialWithDevice } from './collate';
 import { moveWalkedContainer } from './containerMoves';
 import { placesOwnSubmodules } from './ownPlacement';
@@ -181,7 +181,7 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   }
   const argValues = evalArgs(ex, frame, args);
   if (callee.pending) return PENDING;
-  if (callee.lambdas) return callLambdas(ex, frame, callee.lambdas, args, argValues) ?? UNKNOWN;
+  if (callee.lambdas || callee.functionChoices) return callCallables(ctx, ex, frame, call, callee, args, argValues);
   if (callee.makesCpuTensor) return transformedTensor(frame, call, shortText(calleeNode));
   if (convertsModel(calleeNode.text, callee, argValues, frame)) return value('module');
   const isModule = callee.kind === 'module' || (callee.kind === 'unknown' && callee.place !== UNTRACKED);
@@ -855,7 +855,8 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   // variable that shadows it, else the module's last definition (a call from a function
   // body runs after the whole module ran).
   const bound = frame.env.get(name) ?? frame.outer?.get(name);
-  if (bound?.functionId !== undefined) return callFunction(ctx, ex, frame, call, ctx.program.functions[bound.functionId], args);
+  if (bound?.functionId !== undefined && !bound.lambdas) return callFunction(ctx, ex, frame, call, ctx.program.functions[bound.functionId], args);
+  if (bound?.functionChoices || bound?.lambdas) return callCallables(ctx, ex, frame, call, bound, args, evalArgs(ex, frame, args));
   const boundClass = bound?.classKey ? ctx.program.classes.get(bound.classKey) : undefined;
   if (boundClass) return instantiate(ctx, ex, frame, call, boundClass, args);
   if (frame.env.has(name)) return undefined;
@@ -928,6 +929,17 @@ function mapWithLambda(ex: Evaluator, frame: Frame, args: CallArguments): Value 
   const items = ex.eval(frame, seq);
   if (items.elements) return value('other', UNTRACKED, { elements: items.elements.map(apply) });
   return items.anyElement ? value('other', UNTRACKED, { anyElement: apply(items.anyElement) }) : UNKNOWN;
+}
+
+/**
+ * A value that may be one of several of the program's functions or lambdas (`create_net =
+ * create_vgg_ssd` on one path, `lambda n: create_lite(n, width)` on another): each runs with
+ * the call's arguments, and the call gives any of their results.
+ */
+function callCallables(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, callee: Value, args: CallArguments, argValues: Arg[]): Value {
+  const results = functionIdsOf(callee).map((id) => callFunction(ctx, ex, frame, call, ctx.program.functions[id], args, 0, argValues));
+  if (callee.lambdas) results.push(callLambdas(ex, frame, callee.lambdas, args, argValues) ?? UNKNOWN);
+  return results.length ? results.reduce((a, b) => joinValues(a, b)) : UNKNOWN;
 }
 
 /** Lambdas applied inside lambdas, at most: a lambda that returns itself applied must end. */

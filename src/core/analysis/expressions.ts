@@ -275,7 +275,8 @@ export class Expressions implements Evaluator {
     if (!key.includes('.')) {
       const cls = this.ctx.program.localClass(frame.unit, key);
       if (cls) return classReference(cls);
-      if (this.ctx.program.localFunction(frame.unit, key)) return OTHER;
+      const fn = this.ctx.program.localFunction(frame.unit, key);
+      if (fn) return value('other', UNTRACKED, { functionId: fn.id });
       const q = this.ctx.program.importsAt(frame.unit).qualifyName(key);
       if (q) return this.imported(frame, q) ?? UNKNOWN;
     }
@@ -288,7 +289,8 @@ export class Expressions implements Evaluator {
     if (!member) return legacyTensorType(qualified);
     if (member.kind === 'value') return this.ctx.moduleValue(member.module, member.name);
     if (member.kind === 'class') return classReference(member.cls);
-    return OTHER;
+    // `create_net = create_vgg_ssd` of `from vision.ssd import create_vgg_ssd`: a function a call runs.
+    return member.kind === 'function' ? value('other', UNTRACKED, { functionId: member.fn.id }) : OTHER;
   }
 
   /** `self.x` read in a method: the join of what every method left in it (previous round). */

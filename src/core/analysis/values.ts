@@ -145,6 +145,8 @@ export interface Value {
   classChoices?: readonly string[];
   /** A `def` of the program, by FunctionInfo id: what a call of this name runs at this point. */
   functionId?: number;
+  /** Several `def`s, one chosen at run time (`create_net = create_vgg if vgg else create_lite`): a call runs each. */
+  functionChoices?: readonly number[];
   /**
    * `lambda t: t.to(device)`: the lambda expressions this may be (several after a join, as a
    * dict of them read at an unknown key), and the scope whose variables their bodies read:
@@ -370,10 +372,7 @@ export function joinValues(a: Value, b: Value): Value {
   else if (a.kind === 'module' && b.kind === 'module' && programClassesOf(a).length && programClassesOf(b).length) {
     joined.classChoices = [...new Set([...programClassesOf(a), ...programClassesOf(b)])];
   }
-  if (a.functionId !== undefined && a.functionId === b.functionId) joined.functionId = a.functionId;
-  if (a.lambdas && b.lambdas && a.lambdas.scope === b.lambdas.scope) {
-    joined.lambdas = { ...a.lambdas, nodes: [...new Set([...a.lambdas.nodes, ...b.lambdas.nodes])] };
-  }
+  if (isCallable(a) && isCallable(b)) joinCallables(joined, a, b);
   if (a.classKey && a.classKey === b.classKey) joined.classKey = a.classKey;
   // `{"informer": Informer, "stack": InformerStack}[name]`: one of these classes, chosen at run time.
   else if (a.buildsModule && b.buildsModule) joined.classChoices = [...new Set([...classKeysOf(a), ...classKeysOf(b)])];
@@ -453,8 +452,32 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
     a.deviceText === b.deviceText && a.className === b.className && a.classChoices?.join() === b.classChoices?.join() && !!a.isNone === !!b.isNone && !!a.mayBeNone === !!b.mayBeNone &&
     a.placedBy?.place === b.placedBy?.place && columnPlaces(a) === columnPlaces(b) && a.kwargsDevice?.place === b.kwargsDevice?.place && a.truth === b.truth && a.tensorType === b.tensorType &&
     !!a.scalarOutput === !!b.scalarOutput && !!a.movesInputs === !!b.movesInputs && !!a.plainOnCpu === !!b.plainOnCpu && a.outputPlace === b.outputPlace &&
-    a.cpuWhen?.node === b.cpuWhen?.node && sameAttrs(a.attrs, b.attrs) && sameLambdas(a, b) &&
+    a.cpuWhen?.node === b.cpuWhen?.node && sameAttrs(a.attrs, b.attrs) && sameLambdas(a, b) && a.functionChoices?.join() === b.functionChoices?.join() &&
     sameItems(a, b);
+}
+
+/** A value that calls run: one of the program's functions, or lambdas. */
+function isCallable(v: Value): boolean {
+  return v.functionId !== undefined || !!v.functionChoices || !!v.lambdas;
+}
+
+/** The functions and lambdas `a` or `b` may be: a call runs each (calls.ts callCallables). */
+function joinCallables(joined: Value, a: Value, b: Value): void {
+  const ids = [...new Set([...functionIdsOf(a), ...functionIdsOf(b)])];
+  if (ids.length === 1) joined.functionId = ids[0];
+  else if (ids.length > 1) joined.functionChoices = ids;
+  const lambdaSides = [a.lambdas, b.lambdas].filter((l): l is NonNullable<Value['lambdas']> => !!l);
+  // Lambdas of two scopes cannot be one value whose free names mean one thing: neither is kept.
+  if (lambdaSides.length && lambdaSides.every((l) => l.scope === lambdaSides[0]!.scope)) {
+    joined.lambdas = { ...lambdaSides[0]!, nodes: [...new Set(lambdaSides.flatMap((l) => l.nodes))] };
+  } else if (lambdaSides.length) {
+    joined.functionId = undefined;
+    joined.functionChoices = undefined;
+  }
+}
+
+export function functionIdsOf(v: Value): readonly number[] {
+  return v.functionChoices ?? (v.functionId !== undefined ? [v.functionId] : []);
 }
 
 function sameLambdas(a: Value, b: Value): boolean {
