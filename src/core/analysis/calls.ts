@@ -13,7 +13,7 @@ import {
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isParameterFreeLibraryModule, isMetricConstructor, functionalLossReturnsScalar, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, normalizationWithoutState, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER, LIBRARY_BATCH_ITERATORS,
 } from './torchApi';
-import { ACCEL, Arg, containedValues, CPU, functionIdsOf, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, NDARRAY, PENDING, joinValues, outputPlaceOf, NONE, NUMBER, OTHER, Place, resultOf, rowsOf, sameValue, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, containedValues, CPU, functionIdsOf, hasAccel, INTEGER, isCallable, isContainer, isExactlyCpu, isTensorLike, NDARRAY, PENDING, joinValues, outputPlaceOf, NONE, NUMBER, OTHER, Place, resultOf, rowsOf, sameValue, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collateColumnPlacements, collatePlacement, partialWithDevice } from './collate';
 import { moveWalkedContainer } from './containerMoves';
 import { placesOwnSubmodules } from './ownPlacement';
@@ -181,7 +181,7 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   }
   const argValues = evalArgs(ex, frame, args);
   if (callee.pending) return PENDING;
-  if (callee.lambdas || callee.functionChoices) return callCallables(ctx, ex, frame, call, callee, args, argValues);
+  if (isCallable(callee)) return callCallables(ctx, ex, frame, call, callee, args, argValues);
   if (callee.makesCpuTensor) return transformedTensor(frame, call, shortText(calleeNode));
   if (convertsModel(calleeNode.text, callee, argValues, frame)) return value('module');
   const isModule = callee.kind === 'module' || (callee.kind === 'unknown' && callee.place !== UNTRACKED);
@@ -937,7 +937,12 @@ function mapWithLambda(ex: Evaluator, frame: Frame, args: CallArguments): Value 
  * the call's arguments, and the call gives any of their results.
  */
 function callCallables(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, callee: Value, args: CallArguments, argValues: Arg[]): Value {
-  const results = functionIdsOf(callee).map((id) => callFunction(ctx, ex, frame, call, ctx.program.functions[id], args, 0, argValues));
+  const functions = functionIdsOf(callee).map((id) => ctx.program.functions[id]);
+  // A nested def returned and called elsewhere (`default_init(s)(shape)` of a closure over
+  // `device`) would read its enclosing function's names in the wrong scope: as for lambdas,
+  // only where that scope is the caller's own.
+  if (functions.some((fn) => fn.parent !== -1 && fn.parent !== frame.id)) return UNKNOWN;
+  const results = functions.map((fn) => callFunction(ctx, ex, frame, call, fn, args, 0, argValues));
   if (callee.lambdas) results.push(callLambdas(ex, frame, callee.lambdas, args, argValues) ?? UNKNOWN);
   return results.length ? results.reduce((a, b) => joinValues(a, b)) : UNKNOWN;
 }

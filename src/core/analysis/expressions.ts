@@ -8,7 +8,7 @@ import type { OperationRole } from './ruleApi';
 import { deviceFromString } from './devices';
 import { operationMeetings } from './values';
 import { instanceClass, type Frame } from './frame';
-import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, INTEGER, isContainer, isExactlyCpu, isTensorLike, joinValues, legacyTensorType, NDARRAY, NONE, NUMBER, onPathOf, OTHER, PENDING, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, concatenated, CPU, Place, containedValues, hasAccel, INTEGER, isCallable, isContainer, isExactlyCpu, isTensorLike, joinValues, legacyTensorType, NDARRAY, NONE, NUMBER, onPathOf, OTHER, PENDING, resultOf, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { deviceKwargsDisplay, frameworkAttribute } from './frameworks';
 import { ownPlaceOf, placesOwnSubmodules } from './ownPlacement';
 import { RECEIVER } from './callContexts';
@@ -408,9 +408,9 @@ export class Expressions implements Evaluator {
       const key = idx?.type === 'string' ? stringLiteralValue(idx) : undefined;
       if (key !== undefined) return recv.entries?.get(key) ?? recv.anyElement ?? UNKNOWN;
       // `losses[k]` with a key not written out: any of the entries, when all are tensors
-      // (or all classes that build a module, or all lambdas: `makers[kind]()` runs one of them).
+      // (or all classes that build a module, or all functions and lambdas: `makers[kind]()` runs one of them).
       const held = [...(recv.entries?.values() ?? [])];
-      const alike = held.every((v) => v.kind === 'tensor') || held.every((v) => v.buildsModule) || held.every((v) => v.lambdas);
+      const alike = held.every((v) => v.kind === 'tensor') || held.every((v) => v.buildsModule) || held.every(isCallable);
       if (!recv.anyElement && held.length && alike) return held.reduce((a, b) => joinValues(a, b));
       return recv.anyElement ?? UNKNOWN;
     }

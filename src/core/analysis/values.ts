@@ -457,7 +457,7 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
 }
 
 /** A value that calls run: one of the program's functions, or lambdas. */
-function isCallable(v: Value): boolean {
+export function isCallable(v: Value): boolean {
   return v.functionId !== undefined || !!v.functionChoices || !!v.lambdas;
 }
 
