@@ -43,11 +43,12 @@ export const hardCodedAccelerator: Rule = (host) => {
   // Walks the whole program: only where a CUDA default is there to judge.
   const overridden = statics.some((s) => s.kind === 'parameter default')
     ? host.programFact('DD005 device defaults every call overrides', defaultsEveryCallOverrides) : new Set<number>();
-  const unread = statics.some((s) => s.kind === 'parameter default')
-    ? host.programFact('DD005 device defaults of parameters never read', defaultsOfUnreadParameters) : new Set<number>();
   for (const s of statics) {
-    // A class body runs the defaults of its methods' parameters at import: one never read makes a device object only.
-    if (s.kind === 'call' ? !inUnreadParameterDefault(s.call) : s.kind !== 'parameter default' || (!overridden.has(s.literal.id) && !unread.has(s.literal.id))) add(s);
+    // A default its function never reads makes a device object only; a class body runs the
+    // defaults of its methods' parameters at import.
+    const node = s.kind === 'call' ? s.call : s.kind === 'parameter default' ? s.literal : undefined;
+    if (node && inUnreadParameterDefault(node)) continue;
+    if (s.kind !== 'parameter default' || !overridden.has(s.literal.id)) add(s);
   }
   return {
     call: (frame, call, qualified) => {
@@ -117,20 +118,6 @@ function defaultsEveryCallOverrides(program: ProgramView, choice: DeviceChoice):
       // A call through `*args`/`**kwargs` may leave the default: the advice stands.
       if (sites.length > 0 && sites.every((call) => passesParameter(call, d.param, d.position, false))) out.add(d.id);
     }
-  }
-  return out;
-}
-
-/**
- * The CUDA defaults (by the default's node id) of parameters their function never reads
- * (`def __init__(self, width, where=torch.device("cuda:0"))`, kept for old callers): the
- * default makes a device object, which needs no GPU, and nothing ever runs on it.
- */
-function defaultsOfUnreadParameters(_program: ProgramView, choice: DeviceChoice): Set<number> {
-  const out = new Set<number>();
-  for (const s of choice.staticCuda ?? []) {
-    if (s.where !== 'parameter default') continue;
-    if (inUnreadParameterDefault(s.literal)) out.add(s.literal.id);
   }
   return out;
 }
