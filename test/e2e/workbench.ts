@@ -191,6 +191,31 @@ export class Workbench {
     await this.page.keyboard.press('Enter');
   }
 
+  /**
+   * Runs a command that opens its own quick pick titled `pickTitle`, types `filter` and chooses
+   * the row starting `label`. A quick pick closes when the window's focus moves (a webview that
+   * finishes loading takes it; seen twice in CI as "element is inert", then "not visible"), so
+   * a pick that closes before the choice is opened again, until the deadline.
+   */
+  async pickFromCommand(command: string, pickTitle: string, filter: string, label: string, timeoutMs = 2 * UI_TIMEOUT_MS): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const input = this.page.locator('.quick-input-widget input').first();
+    for (;;) {
+      try {
+        await this.runCommand(command);
+        await this.page.locator('.quick-input-widget .quick-input-title', { hasText: pickTitle }).waitFor({ timeout: PALETTE_REOPEN_MS });
+        await input.fill(filter, { timeout: PALETTE_REOPEN_MS });
+        await this.chooseQuickPick(label, PALETTE_REOPEN_MS);
+        return;
+      } catch (error) {
+        if (Date.now() >= deadline) {
+          throw new Error(`could not choose "${label}" from ${command} within ${timeoutMs} ms; the window shows ${await this.quickInputState()}`, { cause: error });
+        }
+        if (await this.page.locator('.quick-input-widget').isVisible()) await this.pressEscape();
+      }
+    }
+  }
+
   /** The quick pick's row whose label starts with `label`. */
   quickPickRow(label: string): Locator {
     return this.page.locator(QUICK_PICK_ROWS, { hasText: labelPattern(label) }).first();
