@@ -213,7 +213,10 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   // what its later arguments must be is its own API's (warp-ctc takes labels and lengths on the
   // CPU); its first input and its keyword inputs (`model(input_ids=…)`) are what meet its weights.
   const unknownApi = callee.kind === 'unknown';
-  const inputs = argValues.filter((a, i) => (unknownApi ? i === 0 || i >= args.positional.length : (!a.value.batch || i === 0 || i >= args.positional.length || layerInputs.has(i))) && !free.has(a.node));
+  const candidates = argValues.filter((a, i) => (unknownApi ? i === 0 || i >= args.positional.length : (!a.value.batch || i === 0 || i >= args.positional.length || layerInputs.has(i))) && !free.has(a.node));
+  // CPU lengths beside inputs on the GPU meet the model only where its forward makes them meet something.
+  const followed = laterCpuArgumentsFollowed(ctx, ex, frame, call, calleeNode, callee, args, argValues, candidates);
+  const inputs = followed ? candidates.filter((a) => !followed.has(a.node)) : candidates;
   ctx.events.tensorsReachConsumer(frame, inputs);
   // `model(**batch)`, `model(*inputs)`: what is unpacked is an input too.
   const unpacked: Arg[] = [];
@@ -278,6 +281,28 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   const place = unknownModel && batchesOnly && isExactlyCpu(fromInputs.place) ? UNTRACKED : fromInputs.place;
   const output: Value = { ...fromInputs, place, origin: place === UNTRACKED ? undefined : fromInputs.origin, grad: noGrad ? 'no' : callee.kind === 'module' && !callee.gradlessOutput && !holdsNoWeights(ctx, callee.className) ? 'yes' : 'unknown' };
   return shapedLikeForwardReturn(ctx, callee, output) ?? output;
+}
+
+/**
+ * `model(inputs, input_lengths)` with the lengths on the CPU: a later positional argument is
+ * the forward's own to place (pack_padded_sequence wants CPU lengths, a helper reads them into
+ * Python), so forward runs for this call, on the model's device, and a CPU argument it makes
+ * meet a layer or a GPU tensor is reported there, at the argument. The arguments it followed,
+ * or undefined where it could not run forward (the model's place not known exactly, a class
+ * that moves itself, too deep): then every argument meets the model as before.
+ */
+function laterCpuArgumentsFollowed(
+  ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, calleeNode: Node, callee: Value, args: CallArguments, argValues: Arg[], inputs: Arg[],
+): ReadonlySet<Node> | undefined {
+  if (callee.kind !== 'module' || callee.place !== ACCEL || callee.placeless || !callee.className || args.splats.length) return undefined;
+  const later = new Set(args.positional.slice(1).filter((n) => inputs.some((a) => a.node === n && a.value.kind === 'tensor' && isExactlyCpu(a.value.place) && !a.value.batch)));
+  if (!later.size) return undefined;
+  const forward = ctx.program.methodOf(callee.className, 'forward');
+  if (!forward?.selfName || forward.params.slice(1).some((p) => p.variadic) || movesItself(ctx, forward.className)) return undefined;
+  const interpreted = { ran: false };
+  const model = { node: calleeNode, value: callee };
+  callFunction(ctx, ex, frame, call, forward, args, 1, argValues, model, model, undefined, undefined, interpreted);
+  return interpreted.ran ? later : undefined;
 }
 
 /**
@@ -1024,6 +1049,10 @@ function movesItself(ctx: RoundContext, className: string | undefined): boolean 
     .some((m) => !!m.selfName && movedParamsOf(ctx.bodyFact(m, 'movedParams')).has(m.selfName)));
 }
 
+function inheritsFrom(ctx: RoundContext, classKey: string, base: string | undefined): boolean {
+  return !!base && ctx.program.classLineage(classKey).includes(base);
+}
+
 /**
  * A call of one of the program's functions (this module's or an imported one's, or a
  * method with `skip` 1 for its `self`): what it returns for these arguments, and the
@@ -1033,13 +1062,18 @@ function callFunction(
   ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, fn: FunctionInfo, args: CallArguments, skip = 0, evaluated?: Arg[], module?: Arg, receiver?: Arg,
   onSelf?: { key: string; className: string; building?: boolean },
   onInstance?: { key: string; value: Value },
+  interpreted?: { ran: boolean },
 ): Value {
   const site = recordCallSite(ctx, ex, frame, fn, args, skip, evaluated);
   const placedReceiver = receiver && fn.selfName && receiver.value.kind === 'module' && !receiver.value.placeless &&
     (receiver.value.place === CPU || receiver.value.place === ACCEL) && !movesItself(ctx, fn.className) ? receiver : undefined;
   const bound = new Map(site.bound);
   if (placedReceiver) bound.set(RECEIVER, placedReceiver.value);
-  if (onSelf && onSelf.className !== fn.className) bound.set(SELF_CLASS, value('other', UNTRACKED, { className: onSelf.className }));
+  // A base-class method runs for the instance's class: its `self.debug(...)` is the override.
+  const selfClass = onSelf?.className ?? (fn.selfName ? receiver?.value.className : undefined);
+  if (selfClass && selfClass !== fn.className && (onSelf || inheritsFrom(ctx, selfClass, fn.className))) {
+    bound.set(SELF_CLASS, value('other', UNTRACKED, { className: selfClass }));
+  }
   if (onSelf?.building && fn.selfName) bound.set(BUILDING, OTHER);
   const result = ctx.callInContext(fn, bound, frame, call);
   if (!result) {
@@ -1047,6 +1081,7 @@ function callFunction(
     return computedUnderNoGrad(frame, ctx.previous.returnOf(fn.id) ?? UNKNOWN);
   }
   ctx.next.markContextCall(fn.id);
+  if (interpreted) interpreted.ran = true;
   // `self.init_model()` that moved `self.gen`: this method's instance has it moved from here on.
   if (onSelf) for (const [attr, v] of result.selfWrites ?? []) frame.env.set(`${onSelf.key}.${attr}`, v);
   if (onInstance) movedOnInstance(frame, onInstance, result.selfWrites);

@@ -622,17 +622,19 @@ export class Program {
     const holdsNoModule = (construction: string): string[] | undefined => this.buildsNoModuleState(cls, construction, seen);
     const holders = new Set([...cls.methods.values()].flatMap((m) => [...m.node.text.matchAll(HOLDER_ASSIGNMENT)].map((h) => h[1]!)));
     if ([...cls.methods.values()].some((m) => addsModuleState(m, holdsNoModule, holders))) return false;
-    return cls.baseNodes.every((base) => {
+    const basesPlaceless = cls.baseNodes.every((base) => {
       const q = this.importsAt(cls.unit).qualify(base);
-      if (q && MODULE_BASE_CLASSES.has(q)) {
-        const kept = constructorValuesKept(cls, holdsNoModule, (value) => isPlainTensorText(value) || this.callsTensorMaker(cls, value));
-        if (kept && kept.length > 0 && cls.baseNodes.length === 1) cls.placelessGiven = kept;
-        return kept !== undefined && kept.length === 0;
-      }
+      if (q && MODULE_BASE_CLASSES.has(q)) return true;
       if (q && /^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(q)) return isPlacelessModuleClass(q.slice(q.lastIndexOf('.') + 1));
       const local = this.baseClass(cls, base);
       return !!local && local.isModule && this.isPlacelessClass(local, seen);
     });
+    if (!basesPlaceless) return false;
+    // What the class keeps of its constructor's arguments (`self.encoder = encoder`), also under
+    // a base of the program's: a subclass hands it modules through `super().__init__(enc, dec)`.
+    const kept = constructorValuesKept(cls, holdsNoModule, (value) => isPlainTensorText(value) || this.callsTensorMaker(cls, value));
+    if (kept && kept.length > 0 && cls.baseNodes.length === 1) cls.placelessGiven = kept;
+    return kept !== undefined && kept.length === 0;
   }
 
   /**

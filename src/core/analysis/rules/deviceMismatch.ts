@@ -107,7 +107,7 @@ function checkArgument(c: RuleHost, frame: Frame, call: Node, arg: Arg, other: A
     subject: arg.node,
     cause: arg.value.origin,
     message: ruleMessage((q) => ({
-      problem: `${q(arg.node)} is on the CPU, but ${q(callee)} ${other.value.place === EITHER ? 'may use' : 'uses'} it on the GPU`,
+      problem: `${q(arg.node)} is on the CPU, ${q(callee)} ${other.value.place === EITHER ? 'may use' : 'uses'} it on the GPU`,
       action: 'move it there',
       why: `\`${callee}\` uses it with \`${otherName}\` (line ${inside.node.startPosition.row + 1}), which ` +
         `${accelPhrase(other.value)}${lineOf(other.value)}: ${SAME_DEVICE}`,
