@@ -274,7 +274,11 @@ export const GRADIENT_NORM_FUNCTIONS = new Set([
   'torch.nn.utils.get_total_norm', 'torch.nn.utils.clip_grad.get_total_norm',
 ]);
 
-export const INTEGER_RESULT_FUNCTIONS = new Set(['argmax', 'argmin', 'argsort', 'argwhere', 'nonzero', 'bucketize', 'searchsorted', 'eq', 'ne', 'lt', 'gt', 'le', 'ge', 'isnan', 'isinf', 'isfinite', 'bincount', 'unique']);
+/** Functions whose result is an integer or boolean tensor (indices, samples, tests): it never requires grad. */
+export const INTEGER_RESULT_FUNCTIONS = new Set([
+  'argmax', 'argmin', 'argsort', 'argwhere', 'nonzero', 'bucketize', 'searchsorted', 'eq', 'ne', 'lt', 'gt', 'le', 'ge', 'isnan', 'isinf',
+  'isfinite', 'bincount', 'unique', 'multinomial', 'count_nonzero', 'isin', 'isclose', 'logical_and', 'logical_or', 'logical_not', 'logical_xor',
+]);
 
 /** numpy functions that turn their tensor argument (or each tensor of a list) into an array first. */
 export const NUMPY_CONVERTERS = new Set([
