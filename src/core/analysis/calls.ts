@@ -513,7 +513,10 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
       ? argValues[0].value : BUILT_FROM_TENSORS.has(q) ? sharedPlaceOf(argValues) : undefined;
     const sizeAt = SIZE_OF_NUMBERS_OVERLOAD.get(q);
     const fromTensors = copied !== undefined || (sizeAt !== undefined && args.positional.length <= sizeAt && !args.keywords.has('size') && !args.hasSplat);
-    const like = LIKE_FACTORIES.has(q) ? argValues[0]?.value : copied;
+    // `torch.arange(0, n, out=torch.cuda.LongTensor(n))` fills the tensor it is given, where that is.
+    const outNode = args.keywords.get('out');
+    const out = outNode ? argValues[args.positional.length + [...args.keywords.keys()].indexOf('out')]?.value : undefined;
+    const like = LIKE_FACTORIES.has(q) ? argValues[0]?.value : out && isTensorLike(out) && out.kind !== 'module' ? out : copied;
     const device = givenDevice(ctx, ex, frame, call);
     const place = device ? device.place : like ? like.place : fromTensors ? UNTRACKED : defaultPlace(ctx, frame);
     // `torch.tensor(0.03 / n)`: arithmetic with a number that gave no array or tensor is a number too.
@@ -531,7 +534,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
         from: !device && LIKE_FACTORIES.has(q) ? like?.origin : undefined,
       },
       // Built from tensors, it is where they are: `device=` is no fix (torch.normal(mean, std) refuses it).
-      factory: !device && !fromTensors && !args.keywords.has('device') && DEVICE_FACTORIES.has(q) && !args.hasSplat ? { unit: frame.unit, node: call, scope: frame.id } : undefined,
+      factory: !device && !fromTensors && !outNode && !args.keywords.has('device') && DEVICE_FACTORIES.has(q) && !args.hasSplat ? { unit: frame.unit, node: call, scope: frame.id } : undefined,
     });
   }
   const argValues = evalArgs(ex, frame, args);
@@ -675,6 +678,22 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
 
 /** torch.nn's containers: they hold the modules they are given, wherever those are. */
 const MODULE_CONTAINERS = new Set(['Sequential', 'ModuleList', 'ModuleDict']);
+/**
+ * A container built empty, after its first fill: where the modules put in it are (a move of
+ * the empty container moved nothing), or not known when what went in is not a known module
+ * (`add_module(name, layer)` of a layer the analysis cannot place).
+ */
+function filledContainer(recv: Value, method: string, given: Arg[]): Value {
+  const added = (method === 'add_module' || method === 'register_module' || method === 'insert' ? given[1] : given[0])?.value;
+  const placedModule = (m: Value) => (m.kind === 'module' || m.kind === 'unknown') && m.place !== UNTRACKED;
+  const modules = !added ? [] : placedModule(added) ? [added] : containedValues(added);
+  const placed = modules.length > 0 && modules.every(placedModule) ? modules.reduce((a, b) => joinValues(a, b)) : undefined;
+  if (!placed) return { ...recv, emptyContainer: undefined, place: UNTRACKED, origin: undefined, deviceText: undefined };
+  return placed.place === recv.place
+    ? { ...recv, emptyContainer: undefined }
+    : { ...recv, emptyContainer: undefined, place: placed.place, origin: placed.origin, deviceText: placed.deviceText };
+}
+
 /** The methods that put a module into a container (`nn.Sequential().add_module(...)`, `nn.ModuleList().append(...)`). */
 const FILLS_CONTAINER = new Set(['add_module', 'register_module', 'append', 'extend', 'insert', 'update']);
 
@@ -1382,9 +1401,9 @@ function evalMethodCallOnce(
   }
   // `net.add_module("fc", nn.Linear(...))` on a container built empty: from now on a move moves what it holds.
   if (recv.emptyContainer && recvKey && FILLS_CONTAINER.has(method)) {
-    evalArgs(ex, frame, args);
-    frame.env.set(recvKey, { ...recv, emptyContainer: undefined });
-    return method === 'add_module' || method === 'register_module' ? NONE : { ...recv, emptyContainer: undefined };
+    const filled = filledContainer(recv, method, evalArgs(ex, frame, args));
+    frame.env.set(recvKey, filled);
+    return method === 'add_module' || method === 'register_module' ? NONE : filled;
   }
   // `batch.update(c=c)` on a dict the code built: it holds what it is given under those keys
   // (another mapping whose keys are not known leaves none of them known).

@@ -252,7 +252,13 @@ export class Expressions implements Evaluator {
     // `for name in state_dict:` iterates a dict's keys, not its tensors.
     if (iterated.entries) return OTHER;
     const items = containedValues(iterated);
-    return items.length ? items.reduce((a, b) => joinValues(a, b)) : UNKNOWN;
+    if (items.length) return items.reduce((a, b) => joinValues(a, b));
+    // `for layer in vgg.features:` yields the container's layers, where it is: callables of a
+    // class not known, whose first input meets their weights and whose later arguments are
+    // their own API's (a graph layer may take its adjacency on the CPU and move it itself).
+    return iterated.kind === 'module' && !iterated.placeless && iterated.place !== UNTRACKED
+      ? value('unknown', iterated.place, { origin: iterated.origin, deviceText: iterated.deviceText })
+      : UNKNOWN;
   }
 
   lookup(frame: Frame, key: string): Value {
