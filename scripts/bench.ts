@@ -190,6 +190,23 @@ function methodChain(links: number): string {
   return `import torch\nstate = {}\nfor key, value in state.items():\n    name = key\n    new = name${chain}\n    print(new, value)\n`;
 }
 
+/**
+ * `depth` module classes, each holding two blocks of the class below it and one of the class
+ * two below, none placed on a device: whether a class places its own submodules was once
+ * worked out along every path through them (3^depth).
+ */
+function nestedBlocks(depth: number): string {
+  const lines = ['import torch', 'import torch.nn as nn', '', 'class Block0(nn.Module):', '    def __init__(self):', '        super().__init__()',
+    '        self.w = nn.Linear(4, 4)', '', '    def forward(self, x):', '        return self.w(x)', ''];
+  for (let i = 1; i < depth; i++) {
+    lines.push(`class Block${i}(nn.Module):`, '    def __init__(self):', '        super().__init__()', `        self.a = Block${i - 1}()`,
+      `        self.b = Block${i - 1}()`, `        self.c = Block${Math.max(i - 2, 0)}()`, '', '    def forward(self, x):',
+      '        return self.c(self.b(self.a(x)))', '');
+  }
+  lines.push(`net = Block${depth - 1}()`, 'print(net(torch.randn(2, 4)))', '');
+  return lines.join('\n');
+}
+
 // ---- 1. analysis against Ruff and tree-sitter, in process ----
 
 async function analysisSection(inputs: Array<[string, string, number | undefined]>): Promise<void> {
@@ -471,6 +488,7 @@ async function main(): Promise<void> {
     ['rule corpus', ruleCorpus(), undefined],
     // Shapes that once cost exponential time; each stays here with its figure.
     ['40-link .replace() chain', methodChain(40), undefined],
+    ['24 levels of nested blocks', nestedBlocks(24), undefined],
     [`${kind} 1k`, sized.get(1_000)!, undefined],
     [`${kind} 5k`, sized.get(5_000)!, 3],
     [`${kind} 20k`, sized.get(20_000)!, 3],

@@ -9,6 +9,8 @@ import { children, field } from '../python/syntax';
 import { perStatement } from '../python/statementMemo';
 import type { ClassInfo, FunctionInfo, Program } from './program';
 import type { RoundContext } from './roundContext';
+import type { Summaries } from './frame';
+import type { Recording } from './runCache';
 import { CPU, UNTRACKED, Value } from './values';
 
 /** A submodule or parameter placed on a named device (`.to(d)`, `.cuda()`, `device=d`). */
@@ -22,21 +24,50 @@ function explicitlyPlaced(v: Value): boolean {
  * (previous round) is explicitly placed, the program names the class outside its own
  * body, and no instance is moved with `.to()`, which would move them all to one device.
  */
-export function placesOwnSubmodules(ctx: RoundContext, classKey: string | undefined, seen: ReadonlySet<string> = new Set()): boolean {
-  const cls = classKey ? ctx.program.classes.get(classKey) : undefined;
-  if (!cls?.isModule || seen.has(cls.key) || ctx.previous.classPlace(cls.key) !== undefined) return false;
+export function placesOwnSubmodules(ctx: RoundContext, classKey: string | undefined): boolean {
+  if (!classKey) return false;
+  // Asked at every read of a submodule, and the answer asks it of each class the class
+  // holds: remembered per round (whose previous summaries do not change while it runs), it
+  // is worked out once per class, and a later ask replays the reads that made it into the
+  // run that asks. A class reached again while its own answer is being worked out (a block
+  // holding, through others, a block of its own class) adds nothing to it.
+  let answers = ANSWERS.get(ctx.previous);
+  if (!answers) ANSWERS.set(ctx.previous, (answers = new Map()));
+  const known = answers.get(classKey);
+  if (known === WORKING) return false;
+  const tape = ctx.previous.tape;
+  if (known) {
+    if (known.reads) tape?.merge(known.reads);
+    return known.places;
+  }
+  answers.set(classKey, WORKING);
+  tape?.begin();
+  let places = false;
+  try {
+    places = decidePlacesOwn(ctx, classKey);
+  } finally {
+    answers.set(classKey, { places, reads: tape?.end() });
+  }
+  return places;
+}
+
+const WORKING = 'working';
+const ANSWERS = new WeakMap<Summaries, Map<string, typeof WORKING | { places: boolean; reads?: Recording }>>();
+
+function decidePlacesOwn(ctx: RoundContext, classKey: string): boolean {
+  const cls = ctx.program.classes.get(classKey);
+  if (!cls?.isModule || ctx.previous.classPlace(cls.key) !== undefined) return false;
   const lineage = ctx.program.classLineage(cls.key);
   // `self.to(device)` in a method (DeepCTR's BaseModel.__init__): the instance moves as a
   // whole, its explicitly placed layers with the rest.
   const selfMoving = ctx.programFact('module classes that move themselves', classesMovingThemselves);
   if (lineage.some((key) => selfMoving.has(key))) return false;
-  // A submodule of a class that places its own (an encoder moving its layers in `__init__`)
-  // is placed where its construction put it, and so is what holds it.
-  const inner = new Set([...seen, cls.key]);
   // Parts built on the CPU by name (`device="cpu"`, a `device` parameter's default) are where
-  // any module starts: such a class is one module on the CPU until something moves it.
+  // any module starts: such a class is one module on the CPU until something moves it. A
+  // submodule of a class that places its own (an encoder moving its layers in `__init__`)
+  // is placed where its construction put it, and so is what holds it.
   const placedPart = (v: Value) => (explicitlyPlaced(v) && v.place !== CPU) ||
-    (v.kind === 'module' && !!v.className && v.className !== cls.key && placesOwnSubmodules(ctx, v.className, inner));
+    (v.kind === 'module' && !!v.className && v.className !== cls.key && placesOwnSubmodules(ctx, v.className));
   if (!lineage.some((name) => [...ctx.previous.classAttrsOf(name)?.values() ?? []].some(placedPart))) return false;
   // Its unplaced submodules stay where the instance was built only if the program uses the
   // class (builds it, hands it to `rpc.remote`): one that no code in sight names (model.py
