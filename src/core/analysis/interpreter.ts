@@ -19,13 +19,16 @@ import { tensorTest, typeTestOutcome, withoutTensor, type TensorTest } from './t
 import { definedDefaultKey, evalCall } from './calls';
 import { BUILDING, CallContexts, CallResult, RECEIVER, SELF_CLASS } from './callContexts';
 import { withCallSiteCapture } from './callSiteCapture';
-import { UNDECIDED_WORLD, deviceFlagPolarity, type WorldState } from './world';
+import { UNDECIDED_WORLD, deviceFlagPolarity, worldNames, type WorldState } from './world';
 import { alwaysMovesToCuda } from './hardCudaMoves';
 import { deviceContextPlace, enterFrameworkScope } from './frameworks';
 import { deviceChoiceOf } from './deviceChoice';
 import { programFact, programFactNow, type FactCompute } from './programFacts';
 import { bodyFact, type BodyFact } from './bodyFacts';
 import { GlobalsAtCalls, Read, Recording, RoundKind, RunCache, RunEntry, sameDeep, Tape, WatchedEnv, type Write } from './runCache';
+
+/** The one read of which variables the world has (a constant: the tape keys it by kind). */
+const WORLD_NAMES: Read = { kind: 'worldNames' };
 
 /** Where a round's runs are kept and taped; without one, every scope is interpreted. */
 export interface RoundCache {
@@ -73,7 +76,7 @@ export class Interpreter implements RoundContext {
     this.tape = cache?.tape;
     const world = cache?.world ?? UNDECIDED_WORLD;
     const tape = this.tape;
-    this.world = tape ? world.observed((name, value) => tape.read({ kind: 'world', name }, value)) : world;
+    this.world = tape ? world.observed((name, value) => tape.read({ kind: 'world', name }, value), (names) => tape.read(WORLD_NAMES, names)) : world;
     this.ex = new Expressions(this);
     this.runs = cache?.runs;
     this.round = cache?.round ?? 'muted';
@@ -294,6 +297,7 @@ export class Interpreter implements RoundContext {
       case 'programFact': return programFactNow(this.program, r.key);
       case 'bodyFact': return this.program.functions[r.fn] ? bodyFact(this.program.functions[r.fn], r.fact) : undefined;
       case 'world': return this.world.world.values.get(r.name);
+      case 'worldNames': return worldNames(this.world.world);
     }
   }
 

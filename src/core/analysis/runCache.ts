@@ -40,7 +40,9 @@ export type Read =
   /** A fact a rule derived from the program's whole text (programFacts.ts). */
   | { kind: 'programFact'; key: string }
   /** A device world's variable (world.ts): availability, or a device flag the code tests. */
-  | { kind: 'world'; name: string };
+  | { kind: 'world'; name: string }
+  /** Which variables the world has: a name that is none of them is no flag there (WorldState.flag). */
+  | { kind: 'worldNames' };
 
 /** What a run wrote into the next round's summaries (replayed in order; every write is a join, so a repeat changes nothing). */
 export type Write =
@@ -76,6 +78,7 @@ function readKey(r: Read): string {
     case 'callGlobal': return keyOf('callGlobal', r.fn, r.name);
     case 'enclosing': return keyOf('enclosing', r.fn, r.name);
     case 'world': return keyOf('world', r.name);
+    case 'worldNames': return 'worldNames';
   }
 }
 

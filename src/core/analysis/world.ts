@@ -20,20 +20,36 @@ export interface World {
   readonly values: ReadonlyMap<string, boolean>;
 }
 
+/** The names of a world's variables, as one string (a taped read compares them). */
+export function worldNames(world: World): string {
+  let names = NAMES.get(world);
+  if (names === undefined) NAMES.set(world, (names = [...world.values.keys()].sort().join('\n')));
+  return names;
+}
+
+const NAMES = new WeakMap<World, string>();
+
 /** A world during one interpretation: its values, and which of them the run read. */
 export class WorldState {
   readonly consulted: Set<string>;
 
-  constructor(readonly world: World, private readonly onRead?: (name: string, value: boolean | undefined) => void, consulted?: Set<string>) {
+  constructor(
+    readonly world: World,
+    private readonly onRead?: (name: string, value: boolean | undefined) => void,
+    consulted?: Set<string>,
+    private readonly onNames?: (names: string) => void,
+  ) {
     this.consulted = consulted ?? new Set();
   }
 
   /**
    * The same world, each read also told to `onRead`: a round tapes them, so a run that read
    * none replays in every world, and one that read a variable only where it has that value.
+   * A name that is no variable of the world is told to `onNames` as the world's variable
+   * names (worldNames), which is all its answer depends on.
    */
-  observed(onRead: (name: string, value: boolean | undefined) => void): WorldState {
-    return new WorldState(this.world, onRead, this.consulted);
+  observed(onRead: (name: string, value: boolean | undefined) => void, onNames: (names: string) => void): WorldState {
+    return new WorldState(this.world, onRead, this.consulted, onNames);
   }
 
   /** Whether an accelerator is available in this world (undefined: the program never asks). */
@@ -48,9 +64,13 @@ export class WorldState {
    */
   flag(key: string): boolean | undefined {
     if (this.world.values.has(key)) return this.read(key);
-    const option = optionName(key);
+    // Every name and attribute the code reads asks this; the answer for one that is no
+    // variable here depends only on which variables there are, so that is what is taped.
+    const option = this.world.values.size === 0 ? undefined : optionName(key);
     const same = option === undefined ? undefined : [...this.world.values.keys()].find((v) => optionName(v) === option);
-    return this.read(same ?? key);
+    if (same !== undefined) return this.read(same);
+    this.onNames?.(worldNames(this.world));
+    return undefined;
   }
 
   private read(name: string): boolean | undefined {
