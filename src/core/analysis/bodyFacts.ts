@@ -41,17 +41,29 @@ function readBodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string {
     // `attr:position:param` (`self.lstm(x, state)`: `lstm:0:x lstm:1:state`).
     case 'layerInputs': return fn.selfName ? layerInputsOf(fn, fn.selfName) : '';
     // The parameters the body hands on as a device (`attempt_load(w, device=device)`,
-    // `torch.load(f, map_location=dev)`, `self.to(device)`), as one string: a constructor
-    // that places what it builds there. Not `self.device = device`, which only keeps it.
-    case 'placingParams': return fn.params.filter((p) => p.name !== fn.selfName && new RegExp(
-      `[(,]\\s*(device|map_location)\\s*=\\s*${p.name}\\s*[,)]|\\.(to|cuda)\\(\\s*${p.name}\\s*[,)]`,
-    ).test(text)).map((p) => p.name).join(' ');
+    // `torch.load(f, map_location=dev)`, `self.to(device)`), itself or as the attribute it
+    // keeps it in (`self.device = device` then `self.to(self.device)`), as one string: a
+    // constructor that places what it builds there. Not `self.device = device` alone, which
+    // only keeps it.
+    case 'placingParams': return fn.params.filter((p) => p.name !== fn.selfName &&
+      [p.name, ...keptAs(p.name, fn.selfName, text)].some((spelled) => handsOnAsDevice(spelled, text))).map((p) => p.name).join(' ');
     // A method that leaves something in its instance: an attribute assigned (`self.w = …`,
     // `self.w += …`, `setattr(self, …)`), registered or moved with the instance.
     case 'setsSelf': return !!fn.selfName && new RegExp(
       `\\b${fn.selfName}\\.\\w+\\s*(\\[[^\\]\\n]*\\]\\s*)?(:[^=\\n]*)?([-+*/@%&|^]|\\*\\*|//|<<|>>)?=(?!=)|\\b${fn.selfName}\\.(to|cuda|cpu|half|float|double|bfloat16|apply|register_buffer|register_parameter|register_module|add_module)\\s*\\(|\\bsetattr\\s*\\(\\s*${fn.selfName}\\b`,
     ).test(text);
   }
+}
+
+/** `name` (a regular expression) given as a device: `device=name`, `map_location=name`, `.to(name)`, `.cuda(name)`. */
+function handsOnAsDevice(name: string, text: string): boolean {
+  return new RegExp(`[(,]\\s*(device|map_location)\\s*=\\s*${name}\\s*[,)]|\\.(to|cuda)\\(\\s*${name}\\s*[,)]`).test(text);
+}
+
+/** The attributes of `self` a method sets to the parameter as it is (`self.device = device`), as expressions. */
+function keptAs(param: string, self: string | undefined, text: string): string[] {
+  if (!self) return [];
+  return [...text.matchAll(new RegExp(`\\b${self}\\.(\\w+)\\s*=\\s*${param}\\s*$`, 'gm'))].map((m) => `${self}\\.${m[1]}`);
 }
 
 /** The calls `self.<attr>(...)` in a method's body given one of its parameters as it is. */
