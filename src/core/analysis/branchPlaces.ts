@@ -39,7 +39,7 @@ function falseTests(conditions: readonly Node[]): PathTest[] {
 /**
  * After `joined = join(branches)`: each key a join bound whose value is exactly on the CPU
  * (a tensor or a module with a place) on one path and exactly on the accelerator on another
- * keeps the first such CPU path.
+ * keeps the first such CPU path, and every path's value with its tests.
  */
 export function markCpuArms(joined: Env, branches: readonly Env[], arms: readonly Arm[], unit: number): void {
   if (branches.length < 2 || branches.length !== arms.length) return;
@@ -50,7 +50,8 @@ export function markCpuArms(joined: Env, branches: readonly Env[], arms: readonl
     const onAccel = values.some((x) => x?.kind === v.kind && x.place === ACCEL);
     const cpuAt = values.findIndex((x) => x?.kind === v.kind && isPlacedOnCpu(x));
     if (!onAccel || cpuAt < 0) continue;
-    joined.replaceOwn(key, { ...v, cpuWhen: { unit, node: arms[cpuAt].node, what: arms[cpuAt].what, tests: arms[cpuAt].tests, value: values[cpuAt]! } });
+    const paths = values.flatMap((x, i) => (x ? [{ tests: arms[i].tests, value: x, onCpu: x.kind === v.kind && isPlacedOnCpu(x) }] : []));
+    joined.replaceOwn(key, { ...v, cpuWhen: { unit, node: arms[cpuAt].node, what: arms[cpuAt].what, tests: arms[cpuAt].tests, value: values[cpuAt]!, paths } });
   }
 }
 

@@ -48,6 +48,15 @@ export interface CpuBranch extends Located {
   value: Value;
   /** The undecided tests that path takes, by their text, and their outcome there. */
   tests?: readonly PathTest[];
+  /** Every path of the join that binds the value, with its tests, and whether it leaves the value on the CPU. */
+  paths?: readonly JoinedPath[];
+}
+
+/** One path of an undecided `if`, as a joined value remembers it (Value.cpuWhen). */
+export interface JoinedPath {
+  tests: readonly PathTest[];
+  value: Value;
+  onCpu: boolean;
 }
 
 /** An `if`/`elif` test the world does not decide, by its text, and its outcome on one path. */
@@ -642,12 +651,45 @@ function columnPlaces(v: Value): string | undefined {
  * module code that built the model did).
  */
 export function excludedByTests(branch: CpuBranch, tests: ReadonlyMap<string, boolean> | undefined): boolean {
-  if (!branch.tests || !tests) return false;
-  return branch.tests.some((t) => {
+  return !!branch.tests && !!tests && ruledOut(branch.tests, tests);
+}
+
+/**
+ * Whether the path with tests `path` cannot be the one being interpreted, whose tests came
+ * out as `tests`: one test came out the other way, or the path needs a name to equal a
+ * literal while here it equals another (`args.model == "se3"` on a path, inside
+ * `if args.model == "egnn":` here).
+ */
+function ruledOut(path: readonly PathTest[], tests: ReadonlyMap<string, boolean>): boolean {
+  return path.some((t) => {
     const truth = tests.get(t.text);
-    return truth !== undefined && truth !== t.truth;
+    if (truth !== undefined) return truth !== t.truth;
+    const wanted = t.truth ? literalChoices(t.text) : undefined;
+    if (!wanted) return false;
+    for (const [text, holds] of tests) {
+      const here = holds ? literalChoices(text) : undefined;
+      if (here?.name === wanted.name && here.literals.length === 1 && !wanted.literals.includes(here.literals[0]!)) return true;
+    }
+    return false;
   });
 }
+
+/** `name == "a"`, or `name == "a" or name == "b"`: the name and the string literals it is compared with; else undefined. */
+function literalChoices(text: string): { name: string; literals: string[] } | undefined {
+  let name: string | undefined;
+  const literals: string[] = [];
+  for (const part of text.split(/\s+or\s+/)) {
+    const m = EQUALS_LITERAL.exec(part.trim());
+    const [n, literal] = m ? (m[1] !== undefined ? [m[1], m[3]] : [m[6], m[5]]) : [];
+    if (n === undefined || literal === undefined || (name !== undefined && n !== name)) return undefined;
+    name = n;
+    literals.push(literal);
+  }
+  return name === undefined ? undefined : { name, literals };
+}
+
+/** `args.model == "egnn"` or `"egnn" == args.model`, a string without quotes or backslashes inside. */
+const EQUALS_LITERAL = /^([A-Za-z_][\w.]*)\s*==\s*(['"])([^'"\\]*)\2$|^(['"])([^'"\\]*)\4\s*==\s*([A-Za-z_][\w.]*)$/;
 
 /**
  * A value an undecided `if` left on the CPU on one path (`cpuWhen`), read where every test of
@@ -657,7 +699,15 @@ export function excludedByTests(branch: CpuBranch, tests: ReadonlyMap<string, bo
 export function onPathOf(v: Value, tests: ReadonlyMap<string, boolean> | undefined): Value {
   const path = v.cpuWhen;
   if (!path?.tests?.length || !tests) return v;
-  return path.tests.every((t) => tests.get(t.text) === t.truth) ? path.value : v;
+  if (path.tests.every((t) => tests.get(t.text) === t.truth)) return path.value;
+  // Another branch that also left it on the CPU (`elif args.arch == "mid":` beside the first
+  // CPU branch): where the tests rule out every path that moved it, it is on the CPU, and
+  // where they rule out every path that bound it (each other one raised first), no run
+  // gets here with it: nothing is said of it.
+  const left = path.paths?.filter((p) => !ruledOut(p.tests, tests));
+  if (!left || left.length === path.paths!.length) return v;
+  if (left.length === 0) return { ...v, place: UNTRACKED, cpuWhen: undefined };
+  return left.every((p) => p.onCpu) ? left[0].value : v;
 }
 
 /** `device == "cpu"`, `str(device) == 'cpu'`, `device.type != "cpu"`, `"cpu" == device`: the name tested, and whether equality is asked. */
