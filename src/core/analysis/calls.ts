@@ -343,6 +343,8 @@ function shapedLikeForwardReturn(ctx: RoundContext, callee: Value, output: Value
     return !maker || !DEVICE_FACTORIES.has(ctx.program.importsAt(forward.unit).qualify(maker) ?? '');
   };
   const shaped = (v: Value): Value => {
+    // A Python number or None that forward returns beside its outputs (`return out, self.rate`) stays one.
+    if (v.kind === 'other' && (v.number || v.isNone)) return v;
     if (!(isTensorLike(v) || v.distribution) || v.kind === 'module') return output;
     if (isExactlyCpu(v.place) && !v.scalar && madeInForward(v)) return { ...v, grad: output.grad === 'no' ? 'no' : v.grad };
     const grad = v.grad === 'no' ? 'no' : output.grad;
