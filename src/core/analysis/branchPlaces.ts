@@ -56,6 +56,7 @@ export function markCpuArms(joined: Env, branches: readonly Env[], arms: readonl
 }
 
 function isPlacedOnCpu(v: Value): boolean {
-  return v.place === CPU && !v.scalar && !v.placeless && !v.param;
+  // An empty container holds nothing to be anywhere (it is the identity until filled).
+  return v.place === CPU && !v.scalar && !v.placeless && !v.param && !v.emptyContainer;
 }
 

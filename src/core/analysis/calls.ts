@@ -184,6 +184,8 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   if (isCallable(callee)) return callCallables(ctx, ex, frame, call, callee, args, argValues);
   if (callee.makesCpuTensor) return transformedTensor(frame, call, shortText(calleeNode));
   if (convertsModel(calleeNode.text, callee, argValues, frame)) return value('module');
+  // An `nn.Sequential()` built empty and not filled since is the identity: no weights meet its input.
+  if (callee.kind === 'module' && callee.emptyContainer) return argValues.length === 1 ? argValues[0]!.value : UNKNOWN;
   const isModule = callee.kind === 'module' || (callee.kind === 'unknown' && callee.place !== UNTRACKED);
   if (callee.placeless || (!isModule && LOSS_LIKE_NAME.test(calleeNode.text))) {
     // A loss module of the program without state (`class FocalLoss(nn.Module)`) runs its
@@ -698,6 +700,14 @@ function filledContainer(recv: Value, method: string, given: Arg[]): Value {
 
 /** The methods that put a module into a container (`nn.Sequential().add_module(...)`, `nn.ModuleList().append(...)`). */
 const FILLS_CONTAINER = new Set(['add_module', 'register_module', 'append', 'extend', 'insert', 'update']);
+
+/** nn.Module's own methods that take arguments and put no module in it. */
+const KEEPS_CONTAINER_EMPTY = new Set([
+  'to', 'cuda', 'cpu', 'type', 'half', 'float', 'double', 'bfloat16', 'to_empty', 'train', 'eval', 'requires_grad_', 'zero_grad', 'apply',
+  'load_state_dict', 'state_dict', 'register_buffer', 'register_parameter', 'register_forward_hook', 'register_forward_pre_hook',
+  'register_full_backward_hook', 'named_parameters', 'named_modules', 'named_buffers', 'named_children', 'parameters', 'buffers',
+  'modules', 'children', 'get_submodule', 'get_parameter', 'get_buffer', 'share_memory', 'forward', 'pop', 'index', 'count',
+]);
 
 /**
  * `nn.Sequential(encoder, head)`, `nn.Sequential(*list(net.children())[:-1])`: a container of
@@ -1402,10 +1412,13 @@ function evalMethodCallOnce(
     return evalValueCall(ctx, ex, frame, call, objNode, { ...recv, kind: 'module', gradlessOutput: true }, args);
   }
   // `net.add_module("fc", nn.Linear(...))` on a container built empty: from now on a move moves what it holds.
-  if (recv.emptyContainer && recvKey && FILLS_CONTAINER.has(method)) {
+  // A method torch's modules do not have, given something (`seq.add(layer)` of a helper the
+  // project attached to nn.Module), may fill it too: it then holds what it was given.
+  const projectFill = !FILLS_CONTAINER.has(method) && !KEEPS_CONTAINER_EMPTY.has(method) && args.positional.length > 0;
+  if (recv.emptyContainer && recvKey && (FILLS_CONTAINER.has(method) || projectFill)) {
     const filled = filledContainer(recv, method, evalArgs(ex, frame, args));
     frame.env.set(recvKey, filled);
-    return method === 'add_module' || method === 'register_module' ? NONE : filled;
+    return method === 'add_module' || method === 'register_module' ? NONE : projectFill ? UNKNOWN : filled;
   }
   // `batch.update(c=c)` on a dict the code built: it holds what it is given under those keys
   // (another mapping whose keys are not known leaves none of them known).
