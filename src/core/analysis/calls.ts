@@ -11,7 +11,7 @@ import type { ClassInfo, FunctionInfo, Program } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, GRADIENT_NORM_FUNCTIONS, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, POINTWISE_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isParameterFreeLibraryModule, isMetricConstructor, functionalLossReturnsScalar, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
-  isIntegerCast, isPlacelessModuleClass, normalizationWithoutState, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER, LIBRARY_BATCH_ITERATORS,
+  isIntegerCast, isPlacelessModuleClass, normalizationWithoutState, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER, LIBRARY_BATCH_ITERATORS, MODULE_CONTAINERS, FILLS_CONTAINER, KEEPS_CONTAINER_EMPTY,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, functionIdsOf, hasAccel, INTEGER, isCallable, isContainer, isExactlyCpu, isTensorLike, NDARRAY, PENDING, joinValues, outputPlaceOf, NONE, NUMBER, OTHER, Place, resultOf, rowsOf, sameValue, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collateColumnPlacements, collatePlacement, partialWithDevice } from './collate';
@@ -680,8 +680,6 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   return UNKNOWN;
 }
 
-/** torch.nn's containers: they hold the modules they are given, wherever those are. */
-const MODULE_CONTAINERS = new Set(['Sequential', 'ModuleList', 'ModuleDict']);
 /**
  * A container built empty, after its first fill: where the modules put in it are (a move of
  * the empty container moved nothing), or not known when what went in is not a known module
@@ -698,16 +696,6 @@ function filledContainer(recv: Value, method: string, given: Arg[]): Value {
     : { ...recv, emptyContainer: undefined, place: placed.place, origin: placed.origin, deviceText: placed.deviceText };
 }
 
-/** The methods that put a module into a container (`nn.Sequential().add_module(...)`, `nn.ModuleList().append(...)`). */
-const FILLS_CONTAINER = new Set(['add_module', 'register_module', 'append', 'extend', 'insert', 'update']);
-
-/** nn.Module's own methods that take arguments and put no module in it. */
-const KEEPS_CONTAINER_EMPTY = new Set([
-  'to', 'cuda', 'cpu', 'type', 'half', 'float', 'double', 'bfloat16', 'to_empty', 'train', 'eval', 'requires_grad_', 'zero_grad', 'apply',
-  'load_state_dict', 'state_dict', 'register_buffer', 'register_parameter', 'register_forward_hook', 'register_forward_pre_hook',
-  'register_full_backward_hook', 'named_parameters', 'named_modules', 'named_buffers', 'named_children', 'parameters', 'buffers',
-  'modules', 'children', 'get_submodule', 'get_parameter', 'get_buffer', 'share_memory', 'forward', 'pop', 'index', 'count',
-]);
 
 /**
  * `nn.Sequential(encoder, head)`, `nn.Sequential(*list(net.children())[:-1])`: a container of
@@ -1414,7 +1402,7 @@ function evalMethodCallOnce(
   // `net.add_module("fc", nn.Linear(...))` on a container built empty: from now on a move moves what it holds.
   // A method torch's modules do not have, given something (`seq.add(layer)` of a helper the
   // project attached to nn.Module), may fill it too: it then holds what it was given.
-  const projectFill = !FILLS_CONTAINER.has(method) && !KEEPS_CONTAINER_EMPTY.has(method) && args.positional.length > 0;
+  const projectFill = recv.emptyContainer === true && !FILLS_CONTAINER.has(method) && !KEEPS_CONTAINER_EMPTY.has(method) && args.positional.length > 0;
   if (recv.emptyContainer && recvKey && (FILLS_CONTAINER.has(method) || projectFill)) {
     const filled = filledContainer(recv, method, evalArgs(ex, frame, args));
     frame.env.set(recvKey, filled);

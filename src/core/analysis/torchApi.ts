@@ -151,6 +151,20 @@ export const DIFFERENTIABLE_METHODS = new Set([
   'unsqueeze_', 'mul_', 'add_', 'sub_', 'div_', 'requires_grad_',
 ]);
 
+/** torch.nn's containers: they hold the modules they are given, wherever those are. */
+export const MODULE_CONTAINERS = new Set(['Sequential', 'ModuleList', 'ModuleDict']);
+
+/** The methods that put a module into a container (`nn.Sequential().add_module(...)`, `nn.ModuleList().append(...)`). */
+export const FILLS_CONTAINER = new Set(['add_module', 'register_module', 'append', 'extend', 'insert', 'update']);
+
+/** nn.Module's own methods that take arguments and put no module in it. */
+export const KEEPS_CONTAINER_EMPTY = new Set([
+  'to', 'cuda', 'cpu', 'type', 'half', 'float', 'double', 'bfloat16', 'to_empty', 'train', 'eval', 'requires_grad_', 'zero_grad', 'apply',
+  'load_state_dict', 'state_dict', 'register_buffer', 'register_parameter', 'register_forward_hook', 'register_forward_pre_hook',
+  'register_full_backward_hook', 'named_parameters', 'named_modules', 'named_buffers', 'named_children', 'parameters', 'buffers',
+  'modules', 'children', 'get_submodule', 'get_parameter', 'get_buffer', 'share_memory', 'forward', 'pop', 'index', 'count',
+]);
+
 /** Module methods that return the module itself. */
 export const MODULE_SELF_METHODS = new Set([
   'eval', 'train', 'half', 'float', 'double', 'bfloat16', 'requires_grad_', 'apply', 'share_memory',

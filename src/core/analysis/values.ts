@@ -674,8 +674,21 @@ function ruledOut(path: readonly PathTest[], tests: ReadonlyMap<string, boolean>
   });
 }
 
+type LiteralChoices = { name: string; literals: string[] } | undefined;
+
+/** Tests' texts already read (ruledOut asks for each test at every read of a joined value); bounded, since the editor's process lives long. */
+const choicesOfText = new Map<string, LiteralChoices>();
+
 /** `name == "a"`, or `name == "a" or name == "b"`: the name and the string literals it is compared with; else undefined. */
-function literalChoices(text: string): { name: string; literals: string[] } | undefined {
+function literalChoices(text: string): LiteralChoices {
+  if (choicesOfText.has(text)) return choicesOfText.get(text);
+  if (choicesOfText.size >= 4096) choicesOfText.clear();
+  const choices = readLiteralChoices(text);
+  choicesOfText.set(text, choices);
+  return choices;
+}
+
+function readLiteralChoices(text: string): LiteralChoices {
   let name: string | undefined;
   const literals: string[] = [];
   for (const part of text.split(/\s+or\s+/)) {
