@@ -19,6 +19,12 @@ let nextSeq = 1;
 /** Chains longer than this are flattened into one map, so a lookup stays a few map reads. */
 const MAX_DEPTH = 12;
 
+/**
+ * What an attribute key bound on one path only holds on the other, as a read in `env` (that
+ * path's environment) gives it; undefined where that is not known.
+ */
+export type UnboundOnPath = (key: string, env: Env) => Value | undefined;
+
 export class Env {
   private own: Map<string, Binding>;
   /** A frozen environment: nothing ever binds into it again. */
@@ -128,9 +134,9 @@ export class Env {
    * Both paths merge. A name bound on only one path is that path's value afterwards: on the
    * other, reading it raises NameError (or UnboundLocalError), so no read sees it unbound.
    * An attribute key (`self.model`) bound on one path is unknown: the other path's object
-   * may have it from elsewhere.
+   * may have it from elsewhere; unless `unbound` says what a read on that path gives.
    */
-  static join(a: Env, b: Env): Env {
+  static join(a: Env, b: Env, unbound?: UnboundOnPath): Env {
     if (a === b) return a;
     const ofA = a.ancestors();
     let base: Env | undefined = b;
@@ -145,13 +151,18 @@ export class Env {
       const va = a.get(k);
       const vb = b.get(k);
       if (va === undefined && vb === undefined) continue;
-      out.set(k, va && vb ? joinValues(va, vb) : k.includes('.') ? UNKNOWN : (va ?? vb)!);
+      if (va && vb) out.set(k, joinValues(va, vb));
+      else if (!k.includes('.')) out.set(k, (va ?? vb)!);
+      else {
+        const before = unbound?.(k, va ? b : a);
+        out.set(k, before ? joinValues((va ?? vb)!, before) : UNKNOWN);
+      }
     }
     return out;
   }
 
-  static joinAll(envs: Env[]): Env {
-    return envs.reduce((acc, e) => Env.join(acc, e));
+  static joinAll(envs: Env[], unbound?: UnboundOnPath): Env {
+    return envs.reduce((acc, e) => Env.join(acc, e, unbound));
   }
 }
 

@@ -16,11 +16,12 @@ import { usesAsSubmodule } from './submoduleUse';
 import { isBuilding } from './initOnlyMethods';
 import { qualifyInScope } from './shadowedImports';
 import { comparisonKeepsFlag, NEGATIVE_DEVICE_FLAG, oneDeviceComparison } from './world';
-import { GRAPH_NON_TENSOR_ATTRIBUTES } from './torchApi';
+import { GRAPH_NON_TENSOR_ATTRIBUTES, isPlacelessModuleClass } from './torchApi';
 import type { ClassInfo, Program } from './program';
 import { withModulesMoved } from './containerMoves';
 import { readAsOneElement } from './oneElement';
 import { classAssignedAttributes } from './assignedAttributes';
+import { selfAssignments } from './wrapperModules';
 
 const TENSOR_BINARY_OPERATORS = new Set(['+', '-', '*', '/', '//', '%', '**', '@', '&', '|', '^', '<<', '>>']);
 
@@ -32,6 +33,29 @@ function classesRegisteringByName(program: Program): Set<string> {
     if (cls.isModule && [...cls.methods.values()].some((m) => !!m.selfName && new RegExp(`\\b${m.selfName}\\.(add_module|register_module|__setattr__)\\s*\\(|\\bsetattr\\s*\\(\\s*${m.selfName}\\s*,`).test(m.node.text))) out.add(cls.key);
   }
   return out;
+}
+
+/**
+ * `cls.attr` for each list a module class keeps of its own attributes (`self.lins =
+ * [self.lin0, self.lin1]`, `self.lins += [self.lin2]`): every assignment to it is a list or
+ * tuple of `self.name` reads, so it holds the instance's registered submodules themselves.
+ */
+function ownAttributeLists(program: Program): Set<string> {
+  const lists = new Map<string, boolean>();
+  for (const cls of program.classes.values()) {
+    if (!cls.isModule) continue;
+    for (const method of cls.methods.values()) {
+      const self = method.selfName;
+      for (const [target, assigned] of selfAssignments(method)) {
+        if (target.type !== 'attribute' || field(target, 'object')?.text !== self) continue;
+        const key = `${cls.key}.${field(target, 'attribute')?.text}`;
+        const listsOwn = (assigned.type === 'list' || assigned.type === 'tuple') && assigned.namedChildren.length > 0 &&
+          assigned.namedChildren.every((e) => e.type === 'attribute' && field(e, 'object')?.text === self);
+        lists.set(key, (lists.get(key) ?? true) && listsOwn);
+      }
+    }
+  }
+  return new Set([...lists].filter(([, own]) => own).map(([key]) => key));
 }
 
 /** A class named as a value: a module class of the program is one a call of it builds. */
@@ -302,11 +326,15 @@ export class Expressions implements Evaluator {
   /** `self.x` read in a method: the join of what every method left in it (previous round). */
   private classAttribute(className: string, attr: string, unmoved = false): Value {
     const cls = this.ctx.program.classes.get(className);
-    const v = this.ctx.previous.lineageAttr(this.ctx.program.classLineage(className), attr);
-    if (!v) return UNKNOWN;
+    const v = this.ctx.previous.lineageAttr(this.ctx.program.classLineage(className), attr) ?? this.inheritedFromTorch(className, attr);
+    // Not summarised yet (the first round) though a method assigns it: nothing is known of it
+    // yet, and a join keeps what the other path has (`if self.mask is None: self.mask = ...`
+    // read after the `if` is that mask, not a value made unknown by the round before it).
+    if (!v) return this.ctx.programFact('attributes classes assign', classAssignedAttributes).has(`${className}.${attr}`) ? PENDING : UNKNOWN;
     // `self.heads = [Head(n) ...]` each registered with `self.add_module(...)`: a plain list of
     // submodules that `.to()` moves with the instance.
-    if (cls?.isModule && isContainer(v) && !unmoved && this.ctx.programFact('module classes registering submodules by name', classesRegisteringByName).has(cls.key)) {
+    // So is a plain list of the instance's own submodules (`self.lins = [self.lin0, self.lin1]`).
+    if (cls?.isModule && isContainer(v) && !unmoved && (this.ctx.programFact('module classes registering submodules by name', classesRegisteringByName).has(cls.key) || this.ctx.programFact('lists of their own attributes module classes keep', ownAttributeLists).has(`${cls.key}.${attr}`))) {
       const placed = this.ctx.previous.classPlace(cls.key);
       return withModulesMoved(v, placed ?? value('module', UNTRACKED));
     }
@@ -362,7 +390,7 @@ export class Expressions implements Evaluator {
     if (recv.kind === 'other' && recv.className) return this.plainInstanceAttribute(recv.className, attr);
     const cls = recv.kind === 'module' && recv.className ? this.ctx.program.classes.get(recv.className) : undefined;
     if (!cls?.isModule) return undefined;
-    const v = this.ctx.previous.lineageAttr(this.ctx.program.classLineage(cls.key), attr);
+    const v = this.ctx.previous.lineageAttr(this.ctx.program.classLineage(cls.key), attr) ?? this.inheritedFromTorch(cls.key, attr);
     // `model.encoder(x)` where `self.encoder = model_fun()` came from a registry: the class
     // calls it as a submodule, so it is registered and sits where the instance is, as
     // inside the class's own methods (classAttribute).
@@ -371,6 +399,20 @@ export class Expressions implements Evaluator {
     if (placesOwnSubmodules(this.ctx, cls.key)) return submodule ? undefined : ownPlaceOf(v);
     // Where the instance was built is where a move puts its submodules with it.
     return { ...v, kind: submodule ? 'module' : v.kind, place: recv.place, deviceText: recv.deviceText, origin: recv.origin, factory: recv.factory, submoduleOfFactory: !!recv.factory || undefined };
+  }
+
+  /**
+   * `self.encoder` of an `nn.Transformer` subclass, `self.weight` of an `nn.Conv2d` one, that
+   * no method of the program's classes assigns: what torch's constructor put there, built
+   * with the instance (placed by the callers above, as the class's own layers are).
+   */
+  private inheritedFromTorch(className: string, attr: string): Value | undefined {
+    const kind = this.ctx.program.inheritedTorchAttribute(className, attr);
+    if (!kind) return undefined;
+    const lineage = this.ctx.program.classLineage(className);
+    if (lineage.some((name) => this.ctx.programFact('attributes classes assign', classAssignedAttributes).has(`${name}.${attr}`))) return undefined;
+    if (kind === 'parameter') return value('tensor', UNTRACKED, { grad: 'yes', parameter: true });
+    return value('module', UNTRACKED, { torchClasses: [kind], ...(isPlacelessModuleClass(kind.slice(kind.lastIndexOf('.') + 1)) ? { placeless: true } : {}) });
   }
 
   /**

@@ -6,10 +6,10 @@ import { bodyNodes, callArguments, children, dottedKey, field, stringLiteralValu
 import type { RoundContext } from './roundContext';
 import type { AnalysisEvents } from './ruleApi';
 import type { UnitFinding } from './types';
-import { Env } from './env';
+import { Env, type UnboundOnPath } from './env';
 import { Arm, clauseArm, markCpuArms, skippedArm } from './branchPlaces';
 import { Expressions } from './expressions';
-import { Frame, Summaries } from './frame';
+import { Frame, instanceClass, Summaries } from './frame';
 import { bindLoopTarget, replacesEveryItem } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { DATALOADER_CLASSES, MODULE_BASE_CLASSES, NO_GRAD_CONTEXTS } from './torchApi';
@@ -881,7 +881,7 @@ export class Interpreter implements RoundContext {
         for (const { name, marker, original } of armOnly) {
           for (const env of branches) if (env.get(name) === marker && original) env.set(name, original);
         }
-        frame.env = Env.joinAll(branches);
+        frame.env = Env.joinAll(branches, this.unboundOn(frame));
         markCpuArms(frame.env, branches, arms, frame.unit);
         // The other paths returned or raised: what follows runs on this one, its tests decided.
         if (arms.length === 1 && anyBranchEnded && arms[0].tests.length) {
@@ -998,7 +998,7 @@ export class Interpreter implements RoundContext {
       frame.ended = false;
       frame.env = entry.clone();
     } else {
-      frame.env = Env.join(entry, frame.env);
+      frame.env = Env.join(entry, frame.env, this.unboundOn(frame));
     }
   }
 
@@ -1041,7 +1041,7 @@ export class Interpreter implements RoundContext {
     const handlerOutcomes: Env[] = [];
     for (const clause of children(stmt)) {
       if (clause.type === 'except_clause' || clause.type === 'except_group_clause') {
-        frame.env = Env.join(entry, bodyEnv);
+        frame.env = Env.join(entry, bodyEnv, this.unboundOn(frame));
         const block = children(clause).find((c) => c.type === 'block');
         if (block) this.execBlock(frame, block);
         if (!frame.ended) handlerOutcomes.push(frame.env);
@@ -1054,7 +1054,7 @@ export class Interpreter implements RoundContext {
       }
     }
     const outcomes = [...(bodyOutcome ? [bodyOutcome] : []), ...handlerOutcomes];
-    frame.env = outcomes.length ? Env.joinAll(outcomes) : Env.join(entry, bodyEnv);
+    frame.env = outcomes.length ? Env.joinAll(outcomes, this.unboundOn(frame)) : Env.join(entry, bodyEnv, this.unboundOn(frame));
     const fin = children(stmt).find((c) => c.type === 'finally_clause');
     const finBlock = fin && children(fin).find((c) => c.type === 'block');
     if (finBlock) this.execBlock(frame, finBlock);
@@ -1110,7 +1110,18 @@ export class Interpreter implements RoundContext {
       if (!frame.ended) outcomes.push(frame.env);
       frame.ended = false;
     }
-    frame.env = Env.joinAll(outcomes);
+    frame.env = Env.joinAll(outcomes, this.unboundOn(frame));
+  }
+
+  /**
+   * `self.attr` that a path left unset holds what a read there gives: the class's summary
+   * (`if self.mask is None: self.mask = causal(n)` leaves the new mask or the one a call
+   * before cached). Deeper keys (`self.a.b`) and other objects' attributes stay unknown.
+   */
+  private unboundOn(frame: Frame): UnboundOnPath | undefined {
+    const self = frame.fn?.selfName;
+    if (!self || !instanceClass(frame)) return undefined;
+    return (key, env) => (key.startsWith(self + '.') && key.indexOf('.', self.length + 1) < 0 ? this.ex.lookup({ ...frame, env }, key) : undefined);
   }
 }
 

@@ -8,7 +8,7 @@ import { demandedOf, moduleCandidates, namesUsed, usesAnyOf } from './moduleDema
 import { isLightningModuleBase, markLightningClasses } from './frameworkNames';
 import { scopeFacts, ScopeFacts } from './scopeScan';
 import { keptOnlyAsNumber } from './numberAttributes';
-import { DATALOADER_CLASSES, isPlacelessModuleClass, MODULE_BASE_CLASSES, normalizationWithoutState, WRAPPER_MODULES } from './torchApi';
+import { DATALOADER_CLASSES, INHERITED_TORCH_ATTRIBUTES, isPlacelessModuleClass, MODULE_BASE_CLASSES, normalizationWithoutState, WRAPPER_MODULES } from './torchApi';
 
 export interface Unit {
   index: number;
@@ -842,6 +842,23 @@ export class Program {
       cls = this.firstBase(cls);
     }
     return out;
+  }
+
+  /**
+   * What a torch class the module class extends (`class Model(nn.Transformer)`, through the
+   * program's own bases too) put on `self` as `attr`: `parameter`, a torch module class, or
+   * undefined (torchApi INHERITED_TORCH_ATTRIBUTES).
+   */
+  inheritedTorchAttribute(classKey: string, attr: string): string | undefined {
+    for (const key of this.classLineage(classKey)) {
+      const cls = this.classes.get(key)!;
+      for (const base of cls.baseNodes) {
+        const q = this.importsAt(cls.unit).qualify(base);
+        const kind = q ? INHERITED_TORCH_ATTRIBUTES.get(q)?.get(attr) : undefined;
+        if (kind) return kind;
+      }
+    }
+    return undefined;
   }
 
   /** The function or class method a call names, with how many leading params the call skips. */

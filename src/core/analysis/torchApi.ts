@@ -165,6 +165,35 @@ export const KEEPS_CONTAINER_EMPTY = new Set([
   'modules', 'children', 'get_submodule', 'get_parameter', 'get_buffer', 'share_memory', 'forward', 'pop', 'index', 'count',
 ]);
 
+/**
+ * What torch's own module classes put on `self` in their constructors: a subclass's methods
+ * read them (`self.encoder` of an `nn.Transformer` subclass, `self.weight` of a
+ * weight-standardized `nn.Conv2d`), and they follow the instance as its own layers do. By
+ * class, each attribute's kind: `parameter`, or the torch module class it holds.
+ */
+export const INHERITED_TORCH_ATTRIBUTES: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map(
+  Object.entries({
+    ...withWeights(['Linear', 'Bilinear', 'Conv1d', 'Conv2d', 'Conv3d', 'ConvTranspose1d', 'ConvTranspose2d', 'ConvTranspose3d', 'LayerNorm', 'GroupNorm', 'BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d'], { weight: 'parameter', bias: 'parameter' }),
+    ...withWeights(['Embedding', 'EmbeddingBag'], { weight: 'parameter' }),
+    MultiheadAttention: { in_proj_weight: 'parameter', in_proj_bias: 'parameter', out_proj: 'torch.nn.Linear' },
+    Transformer: { encoder: 'torch.nn.TransformerEncoder', decoder: 'torch.nn.TransformerDecoder' },
+    TransformerEncoder: { layers: 'torch.nn.ModuleList' },
+    TransformerDecoder: { layers: 'torch.nn.ModuleList' },
+    TransformerEncoderLayer: {
+      self_attn: 'torch.nn.MultiheadAttention', linear1: 'torch.nn.Linear', linear2: 'torch.nn.Linear', norm1: 'torch.nn.LayerNorm', norm2: 'torch.nn.LayerNorm',
+      dropout: 'torch.nn.Dropout', dropout1: 'torch.nn.Dropout', dropout2: 'torch.nn.Dropout',
+    },
+    TransformerDecoderLayer: {
+      self_attn: 'torch.nn.MultiheadAttention', multihead_attn: 'torch.nn.MultiheadAttention', linear1: 'torch.nn.Linear', linear2: 'torch.nn.Linear',
+      norm1: 'torch.nn.LayerNorm', norm2: 'torch.nn.LayerNorm', norm3: 'torch.nn.LayerNorm', dropout: 'torch.nn.Dropout', dropout1: 'torch.nn.Dropout', dropout2: 'torch.nn.Dropout', dropout3: 'torch.nn.Dropout',
+    },
+  }).map(([cls, attrs]) => [`torch.nn.${cls}`, new Map(Object.entries(attrs))]),
+);
+
+function withWeights(classes: readonly string[], attrs: Record<string, string>): Record<string, Record<string, string>> {
+  return Object.fromEntries(classes.map((cls) => [cls, attrs]));
+}
+
 /** Module methods that return the module itself. */
 export const MODULE_SELF_METHODS = new Set([
   'eval', 'train', 'half', 'float', 'double', 'bfloat16', 'requires_grad_', 'apply', 'share_memory',
