@@ -438,7 +438,8 @@ export class Expressions implements Evaluator {
     if (attr !== 'device' || recv.kind !== 'unknown' || recv.place !== UNTRACKED) return undefined;
     const key = dottedKey(unparen(obj));
     const evidence = key ? frame.evidence.get(key) : undefined;
-    return evidence === 'module' || evidence === 'tensor' ? value('device', UNTRACKED, { deviceText: `${obj.text}.device` }) : undefined;
+    const tensorHere = evidence === 'module' || evidence === 'tensor' || (key !== undefined && frame.testedAsTensor?.has(key));
+    return tensorHere ? value('device', UNTRACKED, { deviceText: `${obj.text}.device` }) : undefined;
   }
 
   private evalSubscript(frame: Frame, node: Node): Value {

@@ -216,6 +216,8 @@ export interface Frame {
   deviceAware: boolean;
   /** Syntactic evidence of what unknown receivers are (DD004). */
   evidence: Map<string, 'tensor' | 'module' | 'both'>;
+  /** Keys the scope tests with `isinstance(x, torch.Tensor)` (scopeScan.ts). */
+  testedAsTensor?: ReadonlySet<string>;
   /** Node of the `if __name__ == "__main__"` style blocks are plain code. */
   scopeNode: Node;
   /**

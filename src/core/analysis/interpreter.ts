@@ -325,7 +325,7 @@ export class Interpreter implements RoundContext {
       // a top-level `if`/`for`/`try` replaces the frame's environment with the joined one.
       moduleFrame = {
         id: -1, unit: unit.index, env: moduleFrame?.env ?? new Env(), noGrad: 0, defaultDevices: [], loops: [], muted: module === 0 ? 0 : 1, names,
-        deviceAware: facts.deviceAware || (moduleFrame?.deviceAware ?? false), evidence: facts.evidence, scopeNode: root,
+        deviceAware: facts.deviceAware || (moduleFrame?.deviceAware ?? false), evidence: facts.evidence, testedAsTensor: facts.testedAsTensor, scopeNode: root,
       };
       this.liveModuleFrames[module] = moduleFrame;
       this.execBlock(moduleFrame, root);
@@ -413,7 +413,7 @@ export class Interpreter implements RoundContext {
     const facts = this.program.factsOf(fn.body, fn.unit);
     const frame: Frame = {
       id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad ? 1 : 0, defaultDevices: [], loops: [], muted: 1,
-      names: facts.names, evidence: facts.evidence, scopeNode: fn.node, deviceAware: facts.deviceAware, returns: [], meetings: [],
+      names: facts.names, evidence: facts.evidence, testedAsTensor: facts.testedAsTensor, scopeNode: fn.node, deviceAware: facts.deviceAware, returns: [], meetings: [],
     };
     this.execBlock(frame, fn.body);
     this.publishGlobals(frame);
@@ -463,7 +463,7 @@ export class Interpreter implements RoundContext {
     enterFrameworkScope(this.program, fn, env);
     const frame: Frame = {
       id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad || this.previous.onlyUnderNoGrad(fn.id) ? 1 : 0, defaultDevices: [], loops: [], muted: fn.module === 0 ? 0 : 1,
-      names, evidence: facts.evidence, scopeNode: fn.node,
+      names, evidence: facts.evidence, testedAsTensor: facts.testedAsTensor, scopeNode: fn.node,
       deviceAware: facts.deviceAware || fn.params.some((p) => /device/i.test(p.name)),
     };
     this.execBlock(frame, fn.body);

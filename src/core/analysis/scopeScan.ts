@@ -13,6 +13,8 @@ export interface ScopeFacts {
   /** Keys a Module-only method is called on (`net.parameters()`, `net.eval()`): stronger than being called. */
   moduleMethods: Set<string>;
   deviceAware: boolean;
+  /** Keys the scope asks `isinstance(x, torch.Tensor)` of: where it then reads `x.device`, x is a tensor. */
+  testedAsTensor: Set<string>;
 }
 
 const ARITHMETIC = new Set(['+', '-', '*', '/', '//', '%', '**', '@']);
@@ -39,7 +41,7 @@ function keptFacts(node: Node, imports: ImportTable, scan: () => ScopeFacts): Sc
  */
 export function scopeFacts(body: Node, imports: ImportTable): ScopeFacts {
   if (body.type !== 'module') return keptFacts(body, imports, () => scanScope(body, imports));
-  const facts: ScopeFacts = { names: new Set(), evidence: new Map(), moduleMethods: new Set(), deviceAware: false };
+  const facts: ScopeFacts = { names: new Set(), evidence: new Map(), moduleMethods: new Set(), deviceAware: false, testedAsTensor: new Set() };
   for (const statement of children(body)) {
     if (statement.type === 'comment' || statement.type === 'string') continue;
     if (NESTED_SCOPES.has(statement.type)) {
@@ -50,6 +52,7 @@ export function scopeFacts(body: Node, imports: ImportTable): ScopeFacts {
     const part = keptFacts(statement, imports, () => scanScope(statement, imports));
     for (const n of part.names) facts.names.add(n);
     for (const m of part.moduleMethods) facts.moduleMethods.add(m);
+    for (const k of part.testedAsTensor) facts.testedAsTensor.add(k);
     for (const [key, what] of part.evidence) {
       const old = facts.evidence.get(key);
       facts.evidence.set(key, old && old !== what ? 'both' : what);
@@ -69,7 +72,7 @@ function scopeName(node: Node): Node | null {
 }
 
 export function scanScope(body: Node, imports: ImportTable): ScopeFacts {
-  const facts: ScopeFacts = { names: new Set(), evidence: new Map(), moduleMethods: new Set(), deviceAware: false };
+  const facts: ScopeFacts = { names: new Set(), evidence: new Map(), moduleMethods: new Set(), deviceAware: false, testedAsTensor: new Set() };
   const note = (key: string | undefined, what: 'tensor' | 'module') => {
     if (!key) return;
     const old = facts.evidence.get(key);
@@ -149,6 +152,13 @@ function noteCall(
   const modelFunction = qualified !== undefined || isModelFunctionName(calleeKey ?? '') || isModelActionName(calleeKey ?? '');
   if (calleeKey && !modelFunction && (MODEL_LIKE_NAME.test(calleeKey) || LOSS_LIKE_NAME.test(calleeKey))) {
     for (const arg of callArguments(call).positional) note(keyOf(arg), 'tensor');
+  }
+  // `isinstance(x, torch.Tensor)`: no evidence that x is one (the other branch takes what is
+  // not), but what `x.device` reads where it is.
+  if (callee.text === 'isinstance') {
+    const [subject, type] = callArguments(call).positional;
+    const key = subject && type && /^torch\.(\w+\.)*\w*Tensor$/.test(imports.qualify(type) ?? '') ? keyOf(subject) : undefined;
+    if (key) facts.testedAsTensor.add(key);
   }
   if (qualified === undefined) {
     // Only modules (and functions) are called; a tensor never is.

@@ -35,10 +35,16 @@ export function tensorTest(cond: Node | null, qualify: (n: Node) => string | und
   return tested ? { ...tested, notTensorWhen: false } : undefined;
 }
 
-/** `isinstance(net, nn.Module)` where `net` is a function the program defines: never a module. */
+/**
+ * `isinstance(net, nn.Module)` where `net` is a function the program defines: never a
+ * module. `isinstance(x, torch.Tensor)` where `x` is a tensor the analysis made (a torch
+ * op's result, a model's output, passed in by this call's caller): always one.
+ */
 export function typeTestOutcome(test: TensorTest | undefined, env: Env): boolean | undefined {
-  const tested = test?.module ? env.get(test.name) : undefined;
-  return tested?.functionId !== undefined && tested.kind !== 'module' ? test!.notTensorWhen : undefined;
+  const tested = test ? env.get(test.name) : undefined;
+  if (!tested) return undefined;
+  if (test!.module) return tested.functionId !== undefined && tested.kind !== 'module' ? test!.notTensorWhen : undefined;
+  return tested.kind === 'tensor' && !tested.mayBeNone && !tested.isNone ? !test!.notTensorWhen : undefined;
 }
 
 /** `env` with `name` bound to `marker`, a value that is no tensor nor module. */
