@@ -8,7 +8,7 @@ import { demandedOf, moduleCandidates, namesUsed, usesAnyOf } from './moduleDema
 import { isLightningModuleBase, markLightningClasses } from './frameworkNames';
 import { scopeFacts, ScopeFacts } from './scopeScan';
 import { keptOnlyAsNumber } from './numberAttributes';
-import { DATALOADER_CLASSES, INHERITED_TORCH_ATTRIBUTES, isPlacelessModuleClass, MODULE_BASE_CLASSES, normalizationWithoutState, WRAPPER_MODULES } from './torchApi';
+import { DATALOADER_CLASSES, INHERITED_TORCH_ATTRIBUTES, isDistributionClass, isPlacelessModuleClass, MODULE_BASE_CLASSES, normalizationWithoutState, WRAPPER_MODULES } from './torchApi';
 
 export interface Unit {
   index: number;
@@ -674,6 +674,8 @@ export class Program {
       // `nn.NLLLoss(weight=weight)` with the constructor's own `weight=None`: state only when given a tensor.
       const weights = [...call.keywords].filter(([k]) => /weight/.test(k)).map(([, v]) => v.trim());
       const weighted = weights.some((v) => !/^[A-Za-z_]\w*$/.test(v) && v !== 'None') || call.splat || call.positional.some((a) => !SCALAR_LITERAL.test(a));
+      // `Uniform(-spread, spread)`: a torch.distributions object is no module and no parameter.
+      if (qualified && isDistributionClass(qualified)) return [];
       const torchClass = qualified && /^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(qualified) ? qualified.slice(qualified.lastIndexOf('.') + 1) : undefined;
       if (torchClass && !call.splat && normalizationWithoutState(torchClass, (k) => call.keywords.get(k), call.positional.length)) return [];
       return torchClass && !weighted && isPlacelessModuleClass(torchClass) ? weights.filter((v) => v !== 'None') : undefined;

@@ -8,7 +8,7 @@ import type { Node } from '../../../python/pyNode';
 import { callArguments, children, field, isNumberLiteral, unparen } from '../../../python/syntax';
 import type { ClassInfo, FunctionInfo, ProgramView as Program, RuleHost } from '../../ruleApi';
 import { keptOnlyAsNumber } from '../../ruleApi';
-import { MODULE_BASE_CLASSES, normalizationWithoutState } from '../../torchApi';
+import { isDistributionClass, MODULE_BASE_CLASSES, normalizationWithoutState } from '../../torchApi';
 import { bodyNodes, isSelfAttribute } from './moduleCode';
 import { nnModuleClass, torchModuleState, type ModuleState } from './nnNames';
 
@@ -111,7 +111,10 @@ function storedState(program: Program, cls: ClassInfo, fn: FunctionInfo, value: 
   if (v.type !== 'call') return 'state';
   const callee = field(v, 'function');
   if (!callee) return 'state';
-  const torchClass = nnModuleClass(program.importsAt(cls.unit).qualify(callee));
+  const qualified = program.importsAt(cls.unit).qualify(callee);
+  // `Uniform(-spread, spread)`: a torch.distributions object holds no weights and no mode.
+  if (qualified && isDistributionClass(qualified)) return 'none';
+  const torchClass = nnModuleClass(qualified);
   if (torchClass) return torchModuleState(torchClass);
   const local = callee.type === 'identifier' ? program.modules[cls.module]?.classes.get(callee.text) : undefined;
   return local?.isModule ? classState(program, local, seen) : 'state';
