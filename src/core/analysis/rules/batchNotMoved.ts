@@ -72,7 +72,7 @@ class LoopTracker {
     const [, model] = reached[0];
     const modelName = shortText(model.node);
     const list = names.map((n) => `\`${n}\``).join(', ');
-    const where = model.value.place ? `${accelPhrase(model.value)}${lineOf(model.value)}` : 'may be on an accelerator (this function takes a device)';
+    const where = model.value.place ? `${accelPhrase(model.value)}${lineOf(model.value)}` : 'may be on an accelerator (this code names a device or calls `.cuda()`)';
     const target = field(loop.node, 'left') ?? loop.node;
     this.host.report({
       unit: loop.unit,

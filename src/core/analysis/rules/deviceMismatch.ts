@@ -207,7 +207,10 @@ function checkModuleCall(c: RuleHost, frame: Frame, calleeNode: Node, callee: Va
   if (callee.place === UNTRACKED) {
     // A model of unknown place: in a function that deals with devices it may be on one,
     // which is not evidence enough for DD001 but is for DD002's loop-wide finding.
-    if (frame.deviceAware && !onlyCpuDevicesHere(frame)) {
+    // Given a tensor the code itself put on the CPU (`model(x.to(device)).cpu()`), the call
+    // runs on the CPU: a batch left there meets it.
+    const cpuPeer = args.some((a) => isCpuOperand(a.value) && !runningBatch(frame, a.value));
+    if (frame.deviceAware && !onlyCpuDevicesHere(frame) && !cpuPeer) {
       for (const a of args) {
         const batch = runningBatch(frame, a.value);
         if (isCpuOperand(a.value) && batch && !movedInLoop(batch)) c.emit.batchReachedAccelerator(frame, a, { node: calleeNode, value: callee });
