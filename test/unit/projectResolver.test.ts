@@ -53,6 +53,25 @@ describe('project: createModuleResolver', () => {
     assert.strictEqual(resolvedPath(resolver, 'course/cnn/lesson.py', 'helper_train'), at('course', 'cnn', 'helper_train.py'), 'without its code, Python\'s order alone');
   });
 
+  it('searches, last, the folders a module beside the file puts on sys.path when imported (`import _init_paths`)', () => {
+    const setup = "import os.path as osp\nimport sys\n\ndef add_path(p):\n    if p not in sys.path:\n        sys.path.insert(0, p)\n\n" +
+      "this_dir = osp.dirname(__file__)\nadd_path(osp.join(this_dir, '..', 'lib'))\n";
+    const files = {
+      'tools/_init_paths.py': setup,
+      'tools/train.py': 'import _init_paths\nfrom core.function import train\n',
+      'tools/plain.py': 'from core.function import train\n',
+      'tools/core/__init__.py': '',
+      'tools/near.py': 'import _init_paths\nfrom core import x\n',
+      'lib/core/__init__.py': '',
+      'lib/core/function.py': 'def train(): pass\n',
+    };
+    const { resolver } = resolverOver(files);
+    const from = (file: string, module: string) => resolver.resolve(at(...file.split('/')), module, 0, files[file as keyof typeof files])?.path;
+    assert.strictEqual(from('tools/train.py', 'core.function'), at('lib', 'core', 'function.py'));
+    assert.strictEqual(from('tools/plain.py', 'core.function'), undefined, 'without the import, Python\'s order alone');
+    assert.strictEqual(from('tools/near.py', 'core'), at('tools', 'core', '__init__.py'), 'what Python finds first still wins');
+  });
+
   it('prefers a module file over a package folder of the same name, as Python does', () => {
     const { resolver } = resolverOver({ 'train.py': '', 'utils.py': '', 'utils/__init__.py': '' });
     assert.strictEqual(resolvedPath(resolver, 'train.py', 'utils'), at('utils.py'));

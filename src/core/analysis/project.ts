@@ -56,7 +56,20 @@ export function createModuleResolver(roots: readonly string[], read: ReadFile): 
   const addedBy = (fromPath: string, fromSource: string | undefined) => {
     const text = fromSource ?? '';
     let found = added.get(fromPath);
-    if (found?.text !== text) added.set(fromPath, (found = { text, ...sysPathAdditions(fromPath, text) }));
+    if (found?.text !== text) {
+      const own = sysPathAdditions(fromPath, text);
+      // `import _init_paths`: a module beside the file that puts folders on sys.path when
+      // imported; they are searched after Python's own order, so nothing found before changes.
+      for (const m of text.matchAll(SIBLING_IMPORT)) {
+        const sibling = path.join(path.dirname(fromPath), `${m[1]}.py`);
+        const code = sibling === fromPath ? undefined : read(sibling);
+        if (code !== undefined && code.includes('sys.path')) {
+          const more = sysPathAdditions(sibling, code);
+          own.last.push(...more.first, ...more.last);
+        }
+      }
+      added.set(fromPath, (found = { text, ...own }));
+    }
     return found;
   };
   const find = (base: string, parts: readonly string[]): ModuleFile | undefined => {
@@ -106,5 +119,24 @@ function sysPathAdditions(fromPath: string, text: string): { first: string[]; la
     const folder = path.resolve(path.dirname(fromPath), m[2]!);
     (m[1]!.startsWith('insert') ? first : last).push(folder);
   }
+  // `this_dir = osp.dirname(__file__)`, then `osp.join(this_dir, '..', 'lib')` handed to
+  // sys.path (often through a helper): searched last, after what Python finds anyway.
+  if (/sys\.path\.(insert|append)\s*\(/.test(text)) {
+    const here = new Set([...text.matchAll(FILE_FOLDER)].map((m) => m[1]!));
+    for (const m of text.matchAll(JOINED_FOLDER)) {
+      if (!here.has(m[1]!)) continue;
+      const parts = [...m[2]!.matchAll(/["']([^"'\n]+)["']/g)].map((p) => p[1]!);
+      last.push(path.resolve(path.dirname(fromPath), ...parts));
+    }
+  }
   return { first, last };
 }
+
+/** `import name` alone on its line: a module of the project beside the file may be meant. */
+const SIBLING_IMPORT = /^[ \t]*import[ \t]+([A-Za-z_]\w*)[ \t]*(?:#.*)?$/gm;
+
+/** `this_dir = os.path.dirname(__file__)` (or of its abspath/realpath, through `osp`): the name. */
+const FILE_FOLDER = /^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*(?:os\.path|osp|path)\.dirname\(\s*(?:(?:os\.path|osp|path)\.(?:abspath|realpath)\(\s*)?__file__\s*\)?\s*\)/gm;
+
+/** `osp.join(this_dir, '..', 'lib')`: the first argument's name and the string literals after it. */
+const JOINED_FOLDER = /(?:os\.path|osp|path)\.join\(\s*([A-Za-z_]\w*)\s*,\s*((?:["'][^"'\n]+["']\s*,?\s*)+)\)/g;
