@@ -887,8 +887,11 @@ function flattenTensorArgs(args: Arg[], q: string): Arg[] {
   const seq = first && unparen(first.node);
   if (!seq) return args;
   if (seq.type !== 'list' && seq.type !== 'tuple') {
-    // `torch.cat(outputs)` of a list grown with append: its elements, at the argument.
-    return [...containedValues(first.value).map((v) => ({ node: first.node, value: v })), ...args.slice(1)];
+    // `torch.cat(outputs)` of a list grown with append: its elements, at the argument. A
+    // sequence whose elements are not known (a loader's batch of views) is where it is.
+    const held = containedValues(first.value);
+    if (held.length === 0) return args;
+    return [...held.map((v) => ({ node: first.node, value: v })), ...args.slice(1)];
   }
   return elementArgs(first);
 }
