@@ -7,6 +7,7 @@ import { evalDevice, toTarget, type DeviceTarget } from './devices';
 import { cpuModuleMeeting, moduleCallMeetings } from './values';
 import { instanceClass, type Frame } from './frame';
 import { Env } from './env';
+import { isinstanceOutcome } from './typeTests';
 import type { ClassInfo, FunctionInfo, Program } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, GRADIENT_NORM_FUNCTIONS, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, POINTWISE_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
@@ -912,6 +913,10 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   const cls = ctx.program.localClass(frame.unit, name);
   if (cls) return instantiate(ctx, ex, frame, call, cls, args);
   if (name === 'dict') return deviceKwargsCall(ctx, ex, frame, call);
+  if (name === 'isinstance' && args.positional.length === 2 && !args.hasSplat && args.keywords.size === 0) {
+    const truth = isinstanceOutcome(ex.eval(frame, args.positional[0]!), ctx.program.importsAt(frame.unit).qualify(args.positional[1]!));
+    return truth === undefined ? OTHER : value('other', UNTRACKED, { truth });
+  }
   if (name === 'int') {
     evalArgs(ex, frame, args);
     return INTEGER;

@@ -10,6 +10,7 @@ import type { Env } from './env';
 import { OTHER, type Value } from './values';
 
 const TENSOR_TYPES = new Set(['torch.Tensor', 'torch.FloatTensor', 'torch.nn.Parameter', 'torch.nn.parameter.Parameter']);
+const ARRAY_TYPES = new Set(['numpy.ndarray']);
 const MODULE_TYPES = new Set(['torch.nn.Module', 'torch.nn.modules.module.Module']);
 
 /**
@@ -71,4 +72,17 @@ function testedName(cond: Node, qualify: (n: Node) => string | undefined): { nam
   const named = (types.type === 'tuple' ? children(types) : [types]).map((t) => qualify(t) ?? '');
   if (named.some((t) => TENSOR_TYPES.has(t))) return { name, module: false };
   return named.some((t) => MODULE_TYPES.has(t)) ? { name, module: true } : undefined;
+}
+
+/**
+ * `isinstance(x, T)` as a value (`as_np = isinstance(track, np.ndarray)`, then `if as_np:`):
+ * decided where x is a tensor the analysis made (true for a tensor type, false for NumPy's
+ * array) or a NumPy array (the other way round); undefined otherwise.
+ */
+export function isinstanceOutcome(subject: Value, type: string | undefined): boolean | undefined {
+  if (!type || subject.mayBeNone || subject.isNone) return undefined;
+  const tensor = subject.kind === 'tensor' ? true : subject.ndarray ? false : undefined;
+  if (tensor === undefined) return undefined;
+  if (TENSOR_TYPES.has(type)) return tensor;
+  return ARRAY_TYPES.has(type) ? !tensor : undefined;
 }
