@@ -1617,6 +1617,27 @@ function legacyTypeTarget(ctx: RoundContext, ex: Evaluator, frame: Frame, node: 
   return typed === undefined ? undefined : { kind: 'device', place: typed, text: `\`${node.text}\`'s device` };
 }
 
+/**
+ * The statement holding `call` is followed, in its block, by a `del` of `key` or of what holds
+ * it (`self.enhancer.model = self.enhancer.model.to("cpu")`, then `del self.enhancer`), before
+ * any other statement reads it: the moved object is torn down.
+ */
+function deletedRightAfter(call: Node, key: string): boolean {
+  let statement: Node = call;
+  while (statement.parent && statement.parent.type !== 'block' && statement.parent.type !== 'module') statement = statement.parent;
+  const block = statement.parent;
+  if (!block) return false;
+  const siblings = children(block);
+  for (const next of siblings.slice(siblings.findIndex((c) => c.id === statement.id) + 1)) {
+    if (next.type === 'comment') continue;
+    if (next.type !== 'delete_statement') return false;
+    const targets = children(next).flatMap((c) => (c.type === 'expression_list' ? children(c) : [c])).map((t) => t.text);
+    if (targets.some((t) => key === t || key.startsWith(`${t}.`))) return true;
+    if (new RegExp(`(^|[^\\w.])${key.replace(/[.]/g, '\\.')}\\b`).test(next.text)) return false;
+  }
+  return false;
+}
+
 /** `.to(...)`, `.cuda()`, `.cpu()`: a new tensor, or a module moved in place. */
 function evalMove(
   ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, objNode: Node, recvKey: string | undefined,
@@ -1679,7 +1700,9 @@ function evalMove(
   // do nothing, and the uses after it are not known to be where it was.
   else if (kind === 'unknown' && discarded && recvKey && recv.place !== UNTRACKED) frame.env.set(recvKey, moved);
   // The class's own methods (forward) see their submodules and parameters where instances go.
-  if (kind === 'module' && recv.className) {
+  // Not a move to free the GPU right before the object is deleted (`m = m.to("cpu")`, then
+  // `del m`): no method runs on it after that.
+  if (kind === 'module' && recv.className && !(recvKey && deletedRightAfter(call, recvKey))) {
     for (const cls of ctx.program.classLineage(recv.className)) ctx.next.addClassPlace(cls, moved);
   }
   return recv.placeless ? recv : moved;
