@@ -285,12 +285,7 @@ export class Expressions implements Evaluator {
       : UNKNOWN;
   }
 
-  /**
-   * `pendingIfUnsummarised`: a `self.x` that a method assigns but no round has summarised yet
-   * is PENDING (bottom), not unknown: a join after `if ...: self.x = v` keeps v in the first
-   * round. Only there; elsewhere a read of it in the first round stays unknown.
-   */
-  lookup(frame: Frame, key: string, pendingIfUnsummarised = false): Value {
+  lookup(frame: Frame, key: string): Value {
     const local = frame.env.get(key);
     if (local) return local;
     const selfClass = instanceClass(frame);
@@ -298,7 +293,7 @@ export class Expressions implements Evaluator {
       // While the module is being built (`__init__` and the helpers only it calls) it has
       // not been moved yet: its layers are where they were built, whoever receives it later.
       const building = isBuilding(this.ctx, frame);
-      const v = this.classAttribute(selfClass, key.slice(frame.fn.selfName.length + 1), building, pendingIfUnsummarised);
+      const v = this.classAttribute(selfClass, key.slice(frame.fn.selfName.length + 1), building);
       // A method followed for one call: the instance's layers are where that call's receiver is.
       const receiver = building ? undefined : frame.env.get(RECEIVER);
       return receiver && ((v.kind === 'module' && !v.placeless) || v.parameter)
@@ -329,10 +324,13 @@ export class Expressions implements Evaluator {
   }
 
   /** `self.x` read in a method: the join of what every method left in it (previous round). */
-  private classAttribute(className: string, attr: string, unmoved = false, pendingIfUnsummarised = false): Value {
+  private classAttribute(className: string, attr: string, unmoved = false): Value {
     const cls = this.ctx.program.classes.get(className);
     const v = this.ctx.previous.lineageAttr(this.ctx.program.classLineage(className), attr) ?? this.inheritedFromTorch(className, attr);
-    if (!v) return pendingIfUnsummarised && this.ctx.programFact('attributes classes assign', classAssignedAttributes).has(`${className}.${attr}`) ? PENDING : UNKNOWN;
+    // Not summarised yet (the first round) though a method assigns it: nothing is known of it
+    // yet, and a join keeps what the other path has (`if self.mask is None: self.mask = ...`
+    // read after the `if` is that mask, not a value made unknown by the round before it).
+    if (!v) return this.ctx.programFact('attributes classes assign', classAssignedAttributes).has(`${className}.${attr}`) ? PENDING : UNKNOWN;
     // `self.heads = [Head(n) ...]` each registered with `self.add_module(...)`: a plain list of
     // submodules that `.to()` moves with the instance.
     // So is a plain list of the instance's own submodules (`self.lins = [self.lin0, self.lin1]`).

@@ -1121,7 +1121,7 @@ export class Interpreter implements RoundContext {
   private unboundOn(frame: Frame): UnboundOnPath | undefined {
     const self = frame.fn?.selfName;
     if (!self || !instanceClass(frame)) return undefined;
-    return (key, env) => (key.startsWith(self + '.') && key.indexOf('.', self.length + 1) < 0 ? this.ex.lookup({ ...frame, env }, key, true) : undefined);
+    return (key, env) => (key.startsWith(self + '.') && key.indexOf('.', self.length + 1) < 0 ? this.ex.lookup({ ...frame, env }, key) : undefined);
   }
 }
 
