@@ -330,7 +330,7 @@ export class Expressions implements Evaluator {
     // Not summarised yet (the first round) though a method assigns it: nothing is known of it
     // yet, and a join keeps what the other path has (`if self.mask is None: self.mask = ...`
     // read after the `if` is that mask, not a value made unknown by the round before it).
-    if (!v) return this.ctx.programFact('attributes classes assign', classAssignedAttributes).has(`${className}.${attr}`) ? PENDING : UNKNOWN;
+    if (!v) return this.assigns([className], attr) ? PENDING : UNKNOWN;
     // `self.heads = [Head(n) ...]` each registered with `self.add_module(...)`: a plain list of
     // submodules that `.to()` moves with the instance.
     // So is a plain list of the instance's own submodules (`self.lins = [self.lin0, self.lin1]`).
@@ -401,6 +401,12 @@ export class Expressions implements Evaluator {
     return { ...v, kind: submodule ? 'module' : v.kind, place: recv.place, deviceText: recv.deviceText, origin: recv.origin, factory: recv.factory, submoduleOfFactory: !!recv.factory || undefined };
   }
 
+  /** A method of one of `classes` assigns `self.attr` (a taped program fact). */
+  private assigns(classes: readonly string[], attr: string): boolean {
+    const assigned = this.ctx.programFact('attributes classes assign', classAssignedAttributes);
+    return classes.some((name) => assigned.has(`${name}.${attr}`));
+  }
+
   /**
    * `self.encoder` of an `nn.Transformer` subclass, `self.weight` of an `nn.Conv2d` one, that
    * no method of the program's classes assigns: what torch's constructor put there, built
@@ -410,7 +416,7 @@ export class Expressions implements Evaluator {
     const kind = this.ctx.program.inheritedTorchAttribute(className, attr);
     if (!kind) return undefined;
     const lineage = this.ctx.program.classLineage(className);
-    if (lineage.some((name) => this.ctx.programFact('attributes classes assign', classAssignedAttributes).has(`${name}.${attr}`))) return undefined;
+    if (this.assigns(lineage, attr)) return undefined;
     if (kind === 'parameter') return value('tensor', UNTRACKED, { grad: 'yes', parameter: true });
     return value('module', UNTRACKED, { torchClasses: [kind], ...(isPlacelessModuleClass(kind.slice(kind.lastIndexOf('.') + 1)) ? { placeless: true } : {}) });
   }
@@ -425,7 +431,7 @@ export class Expressions implements Evaluator {
     const lineage = this.ctx.program.classLineage(cls.key);
     const v = this.ctx.previous.lineageAttr(lineage, attr);
     // Not summarised yet (the first round): what the class puts there is known next round.
-    if (!v && lineage.some((name) => this.ctx.programFact('attributes classes assign', classAssignedAttributes).has(`${name}.${attr}`))) return PENDING;
+    if (!v && this.assigns(lineage, attr)) return PENDING;
     return v && v.kind === 'module' && !v.placeless && v.place !== UNTRACKED ? v : undefined;
   }
 

@@ -45,7 +45,7 @@ export function typeTestOutcome(test: TensorTest | undefined, env: Env): boolean
   const tested = test ? env.get(test.name) : undefined;
   if (!tested) return undefined;
   if (test!.module) return tested.functionId !== undefined && tested.kind !== 'module' ? test!.notTensorWhen : undefined;
-  return tested.kind === 'tensor' && !tested.mayBeNone && !tested.isNone ? !test!.notTensorWhen : undefined;
+  return isinstanceOutcome(tested, 'torch.Tensor') === true ? !test!.notTensorWhen : undefined;
 }
 
 /** `env` with `name` bound to `marker`, a value that is no tensor nor module. */
