@@ -1507,7 +1507,9 @@ function evalMethodCallOnce(
       ? { ...recv, kind: 'tensor', place: other.value.place, deviceText: `${other.node.text}.device`, origin: other.value.origin, factory: undefined, scalar: undefined, batch: undefined }
       : value('tensor');
   }
-  if (method === 'detach') return { ...recv, grad: 'no', factory: undefined, kind: 'tensor' };
+  // What a method of an nn.Parameter returns is a plain tensor (an in-place one returns the parameter itself).
+  const parameter = method.endsWith('_') ? recv.parameter : undefined;
+  if (method === 'detach') return { ...recv, grad: 'no', factory: undefined, kind: 'tensor', parameter };
   if (operands.length && ELEMENTWISE_METHODS.has(method)) {
     ctx.events.tensorOperation(frame, call, [{ node: objNode, value: recv }, ...operands], 'op');
   }
@@ -1518,7 +1520,7 @@ function evalMethodCallOnce(
     || (recv.scalar === true && keepsShape);
   const oneDim = recv.oneDim && keepsShape;
   // A batch stays a batch through views and casts: moving it at the loop's top fixes them all.
-  return { ...recv, kind: 'tensor', grad, factory: undefined, scalar: scalar || undefined, oneDim: oneDim || undefined, elements: undefined };
+  return { ...recv, kind: 'tensor', grad, factory: undefined, scalar: scalar || undefined, oneDim: oneDim || undefined, elements: undefined, parameter };
 }
 
 /** Methods of tensors that neither NumPy arrays nor modules nor Hugging Face's BatchEncoding have. */

@@ -644,13 +644,14 @@ function exactDevicePlace(node: Node, evaluate: (n: Node) => Value): Place | und
 export function attributeOf(recv: Value, attr: string, recvText: string): Value {
   if (recv.kind === 'tensor' || (recv.kind === 'unknown' && recv.place !== UNTRACKED)) {
     switch (attr) {
+      // A view or `.data` of an nn.Parameter is a plain tensor: kept on `self`, it does not move with the module.
       case 'T': case 'mT': case 'H': case 'mH': case 'real': case 'imag':
-        return { ...recv, kind: 'tensor', factory: undefined, scalar: undefined };
+        return { ...recv, kind: 'tensor', factory: undefined, scalar: undefined, parameter: undefined };
       // `.data` is the same tensor outside autograd: a 0-dim one stays 0-dim.
       case 'data':
-        return { ...recv, kind: 'tensor', grad: 'no', factory: undefined };
+        return { ...recv, kind: 'tensor', grad: 'no', factory: undefined, parameter: undefined };
       case 'grad':
-        return { ...recv, kind: 'tensor', grad: 'no', factory: undefined, scalar: undefined };
+        return { ...recv, kind: 'tensor', grad: 'no', factory: undefined, scalar: undefined, parameter: undefined };
       case 'device':
         return value('device', recv.place, { deviceText: `${recvText}.device`, origin: recv.origin });
       case 'is_cuda':
@@ -663,8 +664,9 @@ export function attributeOf(recv: Value, attr: string, recvText: string): Value 
   }
   if (recv.kind === 'module') {
     if (attr === 'module' || attr === '_orig_mod') return recv;
-    // `conv.weight`, and a recurrent layer's `weight_ih_l0` / `bias_hh_l0`: parameters where the module is.
-    if (/^(weight|bias)(_\w+)?$/.test(attr)) return value('tensor', recv.place, { grad: 'yes', origin: recv.origin, deviceText: recv.deviceText });
+    // `conv.weight`, and a recurrent layer's `weight_ih_l0` / `bias_hh_l0`: parameters where the
+    // module is; kept on another module's `self` (`self.k0 = conv0.weight`), registered there.
+    if (/^(weight|bias)(_\w+)?$/.test(attr)) return value('tensor', recv.place, { grad: 'yes', origin: recv.origin, deviceText: recv.deviceText, parameter: true });
     if (attr === 'device') return value('device', recv.place, { deviceText: `${recvText}.device` });
   }
   // `device.type` ("cuda", "cpu") names the same place: `x.to(p.device.type)` is a move there.

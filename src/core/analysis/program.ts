@@ -127,8 +127,8 @@ export type ProjectMember =
 const MAX_IMPORT_DEPTH = 3;
 const MAX_MODULES = 48;
 
-/** A torch.nn class by its qualified name (`torch.nn.Linear`). */
-const TORCH_NN_CLASS = /^torch\.nn\.[A-Z]\w*$/;
+/** A torch.nn class by its qualified name (`torch.nn.Linear`, `torch.nn.modules.rnn.RNNCellBase`). */
+const TORCH_NN_CLASS = /^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/;
 
 /** Python's own classes: a base the analysis knows is no module. */
 const BUILTIN_BASES = new Set(['object', 'ABC', 'abc.ABC', 'Exception', 'dict', 'list', 'tuple', 'str', 'int', 'float', 'Enum', 'enum.Enum', 'NamedTuple', 'typing.NamedTuple']);
@@ -625,7 +625,7 @@ export class Program {
     const basesPlaceless = cls.baseNodes.every((base) => {
       const q = this.importsAt(cls.unit).qualify(base);
       if (q && MODULE_BASE_CLASSES.has(q)) return true;
-      if (q && /^torch\.nn\.(modules\.\w+\.)?[A-Z]\w*$/.test(q)) return isPlacelessModuleClass(q.slice(q.lastIndexOf('.') + 1));
+      if (q && TORCH_NN_CLASS.test(q)) return isPlacelessModuleClass(q.slice(q.lastIndexOf('.') + 1));
       const local = this.baseClass(cls, base);
       return !!local && local.isModule && this.isPlacelessClass(local, seen);
     });
@@ -903,6 +903,10 @@ function constructorValuesKept(
   const plainText = new Set<string>();
   for (const m of cls.methods.values()) {
     const text = m.node.text;
+    for (const [, made] of text.matchAll(BUFFER_REGISTRATION)) {
+      const name = bufferOfOptionalArgument(made!, m);
+      if (name !== undefined) kept.add(name);
+    }
     const header = text.slice(0, text.indexOf(':\n') + 1 || text.length);
     for (const match of text.matchAll(/\bself\.(\w+)\s*(?<![=!<>+\-*/%&|^])=(?!=)\s*([^\n#]*)/g)) {
       const [, attr, rhs] = match;
@@ -1041,6 +1045,16 @@ const ADDS_MODULE_STATE = /\bParameter\s*\(|\bregister_(parameter|module)\s*\(|\
 const BUFFER_REGISTRATION = /\bregister_buffer\s*\(\s*(?:name\s*=\s*)?['"]\w+['"]\s*,\s*(?:tensor\s*=\s*)?([^\n]*)/g;
 
 /**
+ * `self.register_buffer('weight', weight)` in `__init__` of its argument `weight=None`: a buffer
+ * only when a construction passes one (constructorValuesKept checks what each passes).
+ */
+function bufferOfOptionalArgument(made: string, fn: FunctionInfo): string | undefined {
+  const name = /^([A-Za-z_]\w*)\s*(?:,[^()]*)?\)/.exec(made)?.[1];
+  const param = name !== undefined && fn.name === '__init__' ? fn.params.find((p) => p.name === name && !p.variadic) : undefined;
+  return param?.defaultNode?.text === 'None' ? name : undefined;
+}
+
+/**
  * `torch.tensor(1.0)`, `torch.tensor(target_real_label)` with a number default: a 0-dim buffer
  * (a label, a temperature), which meets tensors on any device; it gives the module no place.
  */
@@ -1149,7 +1163,7 @@ function addsModuleState(fn: FunctionInfo, buildsNoModuleState: (construction: s
     const held = heldConstructions(text[bracket] === '[' ? [`[${added}]`] : [added]);
     if (!held || !held.constructions.every((c) => !!buildsNoModuleState(c))) return true;
   }
-  for (const [, made] of text.matchAll(BUFFER_REGISTRATION)) if (!isScalarBuffer(made!, fn)) return true;
+  for (const [, made] of text.matchAll(BUFFER_REGISTRATION)) if (!isScalarBuffer(made!, fn) && !bufferOfOptionalArgument(made!, fn)) return true;
   // `self.scale = torch.Tensor([1.0])`: a legacy tensor constructor builds a tensor, not a submodule.
   for (const m of text.matchAll(SELF_CONSTRUCTION)) {
     const construction = callText(text, m.index! + m[0].length - m[1]!.length);
