@@ -85,6 +85,33 @@ describe('analysis across files: facts from the files that import the analysed o
     assert.match(findings[0]!.message, /line 5 of train\.py/);
   });
 
+  it('an importer that star-imports the analysed file and moves its model as a whole places it: no DD001 on the submodule the model did not place itself', () => {
+    const encoder = [
+      'import torch',
+      'import torch.nn as nn',
+      '',
+      'class GruEncoder(nn.Module):',
+      '    def __init__(self, n_in, device=torch.device("cpu")):',
+      '        super().__init__()',
+      '        self.head = nn.Linear(16, 4)',
+      '        self.rnn = nn.GRU(n_in, 16).to(device)',
+      '',
+      '    def forward(self, x):',
+      '        out, _ = self.rnn(x)',
+      '        return self.head(out[-1])',
+      '',
+    ].join('\n');
+    const build = (imports: string) => [imports, '', 'def make_encoder(n_in, device):', '    return GruEncoder(n_in, device=device).to(device)', ''].join('\n');
+    const typeTest = ['from encoder import *', '', 'def describe(model):', '    return "gru" if isinstance(model, GruEncoder) else "other"', ''].join('\n');
+    const lines = (files: Record<string, string>) => coreFindings(encoder, { project: projectOf(files, 'encoder.py', ['build.py', 'describe.py']) })
+      .map((f) => [f.code, f.range.start.line + 1]);
+    assert.deepEqual(lines({ 'encoder.py': encoder, 'build.py': build('from encoder import *'), 'describe.py': typeTest }), []);
+    assert.deepEqual(lines({ 'encoder.py': encoder, 'build.py': build('from encoder import GruEncoder'), 'describe.py': typeTest }), []);
+    // Only imported and named by a type test: nothing in sight builds it, so nothing says it stays unmoved.
+    const named = typeTest.replace('import *', 'import GruEncoder');
+    assert.deepEqual(coreFindings(encoder, { project: projectOf({ 'encoder.py': encoder, 'describe.py': named }, 'encoder.py', ['describe.py']) }), []);
+  });
+
   it('places a helper\'s parameter from its caller in another file: DD003 in helpers.py, naming loop.py\'s line', () => {
     const files = { 'helpers.py': HELPERS, 'loop.py': LOOP };
     assert.deepEqual(coreFindings(HELPERS, { project: projectOf(files, 'helpers.py', []) }), []);

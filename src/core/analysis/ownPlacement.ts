@@ -95,8 +95,8 @@ function classesNamedOutsideThemselves(program: Program): Set<string> {
 const OUTSIDE_ANY = 'outside any';
 
 /**
- * Each identifier of a top-level statement, with the `class` statements of the same name
- * around each of its uses (kept per statement: a keystroke walks only the edited one).
+ * Each identifier of a top-level statement (not in an import, an annotation or a type test),
+ * with the `class` statements of the same name around each of its uses (kept per statement: a keystroke walks only the edited one).
  */
 function classNameUses(statement: Node): Map<string, typeof OUTSIDE_ANY | Node[][]> {
   const uses = new Map<string, typeof OUTSIDE_ANY | Node[][]>();
@@ -111,10 +111,22 @@ function classNameUses(statement: Node): Map<string, typeof OUTSIDE_ANY | Node[]
       else if (known !== OUTSIDE_ANY && !known.some((k) => k.length === around.length && k.every((c, i) => c === around[i]))) known.push(around);
       continue;
     }
+    if (NAMES_NO_INSTANCE.has(n.type)) continue;
     const inner = n.type === 'class_definition' ? [...classes, n] : classes;
-    for (const c of children(n)) stack.push([c, inner]);
+    const typeTested = typeTestedClasses(n);
+    for (const c of children(n)) if (c !== typeTested) stack.push([c, inner]);
   }
   return uses;
+}
+
+/** An import or an annotation names a class without building or handing on an instance. */
+const NAMES_NO_INSTANCE = new Set(['import_statement', 'import_from_statement', 'future_import_statement', 'type']);
+
+/** The classes `isinstance(x, Encoder)` tests against: naming them builds nothing. */
+function typeTestedClasses(n: Node): Node | undefined {
+  if (n.type !== 'argument_list' || n.parent?.type !== 'call') return undefined;
+  const callee = field(n.parent, 'function')?.text;
+  return callee === 'isinstance' || callee === 'issubclass' ? children(n)[1] : undefined;
 }
 
 /** Keys of the classes one of whose methods moves `self` (`self.to(device)`): read once per program, not per attribute read. */

@@ -328,7 +328,9 @@ export class Program {
       if (wanted && !from.linked.has(own)) {
         // Read before linking: a module that binds none of the wanted names is not followed.
         const peek = loader.load(from, own, this.units.length, this.modules.length);
-        if (!peek?.unit || !mayBind(peek.unit.root, wanted)) continue;
+        // An importer's `from model import *` of the analysed file itself (loaded as a path, not parsed again).
+        const roots = peek?.unit ? [peek.unit.root] : peek && byPath.get(peek.path) === 0 ? this.modules[0].units.map((u) => u.root) : [];
+        if (!roots.some((root) => mayBind(root, wanted))) continue;
       } else if (wanted) continue;
       let target: number | undefined;
       for (const name of moduleCandidates(star)) {
