@@ -297,15 +297,29 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
 function laterCpuArgumentsFollowed(
   ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, calleeNode: Node, callee: Value, args: CallArguments, argValues: Arg[], inputs: Arg[],
 ): ReadonlySet<Node> | undefined {
-  if (callee.kind !== 'module' || callee.place !== ACCEL || callee.placeless || !callee.className || args.splats.length) return undefined;
+  if (callee.kind !== 'module' || !hasAccel(callee.place) || callee.placeless || !callee.className || args.splats.length) return undefined;
   const later = new Set(args.positional.slice(1).filter((n) => inputs.some((a) => a.node === n && a.value.kind === 'tensor' && isExactlyCpu(a.value.place) && !a.value.batch)));
   if (!later.size) return undefined;
   const forward = ctx.program.methodOf(callee.className, 'forward');
   if (!forward?.selfName || forward.params.slice(1).some((p) => p.variadic) || movesItself(ctx, forward.className)) return undefined;
-  const interpreted = { ran: false };
+  // A module that may be on an accelerator: forward only says which arguments meet nothing;
+  // those that meet something are inputs as before (DD015 at a factory in the caller's method).
+  const certain = callee.place === ACCEL;
+  const met = new Set<string>();
+  const interpreted: FollowedCall = { ran: false, quiet: !certain, met };
   const model = { node: calleeNode, value: callee };
   callFunction(ctx, ex, frame, call, forward, args, 1, argValues, model, model, undefined, undefined, interpreted);
-  return interpreted.ran ? later : undefined;
+  if (!interpreted.ran) return undefined;
+  if (certain) return later;
+  const params = forward.params.slice(1);
+  return new Set([...later].filter((n) => !met.has(params[args.positional.indexOf(n)]?.name ?? '')));
+}
+
+/** A call followed for its arguments: whether it ran, and, when `quiet`, the parameters that met an accelerator (not reported). */
+interface FollowedCall {
+  ran: boolean;
+  quiet?: boolean;
+  met?: Set<string>;
 }
 
 /**
@@ -1089,7 +1103,7 @@ function callFunction(
   ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, fn: FunctionInfo, args: CallArguments, skip = 0, evaluated?: Arg[], module?: Arg, receiver?: Arg,
   onSelf?: { key: string; className: string; building?: boolean },
   onInstance?: { key: string; value: Value },
-  interpreted?: { ran: boolean },
+  interpreted?: FollowedCall,
 ): Value {
   const site = recordCallSite(ctx, ex, frame, fn, args, skip, evaluated);
   const placedReceiver = receiver && fn.selfName && receiver.value.kind === 'module' && !receiver.value.placeless &&
@@ -1117,6 +1131,10 @@ function callFunction(
     const arg = m.param === RECEIVER ? placedReceiver : site.args.find((a) => a.param === m.param);
     const value = m.param === RECEIVER ? placedReceiver?.value : site.bound.get(m.param);
     if (!arg || !value) continue;
+    if (interpreted?.quiet) {
+      interpreted.met?.add(m.param);
+      continue;
+    }
     // Inside another function interpreted for its call site: that caller's parameter, if it is one.
     if (frame.meetings) {
       if (value.param) frame.meetings.push({ ...m, param: value.param });
