@@ -928,7 +928,8 @@ export class Interpreter implements RoundContext {
       const truth = truthOf(cond, test);
       if (truth === false) {
         if (byWorld || byOneDevice) runShadow(body, byWorld);
-        if (flagAccelerates) laterAccelerated = true;
+        // `if device == torch.device("cpu"):` false: what follows runs on an accelerator.
+        if (flagAccelerates || deviceFlagPolarity(cond) === false) laterAccelerated = true;
         continue;
       }
       if (truth === true) {
@@ -936,7 +937,7 @@ export class Interpreter implements RoundContext {
           branches.push(frame.env);
           arms.push(clauseArm(stmt, cond, tracked ? undecided : undefined));
         }
-        otherwise(() => runBranch(body, clauseArm(stmt, cond, tracked ? undecided : undefined), byWorld || flagAccelerates || laterAccelerated));
+        otherwise(() => runBranch(body, clauseArm(stmt, cond, tracked ? undecided : undefined), byWorld || flagAccelerates || laterAccelerated || deviceFlagPolarity(cond) === true));
         if (byWorld || byOneDevice) {
           for (const later of clauses.slice(i + 1)) runShadow(later.body, byWorld);
           runShadow(elseBody, byWorld);

@@ -130,6 +130,8 @@ export function deviceFlagPolarity(condition: Node | null | undefined): boolean 
     const [left, right] = children(n);
     if (!left || !right || children(n).length !== 2) return undefined;
     const operator = n.text.slice(left.endIndex - n.startIndex, right.startIndex - n.startIndex).trim();
+    const named = namedDeviceComparison(left, operator, right) ?? namedDeviceComparison(right, operator, left);
+    if (named !== undefined) return named;
     const flag = deviceFlagPolarity(left);
     const keeps = comparisonKeepsFlag(operator, right);
     return flag === undefined || keeps === undefined ? undefined : keeps === flag;
@@ -139,6 +141,28 @@ export function deviceFlagPolarity(condition: Node | null | undefined): boolean 
   const last = key?.slice(key.lastIndexOf('.') + 1);
   if (!key || !last || key.startsWith('torch.') || last === 'is_cuda' || !DEVICE_FLAG_NAME.test(last)) return undefined;
   return !NEGATIVE_DEVICE_FLAG.test(last);
+}
+
+/** A variable that holds the device code runs on: `device`, `self.device`, `args.dev`, `model_device`. */
+const DEVICE_VARIABLE = /^(device|dev|\w+_device)$/i;
+
+/**
+ * `device == torch.device("cpu")`, `device.type != "cpu"`, `str(dev) == "cuda"`: a device
+ * variable compared with a literal device, which holds exactly when the run uses an
+ * accelerator (true) or the CPU (false); undefined for any other comparison.
+ */
+function namedDeviceComparison(subject: Node, operator: string, literal: Node): boolean | undefined {
+  if (operator !== '==' && operator !== '!=') return undefined;
+  let s = unparen(subject);
+  if (s.type === 'call' && field(s, 'function')?.text === 'str') s = unparen(children(field(s, 'arguments')!)[0] ?? s);
+  if (s.type === 'attribute' && field(s, 'attribute')?.text === 'type') s = field(s, 'object')!;
+  const key = s.type === 'identifier' || s.type === 'attribute' ? dottedKey(s) : undefined;
+  if (!key || !DEVICE_VARIABLE.test(key.slice(key.lastIndexOf('.') + 1))) return undefined;
+  let l = unparen(literal);
+  if (l.type === 'call' && /^(torch\.)?device$/.test(field(l, 'function')?.text ?? '')) l = children(field(l, 'arguments')!)[0] ?? l;
+  const name = l.type === 'string' ? /^["'](cpu|cuda(:\d+)?|mps)["']$/.exec(l.text)?.[1] : undefined;
+  if (!name) return undefined;
+  return (name !== 'cpu') === (operator === '==');
 }
 
 /**
