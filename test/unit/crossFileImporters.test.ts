@@ -146,6 +146,11 @@ describe('analysis across files: facts from the files that import the analysed o
     // An importer that only ever runs on a GPU gives the helper no machine without one.
     const gpuOnly = { 'checkpoints.py': helper, 'demo.py': demo.replace('torch.device("cuda" if torch.cuda.is_available() else "cpu")', 'torch.device("cuda")') };
     assert.deepEqual(coreFindings(helper, { project: projectOf(gpuOnly, 'checkpoints.py', ['demo.py']) }), []);
+    // The helper file's own script block: demo.py imports `restore` and never runs it, so its choice is not that block's.
+    const script = `${helper}\nif __name__ == "__main__":\n    net = torch.nn.Linear(4, 2)\n    net.load_state_dict(torch.load("weights.pt"))\n`;
+    const withScript = { 'checkpoints.py': script, 'demo.py': demo };
+    const own = coreFindings(script, { project: projectOf(withScript, 'checkpoints.py', ['demo.py']) }).filter((f) => f.code === 'DD013');
+    assert.deepEqual(own.map((f) => f.range.start.line + 1), [4], formatFindings(own));
   });
 
   it('DD005: a constructor\'s `device=\'cuda\'` default that the importer\'s construction overrides never runs; one that leaves it out is reported', () => {

@@ -24,6 +24,8 @@ export interface DeviceChoice {
   savesCheckpoints?: Node;
   /** Why the device is chosen when the code runs ("checks availability", "takes a --device option"), when it is. */
   runTimeChoice?: string;
+  /** That choice is a file's that imports this one: the code under `if __name__ == "__main__":` here is not theirs to run. */
+  choiceByImporter?: boolean;
   /**
    * "takes a --gpu option" (`--gpu`, `--cuda`, `--use_cuda`): a run-time choice only where the
    * file's CUDA calls follow it. Beside an unconditional `.cuda()` (`cudaAnyway`) it picks
@@ -119,7 +121,10 @@ function readDeviceChoice(program: Program): DeviceChoice {
   if (facts.cudaAnyway) choice.cudaAnyway = facts.cudaAnyway;
   if (!choice.cudaAnyway) choice.runTimeChoice ??= choice.gpuSwitchChoice;
   if (choice.availabilityCheck) choice.runTimeChoice = 'checks whether an accelerator is available';
-  choice.runTimeChoice ??= importersChoice(program);
+  if (!choice.runTimeChoice) {
+    choice.runTimeChoice = importersChoice(program);
+    if (choice.runTimeChoice) choice.choiceByImporter = true;
+  }
   return choice;
 }
 

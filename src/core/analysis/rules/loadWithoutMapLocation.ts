@@ -152,7 +152,8 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
     };
   }
   const choice = host.deviceChoice();
-  const why = choice.runTimeChoice;
+  // A file that imports this one never runs its script block: there only its own choice counts.
+  const why = choice.choiceByImporter && inScriptBlock(call) ? undefined : choice.runTimeChoice;
   // Only a machine with an accelerator runs this load (`if torch.cuda.is_available():`): the
   // GPU the checkpoint names is there. The CPU path is the one to check.
   if (!why || frame.acceleratorOnly) return undefined;
@@ -563,6 +564,15 @@ function topLevelNames(program: ProgramView): Set<string> {
  * The load's scope names its device as a CUDA string, on every path (`device = "cuda"`). A
  * parameter is not: it holds what this program's callers pass, and other callers may pass the CPU.
  */
+/** `node` is inside a top-level `if __name__ == "__main__":` block. */
+function inScriptBlock(node: Node): boolean {
+  let n: Node | null = node;
+  while (n?.parent && n.parent.type !== 'module') n = n.parent;
+  const condition = n?.type === 'if_statement' ? field(n, 'condition') : null;
+  const block = condition && /^__name__\s*==\s*['"]__main__['"]$/.test(condition.text) ? field(n!, 'consequence') : null;
+  return !!block && node.startIndex >= block.startIndex && node.endIndex <= block.endIndex;
+}
+
 function hardCodesCuda(frame: Frame): boolean {
   return DEVICE_NAMES.some((name) => {
     if (frame.fn?.params.some((p) => p.name === name)) return false;
