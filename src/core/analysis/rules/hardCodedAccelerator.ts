@@ -103,15 +103,17 @@ function staticPlaces(choice: DeviceChoice): CudaPlace[] {
 function defaultsEveryCallOverrides(program: ProgramView, choice: DeviceChoice): Set<number> {
   // The defaults cudaFacts found, each with its function's parameters as the program reads them.
   const wanted = new Map<string, Array<{ id: number; param: string; position: number }>>();
+  const methods = new Set<string>();
   for (const s of choice.staticCuda ?? []) {
     const fn = s.where === 'parameter default' ? program.functionDefinedBy(s.literal.parent?.parent?.parent ?? s.literal) : undefined;
     const param = s.where === 'parameter default' ? field(s.literal.parent ?? s.literal, 'name')?.text : undefined;
     if (!fn || !param || s.where !== 'parameter default') continue;
     const name = calledAs(program, fn);
+    if (fn.className !== undefined && fn.name !== '__init__') methods.add(name);
     wanted.set(name, [...(wanted.get(name) ?? []), { id: s.literal.id, param, position: callerPosition(fn, param) }]);
   }
   const out = new Set<number>();
-  const calls = callsNamed(program, new Set(wanted.keys()));
+  const calls = callsNamed(program, new Set(wanted.keys()), program.units, methods);
   for (const [name, defaults] of wanted) {
     const sites = calls.get(name) ?? [];
     for (const d of defaults) {

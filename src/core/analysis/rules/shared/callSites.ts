@@ -10,8 +10,11 @@ import type { FunctionInfo, ProgramView } from '../../ruleApi';
  * own: a callee an import names counts only when it names a project module's member, so
  * torch's `nn.Linear(...)` is no call of the project's class `Linear`. `units`: where to
  * look (the analysed file's own units, say); every unit of the program by default.
+ * `methods`: the names that are methods, which any object may be called with
+ * (`sampler.sample(...)`); another name is called bare or through its module, so
+ * `net.train()` is no call of the program's function `train`.
  */
-export function callsNamed(program: ProgramView, names: ReadonlySet<string>, units = program.units): Map<string, Node[]> {
+export function callsNamed(program: ProgramView, names: ReadonlySet<string>, units = program.units, methods: ReadonlySet<string> = names): Map<string, Node[]> {
   const calls = new Map<string, Node[]>();
   if (names.size === 0) return calls;
   for (const unit of units) {
@@ -23,7 +26,10 @@ export function callsNamed(program: ProgramView, names: ReadonlySet<string>, uni
       const name = callee?.type === 'identifier' ? callee.text : callee?.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
       if (name && names.has(name)) {
         const qualified = imports.qualify(callee!);
-        if (qualified === undefined || program.member(unit.index, qualified)) calls.set(name, [...(calls.get(name) ?? []), n]);
+        const byObject = qualified === undefined && callee!.type === 'attribute';
+        if ((qualified === undefined && (!byObject || methods.has(name))) || (qualified !== undefined && program.member(unit.index, qualified))) {
+          calls.set(name, [...(calls.get(name) ?? []), n]);
+        }
       }
       stack.push(...children(n));
     }
