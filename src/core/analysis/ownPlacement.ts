@@ -96,7 +96,8 @@ const OUTSIDE_ANY = 'outside any';
 
 /**
  * Each identifier of a top-level statement (not in an import, an annotation or a type test),
- * with the `class` statements of the same name around each of its uses (kept per statement: a keystroke walks only the edited one).
+ * with the `class` statements of the same name around each of its uses (kept per statement:
+ * a keystroke walks only the edited one).
  */
 function classNameUses(statement: Node): Map<string, typeof OUTSIDE_ANY | Node[][]> {
   const uses = new Map<string, typeof OUTSIDE_ANY | Node[][]>();

@@ -154,15 +154,20 @@ const DEVICE_VARIABLE = /^(device|dev|\w+_device)$/i;
 function namedDeviceComparison(subject: Node, operator: string, literal: Node): boolean | undefined {
   if (operator !== '==' && operator !== '!=') return undefined;
   let s = unparen(subject);
-  if (s.type === 'call' && field(s, 'function')?.text === 'str') s = unparen(children(field(s, 'arguments')!)[0] ?? s);
+  if (s.type === 'call' && field(s, 'function')?.text === 'str') s = unparen(firstArgument(s) ?? s);
   if (s.type === 'attribute' && field(s, 'attribute')?.text === 'type') s = field(s, 'object')!;
   const key = s.type === 'identifier' || s.type === 'attribute' ? dottedKey(s) : undefined;
   if (!key || !DEVICE_VARIABLE.test(key.slice(key.lastIndexOf('.') + 1))) return undefined;
   let l = unparen(literal);
-  if (l.type === 'call' && /^(torch\.)?device$/.test(field(l, 'function')?.text ?? '')) l = children(field(l, 'arguments')!)[0] ?? l;
+  if (l.type === 'call' && /^(torch\.)?device$/.test(field(l, 'function')?.text ?? '')) l = firstArgument(l) ?? l;
   const name = l.type === 'string' ? /^["'](cpu|cuda(:\d+)?|mps)["']$/.exec(l.text)?.[1] : undefined;
   if (!name) return undefined;
   return (name !== 'cpu') === (operator === '==');
+}
+
+function firstArgument(call: Node): Node | undefined {
+  const list = field(call, 'arguments');
+  return list ? children(list)[0] : undefined;
 }
 
 /**
