@@ -623,20 +623,59 @@ export class Program {
   private decidePlaceless(cls: ClassInfo, seen: Set<string>): boolean {
     const holdsNoModule = (construction: string): string[] | undefined => this.buildsNoModuleState(cls, construction, seen);
     const holders = new Set([...cls.methods.values()].flatMap((m) => [...m.node.text.matchAll(HOLDER_ASSIGNMENT)].map((h) => h[1]!)));
-    if ([...cls.methods.values()].some((m) => addsModuleState(m, holdsNoModule, holders))) return false;
+    const programBases = cls.baseNodes.length > 0 && cls.baseNodes.every((base) => !!this.baseClass(cls, base)?.isModule);
+    if ([...cls.methods.values()].some((m) => addsModuleState(m, holdsNoModule, holders, programBases))) return false;
+    // What a base of the program's keeps of what this class hands it (`super().__init__(weight)`):
+    // this class's own constructor arguments, kept as if it kept them itself.
+    const handedOn: string[] = [];
     const basesPlaceless = cls.baseNodes.every((base) => {
       const q = this.importsAt(cls.unit).qualify(base);
       if (q && MODULE_BASE_CLASSES.has(q)) return true;
       if (q && TORCH_NN_CLASS.test(q)) return isPlacelessModuleClass(q.slice(q.lastIndexOf('.') + 1));
       const local = this.baseClass(cls, base);
-      return !!local && local.isModule && this.isPlacelessClass(local, seen);
+      if (!local?.isModule) return false;
+      if (this.isPlacelessClass(local, seen)) return true;
+      const names = local.placelessGiven ? this.handedToBase(cls, local) : undefined;
+      if (names) handedOn.push(...names);
+      return names !== undefined;
     });
     if (!basesPlaceless) return false;
     // What the class keeps of its constructor's arguments (`self.encoder = encoder`), also under
     // a base of the program's: a subclass hands it modules through `super().__init__(enc, dec)`.
-    const kept = constructorValuesKept(cls, holdsNoModule, (value) => isPlainTensorText(value) || this.callsTensorMaker(cls, value));
+    const own = constructorValuesKept(cls, holdsNoModule, (value) => isPlainTensorText(value) || this.callsTensorMaker(cls, value));
+    const kept = own && [...new Set([...own, ...handedOn])];
     if (kept && kept.length > 0 && cls.baseNodes.length === 1) cls.placelessGiven = kept;
     return kept !== undefined && kept.length === 0;
+  }
+
+  /**
+   * The names of `cls`'s own constructor arguments that its `__init__` hands to `base`'s
+   * constructor in the places `base` keeps (`base.placelessGiven`); undefined when one of
+   * those gets anything else (a tensor built there), or the call is not read here.
+   */
+  private handedToBase(cls: ClassInfo, base: ClassInfo): string[] | undefined {
+    const init = this.methodOf(cls.key, '__init__');
+    const baseInit = this.methodOf(base.key, '__init__');
+    if (!init || init.className !== cls.key || !baseInit || baseInit.className !== base.key) return undefined;
+    const text = init.node.text;
+    const calls = [...text.matchAll(BASE_INIT_CALL)];
+    if (calls.length !== 1) return undefined;
+    const found = calls[0]!;
+    const call = parseConstruction(callText(text, found.index! + found[0].lastIndexOf('__init__')));
+    if (!call || call.splat) return undefined;
+    // `Base.__init__(self, ...)` passes the instance first; `super().__init__(...)` does not.
+    const positional = /^super\b/.test(found[0]) ? call.positional : call.positional.slice(1);
+    const params = baseInit.params.slice(1).map((p) => p.name);
+    const own = new Set(init.params.slice(1).filter((p) => !p.variadic).map((p) => p.name));
+    const names: string[] = [];
+    for (const given of base.placelessGiven!) {
+      const at = params.indexOf(given);
+      const arg = call.keywords.get(given) ?? (at >= 0 ? positional[at] : undefined);
+      if (arg === undefined || SCALAR_LITERAL.test(arg)) continue;
+      if (!own.has(arg)) return undefined;
+      names.push(arg);
+    }
+    return names;
   }
 
   /**
@@ -1041,7 +1080,13 @@ function onlyTestedAsFlag(cls: ClassInfo, attr: string): boolean {
  * class (`self.proj = Linear(...)`), or a move of its own (`self.to(device)`; a tensor its
  * forward moves is no state).
  */
-const ADDS_MODULE_STATE = /\bParameter\s*\(|\bregister_(parameter|module)\s*\(|\.__init__\s*\([^)\n]*\bweight\b|\b(self|super\(\))\.(to|cuda)\s*\(/;
+const ADDS_MODULE_STATE = /\bParameter\s*\(|\bregister_(parameter|module)\s*\(|\b(self|super\(\))\.(to|cuda)\s*\(/;
+
+/** `super().__init__(weight=w)` into a torch loss base, which registers the weight as a buffer. */
+const WEIGHT_TO_BASE_INIT = /\.__init__\s*\([^)\n]*\bweight\b/;
+
+/** `super().__init__(weight, sigmoid_normalization)`, `Base.__init__(self, enc)`: the base's constructor called from a subclass's. */
+const BASE_INIT_CALL = /\b(?:super\(\s*(?:\w+\s*,\s*\w+\s*)?\)|[A-Za-z_][\w.]*)\.__init__\s*\(/g;
 
 /** `register_buffer("name", value`: what a buffer is made of, to the end of its line. */
 const BUFFER_REGISTRATION = /\bregister_buffer\s*\(\s*(?:name\s*=\s*)?['"]\w+['"]\s*,\s*(?:tensor\s*=\s*)?([^\n]*)/g;
@@ -1152,9 +1197,10 @@ function splitTopLevel(text: string): string[] {
 }
 
 /** Whether a method's text gives its module state; `buildsNoModuleState` clears a construction of a stateless class. */
-function addsModuleState(fn: FunctionInfo, buildsNoModuleState: (construction: string) => string[] | undefined, holders: ReadonlySet<string>): boolean {
+function addsModuleState(fn: FunctionInfo, buildsNoModuleState: (construction: string) => string[] | undefined, holders: ReadonlySet<string>, programBases: boolean): boolean {
   const text = fn.node.text;
-  if (ADDS_MODULE_STATE.test(text)) return true;
+  // A base of the program's is judged by its own code (what it keeps of what it is handed).
+  if (ADDS_MODULE_STATE.test(text) || (!programBases && WEIGHT_TO_BASE_INIT.test(text))) return true;
   // `self.layers.add_module(name, m)`, `self.heads[key] = m`: filled in a way not read here.
   for (const m of text.matchAll(HOLDER_OTHER_FILL)) if (holders.has(m[1]!)) return true;
   // `self.parts.append(Part(n))`, `self.parts += [Part(n)]` to one of the class's holders: what is added must hold nothing too.
