@@ -2,7 +2,7 @@
 // loops run twice (the first pass only gathers state), and scopes for the module and
 // each function of the program.
 import type { Node } from '../python/pyNode';
-import { bodyNodes, callArguments, children, dottedKey, field, stringLiteralValue, unparen } from '../python/syntax';
+import { bodyNodes, callArguments, children, dottedKey, field, isMainGuard, stringLiteralValue, unparen } from '../python/syntax';
 import type { RoundContext } from './roundContext';
 import type { AnalysisEvents } from './ruleApi';
 import type { UnitFinding } from './types';
@@ -960,7 +960,7 @@ export class Interpreter implements RoundContext {
     if (elseBody !== undefined && elseClause) otherwise(() => runBranch(elseBody, clauseArm(elseClause, null, tracked ? undecided : undefined), laterAccelerated));
     // `if __name__ == "__main__":` always runs when the file is a script.
     const cond = clauses[0].cond;
-    const alwaysRuns = !!cond && /^__name__\s*==\s*['"]__main__['"]$/.test(cond.text);
+    const alwaysRuns = isMainGuard(cond);
     if (elseBody === undefined && !alwaysRuns) {
       branches.push(frame.env);
       arms.push(skippedArm(stmt, tracked ? undecided : undefined));

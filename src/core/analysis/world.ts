@@ -11,6 +11,7 @@ import { perStatement } from '../python/statementMemo';
 import type { Node } from '../python/pyNode';
 import { children, dottedKey, field, unparen } from '../python/syntax';
 import { OPTIONS_HOLDER_NAME } from './torchApi';
+import { DEVICE_PARAMETER } from './cudaFacts';
 
 /** The variable every availability check reads. */
 export const ACCELERATOR = 'accelerator';
@@ -143,9 +144,6 @@ export function deviceFlagPolarity(condition: Node | null | undefined): boolean 
   return !NEGATIVE_DEVICE_FLAG.test(last);
 }
 
-/** A variable that holds the device code runs on: `device`, `self.device`, `args.dev`, `model_device`. */
-const DEVICE_VARIABLE = /^(device|dev|\w+_device)$/i;
-
 /**
  * `device == torch.device("cpu")`, `device.type != "cpu"`, `str(dev) == "cuda"`: a device
  * variable compared with a literal device, which holds exactly when the run uses an
@@ -157,7 +155,8 @@ function namedDeviceComparison(subject: Node, operator: string, literal: Node): 
   if (s.type === 'call' && field(s, 'function')?.text === 'str') s = unparen(firstArgument(s) ?? s);
   if (s.type === 'attribute' && field(s, 'attribute')?.text === 'type') s = field(s, 'object')!;
   const key = s.type === 'identifier' || s.type === 'attribute' ? dottedKey(s) : undefined;
-  if (!key || !DEVICE_VARIABLE.test(key.slice(key.lastIndexOf('.') + 1))) return undefined;
+  // A variable that holds the device code runs on: `device`, `self.device`, `args.dev`, `model_device`.
+  if (!key || !DEVICE_PARAMETER.test(key.slice(key.lastIndexOf('.') + 1).toLowerCase())) return undefined;
   let l = unparen(literal);
   if (l.type === 'call' && /^(torch\.)?device$/.test(field(l, 'function')?.text ?? '')) l = firstArgument(l) ?? l;
   const name = l.type === 'string' ? /^["'](cpu|cuda(:\d+)?|mps)["']$/.exec(l.text)?.[1] : undefined;

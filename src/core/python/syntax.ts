@@ -193,3 +193,8 @@ export function* bodyNodes(block: Node): Generator<Node> {
     for (let i = inner.length - 1; i >= 0; i--) stack.push(inner[i]!);
   }
 }
+
+/** `__name__ == "__main__"`: the test of a block that runs only when the file is the script. */
+export function isMainGuard(condition: Node | null | undefined): boolean {
+  return !!condition && /^__name__\s*==\s*['"]__main__['"]$/.test(condition.text);
+}

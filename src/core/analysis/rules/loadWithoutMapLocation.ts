@@ -16,7 +16,7 @@
 // never preferred, with the warning that it runs the pickled code.
 import type { Node } from '../../python/pyNode';
 import { perStatement } from '../../python/statementMemo';
-import { callArguments, children, descendants, field, unparen } from '../../python/syntax';
+import { callArguments, children, descendants, field, isMainGuard, unparen } from '../../python/syntax';
 import { insertAt } from '../fixes';
 import type { RuleFrame as Frame } from '../ruleApi';
 import type { DeviceChoice, ProgramView, Rule, RuleHost } from '../ruleApi';
@@ -569,7 +569,7 @@ function inScriptBlock(node: Node): boolean {
   let n: Node | null = node;
   while (n?.parent && n.parent.type !== 'module') n = n.parent;
   const condition = n?.type === 'if_statement' ? field(n, 'condition') : null;
-  const block = condition && /^__name__\s*==\s*['"]__main__['"]$/.test(condition.text) ? field(n!, 'consequence') : null;
+  const block = isMainGuard(condition) ? field(n!, 'consequence') : null;
   return !!block && node.startIndex >= block.startIndex && node.endIndex <= block.endIndex;
 }
 
