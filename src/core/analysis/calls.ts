@@ -29,7 +29,7 @@ import { launchProgramFunction } from './launchers';
 import { BUILDING, RECEIVER, SELF_CLASS } from './callContexts';
 import { isBuilding } from './initOnlyMethods';
 import { calledSubmodule } from './submoduleCalls';
-import { holdsNoWeights } from './weightlessModules';
+import { holdsNoWeights, keepsNoTensors } from './weightlessModules';
 import { forwardFreeArguments, freeForwardParams } from './deviceFreeParams';
 import { qualifyInScope } from './shadowedImports';
 import { definesInPlaceMove } from './inPlaceMoves';
@@ -238,7 +238,9 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   // A class that places its own submodules (`nn.Linear(..., device=device)`) and is never
   // moved as a whole: its forward runs for this call's inputs, so a CPU input meeting a
   // placed layer inside is reported here, at the argument to move, not inside forward.
-  const ownForward = callee.kind === 'module' && callee.place === UNTRACKED && placesOwnSubmodules(ctx, callee.className)
+  // A module that keeps no weights and no tensors has no place of its own: its output is where
+  // its forward puts it (`torch.zeros(..., device=self.device)`), not where it was built.
+  const ownForward = callee.kind === 'module' && ((callee.place === UNTRACKED && placesOwnSubmodules(ctx, callee.className)) || keepsNoTensors(ctx, callee.className))
     ? ctx.program.methodOf(callee.className, 'forward') : undefined;
   if (ownForward?.selfName) {
     const out = callFunction(ctx, ex, frame, call, ownForward, args, 1, argValues, { node: calleeNode, value: callee });

@@ -5,6 +5,7 @@
 // inputs do. Taken for any module before, its output was "requires grad" and `.numpy()` on
 // it a false DD010.
 import type { RoundContext } from './roundContext';
+import { containedValues, type Value } from './values';
 
 export function holdsNoWeights(ctx: RoundContext, className: string | undefined): boolean {
   const cls = className ? ctx.program.classes.get(className) : undefined;
@@ -17,6 +18,18 @@ export function holdsNoWeights(ctx: RoundContext, className: string | undefined)
   }
   // Nothing summarised yet (the first round, or a class that keeps nothing): not known.
   return anyKept;
+}
+
+/**
+ * A weightless module that keeps no tensor either (no buffer, no plain tensor attribute):
+ * nothing of it moves with `.to()`, so it has no place of its own, and its output is where
+ * its forward puts it. A module with a buffer (a sinusoid's frequencies) is where it was moved.
+ */
+export function keepsNoTensors(ctx: RoundContext, className: string | undefined): boolean {
+  const cls = className ? ctx.program.classes.get(className) : undefined;
+  if (!cls || !holdsNoWeights(ctx, className)) return false;
+  const holdsTensor = (v: Value): boolean => v.kind === 'tensor' || containedValues(v).some(holdsTensor);
+  return ctx.program.classLineage(cls.key).every((key) => ![...(ctx.previous.classAttrsOf(key)?.values() ?? [])].some(holdsTensor));
 }
 
 /** Per program (its classes and their bases do not change while it is analysed). */
