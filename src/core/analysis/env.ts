@@ -171,3 +171,43 @@ function dots(key: string): number {
   for (let i = key.indexOf('.'); i >= 0; i = key.indexOf('.', i + 1)) n++;
   return n;
 }
+
+/**
+ * The names a nested function reads from outside its own body, as Python resolves them: the
+ * enclosing functions' variables, innermost first, then the module's globals. A dotted key
+ * (`args.cuda`) is read in the first scope that binds it (an enclosing function may set an
+ * attribute of a global object), and not beyond one that binds its first name. Read-only.
+ */
+export class ScopeChain extends Env {
+  /** `ownParams`: false where the scopes are other functions' (a closure's own run), whose parameters are not this run's to report at its calls. */
+  constructor(private readonly scopes: readonly Env[], private readonly ownParams = true) {
+    super();
+  }
+
+  override get(key: string): Value | undefined {
+    const dot = key.indexOf('.');
+    for (const scope of this.scopes) {
+      const v = scope.get(key);
+      if (v !== undefined) return this.asRead(v);
+      // `net` bound here, `net.fc` not: an outer scope's `net.fc` is another object's.
+      if (dot > 0 && scope.get(key.slice(0, dot)) !== undefined) return undefined;
+    }
+    return undefined;
+  }
+
+  private asRead(v: Value | undefined): Value | undefined {
+    return v?.param !== undefined && !this.ownParams ? { ...v, param: undefined } : v;
+  }
+
+  override has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  override set(): void {
+    throw new Error('a scope chain is read-only');
+  }
+
+  override keys(): string[] {
+    throw new Error('a scope chain lists no keys');
+  }
+}

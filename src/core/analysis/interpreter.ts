@@ -6,7 +6,7 @@ import { bodyNodes, callArguments, children, dottedKey, field, isMainGuard, stri
 import type { RoundContext } from './roundContext';
 import type { AnalysisEvents } from './ruleApi';
 import type { UnitFinding } from './types';
-import { Env, type UnboundOnPath } from './env';
+import { Env, ScopeChain, type UnboundOnPath } from './env';
 import { Arm, clauseArm, markCpuArms, skippedArm } from './branchPlaces';
 import { Expressions } from './expressions';
 import { Frame, instanceClass, Summaries } from './frame';
@@ -125,8 +125,7 @@ export class Interpreter implements RoundContext {
     for (const fn of this.program.functionsRun) {
       if (!this.runsEagerly(fn)) continue;
       const globals = this.globalsOfRun(fn);
-      const enclosing = fn.parent === -1 ? undefined : this.finals.get(fn.parent);
-      const outer = !enclosing ? globals : this.tape ? new WatchedEnv(enclosing, this.tape, (name) => ({ kind: 'enclosing', fn: fn.parent, name })) : enclosing;
+      const outer = fn.parent === -1 ? globals : this.enclosingScopes(fn, globals);
       this.finals.set(fn.id, this.functionScope(fn, outer));
       // A subclass without its own `__init__` is built by this one, calling its overrides.
       for (const cls of inheritorsBuiltBy(this.program, fn)) this.runFunction(fn, outer, cls);
@@ -141,6 +140,23 @@ export class Interpreter implements RoundContext {
     if (fn.parent !== -1) return this.moduleEnvs[fn.module];
     const env = this.callGlobalsOf(fn.id, fn.module);
     return this.tape ? new WatchedEnv(env, this.tape, (name) => ({ kind: 'callGlobal', fn: fn.id, name })) : env;
+  }
+
+  /**
+   * What a nested function reads from outside its body: each enclosing function's variables
+   * as its own run left them (innermost first, each read taped), then `globals`. A closure
+   * that a factory returns (`validate = make_validate(model)`) sees the factory's parameters,
+   * and any nested function the module's globals.
+   */
+  private enclosingScopes(fn: FunctionInfo, globals: Env | undefined): Env {
+    const scopes: Env[] = [];
+    for (let p = fn.parent; p !== -1; p = this.program.functions[p]?.parent ?? -1) {
+      const env = this.finals.get(p);
+      const id = p;
+      if (env) scopes.push(this.tape ? new WatchedEnv(env, this.tape, (name) => ({ kind: 'enclosing', fn: id, name })) : env);
+    }
+    if (globals) scopes.push(globals);
+    return new ScopeChain(scopes, false);
   }
 
   private callGlobalsOf(fn: number, module: number): Env {
@@ -351,8 +367,13 @@ export class Interpreter implements RoundContext {
 
   /** `fn` called with these parameter values (a parametric summary; see callContexts.ts). */
   callInContext(fn: FunctionInfo, args: ReadonlyMap<string, Value>, caller?: Frame, call?: Node): CallResult | undefined {
-    // A nested function called by its enclosing function reads that frame's variables as they are now.
-    const closure = fn.parent !== -1 && caller?.id === fn.parent && call ? caller.env : undefined;
+    // A nested function called by its enclosing function reads that frame's variables as they
+    // are now, then what that frame reads from outside.
+    const closure = fn.parent !== -1 && caller?.id === fn.parent && call ? (caller.outer ? new ScopeChain([caller.env, caller.outer]) : caller.env) : undefined;
+    // Called from outside (a closure a factory returned): what it reads of its enclosing
+    // function is that function's state after its own run, which a run for this call cannot
+    // see while the caller's scope runs. Its own run reads it, with the call sites' arguments.
+    if (fn.parent !== -1 && !closure) return undefined;
     // During its module's scope a call reads the globals of that moment, afterwards their
     // final state: two different summaries, never shared (nor taped as the same run).
     const live = this.moduleEnvs[fn.module] === undefined;
