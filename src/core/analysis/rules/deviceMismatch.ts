@@ -313,7 +313,11 @@ function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
     : [];
   if (created && fixes.length) {
     // The mistake is the missing .to() where the model is built: say it there, once for
-    // all its uses, with the use where PyTorch raises as related information.
+    // all its uses, with the use where PyTorch raises as related information. It is named
+    // as it is built there (`classifier = nn.Linear(...)`, handed to a factory as `model`).
+    const assigned = created.node.parent?.type === 'assignment' && unparen(field(created.node.parent, 'right') ?? created.node) === created.node
+      ? field(created.node.parent, 'left') : undefined;
+    const builtName = assigned?.type === 'identifier' && !holder ? assigned.text : undefined;
     c.report({
       onlyMaybe: onlyMaybeOn(input.value),
       unit: created.unit,
@@ -321,7 +325,7 @@ function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
       node: created.node,
       subject: model.node,
       message: ruleMessage((q) => ({
-        problem: `${q(built)} is created on the CPU and never moved`,
+        problem: `${q(builtName ?? built)} is created on the CPU and never moved`,
         action: `move it to ${q(dev ?? 'device')} here`,
         why: `\`${name}(…)\` on line ${model.node.startPosition.row + 1} gets \`${inputName}\`, which ${accelPhrase(input.value)}${lineOf(input.value)}: ${SAME_DEVICE}`,
       })),
