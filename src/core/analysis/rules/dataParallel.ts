@@ -3,9 +3,11 @@
 // DistributedDataParallel even on one machine. No error, only lost speed: information.
 // A file that also wraps in DistributedDataParallel (or FSDP) made that choice already: its
 // DataParallel is the fallback path (no process group, one node), and the advice is moot.
+// So it is in a test function: a test that wraps a layer in DataParallel tests DataParallel.
 import { field } from '../../python/syntax';
 import type { Rule } from '../ruleApi';
 import { shortText } from './shared/describe';
+import { inTestFunction } from './shared/testCode';
 import { ruleMessage } from './shared/message';
 
 /** Where the class lives (torch.nn re-exports it from its parallel package). */
@@ -13,7 +15,7 @@ const DATA_PARALLEL = new Set(['torch.nn.DataParallel', 'torch.nn.parallel.DataP
 
 export const dataParallel: Rule = (host) => ({
   call: (frame, call, qualified) => {
-    if (!qualified || !DATA_PARALLEL.has(qualified) || host.deviceChoice().distributed) return;
+    if (!qualified || !DATA_PARALLEL.has(qualified) || host.deviceChoice().distributed || inTestFunction(call)) return;
     const callee = field(call, 'function') ?? call;
     host.report({
       unit: frame.unit,
