@@ -172,16 +172,37 @@ function dots(key: string): number {
   return n;
 }
 
+/** An environment other scopes read through and none binds into: `what` names it in the errors. */
+export abstract class ReadOnlyEnv extends Env {
+  constructor(private readonly what: string) {
+    super();
+  }
+
+  abstract override get(key: string): Value | undefined;
+
+  override has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  override set(): void {
+    throw new Error(`${this.what} is read-only`);
+  }
+
+  override keys(): string[] {
+    throw new Error(`${this.what} lists no keys`);
+  }
+}
+
 /**
  * The names a nested function reads from outside its own body, as Python resolves them: the
  * enclosing functions' variables, innermost first, then the module's globals. A dotted key
  * (`args.cuda`) is read in the first scope that binds it (an enclosing function may set an
- * attribute of a global object), and not beyond one that binds its first name. Read-only.
+ * attribute of a global object), and not beyond one that binds its first name.
  */
-export class ScopeChain extends Env {
+export class ScopeChain extends ReadOnlyEnv {
   /** `ownParams`: false where the scopes are other functions' (a closure's own run), whose parameters are not this run's to report at its calls. */
   constructor(private readonly scopes: readonly Env[], private readonly ownParams = true) {
-    super();
+    super('a scope chain');
   }
 
   override get(key: string): Value | undefined {
@@ -195,19 +216,7 @@ export class ScopeChain extends Env {
     return undefined;
   }
 
-  private asRead(v: Value | undefined): Value | undefined {
-    return v?.param !== undefined && !this.ownParams ? { ...v, param: undefined } : v;
-  }
-
-  override has(key: string): boolean {
-    return this.get(key) !== undefined;
-  }
-
-  override set(): void {
-    throw new Error('a scope chain is read-only');
-  }
-
-  override keys(): string[] {
-    throw new Error('a scope chain lists no keys');
+  private asRead(v: Value): Value {
+    return v.param !== undefined && !this.ownParams ? { ...v, param: undefined } : v;
   }
 }

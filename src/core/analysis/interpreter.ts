@@ -152,8 +152,8 @@ export class Interpreter implements RoundContext {
     const scopes: Env[] = [];
     for (let p = fn.parent; p !== -1; p = this.program.functions[p]?.parent ?? -1) {
       const env = this.finals.get(p);
-      const id = p;
-      if (env) scopes.push(this.tape ? new WatchedEnv(env, this.tape, (name) => ({ kind: 'enclosing', fn: id, name })) : env);
+      const enclosing = p;
+      if (env) scopes.push(this.tape ? new WatchedEnv(env, this.tape, (name) => ({ kind: 'enclosing', fn: enclosing, name })) : env);
     }
     if (globals) scopes.push(globals);
     return new ScopeChain(scopes, false);

@@ -9,7 +9,7 @@
 // no line has moved since they were made (findings carry line numbers, in their ranges, fixes
 // and messages: after a line was added or removed, a run that reported is interpreted again).
 import { Node } from '../python/pyNode';
-import { Env } from './env';
+import { Env, ReadOnlyEnv } from './env';
 import { importsFramework } from './frameworkImports';
 import type { Program } from './program';
 import type { Value } from './values';
@@ -161,27 +161,15 @@ export class Tape {
  * A final environment as another scope reads it (a function its module's globals, a nested
  * function its enclosing function's variables): each lookup is a taped read.
  */
-export class WatchedEnv extends Env {
+export class WatchedEnv extends ReadOnlyEnv {
   constructor(private readonly inner: Env, private readonly tape: Tape, private readonly readOf: (name: string) => Read) {
-    super();
+    super('a watched environment (every read is taped)');
   }
 
   override get(key: string): Value | undefined {
     const v = this.inner.get(key);
     this.tape.read(this.readOf(key), v);
     return v;
-  }
-
-  override has(key: string): boolean {
-    return this.get(key) !== undefined;
-  }
-
-  override set(): void {
-    throw new Error('a watched environment is read-only');
-  }
-
-  override keys(): string[] {
-    throw new Error('a watched environment lists no keys: every read must be taped');
   }
 }
 
