@@ -9,7 +9,7 @@
 // consulted: a world that agrees with a finished run on those is not run again (analyze.ts).
 import { perStatement } from '../python/statementMemo';
 import type { Node } from '../python/pyNode';
-import { children, dottedKey, field, unparen } from '../python/syntax';
+import { callArguments, children, dottedKey, field, unparen } from '../python/syntax';
 import { OPTIONS_HOLDER_NAME } from './torchApi';
 import { DEVICE_PARAMETER } from './cudaFacts';
 
@@ -152,21 +152,16 @@ export function deviceFlagPolarity(condition: Node | null | undefined): boolean 
 function namedDeviceComparison(subject: Node, operator: string, literal: Node): boolean | undefined {
   if (operator !== '==' && operator !== '!=') return undefined;
   let s = unparen(subject);
-  if (s.type === 'call' && field(s, 'function')?.text === 'str') s = unparen(firstArgument(s) ?? s);
+  if (s.type === 'call' && field(s, 'function')?.text === 'str') s = unparen(callArguments(s).positional[0] ?? s);
   if (s.type === 'attribute' && field(s, 'attribute')?.text === 'type') s = field(s, 'object')!;
   const key = s.type === 'identifier' || s.type === 'attribute' ? dottedKey(s) : undefined;
   // A variable that holds the device code runs on: `device`, `self.device`, `args.dev`, `model_device`.
   if (!key || !DEVICE_PARAMETER.test(key.slice(key.lastIndexOf('.') + 1).toLowerCase())) return undefined;
   let l = unparen(literal);
-  if (l.type === 'call' && /^(torch\.)?device$/.test(field(l, 'function')?.text ?? '')) l = firstArgument(l) ?? l;
+  if (l.type === 'call' && /^(torch\.)?device$/.test(field(l, 'function')?.text ?? '')) l = callArguments(l).positional[0] ?? l;
   const name = l.type === 'string' ? /^["'](cpu|cuda(:\d+)?|mps)["']$/.exec(l.text)?.[1] : undefined;
   if (!name) return undefined;
   return (name !== 'cpu') === (operator === '==');
-}
-
-function firstArgument(call: Node): Node | undefined {
-  const list = field(call, 'arguments');
-  return list ? children(list)[0] : undefined;
 }
 
 /**
