@@ -234,13 +234,15 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   }
   // `self.lstm(x, (h0, c0))`: the tensors of a tuple or list argument are inputs too.
   const tensors = inputs.flatMap(elementArgs).filter((a) => isTensorLike(a.value) && a.value.kind !== 'module');
-  ctx.events.moduleCall(frame, call, calleeNode, callee, tensors);
+  // A module that keeps no weights and no tensors has no place of its own: its inputs meet
+  // nothing of it, and its output is where its forward puts it (`torch.zeros(...,
+  // device=self.device)`), not where it was built.
+  const weightless = callee.kind === 'module' && keepsNoTensors(ctx, callee.className);
+  ctx.events.moduleCall(frame, call, calleeNode, weightless ? { ...callee, placeless: true } : callee, tensors);
   // A class that places its own submodules (`nn.Linear(..., device=device)`) and is never
   // moved as a whole: its forward runs for this call's inputs, so a CPU input meeting a
   // placed layer inside is reported here, at the argument to move, not inside forward.
-  // A module that keeps no weights and no tensors has no place of its own: its output is where
-  // its forward puts it (`torch.zeros(..., device=self.device)`), not where it was built.
-  const ownForward = callee.kind === 'module' && ((callee.place === UNTRACKED && placesOwnSubmodules(ctx, callee.className)) || keepsNoTensors(ctx, callee.className))
+  const ownForward = callee.kind === 'module' && ((callee.place === UNTRACKED && placesOwnSubmodules(ctx, callee.className)) || weightless)
     ? ctx.program.methodOf(callee.className, 'forward') : undefined;
   if (ownForward?.selfName) {
     const out = callFunction(ctx, ex, frame, call, ownForward, args, 1, argValues, { node: calleeNode, value: callee });
