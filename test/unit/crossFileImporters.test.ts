@@ -112,6 +112,46 @@ describe('analysis across files: facts from the files that import the analysed o
     assert.deepEqual(coreFindings(encoder, { project: projectOf({ 'encoder.py': encoder, 'describe.py': named }, 'encoder.py', ['describe.py']) }), []);
   });
 
+  it('DD001 in nets.py where its factory leaves one kind of model on the CPU and train.py, which imports it, feeds that model GPU inputs', () => {
+    const nets = [
+      'import torch.nn as nn',
+      '',
+      'def build(kind, device):',
+      '    if kind == "small":',
+      '        net = nn.Linear(8, 2)',
+      '    else:',
+      '        net = nn.Linear(8, 2).to(device)',
+      '    return net',
+      '',
+    ].join('\n');
+    const train = [
+      'import sys',
+      'import torch',
+      'from nets import build',
+      '',
+      'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")',
+      'net = build(sys.argv[1], device)',
+      'print(net(torch.randn(4, 8, device=device)))',
+      '',
+    ].join('\n');
+    const files = { 'nets.py': nets, 'train.py': train };
+    assert.deepEqual(coreFindings(nets, { project: projectOf(files, 'nets.py', []) }), []);
+    const findings = coreFindings(nets, { project: projectOf(files, 'nets.py', ['train.py']) });
+    assert.deepEqual(findings.map((f) => [f.code, f.range.start.line + 1]), [['DD001', 5]], formatFindings(findings));
+    assert.match(findings[0]!.message, /stays on the CPU when `kind == "small"`/);
+    assert.match(findings[0]!.message, /on line 7 of train\.py/);
+    assert.deepEqual(findings[0]!.related.filter((r) => r.path !== undefined).map((r) => [r.path, r.range.start.line + 1]), [[at('train.py'), 7], [at('train.py'), 7]]);
+    assert.deepEqual(findings[0]!.fixes, [], 'the device the other path uses is this function\'s parameter, but the fix is not proven here');
+    // Moved on every path: nothing to report in either file.
+    const moved = { 'nets.py': nets.replace('nn.Linear(8, 2)\n', 'nn.Linear(8, 2).to(device)\n'), 'train.py': train };
+    assert.deepEqual(coreFindings(moved['nets.py'], { project: projectOf(moved, 'nets.py', ['train.py']) }), []);
+    // A factory that moves nothing leaves the move to its callers: train.py reports that, not nets.py.
+    const unmoved = nets.replace('.to(device)', '');
+    assert.deepEqual(coreFindings(unmoved, { project: projectOf({ 'nets.py': unmoved, 'train.py': train }, 'nets.py', ['train.py']) }), []);
+    const trainFindings = coreFindings(train, { project: projectOf(files, 'train.py', []) });
+    assert.deepEqual(trainFindings.map((f) => [f.code, f.range.start.line + 1]), [['DD001', 7]], formatFindings(trainFindings));
+  });
+
   it('places a helper\'s parameter from its caller in another file: DD003 in helpers.py, naming loop.py\'s line', () => {
     const files = { 'helpers.py': HELPERS, 'loop.py': LOOP };
     assert.deepEqual(coreFindings(HELPERS, { project: projectOf(files, 'helpers.py', []) }), []);

@@ -29,6 +29,12 @@ interface Entry {
    */
   needsAccelerator?: boolean;
   /**
+   * Hears the files that import the analysed one (interpreter.ts reportsIn), to report in
+   * the analysed file what they show of it. Other rules hear the analysed file only: one that
+   * counts or reports once per file would count the importers' code as this file's.
+   */
+  hearsImporters?: boolean;
+  /**
    * An opt-in group: its rules are off by default and run when a selector names them
    * (the group's name, their code, a prefix, or ALL). Performance advice is opt-in, as
    * in Ruff and TorchFix: it flags ordinary, correct code (the `loss.item()` every
@@ -52,7 +58,7 @@ export function isRuleGroup(value: string): boolean {
 export const DOCS_BASE_URL = 'https://github.com/device-doctor/device-doctor/blob/main/docs/rules/';
 
 const CATALOG = [
-  { code: 'DD001', needsAccelerator: true, name: 'device-mismatch', severity: 'warning', implemented: true,
+  { code: 'DD001', needsAccelerator: true, hearsImporters: true, name: 'device-mismatch', severity: 'warning', implemented: true,
     summary: 'a CPU value meets a module or tensor on an accelerator' },
   { code: 'DD002', needsAccelerator: true, hearsFrom: 'DD001', name: 'batch-not-moved', severity: 'warning', implemented: true,
     summary: 'data loader batches reach a model on an accelerator without being moved' },

@@ -42,6 +42,8 @@ export interface RoundCache {
   world?: WorldState;
 }
 
+/** A move in source text: `.to(`, `.cuda(` (reportsIn). */
+const MOVE_CALL = /\.(to|cuda)\s*\(/;
 /** Attributes a plain object carries (Value.attrs): a config holds a few dozen at most that matter. */
 const MAX_OBJECT_ATTRIBUTES = 64;
 
@@ -107,7 +109,8 @@ export class Interpreter implements RoundContext {
   /**
    * Runs the module scopes (imported project modules first, deepest first, so their values
    * exist when an importer reads them; then the analysed units in order), then every
-   * function body. Imported modules run muted: only the analysed file reports.
+   * function body. Imported modules run muted, except the files that import the analysed one
+   * (reportsIn).
    */
   run(): void {
     const modules = this.program.modules;
@@ -242,8 +245,24 @@ export class Interpreter implements RoundContext {
    * so a reporting round's run of one is its last muted run again: it replays that tape.
    */
   private roundOf(module: number): RoundKind {
-    return module === 0 ? this.round : 'muted';
+    return this.reportsIn(module) ? this.round : 'muted';
   }
+
+  /**
+   * The analysed file reports, and so does a file that imports it: what that file does with
+   * the analysed file's models and values is reported here when the mistake is here (the
+   * dispatcher keeps only findings placed in the analysed file). Other imported modules run muted.
+   */
+  private reportsIn(module: number): boolean {
+    if (module === 0) return true;
+    if (!this.program.importerModules.has(module)) return false;
+    // What the importers show is about values the analysed file moves on some paths (the
+    // rules that hear them, catalog.ts hearsImporters): a file that moves nothing has none,
+    // and its importers' runs stay replayable from the muted rounds.
+    return (this.analysedFileMoves ??= this.program.units.some((u) => u.module === 0 && MOVE_CALL.test(u.source)));
+  }
+
+  private analysedFileMoves?: boolean;
 
   /**
    * What a module scope's run depends on of its own text: each statement (a reused one is the
@@ -340,7 +359,7 @@ export class Interpreter implements RoundContext {
       // A cell (or a file) continues from where the previous one left the module's state:
       // a top-level `if`/`for`/`try` replaces the frame's environment with the joined one.
       moduleFrame = {
-        id: -1, unit: unit.index, env: moduleFrame?.env ?? new Env(), noGrad: 0, defaultDevices: [], loops: [], muted: module === 0 ? 0 : 1, names,
+        id: -1, unit: unit.index, env: moduleFrame?.env ?? new Env(), noGrad: 0, defaultDevices: [], loops: [], muted: this.reportsIn(module) ? 0 : 1, names,
         deviceAware: facts.deviceAware || (moduleFrame?.deviceAware ?? false), evidence: facts.evidence, testedAsTensor: facts.testedAsTensor, scopeNode: root,
       };
       this.liveModuleFrames[module] = moduleFrame;
@@ -483,7 +502,7 @@ export class Interpreter implements RoundContext {
     if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: selfClass ?? fn.className });
     enterFrameworkScope(this.program, fn, env);
     const frame: Frame = {
-      id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad || this.previous.onlyUnderNoGrad(fn.id) ? 1 : 0, defaultDevices: [], loops: [], muted: fn.module === 0 ? 0 : 1,
+      id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad || this.previous.onlyUnderNoGrad(fn.id) ? 1 : 0, defaultDevices: [], loops: [], muted: this.reportsIn(fn.module) ? 0 : 1,
       names, evidence: facts.evidence, testedAsTensor: facts.testedAsTensor, scopeNode: fn.node,
       deviceAware: facts.deviceAware || fn.params.some((p) => /device/i.test(p.name)),
     };

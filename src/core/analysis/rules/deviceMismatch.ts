@@ -260,6 +260,11 @@ function isOnAccelerator(v: Value): boolean {
  */
 function cpuOnOnePath(c: RuleHost, frame: Frame, cpu: Arg, other: Arg, branch: CpuBranch): void {
   if (excludedByTests(branch, frame.tests)) return;
+  const made = madeHereMetByImporter(c, frame, branch.value.factory ?? branch.value.origin);
+  if (made) {
+    reportCpuPathHere(c, frame, made, cpu, other, branch);
+    return;
+  }
   const name = shortText(cpu.node);
   const otherName = shortText(other.node);
   const dev = deviceTextFor(frame, other);
@@ -353,6 +358,38 @@ function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
       ...c.related(model.value.origin, `\`${name}\` ${model.value.origin?.what ?? 'created here'}`),
     ],
     fixes,
+  });
+}
+
+/**
+ * Where a file that imports the analysed one (interpreter.ts reportsIn) meets a value the
+ * analysed file left on the CPU on one path while its other paths move it: the path that does
+ * not is the analysed file's mistake, reported there. (A factory that never moves what it
+ * builds leaves that to its callers: their files report it.) Undefined for a meeting in the
+ * analysed file itself, or of a value made elsewhere.
+ */
+function madeHereMetByImporter(c: RuleHost, frame: Frame, made: Located | undefined): Located | undefined {
+  const inAnalysedFile = (unit: number) => (c.program.units[unit]?.module ?? 0) === 0;
+  return made && !inAnalysedFile(frame.unit) && inAnalysedFile(made.unit) ? made : undefined;
+}
+
+/** cpuOnOnePath's finding where madeHereMetByImporter holds: at what this file made, naming the other file's use. */
+function reportCpuPathHere(c: RuleHost, frame: Frame, made: Located, cpu: Arg, other: Arg, branch: CpuBranch): void {
+  const use = c.related({ unit: frame.unit, node: cpu.node }, `\`${shortText(cpu.node)}\` meets \`${shortText(other.node)}\` here`);
+  const otherName = shortText(other.node);
+  c.report({
+    onlyMaybe: onlyMaybeOn(other.value),
+    unit: made.unit,
+    code: 'DD001',
+    node: made.node,
+    subject: made.node,
+    message: ruleMessage((q) => ({
+      problem: `${q(made.node)} stays on the CPU ${branch.what}`,
+      action: 'move it to the GPU here too',
+      why: `A file that imports this one uses it as \`${shortText(cpu.node)}\` with \`${otherName}\` on line ${cpu.node.startPosition.row + 1}, which ${accelPhrase(other.value)}${lineOf(other.value)}: ${SAME_DEVICE}`,
+    })),
+    related: [...use, ...c.related(other.value.origin, `\`${otherName}\` ${other.value.origin?.what ?? 'placed here'}`)],
+    fixes: [],
   });
 }
 
