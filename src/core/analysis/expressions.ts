@@ -395,6 +395,9 @@ export class Expressions implements Evaluator {
     // calls it as a submodule, so it is registered and sits where the instance is, as
     // inside the class's own methods (classAttribute).
     const submodule = v?.kind === 'unknown' && v.place === UNTRACKED && usesAsSubmodule(cls, attr);
+    // `smoother.device` of a class that keeps `self.device = device`: the device it was given,
+    // which no `.to()` of the instance changes (not the module's own place).
+    if (v?.kind === 'device') return v;
     if (!v || !((v.kind === 'module' && !v.placeless) || v.parameter || submodule)) return undefined;
     if (placesOwnSubmodules(this.ctx, cls.key)) return submodule ? undefined : ownPlaceOf(v);
     // Where the instance was built is where a move puts its submodules with it.

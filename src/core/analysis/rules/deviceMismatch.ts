@@ -3,7 +3,7 @@
 // are left to DD002, which fixes the whole loop at once: they are handed over as
 // `batchReachedAccelerator` events, not reported.
 import type { Node } from '../../python/pyNode';
-import { descendants, field, unparen } from '../../python/syntax';
+import { descendants, dottedKey, field, unparen } from '../../python/syntax';
 import type { RuleFrame as Frame } from '../ruleApi';
 import { addDeviceKeyword, appendMove } from '../fixes';
 import type { OperationRole, Rule, RuleHost } from '../ruleApi';
@@ -119,9 +119,20 @@ function checkArgument(c: RuleHost, frame: Frame, call: Node, arg: Arg, other: A
     ],
     fixes: deviceTextFor(frame, other) === undefined && module
       // Moved at the call only: the module may not exist yet where the argument was created.
-      ? mismatchFixes(frame, { ...arg, value: { ...arg.value, factory: undefined } }, { node: module.node, value: { ...module.value, kind: 'module', deviceText: undefined } })
+      ? mismatchFixes(frame, { ...arg, value: { ...arg.value, factory: undefined } }, onInstanceDevice(other, module) ?? { node: module.node, value: { ...module.value, kind: 'module', deviceText: undefined } })
       : mismatchFixes(frame, arg, other),
   });
+}
+
+/**
+ * What forward made on `self.device` is, at the call, on `smoother.device`: the instance's
+ * attribute names it, also for a module without weights, whose `next(m.parameters())` raises.
+ */
+function onInstanceDevice(other: Arg, module: Arg): Arg | undefined {
+  const text = other.value.deviceText;
+  const instance = dottedKey(unparen(module.node));
+  if (!text || !instance || !/^self\.\w+$/.test(text)) return undefined;
+  return { node: module.node, value: { ...other.value, deviceText: `${instance}${text.slice('self'.length)}`, origin: undefined } };
 }
 
 /** `evaluate()`, `self.step()`: the function a call runs, for messages. */
