@@ -57,7 +57,7 @@ function checkClockRead(c: RuleHost, frame: Frame, end: Node, seen: Node[], work
   const start = seen.filter((n) => n.endIndex <= end.startIndex && measuresFrom(end, n, scope)).pop();
   if (!start || durationNeverRead(end, scope)) return;
   const launched = work.filter((w) => w.unit === frame.unit && w.node.startIndex >= start.endIndex && w.node.endIndex <= end.startIndex && within(w.node, scope));
-  if (launched.length === 0 || maySynchronize(scope, start.endIndex, end.startIndex, new Set(launched.map((w) => w.node.id)))) return;
+  if (launched.length === 0 || maySynchronize(scope, start.endIndex, end.startIndex, new Set(launched.map((w) => w.node.id)), end)) return;
   const last = launched.reduce((a, b) => (b.node.startIndex > a.node.startIndex ? b : a));
   const sync = syncStatement(c, frame, last);
   const statement = simpleStatement(end);
@@ -173,21 +173,50 @@ const ASYNC_BUILTINS = new Set(['range', 'len', 'enumerate', 'zip', 'iter', 'isi
 
 /**
  * Whether anything between the two clock reads may wait for the accelerator: a host copy
- * (`.item()`, `.cpu()`, `print(t)`), an explicit synchronize, a branch on a value, or a
- * call the rule cannot see into (a helper may do any of these).
+ * (`.item()`, `.cpu()`, `print(t)`, a result stored into an element of a tensor that may be
+ * on the host: `y_out[i] = model(x)`), an explicit synchronize, a branch on a value, a call
+ * the rule cannot see into (a helper may do any of these), or, when both reads are in one
+ * loop body, a blocking copy to the device (`x.to(device)` without non_blocking=True): it
+ * waits for the work queued before it, so the times of a loop's steps add up to the GPU's.
  */
-function maySynchronize(scope: Node, from: number, to: number, launched: Set<number>): boolean {
+function maySynchronize(scope: Node, from: number, to: number, launched: Set<number>, end: Node): boolean {
+  const inLoop = loopBodyAround(end, scope);
   let found = false;
   const visit = (n: Node): void => {
     if (found || n.endIndex <= from || n.startIndex >= to) return;
     if (n.startIndex >= from && n.endIndex <= to) {
       if (['if_statement', 'while_statement', 'assert_statement', 'conditional_expression', 'boolean_operator'].includes(n.type)) found = true;
       if (n.type === 'call' && !launched.has(n.id) && !asyncCall(n)) found = true;
+      if (n.type === 'assignment' && field(n, 'left')?.type === 'subscript' && holdsLaunched(field(n, 'right'), launched)) found = true;
+      if (inLoop && n.type === 'call' && blockingDeviceCopy(n) && n.startIndex >= inLoop.startIndex && from >= inLoop.startIndex) found = true;
     }
     if (!found) for (const c of n.namedChildren) visit(c);
   };
   visit(scope);
   return found;
+}
+
+function holdsLaunched(node: Node | null, launched: Set<number>): boolean {
+  if (!node) return false;
+  if (launched.has(node.id)) return true;
+  return node.namedChildren.some((c) => holdsLaunched(c, launched));
+}
+
+/** `x.to(device)`, `x.cuda()`: a copy that returns once the data is on the device, unless `non_blocking=True`. */
+function blockingDeviceCopy(call: Node): boolean {
+  const callee = field(call, 'function');
+  const method = callee?.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
+  if (method !== 'to' && method !== 'cuda') return false;
+  const args = field(call, 'arguments')?.text ?? '';
+  return !/non_blocking\s*=\s*True/.test(args) && (method === 'cuda' || /device|cuda|gpu|mps/i.test(args));
+}
+
+/** The body of the innermost `for`/`while` loop of `scope` around `node`. */
+function loopBodyAround(node: Node, scope: Node): Node | undefined {
+  for (let n: Node | null = node.parent; n && n.id !== scope.id; n = n.parent) {
+    if (n.type === 'for_statement' || n.type === 'while_statement') return field(n, 'body') ?? undefined;
+  }
+  return undefined;
 }
 
 function asyncCall(call: Node): boolean {
