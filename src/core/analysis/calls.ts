@@ -35,6 +35,12 @@ import { qualifyInScope } from './shadowedImports';
 import { definesInPlaceMove } from './inPlaceMoves';
 
 
+/** `model = model(...)`: the name that held the callable now holds what it made. */
+function rebindsItsCallee(call: Node, calleeNode: Node): boolean {
+  const assignment = call.parent;
+  return calleeNode.type === 'identifier' && assignment?.type === 'assignment' && field(assignment, 'right')?.id === call.id && field(assignment, 'left')?.text === calleeNode.text;
+}
+
 export function evalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, discarded: boolean): Value {
   const callee = field(call, 'function');
   if (!callee) return UNKNOWN;
@@ -197,9 +203,10 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
     return ex.tensorOperation(frame, call, operands, 'consumer');
   }
   // An unknown callee named like a model (`self.net(x)`) is a forward pass only when given
-  // inputs: `self._restore_model()` with none builds or loads one.
+  // inputs: `self._restore_model()` with none builds or loads one; nor is `model =
+  // model(n_classes=...)`, which makes the instance of a class a registry returned.
   const givesInputs = args.positional.length > 0 || args.keywords.size > 0 || args.splats.length > 0;
-  if (!isModule && !(callee.kind === 'unknown' && givesInputs && MODEL_LIKE_NAME.test(calleeNode.text) && !isModelActionName(calleeNode.text))) {
+  if (!isModule && !(callee.kind === 'unknown' && givesInputs && MODEL_LIKE_NAME.test(calleeNode.text) && !isModelActionName(calleeNode.text) && !rebindsItsCallee(call, calleeNode))) {
     if (!PURE_BUILTINS.has(calleeNode.text)) forgetMovableModules(frame, argValues);
     return UNKNOWN;
   }
