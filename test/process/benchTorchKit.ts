@@ -89,8 +89,8 @@ export function recordedEvents(stderr: string): string[] {
 /**
  * Several CUDA devices whose tensors live in host memory, each product on device i slowed by
  * DD_FAKE_CUDA_DELAYS_MS's i-th value (e.g. "20,20,20,40": four devices, the last at half speed).
- * The sleep dominates a small product, so the speeds keep the delays' ratio even with the runs
- * all at once on two shared cores. UUIDs and bus ids are nvidia-four-a6000's, so detect names
+ * The sleep dominates a small product, and the benchmark's clock counts the delay, not the
+ * sleep's late wake-up, so the speeds keep the delays' ratio on a busy machine. UUIDs and bus ids are nvidia-four-a6000's, so detect names
  * nvidia-smi's rows cuda:0 … cuda:3 and the run watcher's clock samples reach the right device.
  */
 const FAKE_CUDA_DEVICES = `
@@ -122,12 +122,22 @@ def _on_cpu(factory):
 for _name in ("rand", "empty", "ones", "zeros"):
     setattr(torch, _name, _on_cpu(getattr(torch, _name)))
 
+# The benchmark's clock counts each slowed product's delay exactly, not how long the sleep took:
+# on a busy machine a sleep's wake-up comes late by milliseconds, which would make any device
+# "slow" by chance. The sleep stays so that each run lasts as long as its delays in wall time,
+# where nvidia-smi's samples of that run are taken.
+_real_clock = time.perf_counter
+_clock_skew = [0.0]
+time.perf_counter = lambda: _real_clock() + _clock_skew[0]
+
 _matmul = torch.matmul
 def _slowed_matmul(a, b, out=None):
     # Only the timed products (written into out=) are slowed; the correctness check is not.
     device = getattr(out, "_dd_cuda", None)
     if device is not None:
+        before = _real_clock()
         time.sleep(_DELAYS[device])
+        _clock_skew[0] += _DELAYS[device] - (_real_clock() - before)
     return _matmul(a, b) if out is None else _matmul(a, b, out=out)
 torch.matmul = _slowed_matmul
 
