@@ -229,6 +229,11 @@ export class Program {
     return this.modules[this.units[unit]?.module ?? 0];
   }
 
+  /** The unit is the analysed file's (a cell of the analysed notebook), not an imported or importing file's. */
+  inAnalysedFile(unit: number): boolean {
+    return (this.units[unit]?.module ?? 0) === 0;
+  }
+
   /** The import table that names in this unit resolve through. */
   importsAt(unit: number): ImportTable {
     return this.moduleOf(unit).imports;

@@ -86,17 +86,13 @@ export class RuleDispatcher {
       const importerHandlers = listening.filter((s) => s.rule.hearsImporters).map((s) => (s.handlers[name] as Handler).bind(s.handlers));
       events[name] = (frame, ...rest) => {
         if (handlers.length === 0 || this.quiet(frame, name)) return;
-        if (!this.inAnalysedFile(frame.unit)) {
+        if (!this.program.inAnalysedFile(frame.unit)) {
           if (!frame.shadow) for (const h of importerHandlers) h(frame, ...rest);
           return;
         }
         for (const h of frame.shadow ? shadowHandlers : handlers) h(frame, ...rest);
       };
     }
-  }
-
-  private inAnalysedFile(unit: number): boolean {
-    return (this.program.units[unit]?.module ?? 0) === 0;
   }
 
   /** A place in a unit: a cell of the analysed notebook, or a line of another file of the project. */
@@ -151,9 +147,9 @@ export class RuleDispatcher {
     if (!this.enabled.has(finding.code as RuleCode)) return;
     // A file that imports the analysed one reports too (interpreter.ts reportsIn), but only
     // what is placed in the analysed file, with fixes that edit only it.
-    if (!this.inAnalysedFile(finding.unit)) return;
-    if (finding.fixes.some((fix) => fix.edits.some((e) => e.cellIndex !== undefined && !this.inAnalysedFile(e.cellIndex)))) {
-      finding = { ...finding, fixes: finding.fixes.filter((fix) => fix.edits.every((e) => e.cellIndex === undefined || this.inAnalysedFile(e.cellIndex))) };
+    if (!this.program.inAnalysedFile(finding.unit)) return;
+    if (finding.fixes.some((fix) => fix.edits.some((e) => e.cellIndex !== undefined && !this.program.inAnalysedFile(e.cellIndex)))) {
+      finding = { ...finding, fixes: finding.fixes.filter((fix) => fix.edits.every((e) => e.cellIndex === undefined || this.program.inAnalysedFile(e.cellIndex))) };
     }
     this.tape?.reported(finding);
     // A fix inside a statement that does not parse edits text whose meaning the parser only

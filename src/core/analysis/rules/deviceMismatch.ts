@@ -380,8 +380,7 @@ function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
  * analysed file itself, or of a value made elsewhere.
  */
 function madeHereMetByImporter(c: RuleHost, frame: Frame, made: Located | undefined): Located | undefined {
-  const inAnalysedFile = (unit: number) => (c.program.units[unit]?.module ?? 0) === 0;
-  return made && !inAnalysedFile(frame.unit) && inAnalysedFile(made.unit) ? made : undefined;
+  return made && !c.program.inAnalysedFile(frame.unit) && c.program.inAnalysedFile(made.unit) ? made : undefined;
 }
 
 /** cpuOnOnePath's finding where madeHereMetByImporter holds: at what this file made, naming the other file's use. */

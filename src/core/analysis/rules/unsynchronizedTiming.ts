@@ -5,7 +5,7 @@
 // Anything that might synchronize (a host copy, a print, a call it does not know) keeps it
 // silent: precision first.
 import type { Node } from '../../python/pyNode';
-import { children, dottedKey, field, unparen } from '../../python/syntax';
+import { children, descendants, dottedKey, field, unparen } from '../../python/syntax';
 import type { RuleFrame as Frame } from '../ruleApi';
 import { insertAt } from '../fixes';
 import type { Rule, RuleHost } from '../ruleApi';
@@ -187,19 +187,14 @@ function maySynchronize(scope: Node, from: number, to: number, launched: Set<num
     if (n.startIndex >= from && n.endIndex <= to) {
       if (['if_statement', 'while_statement', 'assert_statement', 'conditional_expression', 'boolean_operator'].includes(n.type)) found = true;
       if (n.type === 'call' && !launched.has(n.id) && !asyncCall(n)) found = true;
-      if (n.type === 'assignment' && field(n, 'left')?.type === 'subscript' && holdsLaunched(field(n, 'right'), launched)) found = true;
+      const right = n.type === 'assignment' && field(n, 'left')?.type === 'subscript' ? field(n, 'right') : null;
+      if (right && descendants(right).some((d) => launched.has(d.id))) found = true;
       if (inLoop && n.type === 'call' && blockingDeviceCopy(n) && n.startIndex >= inLoop.startIndex && from >= inLoop.startIndex) found = true;
     }
     if (!found) for (const c of n.namedChildren) visit(c);
   };
   visit(scope);
   return found;
-}
-
-function holdsLaunched(node: Node | null, launched: Set<number>): boolean {
-  if (!node) return false;
-  if (launched.has(node.id)) return true;
-  return node.namedChildren.some((c) => holdsLaunched(c, launched));
 }
 
 /** `x.to(device)`, `x.cuda()`: a copy that returns once the data is on the device, unless `non_blocking=True`. */
