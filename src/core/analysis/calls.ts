@@ -14,7 +14,7 @@ import {
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isParameterFreeLibraryModule, isMetricConstructor, functionalLossReturnsScalar, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, normalizationWithoutState, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER, LIBRARY_BATCH_ITERATORS, MODULE_CONTAINERS, FILLS_CONTAINER, KEEPS_CONTAINER_EMPTY,
 } from './torchApi';
-import { ACCEL, Arg, containedValues, CPU, functionIdsOf, hasAccel, INTEGER, isCallable, isContainer, isExactlyCpu, isTensorLike, NDARRAY, PENDING, joinValues, outputPlaceOf, NONE, NUMBER, OTHER, Place, resultOf, rowsOf, sameValue, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { ACCEL, Arg, containedValues, CPU, functionIdsOf, hasAccel, INTEGER, isCallable, isContainer, isExactlyCpu, isTensorLike, NDARRAY, PENDING, joinValues, raisedResult, outputPlaceOf, NONE, NUMBER, OTHER, Place, resultOf, rowsOf, sameValue, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collateColumnPlacements, collatePlacement, partialWithDevice } from './collate';
 import { moveWalkedContainer } from './containerMoves';
 import { placesOwnSubmodules } from './ownPlacement';
@@ -253,6 +253,7 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
     ? ctx.program.methodOf(callee.className, 'forward') : undefined;
   if (ownForward?.selfName) {
     const out = callFunction(ctx, ex, frame, call, ownForward, args, 1, argValues, { node: calleeNode, value: callee });
+    if (out.raised) return raisedResult(frame.noGrad > 0);
     if (out.kind !== 'tensor' || out.place === UNTRACKED) return value('tensor', UNTRACKED, { grad: frame.noGrad > 0 ? 'no' : 'yes' });
     const name = shortText(calleeNode);
     const origin = out.origin
@@ -267,10 +268,9 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   // Batch elements are DD002's, which moves them all at the loop's top: then the output is
   // where the model is, and what it meets later (the targets) is part of that finding.
   const onlyBatches = meetings.length > 0 && meetings.every((m) => m.cpu.value.batch && frame.loops.includes(m.cpu.value.batch.loop));
-  if (cpuModuleMeeting(model, tensors) || (meetings.length && !onlyBatches)) {
-    // The call raises there: what follows never sees its output (no cascade of findings).
-    return value('tensor', UNTRACKED, { grad: noGrad ? 'no' : 'unknown' });
-  }
+  // The call raises there, or its input came from one that did: what follows never sees its
+  // output (no cascade of findings).
+  if (cpuModuleMeeting(model, tensors) || (meetings.length && !onlyBatches) || tensors.some((t) => t.value.raised)) return raisedResult(noGrad);
   const cpuMade = cpuTensorForwardMakes(ctx, callee);
   if (cpuMade) return { ...cpuMade, grad: noGrad ? 'no' : cpuMade.grad };
   if (callee.place !== UNTRACKED) {

@@ -586,7 +586,7 @@ export class Expressions implements Evaluator {
     // unless only batch elements of a running loop are on the CPU (DD002 moves them all).
     const meetings = operationMeetings(tensors);
     const onlyBatches = meetings.every((m) => m.cpu.value.batch && frame.loops.includes(m.cpu.value.batch.loop));
-    return meetings.length && !onlyBatches ? { ...result, place: UNTRACKED, origin: undefined, deviceText: undefined } : result;
+    return meetings.length && !onlyBatches ? { ...result, place: UNTRACKED, origin: undefined, deviceText: undefined, raised: true } : result;
   }
 }
 

@@ -187,6 +187,13 @@ export interface Value {
   isNone?: boolean;
   /** A tensor on one path and None on another (`out = None` before a loop that sets it): `x is None` is not decided. */
   mayBeNone?: boolean;
+  /**
+   * What an operation that raises returned (tensors on two devices meeting): no run gets past
+   * it, so whatever is computed from it is not tracked either, and nothing downstream is a
+   * second finding of the same mistake (a CPU model's next layer would otherwise put it "on
+   * the CPU", to meet the GPU targets).
+   */
+  raised?: boolean;
   /** Its truth in the world being interpreted (world.ts): `torch.cuda.is_available()`, a device flag, `x.is_cuda`. */
   truth?: boolean;
   /** That truth may differ between a world with an accelerator and one without (not only a flag's). */
@@ -262,6 +269,11 @@ export function value(kind: Kind, place: Place = UNTRACKED, extra: Partial<Value
   return { kind, place, grad: 'unknown', ...extra };
 }
 
+/** The output of an operation that raises, or of one given such an output (Value.raised). */
+export function raisedResult(noGrad: boolean): Value {
+  return value('tensor', UNTRACKED, { grad: noGrad ? 'no' : 'unknown', raised: true });
+}
+
 export function hasAccel(place: Place): boolean {
   return (place & ACCEL) !== 0;
 }
@@ -286,6 +298,7 @@ export function isTensorLike(v: Value): boolean {
 
 /** The value of an operation's result: the place all tensors share, grad if any has it. */
 export function resultOf(tensors: Arg[], noGrad: boolean): Value {
+  if (tensors.some((t) => t.value.raised)) return raisedResult(noGrad);
   let place: Place = UNTRACKED;
   let untracked = false;
   for (const t of tensors) {
@@ -399,6 +412,7 @@ export function joinValues(a: Value, b: Value): Value {
   if (a.kwargsDevice && b.kwargsDevice) joined.kwargsDevice = { ...a.kwargsDevice, place: (a.kwargsDevice.place | b.kwargsDevice.place) as Place };
   if (a.isNone && b.isNone) joined.isNone = true;
   if (a.mayBeNone || b.mayBeNone) joined.mayBeNone = true;
+  if (a.raised && b.raised) joined.raised = true;
   if (a.truth !== undefined && a.truth === b.truth) {
     joined.truth = a.truth;
     if (a.truthByAccelerator || b.truthByAccelerator) joined.truthByAccelerator = true;

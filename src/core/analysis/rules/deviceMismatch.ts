@@ -148,7 +148,7 @@ function modelArgumentOnCpu(c: RuleHost, frame: Frame, call: Node, model: Arg, i
   const callee = calledName(call);
   const dev = deviceTextFor(frame, input);
   const created = model.value.factory;
-  const fixes: Fix[] = dev && created && created.scope === frame.id
+  const fixes: Fix[] = dev && created && movableWhereCreated(c, frame, created, dev)
     ? [{ title: `Move \`${shortText(model.node, 30)}\` to ${dev} where it is created`, edits: appendMove(created.node, dev, created.unit), preferred: true }]
     : [];
   c.report({
@@ -307,6 +307,17 @@ function cpuOnOnePath(c: RuleHost, frame: Frame, cpu: Arg, other: Arg, branch: C
   });
 }
 
+/**
+ * Whether `.to(dev)` appended where the model is created names a device that exists there:
+ * the same scope (with `dev` bound above the creation), a quoted device, or a module-level
+ * creation below the global `dev`.
+ */
+function movableWhereCreated(c: RuleHost, frame: Frame, created: Located & { scope: number }, dev: string | undefined): boolean {
+  const bindings = () => c.programFact('DD001 first module-level bindings', firstBindings);
+  return (created.scope === frame.id && (!dev || boundAbove(frame, dev, created, bindings()))) || /^["']/.test(dev ?? '') ||
+    (created.scope === -1 && !!dev && globalAbove(frame, dev, created, bindings()));
+}
+
 /** The model itself was never moved, but its input was. */
 function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
   if (model.value.param) return; // the caller's argument: reported at each call (checkArgument)
@@ -321,10 +332,7 @@ function modelOnCpu(c: RuleHost, frame: Frame, model: Arg, input: Arg): void {
   // device ("cuda:1") means the same in the scope that built it.
   // One built by module code and met in a function: moved where it is built, if the device
   // the fix names is a global made above it.
-  const bindings = () => c.programFact('DD001 first module-level bindings', firstBindings);
-  const fixable = !!created && ((created.scope === frame.id && (!dev || boundAbove(frame, dev, created, bindings()))) || /^["']/.test(dev ?? '') ||
-    (created.scope === -1 && !!dev && globalAbove(frame, dev, created, bindings())));
-  const fixes: Fix[] = dev && created && fixable
+  const fixes: Fix[] = dev && created && movableWhereCreated(c, frame, created, dev)
     ? [{ title: `Move \`${shortText(built, 30)}\` to ${dev} where it is created`, edits: appendMove(created.node, dev, created.unit), preferred: true }]
     : [];
   if (created && fixes.length) {
