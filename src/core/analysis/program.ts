@@ -629,7 +629,8 @@ export class Program {
     const holdsNoModule = (construction: string): string[] | undefined => this.buildsNoModuleState(cls, construction, seen);
     const holders = new Set([...cls.methods.values()].flatMap((m) => [...m.node.text.matchAll(HOLDER_ASSIGNMENT)].map((h) => h[1]!)));
     const programBases = cls.baseNodes.length > 0 && cls.baseNodes.every((base) => !!this.baseClass(cls, base)?.isModule);
-    if ([...cls.methods.values()].some((m) => addsModuleState(m, holdsNoModule, holders, programBases))) return false;
+    const classText = [...cls.methods.values()].map((m) => m.node.text).join('\n');
+    if ([...cls.methods.values()].some((m) => addsModuleState(m, holdsNoModule, holders, programBases, classText))) return false;
     // What a base of the program's keeps of what this class hands it (`super().__init__(weight)`):
     // this class's own constructor arguments, kept as if it kept them itself.
     const handedOn: string[] = [];
@@ -1119,6 +1120,18 @@ function isScalarBuffer(made: string, fn: FunctionInfo): boolean {
   return !!param?.defaultNode && /^-?[\d.]+(e-?\d+)?$/.test(param.defaultNode.text);
 }
 
+/**
+ * A 0-dim buffer its class expands to another tensor's shape (`self.real_label.expand_as(pred)`,
+ * or through a local name, `target = self.real_label` then `target.expand_as(pred)`): the
+ * expanded tensor has dimensions, so it is where the module is and meets inputs as any
+ * buffer does (a GAN loss's label never moved with its module makes the loss raise).
+ */
+function expandsBuffer(classText: string, buffer: string): boolean {
+  const names = [`self\\.${buffer}`];
+  for (const m of classText.matchAll(new RegExp(`\\b([A-Za-z_]\\w*)\\s*=\\s*self\\.${buffer}\\s*(?:$|\\n|#)`, 'gm'))) names.push(m[1]!);
+  return new RegExp(`(?:^|[^\\w.])(?:${names.join('|')})\\.(?:expand|expand_as|repeat)\\s*\\(`).test(classText);
+}
+
 /** `self.proj = nn.Linear(...)`: a construction stored on `self` (its call read on by callText). */
 const SELF_CONSTRUCTION = /\bself\.\w+\s*=\s*([\w.]*\b[A-Z]\w*\s*\()/g;
 
@@ -1202,7 +1215,7 @@ function splitTopLevel(text: string): string[] {
 }
 
 /** Whether a method's text gives its module state; `buildsNoModuleState` clears a construction of a stateless class. */
-function addsModuleState(fn: FunctionInfo, buildsNoModuleState: (construction: string) => string[] | undefined, holders: ReadonlySet<string>, programBases: boolean): boolean {
+function addsModuleState(fn: FunctionInfo, buildsNoModuleState: (construction: string) => string[] | undefined, holders: ReadonlySet<string>, programBases: boolean, classText: string): boolean {
   const text = fn.node.text;
   // A base of the program's is judged by its own code (what it keeps of what it is handed).
   if (ADDS_MODULE_STATE.test(text) || (!programBases && WEIGHT_TO_BASE_INIT.test(text))) return true;
@@ -1216,7 +1229,11 @@ function addsModuleState(fn: FunctionInfo, buildsNoModuleState: (construction: s
     const held = heldConstructions(text[bracket] === '[' ? [`[${added}]`] : [added]);
     if (!held || !held.constructions.every((c) => !!buildsNoModuleState(c))) return true;
   }
-  for (const [, made] of text.matchAll(BUFFER_REGISTRATION)) if (!isScalarBuffer(made!, fn) && !bufferOfOptionalArgument(made!, fn)) return true;
+  for (const [registration, made] of text.matchAll(BUFFER_REGISTRATION)) {
+    if (!isScalarBuffer(made!, fn) && !bufferOfOptionalArgument(made!, fn)) return true;
+    const name = /['"](\w+)['"]/.exec(registration!)?.[1];
+    if (name !== undefined && isScalarBuffer(made!, fn) && expandsBuffer(classText, name)) return true;
+  }
   // `self.scale = torch.Tensor([1.0])`: a legacy tensor constructor builds a tensor, not a submodule.
   for (const m of text.matchAll(SELF_CONSTRUCTION)) {
     const construction = callText(text, m.index! + m[0].length - m[1]!.length);
