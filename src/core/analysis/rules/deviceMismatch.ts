@@ -12,7 +12,7 @@ import { ACCEL, acceleratorSide, Arg, CpuBranch, EITHER, excludedByTests, hasAcc
 import { runningBatch } from './shared/batches';
 import { accelPhrase, cpuModelHistory, INDEXED_ON_CPU, onGpu, lineOf, SAME_DEVICE, shortText } from './shared/describe';
 import { ruleMessage } from './shared/message';
-import { canReference, deviceTextFor, firstBindings, globalAbove, boundAbove } from './shared/deviceText';
+import { canReference, deviceTextFor, firstBindings, globalAbove, boundAbove, instanceAttributeAbove } from './shared/deviceText';
 import { cpuModelGivenDeviceIds } from './shared/ddpDeviceIds';
 import { cpuTensorToNccl } from './shared/ncclCollective';
 
@@ -309,13 +309,15 @@ function cpuOnOnePath(c: RuleHost, frame: Frame, cpu: Arg, other: Arg, branch: C
 
 /**
  * Whether `.to(dev)` appended where the model is created names a device that exists there:
- * the same scope (with `dev` bound above the creation), a quoted device, or a module-level
- * creation below the global `dev`.
+ * the same scope (with `dev` bound above the creation), a quoted device, a module-level
+ * creation below the global `dev`, or another method of the class that sets `self.device`
+ * above the creation.
  */
 function movableWhereCreated(c: RuleHost, frame: Frame, created: Located & { scope: number }, dev: string | undefined): boolean {
   const bindings = () => c.programFact('DD001 first module-level bindings', firstBindings);
   return (created.scope === frame.id && (!dev || boundAbove(frame, dev, created, bindings()))) || /^["']/.test(dev ?? '') ||
-    (created.scope === -1 && !!dev && globalAbove(frame, dev, created, bindings()));
+    (created.scope === -1 && !!dev && globalAbove(frame, dev, created, bindings())) ||
+    (created.scope !== -1 && !!dev && instanceAttributeAbove(frame, dev, created));
 }
 
 /** The model itself was never moved, but its input was. */

@@ -136,3 +136,28 @@ export function globalAbove(frame: Frame, text: string, created: { unit: number;
   const bound = bindings.get(root);
   return !!bound && (bound.unit < created.unit || (bound.unit === created.unit && bound.start < created.node.startIndex));
 }
+
+/**
+ * Can `text` (`self.device`) be written where a method of the class meeting the model created
+ * it (`self.model = Net()` in `__init__`, met in `update()`): the creating method is the
+ * frame's class's own, and its body sets that attribute of `self` above the creation.
+ */
+export function instanceAttributeAbove(frame: Frame, text: string, created: { node: Node }): boolean {
+  const attr = /^self\.(\w+)$/.exec(text)?.[1];
+  const creator = enclosingFunction(created.node);
+  const meeting = frame.fn?.node;
+  if (!attr || !creator || !meeting || creator === meeting) return false;
+  const classOf = (fn: Node) => (fn.parent?.type === 'decorated_definition' ? fn.parent.parent : fn.parent)?.parent;
+  const cls = classOf(creator);
+  if (cls?.type !== 'class_definition' || classOf(frame.fn!.node) !== cls) return false;
+  const self = children(field(creator, 'parameters') ?? creator)[0];
+  if (self?.type !== 'identifier' || self.text !== 'self') return false;
+  const stack: Node[] = [field(creator, 'body') ?? creator];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (SCOPES.has(node.type)) continue;
+    if (node.type === 'assignment' && field(node, 'left')?.text === text && node.startIndex < created.node.startIndex) return true;
+    stack.push(...children(node));
+  }
+  return false;
+}
