@@ -93,7 +93,9 @@ export class Expressions implements Evaluator {
         return deviceFromString(node) ?? OTHER;
       case 'integer': return INTEGER;
       case 'float': return NUMBER;
-      case 'true': case 'false': return OTHER;
+      // `if False:`, `parallel = False` ... `if parallel:`: decided as Python decides it. A
+      // device flag the world varies (`use_cuda = False`, a setting users flip) is the world's.
+      case 'true': case 'false': return value('other', UNTRACKED, { truth: node.type === 'true', literalTruth: true });
       case 'none': return NONE;
       case 'call': return evalCall(this.ctx, this, frame, node, false);
       case 'attribute': return this.evalAttribute(frame, node);
@@ -177,7 +179,7 @@ export class Expressions implements Evaluator {
 
   /** A device flag's truth in this world (world.ts), when the program does not already say. */
   private withFlag(key: string, v: Value): Value {
-    if (v.truth !== undefined) return v;
+    if (v.truth !== undefined && !v.literalTruth) return v;
     const truth = this.ctx.world.flag(key);
     return truth === undefined ? v : { ...v, truth, acceleratorWhen: !NEGATIVE_DEVICE_FLAG.test(key.slice(key.lastIndexOf('.') + 1)) };
   }

@@ -619,6 +619,7 @@ export class Interpreter implements RoundContext {
         evalCall(this, this.ex, frame, expr, true);
         this.checkDiscardedChain(frame, expr);
         this.setGradEnabled(frame, expr);
+        if (REBINDS_GLOBALS.test(expr.text)) forgetLiteralSwitches(frame.env);
       }
       else if (expr.type === 'yield') this.execYield(frame, expr);
       else this.ex.eval(frame, expr);
@@ -1329,3 +1330,16 @@ function declaredGlobals(body: Node): ReadonlySet<string> {
 
 const DECLARED_GLOBALS = new WeakMap<Node, ReadonlySet<string>>();
 
+/**
+ * `exec(open("configurator.py").read())`, `globals().update(overrides)`: code that may rebind
+ * any name of the scope (nanoGPT's command-line overrides of `profile = False`).
+ */
+const REBINDS_GLOBALS = /^(exec\s*\(|(globals|vars|locals)\s*\(\s*\)\s*\.\s*update\s*\()/;
+
+/** After such code a switch set to `True`/`False` above is a setting, no longer a decided test. */
+function forgetLiteralSwitches(env: Env): void {
+  for (const name of env.keys()) {
+    const v = env.get(name);
+    if (v?.literalTruth) env.set(name, { ...v, truth: undefined, literalTruth: undefined });
+  }
+}

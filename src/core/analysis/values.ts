@@ -196,6 +196,8 @@ export interface Value {
   raised?: boolean;
   /** Its truth in the world being interpreted (world.ts): `torch.cuda.is_available()`, a device flag, `x.is_cuda`. */
   truth?: boolean;
+  /** That truth is a literal's (`True`, `False`) bound to a name: a device flag the world varies overrides it. */
+  literalTruth?: boolean;
   /** That truth may differ between a world with an accelerator and one without (not only a flag's). */
   truthByAccelerator?: boolean;
   /** A submodule read from outside its instance (`model.encoder`): its `factory` is the instance's, which a move takes with it. */
@@ -418,6 +420,7 @@ export function joinValues(a: Value, b: Value): Value {
     if (a.truthByAccelerator || b.truthByAccelerator) joined.truthByAccelerator = true;
     if (a.truthByOneDevice || b.truthByOneDevice) joined.truthByOneDevice = true;
     if (a.acceleratorWhen !== undefined && a.acceleratorWhen === b.acceleratorWhen) joined.acceleratorWhen = a.acceleratorWhen;
+    if (a.literalTruth && b.literalTruth) joined.literalTruth = true;
   }
   if (a.buildsModule && b.buildsModule) joined.buildsModule = true;
   if (a.parameter && b.parameter) joined.parameter = true;
