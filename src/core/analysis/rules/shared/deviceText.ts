@@ -149,7 +149,7 @@ export function instanceAttributeAbove(frame: Frame, text: string, created: { no
   if (!attr || !creator || !meeting || creator === meeting) return false;
   const classOf = (fn: Node) => (fn.parent?.type === 'decorated_definition' ? fn.parent.parent : fn.parent)?.parent;
   const cls = classOf(creator);
-  if (cls?.type !== 'class_definition' || classOf(frame.fn!.node) !== cls) return false;
+  if (cls?.type !== 'class_definition' || classOf(meeting) !== cls) return false;
   const self = children(field(creator, 'parameters') ?? creator)[0];
   if (self?.type !== 'identifier' || self.text !== 'self') return false;
   const stack: Node[] = [field(creator, 'body') ?? creator];
