@@ -619,7 +619,7 @@ export class Interpreter implements RoundContext {
         evalCall(this, this.ex, frame, expr, true);
         this.checkDiscardedChain(frame, expr);
         this.setGradEnabled(frame, expr);
-        if (REBINDS_GLOBALS.test(expr.text)) forgetLiteralSwitches(frame.env);
+        if (rebindsGlobals(expr)) forgetLiteralSwitches(frame.env);
       }
       else if (expr.type === 'yield') this.execYield(frame, expr);
       else this.ex.eval(frame, expr);
@@ -1334,7 +1334,16 @@ const DECLARED_GLOBALS = new WeakMap<Node, ReadonlySet<string>>();
  * `exec(open("configurator.py").read())`, `globals().update(overrides)`: code that may rebind
  * any name of the scope (nanoGPT's command-line overrides of `profile = False`).
  */
-const REBINDS_GLOBALS = /^(exec\s*\(|(globals|vars|locals)\s*\(\s*\)\s*\.\s*update\s*\()/;
+function rebindsGlobals(call: Node): boolean {
+  const callee = field(call, 'function');
+  if (callee?.type === 'identifier') return callee.text === 'exec';
+  if (callee?.type !== 'attribute' || field(callee, 'attribute')?.text !== 'update') return false;
+  const holder = field(callee, 'object');
+  const maker = holder?.type === 'call' ? field(holder, 'function') : null;
+  return maker?.type === 'identifier' && SCOPE_DICTS.has(maker.text);
+}
+
+const SCOPE_DICTS = new Set(['globals', 'vars', 'locals']);
 
 /** After such code a switch set to `True`/`False` above is a setting, no longer a decided test. */
 function forgetLiteralSwitches(env: Env): void {
