@@ -21,14 +21,16 @@ export function holdsNoWeights(ctx: RoundContext, className: string | undefined)
 }
 
 /**
- * A weightless module that keeps no tensor either (no buffer, no plain tensor attribute):
- * nothing of it moves with `.to()`, so it has no place of its own, and its output is where
- * its forward puts it. A module with a buffer (a sinusoid's frequencies) is where it was moved.
+ * A weightless module that keeps no buffer: nothing of it moves with `.to()`, so it has no
+ * place of its own, and its output is where its forward puts it. A module with a buffer (a
+ * sinusoid's frequencies) is where it was moved. A plain tensor attribute (a blur kernel made
+ * with `.to(DEVICE)`) does not follow `.to()` either: it is where it was made, and forward's
+ * operations meet it there.
  */
 export function keepsNoTensors(ctx: RoundContext, className: string | undefined): boolean {
   const cls = className ? ctx.program.classes.get(className) : undefined;
   if (!cls || !holdsNoWeights(ctx, className)) return false;
-  const holdsTensor = (v: Value): boolean => v.kind === 'tensor' || containedValues(v).some(holdsTensor);
+  const holdsTensor = (v: Value): boolean => (v.kind === 'tensor' && !!v.parameter) || containedValues(v).some(holdsTensor);
   return ctx.program.classLineage(cls.key).every((key) => ![...(ctx.previous.classAttrsOf(key)?.values() ?? [])].some(holdsTensor));
 }
 
