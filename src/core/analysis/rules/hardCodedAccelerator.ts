@@ -154,20 +154,40 @@ function readsName(root: Node, name: string): boolean {
 
 /**
  * A function that also calls a collective (`torch.distributed.broadcast(order)` after
- * `order = torch.randperm(n).cuda()`) shares tensors between GPU processes: CUDA is
- * what the NCCL backend requires there, not a portability slip.
+ * `order = torch.randperm(n).cuda()`), itself or through the project's own thin wrapper
+ * (`all_reduce(buffer)` of a `def all_reduce(t): return dist.all_reduce(t)`), shares tensors
+ * between GPU processes: CUDA is what the NCCL backend requires there, not a portability slip.
  */
 function feedsCollective(host: RuleHost, frame: Frame, call: Node): boolean {
   if (!frame.fn) return false;
-  const imports = host.program.importsAt(frame.unit);
-  const stack: Node[] = [frame.fn.body];
+  return callsCollective(host, frame.fn.body, frame.unit, call, 1);
+}
+
+/** `root` calls a collective, or (`wrappers` levels deep) a function of the project that does. */
+function callsCollective(host: RuleHost, root: Node, unit: number, except: Node | undefined, wrappers: number): boolean {
+  const imports = host.program.importsAt(unit);
+  const stack: Node[] = [root];
   while (stack.length) {
     const n = stack.pop()!;
     const callee = n.type === 'call' ? field(n, 'function') : null;
-    if (callee && n.id !== call.id && DISTRIBUTED_COLLECTIVES.has(imports.qualify(callee) ?? '')) return true;
+    if (callee && n.id !== except?.id) {
+      if (DISTRIBUTED_COLLECTIVES.has(imports.qualify(callee) ?? '')) return true;
+      const wrapper = wrappers > 0 ? projectFunction(host, unit, callee) : undefined;
+      if (wrapper && callsCollective(host, wrapper.body, wrapper.unit, undefined, wrappers - 1)) return true;
+    }
     stack.push(...children(n));
   }
   return false;
+}
+
+/** `helper(...)` of a module-level `def helper` in the same file, or `utils.helper(...)` of an imported one. */
+function projectFunction(host: RuleHost, unit: number, callee: Node): { body: Node; unit: number } | undefined {
+  const program = host.program;
+  const own = callee.type === 'identifier' ? program.modules[program.units[unit]?.module ?? 0]?.topFunctions.get(callee.text) : undefined;
+  if (own) return { body: own.body, unit: own.unit };
+  const qualified = program.importsAt(unit).qualify(callee);
+  const member = qualified ? program.member(unit, qualified) : undefined;
+  return member?.kind === 'function' ? { body: member.fn.body, unit: member.fn.unit } : undefined;
 }
 
 /**
