@@ -27,6 +27,9 @@ export const moduleCreatedInForward: Rule = (host) => ({
     if (!at || at.fn.name !== 'forward') return;
     const use = usedInPlace(call, at.fn);
     if (!use) return;
+    // `nn.Sequential(self.embed, *self.blocks, self.head)`: a container of layers `__init__`
+    // registered holds no new weights; `.to()`, `parameters()` and `eval()` already reach them.
+    if (at.fn.selfName && CONTAINERS.has(nnModuleClass(qualified) ?? '') && wrapsOnlyOwnLayers(call, at.fn.selfName)) return;
     const modeOnly = held === 'mode';
     // `nn.Dropout(p)(x)` with `p` forward's own argument: the caller sets the rate per call (0 to evaluate).
     if (modeOnly && rateFromParameter(call, at.fn)) return;
@@ -52,6 +55,24 @@ export const moduleCreatedInForward: Rule = (host) => ({
     });
   },
 });
+
+const CONTAINERS = new Set(['Sequential', 'ModuleList']);
+
+/** Every argument is `self.<layer>`, `*self.<layers>` or a list of those: layers the module already holds. */
+function wrapsOnlyOwnLayers(ctor: Node, selfName: string): boolean {
+  const argList = field(ctor, 'arguments');
+  const items = argList ? argList.codeChildren.filter((n) => n.type !== '(' && n.type !== ')' && n.type !== ',' && n.type !== 'comment') : [];
+  const own = (n: Node): boolean => {
+    const e = unparen(n);
+    if (e.type === 'list_splat') return e.codeChildren.some((c) => c.type !== '*' && own(c));
+    if (e.type === 'list' || e.type === 'tuple') return e.codeChildren.filter((c) => !'[](),'.includes(c.type)).every(own);
+    if (e.type === 'subscript') return own(field(e, 'value') ?? e.codeChildren[0]!);
+    let root = e;
+    while (root.type === 'attribute') root = field(root, 'object') ?? root.codeChildren[0]!;
+    return e.type === 'attribute' && root.type === 'identifier' && root.text === selfName;
+  };
+  return items.length > 0 && items.every(own);
+}
 
 /** The rate (`p`, first positional) is one of forward's parameters. */
 function rateFromParameter(ctor: Node, fn: FunctionInfo): boolean {
