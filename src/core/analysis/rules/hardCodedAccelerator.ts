@@ -8,8 +8,8 @@
 // launcher, NCCL, CUDA streams or events) stay silent.
 import type { Node } from '../../python/pyNode';
 import { cudaHardcodeIn, isCudaLiteral, underDeviceCondition } from '../../python/cudaHardcode';
-import { callArguments, children, field, nodeRange, stringLiteralValue } from '../../python/syntax';
-import type { DeviceChoice, ProgramView, RuleFrame as Frame, Rule, RuleHost, UnitFinding } from '../ruleApi';
+import { callArguments, children, descendants, field, nodeRange, stringLiteralValue } from '../../python/syntax';
+import type { DeviceChoice, FunctionInfo, ProgramView, RuleFrame as Frame, Rule, RuleHost, UnitFinding } from '../ruleApi';
 import { DISTRIBUTED_COLLECTIVES } from '../torchApi';
 import type { Fix, Range, TextEdit } from '../types';
 import { calledAs, callerPosition, callsNamed, passesParameter } from './shared/callSites';
@@ -54,15 +54,16 @@ export const hardCodedAccelerator: Rule = (host) => {
     call: (frame, call, qualified) => {
       const choice = host.deviceChoice();
       const found = cudaHardcodeIn(call, qualified);
-      if (callsQuiet(choice) || inGpuOnlyTest(call) || underDeviceCondition(call) || feedsCollective(host, frame, call)) return;
+      if (callsQuiet(choice) || inGpuOnlyTest(call) || underDeviceCondition(call)) return;
       // `def cuda(self): self.criterion.cuda()`: the class's own move, which its callers make
       // when they choose to; the choice is theirs, not this method's.
       if (frame.fn?.selfName && MOVE_METHODS.has(frame.fn.name)) return;
       if (inUnreadParameterDefault(call)) return;
-      if (found) add({ kind: 'call', unit: frame.unit, call, hardcode: found });
-      else {
+      if (found) {
+        if (!feedsCollective(host, frame, call)) add({ kind: 'call', unit: frame.unit, call, hardcode: found });
+      } else {
         const literal = cudaVariable(host, frame, call, qualified);
-        if (literal) add({ kind: 'variable', unit: literal.unit, literal: literal.node });
+        if (literal && !feedsCollective(host, frame, call)) add({ kind: 'variable', unit: literal.unit, literal: literal.node });
       }
     },
   };
@@ -159,35 +160,49 @@ function readsName(root: Node, name: string): boolean {
  * between GPU processes: CUDA is what the NCCL backend requires there, not a portability slip.
  */
 function feedsCollective(host: RuleHost, frame: Frame, call: Node): boolean {
-  if (!frame.fn) return false;
-  return callsCollective(host, frame.fn.body, frame.unit, call, 1);
+  const fn = frame.fn;
+  if (!fn) return false;
+  if (callsCollective(host.program.importsAt(frame.unit), fn.body, (callee) => callee.parent?.id !== call.id)) return true;
+  // The wrappers are a fact of the program's text, so a keystroke elsewhere still replays this run.
+  return host.programFact('DD005 functions reaching a collective through a wrapper', wrapperCallers).has(functionKey(fn));
 }
 
-/** `root` calls a collective, or (`wrappers` levels deep) a function of the project that does. */
-function callsCollective(host: RuleHost, root: Node, unit: number, except: Node | undefined, wrappers: number): boolean {
-  const imports = host.program.importsAt(unit);
-  const stack: Node[] = [root];
-  while (stack.length) {
-    const n = stack.pop()!;
+function functionKey(fn: FunctionInfo): string {
+  return `${fn.unit}:${fn.className ?? ''}.${fn.name}`;
+}
+
+/** Some call under `root` (other than those `include` rejects) is a torch.distributed collective. */
+function callsCollective(imports: ReturnType<ProgramView['importsAt']>, root: Node, include: (callee: Node) => boolean = () => true): boolean {
+  return descendants(root).some((n) => {
     const callee = n.type === 'call' ? field(n, 'function') : null;
-    if (callee && n.id !== except?.id) {
-      if (DISTRIBUTED_COLLECTIVES.has(imports.qualify(callee) ?? '')) return true;
-      const wrapper = wrappers > 0 ? projectFunction(host, unit, callee) : undefined;
-      if (wrapper && callsCollective(host, wrapper.body, wrapper.unit, undefined, wrappers - 1)) return true;
-    }
-    stack.push(...children(n));
+    return !!callee && include(callee) && DISTRIBUTED_COLLECTIVES.has(imports.qualify(callee) ?? '');
+  });
+}
+
+/** The program's functions (module level and methods) that call a project function whose own body calls a collective. */
+function wrapperCallers(program: ProgramView): Set<string> {
+  const functions = [...program.modules.flatMap((m) => [...m.topFunctions.values()]), ...[...program.classes.values()].flatMap((c) => [...c.methods.values()])];
+  const wrappers = new Set(functions.filter((f) => callsCollective(program.importsAt(f.unit), f.body)).map(functionKey));
+  const out = new Set<string>();
+  if (!wrappers.size) return out;
+  for (const fn of functions) {
+    const reaches = descendants(fn.body).some((n) => {
+      const callee = n.type === 'call' ? field(n, 'function') : null;
+      const target = callee ? projectFunction(program, fn.unit, callee) : undefined;
+      return !!target && wrappers.has(functionKey(target));
+    });
+    if (reaches) out.add(functionKey(fn));
   }
-  return false;
+  return out;
 }
 
 /** `helper(...)` of a module-level `def helper` in the same file, or `utils.helper(...)` of an imported one. */
-function projectFunction(host: RuleHost, unit: number, callee: Node): { body: Node; unit: number } | undefined {
-  const program = host.program;
+function projectFunction(program: ProgramView, unit: number, callee: Node): FunctionInfo | undefined {
   const own = callee.type === 'identifier' ? program.modules[program.units[unit]?.module ?? 0]?.topFunctions.get(callee.text) : undefined;
-  if (own) return { body: own.body, unit: own.unit };
+  if (own) return own;
   const qualified = program.importsAt(unit).qualify(callee);
   const member = qualified ? program.member(unit, qualified) : undefined;
-  return member?.kind === 'function' ? { body: member.fn.body, unit: member.fn.unit } : undefined;
+  return member?.kind === 'function' ? member.fn : undefined;
 }
 
 /**
