@@ -151,7 +151,8 @@ function noteCall(
   // `reparameterize_model(model)` is a function that takes (and returns) a module.
   const modelFunction = qualified !== undefined || isModelFunctionName(calleeKey ?? '') || isModelActionName(calleeKey ?? '');
   if (calleeKey && !modelFunction && (MODEL_LIKE_NAME.test(calleeKey) || LOSS_LIKE_NAME.test(calleeKey))) {
-    for (const arg of callArguments(call).positional) note(keyOf(arg), 'tensor');
+    const args = callArguments(call);
+    for (const arg of [...args.positional, ...args.keywords.values()]) note(keyOf(arg), 'tensor');
   }
   // `isinstance(x, torch.Tensor)`: no evidence that x is one (the other branch takes what is
   // not), but what `x.device` reads where it is.
@@ -169,8 +170,14 @@ function noteCall(
   }
   const last = qualified.split('.').pop() ?? '';
   if (!qualified.startsWith('torch.') || WRAPPER_MODULES.has(qualified) || /^[A-Z]/.test(last) || takesModule(qualified)) return;
-  for (const arg of callArguments(call).positional) note(keyOf(arg), 'tensor');
+  const args = callArguments(call);
+  for (const arg of args.positional) note(keyOf(arg), 'tensor');
+  // `torch.gather(q, dim=3, index=u)`: the keywords that name a tensor operand (not `dim=`, `dtype=`).
+  for (const [name, arg] of args.keywords) if (TENSOR_KEYWORDS.has(name)) note(keyOf(arg), 'tensor');
 }
+
+/** Keyword arguments of torch functions that take a tensor. */
+const TENSOR_KEYWORDS = new Set(['input', 'other', 'index', 'indices', 'mask', 'target', 'weight', 'src', 'tensor', 'condition', 'mat1', 'mat2', 'vec', 'vec1', 'vec2', 'x', 'y']);
 
 /** The node types an assignment unpacks into (`a, b = ...`, `[x, *rest] = ...`). */
 export const UNPACKING_TARGETS = new Set(['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'parenthesized_expression', 'list_splat_pattern']);
