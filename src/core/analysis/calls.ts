@@ -189,6 +189,13 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   const argValues = evalArgs(ex, frame, args);
   if (callee.pending) return PENDING;
   if (isCallable(callee)) return callCallables(ctx, ex, frame, call, callee, args, argValues);
+  // `evaluate = MultiScaleEval(...)`, then `evaluate(net, loader)`: an instance of one of the
+  // program's classes (not a module) runs its `__call__` for these arguments.
+  const dunderCall = callee.kind === 'other' && callee.className ? ctx.program.methodOf(callee.className, '__call__') : undefined;
+  if (dunderCall?.selfName) {
+    const key = dottedKey(calleeNode);
+    return callFunction(ctx, ex, frame, call, dunderCall, args, 1, argValues, undefined, { node: calleeNode, value: callee }, undefined, key ? { key, value: callee } : undefined);
+  }
   if (callee.makesCpuTensor) return transformedTensor(frame, call, shortText(calleeNode));
   if (convertsModel(calleeNode.text, callee, argValues, frame)) return value('module');
   // An `nn.Sequential()` built empty and not filled since is the identity: no weights meet its input.
@@ -956,7 +963,9 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   const listed = (name === 'list' || name === 'tuple') && args.positional.length === 1 && !args.hasSplat ? unparen(args.positional[0]) : undefined;
   const listedCallee = listed?.type === 'call' ? field(listed, 'function') : undefined;
   const listsParameters = listedCallee?.type === 'attribute' && /^(named_)?(parameters|buffers|children|modules)$/.test(field(listedCallee, 'attribute')?.text ?? '');
-  if (listed && (listed.type === 'identifier' || listsParameters || (listed.type === 'call' && listedCallee?.text === 'zip'))) {
+  // `batch = tuple(t.to(device) for t in batch)`: every item is what the generator makes.
+  const comprehension = listed?.type === 'generator_expression' || listed?.type === 'list_comprehension';
+  if (listed && (listed.type === 'identifier' || listsParameters || comprehension || (listed.type === 'call' && listedCallee?.text === 'zip'))) {
     const items = ex.eval(frame, listed);
     if (items.kind === 'other' && items.anyElement && !items.entries) return items;
     return UNKNOWN;

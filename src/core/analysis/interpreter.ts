@@ -10,7 +10,7 @@ import { Env, ScopeChain, type UnboundOnPath } from './env';
 import { Arm, clauseArm, markCpuArms, skippedArm } from './branchPlaces';
 import { Expressions } from './expressions';
 import { Frame, instanceClass, Summaries } from './frame';
-import { bindLoopTarget, replacesEveryItem } from './loops';
+import { bindLoopTarget, everyItemLoop } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { DATALOADER_CLASSES, MODULE_BASE_CLASSES, NO_GRAD_CONTEXTS } from './torchApi';
 import { concatenated, containedValues, CPU, hasAccel, isTensorLike, joinValues, NONE, OTHER, Place, UNKNOWN, UNTRACKED, Value, value } from './values';
@@ -66,6 +66,8 @@ export class Interpreter implements RoundContext {
   private readonly tape?: Tape;
   private readonly runs?: RunCache;
   private readonly round: RoundKind;
+  /** Per `for` statement being run: the containers its body fills item by item (`d[k] = ...` over `d`), with what went in. */
+  private readonly itemFills = new Map<number, Map<string, Value>>();
   private readonly reportAgain?: (finding: UnitFinding) => void;
 
   constructor(
@@ -833,11 +835,22 @@ export class Interpreter implements RoundContext {
         return;
       }
       // `for i in range(len(blocks)): blocks[i] = blocks[i].to(device)`: every item is replaced.
-      const everyItem = !!index && replacesEveryItem(t, objNode, index);
+      const fillingLoop = index ? everyItemLoop(t, objNode, index) : undefined;
+      const everyItem = fillingLoop !== undefined;
       if (key && everyItem && !container.elements && !container.entries && !container.anyElement && container.place !== UNTRACKED) {
         // A batch element of unknown structure whose items are all replaced one by one: a
         // list (a tensor would be moved whole, `x = x.to(device)`), now where the items are.
         frame.env.set(key, { ...container, place: v.place, deviceText: v.deviceText, origin: v.origin, factory: undefined });
+        return;
+      }
+      // `for k in batch.keys(): batch[k] = torch.tensor(batch[k])` on a dict of unknown content:
+      // whatever it held before, every item is now what the loop makes.
+      if (key && fillingLoop && container.kind === 'unknown' && !container.elements && !container.entries && !container.anyElement) {
+        frame.env.set(key, value('other', UNTRACKED, { anyElement: v }));
+        // Kept past the loop's merge with its entry (execFor): zero iterations mean no items.
+        const fills = this.itemFills.get(fillingLoop.id);
+        const before = fills?.get(key);
+        fills?.set(key, before ? joinValues(before, v) : v);
         return;
       }
       if (key && (container.elements || container.entries || container.anyElement)) {
@@ -855,9 +868,23 @@ export class Interpreter implements RoundContext {
     }
     if (['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'expression_list'].includes(t.type)) {
       const targets = children(t);
+      const star = targets.findIndex((sub) => sub.type === 'list_splat_pattern' || sub.type === 'list_splat');
+      if (star < 0) {
+        targets.forEach((sub, i) => this.assign(frame, sub, elementOf(v, i, targets.length)));
+        return;
+      }
+      // `logits, *aux = net(x)`: the names before the star take the first items, those after
+      // it the last, and the starred name a list of what is left between.
+      const items = v.elements && v.elements.length >= targets.length - 1 ? v.elements : undefined;
       targets.forEach((sub, i) => {
-        if (sub.type === 'list_splat_pattern' || sub.type === 'list_splat') return;
-        this.assign(frame, sub, elementOf(v, i, targets.length));
+        if (i === star) {
+          const inner = children(sub)[0];
+          const rest = items?.slice(star, items.length - (targets.length - 1 - star));
+          if (inner) this.assign(frame, inner, rest ? value('other', UNTRACKED, { elements: rest }) : UNKNOWN);
+          return;
+        }
+        const item = items ? items[i < star ? i : items.length - (targets.length - i)] : elementOf(v, i, Number.NaN);
+        this.assign(frame, sub, item);
       });
     }
   }
@@ -1055,7 +1082,12 @@ export class Interpreter implements RoundContext {
     // `for out in outputs:` over a list the program filled: each item is what went in.
     // `for row in boxes:` over a tensor: each row is a tensor where `boxes` is, with its grad.
     const item = iterated.kind === 'tensor' && !containedValues(iterated).length ? elementOf(iterated, 0, 1) : this.ex.iterationItem(frame, right, iterated);
+    const fills = new Map<string, Value>();
+    this.itemFills.set(stmt.id, fills);
     this.loop(frame, body, () => loop ? loop.bind() : this.assign(frame, left, item));
+    this.itemFills.delete(stmt.id);
+    // `for k in batch.keys(): batch[k] = torch.tensor(batch[k])`: after the loop every item is what it made.
+    for (const [key, v] of fills) if (frame.env.get(key)?.kind === 'unknown') frame.env.set(key, value('other', UNTRACKED, { anyElement: v }));
     if (loop) {
       frame.loops.pop();
       this.events.loopFinished(frame, loop.info);

@@ -168,19 +168,31 @@ function collectNames(target: Node, into: Binding[]): void {
   else into.push({ target: t, kind: 'unknown' });
 }
 
-/** `xs[i] = …` inside `for i in range(len(xs)):` (the loop directly around it): each item of `xs` is assigned. */
+/**
+ * `xs[i] = …` inside `for i in range(len(xs)):`, or `d[k] = …` inside `for k in d:` /
+ * `for k in d.keys():` (the loop directly around it): each item of the container is assigned.
+ */
 export function replacesEveryItem(target: Node, container: Node, index: Node): boolean {
+  return everyItemLoop(target, container, index) !== undefined;
+}
+
+/** The `for` statement of replacesEveryItem. */
+export function everyItemLoop(target: Node, container: Node, index: Node): Node | undefined {
   const i = unparen(index);
-  if (i.type !== 'identifier') return false;
+  if (i.type !== 'identifier') return undefined;
   for (let n = target.parent; n; n = n.parent) {
-    if (n.type === 'function_definition' || n.type === 'class_definition') return false;
+    if (n.type === 'function_definition' || n.type === 'class_definition') return undefined;
     if (n.type !== 'for_statement') continue;
     const [left, right] = [field(n, 'left'), field(n, 'right')];
-    if (left?.text !== i.text) return false;
-    const count = right ? onlyArgumentOf(right, 'range') : undefined;
-    return !!count && onlyArgumentOf(count, 'len')?.text === container.text;
+    if (left?.text !== i.text || !right) return undefined;
+    const over = unparen(right);
+    if (over.text === container.text) return n;
+    const keys = over.type === 'call' ? field(over, 'function') : null;
+    if (keys?.type === 'attribute' && field(keys, 'attribute')?.text === 'keys' && field(keys, 'object')?.text === container.text && children(field(over, 'arguments') ?? over).length === 0) return n;
+    const count = onlyArgumentOf(right, 'range');
+    return count && onlyArgumentOf(count, 'len')?.text === container.text ? n : undefined;
   }
-  return false;
+  return undefined;
 }
 
 /** `name(x)`: x, when `call` calls `name` with one positional argument. */
