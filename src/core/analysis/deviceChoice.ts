@@ -6,7 +6,7 @@
 // kernel's test.
 import type { Node } from '../python/pyNode';
 import { isCudaLiteral } from '../python/cudaHardcode';
-import { callArguments, children, field, stringLiteralValue } from '../python/syntax';
+import { callArguments, children, field, stringLiteralValue, unparen } from '../python/syntax';
 import { DEVICE_PARAMETER, GPU_SWITCH, readCudaFacts, type StaticCuda } from './cudaFacts';
 import { importsCudaOnlyKernels } from './cudaOnlyKernels';
 import type { ImportTable } from './imports';
@@ -189,6 +189,7 @@ function statementChoice(program: Program, unit: number, statement: Node, scan: 
     if (node.type === 'attribute' || node.type === 'identifier') noteName(node, imports, choice);
     else if (node.type === 'call') noteCall(program, unit, node, choice, scan);
     else if (node.type === 'parameters' || node.type === 'lambda_parameters') noteParameters(node, choice);
+    else if (node.type === 'decorated_definition') noteCliDecorator(node, imports, choice);
     for (const c of children(node)) if (c.type !== 'string' && c.type !== 'comment') stack.push(c);
   }
   return choice;
@@ -302,6 +303,26 @@ const SAVES = new Set(['torch.save', 'torch.serialization.save']);
 
 /** Libraries that turn a function's parameters into command-line options. */
 const CLI_ENTRY_POINTS = new Set(['typer.run', 'fire.Fire']);
+
+/** Decorators that do the same to the function they decorate (`@call_parse def train(..., device='cuda')`). */
+const CLI_DECORATORS = new Set(['fastcore.script.call_parse']);
+
+function noteCliDecorator(definition: Node, imports: ImportTable, choice: DeviceChoice): void {
+  const fn = field(definition, 'definition');
+  const params = fn?.type === 'function_definition' ? field(fn, 'parameters') : null;
+  if (!params) return;
+  for (const decorator of children(definition)) {
+    if (decorator.type !== 'decorator') continue;
+    const expr = unparen(children(decorator)[0] ?? decorator);
+    const q = imports.qualify(expr.type === 'call' ? field(expr, 'function') ?? expr : expr);
+    if (!q || !CLI_DECORATORS.has(q)) continue;
+    const device = children(params).map((p) => (p.type === 'identifier' ? p : field(p, 'name') ?? children(p)[0])).find((n) => n?.type === 'identifier' && DEVICE_PARAMETER.test(n.text));
+    if (device) {
+      choice.runTimeChoice ??= `takes a --${device.text} option (\`@${q.split('.').pop()}\`)`;
+      choice.deviceOption ??= definition;
+    }
+  }
+}
 
 /** `utils.save_model(...)`: a project module's function whose own body calls torch.save (or what `wanted` names). */
 function bodyCalls(program: Program, unit: number, qualified: string, scan: { askedProject: boolean }, wanted: (callee: string) => boolean): boolean {
