@@ -1715,6 +1715,7 @@ function evalMove(
     placeless: recv.placeless,
     // A wrapper on some paths over a module left on the CPU on the others: moved, that module's inputs must follow.
     movesInputs: recv.movesInputs && !recv.plainOnCpu,
+    pipeline: recv.pipeline,
     gradlessOutput: recv.gradlessOutput,
     scalarOutput: recv.scalarOutput,
     // `x.sum().cpu()` is still 0-dim: on the CPU it may meet tensors on any device.

@@ -77,6 +77,11 @@ export function isPipelineConstructor(qualified: string): boolean {
   return PIPELINE.test(qualified);
 }
 
+/** A pipeline's component models: `pipe.to(device)` moves each of them, and each takes its inputs where it is. */
+export const PIPELINE_COMPONENTS: ReadonlySet<string> = new Set([
+  'unet', 'vae', 'text_encoder', 'text_encoder_2', 'text_encoder_3', 'transformer', 'controlnet', 'image_encoder', 'prior', 'decoder', 'vqvae', 'movq',
+]);
+
 /**
  * Hugging Face models loaded with `from_pretrained` (`BertModel`, `AutoModelForCausalLM`,
  * `T5ForConditionalGeneration`): a module on the CPU until `.to(device)`, unless the call

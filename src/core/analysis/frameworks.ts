@@ -11,7 +11,7 @@ import { callArguments, children, dottedKey, field, stringLiteralValue, unparen 
 import { evalDevice } from './devices';
 import type { Env } from './env';
 import type { Frame } from './frame';
-import { DEVICE_HOOK, isModelFunctionName, isPipelineConstructor } from './frameworkNames';
+import { DEVICE_HOOK, isModelFunctionName, isPipelineConstructor, PIPELINE_COMPONENTS } from './frameworkNames';
 import type { FunctionInfo, Program } from './program';
 import type { Evaluator, RoundContext } from './roundContext';
 import { isAcceleratorDeviceString, MODEL_LIKE_NAME } from './torchApi';
@@ -70,6 +70,10 @@ function frameworkOf(ctx: RoundContext, recvNode: Node, recv: Value): (PlacedBy 
 
 /** `accelerator.device`, `fabric.device`. */
 export function frameworkAttribute(ctx: RoundContext, objNode: Node, recv: Value, attr: string): Value | undefined {
+  // `pipe.unet(latents, t)`: the pipeline moves its inputs itself, its component models do not.
+  if (recv.pipeline && PIPELINE_COMPONENTS.has(attr)) {
+    return value('module', recv.place, { deviceText: recv.deviceText, origin: recv.origin, grad: 'yes' });
+  }
   if (attr !== 'device') return undefined;
   const fw = frameworkOf(ctx, objNode, recv);
   return fw && value('device', fw.place, { deviceText: fw.deviceText });
@@ -190,7 +194,7 @@ export function frameworkCall(ctx: RoundContext, ex: Evaluator, frame: Frame, ca
     return place === undefined ? value('other') : value('other', UNTRACKED, { placedBy: { framework, place, deviceText: '' } });
   }
   if (isLoader) return timmLoader(ctx, ex, frame, args);
-  if (pipeline) return value('module', UNTRACKED, { movesInputs: true });
+  if (pipeline) return value('module', UNTRACKED, { movesInputs: true, pipeline: true });
   if (keeps) return argValues[0] ? strip(argValues[0].value) : OTHER;
   if (IN_PLACE_WRAPPERS.has(q)) return argValues[0]?.value ?? value('module');
   if (returnsArguments) return argValues.length === 1 ? argValues[0]!.value : value('other', UNTRACKED, { elements: argValues.map((a) => a.value) });

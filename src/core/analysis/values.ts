@@ -100,6 +100,8 @@ export interface Value {
   scalarOutput?: boolean;
   /** DataParallel / DistributedDataParallel: scatters its inputs to its devices itself. */
   movesInputs?: boolean;
+  /** A Hugging Face pipeline: its component models (`pipe.unet`, `pipe.vae`) are plain modules where it is (frameworkNames.ts). */
+  pipeline?: boolean;
   /**
    * `movesInputs` only because the paths that did not wrap it left the plain module on the
    * CPU (`net = Net(); if multi_gpu: net = nn.DataParallel(net)`): moving it (`net.to(device)`)
@@ -365,6 +367,7 @@ export function joinValues(a: Value, b: Value): Value {
   if (a.cpuWhen && a.cpuWhen.node === b.cpuWhen?.node) joined.cpuWhen = a.cpuWhen;
   if (a.torchClasses || b.torchClasses) joined.torchClasses = [...new Set([...(a.torchClasses ?? []), ...(b.torchClasses ?? [])])];
   if (a.placeless && b.placeless) joined.placeless = true;
+  if (a.pipeline && b.pipeline) joined.pipeline = true;
   if (a.movesInputs && b.movesInputs) {
     joined.movesInputs = true;
     if (a.plainOnCpu || b.plainOnCpu) joined.plainOnCpu = true;
