@@ -5,7 +5,7 @@
 // the constructor; no automatic fix, since the layer's arguments often come from
 // forward's own values (the message says where it belongs).
 import type { Node } from '../../python/pyNode';
-import { callArguments, field, unparen } from '../../python/syntax';
+import { callArguments, children, field, unparen } from '../../python/syntax';
 import type { FunctionInfo, Rule } from '../ruleApi';
 import { shortText } from './shared/describe';
 import { ruleMessage } from './shared/message';
@@ -61,15 +61,17 @@ const CONTAINERS = new Set(['Sequential', 'ModuleList']);
 /** Every argument is `self.<layer>`, `*self.<layers>` or a list of those: layers the module already holds. */
 function wrapsOnlyOwnLayers(ctor: Node, selfName: string): boolean {
   const argList = field(ctor, 'arguments');
-  const items = argList ? argList.codeChildren.filter((n) => n.type !== '(' && n.type !== ')' && n.type !== ',' && n.type !== 'comment') : [];
-  const own = (n: Node): boolean => {
+  const items = argList?.type === 'argument_list' ? children(argList) : [];
+  const own = (n: Node | null | undefined): boolean => {
+    if (!n) return false;
     const e = unparen(n);
-    if (e.type === 'list_splat') return e.codeChildren.some((c) => c.type !== '*' && own(c));
-    if (e.type === 'list' || e.type === 'tuple') return e.codeChildren.filter((c) => !'[](),'.includes(c.type)).every(own);
-    if (e.type === 'subscript') return own(field(e, 'value') ?? e.codeChildren[0]!);
-    let root = e;
-    while (root.type === 'attribute') root = field(root, 'object') ?? root.codeChildren[0]!;
-    return e.type === 'attribute' && root.type === 'identifier' && root.text === selfName;
+    if (e.type === 'list_splat') return own(children(e)[0]);
+    if (e.type === 'list' || e.type === 'tuple') return children(e).every(own);
+    if (e.type === 'subscript') return own(field(e, 'value'));
+    if (e.type !== 'attribute') return false;
+    let root: Node | null = e;
+    while (root?.type === 'attribute') root = field(root, 'object');
+    return root?.type === 'identifier' && root.text === selfName;
   };
   return items.length > 0 && items.every(own);
 }
