@@ -29,7 +29,10 @@ export class ImportTable {
   /** Collects every import statement (module level and inside functions and blocks). */
   addFrom(root: Node): void {
     this.signatureText = undefined;
-    for (const found of perStatement(root, 'imports', importStatementsIn)) {
+    // In statement order, so that a later import of a name rebinds it as Python does
+    // (`from callback.lr_scheduler import f`, then `from transformers import f`).
+    const byStatement = perStatement(root, 'imports', importStatementsIn).reverse();
+    for (const found of byStatement) {
       for (const node of found) {
         if (node.type === 'import_statement') this.addImport(node);
         else this.addImportFrom(node);
