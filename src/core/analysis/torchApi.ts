@@ -435,7 +435,9 @@ export const DISTRIBUTED_COLLECTIVES: ReadonlySet<string> = new Set([
  * scale as a float): `torch.load` of one restores nothing on a device.
  */
 export function hasTensorlessState(qualified: string): boolean {
-  return /^torch\.optim\.lr_scheduler\.\w+$/.test(qualified) || /^torch\.(cuda\.)?amp(\.grad_scaler)?\.GradScaler$/.test(qualified);
+  return /^torch\.optim\.lr_scheduler\.\w+$/.test(qualified) || /^torch\.(cuda\.)?amp(\.grad_scaler)?\.GradScaler$/.test(qualified) ||
+    // `get_linear_schedule_with_warmup(...)`, `get_scheduler(...)`: a LambdaLR made by Hugging Face's helpers.
+    /^(transformers|diffusers)(\.optimization)?\.get_\w*schedule\w*$/.test(qualified);
 }
 
 /** Wrappers that yield what they wrap (progress bars, `iter`): a loop over one is a loop over its loader. */

@@ -139,6 +139,12 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   // map_location is the second parameter.
   if (args.keywords.has('map_location') || args.positional.length >= 2 || convertedAtOnce(call)) return undefined;
   if (loadedIntoTensorlessState(call, facts)) return undefined;
+  const path = args.positional[0] ?? args.keywords.get('f');
+  // The path by name and by what the name holds (`best = folder + '/best.pth'`).
+  const shapes = path ? [...new Set([path, ...filesBehind(path), assignedValue(path, call)].map(normalized))] : [];
+  // A data cache or a settings file holds no checkpoint's tensors, under DDP or not.
+  if (path && DATA_CACHE.test(path.text)) return undefined;
+  if (shapes.some((shape) => shape.startsWith('"') && SETTINGS_FILE.test(shape.slice(0, -1)))) return undefined;
   const load = `\`${shortText(call, 30)}\``;
   if (facts.ddp && !inOneProcess(call) && !inTestFunction(call)) {
     const device = deviceVariable(host, frame, DEVICE_NAMES);
@@ -163,11 +169,6 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
   // load's own code hard-codes CUDA (`device = "cuda"`), it only runs on a GPU machine.
   const byParameterOnly = !choice.availabilityCheck && !choice.deviceOption && why.startsWith('takes its device as the parameter');
   if (byParameterOnly && hardCodesCuda(frame)) return undefined;
-  const path = args.positional[0] ?? args.keywords.get('f');
-  // The path by name and by what the name holds (`best = folder + '/best.pth'`).
-  const shapes = path ? [...new Set([path, ...filesBehind(path), assignedValue(path, call)].map(normalized))] : [];
-  if (path && DATA_CACHE.test(path.text)) return undefined;
-  if (shapes.some((shape) => shape.startsWith('"') && SETTINGS_FILE.test(shape.slice(0, -1)))) return undefined;
   // `"ae_%s.pt" % device`: each machine reads the file a run on its own device wrote.
   if (path && namesTheDevice(frame, path)) return undefined;
   // The same string path another module of the project saves to: this run wrote it (an early
