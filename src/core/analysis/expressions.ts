@@ -161,9 +161,8 @@ export class Expressions implements Evaluator {
     const right = field(node, 'right');
     const l = left ? this.eval(frame, left) : UNKNOWN;
     const r = right ? this.eval(frame, right) : UNKNOWN;
-    // `torch.cuda.is_available() and False`: a literal operand decides as its value does.
-    const literal = (n: Node | null, v: Value) => (n?.type === 'true' ? true : n?.type === 'false' ? false : v.truth);
-    const [a, b] = [literal(left, l), literal(right, r)];
+    // `torch.cuda.is_available() and False`: a literal operand's value carries its truth.
+    const [a, b] = [l.truth, r.truth];
     const isAnd = /^\s*and\b/.test(node.text.slice((left?.endIndex ?? node.startIndex) - node.startIndex));
     const truth = isAnd
       ? (a === false || b === false ? false : a === true && b === true ? true : undefined)
