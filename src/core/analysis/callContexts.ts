@@ -72,7 +72,7 @@ export class CallContexts {
   resultOf(fn: FunctionInfo, args: ReadonlyMap<string, Value>, run: () => CallResult, closureSite?: number, live = false): CallResult | undefined {
     // A nested function is followed only where its enclosing function calls it (its closure is that frame's state then).
     if ((fn.parent !== -1 && closureSite === undefined) || this.active.has(fn.id) || this.active.size >= MAX_CONTEXT_DEPTH || this.isGenerator(fn)) return undefined;
-    const key = `${fn.id}${closureSite === undefined ? '' : `@${closureSite}`}${live ? '~' : ''}(${[...args].map(([name, v]) => `${name}=${valueKey(v)}`).join(',')})`;
+    const key = contextKey(fn, args, closureSite, live);
     const known = this.results.get(key);
     if (known) return known;
     if (this.results.size >= MAX_CONTEXTS) return undefined;
@@ -86,11 +86,21 @@ export class CallContexts {
     }
   }
 
+  /** How many calls are being followed now: a call this deep follows fewer nested ones (MAX_CONTEXT_DEPTH). */
+  get depth(): number {
+    return this.active.size;
+  }
+
   private isGenerator(fn: FunctionInfo): boolean {
     let g = this.generators.get(fn.id);
     if (g === undefined) this.generators.set(fn.id, (g = bodyFact(fn, 'generator') === true));
     return g;
   }
+}
+
+/** A call of `fn` with these arguments, as its summary is remembered. */
+export function contextKey(fn: FunctionInfo, args: ReadonlyMap<string, Value>, closureSite?: number, live = false): string {
+  return `${fn.id}${closureSite === undefined ? '' : `@${closureSite}`}${live ? '~' : ''}(${[...args].map(([name, v]) => `${name}=${valueKey(v)}`).join(',')})`;
 }
 
 /** What of a value can change what a function does with it (its origin only changes messages). */

@@ -17,7 +17,7 @@ import { concatenated, containedValues, CPU, hasAccel, isTensorLike, joinValues,
 import { DEVICE_PARAMETER } from './cudaFacts';
 import { tensorTest, typeTestOutcome, withoutTensor, type TensorTest } from './typeTests';
 import { definedDefaultKey, evalCall } from './calls';
-import { BUILDING, CallContexts, CallResult, RECEIVER, SELF_CLASS } from './callContexts';
+import { BUILDING, CallContexts, CallResult, contextKey, RECEIVER, SELF_CLASS } from './callContexts';
 import { withCallSiteCapture } from './callSiteCapture';
 import { UNDECIDED_WORLD, deviceFlagPolarity, worldNames, type WorldState } from './world';
 import { alwaysMovesToCuda } from './hardCudaMoves';
@@ -25,7 +25,7 @@ import { deviceContextPlace, enterFrameworkScope } from './frameworks';
 import { deviceChoiceOf } from './deviceChoice';
 import { programFact, programFactNow, type FactCompute } from './programFacts';
 import { bodyFact, type BodyFact } from './bodyFacts';
-import { GlobalsAtCalls, Read, Recording, RoundKind, RunCache, RunEntry, sameDeep, Tape, WatchedEnv, type Write } from './runCache';
+import { CallRunEntry, GlobalsAtCalls, Read, Recording, RoundKind, RunCache, RunEntry, sameDeep, Tape, WatchedEnv, type Write } from './runCache';
 
 /** The one read of which variables the world has (a constant: the tape keys it by kind). */
 const WORLD_NAMES: Read = { kind: 'worldNames' };
@@ -406,11 +406,22 @@ export class Interpreter implements RoundContext {
     let recording: Recording | undefined;
     const result = this.contexts.resultOf(fn, args, () => {
       ran = true;
+      // A closure reads its caller's live variables and a call during its module's scope
+      // that scope's, neither taped: only other calls are kept for later rounds, of this
+      // world (a value's truth is the world's, and argument keys leave it out).
+      const memo = this.runs && this.tape && !closure && !live ? `${this.worldKey}|${this.contexts.depth}|${contextKey(fn, args)}` : undefined;
+      const kept = memo ? this.keptCall(memo) : undefined;
+      if (kept) {
+        recording = kept.recording;
+        return kept.result;
+      }
       this.tape?.begin();
+      let interpreted: CallResult | undefined;
       try {
-        return this.interpretCall(fn, args, closure);
+        return (interpreted = this.interpretCall(fn, args, closure));
       } finally {
         recording = this.tape?.end();
+        if (memo && interpreted && recording) this.runs!.keepCallRun(memo, { recording, result: interpreted });
       }
     }, closure && call ? call.id : undefined, live);
     // Taped with the call's result, so a later run that reuses it reads what it read.
@@ -419,6 +430,27 @@ export class Interpreter implements RoundContext {
       else if (result.recording) this.tape.merge(result.recording);
     }
     return result;
+  }
+
+  private get worldKey(): string {
+    return (this.worldKeyMade ??= [...this.world.world.values].map(([name, v]) => `${name}=${v}`).join(','));
+  }
+
+  private worldKeyMade?: string;
+
+  /**
+   * A call with the same arguments interpreted in an earlier round of this world that reads the
+   * same summaries now: its writes and reads count here as if it ran.
+   */
+  private keptCall(key: string): CallRunEntry<CallResult> | undefined {
+    for (const entry of this.runs!.callRuns<CallResult>(key)) {
+      if (!this.readsAgain(entry.recording)) continue;
+      this.runs!.counts.replayed++;
+      for (const w of entry.recording.writes) applyWrite(this.next, w);
+      this.tape?.merge(entry.recording);
+      return entry;
+    }
+    return undefined;
   }
 
   /**

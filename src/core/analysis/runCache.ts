@@ -236,6 +236,16 @@ export interface GlobalsAtCalls {
 }
 
 /**
+ * A call of a function interpreted for its arguments: what it gave and what it read. A
+ * later round of the same world whose summaries give the same reads gets the same result;
+ * a muted run, so no findings to report again.
+ */
+export interface CallRunEntry<Result> {
+  recording: Recording;
+  result: Result;
+}
+
+/**
  * Runs kept per scope, newest first: the rounds of one analysis read different summaries
  * (up to 3 muted rounds), in each of up to two device worlds (world.ts MAX_FLAGS).
  */
@@ -253,6 +263,9 @@ export class RunCache {
   private shapeOf = new WeakMap<Program, string>();
   private functions = new WeakMap<Node, RunEntry[]>();
   private readonly modules = new Map<string, ModuleRunEntry[]>();
+  /** Calls interpreted for their arguments (callContexts.ts), by function and arguments, in the analysis of `callsOf`. */
+  private readonly calls = new Map<string, Array<CallRunEntry<unknown>>>();
+  private callsOf?: Program;
   /** Runs replayed and run, for tests and the bench. */
   constructor(readonly counts = { replayed: 0, ran: 0 }) {}
   /** Analyses whose text put a kept statement on another line: findings made before the last one are on stale lines. */
@@ -283,16 +296,33 @@ export class RunCache {
     this.shape = undefined;
     this.functions = new WeakMap();
     this.modules.clear();
+    this.calls.clear();
   }
 
   /** Starts an analysis of `program`: a different shape forgets every run. */
   begin(program: Program): void {
+    // A call's result names lines (its values' origins): kept for one analysis only, whose
+    // lines do not move between its rounds and worlds.
+    if (program !== this.callsOf) {
+      this.callsOf = program;
+      this.calls.clear();
+    }
     let shape = this.shapeOf.get(program);
     if (shape === undefined) this.shapeOf.set(program, (shape = programShape(program)));
     if (shape === this.shape) return;
     this.shape = shape;
     this.functions = new WeakMap();
     this.modules.clear();
+    this.calls.clear();
+  }
+
+  /** The kept runs of the call `key` (callContexts.ts contextKey): only the interpreter keeps them, so `Result` is what it kept. */
+  callRuns<Result>(key: string): ReadonlyArray<CallRunEntry<Result>> {
+    return (this.calls.get(key) ?? []) as Array<CallRunEntry<Result>>;
+  }
+
+  keepCallRun<Result>(key: string, entry: CallRunEntry<Result>): void {
+    this.calls.set(key, [entry, ...this.callRuns<unknown>(key).slice(0, KEPT_PER_SCOPE - 1)]);
   }
 
   functionRuns(node: Node, round: RoundKind): readonly RunEntry[] {
