@@ -41,6 +41,8 @@ const entries = [
   // The language server's analysis thread (worker_threads), started by server.js from beside it.
   { in: 'src/server/analysisWorker.ts', out: 'analysisWorker' },
   { in: 'src/cli/cli.ts', out: 'cli', banner: '#!/usr/bin/env node' },
+  // A thread of `lint` over many files (src/cli/lint/lintThreads.ts), started from beside cli.js.
+  { in: 'src/cli/lint/lintWorker.ts', out: 'lintWorker' },
   { in: 'src/cli/deviceCommands.ts', out: 'cliDevices' },
   { in: 'src/worker/worker.ts', out: 'worker' },
   // npm run device-check, runnable with plain node where there is no node_modules (an accelerator machine).

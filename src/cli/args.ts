@@ -30,6 +30,8 @@ export interface LintOptions {
   cache?: string | false;
   /** From --torch-version: the PyTorch version to assume, over pyproject's `target-torch`. */
   torchVersion?: string;
+  /** From --jobs: files checked at once, each in its own thread; absent: one per core. */
+  jobs?: number;
 }
 
 /**
@@ -143,6 +145,7 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       'no-cache': flag,
       'cache-dir': value,
       'torch-version': value,
+      jobs: value,
       help,
     },
     positionals: true,
@@ -273,7 +276,15 @@ function lintOptions(line: CommandLine): LintOptions {
     maxBytes: readMaxBytes(line),
     ...readCache(line),
     ...readTorchVersionOption(line),
+    ...readJobs(line),
   };
+}
+
+function readJobs(line: CommandLine): { jobs?: number } {
+  const text = valuesOf(line, 'jobs')?.pop();
+  if (text === undefined) return {};
+  if (!/^\d+$/.test(text.trim()) || Number(text) < 1 || Number(text) > 64) throw new UsageError(`--jobs needs a whole number of threads from 1 to 64 (got '${text}')`);
+  return { jobs: Number(text) };
 }
 
 function readTorchVersionOption(line: CommandLine): { torchVersion?: string } {

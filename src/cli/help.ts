@@ -57,6 +57,9 @@ Options:
   --torch-version <v>      The PyTorch version the code runs with (2.6, 2.6.0): checks and fixes
                            that depend on it use it; default: pyproject's target-torch, else
                            none is assumed
+  --jobs <n>               Files checked at once, each in its own thread (default: one fewer
+                           than the CPU cores, at most 8; a thread for every 4 files at most;
+                           never with --fix, which checks files one after another)
   -q, --quiet              Print findings only, without the summary line
   -h, --help               Show this help
 

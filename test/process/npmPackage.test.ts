@@ -76,7 +76,7 @@ describe('the npm package (npm pack, npm install -g of the tarball, the installe
   after(() => fs.rmSync(work, { recursive: true, force: true }));
 
   it('holds the bundles, their wasm and Python files and the rule pages, and no sources, tests or source maps', () => {
-    for (const file of ['dist/cli.js', 'dist/cliDevices.js', 'dist/server.js', 'dist/analysisWorker.js', 'dist/worker.js', 'dist/tree-sitter-python.wasm', 'dist/web-tree-sitter.cjs', 'docs/rules/DD003.md', 'package.json', 'LICENSE']) {
+    for (const file of ['dist/cli.js', 'dist/cliDevices.js', 'dist/lintWorker.js', 'dist/server.js', 'dist/analysisWorker.js', 'dist/worker.js', 'dist/tree-sitter-python.wasm', 'dist/web-tree-sitter.cjs', 'docs/rules/DD003.md', 'package.json', 'LICENSE']) {
       assert.ok(packed.includes(file), `${file} is not in the package`);
     }
     assert.ok(packed.some((f) => /^dist\/virtual_gpu.*\.py$/.test(f)), 'the virtual GPU\'s Python files are not in the package');

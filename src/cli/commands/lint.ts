@@ -80,6 +80,7 @@ export async function runLintCommand(options: LintOptions, io: CliIo, analyzer?:
     analyzer,
     paths: options.paths,
     cache: analysisCache(options, io.cwd, analyzer),
+    jobs: options.jobs,
   });
   for (const folder of collected.unreadable) {
     report.problems.push({ path: folder.path, displayPath: displayPath(folder.path, io.cwd), reason: `cannot list this folder (${folder.reason})` });

@@ -7,6 +7,7 @@
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
+import { threadId } from 'worker_threads';
 import type { AnalyzeOptions, CellFinding, Finding, ModuleResolver, SkippedStatement } from '../../core/analysis';
 
 /** What lint asks of the analysis; tests give their own (lintFiles.ts names it Analyzer). */
@@ -39,7 +40,7 @@ export class AnalysisCache {
   private ready = false;
 
   /** `tool`: what identifies the analyzer that made an entry (its version and build). */
-  constructor(readonly folder: string, private readonly tool: string) {}
+  constructor(readonly folder: string, readonly tool: string) {}
 
   /** `inner`, answering from the cache where an entry still holds and filling it otherwise. */
   wrap(inner: Analyzer): Analyzer {
@@ -95,7 +96,7 @@ export class AnalysisCache {
       }
       fs.mkdirSync(path.dirname(file), { recursive: true });
       // Written aside and renamed: a reader never sees half an entry.
-      const temporary = `${file}.${process.pid}.tmp`;
+      const temporary = `${file}.${process.pid}.${threadId}.tmp`;
       fs.writeFileSync(temporary, JSON.stringify(entry));
       fs.renameSync(temporary, file);
     } catch {

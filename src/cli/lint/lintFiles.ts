@@ -21,6 +21,7 @@ import type { LintedFile, LintReport } from '../formats/report';
 import { isPythonNotebook, NotebookWriteError, parseNotebook, serializeNotebook, type NotebookFile } from './notebookFile';
 import { decodePythonSource, encodePythonSource, UnreadableFileError, type PythonText } from './pythonFile';
 import { ProjectModules, projectRoots } from './projectModules';
+import { resultsFromThreads, type LintOutcome } from './lintThreads';
 
 export interface LintSettings {
   cwd: string;
@@ -40,6 +41,8 @@ export interface LintSettings {
   replaceHooks?: ReplaceHooks;
   /** Findings of unchanged files and imports, kept from earlier runs (analysisCache.ts). */
   cache?: AnalysisCache;
+  /** Files checked at once, each in a thread of its own (--jobs); absent: one per core, at most 8 (lintThreads.ts). */
+  jobs?: number;
 }
 
 export type { Analyzer };
@@ -246,23 +249,63 @@ function describeFailure(err: unknown): string {
   return `internal error while checking this file: ${err instanceof Error ? err.message : String(err)}`;
 }
 
-export async function lintFiles(files: readonly string[], settings: LintSettings): Promise<LintReport> {
-  await initPythonParser();
-  const report: LintReport = { files: [], problems: [], fixMode: settings.fix };
-  const modules = new ProjectModules(projectRoots(settings.paths ?? [], settings.cwd), settings.maxBytes, files);
-  let reloadsBefore = parserReloads();
-  for (const file of files) {
+/** Lints files one at a time, in this thread; `files` are all the run lints (who imports whom). */
+export class FileLinter {
+  private readonly modules: ProjectModules;
+  private reloadsBefore = parserReloads();
+
+  constructor(files: readonly string[], private readonly settings: LintSettings) {
+    this.modules = new ProjectModules(projectRoots(settings.paths ?? [], settings.cwd), settings.maxBytes, files);
+  }
+
+  /** The file checked, nothing (a notebook that is not ours), or why it could not be. */
+  async lint(file: string): Promise<LintOutcome> {
     try {
       // After a parser crash on an earlier file the parser reloads; this waits for it (and
       // returns at once when it is ready), so one bad file never costs the rest of the run.
       await initPythonParser();
-      reloadsBefore = parserReloads();
-      const linted = lintOneFile(file, settings, modules);
-      if (linted) report.files.push(linted);
+      this.reloadsBefore = parserReloads();
+      return { linted: lintOneFile(file, this.settings, this.modules) };
     } catch (err) {
-      const reason = parserFailure(err, reloadsBefore) ?? describeFailure(err);
-      report.problems.push({ path: file, displayPath: displayPath(file, settings.cwd), reason });
+      const reason = parserFailure(err, this.reloadsBefore) ?? describeFailure(err);
+      return { problem: { path: file, displayPath: displayPath(file, this.settings.cwd), reason } };
     }
   }
+}
+
+/** Adds one file's outcome to `report`, in the order files were given. */
+function addOutcome(report: LintReport, outcome: LintOutcome): void {
+  if (outcome.linted) report.files.push(outcome.linted);
+  if (outcome.problem) report.problems.push(outcome.problem);
+}
+
+/** The outcomes of `files` checked in threads (lintThreads.ts); undefined where this run checks them here. */
+async function outcomesFromThreads(files: readonly string[], settings: LintSettings): Promise<LintOutcome[] | undefined> {
+  if (settings.fix || settings.analyzer || settings.replaceHooks) return undefined;
+  const { cwd, overrides, noqa, maxBytes, paths, cache } = settings;
+  const results = await resultsFromThreads({ files, settings: { cwd, overrides, noqa, maxBytes, paths }, cache: cache && { folder: cache.folder, tool: cache.tool } }, settings.jobs);
+  if (!results) return undefined;
+  let here: FileLinter | undefined;
+  const outcomes: LintOutcome[] = [];
+  for (const [i, file] of files.entries()) {
+    const result = results[i];
+    if (result && 'outcome' in result) outcomes.push(result.outcome);
+    else if (result) outcomes.push({ problem: { path: file, displayPath: displayPath(file, cwd), reason: `internal error while checking this file: its thread stopped (${result.stopped}); the other files were checked` } });
+    // Every thread stopped before this file was handed out: it is checked here.
+    else outcomes.push(await (here ??= new FileLinter(files, settings)).lint(file));
+  }
+  return outcomes;
+}
+
+export async function lintFiles(files: readonly string[], settings: LintSettings): Promise<LintReport> {
+  await initPythonParser();
+  const report: LintReport = { files: [], problems: [], fixMode: settings.fix };
+  const fromThreads = await outcomesFromThreads(files, settings);
+  if (fromThreads) {
+    for (const outcome of fromThreads) addOutcome(report, outcome);
+    return report;
+  }
+  const linter = new FileLinter(files, settings);
+  for (const file of files) addOutcome(report, await linter.lint(file));
   return report;
 }
