@@ -4,7 +4,13 @@
 export const DEVICE_FACTORIES = new Set([
   'tensor', 'zeros', 'ones', 'randn', 'rand', 'randint', 'randperm', 'arange', 'range', 'empty',
   'full', 'eye', 'linspace', 'logspace', 'as_tensor', 'empty_strided', 'sparse_coo_tensor',
-  'normal', 'tril_indices', 'triu_indices', 'complex', 'scalar_tensor',
+  'normal', 'tril_indices', 'triu_indices', 'complex', 'scalar_tensor', 'asarray', 'empty_permuted',
+  // Signal windows (`torch.stft(x, n, window=torch.hann_window(n))`) and sample frequencies.
+  'hann_window', 'hamming_window', 'blackman_window', 'bartlett_window', 'kaiser_window',
+  'signal.windows.hann', 'signal.windows.hamming', 'signal.windows.blackman', 'signal.windows.bartlett',
+  'signal.windows.kaiser', 'signal.windows.gaussian', 'signal.windows.cosine', 'signal.windows.exponential',
+  'signal.windows.general_cosine', 'signal.windows.general_hamming', 'signal.windows.nuttall',
+  'fft.fftfreq', 'fft.rfftfreq',
 ].map((n) => `torch.${n}`));
 
 /**
@@ -54,9 +60,13 @@ const PLACELESS_MODULE_PATTERNS: RegExp[] = [
 
 /**
  * Modules of other libraries that hold no parameters or buffers: kornia's augmentations
- * (random crops, flips, color jitter) run on their input's device. A row per library.
+ * (random crops, flips, color jitter) and einops's layers run on their input's device. A row per library.
  */
-const PARAMETER_FREE_LIBRARY_MODULES: RegExp[] = [/^kornia\.augmentation\.(?:\w+\.)?[A-Z]\w*$/];
+const PARAMETER_FREE_LIBRARY_MODULES: RegExp[] = [
+  /^kornia\.augmentation\.(?:\w+\.)?[A-Z]\w*$/,
+  // einops's layers that only rearrange or reduce (EinMix has weights).
+  /^einops\.layers\.torch\.(?:Rearrange|Reduce)$/,
+];
 
 export function isParameterFreeLibraryModule(qualified: string): boolean {
   return PARAMETER_FREE_LIBRARY_MODULES.some((re) => re.test(qualified));
@@ -101,10 +111,19 @@ export function isMetricConstructor(qualified: string): boolean {
   return !LIST_STATE_METRIC.test(qualified.slice(qualified.lastIndexOf('.') + 1));
 }
 
-/** Module-returning constructors outside torch.nn (model zoos, torchmetrics metrics): their tensors are on the CPU. */
+/**
+ * torchaudio's transforms that keep a tensor built at construction as a buffer (the STFT
+ * window, the mel filter bank, the DCT matrix, the resampling kernel, the phase advance):
+ * on the CPU until moved, so `MelSpectrogram()(wav)` with a GPU waveform fails ("stft input
+ * and window must be on the same device", pytorch#123167, audio#375). The other transforms
+ * (AmplitudeToDB, the maskings, Fade, Vol, ...) hold no tensor and run where their input is.
+ */
+const TORCHAUDIO_STATEFUL_TRANSFORM = /^torchaudio\.transforms\.(?:_transforms\.)?(?:Spectrogram|InverseSpectrogram|GriffinLim|MelScale|InverseMelScale|MelSpectrogram|MFCC|LFCC|Resample|SpectralCentroid|TimeStretch|PitchShift)$/;
+
+/** Module-returning constructors outside torch.nn (model zoos, torchmetrics metrics, torchaudio's stateful transforms): their tensors are on the CPU. */
 export function isModelZooConstructor(qualified: string): boolean {
   return /^torchvision\.models\.[a-z]\w*$/.test(qualified) || /^torchvision\.models\.\w+\.[a-z]\w*$/.test(qualified) ||
-    /^torchaudio\.models\.\w+$/.test(qualified) || isMetricConstructor(qualified);
+    /^torchaudio\.models\.\w+$/.test(qualified) || TORCHAUDIO_STATEFUL_TRANSFORM.test(qualified) || isMetricConstructor(qualified);
 }
 
 /** Wrappers that copy their inputs to the wrapped model's devices (so CPU inputs are fine). */
@@ -337,6 +356,20 @@ export const NUMPY_CONVERTERS = new Set([
 ]);
 
 /**
+ * Functions of other libraries whose tensor arguments must be on one device, as torch's own:
+ * torchvision's box and region operators (`nms(boxes, scores, 0.5)` with the scores left on
+ * the CPU fails in the CUDA kernel, "scores must be a CUDA tensor"). A row per library.
+ */
+export const LIBRARY_TENSOR_FUNCTIONS = /^torchvision\.ops\.(?:boxes\.|roi_align\.|poolers\.)?(?:nms|batched_nms|box_iou|generalized_box_iou|distance_box_iou|complete_box_iou|box_area|clip_boxes_to_image|roi_align|roi_pool|ps_roi_align|ps_roi_pool|deform_conv2d|sigmoid_focal_loss)$/;
+
+/**
+ * Functions of other libraries that reshape a tensor and give it back where it is, with its
+ * graph: einops's `rearrange(x, "b c h w -> b (h w) c")`, `repeat`, `reduce` and `einsum`
+ * (the backend's own operations on x). A row per library.
+ */
+export const PLACE_KEEPING_FUNCTIONS = new Set(['einops.rearrange', 'einops.repeat', 'einops.reduce', 'einops.einsum']);
+
+/**
  * numpy functions that call the same-named method of an argument that has one and convert
  * nothing (`np.squeeze(t)` is `t.squeeze()`): on a tensor they return a tensor where it is.
  * Checked with torch 1.13 and numpy 1.24 on a tensor numpy cannot read (device "meta"):
@@ -350,13 +383,19 @@ export const NUMPY_TENSOR_METHODS: ReadonlyMap<string, boolean> = new Map([
 /**
  * Other libraries' functions that turn every array argument into a NumPy array
  * (`np.asarray`), so a GPU tensor or one that requires grad fails there as `.numpy()` does:
- * scikit-learn's metrics (`roc_curve(y, scores)`, `accuracy_score(y, preds)`) and
- * matplotlib's plotting calls (`plt.plot(losses)`, `plt.imshow(img)`). Not the scorer
- * factories, which take no arrays.
+ * scikit-learn's metrics (`roc_curve(y, scores)`, `accuracy_score(y, preds)`), matplotlib's
+ * and seaborn's plotting calls (`plt.plot(losses)`, `plt.imshow(img)`), NumPy's savers
+ * (`np.save(path, t)`), pandas' constructors (`pd.DataFrame(t)`) and SciPy's statistics,
+ * distances and signal processing (`scipy.stats.pearsonr(a, b)`). Not the scorer factories,
+ * which take no arrays; not OpenCV or PIL, which refuse a tensor on any device.
  */
 const ARRAY_ARGUMENT_CONVERTERS = [
   /^sklearn\.metrics\.(?:\w+\.)*(?!make_scorer$|get_scorer\w*$|check_scoring$)[a-z]\w*$/,
   /^matplotlib\.pyplot\.(?:plot|scatter|imshow|matshow|hist|hist2d|bar|barh|fill_between|errorbar|stem|step|stairs|contour|contourf|pcolormesh|pcolor|boxplot|violinplot|semilogy|semilogx|loglog|Rectangle|Circle|Polygon)$/,
+  /^seaborn\.(?:lineplot|scatterplot|relplot|histplot|kdeplot|ecdfplot|displot|heatmap|clustermap|barplot|boxplot|violinplot|stripplot|swarmplot|pointplot|regplot|lmplot|jointplot|pairplot)$/,
+  /^numpy\.(?:save|savetxt|savez|savez_compressed)$/,
+  /^pandas\.(?:DataFrame|Series)$/,
+  /^scipy\.(?:stats|spatial\.distance|signal)\.[a-z]\w*$/,
 ];
 
 export function convertsArrayArguments(qualified: string): boolean {
