@@ -168,6 +168,33 @@ export function isFrameworkEntryPoint(q: string): boolean {
 }
 
 /**
+ * Ray Train's helpers, called in each worker's training function: `prepare_model` moves the
+ * model to the worker's device (and wraps it for DDP), `prepare_data_loader` makes a loader
+ * whose batches arrive there, unless `move_to_device=False`; `get_device()` is that device,
+ * a GPU when the run's ScalingConfig asks for one.
+ */
+const RAY_TRAIN = new Map<string, 'module' | 'loader' | 'device'>(
+  (['', 'train_loop_utils.'] as const).flatMap((inner) => [
+    [`ray.train.torch.${inner}prepare_model`, 'module'],
+    [`ray.train.torch.${inner}prepare_data_loader`, 'loader'],
+    [`ray.train.torch.${inner}get_device`, 'device'],
+  ] as Array<[string, 'module' | 'loader' | 'device']>),
+);
+
+/** The worker's device as Ray Train's code names it in messages. */
+const RAY_DEVICE_TEXT = 'ray.train.torch.get_device()';
+
+function rayTrainCall(frame: Frame, call: Node, effect: 'module' | 'loader' | 'device', argValues: Arg[], moves: boolean): Value {
+  const by: PlacedBy = { framework: 'ray', place: EITHER, deviceText: RAY_DEVICE_TEXT };
+  if (effect === 'device') return value('device', EITHER, { deviceText: RAY_DEVICE_TEXT });
+  const given = argValues[0];
+  if (!given) return OTHER;
+  if (!moves) return strip(given.value);
+  const origin = { unit: frame.unit, node: call, what: `placed on ${RAY_DEVICE_TEXT} by ${effect === 'module' ? 'prepare_model' : 'prepare_data_loader'}() here` };
+  return placed(frame, given, by, origin, effect);
+}
+
+/**
  * Calls that hand their arguments back as they are, patched in place: apex's
  * `model, optimizer = amp.initialize(model, optimizer, opt_level="O1")` (one argument
  * back when given one).
@@ -185,10 +212,12 @@ export function frameworkCall(ctx: RoundContext, ex: Evaluator, frame: Frame, ca
   const factory = !q.startsWith('torch.') && (isModelFunctionName(q) || /^timm\.(models\.)?create_model$/.test(q));
   const pipeline = isPipelineConstructor(q);
   const returnsArguments = ARGUMENT_RETURNING.has(q) || IN_PLACE_WRAPPERS.has(q);
-  if (!framework && !isLoader && !keeps && !factory && !pipeline && !returnsArguments) return undefined;
+  const ray = RAY_TRAIN.get(q);
+  if (!framework && !isLoader && !keeps && !factory && !pipeline && !returnsArguments && !ray) return undefined;
   const args = callArguments(call);
   const argValues: Arg[] = args.positional.map((n) => ({ node: n, value: ex.eval(frame, n) }));
   for (const n of args.keywords.values()) ex.eval(frame, n);
+  if (ray) return rayTrainCall(frame, call, ray, argValues, args.keywords.get('move_to_device')?.text !== 'False');
   if (framework) {
     const place = frameworkPlace(framework, call);
     return place === undefined ? value('other') : value('other', UNTRACKED, { placedBy: { framework, place, deviceText: '' } });
