@@ -30,7 +30,7 @@ export interface LintOptions {
   cache?: string | false;
   /** From --torch-version: the PyTorch version to assume, over pyproject's `target-torch`. */
   torchVersion?: string;
-  /** From --jobs: files checked at once, each in its own thread; absent: one per core. */
+  /** From --jobs: files checked at once, each in its own thread; absent: one fewer than the cores (lintThreads.ts). */
   jobs?: number;
 }
 

@@ -41,7 +41,7 @@ export interface LintSettings {
   replaceHooks?: ReplaceHooks;
   /** Findings of unchanged files and imports, kept from earlier runs (analysisCache.ts). */
   cache?: AnalysisCache;
-  /** Files checked at once, each in a thread of its own (--jobs); absent: one per core, at most 8 (lintThreads.ts). */
+  /** Files checked at once, each in a thread of its own (--jobs); absent: one fewer than the cores, at most 8 (lintThreads.ts). */
   jobs?: number;
 }
 

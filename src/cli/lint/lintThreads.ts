@@ -15,6 +15,12 @@ import type { SelectionLayer } from '../../core/config';
 const MAX_THREADS = 8;
 /** A thread is started for at least this many files. */
 const FILES_PER_THREAD = 4;
+/**
+ * A thread's old generation, as the language server's analysis threads have it (server.ts):
+ * V8 lets an unlimited heap grow to several times what it keeps alive, and eight threads
+ * each at a single thread's peak would hold gigabytes.
+ */
+const THREAD_LIMITS = { maxOldGenerationSizeMb: 1024 };
 
 /** What checking one file gave: the file checked, nothing (a notebook that is not ours), or why it could not be. */
 export interface LintOutcome {
@@ -65,7 +71,7 @@ export async function resultsFromThreads(data: LintThreadData, jobs: number | un
 /** One thread, handed a file each time it answers, until none is left or it stops. */
 function runThread(script: string, data: LintThreadData, take: () => number | undefined, results: Array<ThreadResult | undefined>): Promise<void> {
   return new Promise((resolve) => {
-    const worker = new Worker(script, { workerData: data });
+    const worker = new Worker(script, { workerData: data, resourceLimits: THREAD_LIMITS });
     let current: number | undefined;
     let failure: string | undefined;
     const handOut = () => {

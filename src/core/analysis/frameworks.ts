@@ -1,8 +1,8 @@
 // Frameworks that place models and batches themselves, and the other ways code says
 // where things are created (ANALYZER.md, "Frameworks own placement", "Device contexts").
 // Lightning hooks get batches on `self.device`; Fabric's `setup`/`setup_dataloaders`,
-// Accelerate's `prepare` and timm's prefetching loaders put what they return on their
-// device. A value that went through one of them is on the framework's device or of
+// Accelerate's `prepare`, Ray Train's `prepare_model`/`prepare_data_loader` and timm's
+// prefetching loaders put what they return on their device. A value that went through one of them is on the framework's device or of
 // unknown place: never "never moved", never "on the CPU" by default. Also here:
 // `**dict(device=d)` keyword dicts, `device=None` defaults, device context managers, and
 // calls that return a module (`create_model`, `copy.deepcopy(m)`, `fuse_modules(m)`).
