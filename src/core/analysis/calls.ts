@@ -12,7 +12,7 @@ import type { ClassInfo, FunctionInfo, Program } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, GRADIENT_NORM_FUNCTIONS, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, POINTWISE_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isParameterFreeLibraryModule, isMetricConstructor, functionalLossReturnsScalar, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
-  isIntegerCast, isPlacelessModuleClass, normalizationWithoutState, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, NUMPY_TENSOR_METHODS, LIBRARY_TENSOR_FUNCTIONS, PLACE_KEEPING_FUNCTIONS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER, LIBRARY_BATCH_ITERATORS, MODULE_CONTAINERS, FILLS_CONTAINER, KEEPS_CONTAINER_EMPTY,
+  isIntegerCast, isPlacelessModuleClass, normalizationWithoutState, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, LIBRARY_TENSOR_FUNCTIONS, TENSOR_KEEPING_FUNCTIONS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER, LIBRARY_BATCH_ITERATORS, MODULE_CONTAINERS, FILLS_CONTAINER, KEEPS_CONTAINER_EMPTY,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, functionIdsOf, hasAccel, INTEGER, isCallable, isContainer, isExactlyCpu, isTensorLike, NDARRAY, PENDING, joinValues, raisedResult, outputPlaceOf, NONE, NUMBER, OTHER, Place, resultOf, rowsOf, sameValue, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { collateColumnPlacements, collatePlacement, partialWithDevice } from './collate';
@@ -579,17 +579,16 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   // `pbar = tqdm(loader)`: the bar yields the loader's batches, so a loop over it later is the
   // loader's loop. As for `iter(...)`, a loader-like name of unknown value counts as one.
   if (PROGRESS_WRAPPERS.has(q) && argValues[0] && wrapsLoader(argValues[0])) return { ...argValues[0].value, kind: 'loader' };
-  const keepsGraph = NUMPY_TENSOR_METHODS.get(q);
-  if (keepsGraph !== undefined) {
-    // `np.squeeze(t)` runs `t.squeeze()`: a tensor where t is, nothing converted.
+  const keeping = TENSOR_KEEPING_FUNCTIONS.get(q);
+  if (keeping) {
+    // `np.squeeze(t)` runs `t.squeeze()`, `rearrange(x, "b c h w -> b (h w) c")` reshapes x:
+    // a tensor where it is, nothing converted (a batch no longer as it came).
     const first = argValues[0]?.value;
-    if (first?.kind !== 'tensor') return OTHER;
-    return { ...first, batch: undefined, factory: undefined, grad: keepsGraph ? first.grad : 'no' };
-  }
-  if (PLACE_KEEPING_FUNCTIONS.has(q)) {
-    // `rearrange(x, "b c h w -> b (h w) c")`: x reshaped, where x is (a batch no longer as it came).
-    const first = argValues[0]?.value;
-    if (first?.kind === 'tensor') return { ...first, batch: undefined, factory: undefined, scalar: undefined, oneDim: undefined, elements: undefined };
+    if (first?.kind === 'tensor') {
+      const kept: Value = { ...first, batch: undefined, factory: undefined, grad: keeping.keepsGraph ? first.grad : 'no' };
+      return keeping.reshapes ? { ...kept, scalar: undefined, oneDim: undefined, elements: undefined } : kept;
+    }
+    if (!keeping.reshapes) return OTHER;
   }
   // `np.log(0.01)`, `math.sqrt(d)`: a function of numbers alone gives one number, no array.
   if ((NUMPY_CONVERTERS.has(q) || q.startsWith('math.')) && argValues.length && argValues.every((a) => a.value.number)) return NUMBER;

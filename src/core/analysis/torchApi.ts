@@ -363,21 +363,21 @@ export const NUMPY_CONVERTERS = new Set([
 export const LIBRARY_TENSOR_FUNCTIONS = /^torchvision\.ops\.(?:boxes\.|roi_align\.|poolers\.)?(?:nms|batched_nms|box_iou|generalized_box_iou|distance_box_iou|complete_box_iou|box_area|clip_boxes_to_image|roi_align|roi_pool|ps_roi_align|ps_roi_pool|deform_conv2d|sigmoid_focal_loss)$/;
 
 /**
- * Functions of other libraries that reshape a tensor and give it back where it is, with its
- * graph: einops's `rearrange(x, "b c h w -> b (h w) c")`, `repeat`, `reduce` and `einsum`
- * (the backend's own operations on x). A row per library.
+ * Functions of other libraries that give a tensor argument back where it is, converting
+ * nothing; the value: whether the result keeps the autograd graph, and whether it has a new
+ * shape (what was known of the argument's shape no longer holds; given a list, not one tensor,
+ * they stack it, which the analysis does not follow).
+ * - numpy functions that call the same-named method of an argument that has one (`np.squeeze(t)`
+ *   is `t.squeeze()`). Checked with torch 1.13 and numpy 1.24 on a tensor numpy cannot read
+ *   (device "meta"): these return a Tensor; `np.transpose`, `np.reshape`, `np.argmax`,
+ *   `np.clip` and the ufuncs fall back to `np.asarray` and fail.
+ * - einops's `rearrange(x, "b c h w -> b (h w) c")`, `repeat`, `reduce` and `einsum`: the
+ *   backend's own operations on x.
  */
-export const PLACE_KEEPING_FUNCTIONS = new Set(['einops.rearrange', 'einops.repeat', 'einops.reduce', 'einops.einsum']);
-
-/**
- * numpy functions that call the same-named method of an argument that has one and convert
- * nothing (`np.squeeze(t)` is `t.squeeze()`): on a tensor they return a tensor where it is.
- * Checked with torch 1.13 and numpy 1.24 on a tensor numpy cannot read (device "meta"):
- * these return a Tensor; `np.transpose`, `np.reshape`, `np.argmax`, `np.clip` and the ufuncs
- * fall back to `np.asarray` and fail. The value: whether the result keeps the autograd graph.
- */
-export const NUMPY_TENSOR_METHODS: ReadonlyMap<string, boolean> = new Map([
-  ['numpy.squeeze', true], ['numpy.swapaxes', true], ['numpy.nonzero', false],
+export const TENSOR_KEEPING_FUNCTIONS = new Map<string, { keepsGraph: boolean; reshapes: boolean }>([
+  ['numpy.squeeze', { keepsGraph: true, reshapes: false }], ['numpy.swapaxes', { keepsGraph: true, reshapes: false }],
+  ['numpy.nonzero', { keepsGraph: false, reshapes: false }],
+  ...['rearrange', 'repeat', 'reduce', 'einsum'].map((n): [string, { keepsGraph: boolean; reshapes: boolean }] => [`einops.${n}`, { keepsGraph: true, reshapes: true }]),
 ]);
 
 /**
