@@ -315,7 +315,8 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
 function laterCpuArgumentsFollowed(
   ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, calleeNode: Node, callee: Value, args: CallArguments, argValues: Arg[], inputs: Arg[],
 ): ReadonlySet<Node> | undefined {
-  if (callee.kind !== 'module' || !hasAccel(callee.place) || callee.placeless || !callee.className || args.splats.length) return undefined;
+  // DistributedDataParallel copies every argument to its device before forward runs.
+  if (callee.kind !== 'module' || !hasAccel(callee.place) || callee.placeless || callee.movesInputs || !callee.className || args.splats.length) return undefined;
   const later = new Set(args.positional.slice(1).filter((n) => inputs.some((a) => a.node === n && a.value.kind === 'tensor' && isExactlyCpu(a.value.place) && !a.value.batch)));
   if (!later.size) return undefined;
   const forward = ctx.program.methodOf(callee.className, 'forward');
