@@ -479,4 +479,39 @@ describe('analysis across files: facts from the files that import the analysed o
     assert.deepEqual(importersOfTools(), ['a.py']);
     assert.deepEqual([...new Set(asked)], ['b.py'], 'only the edited file is read for its imports');
   });
+  it('the analysed file runs before its importers: its `use_cuda = torch.cuda.is_available()` is decided when main.py calls its helper, so the CPU branch is not met by main.py\'s GPU layer', () => {
+    const helpers = [
+      'import torch',
+      '',
+      'use_cuda = torch.cuda.is_available()',
+      '',
+      'def to_tensor(array):',
+      '    if use_cuda:',
+      '        out = torch.from_numpy(array).cuda()',
+      '    else:',
+      '        out = torch.from_numpy(array)',
+      '    return out',
+      '',
+    ].join('\n');
+    const main = (helper: string) => [
+      'import numpy as np',
+      'import torch',
+      'import helpers',
+      '',
+      'use_cuda = torch.cuda.is_available()',
+      'layer = torch.nn.Linear(4, 4).cuda() if use_cuda else torch.nn.Linear(4, 4)',
+      `x = helpers.${helper}(np.zeros((2, 4), dtype=np.float32))`,
+      'print(layer(x))',
+      '',
+    ].join('\n');
+    const decided = { 'helpers.py': helpers, 'main.py': main('to_tensor') };
+    const silent = coreFindings(helpers, { project: projectOf(decided, 'helpers.py', ['main.py']) });
+    assert.deepEqual(silent, [], formatFindings(silent));
+    // A CPU path that does not follow availability (an environment switch) can meet main.py's GPU layer: main.py's analysis reports it.
+    const switched = helpers.replace('import torch', 'import os\nimport torch').replace('torch.cuda.is_available()', 'os.environ.get("USE_CUDA") == "1"');
+    const mainFile = main('to_tensor');
+    const fired = coreFindings(mainFile, { project: projectOf({ 'helpers.py': switched, 'main.py': mainFile }, 'main.py', []) });
+    assert.deepEqual(fired.map((f) => [f.code, f.range.start.line + 1]), [['DD001', 8]], formatFindings(fired));
+    assert.match(fired[0]!.message, /the `else` on line 9 of helpers\.py/);
+  });
 });

@@ -117,7 +117,11 @@ export class Interpreter implements RoundContext {
   run(): void {
     const modules = this.program.modules;
     this.runs?.begin(this.program);
-    for (let m = modules.length - 1; m >= 0; m--) {
+    // A module's imports come after it in the index, so they run first; the files that import
+    // the analysed one run after it, since their code calls its functions, which read its globals.
+    const importers = this.program.importerModules;
+    const order = modules.map((_, m) => m).reverse();
+    for (const m of [...order.filter((m) => !importers.has(m)), ...order.filter((m) => importers.has(m))]) {
       const env = this.moduleScope(modules[m].index);
       this.finalModuleEnvs[m] = env;
       this.moduleEnvs[m] = this.tape ? new WatchedEnv(env, this.tape, (name) => ({ kind: 'global', module: m, name })) : env;
