@@ -1418,7 +1418,8 @@ function evalMethodCallOnce(
   const framed = frameworkMethod(ctx, ex, frame, call, objNode, recv, method);
   if (framed) return framed;
   const userMethod = ctx.program.methodOf(recv.className, method);
-  if (userMethod && !['to', 'cuda', 'cpu'].includes(method)) {
+  // A module's `to`/`cuda`/`cpu` is torch's move (an override calls it too); a plain class's is its own.
+  if (userMethod && (!['to', 'cuda', 'cpu'].includes(method) || ctx.program.ownsMoveMethod(recv.className, method))) {
     // `self.rep(h)` in a method followed for one call: the same instance receives it (and what
     // it meets there is that call's receiver's to move).
     const own = ownClass ? frame.env.get(RECEIVER) : undefined;

@@ -16,12 +16,14 @@ const MAY_NOT_RUN = new Set([
 const SCOPE_ENDS = new Set(['function_definition', 'class_definition', 'module']);
 const LEAVES_CPU_PATH_OPEN = new Set(['for_statement', 'while_statement', 'try_statement', 'with_statement', 'match_statement']);
 
-const KNOWN = new WeakMap<Node, boolean>();
+/** Each statement's hard moves straight down its scope (syntax only: which are a plain class's own methods is the program's to say). */
+const KNOWN = new WeakMap<Node, readonly Node[]>();
 
-export function alwaysMovesToCuda(statement: Node): boolean {
+/** `isOwnMethod`: a call that runs the program's own method of that name (`self.cuda(*items)` of a trainer), not torch's. */
+export function alwaysMovesToCuda(statement: Node, isOwnMethod: (call: Node) => boolean): boolean {
   let known = KNOWN.get(statement);
-  if (known === undefined) KNOWN.set(statement, (known = straightDownItsScope(statement) && hasHardCudaMove(statement)));
-  return known;
+  if (known === undefined) KNOWN.set(statement, (known = straightDownItsScope(statement) ? hardCudaMoves(statement) : []));
+  return known.some((call) => !isOwnMethod(call));
 }
 
 function straightDownItsScope(statement: Node): boolean {
@@ -31,15 +33,16 @@ function straightDownItsScope(statement: Node): boolean {
   return true;
 }
 
-function hasHardCudaMove(statement: Node): boolean {
+function hardCudaMoves(statement: Node): Node[] {
+  const out: Node[] = [];
   const stack: Node[] = [statement];
   while (stack.length) {
     const n = stack.pop()!;
     if (MAY_NOT_RUN.has(n.type)) continue;
-    if (n.type === 'call' && isHardCudaMove(n)) return true;
+    if (n.type === 'call' && isHardCudaMove(n)) out.push(n);
     for (const c of children(n)) stack.push(c);
   }
-  return false;
+  return out;
 }
 
 /** `.cuda(...)`, or `.to("cuda")` / `.to(torch.device("cuda:1"))` with an accelerator written out (devices.ts deviceFromString). */

@@ -662,7 +662,7 @@ export class Interpreter implements RoundContext {
       else if (expr.type === 'yield') this.execYield(frame, expr);
       else this.ex.eval(frame, expr);
     }
-    if (!frame.shadow && !frame.acceleratorOnly && alwaysMovesToCuda(stmt)) frame.acceleratorOnly = true;
+    if (!frame.shadow && !frame.acceleratorOnly && alwaysMovesToCuda(stmt, (call) => this.callsOwnMoveMethod(frame, call))) frame.acceleratorOnly = true;
   }
 
   /**
@@ -691,6 +691,14 @@ export class Interpreter implements RoundContext {
     if (frame.shadow || frame.sidePath) return;
     if (frame.returns) frame.returns.push(produced);
     else this.next.addReturn(frame.fn.id, produced);
+  }
+
+  /** `self.cuda(*items)` in a plain class that defines `cuda`: its own method, which may move nothing to CUDA. */
+  private callsOwnMoveMethod(frame: Frame, call: Node): boolean {
+    const callee = field(call, 'function');
+    const receiver = callee?.type === 'attribute' ? field(callee, 'object') : undefined;
+    const method = callee?.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
+    return !!method && !!receiver && receiver.text === frame.fn?.selfName && this.program.ownsMoveMethod(instanceClass(frame), method);
   }
 
   /**

@@ -911,6 +911,15 @@ export class Program {
   }
 
   /** The function or class method a call names, with how many leading params the call skips. */
+  /**
+   * `self.cuda(*items)` in a class that is surely no nn.Module (a trainer that moves its
+   * batches): the class's own method of that name runs, not torch's `.cuda()`/`.to()`.
+   */
+  ownsMoveMethod(classKey: string | undefined, method: string): boolean {
+    const cls = classKey ? this.classes.get(classKey) : undefined;
+    return !!cls && !cls.isModule && !!this.methodOf(classKey, method) && this.isPlainClass(cls, new Set());
+  }
+
   methodOf(classKey: string | undefined, method: string): FunctionInfo | undefined {
     if (!classKey) return undefined;
     const seen = new Set<string>();

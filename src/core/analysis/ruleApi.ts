@@ -24,7 +24,7 @@ export type RuleFrame = Readonly<Pick<Frame, 'unit' | 'id' | 'fn' | 'env' | 'sco
 export type NumpyConversionStyle = 'method' | 'function' | 'elements' | 'argument';
 
 /** What a rule may read of the whole program: its units, imports, classes and functions. */
-export type ProgramView = Pick<Program, 'importsAt' | 'units' | 'classes' | 'modules' | 'topFunctions' | 'methodOf' | 'isNotebook' | 'functionDefinedBy' | 'classLineage' | 'member' | 'inAnalysedFile'>;
+export type ProgramView = Pick<Program, 'importsAt' | 'units' | 'classes' | 'modules' | 'topFunctions' | 'methodOf' | 'isNotebook' | 'functionDefinedBy' | 'classLineage' | 'member' | 'inAnalysedFile' | 'ownsMoveMethod'>;
 
 export type { ClassInfo, DeviceChoice, FunctionInfo };
 

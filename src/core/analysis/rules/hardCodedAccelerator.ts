@@ -59,6 +59,7 @@ export const hardCodedAccelerator: Rule = (host) => {
       // when they choose to; the choice is theirs, not this method's.
       if (frame.fn?.selfName && MOVE_METHODS.has(frame.fn.name)) return;
       if (inUnreadParameterDefault(call)) return;
+      if (found && callsOwnMoveMethod(host, frame, call)) return;
       if (found) {
         if (!feedsCollective(host, frame, call)) add({ kind: 'call', unit: frame.unit, call, hardcode: found });
       } else {
@@ -68,6 +69,22 @@ export const hardCodedAccelerator: Rule = (host) => {
     },
   };
 };
+
+/** `self.cuda(*items)` in a plain class (no nn.Module) that defines `cuda`: its own method, moving to a device it chooses. */
+function callsOwnMoveMethod(host: RuleHost, frame: Frame, call: Node): boolean {
+  const callee = field(call, 'function');
+  const method = callee?.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
+  if (!method || !frame.fn?.selfName || field(callee!, 'object')?.text !== frame.fn.selfName) return false;
+  return host.programFact('move methods plain classes define', ownMoveMethods).has(`${frame.fn.className}.${method}`);
+}
+
+function ownMoveMethods(program: ProgramView): Set<string> {
+  const out = new Set<string>();
+  for (const cls of program.classes.values()) {
+    for (const method of MOVE_METHODS) if (program.ownsMoveMethod(cls.key, method)) out.add(`${cls.key}.${method}`);
+  }
+  return out;
+}
 
 /** The file is CUDA code by design: nothing in it is a portability slip. */
 function cudaByDesign(choice: DeviceChoice): boolean {
