@@ -10,7 +10,7 @@ import { Env } from './env';
 import { isinstanceOutcome } from './typeTests';
 import type { ClassInfo, FunctionInfo, Program } from './program';
 import {
-  ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, DATALOADER_CLASSES, GRADIENT_NORM_FUNCTIONS, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, POINTWISE_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
+  ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, CPU_TENSOR_READERS, DATALOADER_CLASSES, GRADIENT_NORM_FUNCTIONS, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, POINTWISE_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
   TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isParameterFreeLibraryModule, isMetricConstructor, functionalLossReturnsScalar, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, normalizationWithoutState, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, LIBRARY_TENSOR_FUNCTIONS, TENSOR_KEEPING_FUNCTIONS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER, LIBRARY_BATCH_ITERATORS, MODULE_CONTAINERS, FILLS_CONTAINER, KEEPS_CONTAINER_EMPTY,
 } from './torchApi';
@@ -543,6 +543,12 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
       grad: 'no', deviceText: legacy === 'cpu' ? undefined : '"cuda"',
       origin: { unit: frame.unit, node: call, what: legacy === 'cpu' ? 'created on the CPU here' : 'created on "cuda" here' },
     });
+  }
+  const read = CPU_TENSOR_READERS.get(q);
+  if (read) {
+    evalArgs(ex, frame, args);
+    const tensor = value('tensor', CPU, { grad: 'no', origin: { unit: frame.unit, node: call, what: `read onto the CPU by \`${shortText(field(call, 'function') ?? call)}(…)\` here` } });
+    return read === 'tensor' ? tensor : value('other', UNTRACKED, { elements: read.map((isTensor) => (isTensor ? tensor : OTHER)) });
   }
   if (DEVICE_FACTORIES.has(q) || CPU_ONLY_FACTORIES.has(q) || LIKE_FACTORIES.has(q)) {
     const argValues = evalArgs(ex, frame, args);

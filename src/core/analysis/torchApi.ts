@@ -37,6 +37,20 @@ export const SAME_TENSOR_WRAPPERS = new Set(['torch.autograd.Variable', 'torch.a
 export const CPU_ONLY_FACTORIES = new Set(['torch.from_numpy', 'torch.frombuffer', 'torch.load_numpy']);
 
 /**
+ * Readers that decode a file into tensors on the CPU: where the tensors are in what they
+ * return ('tensor': the result itself; a list: which elements of the tuple are tensors, as
+ * `waveform, sample_rate = torchaudio.load(path)`).
+ */
+export const CPU_TENSOR_READERS: ReadonlyMap<string, 'tensor' | readonly boolean[]> = new Map<string, 'tensor' | readonly boolean[]>([
+  ['torchaudio.load', [true, false]],
+  ['torchaudio.sox_effects.apply_effects_file', [true, false]],
+  ['torchvision.io.read_image', 'tensor'],
+  ['torchvision.io.image.read_image', 'tensor'],
+  ['torchvision.io.read_file', 'tensor'],
+  ['torchvision.io.read_video', [true, true, false]],
+]);
+
+/**
  * Legacy typed constructors (`torch.Tensor(data)`, `torch.LongTensor(n)`): always on the CPU
  * (they refuse any other `device=`); `torch.cuda.FloatTensor(...)` is on the current GPU.
  */
