@@ -36,8 +36,9 @@ export const moduleListNotRegistered: Rule = (host) => {
       const at = moduleMethodAt(program, call);
       if (!at) return;
       const holder = holderOf(call, at.fn);
-      if (!holder || registeredElsewhere(at.cls, at.fn.selfName!, holder.attr)) return;
-      const key = `${at.cls.key}.${holder.attr}`;
+      if (!holder || registeredElsewhere(at.cls, at.fn.selfName!, holder)) return;
+      // Each plain container assigned to the attribute (one per arm of an `if`) gets its own fix.
+      const key = `${at.cls.key}.${holder.attr}.${holder.container.id}`;
       if (reported.has(key)) return;
       reported.add(key);
       report(host, frame, at.cls, at.fn, call, holder);
@@ -140,11 +141,16 @@ function localListKept(fn: FunctionInfo, name: string, appendCall: Node): Holder
   return undefined;
 }
 
-/** Anything in the class that registers the attribute's modules another way, or reassigns it. */
-function registeredElsewhere(cls: ClassInfo, self: string, attr: string): boolean {
+/**
+ * Anything in the class that registers the attribute's modules another way, or reassigns it
+ * from a call (`self.layers = nn.ModuleList(self.layers)`) on a path that may follow this
+ * container. Another plain container or name, or a call in the other arm of an `if`
+ * (`if wide: self.convs = [...] else: self.convs = [...]`), registers nothing.
+ */
+function registeredElsewhere(cls: ClassInfo, self: string, holder: Holder): boolean {
+  const attr = holder.attr;
   const body = field(cls.node, 'body');
   if (!body) return true;
-  let writes = 0;
   const stack: Node[] = [body];
   while (stack.length) {
     const n = stack.pop()!;
@@ -157,11 +163,21 @@ function registeredElsewhere(cls: ClassInfo, self: string, attr: string): boolea
     }
     if (n.type === 'assignment') {
       const left = field(n, 'left');
-      if (left && isSelfAttribute(left, self, attr)) writes++;
+      const right = field(n, 'right');
+      if (left && isSelfAttribute(left, self, attr) && right && unparen(right).type === 'call' && !inOtherArm(n, holder.container)) return true;
     }
     stack.push(...children(n));
   }
-  return writes > 1;
+  return false;
+}
+
+/** `a` and `b` lie in different arms of one `if` statement: at most one of them runs. */
+function inOtherArm(a: Node, b: Node): boolean {
+  const above = new Set<number>();
+  for (let n: Node | null = a; n; n = n.parent) above.add(n.id);
+  let common: Node | null = b;
+  while (common && !above.has(common.id)) common = common.parent;
+  return common?.type === 'if_statement';
 }
 
 function report(host: RuleHost, frame: Frame, cls: ClassInfo, fn: FunctionInfo, call: Node, holder: Holder): void {
