@@ -2,7 +2,7 @@
 // loops run twice (the first pass only gathers state), and scopes for the module and
 // each function of the program.
 import type { Node } from '../python/pyNode';
-import { bodyNodes, callArguments, children, dottedKey, field, isMainGuard, stringLiteralValue, unparen } from '../python/syntax';
+import { bodyNodes, callArguments, children, dottedKey, field, isMainGuard, methodCalledOnSelf, stringLiteralValue, unparen } from '../python/syntax';
 import type { RoundContext } from './roundContext';
 import type { AnalysisEvents } from './ruleApi';
 import type { UnitFinding } from './types';
@@ -695,11 +695,10 @@ export class Interpreter implements RoundContext {
 
   /** `self.cuda(*items)` in a plain class that defines `cuda`: its own method, which may move nothing to CUDA. */
   private callsOwnMoveMethod(frame: Frame, call: Node): boolean {
-    const callee = field(call, 'function');
-    const receiver = callee?.type === 'attribute' ? field(callee, 'object') : undefined;
-    const method = callee?.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
-    return !!method && !!receiver && receiver.text === frame.fn?.selfName && this.program.ownsMoveMethod(instanceClass(frame), method);
+    const method = methodCalledOnSelf(call, frame.fn?.selfName);
+    return !!method && this.program.ownsMoveMethod(instanceClass(frame), method);
   }
+
 
   /**
    * `x.to(device).view(-1, n)` as a statement: views and casts return new tensors too, so

@@ -198,3 +198,10 @@ export function* bodyNodes(block: Node): Generator<Node> {
 export function isMainGuard(condition: Node | null | undefined): boolean {
   return !!condition && /^__name__\s*==\s*['"]__main__['"]$/.test(condition.text);
 }
+
+/** `self.cuda(...)`, `self.to(...)`: the method a call names on the receiver `selfName`, else undefined. */
+export function methodCalledOnSelf(call: Node, selfName: string | undefined): string | undefined {
+  const callee = field(call, 'function');
+  if (!selfName || callee?.type !== 'attribute' || field(callee, 'object')?.text !== selfName) return undefined;
+  return field(callee, 'attribute')?.text;
+}

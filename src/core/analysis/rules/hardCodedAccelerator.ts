@@ -8,7 +8,7 @@
 // launcher, NCCL, CUDA streams or events) stay silent.
 import type { Node } from '../../python/pyNode';
 import { cudaHardcodeIn, isCudaLiteral, underDeviceCondition } from '../../python/cudaHardcode';
-import { callArguments, children, descendants, field, nodeRange, stringLiteralValue } from '../../python/syntax';
+import { callArguments, children, descendants, field, methodCalledOnSelf, nodeRange, stringLiteralValue } from '../../python/syntax';
 import type { DeviceChoice, FunctionInfo, ProgramView, RuleFrame as Frame, Rule, RuleHost, UnitFinding } from '../ruleApi';
 import { DISTRIBUTED_COLLECTIVES } from '../torchApi';
 import type { Fix, Range, TextEdit } from '../types';
@@ -72,10 +72,8 @@ export const hardCodedAccelerator: Rule = (host) => {
 
 /** `self.cuda(*items)` in a plain class (no nn.Module) that defines `cuda`: its own method, moving to a device it chooses. */
 function callsOwnMoveMethod(host: RuleHost, frame: Frame, call: Node): boolean {
-  const callee = field(call, 'function');
-  const method = callee?.type === 'attribute' ? field(callee, 'attribute')?.text : undefined;
-  if (!method || !frame.fn?.selfName || field(callee!, 'object')?.text !== frame.fn.selfName) return false;
-  return host.programFact('move methods plain classes define', ownMoveMethods).has(`${frame.fn.className}.${method}`);
+  const method = methodCalledOnSelf(call, frame.fn?.selfName);
+  return !!method && host.programFact('move methods plain classes define', ownMoveMethods).has(`${frame.fn!.className}.${method}`);
 }
 
 function ownMoveMethods(program: ProgramView): Set<string> {
