@@ -699,7 +699,6 @@ export class Interpreter implements RoundContext {
     return !!method && this.program.ownsMoveMethod(instanceClass(frame), method);
   }
 
-
   /**
    * `x.to(device).view(-1, n)` as a statement: views and casts return new tensors too, so
    * the move is discarded just as in `x.to(device)` (DD004 on the whole statement).

@@ -910,7 +910,6 @@ export class Program {
     return undefined;
   }
 
-  /** The function or class method a call names, with how many leading params the call skips. */
   /**
    * `self.cuda(*items)` in a class that is surely no nn.Module (a trainer that moves its
    * batches): the class's own method of that name runs, not torch's `.cuda()`/`.to()`.
@@ -920,6 +919,7 @@ export class Program {
     return !!cls && !cls.isModule && !!this.methodOf(classKey, method) && this.isPlainClass(cls, new Set());
   }
 
+  /** The function or class method a call names, with how many leading params the call skips. */
   methodOf(classKey: string | undefined, method: string): FunctionInfo | undefined {
     if (!classKey) return undefined;
     const seen = new Set<string>();

@@ -143,8 +143,8 @@ function localListKept(fn: FunctionInfo, name: string, appendCall: Node): Holder
 
 /**
  * Anything in the class that registers the attribute's modules another way, or reassigns it
- * from a call (`self.layers = nn.ModuleList(self.layers)`) on a path that may follow this
- * container. Another plain container or name, or a call in the other arm of an `if`
+ * from a call (`self.layers = nn.ModuleList(self.layers)`), taken as registering whatever its
+ * order. Another plain container or name, or a call in the other arm of an `if`
  * (`if wide: self.convs = [...] else: self.convs = [...]`), registers nothing.
  */
 function registeredElsewhere(cls: ClassInfo, self: string, holder: Holder): boolean {
