@@ -298,13 +298,14 @@ async function outcomesFromThreads(files: readonly string[], settings: LintSetti
 }
 
 export async function lintFiles(files: readonly string[], settings: LintSettings): Promise<LintReport> {
-  await initPythonParser();
   const report: LintReport = { files: [], problems: [], fixMode: settings.fix };
   const fromThreads = await outcomesFromThreads(files, settings);
   if (fromThreads) {
     for (const outcome of fromThreads) addOutcome(report, outcome);
     return report;
   }
+  // The threads load their own parser; only a run checked here needs this thread's.
+  await initPythonParser();
   const linter = new FileLinter(files, settings);
   for (const file of files) addOutcome(report, await linter.lint(file));
   return report;
