@@ -11,7 +11,7 @@ import { isinstanceOutcome } from './typeTests';
 import type { ClassInfo, FunctionInfo, Program } from './program';
 import {
   ANY_DEVICE_ARGUMENTS, CPU_ONLY_FACTORIES, CPU_TENSOR_READERS, DATALOADER_CLASSES, GRADIENT_NORM_FUNCTIONS, INPUT_SCATTERING_WRAPPERS, INTEGER_RESULT_FUNCTIONS, POINTWISE_FUNCTIONS, LOADER_LIKE_NAME, LOSS_LIKE_NAME, MODEL_LIKE_NAME,
-  TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isParameterFreeLibraryModule, isMetricConstructor, functionalLossReturnsScalar, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
+  TENSOR_DATASETS, VALUES_INDICES_FUNCTIONS, SHAPE_KEEPING_METHODS, BUILT_FROM_TENSORS, DISTRIBUTION_TENSOR_METHODS, isDistributionClass, SIZE_OF_NUMBERS_OVERLOAD, STATE_REGISTRATIONS, DEVICE_FACTORIES, DIFFERENTIABLE_METHODS, TENSOR_EVIDENCE_METHODS, isModelZooConstructor, isBufferOnlyModuleConstructor, isParameterFreeLibraryModule, isMetricConstructor, functionalLossReturnsScalar, convertsArrayArguments, PROBING_SUMMARIES, isAcceleratorDeviceString,
   isIntegerCast, isPlacelessModuleClass, normalizationWithoutState, ONE_DIM_FACTORIES, PROGRESS_WRAPPERS, legacyConstructorPlace, lossReturnsScalar, LIKE_FACTORIES, MODULE_SELF_METHODS, NON_TENSOR_METHODS, NUMPY_CONVERTERS, LIBRARY_TENSOR_FUNCTIONS, TENSOR_KEEPING_FUNCTIONS, SAME_TENSOR_WRAPPERS, WRAPPER_MODULES, GRAPH_LOADER, LIBRARY_BATCH_ITERATORS, MODULE_CONTAINERS, FILLS_CONTAINER, KEEPS_CONTAINER_EMPTY,
 } from './torchApi';
 import { ACCEL, Arg, containedValues, CPU, functionIdsOf, hasAccel, INTEGER, isCallable, isContainer, isExactlyCpu, isTensorLike, NDARRAY, PENDING, joinValues, raisedResult, outputPlaceOf, NONE, NUMBER, OTHER, Place, resultOf, rowsOf, sameValue, UNKNOWN, UNTRACKED, Value, value } from './values';
@@ -289,7 +289,8 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
     // A known module, or an unknown object named as a model, has parameters and makes a graph;
     // another unknown object that is moved and called (a renderer, an augmentation) may have none.
     const trained = (callee.kind === 'module' && !holdsNoWeights(ctx, callee.className)) || MODEL_LIKE_NAME.test(calleeNode.text);
-    const output = value('tensor', outputPlaceOf(callee), { grad: noGrad ? 'no' : trained && !callee.gradlessOutput ? 'yes' : 'unknown', deviceText: callee.deviceText, origin });
+    const grad = noGrad ? 'no' : callee.noParameters ? inputGrad(tensors) : trained && !callee.gradlessOutput ? 'yes' : 'unknown';
+    const output = value('tensor', outputPlaceOf(callee), { grad, deviceText: callee.deviceText, origin });
     return shapedLikeForwardReturn(ctx, callee, output) ?? output;
   }
   const fromInputs = tensors.length ? resultOf(tensors, noGrad) : value('tensor');
@@ -300,8 +301,14 @@ function valueCallResult(ctx: RoundContext, ex: Evaluator, frame: Frame, call: N
   const unknownModel = callee.kind === 'module' || MODEL_LIKE_NAME.test(calleeNode.text);
   const batchesOnly = tensors.length > 0 && tensors.every((a) => !!a.value.batch && frame.loops.includes(a.value.batch.loop));
   const place = unknownModel && batchesOnly && isExactlyCpu(fromInputs.place) ? UNTRACKED : fromInputs.place;
-  const output: Value = { ...fromInputs, place, origin: place === UNTRACKED ? undefined : fromInputs.origin, grad: noGrad ? 'no' : callee.kind === 'module' && !callee.gradlessOutput && !holdsNoWeights(ctx, callee.className) ? 'yes' : 'unknown' };
+  const grad = noGrad ? 'no' : callee.noParameters ? inputGrad(tensors) : callee.kind === 'module' && !callee.gradlessOutput && !holdsNoWeights(ctx, callee.className) ? 'yes' : 'unknown';
+  const output: Value = { ...fromInputs, place, origin: place === UNTRACKED ? undefined : fromInputs.origin, grad };
   return shapedLikeForwardReturn(ctx, callee, output) ?? output;
+}
+
+/** A module without parameters makes a graph only of inputs that need grad; it never says an output needs none. */
+function inputGrad(tensors: readonly Arg[]): Value['grad'] {
+  return tensors.some((t) => t.value.grad === 'yes') ? 'yes' : 'unknown';
 }
 
 /**
@@ -658,6 +665,8 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     // parameters, the container has none either; it runs where its input is.
     if (MODULE_CONTAINERS.has(last) && holdsOnlyPlaceless(ex, frame, args, argValues)) return value('module', UNTRACKED, { placeless: true, torchClasses: [`torch.nn.${last}`] });
     if (MODULE_CONTAINERS.has(last) && argValues.length === 0 && args.splats.length === 0) return createdModule(ctx, frame, call, givenDevice(ctx, ex, frame, call), { emptyContainer: true });
+    // `nn.Sequential(T.MelSpectrogram(), Resize(...))`: buffers and parameter-free steps, no parameters.
+    if (MODULE_CONTAINERS.has(last) && holdsNoParameters(args, argValues)) return createdModule(ctx, frame, call, givenDevice(ctx, ex, frame, call), { noParameters: true });
     const withoutState = normalizationWithoutState(last, (k) => args.keywords.get(k)?.text, args.positional.length) && !args.hasSplat;
     if (withoutState) return value('module', UNTRACKED, { placeless: true, torchClasses: [`torch.nn.${last}`] });
     if (!isPlacelessModuleClass(last)) return createdModule(ctx, frame, call, givenDevice(ctx, ex, frame, call));
@@ -684,7 +693,7 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   // Placed by its loader (`device_map="auto"`): a module, where the analysis cannot say.
   if (isPretrainedModelLoad(q)) return value('module', UNTRACKED);
   if (isParameterFreeLibraryModule(q)) return value('module', UNTRACKED, { placeless: true });
-  if (isModelZooConstructor(q)) return createdModule(ctx, frame, call, undefined, isMetricConstructor(q) ? { gradlessOutput: true } : {});
+  if (isModelZooConstructor(q)) return createdModule(ctx, frame, call, undefined, isMetricConstructor(q) ? { gradlessOutput: true } : isBufferOnlyModuleConstructor(q) ? { noParameters: true } : {});
   if (GRADIENT_NORM_FUNCTIONS.has(q)) {
     // `norm = clip_grad_norm_(model.parameters(), 1.0)`: `np.isnan(norm)` converts a GPU tensor.
     const given = argValues[0]?.value;
@@ -765,6 +774,18 @@ function holdsOnlyPlaceless(ex: Evaluator, frame: Frame, args: CallArguments, ar
   // A list whose items are not known (filled elsewhere) counts as itself, no module.
   const given = values.flatMap((v) => (v.kind !== 'module' && isContainer(v) && containedValues(v).length > 0 ? containedValues(v) : [v]));
   return given.length > 0 && given.every((v) => v.kind === 'module' && v.placeless === true);
+}
+
+/**
+ * The container is given a module that keeps buffers only, and nothing that may hold
+ * parameters: the others are modules without any, or objects that are no module the
+ * analysis knows (a torchvision transform).
+ */
+function holdsNoParameters(args: CallArguments, argValues: Arg[]): boolean {
+  if (args.keywords.size > 0 || args.splats.length > 0) return false;
+  const given = argValues.map((a) => a.value);
+  const mayHoldParameters = (v: Value) => v.kind === 'module' && !v.placeless && !v.noParameters;
+  return given.some((v) => v.kind === 'module' && v.noParameters === true) && !given.some(mayHoldParameters) && given.every((v) => v.kind === 'module' || v.kind === 'other' || v.kind === 'unknown');
 }
 
 function isInside(node: Node, outer: Node): boolean {
@@ -1730,6 +1751,7 @@ function evalMove(
     movesInputs: recv.movesInputs && !recv.plainOnCpu,
     pipeline: recv.pipeline,
     gradlessOutput: recv.gradlessOutput,
+    noParameters: recv.noParameters,
     scalarOutput: recv.scalarOutput,
     // `x.sum().cpu()` is still 0-dim: on the CPU it may meet tensors on any device.
     scalar: kind === 'tensor' ? recv.scalar : undefined,

@@ -134,6 +134,11 @@ export function isMetricConstructor(qualified: string): boolean {
  */
 const TORCHAUDIO_STATEFUL_TRANSFORM = /^torchaudio\.transforms\.(?:_transforms\.)?(?:Spectrogram|InverseSpectrogram|GriffinLim|MelScale|InverseMelScale|MelSpectrogram|MFCC|LFCC|Resample|SpectralCentroid|TimeStretch|PitchShift)$/;
 
+/** torchaudio's transforms that keep a tensor: buffers, never parameters (their output needs grad only where their input does). */
+export function isBufferOnlyModuleConstructor(qualified: string): boolean {
+  return TORCHAUDIO_STATEFUL_TRANSFORM.test(qualified);
+}
+
 /** Module-returning constructors outside torch.nn (model zoos, torchmetrics metrics, torchaudio's stateful transforms): their tensors are on the CPU. */
 export function isModelZooConstructor(qualified: string): boolean {
   return /^torchvision\.models\.[a-z]\w*$/.test(qualified) || /^torchvision\.models\.\w+\.[a-z]\w*$/.test(qualified) ||

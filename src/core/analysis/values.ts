@@ -116,6 +116,12 @@ export interface Value {
   outputPlace?: Place;
   /** A module whose output need not carry a graph (a torchmetrics metric): its output's grad is not known. */
   gradlessOutput?: boolean;
+  /**
+   * A module whose tensors are buffers only (torchaudio's Spectrogram, Resample, MFCC, ...):
+   * it is where it was built, but makes no graph of its own; its output needs grad only where
+   * an input does.
+   */
+  noParameters?: boolean;
   /** Source text of the device this value was placed with (`device`, `"cuda"`), for fixes. */
   deviceText?: string;
   /** Where the place was established: the `.to()` call, the factory, the model call. */
@@ -392,6 +398,7 @@ export function joinValues(a: Value, b: Value): Value {
     joined.outputPlace = outputPlaceOf(a) === UNTRACKED || outputPlaceOf(b) === UNTRACKED ? UNTRACKED : ((outputPlaceOf(a) | outputPlaceOf(b)) as Place);
   }
   if (a.gradlessOutput && b.gradlessOutput) joined.gradlessOutput = true;
+  if (a.noParameters && b.noParameters) joined.noParameters = true;
   if (a.scalarOutput && b.scalarOutput) joined.scalarOutput = true;
   if (a.factory && b.factory && a.factory.node.id === b.factory.node.id) joined.factory = a.factory;
   if (a.batch && b.batch && a.batch.loop === b.batch.loop && a.batch.name === b.batch.name) joined.batch = a.batch;
@@ -480,7 +487,7 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
   return a.kind === b.kind && a.place === b.place && a.grad === b.grad && !!a.batch === !!b.batch &&
     a.deviceText === b.deviceText && a.className === b.className && a.classChoices?.join() === b.classChoices?.join() && !!a.isNone === !!b.isNone && !!a.mayBeNone === !!b.mayBeNone &&
     a.placedBy?.place === b.placedBy?.place && columnPlaces(a) === columnPlaces(b) && a.kwargsDevice?.place === b.kwargsDevice?.place && a.truth === b.truth && a.tensorType === b.tensorType &&
-    !!a.scalarOutput === !!b.scalarOutput && !!a.movesInputs === !!b.movesInputs && !!a.plainOnCpu === !!b.plainOnCpu && a.outputPlace === b.outputPlace &&
+    !!a.scalarOutput === !!b.scalarOutput && !!a.noParameters === !!b.noParameters && !!a.movesInputs === !!b.movesInputs && !!a.plainOnCpu === !!b.plainOnCpu && a.outputPlace === b.outputPlace &&
     a.cpuWhen?.node === b.cpuWhen?.node && sameAttrs(a.attrs, b.attrs) && sameLambdas(a, b) && a.functionChoices?.join() === b.functionChoices?.join() &&
     sameItems(a, b);
 }
