@@ -157,6 +157,9 @@ function mapLocationProblem(host: RuleHost, frame: Frame, call: Node, facts: Fil
         `of them fill GPU 0 (out of memory, or a model on another process's GPU). Pass map_location=${target} (LOCAL_RANK).`,
     };
   }
+  // `try: torch.load(p)` `except: torch.load(p, map_location=...)`: where the saved device is
+  // missing the load raises and the handler loads onto one that is there.
+  if (retriedWithMapLocation(call)) return undefined;
   const choice = host.deviceChoice();
   // A file that imports this one never runs its script block: there only its own choice counts.
   const why = choice.choiceByImporter && inScriptBlock(call) ? undefined : choice.runTimeChoice;
@@ -616,6 +619,16 @@ function loadedIntoTensorlessState(call: Node, facts: FileFacts): boolean {
 function stateReceiver(call: Node): Node | undefined {
   const callee = field(call, 'function');
   return callee?.type === 'attribute' && field(callee, 'attribute')?.text === 'load_state_dict' ? field(callee, 'object') ?? undefined : undefined;
+}
+
+function retriedWithMapLocation(call: Node): boolean {
+  for (let n: Node | null = call; n?.parent; n = n.parent) {
+    const parent = n.parent;
+    if (parent.type === 'function_definition' || parent.type === 'class_definition') return false;
+    if (parent.type !== 'try_statement' || field(parent, 'body')?.id !== n.id) continue;
+    if (children(parent).some((c) => c.type === 'except_clause' && /\bload\s*\([^]*\bmap_location\s*=/.test(c.text))) return true;
+  }
+  return false;
 }
 
 function convertedAtOnce(call: Node): boolean {
