@@ -272,4 +272,23 @@ describe('analysis across files: imports of project modules', () => {
     assert.deepEqual(codesAndLines(check, project({ 'fused.py': guarded('if t.is_cuda:\n    raise RuntimeError("CPU only")') }, 'check.py')), [['DD005', 5]]);
     assert.deepEqual(codesAndLines(check, project({ 'fused.py': guarded('pass') }, 'check.py')), [['DD005', 5]]);
   });
+  it("a package's __init__.py of imports only is not linked or run; one more statement and it is", () => {
+    const init = ['"""The package."""', 'from .model import Net', 'from . import config', 'try:', '    from .fused import kernel',
+      'except ImportError:', '    kernel = None', '__all__ = ["Net", "config"]', '__version__ = "1.0"', ''].join('\n');
+    const files = new Map([[path.join(ROOT, 'pkg', 'model.py'), MODEL], [path.join(ROOT, 'pkg', 'config.py'), CONFIG_CUDA]]);
+    let reads = 0;
+    const ctx: ProjectContext = {
+      path: path.join(ROOT, 'pkg', '__init__.py'),
+      modules: createModuleResolver([ROOT], (p) => {
+        reads++;
+        return p === path.join(ROOT, 'pkg', '__init__.py') ? init : files.get(p);
+      }),
+    };
+    assert.deepEqual(codesAndLines(init, ctx), []);
+    assert.equal(reads, 0, 'nothing it imports was looked for');
+    // A statement that runs code (a model built and fed a CPU tensor) is analysed with its imports.
+    const runs = `${init}import torch\nnet = Net().to(config.device)\nnet(torch.randn(2, 10))\n`;
+    assert.deepEqual(codesAndLines(runs, ctx), [['DD001', 12]]);
+    assert.ok(reads > 0);
+  });
 });

@@ -11,6 +11,7 @@ import { Interpreter } from './interpreter';
 import { blankIPythonSyntax } from './notebook';
 import { marimoScript, withoutFixesNamingOtherCells } from './marimo';
 import { ModuleInfo, ModuleLoader, Program, Unit } from './program';
+import { onlyImports } from './importsOnly';
 import type { ModuleFile, ProjectContext } from './project';
 import type { KeptModule } from './moduleTrees';
 import { nameOtherPlacesLines, type OtherPlaceLine } from './otherPlaceLines';
@@ -127,6 +128,7 @@ function aroundSkipped(findings: UnitFinding[], parses: ReadonlyArray<{ skipped:
 }
 
 function interpret(units: Unit[], isNotebook: boolean, options: AnalyzeOptions, registry: NodeRegistry, runs: RunCache): UnitFinding[] {
+  if (!isNotebook && units.length === 1 && onlyImports(units[0]!.root)) return [];
   const project = options.project;
   const loader = project ? new ProjectModuleLoader(project, registry) : undefined;
   return interpretProgram(new Program(units, isNotebook, loader, project?.path), runs, enabledRules(options), options.torchVersion);

@@ -202,7 +202,9 @@ export class Program {
     this.setsDefaultDevice = units.some((u) => /\bset_default_(device|tensor_type)\s*\(/.test(u.source));
     this.setsDefaultTensorType = units.some((u) => /\bset_default_tensor_type\s*\(/.test(u.source));
     this.addModule(units, path, 0);
-    if (loader) this.link(loader);
+    // A file that imports no torch, not even through `from x import *`, is no tensor code
+    // (analyze.ts stops there): what it imports need not be read.
+    if (loader && (this.imports.importsTorch || this.imports.starImports.size > 0)) this.link(loader);
     for (const cls of this.classes.values()) cls.isModule = this.subclassesModule(cls, new Set());
     for (const cls of this.classes.values()) if (!cls.isModule && this.subclassesLoader(cls, new Set())) cls.isLoader = true;
     for (const cls of this.classes.values()) if (cls.isModule) cls.placeless = this.isPlacelessClass(cls, new Set());
