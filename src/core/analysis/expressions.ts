@@ -489,6 +489,12 @@ export class Expressions implements Evaluator {
       const scalar = idx !== undefined && ((recv.oneDim && this.isInteger(frame, idx)) || this.indexesAnElement(frame, children(node).slice(1)));
       return { ...recv, grad, factory: undefined, scalar: scalar || undefined, oneDim: undefined, elements: undefined, batch };
     }
+    // `label[:, 0]` of `label = batch.y.reshape(-1, 2).to(device)`: what was moved and is
+    // sliced along two axes is a tensor (a list or dict takes no such index), where it was moved.
+    const indices = children(node).slice(1);
+    if (recv.kind === 'unknown' && recv.place !== UNTRACKED && recv.origin && indices.length >= 2 && indices.some((p) => p.type === 'slice')) {
+      return { ...recv, kind: 'tensor', grad: 'unknown', factory: undefined, scalar: undefined, oneDim: undefined, elements: undefined, entries: undefined, anyElement: undefined, batch: undefined };
+    }
     return UNKNOWN;
   }
 
