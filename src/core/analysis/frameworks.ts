@@ -360,16 +360,26 @@ export function deviceContextPlace(q: string | undefined, v: Value): Place | und
 /** Batch-carrying parameters of the hooks (before the transfer hooks, batches are still on the CPU). */
 const ON_DEVICE_PARAMS = new Set(['batch', 'outputs']);
 
-/** In a Lightning hook, `self` is a module on the Trainer's device and the batch is already there. */
-export function enterFrameworkScope(program: Program, fn: FunctionInfo, env: Env): void {
+/** `validation_epoch_end(self, outputs)`: the list of what each `validation_step` returned. */
+const EPOCH_END = /^(training|validation|test|predict)_epoch_end$/;
+
+/**
+ * In a Lightning hook, `self` is a module on the Trainer's device and the batch is already
+ * there. `stepReturn`: what the class's method of that name returns (its summary), if known.
+ */
+export function enterFrameworkScope(program: Program, fn: FunctionInfo, env: Env, stepReturn: (method: string) => Value | undefined): void {
   const cls = fn.className ? program.classes.get(fn.className) : undefined;
   if (!cls?.lightning || !fn.selfName || !DEVICE_HOOK.test(fn.name) || /transfer/.test(fn.name)) return;
   const deviceText = `${fn.selfName}.device`;
   const where = { unit: fn.unit, node: field(fn.node, 'name') ?? fn.node };
   const module = { ...where, what: `on the Trainer's device in ${fn.name}` };
   env.set(fn.selfName, value('module', EITHER, { className: cls.key, deviceText, origin: module }));
+  const stage = EPOCH_END.exec(fn.name)?.[1];
   fn.params.slice(1).forEach((p, i) => {
-    if (ON_DEVICE_PARAMS.has(p.name) || (i === 0 && /_step$/.test(fn.name))) {
+    // The Trainer collects what the step returned, as it was returned (`loss.cpu().numpy()` stays NumPy).
+    const returned = stage && i === 0 ? stepReturn(`${stage}_step`) : undefined;
+    if (returned) env.set(p.name, value('other', UNTRACKED, { anyElement: returned }));
+    else if (ON_DEVICE_PARAMS.has(p.name) || (i === 0 && /_step$/.test(fn.name))) {
       const origin = { ...where, what: `moved to ${deviceText} by the Trainer before ${fn.name}` };
       env.set(p.name, value('tensor', EITHER, { grad: 'no', deviceText, origin }));
     }

@@ -538,7 +538,10 @@ export class Interpreter implements RoundContext {
       env.set(p.name, reportedAtCalls && v.place !== 0 ? { ...v, param: p.name } : v);
     }
     if (fn.selfName) env.set(fn.selfName, { kind: 'other', place: 0, grad: 'unknown', className: selfClass ?? fn.className });
-    enterFrameworkScope(this.program, fn, env);
+    enterFrameworkScope(this.program, fn, env, (method) => {
+      const step = fn.className ? this.program.methodOf(fn.className, method) : undefined;
+      return step ? this.previous.returnOf(step.id) : undefined;
+    });
     const frame: Frame = {
       id: fn.id, unit: fn.unit, fn, env, outer, noGrad: fn.noGrad || this.previous.onlyUnderNoGrad(fn.id) ? 1 : 0, defaultDevices: [], loops: [], muted: this.reportsIn(fn.module) ? 0 : 1,
       names, evidence: facts.evidence, testedAsTensor: facts.testedAsTensor, scopeNode: fn.node,
