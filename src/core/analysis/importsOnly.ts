@@ -4,8 +4,7 @@
 // to report: the analysis need not link what it imports (often the whole package) nor run it.
 import type { Node } from '../python/pyNode';
 import { children, field } from '../python/syntax';
-
-const IMPORTS = new Set(['import_statement', 'import_from_statement', 'future_import_statement']);
+import { IMPORTS } from './moduleDemand';
 
 /** Literals a plain assignment may bind (`__all__ = ["Net"]`, `__version__ = "1.2"`). */
 const LITERALS = new Set(['string', 'concatenated_string', 'integer', 'float', 'true', 'false', 'none']);
@@ -15,7 +14,7 @@ export function onlyImports(root: Node): boolean {
 }
 
 function inert(statement: Node): boolean {
-  if (IMPORTS.has(statement.type) || statement.type === 'pass_statement' || statement.type === 'comment') return true;
+  if (IMPORTS.has(statement.type) || statement.type === 'pass_statement') return true;
   if (statement.type === 'expression_statement') return children(statement).every((e) => e.type === 'string' || e.type === 'concatenated_string' || plainAssignment(e));
   // `try: from .cuda_ops import fused` / `except ImportError: fused = None`.
   if (statement.type === 'try_statement') return children(statement).every(inertClause);
@@ -27,12 +26,12 @@ function inertClause(clause: Node): boolean {
   if (clause.type === 'except_clause' || clause.type === 'else_clause' || clause.type === 'finally_clause') {
     return children(clause).every((c) => (c.type === 'block' ? children(c).every(inert) : exceptionNames(c)));
   }
-  return clause.type === 'comment';
+  return false;
 }
 
 /** `except ImportError`, `except (ImportError, OSError) as e`: names, no call. */
 function exceptionNames(node: Node): boolean {
-  if (node.type === 'identifier' || node.type === 'attribute' || node.type === 'comment') return true;
+  if (node.type === 'identifier' || node.type === 'attribute') return true;
   if (node.type === 'tuple' || node.type === 'as_pattern' || node.type === 'as_pattern_target' || node.type === 'parenthesized_expression') return children(node).every(exceptionNames);
   return false;
 }
