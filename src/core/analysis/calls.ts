@@ -20,7 +20,7 @@ import { moveWalkedContainer } from './containerMoves';
 import { placesOwnSubmodules } from './ownPlacement';
 import { laterInputsForLayers } from './layerInputs';
 import { storedParameters, wrapperClasses, wrapperInstance } from './wrapperModules';
-import { cpuTensorTransform, transformedTensor } from './transforms';
+import { convertsToCpuTensor, cpuTensorTransform, transformedTensor } from './transforms';
 import { convertsModel, deviceKwargsCall, frameworkCall, frameworkMethod, givenDevice, isFrameworkEntryPoint } from './frameworks';
 import { movedParamsOf } from './bodyFacts';
 import { isModelActionName, isPretrainedModelLoad, pretrainedLoadPlaces } from './frameworkNames';
@@ -505,6 +505,10 @@ function evalTorchCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
   if (transform) {
     evalArgs(ex, frame, args);
     return transform;
+  }
+  if (convertsToCpuTensor(q)) {
+    evalArgs(ex, frame, args);
+    return transformedTensor(frame, call, shortText(field(call, 'function') ?? call));
   }
   const requiresGrad = args.keywords.get('requires_grad')?.text === 'True';
   if (q === 'torch.device') {

@@ -37,9 +37,8 @@ export const SAME_TENSOR_WRAPPERS = new Set(['torch.autograd.Variable', 'torch.a
 export const CPU_ONLY_FACTORIES = new Set(['torch.from_numpy', 'torch.frombuffer', 'torch.load_numpy']);
 
 /**
- * Readers that decode a file, and converters that turn a PIL image or an array into a new
- * tensor, all on the CPU: where the tensors are in what they return ('tensor': the result
- * itself; a list: which elements of the tuple are tensors, as
+ * Readers that decode a file into tensors on the CPU: where the tensors are in what they
+ * return ('tensor': the result itself; a list: which elements of the tuple are tensors, as
  * `waveform, sample_rate = torchaudio.load(path)`).
  */
 export const CPU_TENSOR_READERS: ReadonlyMap<string, 'tensor' | readonly boolean[]> = new Map<string, 'tensor' | readonly boolean[]>([
@@ -49,10 +48,6 @@ export const CPU_TENSOR_READERS: ReadonlyMap<string, 'tensor' | readonly boolean
   ['torchvision.io.image.read_image', 'tensor'],
   ['torchvision.io.read_file', 'tensor'],
   ['torchvision.io.read_video', [true, true, false]],
-  // The functional forms of the ToTensor and PILToTensor transforms (transforms.ts).
-  ['torchvision.transforms.functional.to_tensor', 'tensor'],
-  ['torchvision.transforms.functional.pil_to_tensor', 'tensor'],
-  ['torchvision.transforms.v2.functional.pil_to_tensor', 'tensor'],
 ]);
 
 /**
