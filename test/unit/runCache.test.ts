@@ -322,6 +322,81 @@ describe('replayed runs (runCache.ts)', () => {
     assert.ok(findings.some(meets), `after the move the probe meets GPU layers: ${JSON.stringify(findings)}`);
   });
 
+  describe('calls made while the module scope runs', () => {
+    const moduleCalls = [
+      'import torch',
+      'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")',
+      '',
+      'def make(n):',
+      '    return torch.nn.Linear(n, 2).to(device)',
+      '',
+      'def helper(n):',
+      '    return n + 1',
+      '',
+      'model = make(4)',
+      'helper(3)',
+      'print(model(torch.randn(8, 4)))',
+      '',
+    ].join('\n');
+
+    /** Calls interpreted for their arguments (not replayed) by the next analysis. */
+    const callsRan = (doc: Document, text: string) => {
+      const before = doc.runs.counts.callsRan;
+      const findings = doc.analyze(text);
+      return { calls: doc.runs.counts.callsRan - before, findings };
+    };
+
+    it('are interpreted once per analysis, and replayed by later rounds while the globals they read are the same', () => {
+      const doc = new Document();
+      const { calls, findings } = callsRan(doc, moduleCalls);
+      assert.deepStrictEqual(findings, analyzeSource(moduleCalls));
+      assert.ok(findings.some((f) => f.code === 'DD001'), JSON.stringify(findings));
+      // make(4) and helper(3), each once: the later rounds replay them (the module scope reads an edited nothing).
+      assert.strictEqual(calls, 2, `interpreted ${calls} calls`);
+    });
+
+    it('are replayed by the next analysis when no line moved and their arguments are the same nodes; the edited callee runs again', () => {
+      const doc = new Document();
+      doc.analyze(moduleCalls);
+      const typed = moduleCalls.replace('    return n + 1', '    return n + 12');
+      const { calls, findings } = callsRan(doc, typed);
+      assert.deepStrictEqual(findings, analyzeSource(typed));
+      assert.strictEqual(calls, 1, `interpreted ${calls} calls: only helper(3), whose body changed`);
+      // A line added above: what the kept calls name is on other lines now, so they run again.
+      const moved = `# a comment\n${typed}`;
+      const after = callsRan(doc, moved);
+      assert.deepStrictEqual(after.findings, analyzeSource(moved));
+      assert.strictEqual(after.calls, 2, `interpreted ${after.calls} calls`);
+    });
+
+    it('one that sets a global (`global model`) is interpreted again each time: a replay would not set it', () => {
+      const setsGlobal = [
+        'import torch',
+        'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")',
+        'model = None',
+        '',
+        'def setup(n):',
+        '    global model',
+        '    model = torch.nn.Linear(n, 2).to(device)',
+        '',
+        'def helper(n):',
+        '    return n + 1',
+        '',
+        'setup(4)',
+        'helper(3)',
+        'print(model(torch.randn(8, 4)))',
+        '',
+      ].join('\n');
+      const doc = new Document();
+      const first = doc.analyze(setsGlobal);
+      assert.ok(first.some((f) => f.code === 'DD001' && f.range.start.line === 13), JSON.stringify(first));
+      const typed = setsGlobal.replace('    return n + 1', '    return n + 12');
+      const { calls, findings } = callsRan(doc, typed);
+      assert.deepStrictEqual(findings, analyzeSource(typed));
+      assert.ok(calls >= 2, `interpreted ${calls} calls: setup(4) and helper(3) at least`);
+    });
+  });
+
   it('the server (FileAnalyzer) keeps runs per document and forgets them with the document', () => {
     const files = new FileAnalyzer();
     try {

@@ -113,9 +113,17 @@ export class Env {
     return frozen;
   }
 
+  /**
+   * The bindings `keys()` and `binding()` give, in that order, in one walk of the chain: a
+   * module scope that calls a function on every few lines flattens thousands of keys often.
+   */
   private flattened(): Env {
+    const innermost = new Map<string, Binding>();
+    for (let e: Env | undefined = this; e; e = e.parent) {
+      for (const [k, b] of e.own) if (!innermost.has(k)) innermost.set(k, b);
+    }
     const own = new Map<string, Binding>();
-    for (const k of this.keys()) own.set(k, this.binding(k)!);
+    for (const [k, b] of innermost) if (!forgottenBy(k, b, innermost)) own.set(k, b);
     return new Env(undefined, own);
   }
 
@@ -164,6 +172,15 @@ export class Env {
   static joinAll(envs: Env[], unbound?: UnboundOnPath): Env {
     return envs.reduce((acc, e) => Env.join(acc, e, unbound));
   }
+}
+
+/** A dotted key one of whose prefixes was bound after it (Env.get's rule). */
+function forgottenBy(key: string, b: Binding, bindings: ReadonlyMap<string, Binding>): boolean {
+  for (let i = key.indexOf('.'); i > 0; i = key.indexOf('.', i + 1)) {
+    const prefix = bindings.get(key.slice(0, i));
+    if (prefix && prefix.seq > b.seq) return true;
+  }
+  return false;
 }
 
 function dots(key: string): number {

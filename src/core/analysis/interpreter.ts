@@ -13,7 +13,7 @@ import { Frame, instanceClass, Summaries } from './frame';
 import { bindLoopTarget, everyItemLoop } from './loops';
 import type { FunctionInfo, Program } from './program';
 import { DATALOADER_CLASSES, MODULE_BASE_CLASSES, NO_GRAD_CONTEXTS } from './torchApi';
-import { concatenated, containedValues, CPU, hasAccel, isTensorLike, joinValues, NONE, OTHER, Place, UNKNOWN, UNTRACKED, Value, value } from './values';
+import { concatenated, containedValues, CPU, hasAccel, holdsBatch, isTensorLike, joinValues, NONE, OTHER, Place, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { DEVICE_PARAMETER } from './cudaFacts';
 import { tensorTest, typeTestOutcome, withoutTensor, type TensorTest } from './typeTests';
 import { definedDefaultKey, evalCall } from './calls';
@@ -26,6 +26,9 @@ import { deviceChoiceOf } from './deviceChoice';
 import { programFact, programFactNow, type FactCompute } from './programFacts';
 import { bodyFact, type BodyFact } from './bodyFacts';
 import { CallRunEntry, GlobalsAtCalls, Read, Recording, RoundKind, RunCache, RunEntry, sameDeep, Tape, WatchedEnv, type Write } from './runCache';
+
+/** What a read of a module's live variables gives after its scope ended: equal to no recorded value. */
+const ENDED_SCOPE = Symbol('the module scope has ended');
 
 /** The one read of which variables the world has (a constant: the tape keys it by kind). */
 const WORLD_NAMES: Read = { kind: 'worldNames' };
@@ -173,9 +176,10 @@ export class Interpreter implements RoundContext {
   }
 
   /** A call made while `fn`'s module scope runs: the function reads the globals of this moment. */
-  private noteGlobalsAtCall(fn: FunctionInfo): void {
+  private noteGlobalsAtCall(fn: FunctionInfo, taped = true): void {
     const frame = this.liveModuleFrames[fn.module];
     if (!frame || fn.parent !== -1) return;
+    if (taped) this.tape?.noted(fn.id);
     const byFunction = (this.globalsAtCalls[fn.module] ??= new Map());
     let calls = byFunction.get(fn.id);
     if (!calls) byFunction.set(fn.id, (calls = { envs: [], more: false }));
@@ -234,7 +238,7 @@ export class Interpreter implements RoundContext {
         return this.replay(entry.recording, entry.env);
       }
     }
-    this.tape.begin();
+    this.tape.begin(module);
     let env: Env | undefined;
     try {
       env = this.runModuleScope(module);
@@ -328,6 +332,8 @@ export class Interpreter implements RoundContext {
       case 'atCalls': return s.contextCalls.has(r.fn) && !s.plainCalls.has(r.fn);
       case 'noGradOnly': return s.noGradCalls.has(r.fn) && !s.gradCalls.has(r.fn);
       case 'global': return this.finalModuleEnvs[r.module]?.get(r.name);
+      // Not the same moment once the scope has ended.
+      case 'liveGlobal': return this.moduleEnvs[r.module] === undefined ? this.liveModuleFrames[r.module]?.env.get(r.name) : ENDED_SCOPE;
       case 'callGlobal': {
         const fn = this.program.functions[r.fn];
         return fn ? this.callGlobalsOf(fn.id, fn.module).get(r.name) : undefined;
@@ -410,22 +416,25 @@ export class Interpreter implements RoundContext {
     let recording: Recording | undefined;
     const result = this.contexts.resultOf(fn, args, () => {
       ran = true;
-      // A closure reads its caller's live variables and a call during its module's scope
-      // that scope's, neither taped: only other calls are kept for later rounds, of this
-      // world (a value's truth is the world's, and argument keys leave it out).
-      const memo = this.runs && this.tape && !closure && !live ? `${this.worldKey}|${this.contexts.depth}|${contextKey(fn, args)}` : undefined;
-      const kept = memo ? this.keptCall(memo) : undefined;
+      // A closure reads its caller's live variables, untaped: other calls are kept for later
+      // rounds and analyses, of this world (a value's truth is the world's, and argument keys
+      // leave it out); one made during its module's scope reads that moment's globals (taped).
+      // A batch names its loop, which each round makes anew (rules keep their state per loop):
+      // a call given one, or reading one as a live global, is interpreted for this round's.
+      const memo = this.runs && this.tape && !closure && !holdsBatch(args) ? `${this.worldKey}|${this.contexts.depth}|${contextKey(fn, args, undefined, live)}` : undefined;
+      const kept = memo ? this.keptCall(memo, args) : undefined;
       if (kept) {
         recording = kept.recording;
         return kept.result;
       }
       this.tape?.begin();
+      if (this.runs) this.runs.counts.callsRan++;
       let interpreted: CallResult | undefined;
       try {
         return (interpreted = this.interpretCall(fn, args, closure));
       } finally {
         recording = this.tape?.end();
-        if (memo && interpreted && recording) this.runs!.keepCallRun(memo, { recording, result: interpreted });
+        if (memo && interpreted && recording && !recording.setLiveGlobals && !readsLiveBatch(recording)) this.runs!.keepCallRun(memo, { recording, result: interpreted, args });
       }
     }, closure && call ? call.id : undefined, live);
     // Taped with the call's result, so a later run that reuses it reads what it read.
@@ -446,11 +455,14 @@ export class Interpreter implements RoundContext {
    * A call with the same arguments interpreted in an earlier round of this world that reads the
    * same summaries now: its writes and reads count here as if it ran.
    */
-  private keptCall(key: string): CallRunEntry<CallResult> | undefined {
-    for (const entry of this.runs!.callRuns<CallResult>(key)) {
+  private keptCall(key: string, args: ReadonlyMap<string, Value>): CallRunEntry<CallResult> | undefined {
+    for (const entry of this.runs!.callRuns<CallResult>(key, args)) {
       if (!this.readsAgain(entry.recording)) continue;
       this.runs!.counts.replayed++;
+      this.runs!.usedCallRun(entry);
       for (const w of entry.recording.writes) applyWrite(this.next, w);
+      // The calls it made during their module's scope note this moment's globals again.
+      for (const id of entry.recording.noted ?? []) this.noteGlobalsAtCall(this.program.functions[id]!, false);
       this.tape?.merge(entry.recording);
       return entry;
     }
@@ -471,13 +483,21 @@ export class Interpreter implements RoundContext {
     if (!names.size || !module) return;
     for (const name of names) {
       const v = frame.env.get(name);
-      if (v) module.env.set(name, v);
+      if (!v) continue;
+      module.env.set(name, v);
+      this.tape?.setLiveGlobals();
     }
+  }
+
+  /** A module's variables as a call during its scope reads them: this moment's, each read taped. */
+  private liveGlobals(module: number): Env | undefined {
+    const env = this.liveModuleFrames[module]?.env;
+    return env && this.tape ? new WatchedEnv(env, this.tape, (name) => ({ kind: 'liveGlobal', module, name })) : env;
   }
 
   private interpretCall(fn: FunctionInfo, args: ReadonlyMap<string, Value>, closure: Env | undefined): CallResult {
     this.tape?.read({ kind: 'body', fn: fn.id }, fn.node);
-    const outer = closure ?? this.moduleEnvs[fn.module] ?? this.liveModuleFrames[fn.module]?.env ?? new Env();
+    const outer = closure ?? this.moduleEnvs[fn.module] ?? this.liveGlobals(fn.module) ?? new Env();
     const env = new Env();
     for (const p of fn.params) {
       const v = args.get(p.name);
@@ -1428,4 +1448,9 @@ function forgetLiteralSwitches(env: Env): void {
     const v = env.get(name);
     if (v?.literalTruth) env.set(name, { ...v, truth: undefined, literalTruth: undefined });
   }
+}
+
+function readsLiveBatch(recording: Recording): boolean {
+  for (const { read, value } of recording.reads.values()) if (read.kind === 'liveGlobal' && holdsBatch(value)) return true;
+  return false;
 }

@@ -29,6 +29,11 @@ export type Read =
   /** Whether every call of the function runs under no_grad (Summaries.onlyUnderNoGrad). */
   | { kind: 'noGradOnly'; fn: number }
   | { kind: 'global'; module: number; name: string }
+  /**
+   * A global read by a call made while its module's scope runs: the module's variables at
+   * that moment (only a later call at a moment when they are the same replays it).
+   */
+  | { kind: 'liveGlobal'; module: number; name: string }
   /** A global as a function's own run reads it: at the calls its module's code made (Interpreter.globalsAtCalls). */
   | { kind: 'callGlobal'; fn: number; name: string }
   | { kind: 'enclosing'; fn: number; name: string }
@@ -62,6 +67,15 @@ export interface Recording {
   findings: UnitFinding[];
   /** A rule consulted the program itself (its other scopes, its whole text): not a function of the reads. */
   askedProgram: boolean;
+  /** The module whose scope this run is: a call it makes reads its live variables, which are the scope's own doing (liveGlobal). */
+  scopeModule?: number;
+  /**
+   * Functions called (or passed on) while their module's scope ran, in order: each noted the
+   * globals of that moment (Interpreter.globalsAtCalls), as a replay of the run must again.
+   */
+  noted?: number[];
+  /** It set a module's variables while that module's scope ran (`global x` in a called function): no replay can do that. */
+  setLiveGlobals?: boolean;
 }
 
 function readKey(r: Read): string {
@@ -75,6 +89,7 @@ function readKey(r: Read): string {
     case 'attrs': return keyOf('attrs', r.cls);
     case 'keepsWeights': return keyOf('keepsWeights', r.cls);
     case 'global': return keyOf('global', r.module, r.name);
+    case 'liveGlobal': return keyOf('liveGlobal', r.module, r.name);
     case 'callGlobal': return keyOf('callGlobal', r.fn, r.name);
     case 'enclosing': return keyOf('enclosing', r.fn, r.name);
     case 'world': return keyOf('world', r.name);
@@ -113,8 +128,8 @@ let keysMade = 0;
 export class Tape {
   private readonly open: Recording[] = [];
 
-  begin(): void {
-    this.open.push({ reads: new Map(), writes: [], findings: [], askedProgram: false });
+  begin(scopeModule?: number): void {
+    this.open.push({ reads: new Map(), writes: [], findings: [], askedProgram: false, ...(scopeModule === undefined ? {} : { scopeModule }) });
   }
 
   end(): Recording {
@@ -127,10 +142,29 @@ export class Tape {
   merge(inner: Recording): void {
     const top = this.open[this.open.length - 1];
     if (!top) return;
-    for (const [key, entry] of inner.reads) if (!top.reads.has(key)) top.reads.set(key, entry);
+    for (const [key, entry] of inner.reads) {
+      if (top.reads.has(key)) continue;
+      // The module's own variables as its scope had made them: the scope's doing, not a read.
+      if (entry.read.kind === 'liveGlobal' && entry.read.module === top.scopeModule) continue;
+      top.reads.set(key, entry);
+    }
     for (const w of inner.writes) top.writes.push(w);
     for (const f of inner.findings) top.findings.push(f);
     top.askedProgram ||= inner.askedProgram;
+    if (inner.noted?.length) (top.noted ??= []).push(...inner.noted);
+    top.setLiveGlobals ||= inner.setLiveGlobals;
+  }
+
+  /** A function called while its module's scope runs noted that moment's globals (Recording.noted). */
+  noted(fn: number): void {
+    const top = this.open[this.open.length - 1];
+    if (top) (top.noted ??= []).push(fn);
+  }
+
+  /** The current run set a module's variables while its scope ran (Recording.setLiveGlobals). */
+  setLiveGlobals(): void {
+    const top = this.open[this.open.length - 1];
+    if (top) top.setLiveGlobals = true;
   }
 
   /** A rule reported a finding in the current run. */
@@ -243,6 +277,13 @@ export interface GlobalsAtCalls {
 export interface CallRunEntry<Result> {
   recording: Recording;
   result: Result;
+  /** The arguments it was interpreted for, syntax nodes and all (valueKey, the key's part, leaves out where values came from). */
+  args: unknown;
+  /** The analysis that interpreted it (RunCache.begin counts them), and the last one that used it. */
+  made?: number;
+  used?: number;
+  /** RunCache's count of analyses that moved lines, when it was kept. */
+  epoch?: number;
 }
 
 /**
@@ -263,11 +304,13 @@ export class RunCache {
   private shapeOf = new WeakMap<Program, string>();
   private functions = new WeakMap<Node, RunEntry[]>();
   private readonly modules = new Map<string, ModuleRunEntry[]>();
-  /** Calls interpreted for their arguments (callContexts.ts), by function and arguments, in the analysis of `callsOf`. */
+  /** Calls interpreted for their arguments (callContexts.ts), by function and arguments: of this analysis (`callsOf`), and of the last one. */
   private readonly calls = new Map<string, Array<CallRunEntry<unknown>>>();
   private callsOf?: Program;
-  /** Runs replayed and run, for tests and the bench. */
-  constructor(readonly counts = { replayed: 0, ran: 0 }) {}
+  /** Analyses begun (a new program), numbering CallRunEntry.made. */
+  private analyses = 0;
+  /** Runs replayed and run, and calls interpreted for their arguments, for tests and the bench. */
+  constructor(readonly counts = { replayed: 0, ran: 0, callsRan: 0 }) {}
   /** Analyses whose text put a kept statement on another line: findings made before the last one are on stale lines. */
   private epoch = 0;
 
@@ -301,11 +344,10 @@ export class RunCache {
 
   /** Starts an analysis of `program`: a different shape forgets every run. */
   begin(program: Program): void {
-    // A call's result names lines (its values' origins): kept for one analysis only, whose
-    // lines do not move between its rounds and worlds.
     if (program !== this.callsOf) {
       this.callsOf = program;
-      this.calls.clear();
+      this.analyses++;
+      this.forgetStaleCalls();
     }
     let shape = this.shapeOf.get(program);
     if (shape === undefined) this.shapeOf.set(program, (shape = programShape(program)));
@@ -316,13 +358,41 @@ export class RunCache {
     this.calls.clear();
   }
 
-  /** The kept runs of the call `key` (callContexts.ts contextKey): only the interpreter keeps them, so `Result` is what it kept. */
-  callRuns<Result>(key: string): ReadonlyArray<CallRunEntry<Result>> {
-    return (this.calls.get(key) ?? []) as Array<CallRunEntry<Result>>;
+  /**
+   * A call's result names lines (its values' origins, a branch's `else on line 7`): one of an
+   * earlier analysis counts while no line has moved since, and only for the same arguments,
+   * where they came from included (an argument of an edited statement is a new node). Calls
+   * neither made nor used by the last analysis are forgotten: typing makes new ones each time.
+   */
+  private forgetStaleCalls(): void {
+    for (const [key, entries] of this.calls) {
+      const kept = entries.filter((e) => e.epoch === this.epoch && (e.used ?? e.made ?? 0) >= this.analyses - 1);
+      if (kept.length === 0) this.calls.delete(key);
+      else if (kept.length !== entries.length) this.calls.set(key, kept);
+    }
+  }
+
+  /**
+   * The kept runs of the call `key` (callContexts.ts contextKey) for `args` that may replay:
+   * this analysis's whatever their arguments' origins (the key's part of them decides, as for
+   * every call this analysis interprets), an earlier one's for these very arguments. Only the
+   * interpreter keeps them, so `Result` is what it kept.
+   */
+  *callRuns<Result>(key: string, args: unknown): Iterable<CallRunEntry<Result>> {
+    for (const entry of (this.calls.get(key) ?? []) as Array<CallRunEntry<Result>>) {
+      if (entry.made === this.analyses || sameDeep(entry.args, args)) yield entry;
+    }
+  }
+
+  /** `entry` replays in this analysis. */
+  usedCallRun(entry: CallRunEntry<unknown>): void {
+    entry.used = this.analyses;
   }
 
   keepCallRun<Result>(key: string, entry: CallRunEntry<Result>): void {
-    this.calls.set(key, [entry, ...this.callRuns<unknown>(key).slice(0, KEPT_PER_SCOPE - 1)]);
+    entry.made = this.analyses;
+    entry.epoch = this.epoch;
+    this.calls.set(key, [entry, ...(this.calls.get(key) ?? []).slice(0, KEPT_PER_SCOPE - 1)]);
   }
 
   functionRuns(node: Node, round: RoundKind): readonly RunEntry[] {

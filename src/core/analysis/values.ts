@@ -775,3 +775,16 @@ export function mayHoldWeights(v: Value): boolean {
   if (v.parameter && v.grad !== 'no') return true;
   return containedValues(v).some(mayHoldWeights);
 }
+
+/** Whether `x` (a value, or maps and arrays of them) holds a batch of a loader loop anywhere. */
+export function holdsBatch(x: unknown, depth = 0): boolean {
+  if (typeof x !== 'object' || x === null || depth > 12) return false;
+  if (x instanceof Map) {
+    for (const v of x.values()) if (holdsBatch(v, depth + 1)) return true;
+    return false;
+  }
+  if (Array.isArray(x)) return x.some((v) => holdsBatch(v, depth + 1));
+  const v = x as Value;
+  if (v.batch) return true;
+  return holdsBatch(v.elements, depth + 1) || holdsBatch(v.anyElement, depth + 1) || holdsBatch(v.entries, depth + 1) || holdsBatch(v.attrs, depth + 1) || holdsBatch(v.cpuWhen?.value, depth + 1);
+}
