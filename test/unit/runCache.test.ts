@@ -135,10 +135,11 @@ describe('replayed runs (runCache.ts)', () => {
     const edited = loading.replace('    return n + 1', '    m = n * 2\n    return m + 1');
     const { ran, findings } = doc.countsOf(edited);
     assert.deepStrictEqual(findings, analyzeSource(edited));
-    // `helper` and the module scope (which calls it) run again; `restore` replays in every
-    // round, the reporting one included: 5 runs. Reading the file's text made `restore`
-    // run again in the reporting round (6), on every keystroke anywhere in the file.
-    assert.strictEqual(ran, 5, `ran ${ran} scopes after the edit`);
+    // `helper` runs again (muted rounds 1 and 2, the reporting round); `restore` replays in
+    // every round, the reporting one included, and so does the module scope, whose call of
+    // `helper` still gives what it gave: 3 runs. Reading the file's text made `restore` run
+    // again in the reporting round, on every keystroke anywhere in the file.
+    assert.strictEqual(ran, 3, `ran ${ran} scopes after the edit`);
   });
 
   it('a module scope that builds the program\'s own module replays after an edit elsewhere: DD018/DD019 read what the class holds as a fact', () => {
@@ -369,6 +370,23 @@ describe('replayed runs (runCache.ts)', () => {
       assert.strictEqual(after.calls, 2, `interpreted ${after.calls} calls`);
     });
 
+    it('leave the scope replayable when an edited callee still gives what it gave; a call that gives something else runs the scope again', () => {
+      const doc = new Document();
+      doc.analyze(moduleCalls);
+      const typed = moduleCalls.replace('    return n + 1', '    return n + 12');
+      const same = doc.countsOf(typed);
+      assert.deepStrictEqual(same.findings, analyzeSource(typed));
+      // Only `helper` runs again (its own run in muted rounds 1 and 2 and in the reporting round);
+      // the module scope, whose call helper(3) is interpreted again and returns a number as before, replays.
+      assert.strictEqual(same.ran, 3, `ran ${same.ran} scopes`);
+      // make(4) now returns a model left on the CPU: the scope runs again and the mismatch is gone.
+      const unmoved = typed.replace('torch.nn.Linear(n, 2).to(device)', 'torch.nn.Linear(n, 2)');
+      const other = doc.countsOf(unmoved);
+      assert.deepStrictEqual(other.findings, analyzeSource(unmoved));
+      assert.ok(!other.findings.some((f) => f.code === 'DD001'), JSON.stringify(other.findings));
+      assert.ok(other.ran >= 3, `ran ${other.ran} scopes: make, and the module scope in the muted and reporting rounds`);
+    });
+
     it('one that sets a global (`global model`) is interpreted again each time: a replay would not set it', () => {
       const setsGlobal = [
         'import torch',
@@ -390,10 +408,12 @@ describe('replayed runs (runCache.ts)', () => {
       const doc = new Document();
       const first = doc.analyze(setsGlobal);
       assert.ok(first.some((f) => f.code === 'DD001' && f.range.start.line === 13), JSON.stringify(first));
-      const typed = setsGlobal.replace('    return n + 1', '    return n + 12');
+      // Typed in the module's code: the scope runs again, and so must setup(4).
+      const typed = setsGlobal.replace('helper(3)', 'helper(34)');
       const { calls, findings } = callsRan(doc, typed);
       assert.deepStrictEqual(findings, analyzeSource(typed));
-      assert.ok(calls >= 2, `interpreted ${calls} calls: setup(4) and helper(3) at least`);
+      assert.ok(findings.some((f) => f.code === 'DD001' && f.range.start.line === 13), JSON.stringify(findings));
+      assert.ok(calls >= 2, `interpreted ${calls} calls: setup(4) and helper(34) at least`);
     });
   });
 

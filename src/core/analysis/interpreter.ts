@@ -18,6 +18,7 @@ import { DEVICE_PARAMETER } from './cudaFacts';
 import { tensorTest, typeTestOutcome, withoutTensor, type TensorTest } from './typeTests';
 import { definedDefaultKey, evalCall } from './calls';
 import { BUILDING, CallContexts, CallResult, contextKey, RECEIVER, SELF_CLASS } from './callContexts';
+import { givesTheSame, keepable } from './callRuns';
 import { withCallSiteCapture } from './callSiteCapture';
 import { UNDECIDED_WORLD, deviceFlagPolarity, worldNames, type WorldState } from './world';
 import { alwaysMovesToCuda } from './hardCudaMoves';
@@ -233,7 +234,7 @@ export class Interpreter implements RoundContext {
     const key = `${module}:${info.path ?? ''}`;
     const round = this.roundOf(module);
     for (const entry of this.runs.moduleRuns(key, round)) {
-      if (sameDeep(entry.statements, statements) && this.replayable(entry)) {
+      if (sameDeep(entry.statements, statements) && this.replayable(entry) && this.callsGiveTheSame(entry.recording, module)) {
         this.globalsAtCalls[module] = new Map(entry.globalsAtCalls);
         return this.replay(entry.recording, entry.env);
       }
@@ -351,6 +352,7 @@ export class Interpreter implements RoundContext {
   private replay(recording: Recording, env: Env): Env {
     this.runs!.counts.replayed++;
     for (const w of recording.writes) applyWrite(this.next, w);
+    for (const call of recording.calls ?? []) for (const w of call.recording.writes) applyWrite(this.next, w);
     if (this.round === 'reporting') for (const f of recording.findings) this.reportAgain!(f);
     return env;
   }
@@ -414,6 +416,9 @@ export class Interpreter implements RoundContext {
     this.bodyFact(fn, 'generator');
     let ran = false;
     let recording: Recording | undefined;
+    let memo: string | undefined;
+    // Made by the scope of its own module: taped apart, with that moment's globals (ScopeCall).
+    const globals = live && !closure && this.tape?.scopeModule === fn.module ? this.liveModuleFrames[fn.module]?.env.clone() : undefined;
     const result = this.contexts.resultOf(fn, args, () => {
       ran = true;
       // A closure reads its caller's live variables, untaped: other calls are kept for later
@@ -421,28 +426,73 @@ export class Interpreter implements RoundContext {
       // leave it out); one made during its module's scope reads that moment's globals (taped).
       // A batch names its loop, which each round makes anew (rules keep their state per loop):
       // a call given one, or reading one as a live global, is interpreted for this round's.
-      const memo = this.runs && this.tape && !closure && !holdsBatch(args) ? `${this.worldKey}|${this.contexts.depth}|${contextKey(fn, args, undefined, live)}` : undefined;
+      memo = this.runs && this.tape && !closure && !holdsBatch(args) ? `${this.worldKey}|${this.contexts.depth}|${contextKey(fn, args, undefined, live)}` : undefined;
       const kept = memo ? this.keptCall(memo, args) : undefined;
       if (kept) {
         recording = kept.recording;
         return kept.result;
       }
-      this.tape?.begin();
-      if (this.runs) this.runs.counts.callsRan++;
-      let interpreted: CallResult | undefined;
-      try {
-        return (interpreted = this.interpretCall(fn, args, closure));
-      } finally {
-        recording = this.tape?.end();
-        if (memo && interpreted && recording && !recording.setLiveGlobals && !readsLiveBatch(recording)) this.runs!.keepCallRun(memo, { recording, result: interpreted, args });
-      }
+      const interpreted = this.interpretTaped(fn, args, closure, memo);
+      recording = interpreted.recording;
+      return interpreted.result;
     }, closure && call ? call.id : undefined, live);
     // Taped with the call's result, so a later run that reuses it reads what it read.
     if (result && this.tape) {
       if (ran) result.recording = recording;
-      else if (result.recording) this.tape.merge(result.recording);
+      const taped = result.recording;
+      if (ran && memo && globals && taped && keepable(taped)) this.tape.called({ key: memo, args, fn: fn.id, recording: taped, result, globals });
+      else if (taped) this.tape.merge(taped);
     }
     return result;
+  }
+
+  /** `fn` interpreted for `args`, taped apart (the caller merges the recording or keeps it as a ScopeCall), and kept under `memo`. */
+  private interpretTaped(fn: FunctionInfo, args: ReadonlyMap<string, Value>, closure: Env | undefined, memo: string | undefined): { result: CallResult; recording?: Recording } {
+    this.tape?.begin();
+    if (this.runs) this.runs.counts.callsRan++;
+    let result: CallResult;
+    let recording: Recording | undefined;
+    try {
+      result = this.interpretCall(fn, args, closure);
+    } finally {
+      recording = this.tape?.end(false);
+    }
+    if (memo && recording && keepable(recording)) this.runs!.keepCallRun(memo, { recording, result, args });
+    result.recording = recording;
+    return { result, recording };
+  }
+
+  /**
+   * Whether each call a module scope's run made (Recording.calls) gives what it gave: the
+   * same run reading the same again, another kept run for those arguments that gives the
+   * same, or the call interpreted again now, with the module's variables of that moment
+   * (the statements before it are the same, so they are). An edit inside a function the
+   * script calls at top level costs that call, not the whole script, when its result stays.
+   */
+  private callsGiveTheSame(recording: Recording, module: number): boolean {
+    const calls = recording.calls;
+    if (!calls?.length) return true;
+    try {
+      for (const call of calls) {
+        this.liveModuleFrames[module] = { env: call.globals } as Frame;
+        if (this.readsAgain(call.recording)) continue;
+        let same = false;
+        for (const other of this.runs!.callRuns<CallResult>(call.key, call.args)) {
+          if (this.readsAgain(other.recording) && givesTheSame(other, call)) {
+            this.runs!.usedCallRun(other);
+            same = true;
+            break;
+          }
+        }
+        if (same) continue;
+        const fn = this.program.functions[call.fn];
+        const again = fn && this.contexts.resultOf(fn, call.args, () => this.interpretTaped(fn, call.args, undefined, call.key).result, undefined, true);
+        if (!again?.recording || !givesTheSame({ result: again, recording: again.recording }, call)) return false;
+      }
+      return true;
+    } finally {
+      delete this.liveModuleFrames[module];
+    }
   }
 
   private get worldKey(): string {
@@ -463,7 +513,6 @@ export class Interpreter implements RoundContext {
       for (const w of entry.recording.writes) applyWrite(this.next, w);
       // The calls it made during their module's scope note this moment's globals again.
       for (const id of entry.recording.noted ?? []) this.noteGlobalsAtCall(this.program.functions[id]!, false);
-      this.tape?.merge(entry.recording);
       return entry;
     }
     return undefined;
@@ -1448,9 +1497,4 @@ function forgetLiteralSwitches(env: Env): void {
     const v = env.get(name);
     if (v?.literalTruth) env.set(name, { ...v, truth: undefined, literalTruth: undefined });
   }
-}
-
-function readsLiveBatch(recording: Recording): boolean {
-  for (const { read, value } of recording.reads.values()) if (read.kind === 'liveGlobal' && holdsBatch(value)) return true;
-  return false;
 }

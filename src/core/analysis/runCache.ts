@@ -76,6 +76,24 @@ export interface Recording {
   noted?: number[];
   /** It set a module's variables while that module's scope ran (`global x` in a called function): no replay can do that. */
   setLiveGlobals?: boolean;
+  /**
+   * A module scope's calls of its own functions, each taped on its own rather than merged:
+   * the scope replays when each call still gives what it gave, even where the callee's body
+   * or what it read changed (an edit inside `train()` that leaves its result as it was).
+   */
+  calls?: ScopeCall[];
+}
+
+/** A call a module scope made of one of its functions (Recording.calls). */
+export interface ScopeCall {
+  /** The call run's key and arguments (RunCache.callRuns). */
+  key: string;
+  args: ReadonlyMap<string, Value>;
+  fn: number;
+  recording: Recording;
+  result: unknown;
+  /** The module's variables when it was made: a check interprets the call again with them. */
+  globals: Env;
 }
 
 function readKey(r: Read): string {
@@ -132,10 +150,22 @@ export class Tape {
     this.open.push({ reads: new Map(), writes: [], findings: [], askedProgram: false, ...(scopeModule === undefined ? {} : { scopeModule }) });
   }
 
-  end(): Recording {
+  /** `merge`: counted in the run around it now (else the caller decides, Tape.merge or Tape.called). */
+  end(merge = true): Recording {
     const done = this.open.pop()!;
-    this.merge(done);
+    if (merge) this.merge(done);
     return done;
+  }
+
+  /** The module whose scope the current run is, if it is one. */
+  get scopeModule(): number | undefined {
+    return this.open[this.open.length - 1]?.scopeModule;
+  }
+
+  /** The current run (a module scope) made `call` (Recording.calls). */
+  called(call: ScopeCall): void {
+    const top = this.open[this.open.length - 1];
+    if (top) (top.calls ??= []).push(call);
   }
 
   /** A run reused inside the current one (a call's summary computed earlier in the round) counts as if it ran here. */
