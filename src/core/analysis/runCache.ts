@@ -216,6 +216,12 @@ export class Tape {
     if (!top.reads.has(key)) top.reads.set(key, { read: r, value });
   }
 
+  /** `read` of a read whose key the caller made once (WatchedEnv: one per name). */
+  readKeyed(key: string, r: Read, value: unknown): void {
+    const top = this.open[this.open.length - 1];
+    if (top && !top.reads.has(key)) top.reads.set(key, { read: r, value });
+  }
+
   write(w: Write): void {
     this.open[this.open.length - 1]?.writes.push(w);
   }
@@ -226,13 +232,21 @@ export class Tape {
  * function its enclosing function's variables): each lookup is a taped read.
  */
 export class WatchedEnv extends ReadOnlyEnv {
+  /** Each name's read and its key, made once: a run looks the same few globals up thousands of times. */
+  private readonly reads = new Map<string, { read: Read; key: string }>();
+
   constructor(private readonly inner: Env, private readonly tape: Tape, private readonly readOf: (name: string) => Read) {
     super('a watched environment (every read is taped)');
   }
 
-  override get(key: string): Value | undefined {
-    const v = this.inner.get(key);
-    this.tape.read(this.readOf(key), v);
+  override get(name: string): Value | undefined {
+    const v = this.inner.get(name);
+    let read = this.reads.get(name);
+    if (!read) {
+      const r = this.readOf(name);
+      this.reads.set(name, (read = { read: r, key: readKey(r) }));
+    }
+    this.tape.readKeyed(read.key, read.read, v);
     return v;
   }
 }
@@ -330,8 +344,13 @@ const KEPT_PER_SCOPE = 6;
 export type RoundKind = 'muted' | 'reporting';
 
 export class RunCache {
-  private shape?: string;
   private shapeOf = new WeakMap<Program, string>();
+
+  private shapeOfProgram(program: Program): string {
+    let shape = this.shapeOf.get(program);
+    if (shape === undefined) this.shapeOf.set(program, (shape = programShape(program)));
+    return shape;
+  }
   private functions = new WeakMap<Node, RunEntry[]>();
   private readonly modules = new Map<string, ModuleRunEntry[]>();
   /** Calls interpreted for their arguments (callContexts.ts), by function and arguments: of this analysis (`callsOf`), and of the last one. */
@@ -366,11 +385,14 @@ export class RunCache {
     const key = [...enabled].sort().join(',');
     if (key === this.rulesKey) return;
     this.rulesKey = key;
-    this.shape = undefined;
+    this.shapeProgram = undefined;
     this.functions = new WeakMap();
     this.modules.clear();
     this.calls.clear();
   }
+
+  /** The program of the last analysis begun: its shape is worked out only when another one comes. */
+  private shapeProgram?: Program;
 
   /** Starts an analysis of `program`: a different shape forgets every run. */
   begin(program: Program): void {
@@ -379,10 +401,11 @@ export class RunCache {
       this.analyses++;
       this.forgetStaleCalls();
     }
-    let shape = this.shapeOf.get(program);
-    if (shape === undefined) this.shapeOf.set(program, (shape = programShape(program)));
-    if (shape === this.shape) return;
-    this.shape = shape;
+    if (program === this.shapeProgram) return;
+    const last = this.shapeProgram;
+    this.shapeProgram = program;
+    // The first analysis of a cache (each file of a CLI run) has nothing kept to forget.
+    if (!last || this.shapeOfProgram(program) === this.shapeOfProgram(last)) return;
     this.functions = new WeakMap();
     this.modules.clear();
     this.calls.clear();
