@@ -3,6 +3,8 @@
 // interpreting again: the same findings as a fresh analysis after every edit, and a run
 // that reads a changed value (a global, a parameter's state, an edited callee) runs again.
 import * as assert from 'assert';
+import * as v8 from 'v8';
+import * as vm from 'vm';
 import { analyzeSource, analyzeTree, initPythonParser, marimoScript, RULES, withoutFixesNamingOtherCells } from '../../src/core/analysis';
 import { RunCache, sameDeep } from '../../src/core/analysis/runCache';
 import { scanScope, scopeFacts } from '../../src/core/analysis/scopeScan';
@@ -430,6 +432,53 @@ describe('replayed runs (runCache.ts)', () => {
     } finally {
       files.dispose();
     }
+  });
+});
+
+describe('what a document\'s analyses leave behind', () => {
+  /** A full collection, from a test run without --expose-gc (the flag is set for this process, then gc taken from a fresh context). */
+  const collect = (): void => {
+    v8.setFlagsFromString('--expose-gc');
+    (vm.runInNewContext('gc') as () => void)();
+  };
+
+  before(() => initPythonParser());
+
+  it('nothing of an analysis outlives its run cache: the program facts rules read are kept with the runs', async () => {
+    // Rules read facts of the whole program (programFacts.ts) through closures that may hold
+    // the interpreter; a process-wide table of them kept the last analysis to ask each fact
+    // alive (a closed document's cache, program and trees), and the server runs for days.
+    const source = [
+      'import torch',
+      'import torch.nn as nn',
+      '',
+      'class Net(nn.Module):',
+      '    def __init__(self):',
+      '        super().__init__()',
+      '        self.fc = nn.Linear(4, 2)',
+      '',
+      '    def forward(self, x):',
+      '        return self.fc(x)',
+      '',
+      'net = Net()',
+      'state = torch.load("model.pt")',
+      'torch.cuda.synchronize()',
+      'print(net(torch.zeros(1, 4).cuda()))',
+      '',
+    ].join('\n');
+    // Analysed and dropped in a call of its own, so that no stack slot of this test holds it.
+    const analysedAndDropped = (): WeakRef<RunCache> => {
+      const doc = new Document();
+      const findings = doc.analyze(source);
+      assert.ok(findings.some((f) => f.code === 'DD001'), 'the fixture reports its mismatch');
+      assert.ok(doc.runs.factComputes.size > 0, 'rules read program facts in this analysis');
+      return new WeakRef(doc.runs);
+    };
+    const dropped = analysedAndDropped();
+    // WeakRefs hold their targets until the current job ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    collect();
+    assert.strictEqual(dropped.deref(), undefined, 'the dropped document\'s run cache is still reachable');
   });
 });
 

@@ -188,14 +188,14 @@ function findingKey(f: UnitFinding): string {
  */
 function interpretInWorld(program: Program, runs: RunCache, enabled: ReadonlySet<RuleCode>, world: WorldState, torchVersion?: string): UnitFinding[] {
   const report = (summaries: Summaries): { findings: UnitFinding[]; next: Summaries } => {
-    const tape = new Tape();
+    const tape = new Tape(runs.factComputes);
     const rules = new RuleDispatcher(program, true, enabled, tape, undefined, torchVersion);
     const interpreter = new Interpreter(program, summaries, rules.events, { runs, tape, round: 'reporting', reportAgain: (f) => rules.reportAgain(f), world });
     interpreter.run();
     return { findings: rules.results(), next: interpreter.next };
   };
   const muted = (summaries: Summaries): Summaries => {
-    const interpreter = new Interpreter(program, summaries, new RuleDispatcher(program, false, enabled).events, { runs, tape: new Tape(), round: 'muted', world });
+    const interpreter = new Interpreter(program, summaries, new RuleDispatcher(program, false, enabled).events, { runs, tape: new Tape(runs.factComputes), round: 'muted', world });
     interpreter.run();
     return interpreter.next;
   };

@@ -342,7 +342,7 @@ export class Interpreter implements RoundContext {
       case 'enclosing': return this.finals.get(r.fn)?.get(r.name);
       case 'body': return this.program.functions[r.fn]?.node;
       case 'deviceChoice': return deviceChoiceOf(this.program);
-      case 'programFact': return programFactNow(this.program, r.key);
+      case 'programFact': return programFactNow(this.program, r.key, this.runs?.factComputes);
       case 'bodyFact': return this.program.functions[r.fn] ? bodyFact(this.program.functions[r.fn], r.fact) : undefined;
       case 'world': return this.world.world.values.get(r.name);
       case 'worldNames': return worldNames(this.world.world);
@@ -390,7 +390,7 @@ export class Interpreter implements RoundContext {
 
   programFact<T>(key: string, compute: FactCompute<T>): T {
     const v = programFact(this.program, key, compute);
-    this.tape?.read({ kind: 'programFact', key }, v);
+    this.tape?.readFact(key, compute, v);
     return v;
   }
 

@@ -11,16 +11,13 @@ import { noticedProgram } from './runCache';
 export type FactCompute<T> = (program: Program, deviceChoice: DeviceChoice) => T;
 
 const computed = new WeakMap<Program, Map<string, unknown>>();
-/** How each fact is computed, by key: the interpreter recomputes a taped fact to decide a replay. */
-const computeByKey = new Map<string, FactCompute<unknown>>();
 
 /** The fact `key` of `program` (a rule's noticed view, or the program itself). */
 export function programFact<T>(program: Program, key: string, compute: FactCompute<T>): T {
-  computeByKey.set(key, compute as FactCompute<unknown>);
   const noticed = noticedProgram(program);
   if (noticed) {
     const value = programFact(noticed.program, key, compute);
-    noticed.tape.read({ kind: 'programFact', key }, value);
+    noticed.tape.readFact(key, compute, value);
     return value;
   }
   let facts = computed.get(program);
@@ -29,8 +26,14 @@ export function programFact<T>(program: Program, key: string, compute: FactCompu
   return facts.get(key) as T;
 }
 
-/** The fact `key` of `program` now, for the replay check; undefined when no rule computed it in this process. */
-export function programFactNow(program: Program, key: string): unknown {
-  const compute = computeByKey.get(key);
+/**
+ * The fact `key` of `program` now, for the replay check; undefined when no run of these runs
+ * computed it. How each fact is computed is kept with the runs of one document
+ * (RunCache.factComputes), also for a later analysis that has not asked it yet, not for the
+ * process: a rule's computation may close over the analysis that asked it (its interpreter,
+ * program and trees), which a process-wide table kept alive after the document was closed.
+ */
+export function programFactNow(program: Program, key: string, computes: ReadonlyMap<string, unknown> | undefined): unknown {
+  const compute = computes?.get(key) as FactCompute<unknown> | undefined;
   return compute ? programFact(program, key, compute) : undefined;
 }

@@ -146,6 +146,9 @@ let keysMade = 0;
 export class Tape {
   private readonly open: Recording[] = [];
 
+  /** `computes`: the document's table of how facts are computed (RunCache.factComputes). */
+  constructor(private readonly computes?: Map<string, unknown>) {}
+
   begin(scopeModule?: number): void {
     this.open.push({ reads: new Map(), writes: [], findings: [], askedProgram: false, ...(scopeModule === undefined ? {} : { scopeModule }) });
   }
@@ -214,6 +217,12 @@ export class Tape {
     if (!top) return;
     const key = readKey(r);
     if (!top.reads.has(key)) top.reads.set(key, { read: r, value });
+  }
+
+  /** A program fact read (programFacts.ts): how it is computed is kept, for a later replay check. */
+  readFact(key: string, compute: unknown, value: unknown): void {
+    this.computes?.set(key, compute);
+    this.read({ kind: 'programFact', key }, value);
   }
 
   /** `read` of a read whose key the caller made once (WatchedEnv: one per name). */
@@ -358,6 +367,11 @@ export class RunCache {
   private callsOf?: Program;
   /** Analyses begun (a new program), numbering CallRunEntry.made. */
   private analyses = 0;
+  /**
+   * How the program facts these runs read are computed, by key, to check them again
+   * (programFacts.ts's FactCompute: a type import of it here would close an import cycle).
+   */
+  readonly factComputes = new Map<string, unknown>();
   /** Runs replayed and run, and calls interpreted for their arguments, for tests and the bench. */
   constructor(readonly counts = { replayed: 0, ran: 0, callsRan: 0 }) {}
   /** Analyses whose text put a kept statement on another line: findings made before the last one are on stale lines. */
