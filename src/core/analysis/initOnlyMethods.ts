@@ -4,8 +4,7 @@
 // after `__init__` returns), so its submodules and parameters are where they were built, not
 // where the program later moves the instance.
 import type { Node } from '../python/pyNode';
-import { perStatement } from '../python/statementMemo';
-import { field } from '../python/syntax';
+import { children, field } from '../python/syntax';
 import type { FunctionInfo, Program } from './program';
 import type { RoundContext } from './roundContext';
 import type { Frame } from './frame';
@@ -45,17 +44,11 @@ function initOnlyMethods(program: Program): number[] {
   if (candidates.size === 0) return [];
   // Each mention of a candidate's name: the method it is called from as `self.name(...)`, or null (any other use).
   const mentions = new Map<string, Array<FunctionInfo | null>>();
-  // Walked per top-level statement and kept while the statement is (statementMemo.ts): a
-  // keystroke walks only the edited statement, not the whole file.
   const properties = new Set([...candidates].filter(([, fns]) => fns.some((fn) => fn.isProperty)).map(([name]) => name));
-  const walkKey = `init-only mentions ${[...candidates.keys()].map((name) => (properties.has(name) ? `@${name}` : name)).sort().join(' ')}`;
   for (const unit of program.units) {
-    // A statement that names no candidate (by its names, kept per statement for every
-    // program: the walk's key is this program's own) has no mention to walk for.
-    // namesUsed does not look into imports, which may name one too.
-    const mentioning = (statement: Node) => IMPORTS.has(statement.type) || usesAnyOf(namesUsed(statement), candidates);
-    for (const found of perStatement(unit.root, walkKey, (statement) => (mentioning(statement) ? mentionsIn(statement, candidates, properties) : []))) {
-      for (const m of found) {
+    const statements = children(unit.root);
+    for (let i = statements.length - 1; i >= 0; i--) {
+      for (const m of mentionsOf(statements[i], candidates, properties)) {
         let list = mentions.get(m.name);
         if (!list) mentions.set(m.name, (list = []));
         list.push(selfCaller(program, m));
@@ -75,6 +68,50 @@ function initOnlyMethods(program: Program): number[] {
     }
   }
   return [...initOnly].flatMap((name) => candidates.get(name)!.map((fn) => fn.id)).sort((a, b) => a - b);
+}
+
+/**
+ * The mentions of candidate names in a top-level statement, kept per statement and per the
+ * candidates it names itself: a module imported by many files is one statement set whose own
+ * method names are candidates in every program that holds it, while the program's whole
+ * candidate set differs from file to file (a key of those walked every module again per file).
+ */
+function mentionsOf(statement: Node, candidates: ReadonlyMap<string, unknown>, properties: ReadonlySet<string>): Mention[] {
+  // namesUsed does not look into imports, which may name a candidate too.
+  if (!IMPORTS.has(statement.type) && !usesAnyOf(namesUsed(statement), candidates)) return [];
+  const named = identifiersIn(statement);
+  const relevant = new Map<string, unknown>();
+  if (named.size <= candidates.size) {
+    for (const name of named) if (candidates.has(name)) relevant.set(name, true);
+  } else {
+    for (const name of candidates.keys()) if (named.has(name)) relevant.set(name, true);
+  }
+  if (relevant.size === 0) return [];
+  const key = [...relevant.keys()].map((name) => (properties.has(name) ? `@${name}` : name)).sort().join(' ');
+  let byKey = MENTIONS.get(statement);
+  if (!byKey) MENTIONS.set(statement, (byKey = new Map()));
+  let found = byKey.get(key);
+  if (!found) byKey.set(key, (found = mentionsIn(statement, relevant, properties)));
+  return found;
+}
+
+/** Trees never change (moduleTrees.ts): a statement's mentions per key, and its identifiers, are worked out once. */
+const MENTIONS = new WeakMap<Node, Map<string, Mention[]>>();
+const IDENTIFIERS = new WeakMap<Node, ReadonlySet<string>>();
+
+/** Every identifier under `root`, imports included. */
+function identifiersIn(root: Node): ReadonlySet<string> {
+  let names = IDENTIFIERS.get(root);
+  if (names) return names;
+  const found = new Set<string>();
+  const stack: Node[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type === 'identifier') found.add(node.text);
+    else for (const child of node.namedChildren) stack.push(child);
+  }
+  IDENTIFIERS.set(root, (names = found));
+  return names;
 }
 
 function isDefinitionName(node: Node): boolean {

@@ -128,7 +128,7 @@ export class Interpreter implements RoundContext {
     for (const m of [...order.filter((m) => !importers.has(m)), ...order.filter((m) => importers.has(m))]) {
       const env = this.moduleScope(modules[m].index);
       this.finalModuleEnvs[m] = env;
-      this.moduleEnvs[m] = this.tape ? new WatchedEnv(env, this.tape, (name) => ({ kind: 'global', module: m, name })) : env;
+      this.moduleEnvs[m] = this.tape ? new WatchedEnv(env, this.tape, 'global', m) : env;
     }
     for (const [m, byFunction] of this.globalsAtCalls.entries()) {
       for (const [id, calls] of byFunction ?? []) {
@@ -152,7 +152,7 @@ export class Interpreter implements RoundContext {
   private globalsOfRun(fn: FunctionInfo): Env {
     if (fn.parent !== -1) return this.moduleEnvs[fn.module];
     const env = this.callGlobalsOf(fn.id, fn.module);
-    return this.tape ? new WatchedEnv(env, this.tape, (name) => ({ kind: 'callGlobal', fn: fn.id, name })) : env;
+    return this.tape ? new WatchedEnv(env, this.tape, 'callGlobal', fn.id) : env;
   }
 
   /**
@@ -166,7 +166,7 @@ export class Interpreter implements RoundContext {
     for (let p = fn.parent; p !== -1; p = this.program.functions[p]?.parent ?? -1) {
       const env = this.finals.get(p);
       const enclosing = p;
-      if (env) scopes.push(this.tape ? new WatchedEnv(env, this.tape, (name) => ({ kind: 'enclosing', fn: enclosing, name })) : env);
+      if (env) scopes.push(this.tape ? new WatchedEnv(env, this.tape, 'enclosing', enclosing) : env);
     }
     if (globals) scopes.push(globals);
     return new ScopeChain(scopes, false);
@@ -211,8 +211,8 @@ export class Interpreter implements RoundContext {
   private functionScope(fn: FunctionInfo, outer: Env): Env {
     if (!this.runs || !this.tape) return this.runFunction(fn, outer);
     const round = this.roundOf(fn.module);
-    for (const entry of this.runs.functionRuns(fn.node, round)) {
-      if (this.replayable(entry)) return this.replay(entry.recording, entry.env);
+    for (const entry of this.runs.functionRuns(fn.node)) {
+      if (entry.round === round && this.replayable(entry)) return this.replay(entry.recording, entry.env);
     }
     this.tape.begin();
     let env: Env | undefined;
@@ -541,7 +541,7 @@ export class Interpreter implements RoundContext {
   /** A module's variables as a call during its scope reads them: this moment's, each read taped. */
   private liveGlobals(module: number): Env | undefined {
     const env = this.liveModuleFrames[module]?.env;
-    return env && this.tape ? new WatchedEnv(env, this.tape, (name) => ({ kind: 'liveGlobal', module, name })) : env;
+    return env && this.tape ? new WatchedEnv(env, this.tape, 'liveGlobal', module) : env;
   }
 
   private interpretCall(fn: FunctionInfo, args: ReadonlyMap<string, Value>, closure: Env | undefined): CallResult {

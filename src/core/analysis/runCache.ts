@@ -98,10 +98,10 @@ export interface ScopeCall {
 
 function readKey(r: Read): string {
   switch (r.kind) {
-    case 'params': case 'return': case 'atCalls': case 'noGradOnly': case 'body': return keyOf(r.kind, r.fn);
+    case 'params': case 'return': case 'atCalls': case 'noGradOnly': case 'body': return functionKeyOf(r.kind, r.fn);
     case 'deviceChoice': return 'deviceChoice';
     case 'programFact': return keyOf('programFact', r.key);
-    case 'bodyFact': return keyOf('bodyFact', r.fn, r.fact);
+    case 'bodyFact': return bodyFactKeyOf(r.fn, r.fact);
     case 'attr': return keyOf('attr', r.cls, r.attr);
     case 'place': return keyOf('place', r.cls);
     case 'attrs': return keyOf('attrs', r.cls);
@@ -138,6 +138,25 @@ function keyOf(kind: string, a: string | number, b?: string): string {
 }
 
 const KEYS = new Map<string, Map<string | number, Map<string, string>>>();
+
+/**
+ * The keys of the reads asked most (a function's summaries, a fact of its body), by function
+ * id: an array read instead of keyOf's three map reads. Function ids are positions in a
+ * program's list, so these stay as long as the largest program a process analysed.
+ */
+const FUNCTION_KEYS = { params: [] as string[], return: [] as string[], atCalls: [] as string[], noGradOnly: [] as string[], body: [] as string[] };
+const BODY_FACT_KEYS = new Map<BodyFact, string[]>();
+
+function functionKeyOf(kind: keyof typeof FUNCTION_KEYS, fn: number): string {
+  const keys = FUNCTION_KEYS[kind];
+  return keys[fn] ?? (keys[fn] = `${kind}:${fn}`);
+}
+
+function bodyFactKeyOf(fn: number, fact: BodyFact): string {
+  let keys = BODY_FACT_KEYS.get(fact);
+  if (!keys) BODY_FACT_KEYS.set(fact, (keys = []));
+  return keys[fn] ?? (keys[fn] = `bodyFact:${fn}:${fact}`);
+}
 /** The keys grow with every name and function a process reads (a language server runs for days): forgotten past this many. */
 const MAX_KEYS = 200_000;
 let keysMade = 0;
@@ -236,23 +255,49 @@ export class Tape {
   }
 }
 
+/** The reads of a name in another scope's environment: of a module's globals, of a function's (its calls' globals, its enclosing function's variables). */
+export type NameReadKind = 'global' | 'liveGlobal' | 'callGlobal' | 'enclosing';
+
+type NameReads = Map<string, { read: Read; key: string }>;
+
+/**
+ * Each name's read and key for one scope, shared by every run that reads it (a WatchedEnv is
+ * made per run, and a run looks the same few globals up thousands of times): one map read
+ * per lookup instead of keyOf's three, and no new Read. By scope index (a module's, a
+ * function's id), so bounded by the largest program; a map past MAX_NAMES starts again.
+ */
+const NAME_READS: Record<NameReadKind, NameReads[]> = { global: [], liveGlobal: [], callGlobal: [], enclosing: [] };
+const MAX_NAMES = 4096;
+
+function nameReadsOf(kind: NameReadKind, scope: number): NameReads {
+  const byScope = NAME_READS[kind];
+  let reads = byScope[scope];
+  if (!reads || reads.size > MAX_NAMES) byScope[scope] = reads = new Map();
+  return reads;
+}
+
+function nameRead(kind: NameReadKind, scope: number, name: string): Read {
+  return kind === 'global' || kind === 'liveGlobal' ? { kind, module: scope, name } : { kind, fn: scope, name };
+}
+
 /**
  * A final environment as another scope reads it (a function its module's globals, a nested
  * function its enclosing function's variables): each lookup is a taped read.
  */
 export class WatchedEnv extends ReadOnlyEnv {
-  /** Each name's read and its key, made once: a run looks the same few globals up thousands of times. */
-  private readonly reads = new Map<string, { read: Read; key: string }>();
+  private readonly reads: NameReads;
 
-  constructor(private readonly inner: Env, private readonly tape: Tape, private readonly readOf: (name: string) => Read) {
+  /** `scope`: the module's index (global, liveGlobal) or the function's id (callGlobal, enclosing). */
+  constructor(private readonly inner: Env, private readonly tape: Tape, private readonly kind: NameReadKind, private readonly scope: number) {
     super('a watched environment (every read is taped)');
+    this.reads = nameReadsOf(kind, scope);
   }
 
   override get(name: string): Value | undefined {
     const v = this.inner.get(name);
     let read = this.reads.get(name);
     if (!read) {
-      const r = this.readOf(name);
+      const r = nameRead(this.kind, this.scope, name);
       this.reads.set(name, (read = { read: r, key: readKey(r) }));
     }
     this.tape.readKeyed(read.key, read.read, v);
@@ -344,6 +389,8 @@ export interface CallRunEntry<Result> {
  * (up to 3 muted rounds), in each of up to two device worlds (world.ts MAX_FLAGS).
  */
 const KEPT_PER_SCOPE = 6;
+
+const NO_RUNS: readonly RunEntry[] = [];
 
 /**
  * The taped runs of one document, kept between its analyses (the language server keeps one
@@ -462,14 +509,16 @@ export class RunCache {
     this.calls.set(key, [entry, ...(this.calls.get(key) ?? []).slice(0, KEPT_PER_SCOPE - 1)]);
   }
 
-  functionRuns(node: Node, round: RoundKind): readonly RunEntry[] {
-    return (this.functions.get(node) ?? []).filter((e) => e.round === round);
+  /** The kept runs of the function `node`, newest first; one replays only in a round of its kind (RunEntry.round). */
+  functionRuns(node: Node): readonly RunEntry[] {
+    return this.functions.get(node) ?? NO_RUNS;
   }
 
   keepFunctionRun(node: Node, entry: RunEntry): void {
     entry.epoch = this.epoch;
-    const others = (this.functions.get(node) ?? []).filter((e) => e.round !== entry.round);
-    this.functions.set(node, [entry, ...this.functionRuns(node, entry.round).slice(0, KEPT_PER_SCOPE - 1), ...others]);
+    const kept = this.functions.get(node) ?? NO_RUNS;
+    const same = kept.filter((e) => e.round === entry.round).slice(0, KEPT_PER_SCOPE - 1);
+    this.functions.set(node, [entry, ...same, ...kept.filter((e) => e.round !== entry.round)]);
   }
 
   moduleRuns(key: string, round: RoundKind): readonly ModuleRunEntry[] {
