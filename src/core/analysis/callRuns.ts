@@ -3,7 +3,7 @@
 // (Interpreter.callsGiveTheSame). The runs themselves are kept in runCache.ts.
 import type { CallResult } from './callContexts';
 import { sameDeep, type Recording, type ScopeCall } from './runCache';
-import { holdsBatch } from './values';
+import { holdsBatch, type Value } from './values';
 
 /** A call run a later one may replay: one that set no module variable and read no batch (callInContext). */
 export function keepable(recording: Recording): boolean {
@@ -19,6 +19,6 @@ export function givesTheSame(run: { result: unknown; recording: Recording }, cal
 }
 
 function readsLiveBatch(recording: Recording): boolean {
-  for (const { read, value } of recording.reads.values()) if (read.kind === 'liveGlobal' && holdsBatch(value)) return true;
+  for (const { read, value } of recording.reads.values()) if (read.kind === 'liveGlobal' && value && holdsBatch([value as Value])) return true;
   return false;
 }

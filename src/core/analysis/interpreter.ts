@@ -426,7 +426,7 @@ export class Interpreter implements RoundContext {
       // leave it out); one made during its module's scope reads that moment's globals (taped).
       // A batch names its loop, which each round makes anew (rules keep their state per loop):
       // a call given one, or reading one as a live global, is interpreted for this round's.
-      memo = this.runs && this.tape && !closure && !holdsBatch(args) ? `${this.worldKey}|${this.contexts.depth}|${contextKey(fn, args, undefined, live)}` : undefined;
+      memo = this.runs && this.tape && !closure && !holdsBatch(args.values()) ? `${this.worldKey}|${this.contexts.depth}|${contextKey(fn, args, undefined, live)}` : undefined;
       const kept = memo ? this.keptCall(memo, args) : undefined;
       if (kept) {
         recording = kept.recording;

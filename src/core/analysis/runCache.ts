@@ -376,7 +376,7 @@ export interface CallRunEntry<Result> {
   recording: Recording;
   result: Result;
   /** The arguments it was interpreted for, syntax nodes and all (valueKey, the key's part, leaves out where values came from). */
-  args: unknown;
+  args: ReadonlyMap<string, Value>;
   /** The analysis that interpreted it (RunCache.begin counts them), and the last one that used it. */
   made?: number;
   used?: number;
@@ -492,7 +492,7 @@ export class RunCache {
    * every call this analysis interprets), an earlier one's for these very arguments. Only the
    * interpreter keeps them, so `Result` is what it kept.
    */
-  *callRuns<Result>(key: string, args: unknown): Iterable<CallRunEntry<Result>> {
+  *callRuns<Result>(key: string, args: ReadonlyMap<string, Value>): Iterable<CallRunEntry<Result>> {
     for (const entry of (this.calls.get(key) ?? []) as Array<CallRunEntry<Result>>) {
       if (entry.made === this.analyses || sameDeep(entry.args, args)) yield entry;
     }

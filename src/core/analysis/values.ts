@@ -776,15 +776,12 @@ export function mayHoldWeights(v: Value): boolean {
   return containedValues(v).some(mayHoldWeights);
 }
 
-/** Whether `x` (a value, or maps and arrays of them) holds a batch of a loader loop anywhere. */
-export function holdsBatch(x: unknown, depth = 0): boolean {
-  if (typeof x !== 'object' || x === null || depth > 12) return false;
-  if (x instanceof Map) {
-    for (const v of x.values()) if (holdsBatch(v, depth + 1)) return true;
-    return false;
+/** Whether one of `values` holds a batch of a loader loop anywhere: in what it contains, its attributes, or a CPU path's value. */
+export function holdsBatch(values: Iterable<Value>, depth = 0): boolean {
+  if (depth > 12) return false;
+  for (const v of values) {
+    if (v.batch) return true;
+    if (holdsBatch(containedValues(v), depth + 1) || (v.attrs && holdsBatch(v.attrs.values(), depth + 1)) || (v.cpuWhen && holdsBatch([v.cpuWhen.value], depth + 1))) return true;
   }
-  if (Array.isArray(x)) return x.some((v) => holdsBatch(v, depth + 1));
-  const v = x as Value;
-  if (v.batch) return true;
-  return holdsBatch(v.elements, depth + 1) || holdsBatch(v.anyElement, depth + 1) || holdsBatch(v.entries, depth + 1) || holdsBatch(v.attrs, depth + 1) || holdsBatch(v.cpuWhen?.value, depth + 1);
+  return false;
 }
