@@ -26,7 +26,7 @@ import { deviceContextPlace, enterFrameworkScope } from './frameworks';
 import { deviceChoiceOf } from './deviceChoice';
 import { programFact, programFactNow, type FactCompute } from './programFacts';
 import { bodyFact, type BodyFact } from './bodyFacts';
-import { CallRunEntry, GlobalsAtCalls, Read, Recording, RoundKind, RunCache, RunEntry, sameDeep, Tape, WatchedEnv, type Write } from './runCache';
+import { CallRunEntry, GlobalsAtCalls, Read, Recording, RoundKind, RunCache, RunEntry, sameDeep, Tape, WatchedEnv, type ScopeCall, type Write } from './runCache';
 
 /** What a read of a module's live variables gives after its scope ended: equal to no recorded value. */
 const ENDED_SCOPE = Symbol('the module scope has ended');
@@ -417,10 +417,12 @@ export class Interpreter implements RoundContext {
     let ran = false;
     let recording: Recording | undefined;
     let memo: string | undefined;
-    // Made by the scope of its own module: taped apart, with that moment's globals (ScopeCall).
-    const globals = live && !closure && this.tape?.scopeModule === fn.module ? this.liveModuleFrames[fn.module]?.env.clone() : undefined;
+    let globals: Env | undefined;
     const result = this.contexts.resultOf(fn, args, () => {
       ran = true;
+      // Made by the scope of its own module: taped apart, with that moment's globals (ScopeCall).
+      // Cloned only for a call that runs here: a clone freezes the live environment's bindings.
+      if (live && !closure && this.tape?.scopeModule === fn.module) globals = this.liveModuleFrames[fn.module]?.env.clone();
       // A closure reads its caller's live variables, untaped: other calls are kept for later
       // rounds and analyses, of this world (a value's truth is the world's, and argument keys
       // leave it out); one made during its module's scope reads that moment's globals (taped).
@@ -475,16 +477,7 @@ export class Interpreter implements RoundContext {
     try {
       for (const call of calls) {
         this.liveModuleFrames[module] = { env: call.globals } as Frame;
-        if (this.readsAgain(call.recording)) continue;
-        let same = false;
-        for (const other of this.runs!.callRuns<CallResult>(call.key, call.args)) {
-          if (this.readsAgain(other.recording) && givesTheSame(other, call)) {
-            this.runs!.usedCallRun(other);
-            same = true;
-            break;
-          }
-        }
-        if (same) continue;
+        if (this.readsAgain(call.recording) || this.keptRunGivesTheSame(call)) continue;
         const fn = this.program.functions[call.fn];
         const again = fn && this.contexts.resultOf(fn, call.args, () => this.interpretTaped(fn, call.args, undefined, call.key).result, undefined, true);
         if (!again?.recording || !givesTheSame({ result: again, recording: again.recording }, call)) return false;
@@ -493,6 +486,16 @@ export class Interpreter implements RoundContext {
     } finally {
       delete this.liveModuleFrames[module];
     }
+  }
+
+  /** Another kept run for the call's arguments that reads the same now and gives what the call gave. */
+  private keptRunGivesTheSame(call: ScopeCall): boolean {
+    for (const other of this.runs!.callRuns<CallResult>(call.key, call.args)) {
+      if (!this.readsAgain(other.recording) || !givesTheSame(other, call)) continue;
+      this.runs!.usedCallRun(other);
+      return true;
+    }
+    return false;
   }
 
   private get worldKey(): string {
