@@ -1240,7 +1240,8 @@ function wrapped(wrapper: string, model: Value | undefined): Value {
 }
 
 /** `Net(...)`: an instance of one of the program's classes; an nn.Module subclass starts on the CPU. */
-function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, cls: ClassInfo, args: CallArguments): Value {
+function instantiate(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Node, built: ClassInfo, args: CallArguments): Value {
+  const cls = ctx.classFacts(built);
   const init = ctx.program.methodOf(cls.key, '__init__');
   if (init) ctx.next.markPlainCall(init.id);
   if (cls.isLoader) return instantiateLoader(ctx, ex, frame, call, cls, init, args);

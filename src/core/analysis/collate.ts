@@ -7,7 +7,7 @@ import { callArguments, field, unparen } from '../python/syntax';
 import { evalDevice } from './devices';
 import type { Frame } from './frame';
 import type { Evaluator, RoundContext } from './roundContext';
-import { Arg, datasetColumnPlacements, datasetPlacement, hasAccel, isTensorLike, PlacedBy, UNTRACKED, Value, value } from './values';
+import { Arg, datasetColumnPlacements, datasetPlacement, PlacedBy, UNTRACKED, Value, value } from './values';
 import type { FunctionInfo } from './program';
 import { MOVES_TENSORS } from './bodyFacts';
 
@@ -60,7 +60,7 @@ function ownDatasetPlacement(ctx: RoundContext, dataset: Value | undefined): Pla
   if (!cls) return undefined;
   const methods = new Set([...cls.methods.values(), ...['__init__', '__getitem__'].map((m) => ctx.program.methodOf(cls.key, m))]);
   const moves = [...methods].some((m) => m !== undefined && ctx.bodyFact(m, 'placesOnDevice') === true);
-  const keepsPlaced = [...(ctx.previous.classAttrsOf(cls.key)?.values() ?? [])].some((a) => isTensorLike(a) && a.place !== UNTRACKED && hasAccel(a.place));
+  const keepsPlaced = ctx.previous.classAttrsSome(cls.key, 'onAccelerator') === true;
   return moves || keepsPlaced ? { framework: 'dataset', place: UNTRACKED, deviceText: 'its device' } : undefined;
 }
 

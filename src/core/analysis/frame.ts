@@ -6,7 +6,8 @@ import { Env } from './env';
 import type { ParamMeeting } from './callContexts';
 import type { FunctionInfo } from './program';
 import type { Tape } from './runCache';
-import { joinValues, LoaderLoop, mayHoldWeights, Place, sameValue, Value } from './values';
+import { ATTRIBUTE_TESTS, type AttributeTest } from './attributeTests';
+import { joinValues, LoaderLoop, Place, sameValue, Value } from './values';
 
 /**
  * Rounds read the previous round's summaries and write the next one's through the methods
@@ -68,36 +69,51 @@ export class Summaries {
     return lineage.map((cls) => this.classAttr(cls, attr)).find((found) => found !== undefined);
   }
 
-  /** Every attribute of the class's summary (undefined when no method left one). */
-  classAttrsOf(cls: string): ReadonlyMap<string, Value> | undefined {
-    const v = this.classAttrs.get(cls);
-    this.tape?.read({ kind: 'attrs', cls }, v);
-    return v;
-  }
-
   /**
-   * Whether the class's summary keeps on `self` something that may hold weights (values.ts
-   * `mayHoldWeights`); undefined when no method left anything. Taped as one yes/no read, not
-   * as the whole attribute map: a module call asks it, and comparing every attribute of the
-   * class again on each replay made keystrokes a fifth slower.
+   * Whether some attribute of the class's summary passes `test` (attributeTests.ts); undefined
+   * when no method left one. Taped as that one answer, not as the attribute map: a run that
+   * asked it replays while the answer stays, whatever else of the class changed (a module call
+   * asks whether the class may hold weights, and comparing every attribute of the class again
+   * on each replay made keystrokes a fifth slower).
    */
-  classKeepsWeights(cls: string): boolean | undefined {
-    const known = this.keepsWeightsOf(cls);
-    this.tape?.read({ kind: 'keepsWeights', cls }, known);
+  classAttrsSome(cls: string, test: AttributeTest): boolean | undefined {
+    const known = this.attrsSomeOf(cls, test);
+    this.tape?.read({ kind: 'attrsSome', cls, test }, known);
     return known;
   }
 
-  /** classKeepsWeights without taping (a replay's check of the read). */
-  keepsWeightsOf(cls: string): boolean | undefined {
-    if (this.keepsWeights.has(cls)) return this.keepsWeights.get(cls);
+  /** classAttrsSome without taping (a replay's check of the read). */
+  attrsSomeOf(cls: string, test: AttributeTest): boolean | undefined {
+    let byTest = this.answers.get(cls);
+    if (!byTest) this.answers.set(cls, (byTest = new Map()));
+    if (byTest.has(test)) return byTest.get(test);
     const attrs = this.classAttrs.get(cls);
-    const known = attrs ? [...attrs.values()].some(mayHoldWeights) : undefined;
-    this.keepsWeights.set(cls, known);
+    const known = attrs ? [...attrs.values()].some(ATTRIBUTE_TESTS[test]) : undefined;
+    byTest.set(test, known);
+    return known;
+  }
+
+  /** The classes of the modules the class's summary keeps on `self` (sorted, once each). */
+  classAttrModules(cls: string): readonly string[] {
+    const known = this.attrModulesOf(cls);
+    this.tape?.read({ kind: 'attrModules', cls }, known);
+    return known;
+  }
+
+  /** classAttrModules without taping. */
+  attrModulesOf(cls: string): readonly string[] {
+    let known = this.modules.get(cls);
+    if (!known) {
+      const names = new Set<string>();
+      for (const v of this.classAttrs.get(cls)?.values() ?? []) if (v.kind === 'module' && v.className) names.add(v.className);
+      this.modules.set(cls, (known = [...names].sort()));
+    }
     return known;
   }
 
   /** Read only once the round that wrote these summaries is over (a replay or the next round). */
-  private readonly keepsWeights = new Map<string, boolean | undefined>();
+  private readonly answers = new Map<string, Map<AttributeTest, boolean | undefined>>();
+  private readonly modules = new Map<string, readonly string[]>();
 
   classPlace(cls: string): Value | undefined {
     const v = this.classPlaces.get(cls);

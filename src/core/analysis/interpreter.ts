@@ -11,7 +11,7 @@ import { Arm, clauseArm, markCpuArms, skippedArm } from './branchPlaces';
 import { Expressions } from './expressions';
 import { Frame, instanceClass, Summaries } from './frame';
 import { bindLoopTarget, everyItemLoop } from './loops';
-import type { FunctionInfo, Program } from './program';
+import { classFactsOf, type ClassInfo, type FunctionInfo, type Program } from './program';
 import { DATALOADER_CLASSES, MODULE_BASE_CLASSES, NO_GRAD_CONTEXTS } from './torchApi';
 import { concatenated, containedValues, CPU, hasAccel, holdsBatch, isTensorLike, joinValues, NONE, OTHER, Place, UNKNOWN, UNTRACKED, Value, value } from './values';
 import { DEVICE_PARAMETER } from './cudaFacts';
@@ -328,8 +328,9 @@ export class Interpreter implements RoundContext {
       case 'return': return s.returns.get(r.fn);
       case 'attr': return s.classAttrs.get(r.cls)?.get(r.attr);
       case 'place': return s.classPlaces.get(r.cls);
-      case 'attrs': return s.classAttrs.get(r.cls);
-      case 'keepsWeights': return s.keepsWeightsOf(r.cls);
+      case 'attrsSome': return s.attrsSomeOf(r.cls, r.test);
+      case 'attrModules': return s.attrModulesOf(r.cls);
+      case 'classFacts': return classFactsOf(this.program.classes.get(r.cls));
       case 'atCalls': return s.contextCalls.has(r.fn) && !s.plainCalls.has(r.fn);
       case 'noGradOnly': return s.noGradCalls.has(r.fn) && !s.gradCalls.has(r.fn);
       case 'global': return this.finalModuleEnvs[r.module]?.get(r.name);
@@ -386,6 +387,11 @@ export class Interpreter implements RoundContext {
     const v = bodyFact(fn, fact);
     this.tape?.read({ kind: 'bodyFact', fn: fn.id, fact }, v);
     return v;
+  }
+
+  classFacts(cls: ClassInfo): ClassInfo {
+    this.tape?.read({ kind: 'classFacts', cls: cls.key }, classFactsOf(cls));
+    return cls;
   }
 
   programFact<T>(key: string, compute: FactCompute<T>): T {

@@ -12,12 +12,7 @@ import type { RoundContext } from './roundContext';
 import type { Summaries } from './frame';
 import type { Recording } from './runCache';
 import { CPU, UNTRACKED, Value } from './values';
-
-/** A submodule or parameter placed on a named device (`.to(d)`, `.cuda()`, `device=d`). */
-function explicitlyPlaced(v: Value): boolean {
-  const movable = (v.kind === 'module' && !v.placeless) || !!v.parameter;
-  return movable && v.place !== UNTRACKED && v.deviceText !== undefined;
-}
+import { explicitlyPlaced } from './attributeTests';
 
 /**
  * Does this nn.Module class place its submodules itself? Some attribute a method left
@@ -66,9 +61,9 @@ function decidePlacesOwn(ctx: RoundContext, classKey: string): boolean {
   // any module starts: such a class is one module on the CPU until something moves it. A
   // submodule of a class that places its own (an encoder moving its layers in `__init__`)
   // is placed where its construction put it, and so is what holds it.
-  const placedPart = (v: Value) => (explicitlyPlaced(v) && v.place !== CPU) ||
-    (v.kind === 'module' && !!v.className && v.className !== cls.key && placesOwnSubmodules(ctx, v.className));
-  if (!lineage.some((name) => [...ctx.previous.classAttrsOf(name)?.values() ?? []].some(placedPart))) return false;
+  const placesPart = (name: string) => ctx.previous.classAttrsSome(name, 'placedOffCpu') === true ||
+    ctx.previous.classAttrModules(name).some((part) => part !== cls.key && placesOwnSubmodules(ctx, part));
+  if (!lineage.some(placesPart)) return false;
   // Its unplaced submodules stay where the instance was built only if the program uses the
   // class (builds it, hands it to `rpc.remote`): one that no code in sight names (model.py
   // linted without its trainer, or beside importers that use other classes) may well be

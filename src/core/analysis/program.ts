@@ -85,6 +85,17 @@ export interface ClassInfo {
   lightning?: boolean;
 }
 
+/**
+ * What the program read from a class's text and bases when it was built (ClassInfo's facts),
+ * as one string: a construction depends on it, and an edit of the class's body can change it
+ * while nothing the constructing run reads from the summaries changes (runCache.ts Read
+ * `classFacts`).
+ */
+export function classFactsOf(cls: ClassInfo | undefined): string | undefined {
+  if (!cls) return undefined;
+  return `${cls.isModule}|${cls.isLoader ?? ''}|${cls.wraps ?? ''}|${cls.placeless ?? ''}|${cls.placelessGiven?.join(',') ?? '-'}|${cls.lightning ?? ''}`;
+}
+
 /** One Python module of the program: its imports and top-level names. */
 export interface ModuleInfo {
   index: number;

@@ -2,7 +2,7 @@
 import type { Node } from '../python/pyNode';
 import type { Frame, Summaries } from './frame';
 import type { CallResult } from './callContexts';
-import type { FunctionInfo, Program } from './program';
+import type { ClassInfo, FunctionInfo, Program } from './program';
 import type { AnalysisEvents, OperationRole } from './ruleApi';
 import type { Arg, Value } from './values';
 import type { BodyFact } from './bodyFacts';
@@ -27,6 +27,8 @@ export interface RoundContext {
   callInContext(fn: FunctionInfo, args: ReadonlyMap<string, Value>, caller?: Frame, call?: Node): CallResult | undefined;
   /** A fact of another function's text (bodyFacts.ts; a taped read: runCache.ts). */
   bodyFact(fn: FunctionInfo, fact: BodyFact): boolean | string;
+  /** The class, its facts from the program's build (isModule, placeless, ...) taped as read (program.ts classFactsOf). */
+  classFacts(cls: ClassInfo): ClassInfo;
   /** A fact of the whole program's text (programFacts.ts; a taped read, like bodyFact). */
   programFact<T>(key: string, compute: FactCompute<T>): T;
   /** Binds `value` to an assignment target (identifier, attribute, pattern). */

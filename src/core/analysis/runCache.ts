@@ -14,6 +14,7 @@ import { importsFramework } from './frameworkImports';
 import type { Program } from './program';
 import type { Value } from './values';
 import type { BodyFact } from './bodyFacts';
+import type { AttributeTest } from './attributeTests';
 import type { UnitFinding } from './types';
 
 /** What a run read: from the previous summaries, a module's or an enclosing function's final environment, a body it ran. */
@@ -22,9 +23,12 @@ export type Read =
   | { kind: 'return'; fn: number }
   | { kind: 'attr'; cls: string; attr: string }
   | { kind: 'place'; cls: string }
-  | { kind: 'attrs'; cls: string }
-  /** Whether a class keeps something that may hold weights (Summaries.classKeepsWeights). */
-  | { kind: 'keepsWeights'; cls: string }
+  /** Whether some attribute of a class passes a test (Summaries.classAttrsSome). */
+  | { kind: 'attrsSome'; cls: string; test: AttributeTest }
+  /** The classes of the modules a class keeps (Summaries.classAttrModules). */
+  | { kind: 'attrModules'; cls: string }
+  /** What the program read from a class's text (program.ts classFactsOf): a construction's decisions. */
+  | { kind: 'classFacts'; cls: string }
   | { kind: 'atCalls'; fn: number }
   /** Whether every call of the function runs under no_grad (Summaries.onlyUnderNoGrad). */
   | { kind: 'noGradOnly'; fn: number }
@@ -104,8 +108,9 @@ function readKey(r: Read): string {
     case 'bodyFact': return bodyFactKeyOf(r.fn, r.fact);
     case 'attr': return keyOf('attr', r.cls, r.attr);
     case 'place': return keyOf('place', r.cls);
-    case 'attrs': return keyOf('attrs', r.cls);
-    case 'keepsWeights': return keyOf('keepsWeights', r.cls);
+    case 'attrsSome': return keyOf('attrsSome', r.cls, r.test);
+    case 'attrModules': return keyOf('attrModules', r.cls);
+    case 'classFacts': return keyOf('classFacts', r.cls);
     case 'global': return keyOf('global', r.module, r.name);
     case 'liveGlobal': return keyOf('liveGlobal', r.module, r.name);
     case 'callGlobal': return keyOf('callGlobal', r.fn, r.name);

@@ -5,14 +5,13 @@
 // inputs do. Taken for any module before, its output was "requires grad" and `.numpy()` on
 // it a false DD010.
 import type { RoundContext } from './roundContext';
-import { containedValues, type Value } from './values';
 
 export function holdsNoWeights(ctx: RoundContext, className: string | undefined): boolean {
   const cls = className ? ctx.program.classes.get(className) : undefined;
   if (!cls?.isModule || !derivesOnlyFromModule(ctx, cls.key)) return false;
   let anyKept = false;
   for (const key of ctx.program.classLineage(cls.key)) {
-    const keeps = ctx.previous.classKeepsWeights(key);
+    const keeps = ctx.previous.classAttrsSome(key, 'mayHoldWeights');
     if (keeps) return false;
     if (keeps === false) anyKept = true;
   }
@@ -30,8 +29,7 @@ export function holdsNoWeights(ctx: RoundContext, className: string | undefined)
 export function keepsNoTensors(ctx: RoundContext, className: string | undefined): boolean {
   const cls = className ? ctx.program.classes.get(className) : undefined;
   if (!cls || !holdsNoWeights(ctx, className)) return false;
-  const holdsTensor = (v: Value): boolean => (v.kind === 'tensor' && !!v.parameter) || containedValues(v).some(holdsTensor);
-  return ctx.program.classLineage(cls.key).every((key) => ![...(ctx.previous.classAttrsOf(key)?.values() ?? [])].some(holdsTensor));
+  return ctx.program.classLineage(cls.key).every((key) => ctx.previous.classAttrsSome(key, 'holdsTensor') !== true);
 }
 
 /** Per program (its classes and their bases do not change while it is analysed). */
