@@ -1,14 +1,19 @@
-// Classes of the program that move themselves in place (`def to(self, device):` moving the
-// tensors they hold, returning nothing), as an episode buffer's batch does.
+// Objects that move themselves in place: a class of the program with `def to(self, device):`
+// moving the tensors it holds and returning nothing (an episode buffer's batch), or a data
+// object of a library the program imports (a torch_geometric graph).
 import type { Node } from '../python/pyNode';
 import type { Program } from './program';
+import { LIBRARIES_MOVING_DATA_IN_PLACE } from './torchApi';
 
 /**
- * Whether a class of the program has a `to()` or `cuda()` of its own that returns nothing
- * or the instance itself (an episode batch moving its tensors in place): a discarded `.to()` of a value the program
- * does not type may be that one, so a slice of it (`batch[:, :t]`) says no tensor. A program fact.
+ * Whether the program may hold objects whose `.to()` moves them in place: a class of the
+ * program whose `to()` or `cuda()` returns nothing or the instance itself, or an import of a
+ * library whose data objects do (torchApi.ts). A discarded `.to()` of a value the program does
+ * not type may be one of those, so a slice of it (`batch[:, :t]`) says no tensor. A program fact.
  */
 export function definesInPlaceMove(program: Program): boolean {
+  // Any module of the program: a project helper that builds the graph batches imports the library, not the script.
+  if (program.modules.some((m) => m.imports.qualifiedNames().some((q) => LIBRARIES_MOVING_DATA_IN_PLACE.test(q)))) return true;
   for (const cls of program.classes.values()) {
     if (cls.isModule) continue;
     for (const name of ['to', 'cuda']) {

@@ -511,6 +511,14 @@ export const LIBRARY_BATCH_ITERATORS = /^torchtext\.(legacy\.)?data\.(iterator\.
 /** torch_geometric's loaders: each batch is a graph (Data/Batch) on the CPU, moved with `batch.to(device)` in place. */
 export const GRAPH_LOADER = /^torch_geometric\.(loader|data)\.(\w+)?(DataLoader|Loader)$/;
 
+/**
+ * Libraries whose data objects move themselves in place and return themselves: a
+ * torch_geometric `Data`, `HeteroData` or `Batch` (`to()` applies the move to each of its
+ * stores), a DeepSNAP graph batch. In a program that imports one, a value whose `.to()` is a
+ * statement of its own may be such an object (inPlaceMoves.ts).
+ */
+export const LIBRARIES_MOVING_DATA_IN_PLACE = /^(torch_geometric|deepsnap)(\.|$)/;
+
 /** Attributes of a torch_geometric graph that are counts or names, not tensors. */
 export const GRAPH_NON_TENSOR_ATTRIBUTES = new Set([
   'num_nodes', 'num_edges', 'num_graphs', 'batch_size', 'num_node_features', 'num_features', 'num_edge_features',
