@@ -1018,9 +1018,10 @@ function evalLocalCall(ctx: RoundContext, ex: Evaluator, frame: Frame, call: Nod
     const isLoader = v.kind === 'loader' || (v.kind === 'unknown' && !v.className && inner !== undefined && LOADER_LIKE_NAME.test(dottedKey(unparen(inner)) ?? ''));
     if (name === 'iter') return isLoader ? { ...v, kind: 'loader' } : v.anyElement ? v : UNKNOWN;
     if (!isLoader && v.anyElement) return v.anyElement;
-    // `next(iter(loader))`: one batch, on the CPU (or where the framework that made the loader puts it), outside any loop.
+    // `next(iter(loader))`: one batch, on the CPU (or where the framework that made the loader puts it), outside any loop;
+    // a graph loader's is a graph, as a loop's batch is (loops.ts).
     const batch = !isLoader ? UNKNOWN : v.placedBy ? value('tensor', v.placedBy.place, { grad: 'no', deviceText: v.placedBy.deviceText })
-      : value('tensor', CPU, { grad: 'no', origin: { unit: frame.unit, node: call, what: 'loaded on the CPU here' } });
+      : value('tensor', CPU, { grad: 'no', graph: v.graph, origin: { unit: frame.unit, node: call, what: 'loaded on the CPU here' } });
     return isLoader && v.enumerated ? value('other', UNTRACKED, { elements: [INTEGER, batch] }) : batch;
   }
   return undefined;
