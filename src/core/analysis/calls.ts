@@ -32,7 +32,7 @@ import { calledSubmodule } from './submoduleCalls';
 import { holdsNoWeights, keepsNoTensors } from './weightlessModules';
 import { forwardFreeArguments, freeForwardParams } from './deviceFreeParams';
 import { qualifyInScope } from './shadowedImports';
-import { definesInPlaceMove } from './inPlaceMoves';
+import { mayMoveInPlace } from './inPlaceMoves';
 
 
 /** `model = model(...)`: the name that held the callable now holds what it made. */
@@ -1731,7 +1731,7 @@ function evalMove(
   const kind = recv.kind === 'unknown' && evidence !== 'both' && evidence ? evidence : recv.kind;
   ctx.events.valueMoved(frame, call, objNode, recv, target.kind === 'dtype' ? UNTRACKED : target.place);
   // A graph batch moves in place, as a module does: its `.to()` as a statement is no mistake.
-  if (discarded) ctx.events.discardedMove(frame, call, objNode, recv, recv.graph ? 'module' : kind === 'tensor' && recv.kind === 'unknown' && ctx.programFact('a class moves itself in place', definesInPlaceMove) ? 'unknown' : kind);
+  if (discarded) ctx.events.discardedMove(frame, call, objNode, recv, recv.graph ? 'module' : kind === 'tensor' && recv.kind === 'unknown' && ctx.programFact('objects that may move themselves in place', mayMoveInPlace) ? 'unknown' : kind);
   if (target.kind === 'dtype') return recv;
   // `data.to(device, 'x', 'y')` (torch_geometric) moves those attributes of the graph in place.
   const someAttributes = method === 'to' && callArguments(call).positional.slice(1).some((n) => stringLiteralValue(n) !== undefined);

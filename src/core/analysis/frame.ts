@@ -185,7 +185,6 @@ export class Summaries {
   }
 }
 
-/** A parameter tag names a parameter of the function that was running: it means nothing in a summary. */
 /**
  * A summary's join of two values, kept per pair of objects. A replayed run writes the very
  * values it taped, so after a keystroke each summary is the same chain of joins of the same
@@ -203,7 +202,10 @@ function joinedSummary(old: Value, v: Value): Value {
 
 const JOINS = new WeakMap<Value, WeakMap<Value, Value>>();
 
-/** The value without its parameter tag, one object per tagged value (so that joinedSummary finds the pair again). */
+/**
+ * A parameter tag names a parameter of the function that was running: it means nothing in a
+ * summary. One untagged copy per tagged value, so that joinedSummary finds the pair again.
+ */
 function untagged(v: Value): Value {
   if (!v.param) return v;
   let plain = UNTAGGED.get(v);

@@ -11,7 +11,7 @@ import { LIBRARIES_MOVING_DATA_IN_PLACE } from './torchApi';
  * library whose data objects do (torchApi.ts). A discarded `.to()` of a value the program does
  * not type may be one of those, so a slice of it (`batch[:, :t]`) says no tensor. A program fact.
  */
-export function definesInPlaceMove(program: Program): boolean {
+export function mayMoveInPlace(program: Program): boolean {
   // Any module of the program: a project helper that builds the graph batches imports the library, not the script.
   if (program.modules.some((m) => m.imports.qualifiedNames().some((q) => LIBRARIES_MOVING_DATA_IN_PLACE.test(q)))) return true;
   for (const cls of program.classes.values()) {
